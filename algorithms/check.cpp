@@ -1,0 +1,164 @@
+// Accuracy checks and reproducible random matrices (host memory).
+#include "starfact/check.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+namespace starfact {
+namespace {
+
+/// Runs body(j0, j1) over column ranges on all hardware threads.
+template <typename F>
+void parallel_columns(int64_t n, F body) {
+    const int64_t nthreads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
+    std::vector<std::thread> pool;
+    for (int64_t t = 0; t < nthreads; ++t)
+        pool.emplace_back([=] { body(n * t / nthreads, n * (t + 1) / nthreads); });
+    for (auto& th : pool) th.join();
+}
+
+/// Multithreaded OpenBLAS for the duration of a check (codelets run it single-threaded).
+class AllBlasThreads {
+public:
+    AllBlasThreads() : before_(openblas_get_num_threads()) {
+        openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    }
+    ~AllBlasThreads() { openblas_set_num_threads(before_); }
+
+private:
+    int before_;
+};
+
+inline uint64_t splitmix64(uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+/// Uniform in [-0.5, 0.5) from (seed, i, j).
+inline double uniform(uint64_t seed, int64_t i, int64_t j) {
+    const uint64_t h = splitmix64(seed ^ splitmix64(static_cast<uint64_t>(i) * 0x100000001B3ull ^
+                                                    splitmix64(static_cast<uint64_t>(j))));
+    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0) - 0.5;
+}
+
+/// 1-norm of a symmetric matrix given by its lower triangle.
+template <typename T>
+double sym_norm1(int64_t n, const T* A, int64_t lda) {
+    std::vector<double> col(n, 0.0);
+    for (int64_t j = 0; j < n; ++j) {
+        col[j] += std::abs(static_cast<double>(A[j + j * lda]));
+        for (int64_t i = j + 1; i < n; ++i) {
+            const double v = std::abs(static_cast<double>(A[i + j * lda]));
+            col[j] += v;  // (i, j)
+            col[i] += v;  // its mirror (j, i) in column i
+        }
+    }
+    double norm = 0.0;
+    for (double c : col) norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
+    return norm;
+}
+
+template <typename T>
+double ge_norm1(int64_t m, int64_t n, const T* A, int64_t lda) {
+    double norm = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        double c = 0.0;
+        for (int64_t i = 0; i < m; ++i) c += std::abs(static_cast<double>(A[i + j * lda]));
+        norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
+    }
+    return norm;
+}
+
+inline void syrk(int64_t n, float alpha, const float* A, int64_t lda, float beta, float* C, int64_t ldc) {
+    cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, alpha, A, lda, beta, C, ldc);
+}
+inline void syrk(int64_t n, double alpha, const double* A, int64_t lda, double beta, double* C, int64_t ldc) {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, alpha, A, lda, beta, C, ldc);
+}
+inline void symm(int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+                 float beta, float* C, int64_t ldc) {
+    cblas_ssymm(CblasColMajor, CblasLeft, CblasLower, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+inline void symm(int64_t n, int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                 double beta, double* C, int64_t ldc) {
+    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+double ratio(double num, double den) {
+    if (std::isnan(num) || std::isnan(den)) return NAN;
+    if (den == 0.0) return num == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+    return num / den;
+}
+
+}  // namespace
+
+template <typename T>
+double potrf_residual(int64_t n, const T* A, int64_t lda, const T* L, int64_t ldl) {
+    if (n == 0) return 0.0;
+    std::vector<T> W(static_cast<size_t>(n) * n), Lc(static_cast<size_t>(n) * n, T(0));
+    parallel_columns(n, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = j; i < n; ++i) {
+                W[i + j * n] = A[i + j * lda];
+                Lc[i + j * n] = L[i + j * ldl];
+            }
+    });
+    {
+        AllBlasThreads threads;
+        syrk(n, T(-1), Lc.data(), n, T(1), W.data(), n);  // W = A - L L^T (lower)
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(sym_norm1(n, W.data(), n), sym_norm1(n, A, lda) * static_cast<double>(n) * eps);
+}
+
+template <typename T>
+double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                      int64_t ldb) {
+    if (n == 0 || nrhs == 0) return 0.0;
+    std::vector<T> R(static_cast<size_t>(n) * nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
+    {
+        AllBlasThreads threads;
+        symm(n, nrhs, T(-1), A, lda, X, ldx, T(1), R.data(), n);  // R = B - A X
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(ge_norm1(n, nrhs, R.data(), n),
+                 sym_norm1(n, A, lda) * ge_norm1(n, nrhs, X, ldx) * static_cast<double>(n) * eps);
+}
+
+template <typename T>
+void random_symmetric(int64_t n, T* A, int64_t lda, uint64_t seed, double shift) {
+    parallel_columns(n, [=](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = 0; i < n; ++i)
+                A[i + j * lda] = static_cast<T>(uniform(seed, std::max(i, j), std::min(i, j)) + (i == j ? shift : 0.0));
+    });
+}
+
+template <typename T>
+void random_matrix(int64_t m, int64_t n, T* A, int64_t lda, uint64_t seed) {
+    parallel_columns(n, [=](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = 0; i < m; ++i) A[i + j * lda] = static_cast<T>(uniform(seed, i, j));
+    });
+}
+
+template double potrf_residual<float>(int64_t, const float*, int64_t, const float*, int64_t);
+template double potrf_residual<double>(int64_t, const double*, int64_t, const double*, int64_t);
+template double solve_residual<float>(int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*,
+                                      int64_t);
+template double solve_residual<double>(int64_t, int64_t, const double*, int64_t, const double*, int64_t,
+                                       const double*, int64_t);
+template void random_symmetric<float>(int64_t, float*, int64_t, uint64_t, double);
+template void random_symmetric<double>(int64_t, double*, int64_t, uint64_t, double);
+template void random_matrix<float>(int64_t, int64_t, float*, int64_t, uint64_t);
+template void random_matrix<double>(int64_t, int64_t, double*, int64_t, uint64_t);
+
+}  // namespace starfact

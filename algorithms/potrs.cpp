@@ -1,0 +1,112 @@
+// Tile Cholesky solve with the factor L from potrf: A X = B  <=>  L Y = B, then L^T X = Y.
+//
+//   forward:   for k = 0 .. mt-1, for each tile column j of B:
+//                trsm  B[k][j] := L[k][k]^-1 B[k][j]
+//                for m = k+1 .. mt-1:  gemm  B[m][j] -= L[m][k] B[k][j]
+//   backward:  for k = mt-1 .. 0, for each j:
+//                trsm  B[k][j] := L[k][k]^-T B[k][j]
+//                for m = 0 .. k-1:     gemm  B[m][j] -= L[k][m]^T B[k][j]
+#include <algorithm>
+#include <string>
+
+#include "algorithms/dag.hpp"
+#include "codelets/codelets.hpp"
+#include "starfact/cholesky.hpp"
+#include "starfact/error.hpp"
+
+namespace starfact {
+
+using detail::Diag;
+using detail::Op;
+using detail::Side;
+using detail::Uplo;
+
+double potrs_flops(int64_t n, int64_t nrhs) {
+    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(nrhs);
+}
+
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
+    require(L.m() == L.n(), "potrs", "A", "must be square (got " + std::to_string(L.m()) + " x " +
+                                             std::to_string(L.n()) + ")");
+    require(B.m() == L.n(), "potrs", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
+                                              ", A is " + std::to_string(L.n()) + " x " + std::to_string(L.n()) + ")");
+    require(B.nb() == L.nb(), "potrs", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                                ", A has nb=" + std::to_string(L.nb()) + ")");
+    require(&B.runtime() == &L.runtime(), "potrs", "B", "belongs to another Runtime");
+    Runtime& rt = L.runtime();
+    rt.require_mapping(opts.mapping, "potrs");
+    const int64_t mt = L.mt(), nt = B.nt();
+    if (mt == 0 || nt == 0) return;
+    const detail::PriorityScale prio(opts.priorities, static_cast<int>(2 * mt + 1));
+    detail::TaskNames name;
+    detail::TaskOptions o;
+    o.mapping = opts.mapping;
+    for (int64_t k = 0; k < mt; ++k) {
+        for (int64_t j = 0; j < nt; ++j) {
+            o.priority = prio(static_cast<int>(2 * mt - 2 * k));
+            o.name = name("trsm_fwd", k, j);
+            detail::insert_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, T(1), L.tile(k, k),
+                                   B.tile(k, j));
+            for (int64_t m = k + 1; m < mt; ++m) {
+                o.priority = prio(static_cast<int>(2 * mt - 2 * k - (m - k)));
+                o.name = name("gemm_fwd", m, j, k);
+                detail::insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), L.tile(m, k), B.tile(k, j), T(1),
+                                       B.tile(m, j));
+            }
+        }
+    }
+    for (int64_t k = mt - 1; k >= 0; --k) {
+        for (int64_t j = 0; j < nt; ++j) {
+            o.priority = prio(static_cast<int>(2 * k + 1));
+            o.name = name("trsm_bwd", k, j);
+            detail::insert_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), L.tile(k, k),
+                                   B.tile(k, j));
+            for (int64_t m = 0; m < k; ++m) {
+                o.priority = prio(static_cast<int>(2 * k - (k - m)));
+                o.name = name("gemm_bwd", m, j, k);
+                detail::insert_gemm<T>(rt, o, Op::Trans, Op::NoTrans, T(-1), L.tile(k, m), B.tile(k, j), T(1),
+                                       B.tile(m, j));
+            }
+        }
+    }
+    starpu_task_wait_for_all();
+}
+
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
+    require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
+                                             ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
+    require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    const int info = potrf(A, opts);
+    if (info == 0) potrs(A, B, opts);
+    return info;
+}
+
+template <typename T>
+int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts) {
+    require(n >= 0, "posv", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(nrhs >= 0, "posv", "nrhs", "must be >= 0 (got " + std::to_string(nrhs) + ")");
+    require(lda >= std::max<int64_t>(1, n), "posv", "lda",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
+    require(ldb >= std::max<int64_t>(1, n), "posv", "ldb",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
+    require(opts.nb > 0, "posv", "nb", "must be > 0 (got " + std::to_string(opts.nb) + ")");
+    TileMatrix<T> a(rt, n, n, opts.nb, opts.residency), b(rt, n, nrhs, opts.nb, opts.residency);
+    a.import(A, lda);
+    b.import(B, ldb);
+    const int info = posv(a, b, opts);
+    a.export_to(A, lda);
+    if (info == 0) b.export_to(B, ldb);
+    return info;
+}
+
+template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, const Options&);
+template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, const Options&);
+template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, const Options&);
+template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&);
+template int posv<float>(Runtime&, int64_t, int64_t, float*, int64_t, float*, int64_t, const Options&);
+template int posv<double>(Runtime&, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&);
+
+}  // namespace starfact

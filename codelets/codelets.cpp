@@ -1,0 +1,37 @@
+// The codelet table and the submission helpers shared by every codelet.
+#include "codelets/codelets.hpp"
+
+#include <string>
+
+#include "starfact/error.hpp"
+
+namespace starfact::detail {
+
+template <typename T>
+Codelets<T>::Codelets() {
+    define_potrf<T>(potrf);
+    define_trsm<T>(trsm);
+    define_syrk<T>(syrk);
+    define_gemm<T>(gemm);
+}
+template struct Codelets<float>;
+template struct Codelets<double>;
+
+uint32_t where_of(Mapping m) {
+    switch (m) {
+        case Mapping::GpuOnly: return STARPU_CUDA;
+        case Mapping::CpuOnly: return STARPU_CPU;
+        case Mapping::Hybrid: break;
+    }
+    return STARPU_CPU | STARPU_CUDA;
+}
+
+void submit(starpu_task* task, const char* what) {
+    const int ret = starpu_task_submit(task);
+    if (ret != 0) starpu_task_destroy(task);
+    if (ret == -ENODEV)
+        throw RuntimeError(std::string("starfact: no worker can run the ") + what + " task (check the mapping)");
+    if (ret != 0) throw RuntimeError(std::string("starfact: starpu_task_submit(") + what + ") failed: " + std::to_string(ret));
+}
+
+}  // namespace starfact::detail

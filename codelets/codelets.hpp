@@ -1,0 +1,85 @@
+// Internal: the codelet table owned by Runtime, and the insert helpers the DAG builders call.
+// Each codelet lives in its own file (args, CPU function, CUDA function, definition, insert helper).
+#pragma once
+#include <starpu.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#include "starfact/mapping.hpp"
+#include "starfact/runtime.hpp"
+
+namespace starfact::detail {
+
+enum class Side { Left, Right };
+enum class Uplo { Lower, Upper };
+enum class Op { NoTrans, Trans };
+enum class Diag { NonUnit, Unit };
+
+/// A StarPU codelet with its history-based performance model. Must not move once StarPU saw it.
+struct Kernel {
+    starpu_codelet cl;
+    starpu_perfmodel model;
+    Kernel() {
+        std::memset(&model, 0, sizeof model);
+        starpu_codelet_init(&cl);
+    }
+    Kernel(const Kernel&) = delete;
+    Kernel& operator=(const Kernel&) = delete;
+};
+
+template <typename T>
+struct Codelets {
+    Kernel potrf, trsm, syrk, gemm;
+    Codelets();
+};
+
+template <typename T> void define_potrf(Kernel& k);
+template <typename T> void define_trsm(Kernel& k);
+template <typename T> void define_syrk(Kernel& k);
+template <typename T> void define_gemm(Kernel& k);
+
+/// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb.
+template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb);
+
+/// Per-task submission options: mapping, priority, trace name (must outlive the task).
+struct TaskOptions {
+    Mapping mapping = Mapping::Hybrid;
+    int priority = 0;
+    const char* name = nullptr;
+};
+
+uint32_t where_of(Mapping m);
+
+/// Copies a trivially copyable argument block into malloc'ed memory StarPU frees after the task.
+template <typename Args>
+void* pack(const Args& a) {
+    static_assert(std::is_trivially_copyable<Args>::value, "codelet args must be trivially copyable");
+    void* p = std::malloc(sizeof(Args));
+    std::memcpy(p, &a, sizeof(Args));
+    return p;
+}
+
+/// Submits a task; throws RuntimeError if StarPU refuses it (e.g. no worker can run it).
+void submit(starpu_task* task, const char* what);
+
+template <typename T>
+void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                  int64_t offset);
+template <typename T>
+void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
+                 starpu_data_handle_t A, starpu_data_handle_t B);
+template <typename T>
+void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A,
+                 T beta, starpu_data_handle_t C);
+template <typename T>
+void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
+                 starpu_data_handle_t B, T beta, starpu_data_handle_t C);
+
+/// Tile dimensions from a StarPU matrix interface (column-major: nx rows, ny columns).
+inline int tile_rows(starpu_data_handle_t h) { return static_cast<int>(starpu_matrix_get_nx(h)); }
+inline int tile_cols(starpu_data_handle_t h) { return static_cast<int>(starpu_matrix_get_ny(h)); }
+
+}  // namespace starfact::detail

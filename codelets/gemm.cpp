@@ -1,0 +1,102 @@
+// gemm codelet: C := alpha * op(A) op(B) + beta * C.
+//   buffers: 0 = A (R), 1 = B (R), 2 = C (RW)
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+
+namespace starfact::detail {
+namespace {
+
+template <typename T>
+struct GemmArgs {
+    Op opa, opb;
+    T alpha, beta;
+};
+
+struct GemmDims {
+    int m, n, k, lda, ldb, ldc;
+};
+template <typename T>
+GemmDims gemm_dims(void* buffers[], const GemmArgs<T>* a) {
+    GemmDims d;
+    d.m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[2]));
+    d.n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[2]));
+    d.k = static_cast<int>(a->opa == Op::NoTrans ? STARPU_MATRIX_GET_NY(buffers[0]) : STARPU_MATRIX_GET_NX(buffers[0]));
+    d.lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    d.ldb = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
+    d.ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[2]));
+    return d;
+}
+
+template <typename T>
+void gemm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
+    const GemmDims d = gemm_dims(buffers, a);
+    cpu::gemm(a->opa, a->opb, d.m, d.n, d.k, a->alpha, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+              d.lda, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1])), d.ldb, a->beta,
+              reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2])), d.ldc);
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void gemm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
+    const GemmDims d = gemm_dims(buffers, a);
+    const cublasStatus_t s = gpu::gemm(starpu_cublas_get_local_handle(), a->opa, a->opb, d.m, d.n, d.k, a->alpha,
+                                       reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), d.lda,
+                                       reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1])), d.ldb, a->beta,
+                                       reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2])), d.ldc);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T> constexpr const char* gemm_symbol();
+template <> constexpr const char* gemm_symbol<float>() { return "starfact_sgemm"; }
+template <> constexpr const char* gemm_symbol<double>() { return "starfact_dgemm"; }
+
+}  // namespace
+
+template <typename T>
+void define_gemm(Kernel& k) {
+    k.cl.cpu_funcs[0] = gemm_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = gemm_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 3;
+    k.cl.modes[0] = STARPU_R;
+    k.cl.modes[1] = STARPU_R;
+    k.cl.modes[2] = STARPU_RW;
+    k.cl.name = "gemm";
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = gemm_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
+                 starpu_data_handle_t B, T beta, starpu_data_handle_t C) {
+    const double m = tile_rows(C), n = tile_cols(C), k = opa == Op::NoTrans ? tile_cols(A) : tile_rows(A);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().gemm.cl);
+    t->handles[0] = A;
+    t->handles[1] = B;
+    t->handles[2] = C;
+    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta});
+    t->cl_arg_size = sizeof(GemmArgs<T>);
+    t->cl_arg_free = 1;
+    t->priority = o.priority;
+    t->where = where_of(o.mapping);
+    t->name = o.name;
+    t->flops = 2.0 * m * n * k;
+    submit(t, "gemm");
+}
+
+template void define_gemm<float>(Kernel&);
+template void define_gemm<double>(Kernel&);
+template void insert_gemm<float>(const Runtime&, const TaskOptions&, Op, Op, float, starpu_data_handle_t,
+                                 starpu_data_handle_t, float, starpu_data_handle_t);
+template void insert_gemm<double>(const Runtime&, const TaskOptions&, Op, Op, double, starpu_data_handle_t,
+                                  starpu_data_handle_t, double, starpu_data_handle_t);
+
+}  // namespace starfact::detail

@@ -1,0 +1,133 @@
+// potrf codelet: Cholesky of one diagonal tile (lower), reporting LAPACK info into a shared int.
+//   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or first failing global column)
+#include <cmath>
+
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct PotrfArgs {
+    int64_t offset;       // global index of the tile's first column
+    CudaContexts* cuda;   // per-worker cuSOLVER handles (CUDA implementation)
+};
+
+/// First column (1-based) among the first n whose diagonal is not a positive finite number, or 0.
+template <typename T>
+int first_bad_diagonal(const T* L, int n, int ld) {
+    for (int j = 0; j < n; ++j) {
+        const T d = L[j + static_cast<int64_t>(j) * ld];
+        if (!(d > T(0)) || !std::isfinite(d)) return j + 1;
+    }
+    return 0;
+}
+
+template <typename T>
+void potrf_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    int local = cpu::potrf(n, A, ld);
+    // OpenBLAS lets a NaN diagonal through (NaN <= 0 is false): check what was computed.
+    const int bad = first_bad_diagonal(A, local > 0 ? local : n, ld);
+    if (bad > 0 && (local <= 0 || bad < local)) local = bad;
+    if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void potrf_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    CudaWorkerContext& c = a->cuda->local();
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(c.solver, n, A, ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
+    if (static_cast<size_t>(lwork) * sizeof(T) > c.work_bytes)
+        STARPU_ABORT_MSG("potrf workspace too small: Runtime::reserve was not called for this tile size");
+    if (gpu::potrf(c.solver, n, A, ld, static_cast<T*>(c.work), lwork, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
+    gpu::launch_potrf_info<T>(A, n, ld, c.dev_info, info, a->offset, c.stream);
+}
+#endif
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+size_t potrf_workspace_bytes(cusolverDnHandle_t h, int n) {
+    // cuSOLVER sizes the workspace from (n, lda) alone; the matrix pointer is not read here.
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
+    return static_cast<size_t>(lwork) * sizeof(T);
+}
+#endif
+
+template <typename T> constexpr const char* potrf_symbol();
+template <> constexpr const char* potrf_symbol<float>() { return "starfact_spotrf"; }
+template <> constexpr const char* potrf_symbol<double>() { return "starfact_dpotrf"; }
+
+}  // namespace
+
+template <typename T>
+void define_potrf(Kernel& k) {
+    k.cl.cpu_funcs[0] = potrf_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = potrf_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 2;
+    k.cl.modes[0] = STARPU_RW;
+    k.cl.modes[1] = STARPU_RW;
+    k.cl.name = "potrf";
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = potrf_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                  int64_t offset) {
+    const double n = tile_rows(A);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().potrf.cl);
+    t->handles[0] = A;
+    t->handles[1] = info;
+    t->cl_arg = pack(PotrfArgs{offset, const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg_size = sizeof(PotrfArgs);
+    t->cl_arg_free = 1;
+    t->priority = o.priority;
+    t->where = where_of(o.mapping);
+    t->name = o.name;
+    t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
+    submit(t, "potrf");
+}
+
+template <typename T>
+void reserve_potrf_workspace(const Runtime& rt, int nb) {
+#ifdef STARFACT_HAVE_CUDA
+    if (rt.cuda_workers() > 0)
+        const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, potrf_workspace_bytes<T>);
+#else
+    (void)rt;
+    (void)nb;
+#endif
+}
+
+template void reserve_potrf_workspace<float>(const Runtime&, int);
+template void reserve_potrf_workspace<double>(const Runtime&, int);
+template void define_potrf<float>(Kernel&);
+template void define_potrf<double>(Kernel&);
+template void insert_potrf<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
+                                  int64_t);
+template void insert_potrf<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
+                                   int64_t);
+
+}  // namespace starfact::detail

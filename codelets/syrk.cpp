@@ -1,0 +1,92 @@
+// syrk codelet: C := alpha * op(A) op(A)^T + beta * C, C symmetric (uplo triangle updated).
+//   buffers: 0 = A (R), 1 = C (RW)
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+
+namespace starfact::detail {
+namespace {
+
+template <typename T>
+struct SyrkArgs {
+    Uplo uplo;
+    Op op;
+    T alpha, beta;
+};
+
+template <typename T>
+void syrk_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const SyrkArgs<T>*>(cl_arg);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1]));
+    const int k = static_cast<int>(a->op == Op::NoTrans ? STARPU_MATRIX_GET_NY(buffers[0])
+                                                        : STARPU_MATRIX_GET_NX(buffers[0]));
+    cpu::syrk(a->uplo, a->op, n, k, a->alpha, A, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), a->beta, C,
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void syrk_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const SyrkArgs<T>*>(cl_arg);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1]));
+    const int k = static_cast<int>(a->op == Op::NoTrans ? STARPU_MATRIX_GET_NY(buffers[0])
+                                                        : STARPU_MATRIX_GET_NX(buffers[0]));
+    const cublasStatus_t s = gpu::syrk(starpu_cublas_get_local_handle(), a->uplo, a->op, n, k, a->alpha, A,
+                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), a->beta, C,
+                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T> constexpr const char* syrk_symbol();
+template <> constexpr const char* syrk_symbol<float>() { return "starfact_ssyrk"; }
+template <> constexpr const char* syrk_symbol<double>() { return "starfact_dsyrk"; }
+
+}  // namespace
+
+template <typename T>
+void define_syrk(Kernel& k) {
+    k.cl.cpu_funcs[0] = syrk_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = syrk_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 2;
+    k.cl.modes[0] = STARPU_R;
+    k.cl.modes[1] = STARPU_RW;
+    k.cl.name = "syrk";
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = syrk_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A,
+                 T beta, starpu_data_handle_t C) {
+    const double n = tile_rows(C), k = op == Op::NoTrans ? tile_cols(A) : tile_rows(A);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().syrk.cl);
+    t->handles[0] = A;
+    t->handles[1] = C;
+    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta});
+    t->cl_arg_size = sizeof(SyrkArgs<T>);
+    t->cl_arg_free = 1;
+    t->priority = o.priority;
+    t->where = where_of(o.mapping);
+    t->name = o.name;
+    t->flops = n * (n + 1) * k;
+    submit(t, "syrk");
+}
+
+template void define_syrk<float>(Kernel&);
+template void define_syrk<double>(Kernel&);
+template void insert_syrk<float>(const Runtime&, const TaskOptions&, Uplo, Op, float, starpu_data_handle_t, float,
+                                 starpu_data_handle_t);
+template void insert_syrk<double>(const Runtime&, const TaskOptions&, Uplo, Op, double, starpu_data_handle_t,
+                                  double, starpu_data_handle_t);
+
+}  // namespace starfact::detail

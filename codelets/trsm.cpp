@@ -1,0 +1,92 @@
+// trsm codelet: B := alpha * op(A)^-1 B (Left) or alpha * B op(A)^-1 (Right), A triangular.
+//   buffers: 0 = A (R, triangular tile), 1 = B (RW)
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+
+namespace starfact::detail {
+namespace {
+
+template <typename T>
+struct TrsmArgs {
+    Side side;
+    Uplo uplo;
+    Op op;
+    Diag diag;
+    T alpha;
+};
+
+template <typename T>
+void trsm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrsmArgs<T>*>(cl_arg);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    cpu::trsm(a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+              static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha, A,
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B,
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void trsm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrsmArgs<T>*>(cl_arg);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    const cublasStatus_t s =
+        gpu::trsm(starpu_cublas_get_local_handle(), a->side, a->uplo, a->op, a->diag,
+                  static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])),
+                  a->alpha, A, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B,
+                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T> constexpr const char* trsm_symbol();
+template <> constexpr const char* trsm_symbol<float>() { return "starfact_strsm"; }
+template <> constexpr const char* trsm_symbol<double>() { return "starfact_dtrsm"; }
+
+}  // namespace
+
+template <typename T>
+void define_trsm(Kernel& k) {
+    k.cl.cpu_funcs[0] = trsm_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = trsm_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 2;
+    k.cl.modes[0] = STARPU_R;
+    k.cl.modes[1] = STARPU_RW;
+    k.cl.name = "trsm";
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = trsm_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
+                 starpu_data_handle_t A, starpu_data_handle_t B) {
+    const double m = tile_rows(B), n = tile_cols(B);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trsm.cl);
+    t->handles[0] = A;
+    t->handles[1] = B;
+    t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha});
+    t->cl_arg_size = sizeof(TrsmArgs<T>);
+    t->cl_arg_free = 1;
+    t->priority = o.priority;
+    t->where = where_of(o.mapping);
+    t->name = o.name;
+    t->flops = side == Side::Left ? m * m * n : m * n * n;
+    submit(t, "trsm");
+}
+
+template void define_trsm<float>(Kernel&);
+template void define_trsm<double>(Kernel&);
+template void insert_trsm<float>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, float,
+                                 starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trsm<double>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, double,
+                                  starpu_data_handle_t, starpu_data_handle_t);
+
+}  // namespace starfact::detail

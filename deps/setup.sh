@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# starfact dependencies: Debian packages + StarPU 1.3.10 (CUDA, FxT) built from Debian's source package.
+# Idempotent and cached: a second run with the same patches/flags does nothing and prints the prefix.
+#   deps/setup.sh            install what is missing, build StarPU if its prefix is not complete
+#   deps/setup.sh --prefix   only print the prefix StarPU is (or will be) installed in
+# Environment: STARFACT_CACHE_DIR (default ~/.cache/starfact) holds the StarPU builds, outside the clone.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/starpu-config.sh"
+prefix=$(starfact_starpu_prefix)
+if [ "${1:-}" = "--prefix" ]; then echo "$prefix"; exit 0; fi
+log() { echo "[deps] $*" >&2; }
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+
+# 1. Debian packages ---------------------------------------------------------------------------
+packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libopenblas-dev liblapacke-dev
+          catch2 libopenmpi-dev openmpi-bin vite)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+srcs=/etc/apt/sources.list.d/starfact-deb-src.sources
+need_src=0; [ -f "$prefix/.complete" ] || need_src=1
+if [ "$need_src" = 1 ] && ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # deb-src for the same mirror and suites as the binary entries.
+  mirror=$(grep -rhoE "^(URIs:|deb) *\S*debian\S*" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
+           | grep -v security | head -1 | awk '{print $NF}')
+  mirror=${mirror:-http://deb.debian.org/debian}
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  log "adding deb-src entry for $mirror $codename"
+  printf 'Types: deb-src\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" "$codename" "$codename" | $SUDO tee "$srcs" >/dev/null
+  missing+=(__update__)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing: ${missing[*]/__update__/}"
+  $SUDO apt-get update -q >&2
+  real=(); for p in "${missing[@]}"; do [ "$p" = __update__ ] || real+=("$p"); done
+  [ ${#real[@]} -eq 0 ] || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${real[@]}" >&2
+fi
+
+# 2. StarPU --------------------------------------------------------------------------------------
+if [ -f "$prefix/.complete" ]; then
+  log "StarPU $STARPU_VERSION already built in $prefix"
+  echo "$prefix"; exit 0
+fi
+work=$STARFACT_CACHE_DIR/build-$(basename "$prefix")
+rm -rf "$work"; mkdir -p "$work"
+log "fetching StarPU source from Debian into $work"
+(cd "$work" && apt-get source -q starpu >&2)
+src=$(find "$work" -maxdepth 1 -type d -name "starpu-$STARPU_VERSION*" | head -1)
+[ -n "$src" ] || { log "apt-get source starpu did not unpack a starpu-$STARPU_VERSION directory"; exit 1; }
+for p in "$here"/starpu-*.patch; do
+  log "applying $(basename "$p")"
+  patch -d "$src" -p1 --forward --batch < "$p" >&2
+done
+flags=$(starfact_starpu_configure_flags)
+log "configure $flags"
+mkdir -p "$src/build"
+(cd "$src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
+  || { tail -40 "$src/build/configure.log" >&2; log "configure failed (log: $src/build/configure.log)"; exit 1; }
+log "building StarPU (make -j$(nproc)); this takes a few minutes"
+(cd "$src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
+  || { tail -40 "$src/build/make.log" >&2; log "build failed (log: $src/build/make.log)"; exit 1; }
+[ -x "$prefix/bin/starpu_fxt_tool" ] || { log "starpu_fxt_tool was not installed"; exit 1; }
+grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|NMAXWORKERS|MAXCPUS|MAXCUDADEVS) " \
+  "$prefix/include/starpu/1.3/starpu_config.h" >&2 || true
+touch "$prefix/.complete"
+rm -rf "$work"
+log "StarPU $STARPU_VERSION installed in $prefix"
+echo "$prefix"

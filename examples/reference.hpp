@@ -1,0 +1,48 @@
+// Vendor baselines and large-n accuracy checks used by starpu_chol (not part of the library API).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::examples {
+
+struct VendorRun {
+    std::string name;            // "cusolver" or "lapacke"
+    std::vector<double> seconds;  // timed runs
+    int info = 0;
+    double residual = -1;         // < 0: not computed
+};
+
+/// LAPACKE potrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run.
+template <typename T>
+VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check);
+
+#ifdef STARFACT_HAVE_CUDA
+/// Holds the original matrix and a work copy on the GPU; times cusolverDnXpotrf with CUDA events,
+/// and computes residuals on the device with cuBLAS (fast for n in the tens of thousands).
+template <typename T>
+class DeviceReference {
+public:
+    DeviceReference(int64_t n, const T* A_host);
+    ~DeviceReference();
+    DeviceReference(const DeviceReference&) = delete;
+    DeviceReference& operator=(const DeviceReference&) = delete;
+
+    VendorRun cusolver_potrf(int warmup, int repeat, bool check);
+    /// The original matrix on the device (column-major, ld = n).
+    const T* original() const { return orig_; }
+    /// ||A - L L^T||_1 / (||A||_1 n eps) with L taken from the tiles (exported on the device).
+    double residual_of(const TileMatrix<T>& L);
+
+private:
+    double residual_of_work();  // of the factor held in work_
+    int64_t n_;
+    T* orig_ = nullptr;  // A, never modified
+    T* work_ = nullptr;  // factorization / L
+    T* tmp_ = nullptr;   // A - L L^T
+};
+#endif
+
+}  // namespace starfact::examples

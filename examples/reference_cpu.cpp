@@ -1,0 +1,40 @@
+// CPU baseline for starpu_chol: one LAPACKE potrf call (OpenBLAS with all its threads).
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "examples/reference.hpp"
+#include "starfact/check.hpp"
+
+namespace starfact::examples {
+namespace {
+inline int potrf(int64_t n, float* A) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+inline int potrf(int64_t n, double* A) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+}  // namespace
+
+template <typename T>
+VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check) {
+    VendorRun r;
+    r.name = "lapacke";
+    const int before = openblas_get_num_threads();
+    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    std::vector<T> W(static_cast<size_t>(n) * n);
+    for (int run = 0; run < warmup + repeat; ++run) {
+        std::copy(A, A + W.size(), W.begin());
+        const auto t0 = std::chrono::steady_clock::now();
+        r.info = potrf(n, W.data());
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run >= warmup) r.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    openblas_set_num_threads(before);
+    if (check && r.info == 0) r.residual = potrf_residual<T>(n, A, n, W.data(), n);
+    return r;
+}
+
+template VendorRun lapacke_potrf<float>(int64_t, const float*, int, int, bool);
+template VendorRun lapacke_potrf<double>(int64_t, const double*, int, int, bool);
+
+}  // namespace starfact::examples

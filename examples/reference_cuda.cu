@@ -1,0 +1,170 @@
+// GPU baseline for starpu_chol: cusolverDnXpotrf on device-resident data, timed with CUDA events,
+// and residuals ||A - L L^T||_1 / (||A||_1 n eps) computed on the device with cuBLAS.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "examples/reference.hpp"
+
+namespace starfact::examples {
+namespace {
+
+void ok(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void ok(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
+}
+void ok(cusolverStatus_t s, const char* what) {
+    if (s != CUSOLVER_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": cuSOLVER status " + std::to_string(s));
+}
+
+template <typename T> constexpr cudaDataType_t cuda_type();
+template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+
+inline cublasStatus_t syrk(cublasHandle_t h, int64_t n, const float* A, float* C) {
+    const float alpha = -1, beta = 1;
+    return cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &alpha, A, n, &beta, C, n);
+}
+inline cublasStatus_t syrk(cublasHandle_t h, int64_t n, const double* A, double* C) {
+    const double alpha = -1, beta = 1;
+    return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &alpha, A, n, &beta, C, n);
+}
+
+template <typename T>
+__global__ void zero_upper(T* A, int64_t n) {
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+        for (int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < j; i += gridDim.x * blockDim.x) A[i + j * n] = T(0);
+}
+
+/// col[j] += sum over the symmetric matrix's column j, from its lower triangle.
+template <typename T>
+__global__ void sym_colsums(const T* A, int64_t n, double* col) {
+    const int64_t j = blockIdx.x;
+    double own = 0;
+    for (int64_t i = j + threadIdx.x; i < n; i += blockDim.x) {
+        const double v = fabs(static_cast<double>(A[i + j * n]));
+        own += v;
+        if (i != j) atomicAdd(&col[i], v);  // mirror entry (j, i) belongs to column i
+    }
+    for (int off = 16; off > 0; off /= 2) own += __shfl_down_sync(0xffffffff, own, off);
+    if ((threadIdx.x & 31) == 0) atomicAdd(&col[j], own);
+}
+
+template <typename T>
+double sym_norm1(const T* dA, int64_t n) {
+    double* col = nullptr;
+    ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
+    ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
+    sym_colsums<T><<<n, 256>>>(dA, n, col);
+    std::vector<double> h(n);
+    ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cudaFree(col);
+    double norm = 0;
+    for (double c : h) norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
+    return norm;
+}
+
+}  // namespace
+
+template <typename T>
+DeviceReference<T>::DeviceReference(int64_t n, const T* A_host) : n_(n) {
+    const size_t bytes = static_cast<size_t>(n) * n * sizeof(T);
+    ok(cudaMalloc(&orig_, bytes), "cudaMalloc(A)");
+    ok(cudaMalloc(&work_, bytes), "cudaMalloc(work)");
+    ok(cudaMalloc(&tmp_, bytes), "cudaMalloc(tmp)");
+    ok(cudaMemcpy(orig_, A_host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(A)");
+}
+
+template <typename T>
+DeviceReference<T>::~DeviceReference() {
+    cudaFree(orig_);
+    cudaFree(work_);
+    cudaFree(tmp_);
+}
+
+template <typename T>
+VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check) {
+    VendorRun r;
+    r.name = "cusolver";
+    cusolverDnHandle_t h;
+    cusolverDnParams_t params;
+    cudaStream_t stream;
+    ok(cusolverDnCreate(&h), "cusolverDnCreate");
+    ok(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
+    size_t dev_bytes = 0, host_bytes = 0;
+    ok(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_, n_, cuda_type<T>(),
+                                   &dev_bytes, &host_bytes),
+       "cusolverDnXpotrf_bufferSize");
+    void* dwork = nullptr;
+    int* dinfo = nullptr;
+    ok(cudaMalloc(&dwork, dev_bytes + 1), "cudaMalloc(workspace)");
+    ok(cudaMalloc(&dinfo, sizeof(int)), "cudaMalloc(info)");
+    std::vector<char> hwork(host_bytes + 1);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
+    for (int run = 0; run < warmup + repeat; ++run) {
+        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+        cudaEventRecord(e0, stream);
+        ok(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_, n_, cuda_type<T>(), dwork,
+                            dev_bytes, hwork.data(), host_bytes, dinfo),
+           "cusolverDnXpotrf");
+        cudaEventRecord(e1, stream);
+        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
+    }
+    ok(cudaMemcpy(&r.info, dinfo, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(dwork);
+    cudaFree(dinfo);
+    cusolverDnDestroyParams(params);
+    cusolverDnDestroy(h);
+    cudaStreamDestroy(stream);
+    if (check && r.info == 0) r.residual = residual_of_work();
+    return r;
+}
+
+template <typename T>
+double DeviceReference<T>::residual_of(const TileMatrix<T>& L) {
+    L.export_to(work_, n_);
+    return residual_of_work();
+}
+
+template <typename T>
+double DeviceReference<T>::residual_of_work() {
+    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
+    const unsigned gx = static_cast<unsigned>(std::min<int64_t>(64, (n_ + 255) / 256));
+    const unsigned gy = static_cast<unsigned>(std::min<int64_t>(65535, n_));
+    zero_upper<T><<<dim3(gx, gy), 256>>>(work_, n_);
+    ok(cudaGetLastError(), "zero_upper");
+    ok(cudaMemcpy(tmp_, orig_, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy(D2D)");
+    cublasHandle_t h;
+    ok(cublasCreate(&h), "cublasCreate");
+    ok(syrk(h, n_, work_, tmp_), "cublas<t>syrk");  // tmp = A - L L^T (lower)
+    ok(cudaDeviceSynchronize(), "syrk");
+    cublasDestroy(h);
+    const double num = sym_norm1(tmp_, n_), den = sym_norm1(orig_, n_);
+    const double eps = std::numeric_limits<T>::epsilon();
+    return num / (den * static_cast<double>(n_) * eps);
+}
+
+template class DeviceReference<float>;
+template class DeviceReference<double>;
+
+}  // namespace starfact::examples

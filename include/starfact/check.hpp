@@ -1,0 +1,28 @@
+// Accuracy checks on host arrays (used by tests, the driver and users validating a run).
+#pragma once
+#include <cstdint>
+
+namespace starfact {
+
+/// ||A - L L^T||_1 / (||A||_1 * n * eps), A symmetric (lower triangle read), L lower (upper ignored).
+/// Column-major, host memory. Uses multithreaded BLAS; call it while no tasks are running.
+template <typename T>
+double potrf_residual(int64_t n, const T* A, int64_t lda, const T* L, int64_t ldl);
+
+/// ||A X - B||_1 / (||A||_1 * ||X||_1 * n * eps), A symmetric (lower triangle read).
+template <typename T>
+double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx,
+                      const T* B, int64_t ldb);
+
+/// Fills the lower and upper triangles of the n x n column-major A with a random symmetric
+/// matrix, entries uniform in [-0.5, 0.5], plus `shift` on the diagonal (shift = n makes it SPD
+/// and well conditioned). Entry (i, j) depends only on (seed, i, j): any tiling or thread count
+/// gives the same matrix. Multithreaded.
+template <typename T>
+void random_symmetric(int64_t n, T* A, int64_t lda, uint64_t seed, double shift);
+
+/// Fills an m x n column-major array with uniform [-0.5, 0.5] entries from (seed, i, j).
+template <typename T>
+void random_matrix(int64_t m, int64_t n, T* A, int64_t lda, uint64_t seed);
+
+}  // namespace starfact

@@ -1,0 +1,34 @@
+// Exceptions thrown by starfact. Numerical failures (non-SPD, singular) are never exceptions:
+// they come back as LAPACK-style `info` values.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace starfact {
+
+/// A bad argument: the message names the function and the argument, e.g.
+/// "starfact::potrf: argument 'nb' must be > 0 (got 0)".
+class InvalidArgument : public std::invalid_argument {
+public:
+    InvalidArgument(const std::string& function, const std::string& argument, const std::string& problem)
+        : std::invalid_argument("starfact::" + function + ": argument '" + argument + "' " + problem),
+          argument_(argument) {}
+    /// Name of the offending argument.
+    const std::string& argument() const noexcept { return argument_; }
+
+private:
+    std::string argument_;
+};
+
+/// A failure of the runtime (StarPU, CUDA, cuBLAS, cuSOLVER) or of the environment.
+class RuntimeError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Throws InvalidArgument(function, argument, problem) unless `ok`.
+inline void require(bool ok, const char* function, const char* argument, const std::string& problem) {
+    if (!ok) throw InvalidArgument(function, argument, problem);
+}
+
+}  // namespace starfact

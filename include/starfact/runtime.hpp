@@ -1,0 +1,97 @@
+// RAII StarPU session. One Runtime may be alive per process at a time; it owns everything
+// starfact keeps between calls: codelets, performance models, per-worker cuBLAS/cuSOLVER handles.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "starfact/mapping.hpp"
+
+namespace starfact {
+
+namespace detail {
+template <typename T> struct Codelets;
+struct CudaContexts;
+}  // namespace detail
+
+/// How to start StarPU. Every field left at its default lets StarPU decide, and StarPU's
+/// environment variables (STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, STARPU_NWORKER_PER_CUDA,
+/// STARPU_PERF_MODEL_DIR, STARPU_FXT_TRACE, ...) win over the values set here: that is StarPU's
+/// own rule, kept so that StarPU users' habits work. Runtime::describe() prints what is in effect.
+struct RuntimeConfig {
+    int ncpus = -1;                 ///< CPU workers; -1: StarPU's default (cores not driving a GPU)
+    int ncuda = -1;                 ///< CUDA devices; -1: all; 0: none
+    int workers_per_gpu = 0;        ///< CUDA workers (streams) per device; 0: StarPU's default (1)
+    std::string scheduler;          ///< StarPU policy; empty: "dmdas"
+    bool trace = false;             ///< FxT recording (FxT builds of StarPU record by default: we turn it off)
+    std::string perfmodel_dir;      ///< empty: StarPU's ($STARPU_HOME/.starpu/sampling)
+    bool calibrate = false;         ///< force re-calibration of performance models (STARPU_CALIBRATE=1)
+};
+
+class Runtime {
+public:
+    explicit Runtime(const RuntimeConfig& config = {});
+    ~Runtime();
+    Runtime(const Runtime&) = delete;
+    Runtime& operator=(const Runtime&) = delete;
+    Runtime(Runtime&&) = delete;
+    Runtime& operator=(Runtime&&) = delete;
+
+    int cpu_workers() const;
+    int cuda_workers() const;
+    /// Distinct CUDA devices in use.
+    int cuda_devices() const;
+    /// StarPU memory nodes of the CUDA devices, in device order.
+    const std::vector<unsigned>& cuda_memory_nodes() const { return cuda_nodes_; }
+    /// Scheduling policy in effect (after environment overrides).
+    std::string scheduler() const;
+    /// One line: workers, scheduler, tracing, perf-model dir.
+    std::string describe() const;
+    /// Whether `m` can run here (GPU-only needs a CUDA worker, CPU-only a CPU worker).
+    bool supports(Mapping m) const;
+    /// Throws InvalidArgument naming `argument` if `m` cannot run here.
+    void require_mapping(Mapping m, const char* function) const;
+
+    /// Blocks until every submitted task has completed.
+    void wait_all() const;
+    /// Tasks submitted and not yet completed.
+    int pending_tasks() const;
+
+    /// Puts the workers to sleep (StarPU's workers poll while idle, which starves host code
+    /// such as a multithreaded BLAS baseline or a residual check). No task runs until resume().
+    void pause() const;
+    void resume() const;
+    /// pause() for the lifetime of the guard.
+    class Paused {
+    public:
+        explicit Paused(const Runtime& rt) : rt_(rt) { rt_.pause(); }
+        ~Paused() { rt_.resume(); }
+        Paused(const Paused&) = delete;
+        Paused& operator=(const Paused&) = delete;
+
+    private:
+        const Runtime& rt_;
+    };
+
+    /// FxT recording of the timed region (no-op without FxT or with trace=false).
+    void trace_start() const;
+    void trace_stop() const;
+    bool tracing() const { return config_.trace; }
+
+    // ---- internals used by algorithms/ and codelets/ -------------------------------------------
+    template <typename T> const detail::Codelets<T>& codelets() const;
+    const detail::CudaContexts* cuda_contexts() const { return cuda_.get(); }
+
+private:
+    RuntimeConfig config_;
+    int blas_threads_before_ = 0;  // OpenBLAS thread count restored at shutdown
+    std::vector<unsigned> cuda_nodes_;
+    std::unique_ptr<detail::Codelets<float>> codelets_s_;
+    std::unique_ptr<detail::Codelets<double>> codelets_d_;
+    std::unique_ptr<detail::CudaContexts> cuda_;
+};
+
+/// True when starfact was built with CUDA codelets.
+bool built_with_cuda();
+
+}  // namespace starfact

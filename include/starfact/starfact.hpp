@@ -1,0 +1,8 @@
+// Umbrella header for the starfact C++ API.
+#pragma once
+#include "starfact/check.hpp"
+#include "starfact/cholesky.hpp"
+#include "starfact/error.hpp"
+#include "starfact/mapping.hpp"
+#include "starfact/runtime.hpp"
+#include "starfact/tile_matrix.hpp"

@@ -1,0 +1,201 @@
+// Runtime: StarPU session, codelet table, per-worker CUDA contexts.
+#include "starfact/runtime.hpp"
+
+#include <cblas.h>
+#include <starpu.h>
+#ifdef STARPU_USE_FXT
+#include <starpu_fxt.h>
+#endif
+
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "codelets/codelets.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "starfact/error.hpp"
+#ifdef STARFACT_HAVE_CUDA
+#include <starpu_cublas_v2.h>
+#endif
+
+namespace starfact {
+namespace {
+
+/// Sets an environment variable for StarPU unless the user already did (the environment wins).
+void default_env(const char* name, const std::string& value) {
+    if (!std::getenv(name)) setenv(name, value.c_str(), 1);
+}
+
+bool known_scheduler(const std::string& name, std::string* known) {
+    bool found = false;
+    for (starpu_sched_policy** p = starpu_sched_get_predefined_policies(); *p; ++p) {
+        *known += std::string(known->empty() ? "" : ", ") + (*p)->policy_name;
+        if (name == (*p)->policy_name) found = true;
+    }
+    return found;
+}
+
+}  // namespace
+
+bool built_with_cuda() {
+#ifdef STARFACT_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
+    require(config.ncpus >= -1, "Runtime", "ncpus", "must be >= -1 (got " + std::to_string(config.ncpus) + ")");
+    require(config.ncuda >= -1, "Runtime", "ncuda", "must be >= -1 (got " + std::to_string(config.ncuda) + ")");
+    require(config.workers_per_gpu >= 0, "Runtime", "workers_per_gpu",
+            "must be >= 0 (got " + std::to_string(config.workers_per_gpu) + ")");
+    std::string sched = config.scheduler.empty() ? "dmdas" : config.scheduler;
+    std::string known;
+    require(known_scheduler(sched, &known), "Runtime", "scheduler",
+            "names no StarPU scheduling policy (got '" + sched + "'; known: " + known + ")");
+    if (const char* env = std::getenv("STARPU_SCHED")) {
+        std::string k2;
+        require(known_scheduler(env, &k2), "Runtime", "STARPU_SCHED",
+                "names no StarPU scheduling policy (got '" + std::string(env) + "')");
+    }
+
+    if (starpu_is_initialized())
+        throw RuntimeError("starfact::Runtime: StarPU is already initialized (one Runtime per process at a time)");
+
+    // FxT builds of StarPU 1.3 record by default: off unless asked; when asked, only between
+    // trace_start() and trace_stop().
+    default_env("STARPU_FXT_TRACE", config.trace ? "1" : "0");
+#ifdef STARPU_USE_FXT
+    if (config.trace) starpu_fxt_autostart_profiling(0);
+#endif
+    if (config.workers_per_gpu > 0) default_env("STARPU_NWORKER_PER_CUDA", std::to_string(config.workers_per_gpu));
+    if (!config.perfmodel_dir.empty()) default_env("STARPU_PERF_MODEL_DIR", config.perfmodel_dir);
+
+    starpu_conf conf;
+    starpu_conf_init(&conf);
+    conf.ncpus = config.ncpus;
+#ifdef STARFACT_HAVE_CUDA
+    conf.ncuda = config.ncuda;
+#else
+    conf.ncuda = 0;  // no CUDA codelets in this build
+#endif
+    conf.nopencl = 0;
+    conf.sched_policy_name = sched.c_str();
+    if (config.calibrate) conf.calibrate = 1;
+    const int ret = starpu_init(&conf);
+    if (ret == -ENODEV) throw RuntimeError("starfact::Runtime: StarPU found no worker (ncpus=0 and no GPU?)");
+    if (ret != 0) throw RuntimeError("starfact::Runtime: starpu_init failed (" + std::to_string(ret) + ")");
+
+    blas_threads_before_ = openblas_get_num_threads();
+    openblas_set_num_threads(1);  // CPU codelets are single-threaded inside their worker
+
+    cuda_ = std::make_unique<detail::CudaContexts>();
+#ifdef STARFACT_HAVE_CUDA
+    if (cuda_workers() > 0) {
+        starpu_cublas_init();
+        cuda_->create();
+        std::set<std::pair<int, unsigned>> devs;
+        const int nworkers = static_cast<int>(starpu_worker_get_count());
+        for (int w = 0; w < nworkers; ++w)
+            if (starpu_worker_get_type(w) == STARPU_CUDA_WORKER)
+                devs.insert({starpu_worker_get_devid(w), starpu_worker_get_memory_node(w)});
+        for (const auto& d : devs) cuda_nodes_.push_back(d.second);
+    }
+#endif
+    if (config.ncuda > 0 && cuda_workers() == 0) {
+        starpu_shutdown();
+        throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) +
+                           " CUDA device(s) requested, none usable (no GPU, or starfact/StarPU built without CUDA)");
+    }
+    codelets_s_ = std::make_unique<detail::Codelets<float>>();
+    codelets_d_ = std::make_unique<detail::Codelets<double>>();
+}
+
+Runtime::~Runtime() {
+    starpu_task_wait_for_all();
+#ifdef STARFACT_HAVE_CUDA
+    if (cuda_workers() > 0) {
+        cuda_->destroy();
+        starpu_cublas_shutdown();
+    }
+#endif
+    openblas_set_num_threads(blas_threads_before_);
+    starpu_shutdown();  // saves the performance models; the codelets die after this
+}
+
+int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
+int Runtime::cuda_workers() const { return starpu_cuda_worker_get_count(); }
+int Runtime::cuda_devices() const { return static_cast<int>(cuda_nodes_.size()); }
+
+std::string Runtime::scheduler() const {
+    starpu_sched_policy* p = starpu_sched_ctx_get_sched_policy(0);
+    return p && p->policy_name ? p->policy_name : "?";
+}
+
+std::string Runtime::describe() const {
+    std::ostringstream os;
+    os << "StarPU " << STARPU_MAJOR_VERSION << "." << STARPU_MINOR_VERSION << ": " << cpu_workers()
+       << " CPU worker(s), " << cuda_workers() << " CUDA worker(s) on " << cuda_devices()
+       << " device(s), scheduler " << scheduler() << ", tracing " << (config_.trace ? "on" : "off");
+    if (const char* dir = std::getenv("STARPU_PERF_MODEL_DIR")) os << ", perf models in " << dir;
+    return os.str();
+}
+
+bool Runtime::supports(Mapping m) const {
+    switch (m) {
+        case Mapping::GpuOnly: return cuda_workers() > 0;
+        case Mapping::CpuOnly: return cpu_workers() > 0;
+        case Mapping::Hybrid: return cpu_workers() + cuda_workers() > 0;
+    }
+    return false;
+}
+
+void Runtime::require_mapping(Mapping m, const char* function) const {
+    require(supports(m), function, "mapping",
+            std::string("is ") + to_string(m) + " but the runtime has " + std::to_string(cpu_workers()) +
+                " CPU and " + std::to_string(cuda_workers()) + " CUDA worker(s)");
+}
+
+void Runtime::wait_all() const { starpu_task_wait_for_all(); }
+int Runtime::pending_tasks() const { return starpu_task_nsubmitted(); }
+void Runtime::pause() const {
+    starpu_task_wait_for_all();
+    starpu_pause();
+}
+void Runtime::resume() const { starpu_resume(); }
+
+void Runtime::trace_start() const {
+#ifdef STARPU_USE_FXT
+    if (config_.trace) starpu_fxt_start_profiling();
+#endif
+}
+void Runtime::trace_stop() const {
+#ifdef STARPU_USE_FXT
+    if (config_.trace) starpu_fxt_stop_profiling();
+#endif
+}
+
+template <> const detail::Codelets<float>& Runtime::codelets<float>() const { return *codelets_s_; }
+template <> const detail::Codelets<double>& Runtime::codelets<double>() const { return *codelets_d_; }
+
+const char* to_string(Mapping m) {
+    switch (m) {
+        case Mapping::GpuOnly: return "gpu-only";
+        case Mapping::Hybrid: return "hybrid";
+        case Mapping::CpuOnly: return "cpu-only";
+    }
+    return "?";
+}
+
+Mapping parse_mapping(const std::string& text, const char* argument) {
+    if (text == "gpu-only") return Mapping::GpuOnly;
+    if (text == "hybrid") return Mapping::Hybrid;
+    if (text == "cpu-only") return Mapping::CpuOnly;
+    throw InvalidArgument("parse_mapping", argument,
+                          "must be gpu-only, hybrid or cpu-only (got '" + text + "')");
+}
+
+const char* to_string(Residency r) { return r == Residency::Host ? "host" : "device"; }
+
+}  // namespace starfact

@@ -1,0 +1,129 @@
+// Bad input: exceptions naming the argument; non-SPD, NaN and Inf reported through info, with
+// the runtime left idle and usable.
+#include <catch2/catch.hpp>
+
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::fresh_seed;
+using starfact::test::kResidualLimit;
+using starfact::test::runtime;
+using starfact::test::spd_matrix;
+
+namespace {
+
+/// Runs f and returns the name of the argument its InvalidArgument names ("" if none thrown).
+template <typename F>
+std::string bad_argument(F&& f) {
+    try {
+        f();
+    } catch (const InvalidArgument& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find("'" + e.argument() + "'") != std::string::npos);
+        return e.argument();
+    }
+    return "";
+}
+
+int lapack_info(int64_t n, std::vector<double> A) {
+    return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A.data(), n);
+}
+
+}  // namespace
+
+TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
+    Runtime& rt = runtime();
+    std::vector<double> A(100, 1.0), B(100, 1.0);
+    Options o;
+    o.mapping = Mapping::CpuOnly;
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, -1, 8); }) == "n");
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, -2, 4, 8); }) == "m");
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 0); }) == "nb");
+    CHECK(bad_argument([&] { TileMatrix<float> t(rt, 10, -3); }) == "nb");
+    CHECK(bad_argument([&] { potrf<double>(rt, -1, A.data(), 10, o); }) == "n");
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 9, o); }) == "lda");
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, nullptr, 10, o); }) == "A");
+    Options zero_nb = o;
+    zero_nb.nb = 0;
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 10, zero_nb); }) == "nb");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, -1, A.data(), 10, B.data(), 10, o); }) == "nrhs");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 10, B.data(), 5, o); }) == "ldb");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 3, B.data(), 10, o); }) == "lda");
+    TileMatrix<double> rect(rt, 10, 12, 4), sq(rt, 10, 4), b_rows(rt, 9, 2, 4), b_nb(rt, 10, 2, 5);
+    CHECK(bad_argument([&] { potrf(rect, o); }) == "A");
+    CHECK(bad_argument([&] { potrs(sq, b_rows, o); }) == "B");
+    CHECK(bad_argument([&] { potrs(sq, b_nb, o); }) == "B");
+    CHECK(bad_argument([&] { posv(sq, b_rows, o); }) == "B");
+    CHECK(bad_argument([&] { sq.import(A.data(), 9); }) == "lda");
+    CHECK(bad_argument([&] { sq.export_to(A.data(), 0); }) == "lda");
+    CHECK(bad_argument([&] { parse_mapping("gpu"); }) == "mapping");
+    RuntimeConfig bad;
+    bad.scheduler = "no-such-policy";
+    CHECK(bad_argument([&] { Runtime second(bad); }) == "scheduler");
+    if (rt.cuda_workers() == 0) {
+        Options gpu = o;
+        gpu.mapping = Mapping::GpuOnly;
+        CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 10, gpu); }) == "mapping");
+        CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 4, Residency::Device); }) == "residency");
+    }
+    CHECK(rt.pending_tasks() == 0);
+}
+
+TEST_CASE("a second Runtime is refused while one is alive", "[errors][cpu]") {
+    CHECK_THROWS_AS(Runtime(), RuntimeError);
+}
+
+TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK", "[errors][cpu]", float, double) {
+    const int64_t n = 130, nb = 32;
+    for (int64_t k : {int64_t(1), nb - 1, nb, nb + 1, int64_t(77), n}) {
+        const uint64_t seed = fresh_seed();
+        INFO("k=" << k << " seed=" << seed);
+        std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
+        A[(k - 1) + (k - 1) * n] = TestType(-1);  // leading minor of order k is not positive definite
+        if (sizeof(TestType) == 8) {
+            std::vector<double> Ad(A.begin(), A.end());
+            CHECK(lapack_info(n, Ad) == k);
+        }
+        std::vector<TestType> L = A;
+        Options o;
+        o.nb = nb;
+        o.mapping = Mapping::CpuOnly;
+        CHECK(potrf(runtime(), n, L.data(), n, o) == k);
+        CHECK(runtime().pending_tasks() == 0);
+    }
+    // The runtime is still usable afterwards.
+    std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed()), L = A;
+    Options o;
+    o.nb = nb;
+    o.mapping = Mapping::CpuOnly;
+    REQUIRE(potrf(runtime(), n, L.data(), n, o) == 0);
+    CHECK(potrf_residual<TestType>(n, A.data(), n, L.data(), n) < kResidualLimit);
+}
+
+TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]", float, double) {
+    const int64_t n = 100, nb = 24;
+    const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
+    const TestType inf = std::numeric_limits<TestType>::infinity();
+    struct Case {
+        int64_t i, j;
+        TestType v;
+        int expected;
+    };
+    // A bad entry (i, j), i >= j, reaches diagonal i first: info = i + 1.
+    for (const Case c : {Case{0, 0, nan, 1}, Case{50, 50, nan, 51}, Case{60, 10, nan, 61}, Case{99, 98, nan, 100},
+                         Case{30, 30, inf, 31}, Case{70, 3, inf, 71}, Case{40, 40, -inf, 41}}) {
+        INFO("entry (" << c.i << "," << c.j << ") = " << c.v);
+        std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
+        A[c.i + c.j * n] = c.v;
+        Options o;
+        o.nb = nb;
+        o.mapping = Mapping::CpuOnly;
+        CHECK(potrf(runtime(), n, A.data(), n, o) == c.expected);
+        CHECK(runtime().pending_tasks() == 0);
+    }
+}

@@ -1,0 +1,116 @@
+// GPU tests [gpu]: CUDA codelets under gpu-only and hybrid mappings, host- and device-resident
+// tiles, import/export from device arrays, info on the GPU. Skipped (exit 77) without a GPU.
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+
+#include <limits>
+
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::fresh_seed;
+using starfact::test::kResidualLimit;
+using starfact::test::runtime;
+using starfact::test::spd_matrix;
+
+namespace {
+
+template <typename T>
+double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency residency, bool device_arrays) {
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " residency=" << to_string(residency)
+              << " device_arrays=" << device_arrays << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+    const std::vector<T> A = spd_matrix<T>(n, n, seed);
+    std::vector<T> L(A.size());
+    TileMatrix<T> tiles(runtime(), n, nb, residency);
+    T* dA = nullptr;
+    if (device_arrays) {
+        REQUIRE(cudaMalloc(&dA, A.size() * sizeof(T)) == cudaSuccess);
+        REQUIRE(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+        tiles.import(dA, n);
+    } else {
+        tiles.import(A.data(), n);
+    }
+    Options o;
+    o.mapping = mapping;
+    const int info = potrf(tiles, o);
+    REQUIRE(info == 0);
+    if (device_arrays) {
+        REQUIRE(cudaMemset(dA, 0, A.size() * sizeof(T)) == cudaSuccess);
+        tiles.export_to(dA, n);
+        REQUIRE(cudaMemcpy(L.data(), dA, A.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+        cudaFree(dA);
+    } else {
+        tiles.export_to(L.data(), n);
+    }
+    const double res = potrf_residual<T>(n, A.data(), n, L.data(), n);
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+    CHECK(runtime().pending_tasks() == 0);
+    return res;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU-only potrf residual < 60, host and device residency", "[gpu]", float, double) {
+    for (Residency r : {Residency::Host, Residency::Device})
+        for (int64_t nb : {64, 256})
+            for (int64_t n : {int64_t(1), nb - 1, nb + 1, 3 * nb + 7, int64_t(1000)})
+                factor_and_check<TestType>(n, nb, Mapping::GpuOnly, r, false);
+}
+
+TEMPLATE_TEST_CASE("hybrid potrf residual < 60", "[gpu]", float, double) {
+    factor_and_check<TestType>(1500, 128, Mapping::Hybrid, Residency::Host, false);
+    factor_and_check<TestType>(1000, 96, Mapping::Hybrid, Residency::Device, false);
+}
+
+TEMPLATE_TEST_CASE("import/export through device arrays", "[gpu]", float, double) {
+    factor_and_check<TestType>(700, 128, Mapping::GpuOnly, Residency::Device, true);
+    factor_and_check<TestType>(700, 128, Mapping::GpuOnly, Residency::Host, true);
+}
+
+TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
+    const int64_t n = 900, nrhs = 37, nb = 128;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
+    std::vector<TestType> B(n * nrhs);
+    random_matrix<TestType>(n, nrhs, B.data(), n, seed + 1);
+    for (Residency r : {Residency::Host, Residency::Device}) {
+        std::vector<TestType> F = A, X = B;
+        Options o;
+        o.nb = nb;
+        o.mapping = Mapping::GpuOnly;
+        o.residency = r;
+        REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, o) == 0);
+        CHECK(solve_residual<TestType>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+}
+
+TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]", float, double) {
+    const int64_t n = 300, nb = 64;
+    const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
+    const TestType inf = std::numeric_limits<TestType>::infinity();
+    struct Case {
+        int64_t i, j;
+        TestType v;
+        int expected;
+    };
+    for (Residency r : {Residency::Host, Residency::Device}) {
+        for (const Case c : {Case{0, 0, TestType(-1), 1}, Case{63, 63, TestType(-1), 64}, Case{64, 64, TestType(-1), 65},
+                             Case{200, 200, TestType(-5), 201}, Case{299, 299, TestType(-1), 300},
+                             Case{150, 20, nan, 151}, Case{77, 77, nan, 78}, Case{100, 100, inf, 101},
+                             Case{250, 5, inf, 251}}) {
+            INFO("residency=" << to_string(r) << " entry (" << c.i << "," << c.j << ") = " << c.v);
+            std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
+            A[c.i + c.j * n] = c.v;
+            Options o;
+            o.nb = nb;
+            o.mapping = Mapping::GpuOnly;
+            o.residency = r;
+            CHECK(potrf(runtime(), n, A.data(), n, o) == c.expected);
+            CHECK(runtime().pending_tasks() == 0);
+        }
+    }
+    factor_and_check<TestType>(n, nb, Mapping::GpuOnly, Residency::Device, false);  // still usable
+}

@@ -1,0 +1,98 @@
+// CPU tile Cholesky: scaled residuals for both precisions, many (n, nb), leading dimensions > n,
+// both mappings that run on CPUs, priorities on and off.
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::fresh_seed;
+using starfact::test::kResidualLimit;
+using starfact::test::runtime;
+using starfact::test::spd_matrix;
+
+namespace {
+
+template <typename T>
+void check_potrf(int64_t n, int64_t nb, Mapping mapping, bool priorities, int64_t pad = 3) {
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " seed=" << seed
+              << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+    const int64_t ld = n + pad;
+    const std::vector<T> A = spd_matrix<T>(n, ld, seed);
+    std::vector<T> L = A;
+    Options opts;
+    opts.nb = nb;
+    opts.mapping = mapping;
+    opts.priorities = priorities;
+    REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
+    const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+    // The strictly upper triangle and the padding rows are neither read nor written.
+    bool untouched = true;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < ld; ++i)
+            if ((i < j || i >= n) && L[i + j * ld] != A[i + j * ld]) untouched = false;
+    CHECK(untouched);
+}
+
+template <typename T>
+void sweep(Mapping mapping) {
+    for (int64_t nb : {1, 5, 16, 64, 100}) {
+        for (int64_t n : {int64_t(1), int64_t(2), nb - 1, nb, nb + 1, 3 * nb + 7}) {
+            if (n < 1) continue;
+            check_potrf<T>(n, nb, mapping, true);
+        }
+    }
+    for (int64_t nb : {64, 100, 256}) check_potrf<T>(1000, nb, mapping, true);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("potrf residual < 60 on CPU workers", "[potrf][cpu]", float, double) {
+    sweep<TestType>(Mapping::CpuOnly);
+}
+
+TEMPLATE_TEST_CASE("potrf with hybrid mapping and without priorities", "[potrf][cpu]", float, double) {
+    check_potrf<TestType>(777, 64, Mapping::Hybrid, true);
+    check_potrf<TestType>(777, 64, Mapping::CpuOnly, false);
+    check_potrf<TestType>(100, 128, Mapping::Hybrid, false);  // n < nb: a single tile
+}
+
+TEMPLATE_TEST_CASE("potrf on a TileMatrix: n = 0 and repeated factorizations", "[potrf][cpu]", float, double) {
+    TileMatrix<TestType> empty(runtime(), 0, 32);
+    CHECK(potrf(empty) == 0);
+    const int64_t n = 300, nb = 48;
+    for (int rep = 0; rep < 3; ++rep) {
+        const uint64_t seed = fresh_seed();
+        INFO("seed=" << seed << " rep=" << rep);
+        const std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
+        TileMatrix<TestType> tiles(runtime(), n, nb);
+        CHECK(tiles.mt() == 7);
+        CHECK(tiles.tile_rows(6) == n - 6 * nb);
+        tiles.import(A.data(), n);
+        Options opts;
+        opts.mapping = Mapping::CpuOnly;
+        REQUIRE(potrf(tiles, opts) == 0);
+        std::vector<TestType> L(A.size());
+        tiles.export_to(L.data(), n);
+        CHECK(potrf_residual<TestType>(n, A.data(), n, L.data(), n) < kResidualLimit);
+        CHECK(runtime().pending_tasks() == 0);
+    }
+}
+
+TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
+    // Guards the guard: a perturbed factor must push the residual far above the limit.
+    const int64_t n = 200;
+    const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
+    std::vector<double> L = A;
+    Options opts;
+    opts.nb = 32;
+    opts.mapping = Mapping::CpuOnly;
+    REQUIRE(potrf(runtime(), n, L.data(), n, opts) == 0);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    L[150 + 20 * n] += 1e-6;
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) > kResidualLimit);
+}

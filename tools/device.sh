@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# GPU tests and benchmarks on the device machine, in one call.
+#
+# Here (no GPU):   tools/device.sh prepare
+#     builds Release for sm_90 and copies what the device needs into .carry/ (binaries, StarPU and
+#     libfxt shared libraries, StarPU tools). .carry/ is git-ignored; carry it with the run.
+# There (GPU):     bash tools/device.sh run [PHASE ...]
+#     phases (default: all but sweep): info tests sanitize chol sweep bench
+#     logs go to $OUT (or ./device-out) as <phase>.log.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+carry=$root/.carry
+
+prepare() {
+    set -e
+    "$root/deps/setup.sh" >/dev/null
+    local build prefix
+    build=$("$root/tools/build.sh")
+    prefix=$("$root/deps/starpu-prefix.sh")
+    rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
+    for f in examples/starpu_chol tests/test_gpu tests/test_cpu; do cp "$build/$f" "$carry/bin/"; done
+    for f in "$build"/bench/bench_*; do [ -x "$f" ] && cp "$f" "$carry/bin/"; done
+    for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done
+    cp -L "$prefix/lib/libstarpu-1.3.so.9" "$carry/lib/"
+    cp -L "$(ldconfig -p | awk '/libfxt.so.2 /{print $NF; exit}')" "$carry/lib/libfxt.so.2"
+    strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
+    du -sh "$carry" >&2
+    echo "carry: .carry   command: bash tools/device.sh run" >&2
+}
+
+run_phase() {  # name, command...: runs with a log in $OUT, prints a one-line verdict
+    local name=$1; shift
+    echo "=== [$name] $*"
+    local t0=$SECONDS
+    "$@" > "$out/$name.log" 2>&1
+    local rc=$?
+    tail -n "${TAIL:-25}" "$out/$name.log"
+    echo "=== [$name] rc=$rc in $((SECONDS - t0)) s"
+    return 0
+}
+
+remote() {
+    out=${OUT:-$root/device-out}; mkdir -p "$out"
+    export LD_LIBRARY_PATH=$carry/lib:${LD_LIBRARY_PATH:-}
+    export PATH=$carry/bin:$PATH
+    export STARPU_HOME=${STARPU_HOME:-/tmp/starfact-starpu-home}
+    export STARPU_SILENT=1
+    local bin=$carry/bin
+    local phases=("$@")
+    [ ${#phases[@]} -gt 0 ] || phases=(info tests sanitize chol bench)
+    for p in "${phases[@]}"; do
+        case $p in
+        info)
+            nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+            nproc; ldd "$bin/test_gpu" | grep "not found" && echo "MISSING LIBRARIES" ;;
+        tests)
+            TAIL=15 run_phase tests "$bin/test_gpu" --durations yes ;;
+        sanitize)
+            # Our own kernels under memcheck and racecheck, on the GPU tests that exercise them.
+            TAIL=8 run_phase memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/test_gpu" "GPU potrf reports*"
+            TAIL=8 run_phase racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/test_gpu" "GPU potrf reports*" ;;
+        chol)
+            for n in 8192 16384 32768; do
+                run_phase chol_gpu_d_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --warmup 2 --repeat 3
+            done
+            run_phase chol_hybrid_d_16384 "$bin/starpu_chol" --hybrid --prec d --n 16384 --warmup 2 --repeat 3 ;;
+        sweep)
+            for n in ${SWEEP_N:-32768}; do for nb in ${SWEEP_NB:-1024 2048}; do for s in ${SWEEP_STREAMS:-1 2 4}; do
+                TAIL=1 run_phase sweep_${n}_${nb}_$s "$bin/starpu_chol" --gpu-only --device-resident --n $n --nb $nb \
+                    --streams $s --warmup 2 --repeat 2 --no-check --no-vendor
+            done; done; done ;;
+        bench)
+            for b in "$bin"/bench_*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
+        *) echo "unknown phase $p" ;;
+        esac
+    done
+}
+
+case ${1:-} in
+prepare) prepare ;;
+run) shift; remote "$@" ;;
+*) echo "usage: tools/device.sh prepare | run [info tests sanitize chol sweep bench]" >&2; exit 1 ;;
+esac

@@ -87,7 +87,7 @@ TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
     }
 }
 
-TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu][sanitize]", float, double) {
     const int64_t n = 300, nb = 64;
     const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
     const TestType inf = std::numeric_limits<TestType>::infinity();

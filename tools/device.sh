@@ -2,14 +2,18 @@
 # GPU tests and benchmarks on the device machine, in one call.
 #
 # Here (no GPU):   tools/device.sh prepare
-#     builds Release for sm_90 and copies what the device needs into .carry/ (binaries, StarPU and
-#     libfxt shared libraries, StarPU tools). .carry/ is git-ignored; carry it with the run.
-# There (GPU):     bash tools/device.sh run [PHASE ...]
-#     phases (default: all but sweep): info tests sanitize chol sweep bench
-#     logs go to $OUT (or ./device-out) as <phase>.log.
+#     builds Release for sm_90 (BUILD_DIR, default build/) and copies what the device needs into
+#     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
+#     Carry dirs are git-ignored; name it in the device tool's `carry`.
+# There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
+#     phases (default: info tests sanitize chol bench): info tests sanitize chol sweep bench;
+#     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
+#     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
+#     source tools/device-env.sh [CARRY_DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-carry=$root/.carry
+carry=${CARRY_DIR:-.carry}
+case $carry in /*) ;; *) carry=$root/$carry ;; esac
 
 prepare() {
     set -e
@@ -18,8 +22,10 @@ prepare() {
     build=$("$root/tools/build.sh")
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
-    for f in examples/starpu_chol tests/test_gpu tests/test_cpu; do cp "$build/$f" "$carry/bin/"; done
-    for f in "$build"/bench/bench_*; do [ -x "$f" ] && cp "$f" "$carry/bin/"; done
+    cp "$build/examples/starpu_chol" "$carry/bin/"
+    for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' \)); do
+        cp "$f" "$carry/bin/"
+    done
     for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done
     cp -L "$prefix/lib/libstarpu-1.3.so.9" "$carry/lib/"
     cp -L "$(ldconfig -p | awk '/libfxt.so.2 /{print $NF; exit}')" "$carry/lib/libfxt.so.2"
@@ -40,25 +46,27 @@ run_phase() {  # name, command...: runs with a log in $OUT, prints a one-line ve
 }
 
 remote() {
-    out=${OUT:-$root/device-out}; mkdir -p "$out"
-    export LD_LIBRARY_PATH=$carry/lib:${LD_LIBRARY_PATH:-}
-    export PATH=$carry/bin:$PATH
-    export STARPU_HOME=${STARPU_HOME:-/tmp/starfact-starpu-home}
-    export STARPU_SILENT=1
+    source "$root/tools/device-env.sh" "$carry"
+    out=$OUT
     local bin=$carry/bin
     local phases=("$@")
     [ ${#phases[@]} -gt 0 ] || phases=(info tests sanitize chol bench)
-    for p in "${phases[@]}"; do
+    for spec in "${phases[@]}"; do
+        local p=${spec%%:*} pat=""
+        [ "$spec" != "$p" ] && pat=${spec#*:}
         case $p in
         info)
             nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
             nproc; ldd "$bin/test_gpu" | grep "not found" && echo "MISSING LIBRARIES" ;;
         tests)
-            TAIL=15 run_phase tests "$bin/test_gpu" --durations yes ;;
+            for t in "$bin"/test_*${pat}*gpu*; do [ -x "$t" ] && TAIL=15 run_phase "$(basename "$t")" "$t" --durations yes; done ;;
         sanitize)
-            # Our own kernels under memcheck and racecheck, on the GPU tests that exercise them.
-            TAIL=8 run_phase memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/test_gpu" "GPU potrf reports*"
-            TAIL=8 run_phase racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/test_gpu" "GPU potrf reports*" ;;
+            # Our own kernels under memcheck and racecheck: the [sanitize] test cases of each GPU binary.
+            for t in "$bin"/test_*${pat}*gpu*; do
+                [ -x "$t" ] || continue
+                TAIL=6 run_phase memcheck_$(basename "$t") compute-sanitizer --tool memcheck --error-exitcode 9 "$t" "[sanitize]"
+                TAIL=6 run_phase racecheck_$(basename "$t") compute-sanitizer --tool racecheck --error-exitcode 9 "$t" "[sanitize]"
+            done ;;
         chol)
             for n in 8192 16384 32768; do
                 run_phase chol_gpu_d_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --warmup 2 --repeat 3
@@ -70,7 +78,7 @@ remote() {
                     --streams $s --warmup 2 --repeat 2 --no-check --no-vendor
             done; done; done ;;
         bench)
-            for b in "$bin"/bench_*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
+            for b in "$bin"/bench_*${pat}*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
         *) echo "unknown phase $p" ;;
         esac
     done

@@ -1,0 +1,12 @@
+# Source on the device machine: `source tools/device-env.sh [CARRY_DIR]` (default .carry).
+# Puts the carried binaries on PATH and the carried StarPU/FxT libraries first on the library path.
+_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+_carry=${1:-${CARRY_DIR:-.carry}}
+case $_carry in /*) ;; *) _carry=$_root/$_carry ;; esac
+export LD_LIBRARY_PATH=$_carry/lib:${LD_LIBRARY_PATH:-}
+export PATH=$_carry/bin:$PATH
+export STARPU_HOME=${STARPU_HOME:-/tmp/starfact-starpu-home}
+export STARPU_SILENT=${STARPU_SILENT:-1}
+export OUT=${OUT:-$_root/device-out}
+mkdir -p "$OUT" "$STARPU_HOME"
+unset _root _carry

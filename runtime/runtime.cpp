@@ -176,6 +176,16 @@ void Runtime::trace_stop() const {
 #endif
 }
 
+detail::Kernel& Runtime::kernel(const std::string& key, void (*define)(detail::Kernel&)) const {
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    auto& slot = kernels_[key];
+    if (!slot) {
+        slot = std::make_unique<detail::Kernel>();
+        define(*slot);
+    }
+    return *slot;
+}
+
 template <> const detail::Codelets<float>& Runtime::codelets<float>() const { return *codelets_s_; }
 template <> const detail::Codelets<double>& Runtime::codelets<double>() const { return *codelets_d_; }
 

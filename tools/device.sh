@@ -2,7 +2,7 @@
 # GPU tests and benchmarks on the device machine, in one call.
 #
 # Here (no GPU):   tools/device.sh prepare
-#     builds Release for sm_90 (BUILD_DIR, default build/) and copies what the device needs into
+#     builds Release for sm_90 (BUILD_DIR, default build/; TARGETS limits the build) and copies what the device needs into
 #     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
@@ -22,7 +22,7 @@ prepare() {
     build=$("$root/tools/build.sh")
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
-    cp "$build/examples/starpu_chol" "$carry/bin/"
+    [ -x "$build/examples/starpu_chol" ] && cp "$build/examples/starpu_chol" "$carry/bin/"
     for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' \)); do
         cp "$f" "$carry/bin/"
     done

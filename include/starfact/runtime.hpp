@@ -1,7 +1,9 @@
 // RAII StarPU session. One Runtime may be alive per process at a time; it owns everything
 // starfact keeps between calls: codelets, performance models, per-worker cuBLAS/cuSOLVER handles.
 #pragma once
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@ namespace starfact {
 namespace detail {
 template <typename T> struct Codelets;
 struct CudaContexts;
+struct Kernel;
 }  // namespace detail
 
 /// How to start StarPU. Every field left at its default lets StarPU decide, and StarPU's
@@ -81,6 +84,9 @@ public:
     // ---- internals used by algorithms/ and codelets/ -------------------------------------------
     template <typename T> const detail::Codelets<T>& codelets() const;
     const detail::CudaContexts* cuda_contexts() const { return cuda_.get(); }
+    /// A codelet owned by this Runtime, created by define(kernel) on first use and kept until
+    /// shutdown; `key` names it (e.g. "batched_potrf_chunk<double>"). For feature modules.
+    detail::Kernel& kernel(const std::string& key, void (*define)(detail::Kernel&)) const;
 
 private:
     RuntimeConfig config_;
@@ -89,6 +95,8 @@ private:
     std::unique_ptr<detail::Codelets<float>> codelets_s_;
     std::unique_ptr<detail::Codelets<double>> codelets_d_;
     std::unique_ptr<detail::CudaContexts> cuda_;
+    mutable std::mutex kernels_mutex_;
+    mutable std::map<std::string, std::unique_ptr<detail::Kernel>> kernels_;
 };
 
 /// True when starfact was built with CUDA codelets.

@@ -1,16 +1,18 @@
-// Right-looking tile Cholesky (lower), A = L L^T:
+// Tile Cholesky (lower), A = L L^T, as one DAG with several submission policies (docs/variants.md).
 //
-//   for k = 0 .. mt-1
+// Right-looking, step k:
 //     potrf  A[k][k]
 //     for m = k+1 .. mt-1:  trsm  A[m][k] := A[m][k] L[k][k]^-T
 //     for m = k+1 .. mt-1:  syrk  A[m][m] -= A[m][k] A[m][k]^T
 //                           for n = k+1 .. m-1:  gemm  A[m][n] -= A[m][k] A[n][k]^T
-//
-// Critical-path priorities: a task writing tile (m, n) gets 2(mt - n) - (m - n), potrf one more:
-// columns nearer the left (the next panel) first, and within a column the rows nearest the
-// diagonal, which feed the next potrf. docs/algorithms.md explains the choice.
+// Left-looking, column k (the same tasks, submitted column by column):
+//     for j < k: syrk A[k][k] -= A[k][j] A[k][j]^T;  for m > k, j < k: gemm A[m][k] -= A[m][j] A[k][j]^T
+//     potrf A[k][k];  for m > k: trsm A[m][k]
+// Left-looking coarse, column k: one tile_update task per tile of the column applies all its updates.
 #include <algorithm>
+#include <deque>
 #include <string>
+#include <vector>
 
 #include "algorithms/dag.hpp"
 #include "codelets/codelets.hpp"
@@ -29,49 +31,170 @@ double potrf_flops(int64_t n) {
     return N * N * N / 3.0 + N * N / 2.0 + N / 6.0;
 }
 
+namespace {
+
+enum class Task { Potrf, Trsm, Syrk, Gemm };
+
+template <typename T>
+class CholeskyDag {
+public:
+    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
+        : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max) {
+        o_.mapping = opts.mapping;
+        o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
+    }
+
+    int64_t mt() const { return mt_; }
+
+    /// Right-looking step k; raw(task, m, n) gives the raw priority of a task writing tile (m, n).
+    template <typename Raw>
+    void right_step(int64_t k, Raw raw, std::vector<starpu_task*>* collect = nullptr) {
+        o_.collect = collect;
+        potrf(k, raw(Task::Potrf, k, k));
+        for (int64_t m = k + 1; m < mt_; ++m) trsm(m, k, raw(Task::Trsm, m, k));
+        for (int64_t m = k + 1; m < mt_; ++m) {
+            set(raw(Task::Syrk, m, m), names_("syrk", m, k));
+            detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(m, k), T(1), A_.tile(m, m));
+            for (int64_t n = k + 1; n < m; ++n) {
+                set(raw(Task::Gemm, m, n), names_("gemm", m, n, k));
+                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
+                                       A_.tile(m, n));
+            }
+        }
+        o_.collect = nullptr;
+    }
+
+    /// Left-looking column k, fine-grained (syrk/gemm per update) or coarse (one tile_update per tile).
+    void left_column(int64_t k, bool coarse) {
+        const int col = static_cast<int>(3 * (mt_ - k));  // earlier columns first
+        if (coarse && k > 0) {
+            std::vector<starpu_data_handle_t> a, b;
+            for (int64_t j = 0; j < k; ++j) a.push_back(A_.tile(k, j));
+            set(col, names_("tile_update", k, k));
+            detail::insert_tile_update<T>(rt_, o_, A_.tile(k, k), a, {});
+            for (int64_t m = k + 1; m < mt_; ++m) {
+                std::vector<starpu_data_handle_t> am;
+                for (int64_t j = 0; j < k; ++j) am.push_back(A_.tile(m, j));
+                set(col - static_cast<int>(std::min<int64_t>(m - k, 1)), names_("tile_update", m, k));
+                detail::insert_tile_update<T>(rt_, o_, A_.tile(m, k), am, a);
+            }
+        } else {
+            for (int64_t j = 0; j < k; ++j) {
+                set(col, names_("syrk", k, j));
+                detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(k, j), T(1), A_.tile(k, k));
+            }
+            for (int64_t m = k + 1; m < mt_; ++m)
+                for (int64_t j = 0; j < k; ++j) {
+                    set(col - 1, names_("gemm", m, k, j));
+                    detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, j), A_.tile(k, j), T(1),
+                                           A_.tile(m, k));
+                }
+        }
+        potrf(k, col + 2);
+        for (int64_t m = k + 1; m < mt_; ++m) trsm(m, k, col + 1);
+    }
+
+private:
+    void set(int raw, const char* name) {
+        o_.priority = prio_(raw);
+        o_.name = name;
+    }
+    void potrf(int64_t k, int raw) {
+        set(raw, names_("potrf", k, k));
+        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb());
+    }
+    void trsm(int64_t m, int64_t k, int raw) {
+        set(raw, names_("trsm", m, k));
+        detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), A_.tile(k, k),
+                               A_.tile(m, k));
+    }
+
+    Runtime& rt_;
+    TileMatrix<T>& A_;
+    starpu_data_handle_t info_;
+    int64_t mt_;
+    detail::PriorityScale prio_;
+    detail::TaskOptions o_;
+    detail::TaskNames names_;
+};
+
+void wait_tasks(std::vector<starpu_task*>& tasks) {
+    for (starpu_task* t : tasks)
+        if (starpu_task_wait(t) != 0) throw RuntimeError("starfact::potrf: starpu_task_wait failed");  // destroys t
+    tasks.clear();
+}
+
+template <typename T>
+void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts) {
+    const int64_t mt = A.mt();
+    const Variant v = opts.variant;
+    using K = Variant::Kind;
+    // Critical path: a task writing tile (m, n) gets 2(mt - n) - (m - n), potrf one more.
+    auto critical = [mt](Task t, int64_t m, int64_t n) {
+        return static_cast<int>(2 * (mt - n) - (m - n) + (t == Task::Potrf ? 1 : 0));
+    };
+    switch (v.kind) {
+        case K::Right:
+        case K::NoPrio: {
+            CholeskyDag<T> dag(A, info, opts, static_cast<int>(2 * mt + 1), v.kind == K::Right);
+            for (int64_t k = 0; k < mt; ++k) {
+                starpu_iteration_push(static_cast<unsigned long>(k));
+                dag.right_step(k, critical);
+                starpu_iteration_pop();
+            }
+            break;
+        }
+        case K::Lookahead: {
+            // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
+            const int raise = static_cast<int>(2 * mt + 2);
+            CholeskyDag<T> dag(A, info, opts, static_cast<int>(4 * mt + 3), true);
+            std::deque<std::vector<starpu_task*>> inflight;
+            for (int64_t k = 0; k < mt; ++k) {
+                while (static_cast<int>(inflight.size()) > v.depth) {  // at most D earlier steps in flight
+                    wait_tasks(inflight.front());
+                    inflight.pop_front();
+                }
+                inflight.emplace_back();
+                starpu_iteration_push(static_cast<unsigned long>(k));
+                dag.right_step(
+                    k,
+                    [&](Task t, int64_t m, int64_t n) { return n <= k + v.depth ? raise + critical(t, m, n) : 0; },
+                    &inflight.back());
+                starpu_iteration_pop();
+            }
+            for (auto& step : inflight) wait_tasks(step);
+            break;
+        }
+        case K::Left:
+        case K::LeftCoarse: {
+            CholeskyDag<T> dag(A, info, opts, static_cast<int>(3 * mt + 2), true);
+            for (int64_t k = 0; k < mt; ++k) {
+                starpu_iteration_push(static_cast<unsigned long>(k));
+                dag.left_column(k, v.kind == K::LeftCoarse);
+                starpu_iteration_pop();
+            }
+            break;
+        }
+    }
+}
+
+}  // namespace
+
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts) {
     require(A.m() == A.n(), "potrf", "A", "must be square (got " + std::to_string(A.m()) + " x " +
                                              std::to_string(A.n()) + ")");
     Runtime& rt = A.runtime();
     rt.require_mapping(opts.mapping, "potrf");
+    require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
+            "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
     if (A.n() == 0) return 0;
     if (opts.mapping != Mapping::CpuOnly) detail::reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
 
     int info = 0;
     starpu_data_handle_t info_handle;
     starpu_variable_data_register(&info_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&info), sizeof(int));
-
-    const int64_t mt = A.mt();
-    const detail::PriorityScale prio(opts.priorities, static_cast<int>(2 * mt + 1));
-    auto target = [&](int64_t m, int64_t n) { return static_cast<int>(2 * (mt - n) - (m - n)); };
-    detail::TaskNames name;
-    detail::TaskOptions o;
-    o.mapping = opts.mapping;
-    for (int64_t k = 0; k < mt; ++k) {
-        starpu_iteration_push(static_cast<unsigned long>(k));
-        o.priority = prio(target(k, k) + 1);
-        o.name = name("potrf", k, k);
-        detail::insert_potrf<T>(rt, o, A.tile(k, k), info_handle, k * A.nb());
-        for (int64_t m = k + 1; m < mt; ++m) {
-            o.priority = prio(target(m, k));
-            o.name = name("trsm", m, k);
-            detail::insert_trsm<T>(rt, o, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), A.tile(k, k),
-                                   A.tile(m, k));
-        }
-        for (int64_t m = k + 1; m < mt; ++m) {
-            o.priority = prio(target(m, m));
-            o.name = name("syrk", m, k);
-            detail::insert_syrk<T>(rt, o, Uplo::Lower, Op::NoTrans, T(-1), A.tile(m, k), T(1), A.tile(m, m));
-            for (int64_t n = k + 1; n < m; ++n) {
-                o.priority = prio(target(m, n));
-                o.name = name("gemm", m, n, k);
-                detail::insert_gemm<T>(rt, o, Op::NoTrans, Op::Trans, T(-1), A.tile(m, k), A.tile(n, k), T(1),
-                                       A.tile(m, n));
-            }
-        }
-        starpu_iteration_pop();
-    }
+    submit_potrf_dag(A, info_handle, opts);
     starpu_task_wait_for_all();
     starpu_data_unregister(info_handle);  // brings the final info back to `info`
     return info;
@@ -89,6 +212,44 @@ int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts) {
     const int info = potrf(tiles, opts);
     tiles.export_to(A, lda);
     return info;
+}
+
+Variant Variant::parse(const std::string& text, const char* argument) {
+    Variant v;
+    if (text == "right") v.kind = Kind::Right;
+    else if (text == "left") v.kind = Kind::Left;
+    else if (text == "left-coarse") v.kind = Kind::LeftCoarse;
+    else if (text == "noprio") v.kind = Kind::NoPrio;
+    else if (text.rfind("lookahead=", 0) == 0) {
+        const std::string d = text.substr(10);
+        size_t used = 0;
+        int depth = -1;
+        try {
+            depth = std::stoi(d, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != d.size() || depth < 0 || depth > 1000)
+            throw InvalidArgument("Variant::parse", argument,
+                                  "lookahead depth must be an integer in [0, 1000] (got '" + text + "')");
+        v.kind = Kind::Lookahead;
+        v.depth = depth;
+    } else {
+        throw InvalidArgument("Variant::parse", argument,
+                              "must be right, lookahead=D, left, left-coarse or noprio (got '" + text + "')");
+    }
+    return v;
+}
+
+std::string Variant::name() const {
+    switch (kind) {
+        case Kind::Right: return "right";
+        case Kind::Lookahead: return "lookahead=" + std::to_string(depth);
+        case Kind::Left: return "left";
+        case Kind::LeftCoarse: return "left-coarse";
+        case Kind::NoPrio: return "noprio";
+    }
+    return "?";
 }
 
 template int potrf<float>(TileMatrix<float>&, const Options&);

@@ -38,10 +38,11 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
     rt.require_mapping(opts.mapping, "potrs");
     const int64_t mt = L.mt(), nt = B.nt();
     if (mt == 0 || nt == 0) return;
-    const detail::PriorityScale prio(opts.priorities, static_cast<int>(2 * mt + 1));
+    const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
     detail::TaskNames name;
     detail::TaskOptions o;
     o.mapping = opts.mapping;
+    o.counter = opts.stats ? &opts.stats->tasks : nullptr;
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));

@@ -13,6 +13,7 @@ Codelets<T>::Codelets() {
     define_trsm<T>(trsm);
     define_syrk<T>(syrk);
     define_gemm<T>(gemm);
+    define_tile_update<T>(tile_update);
 }
 template struct Codelets<float>;
 template struct Codelets<double>;
@@ -26,12 +27,18 @@ uint32_t where_of(Mapping m) {
     return STARPU_CPU | STARPU_CUDA;
 }
 
-void submit(starpu_task* task, const char* what) {
+void submit(starpu_task* task, const TaskOptions& o, const char* what) {
+    task->priority = o.priority;
+    task->where = where_of(o.mapping);
+    task->name = o.name;
+    if (o.collect) task->detach = 0;
     const int ret = starpu_task_submit(task);
     if (ret != 0) starpu_task_destroy(task);
     if (ret == -ENODEV)
         throw RuntimeError(std::string("starfact: no worker can run the ") + what + " task (check the mapping)");
     if (ret != 0) throw RuntimeError(std::string("starfact: starpu_task_submit(") + what + ") failed: " + std::to_string(ret));
+    if (o.collect) o.collect->push_back(task);
+    if (o.counter) ++*o.counter;
 }
 
 }  // namespace starfact::detail

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
@@ -32,7 +33,7 @@ struct Kernel {
 
 template <typename T>
 struct Codelets {
-    Kernel potrf, trsm, syrk, gemm;
+    Kernel potrf, trsm, syrk, gemm, tile_update;
     Codelets();
 };
 
@@ -40,6 +41,7 @@ template <typename T> void define_potrf(Kernel& k);
 template <typename T> void define_trsm(Kernel& k);
 template <typename T> void define_syrk(Kernel& k);
 template <typename T> void define_gemm(Kernel& k);
+template <typename T> void define_tile_update(Kernel& k);
 
 /// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb.
 template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb);
@@ -49,6 +51,10 @@ struct TaskOptions {
     Mapping mapping = Mapping::Hybrid;
     int priority = 0;
     const char* name = nullptr;
+    /// When set, the task is not detached and is appended here: the caller must starpu_task_wait()
+    /// it (used for bounded submission windows).
+    std::vector<starpu_task*>* collect = nullptr;
+    int64_t* counter = nullptr;  ///< incremented per submitted task when set
 };
 
 uint32_t where_of(Mapping m);
@@ -62,8 +68,9 @@ void* pack(const Args& a) {
     return p;
 }
 
-/// Submits a task; throws RuntimeError if StarPU refuses it (e.g. no worker can run it).
-void submit(starpu_task* task, const char* what);
+/// Applies o (priority, where, name, collect, counter) and submits; throws RuntimeError if StarPU
+/// refuses the task (e.g. no worker can run it).
+void submit(starpu_task* task, const TaskOptions& o, const char* what);
 
 template <typename T>
 void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
@@ -74,6 +81,10 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
 template <typename T>
 void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A,
                  T beta, starpu_data_handle_t C);
+/// C -= sum_j A[j] B[j]^T (B empty: C -= sum_j A[j] A[j]^T, lower) in one task.
+template <typename T>
+void insert_tile_update(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t C,
+                        const std::vector<starpu_data_handle_t>& A, const std::vector<starpu_data_handle_t>& B);
 template <typename T>
 void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
                  starpu_data_handle_t B, T beta, starpu_data_handle_t C);

@@ -3,6 +3,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -68,6 +69,7 @@ void define_gemm(Kernel& k) {
     k.cl.modes[1] = STARPU_R;
     k.cl.modes[2] = STARPU_RW;
     k.cl.name = "gemm";
+    k.cl.color = kernel_color("gemm");
     k.model.type = STARPU_HISTORY_BASED;
     k.model.symbol = gemm_symbol<T>();
     k.cl.model = &k.model;
@@ -85,11 +87,8 @@ void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alph
     t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta});
     t->cl_arg_size = sizeof(GemmArgs<T>);
     t->cl_arg_free = 1;
-    t->priority = o.priority;
-    t->where = where_of(o.mapping);
-    t->name = o.name;
     t->flops = 2.0 * m * n * k;
-    submit(t, "gemm");
+    submit(t, o, "gemm");
 }
 
 template void define_gemm<float>(Kernel&);

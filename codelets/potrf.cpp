@@ -5,6 +5,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
 #include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
@@ -87,6 +88,7 @@ void define_potrf(Kernel& k) {
     k.cl.modes[0] = STARPU_RW;
     k.cl.modes[1] = STARPU_RW;
     k.cl.name = "potrf";
+    k.cl.color = kernel_color("potrf");
     k.model.type = STARPU_HISTORY_BASED;
     k.model.symbol = potrf_symbol<T>();
     k.cl.model = &k.model;
@@ -103,11 +105,8 @@ void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
     t->cl_arg = pack(PotrfArgs{offset, const_cast<CudaContexts*>(rt.cuda_contexts())});
     t->cl_arg_size = sizeof(PotrfArgs);
     t->cl_arg_free = 1;
-    t->priority = o.priority;
-    t->where = where_of(o.mapping);
-    t->name = o.name;
     t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
-    submit(t, "potrf");
+    submit(t, o, "potrf");
 }
 
 template <typename T>

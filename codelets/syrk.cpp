@@ -3,6 +3,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -59,6 +60,7 @@ void define_syrk(Kernel& k) {
     k.cl.modes[0] = STARPU_R;
     k.cl.modes[1] = STARPU_RW;
     k.cl.name = "syrk";
+    k.cl.color = kernel_color("syrk");
     k.model.type = STARPU_HISTORY_BASED;
     k.model.symbol = syrk_symbol<T>();
     k.cl.model = &k.model;
@@ -75,11 +77,8 @@ void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T al
     t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta});
     t->cl_arg_size = sizeof(SyrkArgs<T>);
     t->cl_arg_free = 1;
-    t->priority = o.priority;
-    t->where = where_of(o.mapping);
-    t->name = o.name;
     t->flops = n * (n + 1) * k;
-    submit(t, "syrk");
+    submit(t, o, "syrk");
 }
 
 template void define_syrk<float>(Kernel&);

@@ -3,6 +3,7 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -59,6 +60,7 @@ void define_trsm(Kernel& k) {
     k.cl.modes[0] = STARPU_R;
     k.cl.modes[1] = STARPU_RW;
     k.cl.name = "trsm";
+    k.cl.color = kernel_color("trsm");
     k.model.type = STARPU_HISTORY_BASED;
     k.model.symbol = trsm_symbol<T>();
     k.cl.model = &k.model;
@@ -75,11 +77,8 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
     t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha});
     t->cl_arg_size = sizeof(TrsmArgs<T>);
     t->cl_arg_free = 1;
-    t->priority = o.priority;
-    t->where = where_of(o.mapping);
-    t->name = o.name;
     t->flops = side == Side::Left ? m * m * n : m * n * n;
-    submit(t, "trsm");
+    submit(t, o, "trsm");
 }
 
 template void define_trsm<float>(Kernel&);

@@ -1,15 +1,21 @@
 // starpu_chol: the starfact experiment driver for tile Cholesky. See --help and docs/starpu_chol.md.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "examples/cli.hpp"
+#include "examples/profile.hpp"
 #include "examples/reference.hpp"
+#include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
 
 namespace {
@@ -31,7 +37,8 @@ problem
                     cpu-only 256)
   --prec s|d        precision: s = float, d = double (default d)
   --seed S          random seed (default 1)
-mapping and runtime
+algorithm, mapping and runtime
+  --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
   --gpu-only        every task on CUDA workers (default when a GPU is present)
   --hybrid          StarPU chooses among CPU and CUDA workers
   --cpu-only        every task on CPU workers (default without a GPU)
@@ -39,30 +46,56 @@ mapping and runtime
   --device-resident tiles live in GPU memory (default: pinned host memory)
   --ncpus N         CPU workers (default: StarPU's choice; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
-  --streams N       CUDA workers (streams) per GPU (default 1; STARPU_NWORKER_PER_CUDA wins)
-  --no-priorities   submit every task at the same priority
-runs and output
-  --warmup K        untimed runs first, to calibrate performance models (default 1)
-  --repeat R        timed runs (default 3); the summary uses their median
+  --streams N       CUDA workers (streams) per GPU (default 2; STARPU_NWORKER_PER_CUDA wins)
+  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
+                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
+comparison (one process, one table)
+  --compare         run every variant x mapping x scheduler below on the same matrix, print one table:
+                    median seconds, GFLOP/s, time relative to the best row, residual, tasks, and for
+                    the last timed run the CPU and GPU workers' busy % and the GPUs' idle %
+  --variants LIST   comma-separated (default right,lookahead=2,left,noprio)
+  --mappings LIST   comma-separated (default gpu-only,hybrid with a GPU, cpu-only without)
+  --scheds LIST     comma-separated (default dmdas,lws)
+runs, models and output
+  --warmup K        untimed runs first; they also calibrate the performance models (default 2)
+  --repeat R        timed runs (default 3); summaries use their median
+  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
+                    STARPU_CALIBRATE=1, then report where the models are and exit
   --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
                     on the GPU when one is present); exit status 3 if it is >= 60
   --no-check        skip the residual
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
-  --csv             CSV rows instead of the table (summary lines start with '#')
+  --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
+                    tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker)
+  --csv             CSV rows instead of the table (notes start with '#')
   --help            this text
 
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
 )";
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
 
 struct Settings {
     int64_t n = -1, nb = -1;
     char prec = 'd';
     uint64_t seed = 1;
     int mapping = -1;  // -1: default from the hardware
+    Variant variant;
     std::string sched = "dmdas";
-    bool device_resident = false, check = true, vendor = true, csv = false, priorities = true;
-    int ncpus = -1, ncuda = -1, streams = 0;
-    int warmup = 1, repeat = 3;
+    bool device_resident = false, check = true, vendor = true, csv = false, compare = false, calibrate = false;
+    int ncpus = -1, ncuda = -1, streams = 2;
+    int warmup = -1, repeat = 3;
+    std::string perfmodel_dir, trace_dir;
+    std::vector<Variant> variants;
+    std::vector<Mapping> mappings;
+    std::vector<std::string> scheds;
 };
 
 Settings parse(int argc, char** argv) {
@@ -77,6 +110,7 @@ Settings parse(int argc, char** argv) {
         else if (f == "--nb") s.nb = cli.integer(1, 16384);
         else if (f == "--prec") s.prec = cli.choice({"s", "d"})[0];
         else if (f == "--seed") s.seed = static_cast<uint64_t>(cli.integer(0, INT64_MAX));
+        else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
         else if (f == "--gpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::GpuOnly); }
         else if (f == "--hybrid") { cli.no_value(); s.mapping = static_cast<int>(Mapping::Hybrid); }
         else if (f == "--cpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::CpuOnly); }
@@ -85,15 +119,26 @@ Settings parse(int argc, char** argv) {
         else if (f == "--ncpus") s.ncpus = static_cast<int>(cli.integer(0, 4096));
         else if (f == "--ncuda") s.ncuda = static_cast<int>(cli.integer(0, 64));
         else if (f == "--streams") s.streams = static_cast<int>(cli.integer(1, 64));
-        else if (f == "--no-priorities") { cli.no_value(); s.priorities = false; }
+        else if (f == "--perfmodel-dir") s.perfmodel_dir = cli.value();
+        else if (f == "--compare") { cli.no_value(); s.compare = true; }
+        else if (f == "--variants") for (const auto& v : split(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
+        else if (f == "--mappings") for (const auto& m : split(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
+        else if (f == "--scheds") s.scheds = split(cli.value());
         else if (f == "--warmup") s.warmup = static_cast<int>(cli.integer(0, 1000));
         else if (f == "--repeat") s.repeat = static_cast<int>(cli.integer(1, 1000));
+        else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
         else if (f == "--check") { cli.no_value(); s.check = true; }
         else if (f == "--no-check") { cli.no_value(); s.check = false; }
         else if (f == "--no-vendor") { cli.no_value(); s.vendor = false; }
+        else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--csv") { cli.no_value(); s.csv = true; }
         else cli.unknown();
     }
+    if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
+    if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
+    if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
+                                          Variant::parse("noprio")};
+    if (s.scheds.empty()) s.scheds = {"dmdas", "lws"};
     return s;
 }
 
@@ -108,31 +153,30 @@ double median(std::vector<double> v) {
     return k == 0 ? 0.0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-class Report {
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+std::string residual_text(double r) { return r < 0 ? "-" : fmt("%.3g", r); }
+
+/// Prints rows as an aligned table or as CSV; notes become '#' lines in CSV.
+class Table {
 public:
-    Report(bool csv) : csv_(csv) {}
-    void header() const {
-        if (csv_)
-            std::printf("impl,n,nb,prec,mapping,sched,residency,run,seconds,gflops,residual,info\n");
-        else
-            std::printf("%-9s %7s %5s %4s %-9s %-10s %-9s %4s %10s %10s %10s %5s\n", "impl", "n", "nb", "prec",
-                        "mapping", "sched", "residency", "run", "seconds", "GFLOP/s", "residual", "info");
-    }
-    void row(const std::string& impl, int64_t n, const std::string& nb, char prec, const std::string& mapping,
-             const std::string& sched, const std::string& residency, int run, double sec, double residual,
-             int info) const {
-        const double gflops = potrf_flops(n) / sec * 1e-9;
-        char res[32];
-        if (residual < 0) std::snprintf(res, sizeof res, "-");
-        else std::snprintf(res, sizeof res, "%.3g", residual);
-        if (csv_)
-            std::printf("%s,%lld,%s,%c,%s,%s,%s,%d,%.6f,%.1f,%s,%d\n", impl.c_str(), static_cast<long long>(n),
-                        nb.c_str(), prec, mapping.c_str(), sched.c_str(), residency.c_str(), run, sec, gflops, res,
-                        info);
-        else
-            std::printf("%-9s %7lld %5s %4c %-9s %-10s %-9s %4d %10.4f %10.1f %10s %5d\n", impl.c_str(),
-                        static_cast<long long>(n), nb.c_str(), prec, mapping.c_str(), sched.c_str(),
-                        residency.c_str(), run, sec, gflops, res, info);
+    Table(bool csv, std::vector<std::string> columns) : csv_(csv), cols_(std::move(columns)) {}
+    void header() const { row(cols_); }
+    void row(const std::vector<std::string>& cells) const {
+        std::string line;
+        for (size_t i = 0; i < cells.size(); ++i) {
+            if (csv_) line += (i ? "," : "") + cells[i];
+            else {
+                const size_t w = std::max<size_t>(cols_[i].size(), i == 0 ? 11 : 9);
+                std::string c = cells[i];
+                if (c.size() < w) c = (i == 0 ? c + std::string(w - c.size(), ' ') : std::string(w - c.size(), ' ') + c);
+                line += (i ? " " : "") + c;
+            }
+        }
+        std::printf("%s\n", line.c_str());
         std::fflush(stdout);
     }
     void note(const std::string& text) const {
@@ -142,97 +186,286 @@ public:
 
 private:
     bool csv_;
+    std::vector<std::string> cols_;
 };
 
+/// Model-based schedulers rely on calibrated performance models.
+bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 || sched == "pheft" || sched == "peager"; }
+
+/// Whether this machine already has history for the four Cholesky kernels of this precision.
+bool models_present(const Runtime& rt, char prec) {
+    char host[256] = "";
+    gethostname(host, sizeof host);
+    for (const char* k : {"potrf", "trsm", "syrk", "gemm"}) {
+        const std::string f = rt.perfmodel_dir() + "/codelets/45/starfact_" + prec + k + "." + host;
+        if (access(f.c_str(), R_OK) != 0) return false;
+    }
+    return true;
+}
+
+RuntimeConfig runtime_config(const Settings& s, const std::string& sched, bool cpu_only_run) {
+    RuntimeConfig cfg;
+    cfg.ncpus = s.ncpus;
+    cfg.ncuda = cpu_only_run && s.ncuda < 0 ? 0 : s.ncuda;
+    cfg.workers_per_gpu = s.streams;
+    cfg.scheduler = sched;
+    cfg.trace = !s.trace_dir.empty();
+    cfg.calibrate = s.calibrate;
+    cfg.profiling = s.compare;
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    cfg.perfmodel_dir = std::string(cache ? cache : std::string(home ? home : ".") + "/.cache") + "/starfact/perfmodels";
+    return cfg;
+}
+
+/// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
 template <typename T>
-int run(const Settings& s, Runtime& rt, Mapping mapping) {
+struct Reference {
+#ifdef STARFACT_HAVE_CUDA
+    std::unique_ptr<examples::DeviceReference<T>> dev;
+#endif
+    Reference(bool gpu, int64_t n, const T* A) {
+#ifdef STARFACT_HAVE_CUDA
+        if (gpu) dev = std::make_unique<examples::DeviceReference<T>>(n, A);
+#else
+        (void)gpu, (void)n, (void)A;
+#endif
+    }
+    const T* device_copy() const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->original();
+#endif
+        return nullptr;
+    }
+    double residual(const Runtime& rt, const TileMatrix<T>& L, int64_t n, const T* A) const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->residual_of(L);
+#endif
+        std::vector<T> Lh(static_cast<size_t>(n) * n);
+        L.export_to(Lh.data(), n);
+        Runtime::Paused quiet(rt);
+        return potrf_residual<T>(n, A, n, Lh.data(), n);
+    }
+    VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->cusolver_potrf(warmup, repeat, check);
+#endif
+        Runtime::Paused quiet(rt);
+        return examples::lapacke_potrf<T>(n, A, warmup, repeat, check);
+    }
+};
+
+struct Measured {
+    std::vector<double> seconds;
+    double residual = -1;
+    int info = 0;
+    int64_t tasks = 0;
+    examples::BusyShare busy;
+};
+
+/// Warm-up + timed runs of one configuration on `tiles` (refilled from A before every run).
+template <typename T>
+Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Reference<T>& ref, const T* A, int64_t n,
+                 Options opts, bool trace_last, const Table* per_run, const std::vector<std::string>& row_prefix) {
+    Measured out;
+    RunStats stats;
+    opts.stats = &stats;
+    for (int r = 0; r < s.warmup + s.repeat; ++r) {
+        const bool timed = r >= s.warmup, last = r == s.warmup + s.repeat - 1;
+        const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
+        tiles.import(src, n);
+        if (last && s.compare) examples::profiling_reset();  // busy shares of the last timed run
+        if (trace_last && last) rt.trace_start();
+        stats.tasks = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        out.info = potrf(tiles, opts);
+        const auto t1 = std::chrono::steady_clock::now();
+        if (trace_last && last) rt.trace_stop();
+        if (last && s.compare) out.busy = examples::profiling_read();
+        const double sec = std::chrono::duration<double>(t1 - t0).count();
+        if (!timed) {
+            std::fprintf(stderr, "[starpu_chol] warm-up %d/%d: %.3f s\n", r + 1, s.warmup, sec);
+            continue;
+        }
+        out.seconds.push_back(sec);
+        out.tasks = stats.tasks;
+        if (last && s.check && out.info == 0) out.residual = ref.residual(rt, tiles, n, A);
+        if (per_run) {
+            std::vector<std::string> cells = row_prefix;
+            cells.push_back(std::to_string(r - s.warmup + 1));
+            cells.push_back(fmt("%.4f", sec));
+            cells.push_back(fmt("%.1f", potrf_flops(n) / sec * 1e-9));
+            cells.push_back(residual_text(last ? out.residual : -1));
+            cells.push_back(std::to_string(out.info));
+            per_run->row(cells);
+        }
+        if (out.info != 0) break;
+    }
+    return out;
+}
+
+/// One configuration, one line per run, then the vendor on the same matrix.
+template <typename T>
+int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
     const int64_t nb = s.nb > 0 ? s.nb : default_nb(mapping, n);
-    const bool use_gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const Report report(s.csv);
-    report.note("starpu_chol: " + rt.describe());
+    const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "mapping", "sched", "residency", "run", "seconds",
+                              "GFLOP/s", "residual", "info"});
+    table.note("starpu_chol: " + rt.describe());
+    if (model_based(rt.scheduler()) && !models_present(rt, s.prec))
+        table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
+                   " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
     std::vector<T> A(static_cast<size_t>(n) * n);
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
-#ifdef STARFACT_HAVE_CUDA
-    std::unique_ptr<examples::DeviceReference<T>> ref;
-    if (use_gpu && (s.check || s.vendor || s.device_resident))
-        ref = std::make_unique<examples::DeviceReference<T>>(n, A.data());
-#endif
+    const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);
     Options opts;
     opts.mapping = mapping;
-    opts.priorities = s.priorities;
+    opts.variant = s.variant;
 
-    report.header();
-    std::vector<double> times;
-    int info = 0;
-    for (int r = 0; r < s.warmup + s.repeat; ++r) {
-        const T* src = A.data();
-#ifdef STARFACT_HAVE_CUDA
-        if (ref && residency == Residency::Device) src = ref->original();  // device-to-device refill
-#endif
-        tiles.import(src, n);
-        rt.trace_start();
-        const auto t0 = std::chrono::steady_clock::now();
-        info = potrf(tiles, opts);
-        const auto t1 = std::chrono::steady_clock::now();
-        rt.trace_stop();
-        const double sec = std::chrono::duration<double>(t1 - t0).count();
-        if (r < s.warmup) {
-            std::fprintf(stderr, "[starpu_chol] warmup %d/%d: %.3f s\n", r + 1, s.warmup, sec);
-            continue;
+    if (s.calibrate) {
+        Settings cal = s;
+        cal.repeat = 0;
+        measure<T>(cal, rt, tiles, ref, A.data(), n, opts, false, nullptr, {});
+        table.note("calibrated: " + std::to_string(s.warmup) + " run(s) of " + s.variant.name() + " " +
+                   to_string(mapping) + " n=" + std::to_string(n) + " nb=" + std::to_string(nb) + "; models in " +
+                   rt.perfmodel_dir());
+        return 0;
+    }
+    table.header();
+    const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
+                                             s.variant.name(), to_string(mapping), rt.scheduler(), to_string(residency)};
+    const Measured m = measure<T>(s, rt, tiles, ref, A.data(), n, opts, !s.trace_dir.empty(), &table, prefix);
+    if (m.info != 0) {
+        table.note("matrix is not positive definite: info = " + std::to_string(m.info));
+        return 2;
+    }
+    const double ours = median(m.seconds);
+    std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
+                          fmt("%.1f", potrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
+    if (s.vendor) {
+        const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
+        for (size_t i = 0; i < v.seconds.size(); ++i)
+            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-", "-",
+                       v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
+                       fmt("%.1f", potrf_flops(n) / v.seconds[i] * 1e-9),
+                       residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
+        const double theirs = median(v.seconds);
+        summary += "; " + v.name + " median " + fmt("%.4f", theirs) + " s, " +
+                   fmt("%.1f", potrf_flops(n) / theirs * 1e-9) + " GFLOP/s; ratio " + v.name +
+                   "/starfact = " + fmt("%.3f", theirs / ours);
+    }
+    table.note(summary);
+    if (m.residual >= 60) {
+        table.note("residual check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
+struct CompareRow {
+    std::string sched, mapping, variant;
+    Measured m;
+};
+
+/// Every scheduler x mapping x variant on the same matrix, one table.
+template <typename T>
+int run_compare(const Settings& s) {
+    if (std::getenv("STARPU_SCHED")) {
+        std::fprintf(stderr, "[starpu_chol] --compare: STARPU_SCHED=%s ignored, schedulers come from --scheds\n",
+                     std::getenv("STARPU_SCHED"));
+        unsetenv("STARPU_SCHED");
+    }
+    const Table table(s.csv, {"sched", "mapping", "variant", "seconds", "GFLOP/s", "x best", "residual", "tasks",
+                              "CPU busy%", "GPU busy%", "GPU idle%"});
+    std::vector<CompareRow> rows;
+    std::vector<T> A;
+    int64_t n = 0, nb = 0;
+    VendorRun vendor;
+    const size_t total = s.scheds.size() * std::max<size_t>(1, s.mappings.size()) * s.variants.size();
+    size_t done = 0;
+    for (const std::string& sched : s.scheds) {
+        Runtime rt(runtime_config(s, sched, false));
+        if (rows.empty()) table.note("starpu_chol --compare: " + rt.describe());
+        std::vector<Mapping> mappings = s.mappings;
+        if (mappings.empty()) {
+            if (rt.cuda_workers() > 0) mappings = {Mapping::GpuOnly, Mapping::Hybrid};
+            else mappings = {Mapping::CpuOnly};
         }
-        times.push_back(sec);
-        double residual = -1;
-        const bool last = r == s.warmup + s.repeat - 1;
-        if (last && s.check && info == 0) {
-#ifdef STARFACT_HAVE_CUDA
-            if (ref) residual = ref->residual_of(tiles);
-#endif
-            if (residual < 0) {
-                std::vector<T> L(A.size());
-                tiles.export_to(L.data(), n);
-                Runtime::Paused quiet(rt);
-                residual = potrf_residual<T>(n, A.data(), n, L.data(), n);
+        const bool gpu = rt.cuda_workers() > 0;
+        if (A.empty()) {
+            n = s.n > 0 ? s.n : (gpu ? 16384 : 2000);
+            nb = s.nb > 0 ? s.nb : default_nb(gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n);
+            A.resize(static_cast<size_t>(n) * n);
+            random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+            table.note("n=" + std::to_string(n) + " nb=" + std::to_string(nb) + " prec=" + s.prec + " residency=" +
+                       (s.device_resident ? "device" : "host") + ", " + std::to_string(s.warmup) + " warm-up and " +
+                       std::to_string(s.repeat) + " timed runs per row (warm-ups calibrate the models)");
+        }
+        const Reference<T> ref(gpu, n, A.data());
+        TileMatrix<T> tiles(rt, n, nb, s.device_resident ? Residency::Device : Residency::Host);
+        if (s.vendor && vendor.name.empty()) vendor = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false);
+        for (Mapping mapping : mappings) {
+            if (!rt.supports(mapping)) {
+                table.note("skipped " + std::string(to_string(mapping)) + ": no suitable worker");
+                continue;
+            }
+            for (const Variant& v : s.variants) {
+                std::fprintf(stderr, "[starpu_chol] compare %zu/%zu: %s %s %s\n", ++done, total, sched.c_str(),
+                             to_string(mapping), v.name().c_str());
+                Options opts;
+                opts.mapping = mapping;
+                opts.variant = v;
+                rows.push_back({rt.scheduler(), to_string(mapping), v.name(),
+                                measure<T>(s, rt, tiles, ref, A.data(), n, opts, false, nullptr, {})});
+                if (rows.back().m.info != 0) {
+                    table.note("matrix is not positive definite: info = " + std::to_string(rows.back().m.info));
+                    return 2;
+                }
             }
         }
-        report.row("starfact", n, std::to_string(nb), s.prec, to_string(mapping), rt.scheduler(),
-                   to_string(residency), r - s.warmup + 1, sec, residual, info);
-        if (info != 0) {
-            report.note("matrix is not positive definite: info = " + std::to_string(info));
-            return 2;
-        }
-        if (residual >= 60) {
-            report.note("residual check FAILED (>= 60)");
+    }
+    double best = 1e300;
+    for (const auto& r : rows) best = std::min(best, median(r.m.seconds));
+    table.header();
+    for (const auto& r : rows) {
+        const double t = median(r.m.seconds);
+        table.row({r.sched, r.mapping, r.variant, fmt("%.4f", t), fmt("%.1f", potrf_flops(n) / t * 1e-9),
+                   fmt("%.2f", t / best), residual_text(r.m.residual), std::to_string(r.m.tasks),
+                   r.m.busy.has_cpu ? fmt("%.1f", r.m.busy.cpu) : "-", r.m.busy.has_gpu ? fmt("%.1f", r.m.busy.gpu) : "-",
+                   r.m.busy.has_gpu ? fmt("%.1f", r.m.busy.gpu_idle) : "-"});
+    }
+    if (!vendor.name.empty()) {
+        const double t = median(vendor.seconds);
+        table.row({vendor.name, "-", "-", fmt("%.4f", t), fmt("%.1f", potrf_flops(n) / t * 1e-9), fmt("%.2f", t / best),
+                   "-", "-", "-", "-", "-"});
+    }
+    for (const auto& r : rows)
+        if (r.m.residual >= 60) {
+            table.note("residual check FAILED (>= 60) for " + r.sched + " " + r.mapping + " " + r.variant);
             return 3;
         }
+    return 0;
+}
+
+int post_process_trace(const Settings& s, const std::vector<std::string>& workers) {
+    const std::string err = examples::run_fxt_tool(s.trace_dir);
+    if (!err.empty()) {
+        std::fprintf(stderr, "starpu_chol: %s\n", err.c_str());
+        return 1;
     }
-    const double ours = median(times);
-    char line[512];
-    std::snprintf(line, sizeof line, "summary: starfact median %.4f s, %.1f GFLOP/s", ours,
-                  potrf_flops(n) / ours * 1e-9);
-    std::string summary = line;
-    if (s.vendor) {
-        VendorRun v;
-#ifdef STARFACT_HAVE_CUDA
-        if (ref) v = ref->cusolver_potrf(s.warmup, s.repeat, s.check);
-#endif
-        if (v.name.empty()) {
-            Runtime::Paused quiet(rt);
-            v = examples::lapacke_potrf<T>(n, A.data(), s.warmup, s.repeat, s.check);
-        }
-        const std::string vres = v.name == "cusolver" ? "device" : "host";
-        for (size_t i = 0; i < v.seconds.size(); ++i)
-            report.row(v.name, n, "-", s.prec, "-", "-", vres, static_cast<int>(i + 1), v.seconds[i],
-                       i + 1 == v.seconds.size() ? v.residual : -1, v.info);
-        const double theirs = median(v.seconds);
-        std::snprintf(line, sizeof line, "; %s median %.4f s, %.1f GFLOP/s; ratio %s/starfact = %.3f", v.name.c_str(),
-                      theirs, potrf_flops(n) / theirs * 1e-9, v.name.c_str(), theirs / ours);
-        summary += line;
+    try {
+        const int tasks = examples::gantt_svg(s.trace_dir + "/tasks.rec", s.trace_dir + "/gantt.svg",
+                                              "starpu_chol " + s.variant.name() + " (last timed run)", workers);
+        std::printf("%strace: %s/paje.trace, dag.dot, tasks.rec and gantt.svg (%d tasks)\n", s.csv ? "# " : "",
+                    s.trace_dir.c_str(), tasks);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "starpu_chol: gantt: %s\n", e.what());
+        return 1;
     }
-    report.note(summary);
     return 0;
 }
 
@@ -242,25 +475,39 @@ int main(int argc, char** argv) {
     Settings s;
     try {
         s = parse(argc, argv);
+        if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
+        if (!s.trace_dir.empty()) {
+            if (std::system(("mkdir -p '" + s.trace_dir + "'").c_str()) != 0)
+                throw std::invalid_argument("--trace: cannot create " + s.trace_dir);
+            setenv("STARPU_FXT_PREFIX", (s.trace_dir + "/").c_str(), 1);
+            setenv("STARPU_FXT_TRACE", "1", 1);
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;
     }
+    int rc = 0;
+    std::vector<std::string> workers;  // lane names for the Gantt chart
     try {
-        RuntimeConfig cfg;
-        cfg.ncpus = s.ncpus;
-        cfg.ncuda = s.mapping == static_cast<int>(Mapping::CpuOnly) && s.ncuda < 0 ? 0 : s.ncuda;
-        cfg.workers_per_gpu = s.streams;
-        cfg.scheduler = s.sched;
-        Runtime rt(cfg);
-        const Mapping mapping = s.mapping >= 0 ? static_cast<Mapping>(s.mapping)
-                                               : (rt.cuda_workers() > 0 ? Mapping::GpuOnly : Mapping::CpuOnly);
-        rt.require_mapping(mapping, "starpu_chol");
-        if (s.device_resident && rt.cuda_devices() == 0)
-            throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
-        return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+        if (s.compare) return s.prec == 's' ? run_compare<float>(s) : run_compare<double>(s);
+        {
+            Runtime rt(runtime_config(s, s.sched, s.mapping == static_cast<int>(Mapping::CpuOnly)));
+            const Mapping mapping = s.mapping >= 0 ? static_cast<Mapping>(s.mapping)
+                                                   : (rt.cuda_workers() > 0 ? Mapping::GpuOnly : Mapping::CpuOnly);
+            rt.require_mapping(mapping, "starpu_chol");
+            if (s.device_resident && rt.cuda_devices() == 0)
+                throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
+            rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
+            for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+                char name[64];
+                starpu_worker_get_name(static_cast<int>(w), name, sizeof name);
+                workers.push_back(name);
+            }
+        }  // StarPU shuts down here and writes the FxT file
+        if (!s.trace_dir.empty() && rc == 0) rc = post_process_trace(s, workers);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;
     }
+    return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <starpu.h>
+#include <starpu_profiling.h>
 #ifdef STARPU_USE_FXT
 #include <starpu_fxt.h>
 #endif
@@ -70,7 +71,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
     if (config.trace) starpu_fxt_autostart_profiling(0);
 #endif
     if (config.workers_per_gpu > 0) default_env("STARPU_NWORKER_PER_CUDA", std::to_string(config.workers_per_gpu));
-    if (!config.perfmodel_dir.empty()) default_env("STARPU_PERF_MODEL_DIR", config.perfmodel_dir);
+    if (!config.perfmodel_dir.empty() && !std::getenv("STARPU_HOME")) default_env("STARPU_PERF_MODEL_DIR", config.perfmodel_dir);
 
     starpu_conf conf;
     starpu_conf_init(&conf);
@@ -87,6 +88,12 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
     if (ret == -ENODEV) throw RuntimeError("starfact::Runtime: StarPU found no worker (ncpus=0 and no GPU?)");
     if (ret != 0) throw RuntimeError("starfact::Runtime: starpu_init failed (" + std::to_string(ret) + ")");
 
+#ifdef STARPU_USE_FXT
+    // With Debian's FxT, StarPU 1.3's autostart=0 still leaves recording active (the probes test
+    // fut_active, which the initial key mask keeps non-zero): stop explicitly until trace_start().
+    if (config.trace) starpu_fxt_stop_profiling();
+#endif
+    if (config.profiling) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     blas_threads_before_ = openblas_get_num_threads();
     openblas_set_num_threads(1);  // CPU codelets are single-threaded inside their worker
 
@@ -138,7 +145,7 @@ std::string Runtime::describe() const {
     os << "StarPU " << STARPU_MAJOR_VERSION << "." << STARPU_MINOR_VERSION << ": " << cpu_workers()
        << " CPU worker(s), " << cuda_workers() << " CUDA worker(s) on " << cuda_devices()
        << " device(s), scheduler " << scheduler() << ", tracing " << (config_.trace ? "on" : "off");
-    if (const char* dir = std::getenv("STARPU_PERF_MODEL_DIR")) os << ", perf models in " << dir;
+    os << ", perf models in " << perfmodel_dir();
     return os.str();
 }
 
@@ -164,6 +171,13 @@ void Runtime::pause() const {
     starpu_pause();
 }
 void Runtime::resume() const { starpu_resume(); }
+
+std::string Runtime::perfmodel_dir() const {
+    if (const char* dir = std::getenv("STARPU_PERF_MODEL_DIR")) return dir;
+    if (const char* home = std::getenv("STARPU_HOME")) return std::string(home) + "/.starpu/sampling";
+    const char* home = std::getenv("HOME");
+    return std::string(home ? home : ".") + "/.starpu/sampling";
+}
 
 void Runtime::trace_start() const {
 #ifdef STARPU_USE_FXT

@@ -15,9 +15,9 @@ using starfact::test::spd_matrix;
 namespace {
 
 template <typename T>
-void check_potrf(int64_t n, int64_t nb, Mapping mapping, bool priorities, int64_t pad = 3) {
+void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, int64_t pad = 3) {
     const uint64_t seed = fresh_seed();
-    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " seed=" << seed
+    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " variant=" << variant.name() << " seed=" << seed
               << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const int64_t ld = n + pad;
     const std::vector<T> A = spd_matrix<T>(n, ld, seed);
@@ -25,7 +25,7 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, bool priorities, int64_
     Options opts;
     opts.nb = nb;
     opts.mapping = mapping;
-    opts.priorities = priorities;
+    opts.variant = variant;
     REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
     const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
     INFO("residual=" << res);
@@ -39,14 +39,14 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, bool priorities, int64_
 }
 
 template <typename T>
-void sweep(Mapping mapping) {
+void sweep(Mapping mapping, Variant variant = {}) {
     for (int64_t nb : {1, 5, 16, 64, 100}) {
         for (int64_t n : {int64_t(1), int64_t(2), nb - 1, nb, nb + 1, 3 * nb + 7}) {
             if (n < 1) continue;
-            check_potrf<T>(n, nb, mapping, true);
+            check_potrf<T>(n, nb, mapping, variant);
         }
     }
-    for (int64_t nb : {64, 100, 256}) check_potrf<T>(1000, nb, mapping, true);
+    for (int64_t nb : {64, 100, 256}) check_potrf<T>(1000, nb, mapping, variant);
 }
 
 }  // namespace
@@ -55,10 +55,15 @@ TEMPLATE_TEST_CASE("potrf residual < 60 on CPU workers", "[potrf][cpu]", float, 
     sweep<TestType>(Mapping::CpuOnly);
 }
 
+TEMPLATE_TEST_CASE("every variant: residual < 60 on the foundation sizes", "[potrf][cpu][variants]", float, double) {
+    for (const char* v : {"lookahead=0", "lookahead=1", "lookahead=2", "left", "left-coarse", "noprio"})
+        sweep<TestType>(Mapping::CpuOnly, Variant::parse(v));
+}
+
 TEMPLATE_TEST_CASE("potrf with hybrid mapping and without priorities", "[potrf][cpu]", float, double) {
-    check_potrf<TestType>(777, 64, Mapping::Hybrid, true);
-    check_potrf<TestType>(777, 64, Mapping::CpuOnly, false);
-    check_potrf<TestType>(100, 128, Mapping::Hybrid, false);  // n < nb: a single tile
+    check_potrf<TestType>(777, 64, Mapping::Hybrid);
+    check_potrf<TestType>(777, 64, Mapping::CpuOnly, Variant::parse("noprio"));
+    check_potrf<TestType>(100, 128, Mapping::Hybrid, Variant::parse("noprio"));  // n < nb: a single tile
 }
 
 TEMPLATE_TEST_CASE("potrf on a TileMatrix: n = 0 and repeated factorizations", "[potrf][cpu]", float, double) {

@@ -1,17 +1,39 @@
 // Tile Cholesky (lower): A = L L^T, as StarPU task graphs.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "starfact/mapping.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact {
 
+/// Algorithmic variant of the tile Cholesky, expressed as a policy over one DAG (docs/variants.md).
+struct Variant {
+    enum class Kind {
+        Right,       ///< right-looking, critical-path priorities
+        Lookahead,   ///< right-looking; only the next `depth` panels raised, at most `depth` steps in flight
+        Left,        ///< left-looking (lazy): a column's updates and factorization first; same DAG as Right
+        LeftCoarse,  ///< left-looking with one task per tile applying all its pending updates (another DAG)
+        NoPrio,      ///< the Right DAG without priorities
+    };
+    Kind kind = Kind::Right;
+    int depth = 0;  ///< lookahead depth D (Kind::Lookahead)
+
+    /// "right", "lookahead=D", "left", "left-coarse", "noprio"; throws InvalidArgument naming `argument`.
+    static Variant parse(const std::string& text, const char* argument = "variant");
+    std::string name() const;
+};
+
+/// Counters a factorization fills when Options::stats points to one.
+struct RunStats {
+    int64_t tasks = 0;  ///< tasks submitted
+};
+
 struct Options {
     Mapping mapping = Mapping::Hybrid;
-    /// Critical-path priorities (diagonal step first, then its panel, then the updates nearest
-    /// the next panel). false submits every task at the default priority.
-    bool priorities = true;
+    Variant variant;  ///< right-looking with critical-path priorities by default
+    RunStats* stats = nullptr;
     /// Tile size for the LAPACK-array entry points (the TileMatrix ones use the matrix's nb).
     int64_t nb = 256;
     /// Tile residency for the LAPACK-array entry points.

@@ -27,8 +27,11 @@ struct RuntimeConfig {
     int workers_per_gpu = 0;        ///< CUDA workers (streams) per device; 0: StarPU's default (1)
     std::string scheduler;          ///< StarPU policy; empty: "dmdas"
     bool trace = false;             ///< FxT recording (FxT builds of StarPU record by default: we turn it off)
-    std::string perfmodel_dir;      ///< empty: StarPU's ($STARPU_HOME/.starpu/sampling)
-    bool calibrate = false;         ///< force re-calibration of performance models (STARPU_CALIBRATE=1)
+    /// Performance-model directory, used when neither STARPU_PERF_MODEL_DIR nor STARPU_HOME is set;
+    /// empty: StarPU's default ($HOME/.starpu/sampling).
+    std::string perfmodel_dir;
+    bool calibrate = false;         ///< keep calibrating performance models (STARPU_CALIBRATE=1)
+    bool profiling = false;         ///< per-worker busy/idle counters (starpu_profiling_worker_get_info)
 };
 
 class Runtime {
@@ -80,6 +83,8 @@ public:
     void trace_start() const;
     void trace_stop() const;
     bool tracing() const { return config_.trace; }
+    /// Directory holding the performance models in effect.
+    std::string perfmodel_dir() const;
 
     // ---- internals used by algorithms/ and codelets/ -------------------------------------------
     template <typename T> const detail::Codelets<T>& codelets() const;

@@ -11,7 +11,9 @@ namespace starfact::examples {
 struct BusyShare {
     double cpu = 0;       ///< % of the CPU workers' time spent executing tasks
     double gpu = 0;       ///< % of the CUDA workers' time spent executing tasks
-    double gpu_idle = 0;  ///< % of wall time a GPU ran no task (mean over devices)
+    /// % of wall time a GPU ran no task, mean over devices. StarPU's counters give per-worker times,
+    /// not the union of overlapping streams, so this is an upper bound: 100 - the busiest stream's share.
+    double gpu_idle = 0;
     bool has_cpu = false, has_gpu = false;
 };
 
@@ -23,11 +25,10 @@ inline void profiling_reset() {
 
 inline double seconds(const timespec& t) { return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec); }
 
-/// Shares since the last reset. With several CUDA workers (streams) per device, a device's busy
-/// time is estimated as the sum of its workers' executing times, capped at its wall time.
+/// Shares since the last reset.
 inline BusyShare profiling_read() {
     double cpu_exec = 0, cpu_total = 0, gpu_exec = 0, gpu_total = 0;
-    std::map<int, std::pair<double, double>> device;  // devid -> (sum exec, wall)
+    std::map<int, double> device;  // devid -> busiest stream's executing share
     for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
         starpu_profiling_worker_info info;
         if (starpu_profiling_worker_get_info(static_cast<int>(w), &info) != 0) continue;
@@ -36,9 +37,8 @@ inline BusyShare profiling_read() {
             case STARPU_CUDA_WORKER: {
                 gpu_exec += exec;
                 gpu_total += total;
-                auto& d = device[starpu_worker_get_devid(static_cast<int>(w))];
-                d.first += exec;
-                d.second = std::max(d.second, total);
+                double& d = device[starpu_worker_get_devid(static_cast<int>(w))];
+                if (total > 0) d = std::max(d, exec / total);
                 break;
             }
             case STARPU_CPU_WORKER:
@@ -54,7 +54,7 @@ inline BusyShare profiling_read() {
     b.cpu = cpu_total > 0 ? 100.0 * cpu_exec / cpu_total : 0;
     b.gpu = gpu_total > 0 ? 100.0 * gpu_exec / gpu_total : 0;
     double idle = 0;
-    for (const auto& d : device) idle += d.second.second > 0 ? 100.0 * (1.0 - std::min(1.0, d.second.first / d.second.second)) : 0;
+    for (const auto& d : device) idle += 100.0 * (1.0 - std::min(1.0, d.second));
     b.gpu_idle = device.empty() ? 0 : idle / static_cast<double>(device.size());
     return b;
 }

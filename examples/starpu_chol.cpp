@@ -33,7 +33,7 @@ all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact i
 
 problem
   --n N             matrix order (default 16384 with a GPU, 2000 without)
-  --nb NB           tile size (default: GPU mappings 512 for n <= 8192, 1024 for n <= 24576, else 2048;
+  --nb NB           tile size (default: GPU mappings 512 for n <= 4096, 1024 for n <= 12288, else 2048;
                     cpu-only 256)
   --prec s|d        precision: s = float, d = double (default d)
   --seed S          random seed (default 1)
@@ -46,13 +46,14 @@ algorithm, mapping and runtime
   --device-resident tiles live in GPU memory (default: pinned host memory)
   --ncpus N         CPU workers (default: StarPU's choice; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
-  --streams N       CUDA workers (streams) per GPU (default 2; STARPU_NWORKER_PER_CUDA wins)
+  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
   --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
                     STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
 comparison (one process, one table)
   --compare         run every variant x mapping x scheduler below on the same matrix, print one table:
                     median seconds, GFLOP/s, time relative to the best row, residual, tasks, and for
-                    the last timed run the CPU and GPU workers' busy % and the GPUs' idle %
+                    the last timed run the CPU and GPU workers' busy % and the GPUs' idle % (an upper
+                    bound with several streams per GPU: 100 - the busiest stream's share)
   --variants LIST   comma-separated (default right,lookahead=2,left,noprio)
   --mappings LIST   comma-separated (default gpu-only,hybrid with a GPU, cpu-only without)
   --scheds LIST     comma-separated (default dmdas,lws)
@@ -90,7 +91,7 @@ struct Settings {
     Variant variant;
     std::string sched = "dmdas";
     bool device_resident = false, check = true, vendor = true, csv = false, compare = false, calibrate = false;
-    int ncpus = -1, ncuda = -1, streams = 2;
+    int ncpus = -1, ncuda = -1, streams = 4;
     int warmup = -1, repeat = 3;
     std::string perfmodel_dir, trace_dir;
     std::vector<Variant> variants;
@@ -142,9 +143,11 @@ Settings parse(int argc, char** argv) {
     return s;
 }
 
+// From the H100 sweep in docs/results.md (GPU-only, 4 streams): larger tiles keep cuBLAS efficient and
+// the task count low; 1024 wins at n = 8192, 2048 from n = 16384 on.
 int64_t default_nb(Mapping m, int64_t n) {
     if (m == Mapping::CpuOnly) return 256;
-    return n <= 8192 ? 512 : n <= 24576 ? 1024 : 2048;
+    return n <= 4096 ? 512 : n <= 12288 ? 1024 : 2048;
 }
 
 double median(std::vector<double> v) {
@@ -385,8 +388,7 @@ int run_compare(const Settings& s) {
     std::vector<T> A;
     int64_t n = 0, nb = 0;
     VendorRun vendor;
-    const size_t total = s.scheds.size() * std::max<size_t>(1, s.mappings.size()) * s.variants.size();
-    size_t done = 0;
+    size_t total = 0, done = 0;  // known once the first runtime tells whether a GPU is present
     for (const std::string& sched : s.scheds) {
         Runtime rt(runtime_config(s, sched, false));
         if (rows.empty()) table.note("starpu_chol --compare: " + rt.describe());
@@ -396,6 +398,7 @@ int run_compare(const Settings& s) {
             else mappings = {Mapping::CpuOnly};
         }
         const bool gpu = rt.cuda_workers() > 0;
+        if (total == 0) total = s.scheds.size() * mappings.size() * s.variants.size();
         if (A.empty()) {
             n = s.n > 0 ? s.n : (gpu ? 16384 : 2000);
             nb = s.nb > 0 ? s.nb : default_nb(gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n);
@@ -458,9 +461,11 @@ int post_process_trace(const Settings& s, const std::vector<std::string>& worker
         return 1;
     }
     try {
+        std::ofstream names(s.trace_dir + "/workers.txt");
+        for (const auto& w : workers) names << w << "\n";
         const int tasks = examples::gantt_svg(s.trace_dir + "/tasks.rec", s.trace_dir + "/gantt.svg",
                                               "starpu_chol " + s.variant.name() + " (last timed run)", workers);
-        std::printf("%strace: %s/paje.trace, dag.dot, tasks.rec and gantt.svg (%d tasks)\n", s.csv ? "# " : "",
+        std::printf("%strace: %s/paje.trace, dag.dot, tasks.rec, workers.txt and gantt.svg (%d tasks)\n", s.csv ? "# " : "",
                     s.trace_dir.c_str(), tasks);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: gantt: %s\n", e.what());

@@ -112,7 +112,8 @@ int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const s
         colour[k.first] = hex;
     }
 
-    const double left = 90, top = 50, lane = 22, width = 1100;
+    maxw = std::max(maxw, static_cast<int>(workers.size()) - 1);  // idle workers get their (empty) lane too
+    const double left = 170, top = 50, lane = 22, width = 1100;
     const double span = std::max(t1 - t0, 1e-9), sx = width / span;
     const double height = top + (maxw + 1) * lane + 60;
     std::ofstream svg(svg_path);
@@ -122,7 +123,8 @@ int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const s
         << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\">" << title << "</text>\n";
     for (int w = 0; w <= maxw; ++w)
         svg << "<text x=\"5\" y=\"" << top + w * lane + 15 << "\">"
-            << (w < static_cast<int>(workers.size()) ? workers[w] : "worker " + std::to_string(w)) << "</text>\n"
+            << (w < static_cast<int>(workers.size()) ? workers[w].substr(0, 26) : "worker " + std::to_string(w))
+            << "</text>\n"
             << "<rect x=\"" << left << "\" y=\"" << top + w * lane << "\" width=\"" << width << "\" height=\"" << lane - 2
             << "\" fill=\"#f2f2f2\"/>\n";
     for (const Rec& r : recs)

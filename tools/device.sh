@@ -6,7 +6,7 @@
 #     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
-#     phases (default: info tests sanitize chol bench): info tests sanitize chol sweep bench;
+#     phases (default: info tests sanitize chol bench): info tests sanitize chol compare traces sweep bench;
 #     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
 #     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
 #     source tools/device-env.sh [CARRY_DIR]
@@ -50,6 +50,7 @@ remote() {
     out=$OUT
     local bin=$carry/bin
     local phases=("$@")
+    trap 'cd "$out" && ls *.log >/dev/null 2>&1 && tar czf logs.tgz *.log && rm -f *.log' EXIT
     [ ${#phases[@]} -gt 0 ] || phases=(info tests sanitize chol bench)
     for spec in "${phases[@]}"; do
         local p=${spec%%:*} pat=""
@@ -72,8 +73,22 @@ remote() {
                 run_phase chol_gpu_d_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --warmup 2 --repeat 3
             done
             run_phase chol_hybrid_d_16384 "$bin/starpu_chol" --hybrid --prec d --n 16384 --warmup 2 --repeat 3 ;;
+        compare)
+            # Issue 3: every variant x mapping x scheduler in one table, double, device-resident.
+            for n in ${COMPARE_N:-16384 32768}; do
+                TAIL=30 run_phase compare_$n "$bin/starpu_chol" --compare --device-resident --prec d --n $n
+            done ;;
+        traces)
+            # GPU-only and hybrid traces of lookahead=0 and lookahead=2 (n = 16384), packed with their Gantt SVGs.
+            for m in gpu-only hybrid; do for v in lookahead=0 lookahead=2; do
+                local d=$out/trace_${m}_${v/=/}
+                TAIL=3 run_phase trace_${m}_${v/=/} "$bin/starpu_chol" --$m --variant $v --n ${TRACE_N:-16384} \
+                    --warmup 2 --repeat 1 --no-vendor --trace "$d"
+            done; done
+            (cd "$out" && tar czf traces.tgz trace_*/paje.trace trace_*/gantt.svg trace_*/tasks.rec trace_*/dag.dot \
+                && rm -rf trace_*/) ;;
         sweep)
-            for n in ${SWEEP_N:-32768}; do for nb in ${SWEEP_NB:-1024 2048}; do for s in ${SWEEP_STREAMS:-1 2 4}; do
+            for n in ${SWEEP_N:-8192 16384}; do for nb in ${SWEEP_NB:-512 1024 2048}; do for s in ${SWEEP_STREAMS:-2 4}; do
                 TAIL=1 run_phase sweep_${n}_${nb}_$s "$bin/starpu_chol" --gpu-only --device-resident --n $n --nb $nb \
                     --streams $s --warmup 2 --repeat 2 --no-check --no-vendor
             done; done; done ;;

@@ -39,7 +39,8 @@ template <typename T>
 class CholeskyDag {
 public:
     CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
-        : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max) {
+        : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
+          inverse_(resolve(opts.panel, opts.mapping) == PanelSolve::Inverse) {
         o_.mapping = opts.mapping;
         o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
     }
@@ -51,7 +52,7 @@ public:
     void right_step(int64_t k, Raw raw, std::vector<starpu_task*>* collect = nullptr) {
         o_.collect = collect;
         potrf(k, raw(Task::Potrf, k, k));
-        for (int64_t m = k + 1; m < mt_; ++m) trsm(m, k, raw(Task::Trsm, m, k));
+        panel(k, [&](int64_t m) { return raw(Task::Trsm, m, k); }, raw(Task::Potrf, k, k));
         for (int64_t m = k + 1; m < mt_; ++m) {
             set(raw(Task::Syrk, m, m), names_("syrk", m, k));
             detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(m, k), T(1), A_.tile(m, m));
@@ -91,7 +92,7 @@ public:
                 }
         }
         potrf(k, col + 2);
-        for (int64_t m = k + 1; m < mt_; ++m) trsm(m, k, col + 1);
+        panel(k, [&](int64_t) { return col + 1; }, col + 2);
     }
 
 private:
@@ -103,10 +104,33 @@ private:
         set(raw, names_("potrf", k, k));
         detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb());
     }
-    void trsm(int64_t m, int64_t k, int raw) {
-        set(raw, names_("trsm", m, k));
-        detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), A_.tile(k, k),
-                               A_.tile(m, k));
+    /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
+    template <typename Raw>
+    void panel(int64_t k, Raw raw, int inverse_raw) {
+        if (k + 1 >= mt_) return;
+        if (!inverse_) {
+            for (int64_t m = k + 1; m < mt_; ++m) {
+                set(raw(m), names_("trsm", m, k));
+                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1),
+                                       A_.tile(k, k), A_.tile(m, k));
+            }
+            return;
+        }
+        const uint32_t nbk = static_cast<uint32_t>(A_.tile_rows(k));
+        starpu_data_handle_t inv;
+        starpu_matrix_data_register(&inv, -1, 0, nbk, nbk, nbk, sizeof(T));  // temporary: StarPU allocates it
+        set(inverse_raw, names_("trtri", k, k));
+        detail::insert_trtri<T>(rt_, o_, A_.tile(k, k), inv);
+        for (int64_t m = k + 1; m < mt_; ++m) {
+            set(raw(m), names_("trsm_inv", m, k));
+            detail::insert_trsm_inverse<T>(rt_, o_, inv, A_.tile(m, k));
+        }
+        starpu_data_unregister_submit(inv);  // freed once the step's solves are done
+    }
+
+    static PanelSolve resolve(PanelSolve p, Mapping m) {
+        if (p != PanelSolve::Auto) return p;
+        return m == Mapping::CpuOnly ? PanelSolve::Trsm : PanelSolve::Inverse;
     }
 
     Runtime& rt_;
@@ -114,6 +138,7 @@ private:
     starpu_data_handle_t info_;
     int64_t mt_;
     detail::PriorityScale prio_;
+    bool inverse_;
     detail::TaskOptions o_;
     detail::TaskNames names_;
 };
@@ -189,7 +214,10 @@ int potrf(TileMatrix<T>& A, const Options& opts) {
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
     if (A.n() == 0) return 0;
-    if (opts.mapping != Mapping::CpuOnly) detail::reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
+    if (opts.mapping != Mapping::CpuOnly) {
+        detail::reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
+        if (opts.panel != PanelSolve::Trsm) detail::reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
+    }
 
     int info = 0;
     starpu_data_handle_t info_handle;
@@ -248,6 +276,22 @@ std::string Variant::name() const {
         case Kind::Left: return "left";
         case Kind::LeftCoarse: return "left-coarse";
         case Kind::NoPrio: return "noprio";
+    }
+    return "?";
+}
+
+PanelSolve parse_panel_solve(const std::string& text, const char* argument) {
+    if (text == "auto") return PanelSolve::Auto;
+    if (text == "trsm") return PanelSolve::Trsm;
+    if (text == "inverse") return PanelSolve::Inverse;
+    throw InvalidArgument("parse_panel_solve", argument, "must be auto, trsm or inverse (got '" + text + "')");
+}
+
+const char* to_string(PanelSolve p) {
+    switch (p) {
+        case PanelSolve::Auto: return "auto";
+        case PanelSolve::Trsm: return "trsm";
+        case PanelSolve::Inverse: return "inverse";
     }
     return "?";
 }

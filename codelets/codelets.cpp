@@ -14,6 +14,8 @@ Codelets<T>::Codelets() {
     define_syrk<T>(syrk);
     define_gemm<T>(gemm);
     define_tile_update<T>(tile_update);
+    define_trtri<T>(trtri);
+    define_trsm_inverse<T>(trsm_inverse);
 }
 template struct Codelets<float>;
 template struct Codelets<double>;

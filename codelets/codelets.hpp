@@ -33,7 +33,7 @@ struct Kernel {
 
 template <typename T>
 struct Codelets {
-    Kernel potrf, trsm, syrk, gemm, tile_update;
+    Kernel potrf, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
     Codelets();
 };
 
@@ -42,9 +42,13 @@ template <typename T> void define_trsm(Kernel& k);
 template <typename T> void define_syrk(Kernel& k);
 template <typename T> void define_gemm(Kernel& k);
 template <typename T> void define_tile_update(Kernel& k);
+template <typename T> void define_trtri(Kernel& k);
+template <typename T> void define_trsm_inverse(Kernel& k);
 
 /// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb.
 template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb);
+/// The same for the inverse panel path (trtri workspace, one scratch tile).
+template <typename T> void reserve_inverse_workspace(const Runtime& rt, int nb);
 
 /// Per-task submission options: mapping, priority, trace name (must outlive the task).
 struct TaskOptions {
@@ -81,6 +85,12 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
 template <typename T>
 void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A,
                  T beta, starpu_data_handle_t C);
+/// Linv := L^-1 (lower, strictly upper zeroed) into a temporary tile.
+template <typename T>
+void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t Linv);
+/// B := B Linv^T (the panel solve B L^-T through the explicit inverse).
+template <typename T>
+void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Linv, starpu_data_handle_t B);
 /// C -= sum_j A[j] B[j]^T (B empty: C -= sum_j A[j] A[j]^T, lower) in one task.
 template <typename T>
 void insert_tile_update(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t C,

@@ -54,6 +54,14 @@ inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, int lda, d
     return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
 }
 
+template <typename T> constexpr cudaDataType_t cuda_type();
+template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+
+/// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
+template <typename T>
+void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);
+
 /// After a tile potrf: local = min(devInfo if > 0, first column whose diagonal is not finite and > 0);
 /// if local > 0 and *info == 0, *info = offset + local. One block, on `stream`.
 template <typename T>

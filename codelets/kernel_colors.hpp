@@ -12,7 +12,8 @@ struct KernelColor {
 
 inline constexpr KernelColor kKernelColors[] = {
     {"potrf", 0xd62728}, {"trsm", 0x1f77b4},        {"syrk", 0x2ca02c},
-    {"gemm", 0xff7f0e},  {"tile_update", 0x9467bd},
+    {"gemm", 0xff7f0e},  {"tile_update", 0x9467bd}, {"trtri", 0x8c564b},
+    {"trsm_inv", 0x17becf},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

@@ -62,12 +62,14 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
 
 #ifdef STARFACT_HAVE_CUDA
 template <typename T>
-size_t potrf_workspace_bytes(cusolverDnHandle_t h, int n) {
+Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
     // cuSOLVER sizes the workspace from (n, lda) alone; the matrix pointer is not read here.
     int lwork = 0;
     if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
-    return static_cast<size_t>(lwork) * sizeof(T);
+    Workspace w;
+    w.device = static_cast<size_t>(lwork) * sizeof(T);
+    return w;
 }
 #endif
 
@@ -113,7 +115,7 @@ template <typename T>
 void reserve_potrf_workspace(const Runtime& rt, int nb) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() > 0)
-        const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, potrf_workspace_bytes<T>);
+        const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, potrf_workspace<T>);
 #else
     (void)rt;
     (void)nb;

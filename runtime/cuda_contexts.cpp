@@ -3,6 +3,7 @@
 
 #include <starpu.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "starfact/error.hpp"
@@ -38,25 +39,38 @@ void destroy_on_worker(void* arg) {
     cudaStreamSynchronize(c.stream);
     if (c.solver) cusolverDnDestroy(c.solver);
     cudaFree(c.work);
+    cudaFree(c.scratch);
     cudaFree(c.dev_info);
+    std::free(c.host_work);
     c = CudaWorkerContext{};
 }
 struct Reserve {
     CudaContexts* ctxs;
     int n;
-    size_t (*bytes_for)(cusolverDnHandle_t, int);
+    Workspace (*need)(cusolverDnHandle_t, int);
 };
+void grow_device(cudaStream_t stream, void** p, size_t* have, size_t want) {
+    if (*have >= want) return;
+    cudaStreamSynchronize(stream);
+    cudaFree(*p);
+    *p = nullptr;
+    *have = 0;
+    if (cudaMalloc(p, want) != cudaSuccess) STARPU_ABORT_MSG("cudaMalloc(workspace) failed");
+    *have = want;
+}
 void reserve_on_worker(void* arg) {
     auto* r = static_cast<Reserve*>(arg);
     CudaWorkerContext& c = r->ctxs->per_worker[starpu_worker_get_id_check()];
-    const size_t bytes = r->bytes_for(c.solver, r->n);
-    if (c.work_bytes >= bytes) return;
-    cudaStreamSynchronize(c.stream);
-    cudaFree(c.work);
-    c.work = nullptr;
-    c.work_bytes = 0;
-    if (cudaMalloc(&c.work, bytes) != cudaSuccess) STARPU_ABORT_MSG("cudaMalloc(workspace) failed");
-    c.work_bytes = bytes;
+    const Workspace w = r->need(c.solver, r->n);
+    grow_device(c.stream, &c.work, &c.work_bytes, w.device);
+    grow_device(c.stream, &c.scratch, &c.scratch_bytes, w.scratch);
+    if (c.host_work_bytes < w.host) {
+        cudaStreamSynchronize(c.stream);
+        std::free(c.host_work);
+        c.host_work = std::malloc(w.host);
+        if (!c.host_work) STARPU_ABORT_MSG("malloc(host workspace) failed");
+        c.host_work_bytes = w.host;
+    }
 }
 }  // namespace
 
@@ -65,8 +79,8 @@ void CudaContexts::create() {
     starpu_execute_on_each_worker(create_on_worker, this, STARPU_CUDA);
 }
 void CudaContexts::destroy() { starpu_execute_on_each_worker(destroy_on_worker, this, STARPU_CUDA); }
-void CudaContexts::reserve(int n, size_t (*bytes_for)(cusolverDnHandle_t, int)) {
-    Reserve r{this, n, bytes_for};
+void CudaContexts::reserve(int n, Workspace (*need)(cusolverDnHandle_t, int)) {
+    Reserve r{this, n, need};
     starpu_execute_on_each_worker(reserve_on_worker, &r, STARPU_CUDA);
 }
 #else

@@ -18,18 +18,27 @@ struct CudaWorkerContext {
     cusolverDnHandle_t solver = nullptr;
     cudaStream_t stream = nullptr;
 #endif
-    void* work = nullptr;      // device workspace (cuSOLVER)
+    void* work = nullptr;       // device workspace (cuSOLVER, our kernels)
     size_t work_bytes = 0;
-    int* dev_info = nullptr;   // one device int for cuSOLVER's devInfo
+    void* host_work = nullptr;  // host workspace (cuSOLVER's 64-bit API)
+    size_t host_work_bytes = 0;
+    void* scratch = nullptr;    // one tile of device scratch (out-of-place products)
+    size_t scratch_bytes = 0;
+    int* dev_info = nullptr;    // one device int for cuSOLVER's devInfo
+};
+
+/// Workspace a kernel needs on each CUDA worker for tiles of order n.
+struct Workspace {
+    size_t device = 0, host = 0, scratch = 0;
 };
 
 struct CudaContexts {
     std::vector<CudaWorkerContext> per_worker;  // indexed by StarPU worker id
     CudaWorkerContext& local() const;           // the calling CUDA worker's context
 #ifdef STARFACT_HAVE_CUDA
-    /// Grows every CUDA worker's workspace to at least bytes_for(its handle, n) (runs on each
-    /// worker's thread, between task graphs).
-    void reserve(int n, size_t (*bytes_for)(cusolverDnHandle_t, int));
+    /// Grows every CUDA worker's buffers to at least need(its handle, n), field by field (runs on
+    /// each worker's thread, between task graphs; buffers never shrink).
+    void reserve(int n, Workspace (*need)(cusolverDnHandle_t, int));
 #endif
     void create();   // on each CUDA worker
     void destroy();  // on each CUDA worker

@@ -62,6 +62,9 @@ TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
     CHECK(bad_argument([&] { sq.import(A.data(), 9); }) == "lda");
     CHECK(bad_argument([&] { sq.export_to(A.data(), 0); }) == "lda");
     CHECK(bad_argument([&] { parse_mapping("gpu"); }) == "mapping");
+    CHECK(bad_argument([&] { parse_panel_solve("lu"); }) == "panel");
+    CHECK(bad_argument([&] { Variant::parse("lookahead=-1"); }) == "variant");
+    CHECK(bad_argument([&] { Variant::parse("up"); }) == "variant");
     RuntimeConfig bad;
     bad.scheduler = "no-such-policy";
     CHECK(bad_argument([&] { Runtime second(bad); }) == "scheduler");
@@ -80,9 +83,10 @@ TEST_CASE("a second Runtime is refused while one is alive", "[errors][cpu]") {
 
 TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK", "[errors][cpu]", float, double) {
     const int64_t n = 130, nb = 32;
+    for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse})
     for (int64_t k : {int64_t(1), nb - 1, nb, nb + 1, int64_t(77), n}) {
         const uint64_t seed = fresh_seed();
-        INFO("k=" << k << " seed=" << seed);
+        INFO("k=" << k << " panel=" << to_string(panel) << " seed=" << seed);
         std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
         A[(k - 1) + (k - 1) * n] = TestType(-1);  // leading minor of order k is not positive definite
         if (sizeof(TestType) == 8) {
@@ -93,6 +97,7 @@ TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK"
         Options o;
         o.nb = nb;
         o.mapping = Mapping::CpuOnly;
+        o.panel = panel;
         CHECK(potrf(runtime(), n, L.data(), n, o) == k);
         CHECK(runtime().pending_tasks() == 0);
     }

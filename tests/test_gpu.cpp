@@ -16,10 +16,11 @@ using starfact::test::spd_matrix;
 namespace {
 
 template <typename T>
-double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency residency, bool device_arrays) {
+double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency residency, bool device_arrays,
+                        PanelSolve panel = PanelSolve::Auto) {
     const uint64_t seed = fresh_seed();
     INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " residency=" << to_string(residency)
-              << " device_arrays=" << device_arrays << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+              << " device_arrays=" << device_arrays << " panel=" << to_string(panel) << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const std::vector<T> A = spd_matrix<T>(n, n, seed);
     std::vector<T> L(A.size());
     TileMatrix<T> tiles(runtime(), n, nb, residency);
@@ -33,6 +34,7 @@ double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency reside
     }
     Options o;
     o.mapping = mapping;
+    o.panel = panel;
     const int info = potrf(tiles, o);
     REQUIRE(info == 0);
     if (device_arrays) {
@@ -53,10 +55,29 @@ double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency reside
 }  // namespace
 
 TEMPLATE_TEST_CASE("GPU-only potrf residual < 60, host and device residency", "[gpu]", float, double) {
-    for (Residency r : {Residency::Host, Residency::Device})
-        for (int64_t nb : {64, 256})
-            for (int64_t n : {int64_t(1), nb - 1, nb + 1, 3 * nb + 7, int64_t(1000)})
-                factor_and_check<TestType>(n, nb, Mapping::GpuOnly, r, false);
+    for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse})
+        for (Residency r : {Residency::Host, Residency::Device})
+            for (int64_t nb : {64, 256})
+                for (int64_t n : {int64_t(1), nb - 1, nb + 1, 3 * nb + 7, int64_t(1000)})
+                    factor_and_check<TestType>(n, nb, Mapping::GpuOnly, r, false, panel);
+}
+
+TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double) {
+    for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse})
+        for (const char* v : {"lookahead=0", "lookahead=2", "left", "left-coarse", "noprio"}) {
+            INFO("variant=" << v);
+            const uint64_t seed = fresh_seed();
+            const std::vector<TestType> A = spd_matrix<TestType>(1100, 1100, seed);
+            std::vector<TestType> L = A;
+            Options o;
+            o.nb = 128;
+            o.mapping = Mapping::GpuOnly;
+            o.residency = Residency::Device;
+            o.variant = Variant::parse(v);
+            o.panel = panel;
+            REQUIRE(potrf(runtime(), 1100, L.data(), 1100, o) == 0);
+            CHECK(potrf_residual<TestType>(1100, A.data(), 1100, L.data(), 1100) < kResidualLimit);
+        }
 }
 
 TEMPLATE_TEST_CASE("hybrid potrf residual < 60", "[gpu]", float, double) {
@@ -104,11 +125,15 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
             INFO("residency=" << to_string(r) << " entry (" << c.i << "," << c.j << ") = " << c.v);
             std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
             A[c.i + c.j * n] = c.v;
-            Options o;
-            o.nb = nb;
-            o.mapping = Mapping::GpuOnly;
-            o.residency = r;
-            CHECK(potrf(runtime(), n, A.data(), n, o) == c.expected);
+            for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
+                std::vector<TestType> W = A;
+                Options o;
+                o.nb = nb;
+                o.mapping = Mapping::GpuOnly;
+                o.residency = r;
+                o.panel = panel;
+                CHECK(potrf(runtime(), n, W.data(), n, o) == c.expected);
+            }
             CHECK(runtime().pending_tasks() == 0);
         }
     }

@@ -15,9 +15,11 @@ using starfact::test::spd_matrix;
 namespace {
 
 template <typename T>
-void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, int64_t pad = 3) {
+void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, PanelSolve panel = PanelSolve::Auto,
+                 int64_t pad = 3) {
     const uint64_t seed = fresh_seed();
-    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " variant=" << variant.name() << " seed=" << seed
+    INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " variant=" << variant.name()
+              << " panel=" << to_string(panel) << " seed=" << seed
               << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const int64_t ld = n + pad;
     const std::vector<T> A = spd_matrix<T>(n, ld, seed);
@@ -26,6 +28,7 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, i
     opts.nb = nb;
     opts.mapping = mapping;
     opts.variant = variant;
+    opts.panel = panel;
     REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
     const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
     INFO("residual=" << res);
@@ -39,14 +42,14 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, i
 }
 
 template <typename T>
-void sweep(Mapping mapping, Variant variant = {}) {
+void sweep(Mapping mapping, Variant variant = {}, PanelSolve panel = PanelSolve::Auto) {
     for (int64_t nb : {1, 5, 16, 64, 100}) {
         for (int64_t n : {int64_t(1), int64_t(2), nb - 1, nb, nb + 1, 3 * nb + 7}) {
             if (n < 1) continue;
-            check_potrf<T>(n, nb, mapping, variant);
+            check_potrf<T>(n, nb, mapping, variant, panel);
         }
     }
-    for (int64_t nb : {64, 100, 256}) check_potrf<T>(1000, nb, mapping, variant);
+    for (int64_t nb : {64, 100, 256}) check_potrf<T>(1000, nb, mapping, variant, panel);
 }
 
 }  // namespace
@@ -58,6 +61,12 @@ TEMPLATE_TEST_CASE("potrf residual < 60 on CPU workers", "[potrf][cpu]", float, 
 TEMPLATE_TEST_CASE("every variant: residual < 60 on the foundation sizes", "[potrf][cpu][variants]", float, double) {
     for (const char* v : {"lookahead=0", "lookahead=1", "lookahead=2", "left", "left-coarse", "noprio"})
         sweep<TestType>(Mapping::CpuOnly, Variant::parse(v));
+}
+
+TEMPLATE_TEST_CASE("inverse panel solve (trtri + gemm): residual < 60", "[potrf][cpu][panel]", float, double) {
+    sweep<TestType>(Mapping::CpuOnly, Variant{}, PanelSolve::Inverse);
+    sweep<TestType>(Mapping::CpuOnly, Variant::parse("left"), PanelSolve::Inverse);
+    check_potrf<TestType>(777, 64, Mapping::Hybrid, Variant::parse("lookahead=1"), PanelSolve::Inverse);
 }
 
 TEMPLATE_TEST_CASE("potrf with hybrid mapping and without priorities", "[potrf][cpu]", float, double) {

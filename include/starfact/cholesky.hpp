@@ -25,6 +25,18 @@ struct Variant {
     std::string name() const;
 };
 
+/// How the panel tiles A[m][k] are solved against the diagonal factor L[k][k].
+enum class PanelSolve {
+    Auto,     ///< Inverse when the mapping may use a GPU, Trsm for cpu-only
+    Trsm,     ///< one trsm per tile (LAPACK's backward-stable triangular solve)
+    Inverse,  ///< L[k][k]^-1 once per step (trtri), then one gemm per tile, as MAGMA's GPU trsm does with
+              ///< its diagonal blocks; the error grows with cond(L[k][k]) instead of being backward stable
+};
+
+/// "auto", "trsm", "inverse"; throws InvalidArgument naming `argument`.
+PanelSolve parse_panel_solve(const std::string& text, const char* argument = "panel");
+const char* to_string(PanelSolve p);
+
 /// Counters a factorization fills when Options::stats points to one.
 struct RunStats {
     int64_t tasks = 0;  ///< tasks submitted
@@ -33,6 +45,7 @@ struct RunStats {
 struct Options {
     Mapping mapping = Mapping::Hybrid;
     Variant variant;  ///< right-looking with critical-path priorities by default
+    PanelSolve panel = PanelSolve::Auto;
     RunStats* stats = nullptr;
     /// Tile size for the LAPACK-array entry points (the TileMatrix ones use the matrix's nb).
     int64_t nb = 256;

@@ -1,0 +1,97 @@
+// trsm_inverse codelet: the panel solve of the inverse path, B := B Linv^T with Linv = L^-1 from the
+// trtri codelet (strictly upper part zero). On the GPU it is one gemm into the worker's scratch tile
+// and a copy back: cuBLAS dtrsm on square tiles runs several times slower than dgemm (traces in
+// docs/variants.md); MAGMA's trsm inverts diagonal blocks for the same reason.
+//   buffers: 0 = Linv (R), 1 = B (RW)
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
+#include "runtime/cuda_contexts.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct TrsmInverseArgs {
+    CudaContexts* cuda;
+};
+
+inline void trmm(int m, int n, const float* L, int ldl, float* B, int ldb) {
+    cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0f, L, ldl, B, ldb);
+}
+inline void trmm(int m, int n, const double* L, int ldl, double* B, int ldb) {
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, L, ldl, B, ldb);
+}
+
+template <typename T>
+void trsm_inverse_cpu(void* buffers[], void*) {
+    trmm(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])),
+         reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
+         reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrsmInverseArgs*>(cl_arg);
+    CudaWorkerContext& c = a->cuda->local();
+    const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
+    const int ldb = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    if (static_cast<size_t>(m) * n * sizeof(T) > c.scratch_bytes)
+        STARPU_ABORT_MSG("trsm_inverse: scratch too small (reserve_inverse_workspace not called for this tile size)");
+    T* X = static_cast<T*>(c.scratch);
+    const cublasStatus_t s =
+        gpu::gemm(starpu_cublas_get_local_handle(), Op::NoTrans, Op::Trans, m, n, n, T(1), B, ldb,
+                  reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), T(0), X, m);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+    if (cudaMemcpy2DAsync(B, ldb * sizeof(T), X, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToDevice, c.stream) !=
+        cudaSuccess)
+        STARPU_ABORT_MSG("trsm_inverse: cudaMemcpy2DAsync failed");
+}
+#endif
+
+template <typename T> constexpr const char* trsm_inverse_symbol();
+template <> constexpr const char* trsm_inverse_symbol<float>() { return "starfact_strsm_inverse"; }
+template <> constexpr const char* trsm_inverse_symbol<double>() { return "starfact_dtrsm_inverse"; }
+
+}  // namespace
+
+template <typename T>
+void define_trsm_inverse(Kernel& k) {
+    k.cl.cpu_funcs[0] = trsm_inverse_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = trsm_inverse_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 2;
+    k.cl.modes[0] = STARPU_R;
+    k.cl.modes[1] = STARPU_RW;
+    k.cl.name = "trsm_inv";
+    k.cl.color = kernel_color("trsm_inv");
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = trsm_inverse_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Linv, starpu_data_handle_t B) {
+    const double m = tile_rows(B), n = tile_cols(B);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trsm_inverse.cl);
+    t->handles[0] = Linv;
+    t->handles[1] = B;
+    t->cl_arg = pack(TrsmInverseArgs{const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg_size = sizeof(TrsmInverseArgs);
+    t->cl_arg_free = 1;
+    t->flops = m * n * n;  // counted as the trsm it replaces
+    submit(t, o, "trsm_inv");
+}
+
+template void define_trsm_inverse<float>(Kernel&);
+template void define_trsm_inverse<double>(Kernel&);
+template void insert_trsm_inverse<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trsm_inverse<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+
+}  // namespace starfact::detail

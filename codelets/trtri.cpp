@@ -1,0 +1,123 @@
+// trtri codelet: Linv := L^-1 for a lower-triangular diagonal tile, strictly upper part zeroed, so
+// that the panel solves of the inverse path (codelets/trsm_inverse.cpp) are plain gemms.
+//   buffers: 0 = L (R, the factored diagonal tile), 1 = Linv (W, a temporary tile)
+#include <cstring>
+
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+#include "codelets/kernel_colors.hpp"
+#include "runtime/cuda_contexts.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct TrtriArgs {
+    CudaContexts* cuda;
+};
+
+template <typename T>
+void copy_lower_zero_upper(const T* L, int ldl, T* X, int ldx, int n) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) X[i + j * ldx] = i >= j ? L[i + j * ldl] : T(0);
+}
+
+inline int trtri(int n, float* A, int lda) { return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
+inline int trtri(int n, double* A, int lda) { return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
+
+template <typename T>
+void trtri_cpu(void* buffers[], void*) {
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    T* X = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
+    copy_lower_zero_upper(reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                          static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), X, ldx, n);
+    trtri(n, X, ldx);  // a singular L (failed potrf) is reported by potrf's info already
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void trtri_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrtriArgs*>(cl_arg);
+    CudaWorkerContext& c = a->cuda->local();
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    const int ldl = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    T* X = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
+    if (cudaMemcpy2DAsync(X, ldx * sizeof(T), reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                          ldl * sizeof(T), n * sizeof(T), n, cudaMemcpyDeviceToDevice, c.stream) != cudaSuccess)
+        STARPU_ABORT_MSG("trtri: cudaMemcpy2DAsync failed");
+    gpu::launch_zero_upper<T>(X, n, ldx, c.stream);
+    if (cusolverDnXtrtri(c.solver, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, gpu::cuda_type<T>(), X, ldx,
+                         c.work, c.work_bytes, c.host_work, c.host_work_bytes, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDnXtrtri failed");
+}
+#endif
+
+template <typename T> constexpr const char* trtri_symbol();
+template <> constexpr const char* trtri_symbol<float>() { return "starfact_strtri"; }
+template <> constexpr const char* trtri_symbol<double>() { return "starfact_dtrtri"; }
+
+}  // namespace
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+Workspace trtri_workspace(cusolverDnHandle_t h, int n) {
+    Workspace w;
+    if (cusolverDnXtrtri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, gpu::cuda_type<T>(), nullptr, n,
+                                    &w.device, &w.host) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDnXtrtri_bufferSize failed");
+    w.scratch = static_cast<size_t>(n) * n * sizeof(T);  // for trsm_inverse's out-of-place gemm
+    return w;
+}
+#endif
+
+template <typename T>
+void reserve_inverse_workspace(const Runtime& rt, int nb) {
+#ifdef STARFACT_HAVE_CUDA
+    if (rt.cuda_workers() > 0) const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, trtri_workspace<T>);
+#else
+    (void)rt;
+    (void)nb;
+#endif
+}
+
+template <typename T>
+void define_trtri(Kernel& k) {
+    k.cl.cpu_funcs[0] = trtri_cpu<T>;
+#ifdef STARFACT_HAVE_CUDA
+    k.cl.cuda_funcs[0] = trtri_cuda<T>;
+    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    k.cl.nbuffers = 2;
+    k.cl.modes[0] = STARPU_R;
+    k.cl.modes[1] = STARPU_W;
+    k.cl.name = "trtri";
+    k.cl.color = kernel_color("trtri");
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = trtri_symbol<T>();
+    k.cl.model = &k.model;
+}
+
+template <typename T>
+void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t Linv) {
+    const double n = tile_rows(L);
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trtri.cl);
+    t->handles[0] = L;
+    t->handles[1] = Linv;
+    t->cl_arg = pack(TrtriArgs{const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg_size = sizeof(TrtriArgs);
+    t->cl_arg_free = 1;
+    t->flops = n * n * n / 3.0;
+    submit(t, o, "trtri");
+}
+
+template void reserve_inverse_workspace<float>(const Runtime&, int);
+template void reserve_inverse_workspace<double>(const Runtime&, int);
+template void define_trtri<float>(Kernel&);
+template void define_trtri<double>(Kernel&);
+template void insert_trtri<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trtri<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+
+}  // namespace starfact::detail

@@ -40,7 +40,8 @@ class CholeskyDag {
 public:
     CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
-          inverse_(resolve(opts.panel, opts.mapping) == PanelSolve::Inverse) {
+          inverse_(resolve(opts.panel, opts.mapping) == PanelSolve::Inverse),
+          fused_(opts.diag != DiagKernel::Cusolver && detail::fused_potf2_available()) {
         o_.mapping = opts.mapping;
         o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
     }
@@ -102,7 +103,7 @@ private:
     }
     void potrf(int64_t k, int raw) {
         set(raw, names_("potrf", k, k));
-        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb());
+        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb(), fused_);
     }
     /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
     template <typename Raw>
@@ -138,7 +139,7 @@ private:
     starpu_data_handle_t info_;
     int64_t mt_;
     detail::PriorityScale prio_;
-    bool inverse_;
+    bool inverse_, fused_;
     detail::TaskOptions o_;
     detail::TaskNames names_;
 };
@@ -211,6 +212,8 @@ int potrf(TileMatrix<T>& A, const Options& opts) {
                                              std::to_string(A.n()) + ")");
     Runtime& rt = A.runtime();
     rt.require_mapping(opts.mapping, "potrf");
+    require(opts.diag != DiagKernel::Fused || detail::fused_potf2_available(), "potrf", "diag",
+            "is fused but this build has no fused potf2 kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
     if (A.n() == 0) return 0;
@@ -286,6 +289,24 @@ PanelSolve parse_panel_solve(const std::string& text, const char* argument) {
     if (text == "inverse") return PanelSolve::Inverse;
     throw InvalidArgument("parse_panel_solve", argument, "must be auto, trsm or inverse (got '" + text + "')");
 }
+
+DiagKernel parse_diag_kernel(const std::string& text, const char* argument) {
+    if (text == "auto") return DiagKernel::Auto;
+    if (text == "fused") return DiagKernel::Fused;
+    if (text == "cusolver") return DiagKernel::Cusolver;
+    throw InvalidArgument("parse_diag_kernel", argument, "must be auto, fused or cusolver (got '" + text + "')");
+}
+
+const char* to_string(DiagKernel d) {
+    switch (d) {
+        case DiagKernel::Auto: return "auto";
+        case DiagKernel::Fused: return "fused";
+        case DiagKernel::Cusolver: return "cusolver";
+    }
+    return "?";
+}
+
+bool have_fused_potf2() { return detail::fused_potf2_available(); }
 
 const char* to_string(PanelSolve p) {
     switch (p) {

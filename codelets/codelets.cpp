@@ -9,7 +9,8 @@ namespace starfact::detail {
 
 template <typename T>
 Codelets<T>::Codelets() {
-    define_potrf<T>(potrf);
+    define_potrf<T>(potrf, false);
+    define_potrf<T>(potrf_fused, true);
     define_trsm<T>(trsm);
     define_syrk<T>(syrk);
     define_gemm<T>(gemm);

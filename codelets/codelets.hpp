@@ -33,11 +33,14 @@ struct Kernel {
 
 template <typename T>
 struct Codelets {
-    Kernel potrf, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
+    Kernel potrf, potrf_fused, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
     Codelets();
 };
 
-template <typename T> void define_potrf(Kernel& k);
+/// fused: the CUDA implementation is our potf2 (codelets/cuda/potf2/) instead of cuSOLVER potrf.
+template <typename T> void define_potrf(Kernel& k, bool fused);
+/// Whether this build has the fused potf2 kernel.
+bool fused_potf2_available();
 template <typename T> void define_trsm(Kernel& k);
 template <typename T> void define_syrk(Kernel& k);
 template <typename T> void define_gemm(Kernel& k);
@@ -78,7 +81,7 @@ void submit(starpu_task* task, const TaskOptions& o, const char* what);
 
 template <typename T>
 void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
-                  int64_t offset);
+                  int64_t offset, bool fused);
 template <typename T>
 void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
                  starpu_data_handle_t A, starpu_data_handle_t B);

@@ -1,5 +1,6 @@
 // potrf codelet: Cholesky of one diagonal tile (lower), reporting LAPACK info into a shared int.
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or first failing global column)
+#include <algorithm>
 #include <cmath>
 
 #include "codelets/codelets.hpp"
@@ -7,6 +8,9 @@
 #include "codelets/cuda_blas.hpp"
 #include "codelets/kernel_colors.hpp"
 #include "runtime/cuda_contexts.hpp"
+#ifdef STARFACT_HAVE_POTF2
+#include "codelets/cuda/potf2/potf2.hpp"
+#endif
 
 namespace starfact::detail {
 namespace {
@@ -58,6 +62,22 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
     gpu::launch_potrf_info<T>(A, n, ld, c.dev_info, info, a->offset, c.stream);
 }
+
+#ifdef STARFACT_HAVE_POTF2
+/// Our fused potf2 (codelets/cuda/potf2/): one asynchronous call, info merged on the device.
+template <typename T>
+void potrf_fused_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    CudaWorkerContext& c = a->cuda->local();
+    if (gpu::potf2_workspace_bytes<T>(n) > c.work_bytes)
+        STARPU_ABORT_MSG("potf2 workspace too small: reserve_potrf_workspace was not called for this tile size");
+    gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), c.stream, n, A, ld, info, a->offset, c.work, c.work_bytes);
+}
+#endif
 #endif
 
 #ifdef STARFACT_HAVE_CUDA
@@ -69,21 +89,35 @@ Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
     Workspace w;
     w.device = static_cast<size_t>(lwork) * sizeof(T);
+#ifdef STARFACT_HAVE_POTF2
+    w.device = std::max(w.device, gpu::potf2_workspace_bytes<T>(n));
+#endif
     return w;
 }
 #endif
 
-template <typename T> constexpr const char* potrf_symbol();
-template <> constexpr const char* potrf_symbol<float>() { return "starfact_spotrf"; }
-template <> constexpr const char* potrf_symbol<double>() { return "starfact_dpotrf"; }
+template <typename T> constexpr const char* potrf_symbol(bool fused);
+template <> constexpr const char* potrf_symbol<float>(bool fused) { return fused ? "starfact_spotrf_fused" : "starfact_spotrf"; }
+template <> constexpr const char* potrf_symbol<double>(bool fused) { return fused ? "starfact_dpotrf_fused" : "starfact_dpotrf"; }
 
 }  // namespace
 
+bool fused_potf2_available() {
+#ifdef STARFACT_HAVE_POTF2
+    return true;
+#else
+    return false;
+#endif
+}
+
 template <typename T>
-void define_potrf(Kernel& k) {
+void define_potrf(Kernel& k, bool fused) {
     k.cl.cpu_funcs[0] = potrf_cpu<T>;
 #ifdef STARFACT_HAVE_CUDA
     k.cl.cuda_funcs[0] = potrf_cuda<T>;
+#ifdef STARFACT_HAVE_POTF2
+    if (fused) k.cl.cuda_funcs[0] = potrf_fused_cuda<T>;
+#endif
     k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
 #endif
     k.cl.nbuffers = 2;
@@ -92,16 +126,17 @@ void define_potrf(Kernel& k) {
     k.cl.name = "potrf";
     k.cl.color = kernel_color("potrf");
     k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = potrf_symbol<T>();
+    k.model.symbol = potrf_symbol<T>(fused);
     k.cl.model = &k.model;
 }
 
 template <typename T>
 void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
-                  int64_t offset) {
+                  int64_t offset, bool fused) {
     const double n = tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().potrf.cl);
+    t->cl = const_cast<starpu_codelet*>(fused && fused_potf2_available() ? &rt.codelets<T>().potrf_fused.cl
+                                                                          : &rt.codelets<T>().potrf.cl);
     t->handles[0] = A;
     t->handles[1] = info;
     t->cl_arg = pack(PotrfArgs{offset, const_cast<CudaContexts*>(rt.cuda_contexts())});
@@ -124,11 +159,11 @@ void reserve_potrf_workspace(const Runtime& rt, int nb) {
 
 template void reserve_potrf_workspace<float>(const Runtime&, int);
 template void reserve_potrf_workspace<double>(const Runtime&, int);
-template void define_potrf<float>(Kernel&);
-template void define_potrf<double>(Kernel&);
+template void define_potrf<float>(Kernel&, bool);
+template void define_potrf<double>(Kernel&, bool);
 template void insert_potrf<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
-                                  int64_t);
+                                  int64_t, bool);
 template void insert_potrf<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
-                                   int64_t);
+                                   int64_t, bool);
 
 }  // namespace starfact::detail

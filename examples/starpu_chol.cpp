@@ -41,6 +41,8 @@ algorithm, mapping and runtime
   --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile), inverse (trtri of the diagonal tile,
                     then one gemm per tile), auto (default: inverse when GPUs may run tasks, else trsm)
+  --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
+                    (default: fused when built)
   --gpu-only        every task on CUDA workers (default when a GPU is present)
   --hybrid          StarPU chooses among CPU and CUDA workers
   --cpu-only        every task on CPU workers (default without a GPU)
@@ -92,6 +94,7 @@ struct Settings {
     int mapping = -1;  // -1: default from the hardware
     Variant variant;
     PanelSolve panel = PanelSolve::Auto;
+    DiagKernel diag = DiagKernel::Auto;
     std::string sched = "dmdas";
     bool device_resident = false, check = true, vendor = true, csv = false, compare = false, calibrate = false;
     int ncpus = -1, ncuda = -1, streams = 4;
@@ -116,6 +119,7 @@ Settings parse(int argc, char** argv) {
         else if (f == "--seed") s.seed = static_cast<uint64_t>(cli.integer(0, INT64_MAX));
         else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
+        else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
         else if (f == "--gpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::GpuOnly); }
         else if (f == "--hybrid") { cli.no_value(); s.mapping = static_cast<int>(Mapping::Hybrid); }
         else if (f == "--cpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::CpuOnly); }
@@ -318,8 +322,8 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t nb = s.nb > 0 ? s.nb : default_nb(mapping, n);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "panel", "mapping", "sched", "residency", "run",
-                              "seconds", "GFLOP/s", "residual", "info"});
+    const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "panel", "diag", "mapping", "sched", "residency",
+                              "run", "seconds", "GFLOP/s", "residual", "info"});
     table.note("starpu_chol: " + rt.describe());
     if (model_based(rt.scheduler()) && !models_present(rt, s.prec))
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
@@ -333,6 +337,10 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     opts.mapping = mapping;
     opts.variant = s.variant;
     opts.panel = s.panel;
+    opts.diag = s.diag;
+    const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
+                             : to_string(s.diag != DiagKernel::Auto ? s.diag
+                                         : have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver);
     const std::string panel = to_string(s.panel != PanelSolve::Auto ? s.panel
                                         : mapping == Mapping::CpuOnly ? PanelSolve::Trsm : PanelSolve::Inverse);
 
@@ -347,7 +355,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     }
     table.header();
     const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
-                                             s.variant.name(), panel, to_string(mapping), rt.scheduler(),
+                                             s.variant.name(), panel, diag, to_string(mapping), rt.scheduler(),
                                              to_string(residency)};
     const Measured m = measure<T>(s, rt, tiles, ref, A.data(), n, opts, !s.trace_dir.empty(), &table, prefix);
     if (m.info != 0) {
@@ -360,7 +368,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         for (size_t i = 0; i < v.seconds.size(); ++i)
-            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-", "-", "-",
+            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-", "-", "-", "-",
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
                        fmt("%.1f", potrf_flops(n) / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
@@ -413,7 +421,7 @@ int run_compare(const Settings& s) {
             A.resize(static_cast<size_t>(n) * n);
             random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
             table.note("n=" + std::to_string(n) + " nb=" + std::to_string(nb) + " prec=" + s.prec + " panel=" +
-                       to_string(s.panel) + " residency=" +
+                       to_string(s.panel) + " diag=" + to_string(s.diag) + " residency=" +
                        (s.device_resident ? "device" : "host") + ", " + std::to_string(s.warmup) + " warm-up and " +
                        std::to_string(s.repeat) + " timed runs per row (warm-ups calibrate the models)");
         }
@@ -432,6 +440,7 @@ int run_compare(const Settings& s) {
                 opts.mapping = mapping;
                 opts.variant = v;
                 opts.panel = s.panel;
+                opts.diag = s.diag;
                 rows.push_back({rt.scheduler(), to_string(mapping), v.name(),
                                 measure<T>(s, rt, tiles, ref, A.data(), n, opts, false, nullptr, {})});
                 if (rows.back().m.info != 0) {

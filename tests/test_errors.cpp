@@ -63,6 +63,7 @@ TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
     CHECK(bad_argument([&] { sq.export_to(A.data(), 0); }) == "lda");
     CHECK(bad_argument([&] { parse_mapping("gpu"); }) == "mapping");
     CHECK(bad_argument([&] { parse_panel_solve("lu"); }) == "panel");
+    CHECK(bad_argument([&] { parse_diag_kernel("magma"); }) == "diag");
     CHECK(bad_argument([&] { Variant::parse("lookahead=-1"); }) == "variant");
     CHECK(bad_argument([&] { Variant::parse("up"); }) == "variant");
     RuntimeConfig bad;

@@ -6,7 +6,7 @@
 #     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
-#     phases (default: info tests sanitize chol bench): info tests sanitize chol compare traces sweep bench;
+#     phases (default: info tests sanitize chol bench): info tests sanitize chol panel compare traces sweep bench;
 #     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
 #     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
 #     source tools/device-env.sh [CARRY_DIR]
@@ -73,6 +73,11 @@ remote() {
                 run_phase chol_gpu_d_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --warmup 2 --repeat 3
             done
             run_phase chol_hybrid_d_16384 "$bin/starpu_chol" --hybrid --prec d --n 16384 --warmup 2 --repeat 3 ;;
+        panel)
+            # Inverse (trtri + gemm) vs trsm panel solves, GPU-only, device-resident, double.
+            for n in ${PANEL_N:-8192 16384 32768}; do for p in trsm inverse; do
+                TAIL=2 run_phase panel_${p}_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --panel $p
+            done; done ;;
         compare)
             # Issue 3: every variant x mapping x scheduler in one table, double, device-resident.
             for n in ${COMPARE_N:-16384 32768}; do

@@ -37,6 +37,18 @@ enum class PanelSolve {
 PanelSolve parse_panel_solve(const std::string& text, const char* argument = "panel");
 const char* to_string(PanelSolve p);
 
+/// CUDA kernel for the diagonal tiles.
+enum class DiagKernel {
+    Auto,      ///< Fused when this build has it, else Cusolver
+    Fused,     ///< our fused potf2 (codelets/cuda/potf2/, docs/potf2.md)
+    Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
+};
+/// "auto", "fused", "cusolver"; throws InvalidArgument naming `argument`.
+DiagKernel parse_diag_kernel(const std::string& text, const char* argument = "diag");
+const char* to_string(DiagKernel d);
+/// Whether this build has the fused potf2 kernel.
+bool have_fused_potf2();
+
 /// Counters a factorization fills when Options::stats points to one.
 struct RunStats {
     int64_t tasks = 0;  ///< tasks submitted
@@ -46,6 +58,7 @@ struct Options {
     Mapping mapping = Mapping::Hybrid;
     Variant variant;  ///< right-looking with critical-path priorities by default
     PanelSolve panel = PanelSolve::Auto;
+    DiagKernel diag = DiagKernel::Auto;
     RunStats* stats = nullptr;
     /// Tile size for the LAPACK-array entry points (the TileMatrix ones use the matrix's nb).
     int64_t nb = 256;

@@ -41,7 +41,7 @@ public:
     CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve(opts.panel, opts.mapping) == PanelSolve::Inverse),
-          fused_(opts.diag != DiagKernel::Cusolver && detail::fused_potf2_available()) {
+          fused_(opts.diag == DiagKernel::Fused) {
         o_.mapping = opts.mapping;
         o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
     }

@@ -42,7 +42,7 @@ algorithm, mapping and runtime
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile), inverse (trtri of the diagonal tile,
                     then one gemm per tile), auto (default: inverse when GPUs may run tasks, else trsm)
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
-                    (default: fused when built)
+                    (default: cusolver, faster per tile on the H100 so far: docs/potf2.md)
   --gpu-only        every task on CUDA workers (default when a GPU is present)
   --hybrid          StarPU chooses among CPU and CUDA workers
   --cpu-only        every task on CPU workers (default without a GPU)
@@ -339,8 +339,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     opts.panel = s.panel;
     opts.diag = s.diag;
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
-                             : to_string(s.diag != DiagKernel::Auto ? s.diag
-                                         : have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver);
+                             : to_string(s.diag == DiagKernel::Fused ? DiagKernel::Fused : DiagKernel::Cusolver);
     const std::string panel = to_string(s.panel != PanelSolve::Auto ? s.panel
                                         : mapping == Mapping::CpuOnly ? PanelSolve::Trsm : PanelSolve::Inverse);
 

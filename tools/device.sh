@@ -6,7 +6,7 @@
 #     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
-#     phases (default: info tests sanitize chol bench): info tests sanitize chol panel compare traces sweep bench;
+#     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench;
 #     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
 #     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
 #     source tools/device-env.sh [CARRY_DIR]
@@ -77,6 +77,11 @@ remote() {
             # Inverse (trtri + gemm) vs trsm panel solves, GPU-only, device-resident, double.
             for n in ${PANEL_N:-8192 16384 32768}; do for p in trsm inverse; do
                 TAIL=2 run_phase panel_${p}_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --panel $p
+            done; done ;;
+        diag)
+            # Fused potf2 vs cuSOLVER potrf on the diagonal tiles, whole factorization (issue 4).
+            for n in ${DIAG_N:-8192 16384}; do for k in cusolver fused; do
+                TAIL=2 run_phase diag_${k}_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --diag $k
             done; done ;;
         compare)
             # Issue 3: every variant x mapping x scheduler in one table, double, device-resident.

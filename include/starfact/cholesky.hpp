@@ -39,7 +39,7 @@ const char* to_string(PanelSolve p);
 
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {
-    Auto,      ///< Fused when this build has it, else Cusolver
+    Auto,      ///< Cusolver (our fused potf2 is still slower per tile on the H100: docs/potf2.md)
     Fused,     ///< our fused potf2 (codelets/cuda/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
 };

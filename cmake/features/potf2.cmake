@@ -1,0 +1,20 @@
+# Fused potf2 (issue 4): the tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
+# CUDA only; without CUDA nothing here is built.
+if(STARFACT_HAVE_CUDA)
+  # potf2.cu itself is part of the library (top-level CMakeLists.txt), used by the potrf codelet (--diag fused).
+
+  if(STARFACT_BUILD_BENCH)
+    add_executable(bench_potf2 ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu)
+    target_include_directories(bench_potf2 PRIVATE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(bench_potf2 PRIVATE starfact CUDA::cudart CUDA::cublas CUDA::cusolver)
+  endif()
+
+  if(STARFACT_BUILD_TESTS)
+    add_executable(test_potf2_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp ${PROJECT_SOURCE_DIR}/tests/test_potf2_gpu.cpp)
+    target_link_libraries(test_potf2_gpu PRIVATE starfact_test_support CUDA::cudart CUDA::cublas)
+    add_test(NAME gpu.potf2 COMMAND test_potf2_gpu)
+    set_tests_properties(gpu.potf2 PROPERTIES
+      ENVIRONMENT "STARPU_HOME=${CMAKE_CURRENT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"
+      SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS gpu)
+  endif()
+endif()

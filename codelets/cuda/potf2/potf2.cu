@@ -1,0 +1,249 @@
+// Launchers of the fused potf2 (potf2_leaf.cuh, potf2_panel.cuh): argument checks, the two forms for
+// tiles above the cut-off (blocked: leaf, our trsm, our/cuBLAS syrk per block column; recursive: leaf,
+// cuBLAS trsm, cuBLAS syrk, leaf), the failure protocol across kernels, explicit instantiations.
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "codelets/cuda/potf2/potf2.hpp"
+#include "codelets/cuda/potf2/potf2_leaf.cuh"
+#include "codelets/cuda/potf2/potf2_panel.cuh"
+#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "starfact/error.hpp"
+
+namespace starfact::detail::gpu {
+namespace {
+
+using potf2_impl::LeafParams;
+using potf2_impl::PanelParams;
+
+constexpr int kLeafWorkers = 256;  // + 1 warp for the diagonal blocks
+
+inline void check_launch(const char* what) {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) throw RuntimeError(std::string("potf2: ") + what + ": " + cudaGetErrorString(e));
+}
+inline void check_blas(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS)
+        throw RuntimeError(std::string("potf2: ") + what + " failed (cublasStatus " + std::to_string(s) + ")");
+}
+
+inline cublasStatus_t trsm_rlt(cublasHandle_t h, int m, int n, const float* L, int ld, float* B) {
+    const float one = 1.0f;
+    return cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, L,
+                       ld, B, ld);
+}
+inline cublasStatus_t trsm_rlt(cublasHandle_t h, int m, int n, const double* L, int ld, double* B) {
+    const double one = 1.0;
+    return cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, L,
+                       ld, B, ld);
+}
+inline cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const float* A, int ld, float* C) {
+    const float minus_one = -1.0f, one = 1.0f;
+    return cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minus_one, A, ld, &one, C, ld);
+}
+inline cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const double* A, int ld, double* C) {
+    const double minus_one = -1.0, one = 1.0;
+    return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minus_one, A, ld, &one, C, ld);
+}
+
+/// Opts `kernel` in to `bytes` of dynamic shared memory once per device (the bit set caches a device
+/// attribute; setting it twice is harmless, so a race only costs a repeated call).
+template <typename Kernel>
+void opt_in_smem(Kernel kernel, size_t bytes, std::atomic<uint64_t>& opted_in) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) check_launch("cudaGetDevice");
+    const uint64_t bit = uint64_t(1) << (device & 63);
+    if (opted_in.load(std::memory_order_relaxed) & bit) return;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) !=
+        cudaSuccess)
+        check_launch("cudaFuncSetAttribute");
+    opted_in.fetch_or(bit, std::memory_order_relaxed);
+}
+
+constexpr int kTrsmRows = 32, kTrsmIb = 16, kTrsmThreads = 256;
+constexpr int kSyrkTile = 32, kSyrkK = 32, kSyrkThreads = 256;
+
+template <typename T>
+size_t trsm_smem(int b) {
+    return (static_cast<size_t>(b) * b + static_cast<size_t>(kTrsmRows) * b + b) * sizeof(T);
+}
+
+template <typename T>
+void launch_trsm(const PanelParams<T>& p, cudaStream_t stream) {
+    auto kernel = potf2_impl::potf2_trsm_kernel<T, kPotf2LeafMax, kTrsmRows, kTrsmIb, kTrsmThreads>;
+    const size_t smem = trsm_smem<T>(p.b);
+    if (smem > 48 * 1024) {
+        static std::atomic<uint64_t> opted_in{0};
+        opt_in_smem(kernel, trsm_smem<T>(kPotf2LeafMax), opted_in);
+    }
+    kernel<<<(p.m + kTrsmRows - 1) / kTrsmRows, kTrsmThreads, smem, stream>>>(p);
+    check_launch("trsm kernel launch");
+}
+
+template <typename T>
+void launch_syrk(const PanelParams<T>& p, cudaStream_t stream) {
+    const int mt = (p.m + kSyrkTile - 1) / kSyrkTile;
+    potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkK, kSyrkThreads>
+        <<<mt * (mt + 1) / 2, kSyrkThreads, 0, stream>>>(p);
+    check_launch("syrk kernel launch");
+}
+
+template <typename T, int IB, bool LOOPED, bool RL>
+void launch_leaf_variant(const LeafParams<T>& p, cudaStream_t stream) {
+    auto kernel = RL ? potf2_impl::potf2_leaf_rl_kernel<T, kPotf2LeafMax, IB, kLeafWorkers, LOOPED>
+                     : potf2_impl::potf2_leaf_kernel<T, kPotf2LeafMax, IB, kLeafWorkers, LOOPED>;
+    const size_t smem = static_cast<size_t>(p.n) * p.n * sizeof(T);
+    if (smem > 48 * 1024) {
+        static std::atomic<uint64_t> opted_in{0};
+        opt_in_smem(kernel, static_cast<size_t>(kPotf2LeafMax) * kPotf2LeafMax * sizeof(T), opted_in);
+    }
+    kernel<<<1, 32 + kLeafWorkers, smem, stream>>>(p);
+    check_launch("leaf kernel launch");
+}
+
+template <typename T, int IB, bool RL>
+void launch_leaf_rl(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream) {
+    c.looped ? launch_leaf_variant<T, IB, true, RL>(p, stream) : launch_leaf_variant<T, IB, false, RL>(p, stream);
+}
+
+template <typename T>
+void launch_leaf(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream) {
+    if (c.ib == 8)
+        c.right_looking ? launch_leaf_rl<T, 8, true>(c, p, stream) : launch_leaf_rl<T, 8, false>(c, p, stream);
+    else
+        c.right_looking ? launch_leaf_rl<T, 16, true>(c, p, stream) : launch_leaf_rl<T, 16, false>(c, p, stream);
+}
+
+template <typename T>
+struct MultiKernel {
+    cublasHandle_t cublas;
+    cudaStream_t stream;
+    Potf2Config cfg;
+    T* A;  // the tile
+    int n_tile;
+    int ld;
+    int* info;
+    int64_t offset;
+    int* flag;
+
+    T* at(int i, int j) const { return A + i + static_cast<int64_t>(j) * ld; }
+
+    /// Columns of the first half: whole leaves, about half of them (so leaves are cut-off sized).
+    int split(int n) const {
+        const int leaves = (n + cfg.cutoff - 1) / cfg.cutoff;
+        return cfg.cutoff * ((leaves + 1) / 2);
+    }
+
+    void leaf(int off, int n, int mode) const {
+        LeafParams<T> p{at(off, off), n, ld, info, offset + off, flag, off, mode, A, n_tile};
+        launch_leaf<T>(cfg, p, stream);
+    }
+
+    /// Blocked form: block columns of cfg.cutoff: leaf, our trsm of the panel below, trailing update.
+    void factor_blocked() const {
+        using potf2_impl::kCheck;
+        using potf2_impl::kFirst;
+        using potf2_impl::kLast;
+        const int b = cfg.cutoff;
+        for (int k0 = 0; k0 < n_tile; k0 += b) {
+            const int w = std::min(b, n_tile - k0);
+            const int m = n_tile - k0 - w;
+            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0));
+            if (m == 0) break;
+            const PanelParams<T> pp{at(k0, k0), at(k0 + w, k0), at(k0 + w, k0 + w), w, m, ld, flag, k0};
+            launch_trsm<T>(pp, stream);
+            if (m <= kPotf2OwnSyrkMaxRows)
+                launch_syrk<T>(pp, stream);
+            else
+                check_blas(syrk_ln(cublas, m, w, at(k0 + w, k0), ld, at(k0 + w, k0 + w)), "cublas<t>syrk");
+        }
+    }
+
+    /// Factors the diagonal block [off, off + n) of the tile.
+    void factor(int off, int n, bool first, bool last) const {
+        using potf2_impl::kCheck;
+        using potf2_impl::kFirst;
+        using potf2_impl::kLast;
+        if (n <= cfg.cutoff) {
+            leaf(off, n, (first ? kFirst : kCheck) | (last ? kLast : 0));
+            return;
+        }
+        const int n1 = split(n), n2 = n - n1;
+        factor(off, n1, first, false);
+        // A21 := A21 L11^{-T};  A22 := A22 - A21 A21^T (lower).
+        check_blas(trsm_rlt(cublas, n2, n1, at(off, off), ld, at(off + n1, off)), "cublas<t>trsm");
+        check_blas(syrk_ln(cublas, n2, n1, at(off + n1, off), ld, at(off + n1, off + n1)), "cublas<t>syrk");
+        factor(off + n1, n2, false, last);
+    }
+};
+
+bool supported_ib(int ib) {
+    for (int v : kPotf2Ibs)
+        if (v == ib) return true;
+    return false;
+}
+
+}  // namespace
+
+template <typename T>
+size_t potf2_workspace_bytes(int n) {
+    return potf2_workspace_bytes_for(n, potf2_default_config<T>(n).cutoff);
+}
+
+template <typename T>
+void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld,
+                      int* info, int64_t offset, void* workspace, size_t workspace_bytes) {
+    const char* fn = "potf2_tile";
+    require(supported_ib(config.ib), fn, "config.ib", "must be 8 or 16 (got " + std::to_string(config.ib) + ")");
+    require(config.cutoff >= kPotf2MinCutoff && config.cutoff <= kPotf2LeafMax, fn, "config.cutoff",
+            "must be in [" + std::to_string(kPotf2MinCutoff) + ", " + std::to_string(kPotf2LeafMax) + "] (got " +
+                std::to_string(config.cutoff) + ")");
+    require(n >= 0, fn, "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(ld >= (n > 1 ? n : 1), fn, "ld", "must be >= max(1, n) (got " + std::to_string(ld) + ")");
+    if (n == 0) return;
+    require(A != nullptr, fn, "A", "must not be null");
+    require(info != nullptr, fn, "info", "must not be null");
+    const size_t need = potf2_workspace_bytes_for(n, config.cutoff);
+    require(workspace_bytes >= need && (need == 0 || workspace != nullptr), fn, "workspace",
+            "must hold " + std::to_string(need) + " bytes (got " + std::to_string(workspace_bytes) + ")");
+
+    if (n <= config.cutoff) {  // one leaf: no flag, no cuBLAS
+        LeafParams<T> p{A, n, ld, info, offset, nullptr, 0, 0, A, n};
+        launch_leaf<T>(config, p, stream);
+        return;
+    }
+    require(cublas != nullptr, fn, "cublas", "must not be null for n > cut-off");
+    cublasPointerMode_t mode = CUBLAS_POINTER_MODE_HOST;
+    check_blas(cublasGetPointerMode(cublas, &mode), "cublasGetPointerMode");
+    if (mode != CUBLAS_POINTER_MODE_HOST) check_blas(cublasSetPointerMode(cublas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    const MultiKernel<T> r{cublas, stream, config, A, n, ld, info, offset, static_cast<int*>(workspace)};
+    try {
+        if (config.blocked)
+            r.factor_blocked();
+        else
+            r.factor(0, n, true, true);
+    } catch (...) {
+        if (mode != CUBLAS_POINTER_MODE_HOST) cublasSetPointerMode(cublas, mode);
+        throw;
+    }
+    if (mode != CUBLAS_POINTER_MODE_HOST) check_blas(cublasSetPointerMode(cublas, mode), "cublasSetPointerMode");
+}
+
+template <typename T>
+void potf2_tile(cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld, int* info, int64_t offset,
+                void* workspace, size_t workspace_bytes) {
+    potf2_tile_tuned<T>(potf2_default_config<T>(n), cublas, stream, n, A, ld, info, offset, workspace,
+                        workspace_bytes);
+}
+
+template size_t potf2_workspace_bytes<float>(int);
+template size_t potf2_workspace_bytes<double>(int);
+template void potf2_tile_tuned<float>(const Potf2Config&, cublasHandle_t, cudaStream_t, int, float*, int, int*,
+                                      int64_t, void*, size_t);
+template void potf2_tile_tuned<double>(const Potf2Config&, cublasHandle_t, cudaStream_t, int, double*, int, int*,
+                                       int64_t, void*, size_t);
+template void potf2_tile<float>(cublasHandle_t, cudaStream_t, int, float*, int, int*, int64_t, void*, size_t);
+template void potf2_tile<double>(cublasHandle_t, cudaStream_t, int, double*, int, int*, int64_t, void*, size_t);
+
+}  // namespace starfact::detail::gpu

@@ -1,0 +1,342 @@
+// GPU tests [potf2] of the fused tile Cholesky (codelets/cuda/potf2/): residuals against the input and
+// LAPACK's info for many orders, leading dimensions and configurations, both precisions; info, finite
+// output and untouched storage for non-SPD and NaN tiles; per-tile info in a sequence of tiles; bad
+// arguments. Cases tagged [sanitize] are small (n <= 256) for compute-sanitizer. Skipped without a GPU.
+#include <catch2/catch.hpp>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "codelets/cuda/potf2/potf2.hpp"
+#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::detail::gpu::Potf2Config;
+using starfact::test::fresh_seed;
+using starfact::test::kResidualLimit;
+using starfact::test::spd_matrix;
+
+namespace {
+
+/// A stream and a cuBLAS handle bound to it, for the calls of one test case.
+struct Gpu {
+    cudaStream_t stream = nullptr;
+    cublasHandle_t cublas = nullptr;
+    Gpu() {
+        REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+        REQUIRE(cublasCreate(&cublas) == CUBLAS_STATUS_SUCCESS);
+        REQUIRE(cublasSetStream(cublas, stream) == CUBLAS_STATUS_SUCCESS);
+    }
+    ~Gpu() {
+        cublasDestroy(cublas);
+        cudaStreamDestroy(stream);
+    }
+    Gpu(const Gpu&) = delete;
+    Gpu& operator=(const Gpu&) = delete;
+};
+
+template <typename T>
+const char* prec() {
+    return sizeof(T) == 4 ? "s" : "d";
+}
+
+int lapack_potrf_raw(int n, float* A, int ld) { return LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', n, A, ld); }
+int lapack_potrf_raw(int n, double* A, int ld) { return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, A, ld); }
+
+/// CPU LAPACK reference on A (in place): the NaN markers of the strictly upper triangle are zeroed
+/// first, so the reference does not depend on whether the host LAPACK reads them.
+template <typename T>
+int lapack_potrf(int n, T* A, int ld) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < j; ++i) A[i + size_t(j) * ld] = T(0);
+    return lapack_potrf_raw(n, A, ld);
+}
+
+/// Runs potf2 on a device copy of the host array A (ld x n, in place) with *info preset to info0;
+/// returns the final info. config == nullptr: the public potf2_tile (default configuration).
+template <typename T>
+int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t offset = 0,
+              const Potf2Config* config = nullptr) {
+    T* dA = nullptr;
+    int* dinfo = nullptr;
+    void* work = nullptr;
+    const size_t bytes = A.size() * sizeof(T);
+    const size_t wbytes = 4096;
+    REQUIRE(cudaMalloc(&dA, std::max<size_t>(bytes, 1)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dinfo, sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&work, wbytes) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dA, A.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dinfo, &info0, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+    if (config)
+        detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes);
+    else
+        detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
+                                   detail::gpu::potf2_workspace_bytes<T>(n));
+    REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    int info = -1;
+    REQUIRE(cudaMemcpy(A.data(), dA, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    REQUIRE(cudaMemcpy(&info, dinfo, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaFree(dA);
+    cudaFree(dinfo);
+    cudaFree(work);
+    return info;
+}
+
+/// Same bits (so that NaN markers compare equal).
+template <typename T>
+bool same(T a, T b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// The strictly upper triangle and the padding rows of out are bit-identical to in.
+template <typename T>
+bool untouched_outside_lower(const std::vector<T>& in, const std::vector<T>& out, int n, int ld) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < ld; ++i)
+            if ((i < j || i >= n) && !same(in[i + size_t(j) * ld], out[i + size_t(j) * ld])) return false;
+    return true;
+}
+
+/// SPD test matrix whose strictly upper triangle is NaN (it must not be read) and padding is -777.
+template <typename T>
+std::vector<T> spd_with_nan_upper(int n, int ld, uint64_t seed) {
+    std::vector<T> A = spd_matrix<T>(n, ld, seed);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < j; ++i) A[i + size_t(j) * ld] = std::numeric_limits<T>::quiet_NaN();
+    return A;
+}
+
+/// Factors a fresh SPD matrix and checks info, the residual and the untouched storage.
+template <typename T>
+void check_spd(Gpu& g, int n, int ld, const Potf2Config* config = nullptr) {
+    const uint64_t seed = fresh_seed();
+    INFO("prec=" << prec<T>() << " n=" << n << " ld=" << ld << " seed=" << seed << " config="
+                 << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
+                                std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
+                                std::to_string(config->blocked)
+                          : "default"));
+    const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
+    std::vector<T> L = A;
+    const int info = run_potf2<T>(g, L, n, ld, 0, 0, config);
+    REQUIRE(info == 0);
+    const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+    CHECK(untouched_outside_lower(A, L, n, ld));
+}
+
+/// max |X(i,j) - R(i,j)| over the lower triangle of columns [0, jend), skipping row skip_row.
+template <typename T>
+double max_diff_lower(const std::vector<T>& X, const std::vector<T>& R, int n, int ld, int jend, int skip_row = -1) {
+    double d = 0;
+    for (int j = 0; j < jend; ++j)
+        for (int i = j; i < n; ++i)
+            if (i != skip_row) d = std::max(d, std::fabs(double(X[i + size_t(j) * ld]) - double(R[i + size_t(j) * ld])));
+    return d;
+}
+
+/// Columns [jfrom, n) of X hold the identity in their lower triangle.
+template <typename T>
+bool identity_from(const std::vector<T>& X, int n, int ld, int jfrom) {
+    for (int j = jfrom; j < n; ++j)
+        for (int i = j; i < n; ++i)
+            if (X[i + size_t(j) * ld] != (i == j ? T(1) : T(0))) return false;
+    return true;
+}
+
+/// Non-SPD at column k (0-based; A(k,k) made negative): info = offset + k + 1 (as LAPACK's), columns
+/// before k equal LAPACK's L of the unmodified matrix, the identity from k on, nothing else touched.
+/// With info0 != 0 the info stays info0 and the output is the same.
+template <typename T>
+void check_not_spd(Gpu& g, int n, int k, int info0, const Potf2Config* config = nullptr) {
+    const int ld = n + 3;
+    const int64_t offset = 1000;
+    const uint64_t seed = fresh_seed();
+    INFO("prec=" << prec<T>() << " n=" << n << " k=" << k << " info0=" << info0 << " seed=" << seed << " config="
+                 << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
+                                std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
+                                std::to_string(config->blocked)
+                          : "default"));
+    const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
+    std::vector<T> ref = A;
+    REQUIRE(lapack_potrf(n, ref.data(), ld) == 0);
+    std::vector<T> B = A;
+    B[k + size_t(k) * ld] = T(-1);
+    std::vector<T> lap = B;
+    REQUIRE(lapack_potrf(n, lap.data(), ld) == k + 1);
+    std::vector<T> L = B;
+    const int info = run_potf2<T>(g, L, n, ld, info0, offset, config);
+    CHECK(info == (info0 != 0 ? info0 : offset + k + 1));
+    const double scale = std::max(1.0, max_diff_lower(ref, std::vector<T>(ref.size(), T(0)), n, ld, k));
+    const double err = max_diff_lower(L, ref, n, ld, k) / scale;
+    INFO("max relative difference to LAPACK in the columns before k: " << err);
+    CHECK(err < 100.0 * n * std::numeric_limits<T>::epsilon());
+    CHECK(identity_from(L, n, ld, k));
+    CHECK(untouched_outside_lower(B, L, n, ld));
+}
+
+/// A NaN at (r, c), r >= c: info = r + 1; the columns before r equal LAPACK's L of the clean matrix
+/// except in row r, the identity from column r on (no NaN written there), nothing else touched.
+template <typename T>
+void check_nan(Gpu& g, int n, int r, int c) {
+    const int ld = n;
+    const uint64_t seed = fresh_seed();
+    INFO("prec=" << prec<T>() << " n=" << n << " NaN at (" << r << ", " << c << ") seed=" << seed);
+    const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
+    std::vector<T> ref = A;
+    REQUIRE(lapack_potrf(n, ref.data(), ld) == 0);
+    std::vector<T> B = A;
+    B[r + size_t(c) * ld] = std::numeric_limits<T>::quiet_NaN();
+    std::vector<T> L = B;
+    const int info = run_potf2<T>(g, L, n, ld);
+    CHECK(info == r + 1);
+    const double scale = std::max(1.0, max_diff_lower(ref, std::vector<T>(ref.size(), T(0)), n, ld, r));
+    const double err = max_diff_lower(L, ref, n, ld, r, r) / scale;
+    INFO("max relative difference to LAPACK outside row r: " << err);
+    CHECK(err < 100.0 * n * std::numeric_limits<T>::epsilon());
+    CHECK(identity_from(L, n, ld, r));
+    CHECK(untouched_outside_lower(B, L, n, ld));
+}
+
+const std::vector<Potf2Config>& all_configs() {
+    // {ib, cutoff, looped, right_looking, blocked}
+    static const std::vector<Potf2Config> c = {
+        {8, 16, false, false, true},  {16, 32, true, false, true},  {8, 32, false, true, true},
+        {16, 64, false, true, true},  {8, 96, true, true, true},    {16, 128, false, true, true},
+        {8, 128, false, false, true}, {8, 64, false, true, true},   {8, 32, false, false, true},
+        {8, 64, false, false, true},  {8, 128, false, false, false},
+        {8, 16, false, false},  {16, 16, true, false},  {8, 32, true, false},   {16, 64, false, false},
+        {8, 96, false, false},  {16, 96, true, false},  {8, 128, true, false},  {16, 128, false, false},
+        {8, 16, false, true},   {16, 16, true, true},   {8, 32, true, true},    {16, 64, false, true},
+        {8, 96, false, true},   {16, 96, true, true},   {8, 128, true, true},   {16, 128, false, true},
+        {8, 64, false, true},   {16, 32, false, true},  {8, 128, false, true},  {16, 128, true, true}};
+    return c;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("potf2: residual < 60 for many orders, ld = n and ld > n", "[potf2]", float, double) {
+    Gpu g;
+    for (int n : {1, 2, 31, 32, 33, 64, 100, 128, 255, 256, 384, 512, 700, 768, 1024, 2048})
+        for (int pad : {0, 5}) check_spd<TestType>(g, n, n + pad);
+}
+
+TEMPLATE_TEST_CASE("potf2: every configuration of the sweep", "[potf2]", float, double) {
+    Gpu g;
+    for (const Potf2Config& c : all_configs())
+        for (int n : {1, 33, 100, 255, 384, 700}) check_spd<TestType>(g, n, n + 2, &c);
+}
+
+TEMPLATE_TEST_CASE("potf2: small tiles, every configuration", "[potf2][sanitize]", float, double) {
+    Gpu g;
+    for (const Potf2Config& c :
+         {Potf2Config{16, 16, false, false}, Potf2Config{8, 64, true, false}, Potf2Config{8, 128, false, false},
+          Potf2Config{16, 128, true, false}, Potf2Config{16, 16, false, true}, Potf2Config{8, 64, true, true},
+          Potf2Config{8, 128, false, true}, Potf2Config{16, 128, false, true}, Potf2Config{8, 32, false, true, true},
+          Potf2Config{16, 64, true, false, true}, Potf2Config{8, 16, false, true, true}})
+        for (int n : {1, 2, 17, 33, 64, 100, 129, 200}) check_spd<TestType>(g, n, n + 3, &c);
+    for (int n : {1, 31, 128, 256}) check_spd<TestType>(g, n, n + 1);
+}
+
+TEMPLATE_TEST_CASE("potf2: non-SPD tile gives LAPACK's info and stays finite", "[potf2]", float, double) {
+    Gpu g;
+    for (int n : {100, 512, 700})
+        for (int k : {0, 5, 31, 32, n / 2, 127, 128, 129, n - 1})
+            if (k < n) {
+                check_not_spd<TestType>(g, n, k, 0);
+                check_not_spd<TestType>(g, n, k, 7);
+            }
+}
+
+TEMPLATE_TEST_CASE("potf2: non-SPD small tiles", "[potf2][sanitize]", float, double) {
+    Gpu g;
+    for (int variant = 0; variant < 8; ++variant) {
+        const bool looped = variant & 1, rl = variant & 2, blocked = variant & 4;
+        const Potf2Config leaf{8, 128, looped, rl}, rec{16, 32, looped, rl, blocked};
+        for (int k : {0, 1, 7, 8, 15, 16, 39}) check_not_spd<TestType>(g, 40, k, 0, &leaf);
+        for (int k : {0, 20, 33, 64, 150, 199}) {
+            check_not_spd<TestType>(g, 200, k, 0, &rec);
+            check_not_spd<TestType>(g, 200, k, 3, &rec);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("potf2: NaN input gives info at the first poisoned pivot", "[potf2]", float, double) {
+    Gpu g;
+    for (int n : {60, 300, 1024}) {
+        check_nan<TestType>(g, n, 0, 0);
+        check_nan<TestType>(g, n, n / 3, n / 3);
+        check_nan<TestType>(g, n, n - 1, n / 4);
+        check_nan<TestType>(g, n, n / 2 + 1, 3);
+        check_nan<TestType>(g, n, n - 1, n - 1);
+    }
+}
+
+TEMPLATE_TEST_CASE("potf2: per-tile info in a sequence of tiles", "[potf2][sanitize]", float, double) {
+    // Four tiles on one stream, as the codelet sees them: tiles 1 and 3 are not SPD. With one info per
+    // tile, each reports its own column and the good tiles are correct; with one shared info (offsets
+    // as a tiled factorization gives them) the first failure is kept.
+    Gpu g;
+    const int n = 150, ld = 150;
+    const int bad[4] = {-1, 77, -1, 3};
+    const uint64_t seed = fresh_seed();
+    INFO("prec=" << prec<TestType>() << " seed=" << seed);
+    std::vector<std::vector<TestType>> in(4);
+    for (int t = 0; t < 4; ++t) {
+        in[t] = spd_with_nan_upper<TestType>(n, ld, seed + t);
+        if (bad[t] >= 0) in[t][bad[t] + size_t(bad[t]) * ld] = TestType(-2);
+    }
+    int shared_info = 0;
+    for (int t = 0; t < 4; ++t) {
+        std::vector<TestType> L = in[t];
+        const int info = run_potf2<TestType>(g, L, n, ld);
+        CHECK(info == (bad[t] >= 0 ? bad[t] + 1 : 0));
+        if (bad[t] < 0) CHECK(potrf_residual<TestType>(n, in[t].data(), ld, L.data(), ld) < kResidualLimit);
+        std::vector<TestType> L2 = in[t];
+        shared_info = run_potf2<TestType>(g, L2, n, ld, shared_info, int64_t(t) * n);
+    }
+    CHECK(shared_info == n + 77 + 1);
+}
+
+TEMPLATE_TEST_CASE("potf2: bad arguments throw InvalidArgument naming them", "[potf2][sanitize]", float, double) {
+    Gpu g;
+    TestType* A = nullptr;
+    int* info = nullptr;
+    REQUIRE(cudaMalloc(&A, 300 * 300 * sizeof(TestType)) == cudaSuccess);
+    REQUIRE(cudaMalloc(&info, sizeof(int)) == cudaSuccess);
+    auto arg_of = [&](auto call) -> std::string {
+        try {
+            call();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "(no exception)";
+    };
+    using detail::gpu::potf2_tile;
+    using detail::gpu::potf2_tile_tuned;
+    CHECK(arg_of([&] { potf2_tile<TestType>(g.cublas, g.stream, -1, A, 1, info, 0, nullptr, 0); }) == "n");
+    CHECK(arg_of([&] { potf2_tile<TestType>(g.cublas, g.stream, 10, A, 9, info, 0, nullptr, 0); }) == "ld");
+    CHECK(arg_of([&] { potf2_tile<TestType>(g.cublas, g.stream, 10, nullptr, 10, info, 0, nullptr, 0); }) == "A");
+    CHECK(arg_of([&] { potf2_tile<TestType>(g.cublas, g.stream, 10, A, 10, nullptr, 0, nullptr, 0); }) == "info");
+    CHECK(arg_of([&] { potf2_tile<TestType>(g.cublas, g.stream, 300, A, 300, info, 0, nullptr, 0); }) ==
+          "workspace");
+    CHECK(arg_of([&] { potf2_tile_tuned<TestType>({24, 64}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
+          "config.ib");
+    CHECK(arg_of([&] { potf2_tile_tuned<TestType>({16, 256}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
+          "config.cutoff");
+    CHECK(detail::gpu::potf2_workspace_bytes<TestType>(1) == 0);
+    CHECK(detail::gpu::potf2_workspace_bytes<TestType>(1000) > 0);
+    // n = 0 is a no-op (no launch, info untouched).
+    CHECK_NOTHROW(potf2_tile<TestType>(g.cublas, g.stream, 0, nullptr, 1, nullptr, 0, nullptr, 0));
+    REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
+    cudaFree(A);
+    cudaFree(info);
+}

@@ -108,7 +108,23 @@ TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
     }
 }
 
-TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu][sanitize]", float, double) {
+TEMPLATE_TEST_CASE("small GPU factorizations for the sanitizers", "[gpu][sanitize]", float, double) {
+    // Every CUDA kernel of ours on a failing and a succeeding tile: the info merge, zero_upper, trtri path.
+    for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
+        std::vector<TestType> A = spd_matrix<TestType>(200, 200, fresh_seed()), W = A;
+        Options o;
+        o.nb = 64;
+        o.mapping = Mapping::GpuOnly;
+        o.residency = Residency::Device;
+        o.panel = panel;
+        REQUIRE(potrf(runtime(), 200, W.data(), 200, o) == 0);
+        CHECK(potrf_residual<TestType>(200, A.data(), 200, W.data(), 200) < kResidualLimit);
+        A[70 + 70 * 200] = TestType(-1);
+        CHECK(potrf(runtime(), 200, A.data(), 200, o) == 71);
+    }
+}
+
+TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]", float, double) {
     const int64_t n = 300, nb = 64;
     const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
     const TestType inf = std::numeric_limits<TestType>::infinity();

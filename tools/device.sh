@@ -65,8 +65,10 @@ remote() {
             # Our own kernels under memcheck and racecheck: the [sanitize] test cases of each GPU binary.
             for t in "$bin"/test_*${pat}*gpu*; do
                 [ -x "$t" ] || continue
-                TAIL=6 run_phase memcheck_$(basename "$t") compute-sanitizer --tool memcheck --error-exitcode 9 "$t" "[sanitize]"
-                TAIL=6 run_phase racecheck_$(basename "$t") compute-sanitizer --tool racecheck --error-exitcode 9 "$t" "[sanitize]"
+                TAIL=6 run_phase memcheck_$(basename "$t") timeout ${SANITIZE_TIMEOUT:-300} \
+                    compute-sanitizer --tool memcheck --error-exitcode 9 "$t" "[sanitize]"
+                TAIL=6 run_phase racecheck_$(basename "$t") timeout ${SANITIZE_TIMEOUT:-300} \
+                    compute-sanitizer --tool racecheck --error-exitcode 9 "$t" "[sanitize]"
             done ;;
         chol)
             for n in 8192 16384 32768; do

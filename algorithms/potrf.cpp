@@ -40,7 +40,7 @@ class CholeskyDag {
 public:
     CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
-          inverse_(resolve(opts.panel, opts.mapping) == PanelSolve::Inverse),
+          inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
           fused_(opts.diag == DiagKernel::Fused) {
         o_.mapping = opts.mapping;
         o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
@@ -129,10 +129,6 @@ private:
         starpu_data_unregister_submit(inv);  // freed once the step's solves are done
     }
 
-    static PanelSolve resolve(PanelSolve p, Mapping m) {
-        if (p != PanelSolve::Auto) return p;
-        return m == Mapping::CpuOnly ? PanelSolve::Trsm : PanelSolve::Inverse;
-    }
 
     Runtime& rt_;
     TileMatrix<T>& A_;
@@ -307,6 +303,13 @@ const char* to_string(DiagKernel d) {
 }
 
 bool have_fused_potf2() { return detail::fused_potf2_available(); }
+
+PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb) {
+    if (p != PanelSolve::Auto) return p;
+    // H100 measurements (docs/results.md): the inverse path wins with 1024 tiles (trtri is cheap, cuBLAS
+    // dtrsm is slow), loses with 2048 tiles (trtri on the critical path costs more than it saves).
+    return m != Mapping::CpuOnly && nb <= 1024 ? PanelSolve::Inverse : PanelSolve::Trsm;
+}
 
 const char* to_string(PanelSolve p) {
     switch (p) {

@@ -40,7 +40,8 @@ problem
 algorithm, mapping and runtime
   --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile), inverse (trtri of the diagonal tile,
-                    then one gemm per tile), auto (default: inverse when GPUs may run tasks, else trsm)
+                    then one gemm per tile), auto (default: inverse when GPUs may run tasks and
+                    nb <= 1024, else trsm; measured on the H100, docs/results.md)
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
                     (default: cusolver, faster per tile on the H100 so far: docs/potf2.md)
   --gpu-only        every task on CUDA workers (default when a GPU is present)
@@ -340,8 +341,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     opts.diag = s.diag;
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(s.diag == DiagKernel::Fused ? DiagKernel::Fused : DiagKernel::Cusolver);
-    const std::string panel = to_string(s.panel != PanelSolve::Auto ? s.panel
-                                        : mapping == Mapping::CpuOnly ? PanelSolve::Trsm : PanelSolve::Inverse);
+    const std::string panel = to_string(resolve_panel_solve(s.panel, mapping, nb));
 
     if (s.calibrate) {
         Settings cal = s;

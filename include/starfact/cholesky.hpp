@@ -27,7 +27,7 @@ struct Variant {
 
 /// How the panel tiles A[m][k] are solved against the diagonal factor L[k][k].
 enum class PanelSolve {
-    Auto,     ///< Inverse when the mapping may use a GPU, Trsm for cpu-only
+    Auto,     ///< Inverse when the mapping may use a GPU and nb <= 1024, else Trsm (measured, docs/results.md)
     Trsm,     ///< one trsm per tile (LAPACK's backward-stable triangular solve)
     Inverse,  ///< L[k][k]^-1 once per step (trtri), then one gemm per tile, as MAGMA's GPU trsm does with
               ///< its diagonal blocks; the error grows with cond(L[k][k]) instead of being backward stable
@@ -36,6 +36,8 @@ enum class PanelSolve {
 /// "auto", "trsm", "inverse"; throws InvalidArgument naming `argument`.
 PanelSolve parse_panel_solve(const std::string& text, const char* argument = "panel");
 const char* to_string(PanelSolve p);
+/// What Auto means for this mapping and tile size.
+PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb);
 
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {

@@ -1,5 +1,6 @@
 // Umbrella header for the starfact C++ API.
 #pragma once
+#include "starfact/batched_cholesky.hpp"
 #include "starfact/batched_lu.hpp"
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"

@@ -1,0 +1,296 @@
+// Bench: batched small Cholesky (starfact::batched::device) vs cuSOLVER potrfBatched/potrsBatched and a
+// loop of LAPACKE calls on the CPU, same data, same run. For each precision, batch and order n:
+// potrf (IEEE default and the fast-math variant), potrs (nrhs = 1), fused posv, cuSOLVER, CPU loop;
+// median times (CUDA events, warm-up first; the input is restored, untimed, before every run),
+// GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run.
+//   bytes (brief):   potrf 2 n^2 (each matrix read once, written once); potrs n^2 + 2 n
+//   bytes (touched): what the kernels really move: potrf 2 * n(n+1)/2 (lower triangle), potrs n(n+1)/2 + 2 n
+//   bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu]
+//                      [--csv FILE] [--warmup K] [--repeat R]
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <lapacke.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/common.hpp"
+#include "codelets/cuda/batched_chol/dispatch.cuh"
+#include "examples/cli.hpp"
+#include "starfact/batched_cholesky.hpp"
+#include "starfact/cholesky.hpp"
+
+using namespace starfact;
+using starfact::bench::time_median;
+
+namespace {
+
+#define CUSOLVER_OK(call)                                                                        \
+    do {                                                                                         \
+        const cusolverStatus_t s_ = (call);                                                      \
+        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                     \
+            std::fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, int(s_)); \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, float** A, int lda, int* info, int batch) {
+    return cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, info, batch);
+}
+cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, double** A, int lda, int* info, int batch) {
+    return cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, info, batch);
+}
+cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, float** A, int lda, float** B, int ldb, int* info,
+                              int batch) {
+    return cusolverDnSpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, A, lda, B, ldb, info, batch);
+}
+cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, double** A, int lda, double** B, int ldb, int* info,
+                              int batch) {
+    return cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, A, lda, B, ldb, info, batch);
+}
+int cpu_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+int cpu_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+
+/// Member m: symmetric, entries from a hash of (m, i, j) in [-0.5, 0.5], n added on the diagonal.
+template <typename T>
+__global__ void fill_spd(T* A, int n, int64_t batch) {
+    const int64_t nn = int64_t(n) * n, total = batch * nn;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t m = e / nn;
+        const int k = static_cast<int>(e - m * nn), i = k % n, j = k / n;
+        const int lo = i < j ? i : j, hi = i < j ? j : i;
+        uint64_t h = (static_cast<uint64_t>(m) * 1315423911u) ^ (static_cast<uint64_t>(lo) << 32) ^ (hi * 2654435761u);
+        h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
+        T v = static_cast<T>(static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5);
+        if (i == j) v += T(n);
+        A[e] = v;
+    }
+}
+template <typename T>
+__global__ void fill_rhs(T* B, int64_t count) {
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
+        B[e] = static_cast<T>((e * 7919 % 1000) / 1000.0 - 0.5);
+}
+
+/// The fast-math (rsqrt) potrf for the compiled order that serves n: instantiated here only.
+template <typename T, int I = 0>
+void potrf_fast(const batched::gpu::Args<T>& a) {
+    using namespace batched::gpu;
+    if constexpr (I < kNumSizes) {
+        if (padded_order(a.n) == kSizes[I]) return run_factor_tuned<T, kSizes[I], true, false>(a);
+        potrf_fast<T, I + 1>(a);
+    }
+}
+
+struct Config {
+    std::vector<int> sizes{5, 8, 16, 24, 32, 33, 48, 64, 95, 96, 100};
+    std::vector<int64_t> batches{10000, 100000};
+    bool single = true, dbl = true, cpu = true;
+    int warmup = 3, repeat = 10;
+    std::string csv;
+};
+
+std::vector<int64_t> parse_list(const std::string& s, const std::string& flag, int64_t lo, int64_t hi) {
+    std::vector<int64_t> v;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        size_t used = 0;
+        long long x = 0;
+        try {
+            x = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || x < lo || x > hi)
+            throw std::invalid_argument(flag + " needs integers in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                        "] separated by commas (got '" + s + "')");
+        v.push_back(x);
+    }
+    if (v.empty()) throw std::invalid_argument(flag + " needs at least one value");
+    return v;
+}
+
+struct Row {
+    const char* prec;
+    int64_t batch;
+    int n;
+    double ours, fast, vendor, ours_s, vendor_s, posv, cpu, copy_bw;
+};
+
+template <typename T>
+Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolverDnHandle_t sol) {
+    const int64_t nn = int64_t(n) * n;
+    const size_t abytes = static_cast<size_t>(batch * nn) * sizeof(T), bbytes = static_cast<size_t>(batch * n) * sizeof(T);
+    T *A0, *A, *B0, *B;
+    int *info, *vinfo;
+    T **pA, **pB;
+    STARFACT_BENCH_CUDA(cudaMalloc(&A0, abytes));
+    STARFACT_BENCH_CUDA(cudaMalloc(&A, abytes));
+    STARFACT_BENCH_CUDA(cudaMalloc(&B0, bbytes));
+    STARFACT_BENCH_CUDA(cudaMalloc(&B, bbytes));
+    STARFACT_BENCH_CUDA(cudaMalloc(&info, batch * sizeof(int)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&vinfo, batch * sizeof(int)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&pA, batch * sizeof(T*)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&pB, batch * sizeof(T*)));
+    std::vector<T*> hp(static_cast<size_t>(batch));
+    for (int64_t i = 0; i < batch; ++i) hp[i] = A + i * nn;
+    STARFACT_BENCH_CUDA(cudaMemcpy(pA, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
+    for (int64_t i = 0; i < batch; ++i) hp[i] = B + i * n;
+    STARFACT_BENCH_CUDA(cudaMemcpy(pB, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
+    fill_spd<T><<<4096, 256, 0, st>>>(A0, n, batch);
+    fill_rhs<T><<<1024, 256, 0, st>>>(B0, batch * n);
+    STARFACT_BENCH_CUDA(cudaStreamSynchronize(st));
+
+    auto resetA = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, abytes, cudaMemcpyDeviceToDevice, s)); };
+    auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
+    const int w = cfg.warmup, r = cfg.repeat;
+    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0};
+    row.copy_bw = bench::copy_bandwidth(abytes, st);
+
+    row.vendor = time_median(st, w, r, [&](cudaStream_t) { CUSOLVER_OK(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
+    std::vector<T> vend(static_cast<size_t>(std::min<int64_t>(batch, 64) * nn));
+    STARFACT_BENCH_CUDA(cudaMemcpy(vend.data(), A, vend.size() * sizeof(T), cudaMemcpyDeviceToHost));
+
+    batched::gpu::Args<T> fa;
+    fa.n = n;
+    fa.A.base = A;
+    fa.A.stride = nn;
+    fa.lda = n;
+    fa.info = info;
+    fa.batch = batch;
+    fa.stream = st;
+    row.fast = time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
+    STARFACT_BENCH_CUDA(cudaGetLastError());
+    row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, n, nn, batch, info, s); }, resetA);
+    // our factor vs cuSOLVER's on the first members, and every info
+    std::vector<T> ours(vend.size());
+    STARFACT_BENCH_CUDA(cudaMemcpy(ours.data(), A, ours.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    std::vector<int> hinfo(static_cast<size_t>(batch));
+    STARFACT_BENCH_CUDA(cudaMemcpy(hinfo.data(), info, batch * sizeof(int), cudaMemcpyDeviceToHost));
+    double diff = 0;
+    for (size_t k = 0; k < ours.size(); ++k) {
+        const int64_t i = static_cast<int64_t>(k % nn) % n, j = static_cast<int64_t>(k % nn) / n;
+        if (i >= j) diff = std::max(diff, std::abs(double(ours[k]) - double(vend[k])));
+    }
+    int bad = 0;
+    for (int v : hinfo) bad += v != 0;
+    if (bad || diff > 1e-2) std::printf("  WARNING n=%d: %d members with info != 0, max |L - L_cusolver| = %.3g\n", n, bad, diff);
+
+    // solves on the factor left in A by the last potrf run
+    row.ours_s = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A, n, nn, B, n, n, batch, s); }, resetB);
+    row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { CUSOLVER_OK(vendor_potrs(sol, n, pA, n, pB, n, vinfo, int(batch))); }, resetB);
+    row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, n, nn, B, n, n, batch, info, s); },
+                           [&](cudaStream_t s) { resetA(s); resetB(s); });
+
+    if (cfg.cpu && batch <= 10000) {
+        std::vector<T> h(static_cast<size_t>(batch * nn));
+        STARFACT_BENCH_CUDA(cudaMemcpy(h.data(), A0, abytes, cudaMemcpyDeviceToHost));
+        std::vector<T> work(h);
+        for (int64_t i = 0; i < std::min<int64_t>(batch, 200); ++i) cpu_potrf(n, work.data() + i * nn, n);  // warm-up
+        work = h;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int64_t i = 0; i < batch; ++i) cpu_potrf(n, work.data() + i * nn, n);
+        row.cpu = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    cudaFree(A0); cudaFree(A); cudaFree(B0); cudaFree(B); cudaFree(info); cudaFree(vinfo); cudaFree(pA); cudaFree(pB);
+    return row;
+}
+
+void print(const Row& w, size_t word, std::FILE* csv) {
+    const double n = w.n, b = double(w.batch), gf = b * potrf_flops(w.n) * 1e-9, gs = b * potrs_flops(w.n, 1) * 1e-9;
+    const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
+    const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
+    const double copy = w.copy_bw;
+    std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "
+                "cuSOLVER %9.1f us x%5.1f | potrs %7.1f us %5.1f%% copy (touched %5.1f%%) vs cuSOLVER %8.1f us x%5.1f | "
+                "posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s\n",
+                w.prec, static_cast<long long>(w.batch), w.n, w.ours * 1e6, gf / w.ours, brief / w.ours * 1e-9,
+                100 * brief / w.ours / copy, 100 * touched / w.ours / copy, w.fast * 1e6, w.vendor * 1e6, w.vendor / w.ours,
+                w.ours_s * 1e6, 100 * sbrief / w.ours_s / copy, 100 * stouched / w.ours_s / copy, w.vendor_s * 1e6,
+                w.vendor_s / w.ours_s, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9);
+    std::fflush(stdout);
+    if (csv)
+        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", w.prec,
+                     static_cast<long long>(w.batch), w.n, w.ours * 1e6, w.fast * 1e6, w.vendor * 1e6, w.ours_s * 1e6,
+                     w.vendor_s * 1e6, w.posv * 1e6, w.cpu * 1e6, copy * 1e-9, gf / w.ours, gf / w.fast, gf / w.vendor,
+                     w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Config cfg;
+    try {
+        starfact::examples::Cli cli(argc, argv);
+        while (!cli.done()) {
+            const std::string f = cli.next();
+            if (f == "--sizes") {
+                const std::string v = cli.value();
+                cfg.sizes.clear();
+                if (v == "all") {
+                    for (int n = 1; n <= 128; ++n) cfg.sizes.push_back(n);
+                } else {
+                    for (int64_t x : parse_list(v, f, 1, 128)) cfg.sizes.push_back(static_cast<int>(x));
+                }
+            } else if (f == "--batches") {
+                cfg.batches = parse_list(cli.value(), f, 1, 2000000);
+            } else if (f == "--prec") {
+                const std::string p = cli.choice({"s", "d", "both"});
+                cfg.single = p != "d";
+                cfg.dbl = p != "s";
+            } else if (f == "--no-cpu") {
+                cli.no_value();
+                cfg.cpu = false;
+            } else if (f == "--csv") {
+                cfg.csv = cli.value();
+            } else if (f == "--warmup") {
+                cfg.warmup = static_cast<int>(cli.integer(0, 100));
+            } else if (f == "--repeat") {
+                cfg.repeat = static_cast<int>(cli.integer(1, 1000));
+            } else if (f == "--help") {
+                std::printf("bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] "
+                            "[--no-cpu] [--csv FILE] [--warmup K] [--repeat R]\n");
+                return 0;
+            } else {
+                cli.unknown();
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_batched_chol: %s\n", e.what());
+        return 2;
+    }
+    cudaDeviceProp prop;
+    STARFACT_BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s, %d SMs; batched Cholesky (lower), strided lda = n; medians of %d runs after %d warm-ups\n",
+                prop.name, prop.multiProcessorCount, cfg.repeat, cfg.warmup);
+    std::printf("GF/s with LAWN 41 flops; %% copy = GB/s (brief bytes: potrf 2n^2, potrs n^2+2n) / copy GB/s; touched = "
+                "lower-triangle bytes; xR = time ratio (other / ours)\n");
+    std::FILE* csv = cfg.csv.empty() ? nullptr : std::fopen(cfg.csv.c_str(), "w");
+    if (csv)
+        std::fprintf(csv, "prec,batch,n,potrf_us,potrf_fast_us,cusolver_potrf_us,potrs_us,cusolver_potrs_us,posv_us,"
+                          "cpu_us,copy_GBs,gflops,gflops_fast,gflops_cusolver,gflops_cpu,gflops_potrs,"
+                          "gflops_cusolver_potrs\n");
+    cudaStream_t st;
+    STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
+    cusolverDnHandle_t sol;
+    CUSOLVER_OK(cusolverDnCreate(&sol));
+    CUSOLVER_OK(cusolverDnSetStream(sol, st));
+    for (int prec = 0; prec < 2; ++prec) {
+        if ((prec == 0 && !cfg.single) || (prec == 1 && !cfg.dbl)) continue;
+        for (int64_t batch : cfg.batches)
+            for (int n : cfg.sizes) {
+                if (prec == 0) print(bench_one<float>(n, batch, cfg, st, sol), sizeof(float), csv);
+                else print(bench_one<double>(n, batch, cfg, st, sol), sizeof(double), csv);
+            }
+    }
+    cusolverDnDestroy(sol);
+    cudaStreamDestroy(st);
+    if (csv) std::fclose(csv);
+    return 0;
+}

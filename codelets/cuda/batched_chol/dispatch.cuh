@@ -1,0 +1,99 @@
+// Compile-time dispatch from a runtime order n to the kernel compiled for padded_order(n) with the
+// tuned configuration, and the macro that instantiates one range of compiled orders in one
+// translation unit (instances_*.cu): spread over several files so that builds parallelize.
+#pragma once
+#include <climits>
+#include <cstdint>
+#include <utility>
+
+#include "codelets/cuda/batched_chol/launch.hpp"
+#include "codelets/cuda/batched_chol/potrf_kernel.cuh"
+#include "codelets/cuda/batched_chol/potrs_kernel.cuh"
+#include "codelets/cuda/batched_chol/ranges.hpp"
+#include "codelets/cuda/batched_chol/tuned_table.hpp"
+
+namespace starfact::batched::gpu {
+
+#ifdef STARFACT_BATCHED_FAST_MATH
+constexpr bool kFastMath = true;  // rsqrt-based pivots (cmake -DSTARFACT_BATCHED_CHOL_FAST_MATH=ON)
+#else
+constexpr bool kFastMath = false;  // IEEE sqrt and division (default)
+#endif
+
+template <typename T>
+BatchRef<T> ref(const Layout<T>& l) {
+    return BatchRef<T>{l.base, l.ptrs, l.stride};
+}
+
+inline unsigned grid_for(int64_t batch, int per_block) {
+    const int64_t blocks = (batch + per_block - 1) / per_block;
+    return static_cast<unsigned>(blocks < INT_MAX ? blocks : INT_MAX);  // grid-stride loops do the rest
+}
+
+template <typename T> constexpr PotrfConfig tuned(int n) {
+    return sizeof(T) == 8 ? kTunedDouble[n] : kTunedFloat[n];
+}
+
+/// Launches potrf (POSV = false) or the fused posv (POSV = true) for order N with configuration C.
+template <typename T, int N, int NB, int NT, int MPB, bool FAST, bool POSV>
+void run_factor(const Args<T>& a) {
+    static_assert((NT * MPB) % 32 == 0 && NT * MPB <= 1024, "block must be whole warps");
+    const size_t smem = static_cast<size_t>(MPB) * potrf_smem_elems<N, NB, NT>() * sizeof(T);
+    const dim3 block(NT, MPB);
+    const unsigned grid = grid_for(a.batch, MPB);
+    if constexpr (POSV) {
+        auto k = posv_batched_kernel<T, N, NB, NT, MPB, FAST>;
+        if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        k<<<grid, block, smem, a.stream>>>(ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs, a.info, a.batch);
+    } else {
+        auto k = potrf_batched_kernel<T, N, NB, NT, MPB, FAST>;
+        if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        k<<<grid, block, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
+    }
+}
+
+template <typename T, int N, bool FAST, bool POSV>
+void run_factor_tuned(const Args<T>& a) {
+    constexpr PotrfConfig c = tuned<T>(N);
+    run_factor<T, N, c.nb, c.nt, c.mpb, FAST, POSV>(a);
+}
+
+template <typename T, int N>
+void run_potrs(const Args<T>& a) {
+    constexpr int G = potrs_group_for(N);
+    potrs_batched_kernel<T, N, G><<<grid_for(a.batch, kPotrsBlock / G), kPotrsBlock, 0, a.stream>>>(
+        ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs, a.batch);
+}
+
+template <typename T, Op OP, int N>
+void run_one(const Args<T>& a) {
+    if constexpr (OP == Op::Potrf) run_factor_tuned<T, N, kFastMath, false>(a);
+    else if constexpr (OP == Op::Posv) run_factor_tuned<T, N, kFastMath, true>(a);
+    else run_potrs<T, N>(a);
+}
+
+template <typename T, Op OP, int LO, int HI, int I>
+bool try_size(const Args<T>& a) {
+    if constexpr (kSizes[I] >= LO && kSizes[I] <= HI) {
+        if (padded_order(a.n) == kSizes[I]) {
+            run_one<T, OP, kSizes[I]>(a);
+            return true;
+        }
+    }
+    return false;
+}
+
+template <typename T, Op OP, int LO, int HI, int... I>
+bool dispatch_range(const Args<T>& a, std::integer_sequence<int, I...>) {
+    return (try_size<T, OP, LO, HI, I>(a) || ...);
+}
+
+}  // namespace starfact::batched::gpu
+
+#define STARFACT_BATCHED_RANGE(T, OP, LO, HI)                                                          \
+    namespace starfact::batched::gpu {                                                                 \
+    template <>                                                                                        \
+    bool range<T, Op::OP, LO, HI>(const Args<T>& a) {                                                  \
+        return dispatch_range<T, Op::OP, LO, HI>(a, std::make_integer_sequence<int, kNumSizes>{});     \
+    }                                                                                                  \
+    }

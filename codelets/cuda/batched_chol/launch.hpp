@@ -1,0 +1,44 @@
+// Internal host-side entry points of the batched Cholesky kernels (plain C++, no kernel syntax), used by
+// the public device API (launch.cpp), the StarPU chunk codelet, the bench and the tests.
+// Every function returns false when n is outside 1..128 (the caller reports it); batch == 0 is a no-op.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace starfact::batched::gpu {
+
+/// Matrices of a batch: pointer array (ptrs != nullptr, device memory) or base + i * stride.
+template <typename T>
+struct Layout {
+    T* base = nullptr;
+    T* const* ptrs = nullptr;
+    int64_t stride = 0;
+};
+
+template <typename T>
+struct Args {
+    int n = 0;
+    int nrhs = 0;
+    Layout<T> A;
+    int lda = 0;
+    Layout<T> B;
+    int ldb = 0;
+    int* info = nullptr;  // device, one int per member (may be null for potrf: then not reported)
+    int64_t batch = 0;
+    cudaStream_t stream = nullptr;
+};
+
+/// The tuned configuration of the kernel that serves order n (tuned_table.hpp); {0,0,0} outside 1..128.
+struct PotrfConfig {
+    int nb, nt, mpb;
+};
+PotrfConfig potrf_config(int n, bool is_double);
+/// Lanes per system used by potrs for order n.
+int potrs_group(int n);
+
+template <typename T> bool launch_potrf(const Args<T>& a);
+template <typename T> bool launch_potrs(const Args<T>& a);  // A holds the factors L
+template <typename T> bool launch_posv(const Args<T>& a);   // fused potrf + potrs
+
+}  // namespace starfact::batched::gpu

@@ -1,0 +1,45 @@
+// The compiled orders (size grouping: order n runs on the kernel for the smallest compiled N >= n,
+// see potrf_kernel.cuh) and their split into translation units (instances_*.cu): one X-macro list
+// used for the declarations here, the dispatch in launch.cpp and (checked at link time) the files.
+#pragma once
+#include "codelets/cuda/batched_chol/launch.hpp"
+
+namespace starfact::batched::gpu {
+
+enum class Op { Potrf, Potrs, Posv };
+
+/// Orders with a compiled kernel (ascending; the last is the largest order handled).
+constexpr int kSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128};
+constexpr int kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
+
+/// The compiled order that serves n (0 if n is out of range).
+constexpr int padded_order(int n) {
+    for (int i = 0; i < kNumSizes; ++i)
+        if (n <= kSizes[i]) return n >= 1 ? kSizes[i] : 0;
+    return 0;
+}
+
+/// Handles the orders whose compiled order lies in LO..HI (defined by STARFACT_BATCHED_RANGE in one
+/// instances_*.cu), false otherwise.
+template <typename T, Op OP, int LO, int HI>
+bool range(const Args<T>& a);
+
+// X(OP, LO, HI) for every range; each exists for float and double.
+#define STARFACT_BATCHED_RANGES(X) \
+    X(Potrf, 1, 32)                \
+    X(Potrf, 33, 64)               \
+    X(Potrf, 65, 96)               \
+    X(Potrf, 97, 128)              \
+    X(Posv, 1, 32)                 \
+    X(Posv, 33, 64)                \
+    X(Posv, 65, 96)                \
+    X(Posv, 97, 128)               \
+    X(Potrs, 1, 128)
+
+#define STARFACT_BATCHED_DECLARE(OP, LO, HI)                          \
+    template <> bool range<float, Op::OP, LO, HI>(const Args<float>&); \
+    template <> bool range<double, Op::OP, LO, HI>(const Args<double>&);
+STARFACT_BATCHED_RANGES(STARFACT_BATCHED_DECLARE)
+#undef STARFACT_BATCHED_DECLARE
+
+}  // namespace starfact::batched::gpu

@@ -1,0 +1,152 @@
+// CPU tests [batched][cpu]: starfact::batched::potrf/posv through StarPU chunk tasks on CPU workers
+// (the codelet's LAPACKE loop) against LAPACKE directly, per-member info for non-SPD and NaN
+// members while the others stay correct, several chunkings, and the argument checks.
+#include <catch2/catch.hpp>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "starfact/batched_cholesky.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::fresh_seed;
+using starfact::test::runtime;
+
+namespace {
+
+int lapack_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+int lapack_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+int lapack_potrs(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
+    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+}
+int lapack_potrs(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
+    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+}
+
+template <typename T>
+void check_batched(int n, int64_t nrhs, int64_t batch, int64_t chunk, Mapping mapping) {
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nrhs=" << nrhs << " batch=" << batch << " chunk=" << chunk << " mapping=" << to_string(mapping)
+              << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    const int lda = n + 1, ldb = n + 3;
+    const int64_t strideA = static_cast<int64_t>(lda) * n + 2, strideB = static_cast<int64_t>(ldb) * nrhs + 1;
+    std::vector<T> A(static_cast<size_t>(batch * strideA), T(-777));
+    std::vector<T> B(static_cast<size_t>(std::max<int64_t>(1, batch * strideB)), T(-333));
+    std::vector<int> expected(static_cast<size_t>(batch), 0);
+    for (int64_t i = 0; i < batch; ++i) {
+        random_symmetric<T>(n, A.data() + i * strideA, lda, seed + i, static_cast<double>(n));
+        random_matrix<T>(n, nrhs, B.data() + i * strideB, ldb, seed + 5000 + i);
+    }
+    if (batch > 3) {
+        const int k = n / 3;
+        A[3 * strideA + k + static_cast<int64_t>(k) * lda] = -T(n);
+        expected[3] = k + 1;
+    }
+    if (batch > 4) {
+        A[4 * strideA + (n - 1) + static_cast<int64_t>(n - 1) * lda] = std::numeric_limits<T>::quiet_NaN();
+        expected[4] = n;
+    }
+    std::vector<T> F = A, X = B;
+    std::vector<int> info(static_cast<size_t>(batch), -1);
+    batched::Options o;
+    o.mapping = mapping;
+    o.chunk = chunk;
+    const int64_t failed = nrhs >= 0 ? batched::posv<T>(runtime(), n, nrhs, F.data(), lda, strideA, X.data(), ldb,
+                                                        strideB, batch, info.data(), o)
+                                     : batched::potrf<T>(runtime(), n, F.data(), lda, strideA, batch, info.data(), o);
+    CHECK(failed == std::count_if(expected.begin(), expected.end(), [](int v) { return v != 0; }));
+    const double tol = 30.0 * n * std::numeric_limits<T>::epsilon();
+    for (int64_t i = 0; i < batch; ++i) {
+        INFO("member " << i);
+        REQUIRE(info[i] == expected[i]);
+        // everything outside the lower triangle (upper, padding, gaps) is untouched
+        for (int64_t k = 0; k < strideA; ++k) {
+            const int64_t r = k % lda, c = k / lda;
+            if (c < n && r < n && r >= c) continue;
+            const T before = A[i * strideA + k], after = F[i * strideA + k];
+            CHECK((before == after || (std::isnan(before) && std::isnan(after))));
+        }
+        if (expected[i] != 0) {
+            if (nrhs > 0) CHECK(std::equal(B.begin() + i * strideB, B.begin() + (i + 1) * strideB, X.begin() + i * strideB));
+            continue;
+        }
+        std::vector<T> L(A.begin() + i * strideA, A.begin() + i * strideA + static_cast<int64_t>(lda) * n);
+        REQUIRE(lapack_potrf(n, L.data(), lda) == 0);
+        double err = 0, scale = 0;
+        for (int c = 0; c < n; ++c)
+            for (int r = c; r < n; ++r) {
+                const int64_t k = r + static_cast<int64_t>(c) * lda;
+                err = std::max(err, std::abs(static_cast<double>(F[i * strideA + k]) - L[k]));
+                scale = std::max(scale, std::abs(static_cast<double>(L[k])));
+            }
+        CHECK(err <= tol * scale);
+        if (nrhs > 0) {
+            std::vector<T> ref(B.begin() + i * strideB, B.begin() + (i + 1) * strideB);
+            REQUIRE(lapack_potrs(n, static_cast<int>(nrhs), L.data(), lda, ref.data(), ldb) == 0);
+            double xe = 0, xs = 0;
+            for (int64_t k = 0; k < strideB; ++k) {
+                xe = std::max(xe, std::abs(static_cast<double>(X[i * strideB + k]) - ref[k]));
+                xs = std::max(xs, std::abs(static_cast<double>(ref[k])));
+            }
+            CHECK(xe <= tol * xs);
+        }
+    }
+    CHECK(runtime().pending_tasks() == 0);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("batched potrf/posv on CPU workers match LAPACKE, info per member", "[batched][cpu]", float,
+                   double) {
+    for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid}) {
+        for (int n : {1, 2, 7, 33, 128}) {
+            check_batched<TestType>(n, -1, 40, 7, m);  // potrf
+            check_batched<TestType>(n, 1, 40, 0, m);   // posv, automatic chunks
+            check_batched<TestType>(n, 3, 11, 1, m);   // one member per task
+        }
+    }
+    check_batched<TestType>(16, 0, 9, 4, Mapping::CpuOnly);  // posv without right-hand sides
+    check_batched<TestType>(5, 2, 1000, 0, Mapping::CpuOnly);
+}
+
+TEMPLATE_TEST_CASE("batched potrf/posv: argument checks name the argument", "[batched][cpu]", float, double) {
+    using T = TestType;
+    std::vector<T> A(64 * 64 * 3, T(1)), B(64 * 3, T(1));
+    std::vector<int> info(3);
+    auto arg = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "";
+    };
+    Runtime& rt = runtime();
+    CHECK(arg([&] { batched::potrf<T>(rt, 129, A.data(), 129, 129 * 129, 1, info.data()); }) == "n");
+    CHECK(arg([&] { batched::potrf<T>(rt, -2, A.data(), 1, 0, 1, info.data()); }) == "n");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 7, 64, 1, info.data()); }) == "lda");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 10, 2, info.data()); }) == "strideA");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, -1, info.data()); }) == "batch");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, nullptr, 8, 64, 1, info.data()); }) == "A");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, nullptr); }) == "info");
+    batched::Options bad;
+    bad.chunk = -1;
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, info.data(), bad); }) == "opts.chunk");
+    batched::Options gpu;
+    gpu.mapping = Mapping::GpuOnly;
+    if (rt.cuda_workers() == 0)
+        CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, info.data(), gpu); }) == "mapping");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, -1, A.data(), 8, 64, B.data(), 8, 8, 1, info.data()); }) == "nrhs");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 7, 8, 1, info.data()); }) == "ldb");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 2, A.data(), 8, 64, B.data(), 8, 15, 2, info.data()); }) == "strideB");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, nullptr, 8, 8, 1, info.data()); }) == "B");
+    // empty problems: nothing to do, n = 0 reports info = 0 for every member
+    std::fill(info.begin(), info.end(), 5);
+    CHECK(batched::potrf<T>(rt, 0, A.data(), 1, 0, 3, info.data()) == 0);
+    CHECK(std::all_of(info.begin(), info.end(), [](int v) { return v == 0; }));
+    CHECK(batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 8, 8, 0, nullptr) == 0);
+}

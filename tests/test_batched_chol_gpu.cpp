@@ -1,0 +1,351 @@
+// GPU tests [batched]: the batched Cholesky kernels (starfact::batched::device) against LAPACKE on
+// the host, every order 1..128, float and double, strided and pointer-array layouts, per-member info
+// for non-SPD / NaN members while the others stay correct, untouched upper triangles and padding,
+// batches beyond 65,535, and the StarPU chunk path on the GPU. [sanitize] cases are small.
+// Skipped (exit 77) without a GPU.
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "starfact/batched_cholesky.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::fresh_seed;
+using starfact::test::runtime;
+
+namespace {
+
+int lapack_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+int lapack_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+int lapack_potrs(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
+    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+}
+int lapack_potrs(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
+    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+}
+
+template <typename T>
+struct DeviceBuffer {
+    T* p = nullptr;
+    size_t count = 0;
+    explicit DeviceBuffer(size_t n) : count(n) { REQUIRE(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)) == cudaSuccess); }
+    ~DeviceBuffer() { cudaFree(p); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    void upload(const std::vector<T>& h) { REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess); }
+    std::vector<T> download() const {
+        std::vector<T> h(count);
+        REQUIRE(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return h;
+    }
+};
+
+enum class Layout { Strided, Array };
+const char* name(Layout l) { return l == Layout::Strided ? "strided" : "array"; }
+
+/// A batch in one host buffer: member i at offset[i] (strided: i * stride; array: a shuffled order
+/// with gaps), n x n with leading dimension lda, filled with a marker outside the lower triangle.
+template <typename T>
+struct Batch {
+    int n, lda;
+    int64_t stride, batch;
+    std::vector<int64_t> offset;
+    std::vector<T> data;
+    std::vector<int> expected_info;
+};
+
+template <typename T>
+Batch<T> make_batch(int n, int lda, int64_t batch, Layout layout, uint64_t seed, bool bad_members) {
+    Batch<T> b;
+    b.n = n;
+    b.lda = lda;
+    b.batch = batch;
+    b.stride = static_cast<int64_t>(lda) * n + 3;
+    b.offset.resize(static_cast<size_t>(batch));
+    for (int64_t i = 0; i < batch; ++i) b.offset[i] = i * b.stride;
+    if (layout == Layout::Array) std::reverse(b.offset.begin(), b.offset.end());
+    b.data.assign(static_cast<size_t>(batch * b.stride), T(-777));
+    b.expected_info.assign(static_cast<size_t>(batch), 0);
+    for (int64_t i = 0; i < batch; ++i) {
+        T* A = b.data.data() + b.offset[i];
+        random_symmetric<T>(n, A, lda, seed + static_cast<uint64_t>(i), static_cast<double>(n));
+        for (int j = 0; j < n; ++j)  // upper triangle: a marker the kernels must leave alone
+            for (int r = 0; r < j; ++r) A[r + static_cast<int64_t>(j) * lda] = T(-555);
+    }
+    if (bad_members) {
+        const int k1 = n / 2, k2 = n - 1;
+        if (batch > 2) {  // not positive definite at column k1 + 1
+            b.data[b.offset[2] + k1 + static_cast<int64_t>(k1) * lda] = -T(n);
+            b.expected_info[2] = k1 + 1;
+        }
+        if (batch > 5) {  // NaN pivot at the last column
+            b.data[b.offset[5] + k2 + static_cast<int64_t>(k2) * lda] = std::numeric_limits<T>::quiet_NaN();
+            b.expected_info[5] = k2 + 1;
+        }
+    }
+    return b;
+}
+
+/// The device-side pointer array for b's members inside the device buffer base.
+template <typename T>
+std::vector<T*> member_pointers(const Batch<T>& b, T* base) {
+    std::vector<T*> p(static_cast<size_t>(b.batch));
+    for (int64_t i = 0; i < b.batch; ++i) p[i] = base + b.offset[i];
+    return p;
+}
+
+template <typename T>
+double tolerance(int n) {
+    return 30.0 * std::max(n, 1) * std::numeric_limits<T>::epsilon();
+}
+
+/// Good members: |L - L_lapack| <= tol * max|L_lapack| on the lower triangle; everywhere else (upper
+/// triangle, padding rows, gaps between members) bit-identical to the input.
+template <typename T>
+void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vector<int>& info) {
+    const int n = in.n, lda = in.lda;
+    std::vector<char> in_lower(in.data.size(), 0);
+    for (int64_t i = 0; i < in.batch; ++i) {
+        INFO("member " << i);
+        CHECK(info[i] == in.expected_info[i]);
+        const T* A = in.data.data() + in.offset[i];
+        const T* L = out.data() + in.offset[i];
+        for (int j = 0; j < n; ++j)
+            for (int r = j; r < n; ++r) in_lower[in.offset[i] + r + static_cast<int64_t>(j) * lda] = 1;
+        if (in.expected_info[i] != 0) continue;
+        std::vector<T> ref(A, A + static_cast<size_t>(lda) * n);
+        REQUIRE(lapack_potrf(n, ref.data(), lda) == 0);
+        double err = 0, scale = 0;
+        for (int j = 0; j < n; ++j)
+            for (int r = j; r < n; ++r) {
+                const int64_t k = r + static_cast<int64_t>(j) * lda;
+                err = std::max(err, std::abs(static_cast<double>(L[k]) - ref[k]));
+                scale = std::max(scale, std::abs(static_cast<double>(ref[k])));
+            }
+        INFO("max |L - L_lapack| / max |L_lapack| = " << err / scale);
+        CHECK(err <= tolerance<T>(n) * scale);
+    }
+    size_t changed = 0;
+    for (size_t k = 0; k < in.data.size(); ++k)
+        if (!in_lower[k] && std::memcmp(&in.data[k], &out[k], sizeof(T)) != 0) ++changed;
+    CHECK(changed == 0);
+}
+
+template <typename T>
+void check_potrf(int n, int lda, int64_t batch, Layout layout) {
+    const uint64_t seed = fresh_seed();
+    INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
+    DeviceBuffer<T> dA(b.data.size());
+    dA.upload(b.data);
+    DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
+    REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
+    if (layout == Layout::Strided) {
+        batched::device::potrf<T>(n, dA.p, lda, b.stride, batch, dinfo.p);
+    } else {
+        const std::vector<T*> hp = member_pointers(b, dA.p);
+        DeviceBuffer<T*> dp(hp.size());
+        dp.upload(hp);
+        batched::device::potrf<T>(n, dp.p, lda, batch, dinfo.p);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    check_factors(b, dA.download(), dinfo.download());
+}
+
+/// posv (fused) or potrf + potrs: X against LAPACK's potrf + potrs on the same data; failed members
+/// keep B unchanged (posv).
+template <typename T>
+void check_solve(int n, int nrhs, int64_t batch, Layout layout, bool fused) {
+    const uint64_t seed = fresh_seed();
+    INFO((fused ? "posv" : "potrf+potrs") << " n=" << n << " nrhs=" << nrhs << " batch=" << batch
+                                          << " layout=" << name(layout) << " prec=" << (sizeof(T) == 4 ? "s" : "d")
+                                          << " seed=" << seed);
+    const int lda = n + 2, ldb = n + 1;
+    Batch<T> a = make_batch<T>(n, lda, batch, layout, seed, fused);
+    const int64_t strideB = static_cast<int64_t>(ldb) * nrhs + 5;
+    std::vector<int64_t> offB(static_cast<size_t>(batch));
+    for (int64_t i = 0; i < batch; ++i) offB[i] = (layout == Layout::Strided ? i : batch - 1 - i) * strideB;
+    std::vector<T> B(static_cast<size_t>(batch * strideB), T(-333));
+    for (int64_t i = 0; i < batch; ++i) random_matrix<T>(n, nrhs, B.data() + offB[i], ldb, seed + 1000 + i);
+
+    DeviceBuffer<T> dA(a.data.size()), dB(B.size());
+    dA.upload(a.data);
+    dB.upload(B);
+    DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
+    REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
+    if (layout == Layout::Strided) {
+        if (fused) {
+            batched::device::posv<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch, dinfo.p);
+        } else {
+            batched::device::potrf<T>(n, dA.p, lda, a.stride, batch, dinfo.p);
+            batched::device::potrs<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch);
+        }
+    } else {
+        const std::vector<T*> pa = member_pointers(a, dA.p);
+        std::vector<T*> pb(static_cast<size_t>(batch));
+        for (int64_t i = 0; i < batch; ++i) pb[i] = dB.p + offB[i];
+        DeviceBuffer<T*> dpa(pa.size()), dpb(pb.size());
+        dpa.upload(pa);
+        dpb.upload(pb);
+        if (fused) {
+            batched::device::posv<T>(n, nrhs, dpa.p, lda, dpb.p, ldb, batch, dinfo.p);
+        } else {
+            batched::device::potrf<T>(n, dpa.p, lda, batch, dinfo.p);
+            std::vector<const T*> pc(pa.begin(), pa.end());
+            DeviceBuffer<const T*> dpc(pc.size());
+            dpc.upload(pc);
+            batched::device::potrs<T>(n, nrhs, dpc.p, lda, dpb.p, ldb, batch);
+        }
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    }
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<T> X = dB.download();
+    const std::vector<int> info = dinfo.download();
+    check_factors(a, dA.download(), info);
+    for (int64_t i = 0; i < batch; ++i) {
+        INFO("member " << i);
+        const T* Bi = B.data() + offB[i];
+        const T* Xi = X.data() + offB[i];
+        if (a.expected_info[i] != 0) {
+            CHECK(std::memcmp(Bi, Xi, sizeof(T) * static_cast<size_t>(strideB)) == 0);
+            continue;
+        }
+        std::vector<T> L(a.data.begin() + a.offset[i], a.data.begin() + a.offset[i] + static_cast<int64_t>(lda) * n);
+        REQUIRE(lapack_potrf(n, L.data(), lda) == 0);
+        std::vector<T> ref(Bi, Bi + static_cast<int64_t>(ldb) * nrhs);
+        REQUIRE(lapack_potrs(n, nrhs, L.data(), lda, ref.data(), ldb) == 0);
+        double err = 0, scale = 0;
+        for (int c = 0; c < nrhs; ++c)
+            for (int r = 0; r < n; ++r) {
+                const int64_t k = r + static_cast<int64_t>(c) * ldb;
+                err = std::max(err, std::abs(static_cast<double>(Xi[k]) - ref[k]));
+                scale = std::max(scale, std::abs(static_cast<double>(ref[k])));
+            }
+        INFO("max |X - X_lapack| / max |X_lapack| = " << err / scale);
+        CHECK(err <= tolerance<T>(n) * std::max(scale, 1e-30));
+        // padding rows and the gap after B_i are untouched
+        for (int c = 0; c < nrhs; ++c)
+            for (int r = n; r < ldb; ++r) CHECK(Xi[r + static_cast<int64_t>(c) * ldb] == T(-333));
+        for (int64_t k = static_cast<int64_t>(ldb) * nrhs; k < strideB; ++k) CHECK(Xi[k] == T(-333));
+    }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("batched potrf: every order 1..128, both layouts, bad members get info", "[batched]", float,
+                   double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n = 1; n <= 128; ++n)
+        for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 9, l);
+}
+
+TEMPLATE_TEST_CASE("batched posv (fused) and potrf+potrs: every order 1..128", "[batched]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n = 1; n <= 128; ++n) {
+        check_solve<TestType>(n, 1, 7, n % 2 ? Layout::Strided : Layout::Array, true);
+        check_solve<TestType>(n, n % 4 == 0 ? 3 : 1, 6, n % 2 ? Layout::Array : Layout::Strided, false);
+    }
+}
+
+TEMPLATE_TEST_CASE("batched kernels: small cases for the sanitizers", "[batched][sanitize]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n : {1, 5, 32, 33, 64, 100, 128}) {
+        for (Layout l : {Layout::Strided, Layout::Array}) {
+            check_potrf<TestType>(n, n + 1, 7, l);
+            check_solve<TestType>(n, 2, 7, l, true);
+            check_solve<TestType>(n, 1, 3, l, false);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("batched potrf/posv: batches beyond 65,535 members", "[batched]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    check_potrf<TestType>(3, 3, 70001, Layout::Strided);
+    check_potrf<TestType>(24, 24, 66000, Layout::Array);
+    check_solve<TestType>(8, 1, 70003, Layout::Strided, true);
+    check_solve<TestType>(16, 1, 66001, Layout::Strided, false);
+}
+
+TEMPLATE_TEST_CASE("batched device API: argument checks", "[batched][sanitize]", float, double) {
+    using T = TestType;
+    DeviceBuffer<T> dA(64 * 64 * 2);
+    DeviceBuffer<int> dinfo(2);
+    auto arg = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "";
+    };
+    CHECK(arg([&] { batched::device::potrf<T>(129, dA.p, 129, 129 * 129, 1, dinfo.p); }) == "n");
+    CHECK(arg([&] { batched::device::potrf<T>(-1, dA.p, 1, 1, 1, dinfo.p); }) == "n");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 7, 64, 1, dinfo.p); }) == "lda");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 63, 2, dinfo.p); }) == "strideA");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 64, -1, dinfo.p); }) == "batch");
+    CHECK(arg([&] { batched::device::potrf<T>(8, static_cast<T*>(nullptr), 8, 64, 1, dinfo.p); }) == "A");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 64, 1, nullptr); }) == "info");
+    CHECK(arg([&] { batched::device::potrs<T>(8, -1, dA.p, 8, 64, dA.p, 8, 8, 1); }) == "nrhs");
+    CHECK(arg([&] { batched::device::potrs<T>(8, 2, dA.p, 8, 64, dA.p, 8, 15, 2); }) == "strideB");
+    CHECK(arg([&] { batched::device::posv<T>(8, 1, dA.p, 8, 64, dA.p, 4, 64, 1, dinfo.p); }) == "ldb");
+    // empty problems are no-ops (n = 0 reports info = 0)
+    REQUIRE(cudaMemset(dinfo.p, 0x7f, 2 * sizeof(int)) == cudaSuccess);
+    batched::device::potrf<T>(0, dA.p, 1, 0, 2, dinfo.p);
+    batched::device::potrf<T>(8, dA.p, 8, 64, 0, dinfo.p);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<int> info = dinfo.download();
+    CHECK(info[0] == 0);
+    CHECK(info[1] == 0);
+}
+
+TEMPLATE_TEST_CASE("batched posv through StarPU chunks on the GPU (gpu-only and hybrid)", "[batched]", float,
+                   double) {
+    using T = TestType;
+    for (Mapping m : {Mapping::GpuOnly, Mapping::Hybrid}) {
+        for (int n : {20, 77}) {
+            const uint64_t seed = fresh_seed();
+            const int64_t batch = 3001, nrhs = 2;
+            INFO("mapping=" << to_string(m) << " n=" << n << " seed=" << seed);
+            const int64_t strideB = n * nrhs;
+            Batch<T> a;
+            std::vector<T> B(static_cast<size_t>(batch * strideB));
+            {
+                // host-side generation with the StarPU workers asleep (idle workers poll and starve it)
+                const Runtime::Paused paused(runtime());
+                a = make_batch<T>(n, n, batch, Layout::Strided, seed, true);
+                for (int64_t i = 0; i < batch; ++i) random_matrix<T>(n, nrhs, B.data() + i * strideB, n, seed + 7 + i);
+            }
+            std::vector<T> F = a.data, X = B;
+            std::vector<int> info(static_cast<size_t>(batch), -1);
+            batched::Options o;
+            o.mapping = m;
+            o.chunk = 250;
+            const int64_t failed =
+                batched::posv<T>(runtime(), n, nrhs, F.data(), n, a.stride, X.data(), n, strideB, batch, info.data(), o);
+            CHECK(runtime().pending_tasks() == 0);
+            const Runtime::Paused paused(runtime());  // host-side checks
+            CHECK(failed == 2);
+            check_factors(a, F, info);
+            for (int64_t i : {int64_t(0), int64_t(1), int64_t(777), batch - 1}) {
+                std::vector<T> L(a.data.begin() + a.offset[i], a.data.begin() + a.offset[i] + int64_t(n) * n);
+                REQUIRE(lapack_potrf(n, L.data(), n) == 0);
+                std::vector<T> ref(B.begin() + i * strideB, B.begin() + (i + 1) * strideB);
+                REQUIRE(lapack_potrs(n, static_cast<int>(nrhs), L.data(), n, ref.data(), n) == 0);
+                for (int64_t k = 0; k < strideB; ++k)
+                    CHECK(std::abs(static_cast<double>(X[i * strideB + k]) - ref[k]) <=
+                          tolerance<T>(n) * (1.0 + std::abs(static_cast<double>(ref[k]))));
+            }
+            CHECK(std::equal(B.begin() + 2 * strideB, B.begin() + 3 * strideB, X.begin() + 2 * strideB));
+        }
+    }
+}

@@ -3,6 +3,7 @@
 _root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _carry=${1:-${CARRY_DIR:-.carry}}
 case $_carry in /*) ;; *) _carry=$_root/$_carry ;; esac
+if [ -f "$_carry/bin.tar.xz" ] && [ ! -d "$_carry/bin" ]; then tar -C "$_carry" -xJf "$_carry/bin.tar.xz"; fi
 export LD_LIBRARY_PATH=$_carry/lib:${LD_LIBRARY_PATH:-}
 export PATH=$_carry/bin:$PATH
 export STARPU_HOME=${STARPU_HOME:-/tmp/starfact-starpu-home}

@@ -95,37 +95,18 @@ uint32_t chunk_footprint(starpu_task* task) {
 
 template <typename T>
 void define_getrf_chunk(Kernel& k) {
-    k.cl.cpu_funcs[0] = getrf_chunk_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = getrf_chunk_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 3;
-    k.cl.modes[0] = STARPU_RW;
-    k.cl.modes[1] = STARPU_W;
-    k.cl.modes[2] = STARPU_W;
-    k.cl.name = "batched_getrf_chunk";
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = sizeof(T) == 4 ? "starfact_batched_sgetrf_chunk" : "starfact_batched_dgetrf_chunk";
+    define_kernel(k, "batched_getrf_chunk",
+                  sizeof(T) == 4 ? "starfact_batched_sgetrf_chunk" : "starfact_batched_dgetrf_chunk",
+                  getrf_chunk_cpu<T>, STARFACT_CUDA_IMPL(getrf_chunk_cuda<T>), {STARPU_RW, STARPU_W, STARPU_W});
     k.model.footprint = chunk_footprint;
-    k.cl.model = &k.model;
 }
 
 template <typename T>
 void define_inverse_chunk(Kernel& k) {
-    k.cl.cpu_funcs[0] = inverse_chunk_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = inverse_chunk_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_RW;
-    k.cl.modes[1] = STARPU_W;
-    k.cl.name = "batched_inverse_chunk";
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = sizeof(T) == 4 ? "starfact_batched_sinverse_chunk" : "starfact_batched_dinverse_chunk";
+    define_kernel(k, "batched_inverse_chunk",
+                  sizeof(T) == 4 ? "starfact_batched_sinverse_chunk" : "starfact_batched_dinverse_chunk",
+                  inverse_chunk_cpu<T>, STARFACT_CUDA_IMPL(inverse_chunk_cuda<T>), {STARPU_RW, STARPU_W});
     k.model.footprint = chunk_footprint;
-    k.cl.model = &k.model;
 }
 
 }  // namespace

@@ -90,19 +90,12 @@ template <> constexpr const char* chunk_symbol<double, true>() { return "starfac
 
 template <typename T, bool POSV>
 void define_chunk(Kernel& k) {
-    k.cl.cpu_funcs[0] = chunk_cpu<T, POSV>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = chunk_cuda<T, POSV>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = POSV ? 3 : 2;
-    k.cl.modes[0] = STARPU_RW;
-    if (POSV) k.cl.modes[1] = STARPU_RW;
-    k.cl.modes[POSV ? 2 : 1] = STARPU_W;
-    k.cl.name = POSV ? "batched_posv_chunk" : "batched_potrf_chunk";
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = chunk_symbol<T, POSV>();
-    k.cl.model = &k.model;
+    if (POSV)
+        define_kernel(k, "batched_posv_chunk", chunk_symbol<T, POSV>(), chunk_cpu<T, POSV>,
+                      STARFACT_CUDA_IMPL((chunk_cuda<T, POSV>)), {STARPU_RW, STARPU_RW, STARPU_W});
+    else
+        define_kernel(k, "batched_potrf_chunk", chunk_symbol<T, POSV>(), chunk_cpu<T, POSV>,
+                      STARFACT_CUDA_IMPL((chunk_cuda<T, POSV>)), {STARPU_RW, STARPU_W});
 }
 
 template <typename T, bool POSV> const char* chunk_key();

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "codelets/kernel_colors.hpp"
 #include "starfact/error.hpp"
 
 namespace starfact::detail {
@@ -20,6 +21,23 @@ Codelets<T>::Codelets() {
 }
 template struct Codelets<float>;
 template struct Codelets<double>;
+
+void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_func_t cpu, starpu_cuda_func_t cuda,
+                   std::initializer_list<starpu_data_access_mode> modes) {
+    k.cl.cpu_funcs[0] = cpu;
+    if (cuda) {
+        k.cl.cuda_funcs[0] = cuda;
+        k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    }
+    k.cl.nbuffers = modes.size() == 0 ? STARPU_VARIABLE_NBUFFERS : static_cast<int>(modes.size());
+    int i = 0;
+    for (starpu_data_access_mode m : modes) k.cl.modes[i++] = m;
+    k.cl.name = name;
+    k.cl.color = kernel_color(name);
+    k.model.type = STARPU_HISTORY_BASED;
+    k.model.symbol = symbol;
+    k.cl.model = &k.model;
+}
 
 uint32_t where_of(Mapping m) {
     switch (m) {

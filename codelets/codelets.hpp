@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +31,19 @@ struct Kernel {
     Kernel(const Kernel&) = delete;
     Kernel& operator=(const Kernel&) = delete;
 };
+
+/// The CUDA implementation to register, or nullptr in a build without CUDA.
+#ifdef STARFACT_HAVE_CUDA
+#define STARFACT_CUDA_IMPL(f) (f)
+#else
+#define STARFACT_CUDA_IMPL(f) (nullptr)
+#endif
+
+/// Fills k: the CPU implementation, the CUDA one (asynchronous, on StarPU's per-worker stream) when
+/// given, the buffer modes (none: STARPU_VARIABLE_NBUFFERS, modes set per task), the trace name and
+/// its colour (codelets/kernel_colors.hpp), and a history-based performance model named `symbol`.
+void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_func_t cpu, starpu_cuda_func_t cuda,
+                   std::initializer_list<starpu_data_access_mode> modes);
 
 template <typename T>
 struct Codelets {

@@ -3,7 +3,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -59,20 +58,8 @@ template <> constexpr const char* gemm_symbol<double>() { return "starfact_dgemm
 
 template <typename T>
 void define_gemm(Kernel& k) {
-    k.cl.cpu_funcs[0] = gemm_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = gemm_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 3;
-    k.cl.modes[0] = STARPU_R;
-    k.cl.modes[1] = STARPU_R;
-    k.cl.modes[2] = STARPU_RW;
-    k.cl.name = "gemm";
-    k.cl.color = kernel_color("gemm");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = gemm_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "gemm", gemm_symbol<T>(), gemm_cpu<T>, STARFACT_CUDA_IMPL(gemm_cuda<T>),
+                  {STARPU_R, STARPU_R, STARPU_RW});
 }
 
 template <typename T>

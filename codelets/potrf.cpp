@@ -6,7 +6,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 #include "runtime/cuda_contexts.hpp"
 #ifdef STARFACT_HAVE_POTF2
 #include "codelets/cuda/potf2/potf2.hpp"
@@ -45,37 +44,47 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
 }
 
 #ifdef STARFACT_HAVE_CUDA
+/// What both CUDA implementations read from their buffers and arguments.
+template <typename T>
+struct DiagTile {
+    T* A;
+    int n, ld;
+    int* info;
+    int64_t offset;
+    CudaWorkerContext* c;
+};
+template <typename T>
+DiagTile<T> diag_tile(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    return {reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])),
+            static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1])),
+            a->offset, &a->cuda->local()};
+}
+
+/// cuSOLVER potrf, then a one-block kernel merging devInfo and a diagonal check into *info.
 template <typename T>
 void potrf_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
-    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
-    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
-    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
-    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
-    CudaWorkerContext& c = a->cuda->local();
+    const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
     int lwork = 0;
-    if (gpu::potrf_buffer_size(c.solver, n, A, ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::potrf_buffer_size(t.c->solver, t.n, t.A, t.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
-    if (static_cast<size_t>(lwork) * sizeof(T) > c.work_bytes)
+    if (static_cast<size_t>(lwork) * sizeof(T) > t.c->work_bytes)
         STARPU_ABORT_MSG("potrf workspace too small: Runtime::reserve was not called for this tile size");
-    if (gpu::potrf(c.solver, n, A, ld, static_cast<T*>(c.work), lwork, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::potrf(t.c->solver, t.n, t.A, t.ld, static_cast<T*>(t.c->work), lwork, t.c->dev_info) !=
+        CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
-    gpu::launch_potrf_info<T>(A, n, ld, c.dev_info, info, a->offset, c.stream);
+    gpu::launch_potrf_info<T>(t.A, t.n, t.ld, t.c->dev_info, t.info, t.offset, t.c->stream);
 }
 
 #ifdef STARFACT_HAVE_POTF2
 /// Our fused potf2 (codelets/cuda/potf2/): one asynchronous call, info merged on the device.
 template <typename T>
 void potrf_fused_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
-    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
-    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
-    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
-    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
-    CudaWorkerContext& c = a->cuda->local();
-    if (gpu::potf2_workspace_bytes<T>(n) > c.work_bytes)
+    const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
+    if (gpu::potf2_workspace_bytes<T>(t.n) > t.c->work_bytes)
         STARPU_ABORT_MSG("potf2 workspace too small: reserve_potrf_workspace was not called for this tile size");
-    gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), c.stream, n, A, ld, info, a->offset, c.work, c.work_bytes);
+    gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), t.c->stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work,
+                       t.c->work_bytes);
 }
 #endif
 #endif
@@ -112,22 +121,11 @@ bool fused_potf2_available() {
 
 template <typename T>
 void define_potrf(Kernel& k, bool fused) {
-    k.cl.cpu_funcs[0] = potrf_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = potrf_cuda<T>;
+    starpu_cuda_func_t cuda = STARFACT_CUDA_IMPL(potrf_cuda<T>);
 #ifdef STARFACT_HAVE_POTF2
-    if (fused) k.cl.cuda_funcs[0] = potrf_fused_cuda<T>;
+    if (fused) cuda = potrf_fused_cuda<T>;
 #endif
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_RW;
-    k.cl.modes[1] = STARPU_RW;
-    k.cl.name = "potrf";
-    k.cl.color = kernel_color("potrf");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = potrf_symbol<T>(fused);
-    k.cl.model = &k.model;
+    define_kernel(k, "potrf", potrf_symbol<T>(fused), potrf_cpu<T>, cuda, {STARPU_RW, STARPU_RW});
 }
 
 template <typename T>

@@ -3,7 +3,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -51,19 +50,7 @@ template <> constexpr const char* syrk_symbol<double>() { return "starfact_dsyrk
 
 template <typename T>
 void define_syrk(Kernel& k) {
-    k.cl.cpu_funcs[0] = syrk_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = syrk_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_R;
-    k.cl.modes[1] = STARPU_RW;
-    k.cl.name = "syrk";
-    k.cl.color = kernel_color("syrk");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = syrk_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "syrk", syrk_symbol<T>(), syrk_cpu<T>, STARFACT_CUDA_IMPL(syrk_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 template <typename T>

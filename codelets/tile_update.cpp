@@ -5,7 +5,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -61,17 +60,8 @@ template <> constexpr const char* tile_update_symbol<double>() { return "starfac
 
 template <typename T>
 void define_tile_update(Kernel& k) {
-    k.cl.cpu_funcs[0] = tile_update_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = tile_update_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = STARPU_VARIABLE_NBUFFERS;
-    k.cl.name = "tile_update";
-    k.cl.color = kernel_color("tile_update");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = tile_update_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "tile_update", tile_update_symbol<T>(), tile_update_cpu<T>,
+                  STARFACT_CUDA_IMPL(tile_update_cuda<T>), {});  // modes per task (dyn_modes)
 }
 
 template <typename T>

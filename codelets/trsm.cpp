@@ -3,7 +3,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -51,19 +50,7 @@ template <> constexpr const char* trsm_symbol<double>() { return "starfact_dtrsm
 
 template <typename T>
 void define_trsm(Kernel& k) {
-    k.cl.cpu_funcs[0] = trsm_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = trsm_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_R;
-    k.cl.modes[1] = STARPU_RW;
-    k.cl.name = "trsm";
-    k.cl.color = kernel_color("trsm");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = trsm_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "trsm", trsm_symbol<T>(), trsm_cpu<T>, STARFACT_CUDA_IMPL(trsm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 template <typename T>

@@ -6,7 +6,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 #include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
@@ -60,19 +59,8 @@ template <> constexpr const char* trsm_inverse_symbol<double>() { return "starfa
 
 template <typename T>
 void define_trsm_inverse(Kernel& k) {
-    k.cl.cpu_funcs[0] = trsm_inverse_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = trsm_inverse_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_R;
-    k.cl.modes[1] = STARPU_RW;
-    k.cl.name = "trsm_inv";
-    k.cl.color = kernel_color("trsm_inv");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = trsm_inverse_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "trsm_inv", trsm_inverse_symbol<T>(), trsm_inverse_cpu<T>,
+                  STARFACT_CUDA_IMPL(trsm_inverse_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 template <typename T>

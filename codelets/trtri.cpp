@@ -6,7 +6,6 @@
 #include "codelets/codelets.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
-#include "codelets/kernel_colors.hpp"
 #include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
@@ -84,19 +83,7 @@ void reserve_inverse_workspace(const Runtime& rt, int nb) {
 
 template <typename T>
 void define_trtri(Kernel& k) {
-    k.cl.cpu_funcs[0] = trtri_cpu<T>;
-#ifdef STARFACT_HAVE_CUDA
-    k.cl.cuda_funcs[0] = trtri_cuda<T>;
-    k.cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
-#endif
-    k.cl.nbuffers = 2;
-    k.cl.modes[0] = STARPU_R;
-    k.cl.modes[1] = STARPU_W;
-    k.cl.name = "trtri";
-    k.cl.color = kernel_color("trtri");
-    k.model.type = STARPU_HISTORY_BASED;
-    k.model.symbol = trtri_symbol<T>();
-    k.cl.model = &k.model;
+    define_kernel(k, "trtri", trtri_symbol<T>(), trtri_cpu<T>, STARFACT_CUDA_IMPL(trtri_cuda<T>), {STARPU_R, STARPU_W});
 }
 
 template <typename T>

@@ -88,8 +88,13 @@ gpu::Layout<T> array(T* const* p) {
     return l;
 }
 
+/// Launches a batch; an empty order still reports info = 0 for every member.
 template <typename T>
 void run(const char* f, bool (*launch)(const gpu::Args<T>&), const gpu::Args<T>& a) {
+    if (a.n == 0 && a.batch > 0 && a.info) {
+        if (cudaMemsetAsync(a.info, 0, a.batch * sizeof(int), a.stream) != cudaSuccess) after_launch(f);
+        return;
+    }
     if (a.n == 0 || a.batch == 0) return;
     if (!launch(a)) throw InvalidArgument(f, "n", "has no compiled kernel" + got(a.n));
     after_launch(f);
@@ -113,10 +118,6 @@ void potrf(int64_t n, T* A, int64_t lda, int64_t strideA, int64_t batch, int* in
     a.info = info;
     a.batch = batch;
     a.stream = stream;
-    if (n == 0 && batch > 0) {
-        if (cudaMemsetAsync(info, 0, batch * sizeof(int), stream) != cudaSuccess) after_launch(f);
-        return;
-    }
     run<T>(f, gpu::launch_potrf<T>, a);
 }
 
@@ -135,10 +136,6 @@ void potrf(int64_t n, T* const* A, int64_t lda, int64_t batch, int* info, CUstre
     a.info = info;
     a.batch = batch;
     a.stream = stream;
-    if (n == 0 && batch > 0) {
-        if (cudaMemsetAsync(info, 0, batch * sizeof(int), stream) != cudaSuccess) after_launch(f);
-        return;
-    }
     run<T>(f, gpu::launch_potrf<T>, a);
 }
 
@@ -216,10 +213,6 @@ void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int
     a.info = info;
     a.batch = batch;
     a.stream = stream;
-    if (n == 0 && batch > 0) {
-        if (cudaMemsetAsync(info, 0, batch * sizeof(int), stream) != cudaSuccess) after_launch(f);
-        return;
-    }
     run<T>(f, gpu::launch_posv<T>, a);
 }
 
@@ -245,10 +238,6 @@ void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_
     a.info = info;
     a.batch = batch;
     a.stream = stream;
-    if (n == 0 && batch > 0) {
-        if (cudaMemsetAsync(info, 0, batch * sizeof(int), stream) != cudaSuccess) after_launch(f);
-        return;
-    }
     run<T>(f, gpu::launch_posv<T>, a);
 }
 

@@ -33,6 +33,8 @@ struct Options {
     int ib = 0;      // 0: tuning table
     int cutoff = 0;  // 0: tuning table
     int looped = -1; // -1: tuning table
+    int rdiag = -1;  // -1: tuning table
+    int blocked = -1; // -1: tuning table
     bool csv = false;
     bool sweep = false;
     bool autotune = false;
@@ -48,6 +50,8 @@ void usage() {
         "  --ib N         inner blocking of the fused kernel (8 or 16; default: tuning table)\n"
         "  --cutoff N     recursion cut-off in [16, 128] (default: tuning table)\n"
         "  --looped 0|1   diagonal block by runtime loops (1) or unrolled registers (0) (default: table)\n"
+        "  --rdiag 0|1    replicated-diagonal kernel (1; ib 8) or the left/right-looking leaf (0) (default: table)\n"
+        "  --blocked 0|1  tiles above the cut-off: block columns (1) or recursive halving (0) (default: table)\n"
         "  --sweep        time every configuration per precision and nb (GPU time), print the best\n"
         "  --auto         --sweep, then the full row for the best configuration of each nb, and the\n"
         "                 tuning-table rows (codelets/cuda/potf2/potf2_tuning.hpp) they give\n"
@@ -103,6 +107,10 @@ Options parse(int argc, char** argv) {
                                                     starfact::detail::gpu::kPotf2LeafMax));
         } else if (f == "--looped") {
             o.looped = static_cast<int>(cli.integer(0, 1));
+        } else if (f == "--rdiag") {
+            o.rdiag = static_cast<int>(cli.integer(0, 1));
+        } else if (f == "--blocked") {
+            o.blocked = static_cast<int>(cli.integer(0, 1));
         } else if (f == "--csv") {
             cli.no_value();
             o.csv = true;
@@ -268,7 +276,7 @@ double gflops(int n, double s) { return double(n) * n * n / 3.0 / s * 1e-9; }
 
 std::string name(const Potf2Config& c) {
     return "ib=" + std::to_string(c.ib) + " cutoff=" + std::to_string(c.cutoff) + (c.looped ? " looped" : "") +
-           (c.right_looking ? " right" : " left") + (c.blocked ? " blocked" : " recursive");
+           (c.rdiag ? " rdiag" : c.right_looking ? " right" : " left") + (c.blocked ? " blocked" : " recursive");
 }
 
 /// The configurations the sweep times (looped = false: the looped diagonal block lost everywhere).
@@ -282,6 +290,12 @@ std::vector<Potf2Config> sweep_configs(int n) {
                     if (n <= cutoff && cutoff != 128) continue;  // single leaf: cut-off irrelevant
                     v.push_back(Potf2Config{ib, cutoff, false, rl, blocked});
                 }
+    for (bool blocked : {false, true})  // the replicated-diagonal kernel (ib 8 only)
+        for (int cutoff : {32, 64, 96, 128}) {
+            if (blocked && n <= cutoff) continue;
+            if (n <= cutoff && cutoff != 128) continue;
+            v.push_back(Potf2Config{8, cutoff, false, false, blocked, true});
+        }
     return v;
 }
 
@@ -297,15 +311,54 @@ bool run_bench(const Handles& h, const Options& o) {
         if (o.ib) c.ib = o.ib;
         if (o.cutoff) c.cutoff = o.cutoff;
         if (o.looped >= 0) c.looped = o.looped != 0;
+        if (o.rdiag >= 0) c.rdiag = o.rdiag != 0;
+        if (o.blocked >= 0) c.blocked = o.blocked != 0;
+        if (c.rdiag) c.ib = 8;
         ok = bench_row<T>(h, o, t, c) && ok;
     }
     return ok;
 }
 
+#ifdef STARFACT_POTF2_PROFILE
+}  // namespace
+namespace starfact::detail::gpu {
+void potf2_rdiag_clocks(long long* out, int count);
+}
+namespace {
+/// Phase clocks of the rdiag kernel's last launch (block 0): load, then per panel (A) and (C), write-back.
+template <typename T>
+void print_phases(const Handles& h, const Tile<T>& t, const Potf2Config& c) {
+    constexpr int kMarks = 2 + 2 * 128 / 8 + 2;
+    long long clk[kMarks];
+    std::fill(clk, clk + kMarks, -1LL);
+    t.reset(h.stream);
+    STARFACT_BENCH_CUDA(cudaStreamSynchronize(h.stream));
+    starfact::detail::gpu::potf2_tile_tuned<T>(c, h.cublas, h.stream, t.n, t.work, t.n, t.info, 0, t.ws, Tile<T>::kWs);
+    STARFACT_BENCH_CUDA(cudaStreamSynchronize(h.stream));
+    starfact::detail::gpu::potf2_rdiag_clocks(clk, kMarks);
+    std::printf("phases %s nb=%d (cycles): load %lld |", prec_name<T>(), t.n, clk[1] - clk[0]);
+    long long prev = clk[1];
+    for (int k = 0; k < 16; ++k) {
+        const long long a = clk[2 + 2 * k], cc = clk[3 + 2 * k];
+        if (a <= 0 || a < prev) break;
+        std::printf(" A%d %lld", k, a - prev);
+        prev = a;
+        if (cc > prev) {
+            std::printf(" C%d %lld", k, cc - prev);
+            prev = cc;
+        }
+    }
+    std::printf(" | end %lld | total %lld\n", clk[kMarks - 1] - prev, clk[kMarks - 1] - clk[0]);
+}
+#endif
+
 template <typename T>
 bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config& c) {
     bool ok = true;
     const int n = t.n;
+#ifdef STARFACT_POTF2_PROFILE
+    if (c.rdiag) print_phases<T>(h, t, c);
+#endif
     {
         const double ours = time_ours<T>(h, t, c, o, false);
         const double ours_q = time_ours<T>(h, t, c, o, true);
@@ -344,20 +397,22 @@ Potf2Config sweep_tile(const Handles& h, const Options& o, Tile<T>& t, bool& ok)
         const double res = t.residual(h.stream, &info);
         const bool good = info == 0 && res < 60.0;
         ok = ok && good;
-        std::printf(o.csv ? "sweep,%s,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.2f%s\n"
-                          : "sweep %-2s nb=%5d ib=%2d cutoff=%3d looped=%d right=%d blocked=%d %9.1f us  (cusolver %9.1f "
-                            "us, x%.2f)%s\n",
-                    prec_name<T>(), n, c.ib, c.cutoff, int(c.looped), int(c.right_looking), int(c.blocked), s * 1e6,
+        std::printf(o.csv ? "sweep,%s,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.2f%s\n"
+                          : "sweep %-2s nb=%5d ib=%2d cutoff=%3d looped=%d right=%d blocked=%d rdiag=%d %9.1f us  "
+                            "(cusolver %9.1f us, x%.2f)%s\n",
+                    prec_name<T>(), n, c.ib, c.cutoff, int(c.looped), int(c.right_looking), int(c.blocked),
+                    int(c.rdiag), s * 1e6,
                     vendor * 1e6, vendor / s, good ? "" : " FAILED");
         if (good && (best.ib == 0 || s < best_s)) {
             best = c;
             best_s = s;
         }
     }
-    std::printf(o.csv ? "best,%s,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.2f\n"
-                      : "best  %-2s nb=%5d ib=%2d cutoff=%3d looped=%d right=%d blocked=%d %9.1f us  (cusolver %9.1f us, "
-                        "x%.2f)\n",
+    std::printf(o.csv ? "best,%s,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.2f\n"
+                      : "best  %-2s nb=%5d ib=%2d cutoff=%3d looped=%d right=%d blocked=%d rdiag=%d %9.1f us  "
+                        "(cusolver %9.1f us, x%.2f)\n",
                 prec_name<T>(), n, best.ib, best.cutoff, int(best.looped), int(best.right_looking), int(best.blocked),
+                int(best.rdiag),
                 best_s * 1e6, vendor * 1e6, vendor / best_s);
     std::fflush(stdout);
     return best;
@@ -372,9 +427,9 @@ bool run_sweep(const Handles& h, const Options& o) {
         const Potf2Config best = sweep_tile<T>(h, o, t, ok);
         if (o.autotune && best.ib != 0) ok = bench_row<T>(h, o, t, best) && ok;
         char row[160];
-        std::snprintf(row, sizeof row, "{%d, {%d, %d, %s, %s, %s}},", n, best.ib, best.cutoff,
+        std::snprintf(row, sizeof row, "{%d, {%d, %d, %s, %s, %s, %s}},", n, best.ib, best.cutoff,
                       best.looped ? "true" : "false", best.right_looking ? "true" : "false",
-                      best.blocked ? "true" : "false");
+                      best.blocked ? "true" : "false", best.rdiag ? "true" : "false");
         table.push_back(row);
     }
     std::printf("table,%s: ", prec_name<T>());

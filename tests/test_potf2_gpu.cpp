@@ -121,7 +121,7 @@ void check_spd(Gpu& g, int n, int ld, const Potf2Config* config = nullptr) {
     INFO("prec=" << prec<T>() << " n=" << n << " ld=" << ld << " seed=" << seed << " config="
                  << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
                                 std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
-                                std::to_string(config->blocked)
+                                std::to_string(config->blocked) + "/" + std::to_string(config->rdiag)
                           : "default"));
     const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
     std::vector<T> L = A;
@@ -163,7 +163,7 @@ void check_not_spd(Gpu& g, int n, int k, int info0, const Potf2Config* config = 
     INFO("prec=" << prec<T>() << " n=" << n << " k=" << k << " info0=" << info0 << " seed=" << seed << " config="
                  << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
                                 std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
-                                std::to_string(config->blocked)
+                                std::to_string(config->blocked) + "/" + std::to_string(config->rdiag)
                           : "default"));
     const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
     std::vector<T> ref = A;
@@ -217,7 +217,11 @@ const std::vector<Potf2Config>& all_configs() {
         {8, 96, false, false},  {16, 96, true, false},  {8, 128, true, false},  {16, 128, false, false},
         {8, 16, false, true},   {16, 16, true, true},   {8, 32, true, true},    {16, 64, false, true},
         {8, 96, false, true},   {16, 96, true, true},   {8, 128, true, true},   {16, 128, false, true},
-        {8, 64, false, true},   {16, 32, false, true},  {8, 128, false, true},  {16, 128, true, true}};
+        {8, 64, false, true},   {16, 32, false, true},  {8, 128, false, true},  {16, 128, true, true},
+        // replicated-diagonal kernel: single leaf / recursive with its leaf / blocked with fused panels
+        {8, 32, false, false, false, true},  {8, 64, false, false, false, true}, {8, 128, false, false, false, true},
+        {8, 32, false, false, true, true},   {8, 64, false, false, true, true},  {8, 128, false, false, true, true},
+        {8, 96, false, false, true, true},   {8, 16, false, false, true, true}};
     return c;
 }
 
@@ -241,7 +245,9 @@ TEMPLATE_TEST_CASE("potf2: small tiles, every configuration", "[potf2][sanitize]
          {Potf2Config{16, 16, false, false}, Potf2Config{8, 64, true, false}, Potf2Config{8, 128, false, false},
           Potf2Config{16, 128, true, false}, Potf2Config{16, 16, false, true}, Potf2Config{8, 64, true, true},
           Potf2Config{8, 128, false, true}, Potf2Config{16, 128, false, true}, Potf2Config{8, 32, false, true, true},
-          Potf2Config{16, 64, true, false, true}, Potf2Config{8, 16, false, true, true}})
+          Potf2Config{16, 64, true, false, true}, Potf2Config{8, 16, false, true, true},
+          Potf2Config{8, 128, false, false, false, true}, Potf2Config{8, 32, false, false, true, true},
+          Potf2Config{8, 64, false, false, true, true}, Potf2Config{8, 40, false, false, false, true}})
         for (int n : {1, 2, 17, 33, 64, 100, 129, 200}) check_spd<TestType>(g, n, n + 3, &c);
     for (int n : {1, 31, 128, 256}) check_spd<TestType>(g, n, n + 1);
 }
@@ -258,9 +264,10 @@ TEMPLATE_TEST_CASE("potf2: non-SPD tile gives LAPACK's info and stays finite", "
 
 TEMPLATE_TEST_CASE("potf2: non-SPD small tiles", "[potf2][sanitize]", float, double) {
     Gpu g;
-    for (int variant = 0; variant < 8; ++variant) {
-        const bool looped = variant & 1, rl = variant & 2, blocked = variant & 4;
-        const Potf2Config leaf{8, 128, looped, rl}, rec{16, 32, looped, rl, blocked};
+    for (int variant = 0; variant < 16; ++variant) {
+        const bool looped = variant & 1, rl = variant & 2, blocked = variant & 4, rdiag = variant & 8;
+        if (rdiag && (looped || rl)) continue;  // the rdiag kernel has no such variants
+        const Potf2Config leaf{8, 128, looped, rl, false, rdiag}, rec{rdiag ? 8 : 16, 32, looped, rl, blocked, rdiag};
         for (int k : {0, 1, 7, 8, 15, 16, 39}) check_not_spd<TestType>(g, 40, k, 0, &leaf);
         for (int k : {0, 20, 33, 64, 150, 199}) {
             check_not_spd<TestType>(g, 200, k, 0, &rec);
@@ -330,6 +337,10 @@ TEMPLATE_TEST_CASE("potf2: bad arguments throw InvalidArgument naming them", "[p
           "workspace");
     CHECK(arg_of([&] { potf2_tile_tuned<TestType>({24, 64}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
           "config.ib");
+    CHECK(arg_of([&] {
+              potf2_tile_tuned<TestType>({16, 64, false, false, false, true}, g.cublas, g.stream, 10, A, 10, info, 0,
+                                         nullptr, 0);
+          }) == "config.ib");
     CHECK(arg_of([&] { potf2_tile_tuned<TestType>({16, 256}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
           "config.cutoff");
     CHECK(detail::gpu::potf2_workspace_bytes<TestType>(1) == 0);

@@ -7,6 +7,12 @@ if(STARFACT_HAVE_CUDA)
     add_executable(bench_potf2 ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu)
     target_include_directories(bench_potf2 PRIVATE ${PROJECT_SOURCE_DIR})
     target_link_libraries(bench_potf2 PRIVATE starfact CUDA::cudart CUDA::cublas CUDA::cusolver)
+    # Developer build with phase clocks inside the rdiag kernel (not built by default).
+    add_executable(bench_potf2_prof EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu
+                                                     ${PROJECT_SOURCE_DIR}/codelets/cuda/potf2/potf2.cu)
+    target_include_directories(bench_potf2_prof PRIVATE ${PROJECT_SOURCE_DIR})
+    target_compile_definitions(bench_potf2_prof PRIVATE STARFACT_POTF2_PROFILE)
+    target_link_libraries(bench_potf2_prof PRIVATE starfact CUDA::cudart CUDA::cublas CUDA::cusolver)
   endif()
 
   if(STARFACT_BUILD_TESTS)

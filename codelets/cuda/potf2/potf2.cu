@@ -8,6 +8,7 @@
 #include "codelets/cuda/potf2/potf2.hpp"
 #include "codelets/cuda/potf2/potf2_leaf.cuh"
 #include "codelets/cuda/potf2/potf2_panel.cuh"
+#include "codelets/cuda/potf2/potf2_rdiag.cuh"
 #include "codelets/cuda/potf2/potf2_tuning.hpp"
 #include "starfact/error.hpp"
 
@@ -107,9 +108,38 @@ void launch_leaf_rl(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t s
     c.looped ? launch_leaf_variant<T, IB, true, RL>(p, stream) : launch_leaf_variant<T, IB, false, RL>(p, stream);
 }
 
+/// Rows below the diagonal block solved by one thread block of the fused rdiag kernel.
+constexpr int kRdiagRows = 32;
+
+template <typename T, int WMAX, int RMAX>
+void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream) {
+    using Shape = potf2_impl::RdiagShape<WMAX, RMAX>;
+    auto kernel = potf2_impl::potf2_rdiag_kernel<T, WMAX, RMAX, 8>;
+    const size_t smem = Shape::template smem_bytes<T>(p.n, p.m);
+    static std::atomic<uint64_t> opted_in{0};  // always: the static shared memory adds to the dynamic
+    opt_in_smem(kernel, Shape::template smem_bytes<T>(WMAX, RMAX), opted_in);
+    int grid = 1;
+    if constexpr (RMAX > 0) grid = (p.m + RMAX - 1) / RMAX;
+    kernel<<<grid, Shape::kThreads, smem, stream>>>(p);
+    check_launch("rdiag kernel launch");
+}
+
+/// The replicated-diagonal kernel on the leaf of p (and, if p.m > 0, the p.m rows below it).
+template <typename T>
+void launch_rdiag(const LeafParams<T>& p, cudaStream_t stream) {
+    if (p.m > 0)
+        p.n <= 64 ? launch_rdiag_shape<T, 64, kRdiagRows>(p, stream) : launch_rdiag_shape<T, 128, kRdiagRows>(p, stream);
+    else if (p.n <= 32)
+        launch_rdiag_shape<T, 32, 0>(p, stream);
+    else
+        p.n <= 64 ? launch_rdiag_shape<T, 64, 0>(p, stream) : launch_rdiag_shape<T, 128, 0>(p, stream);
+}
+
 template <typename T>
 void launch_leaf(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream) {
-    if (c.ib == 8)
+    if (c.rdiag)
+        launch_rdiag<T>(p, stream);
+    else if (c.ib == 8)
         c.right_looking ? launch_leaf_rl<T, 8, true>(c, p, stream) : launch_leaf_rl<T, 8, false>(c, p, stream);
     else
         c.right_looking ? launch_leaf_rl<T, 16, true>(c, p, stream) : launch_leaf_rl<T, 16, false>(c, p, stream);
@@ -135,9 +165,17 @@ struct MultiKernel {
         return cfg.cutoff * ((leaves + 1) / 2);
     }
 
-    void leaf(int off, int n, int mode) const {
-        LeafParams<T> p{at(off, off), n, ld, info, offset + off, flag, off, mode, A, n_tile};
+    void leaf(int off, int n, int mode, int rows_below = 0) const {
+        LeafParams<T> p{at(off, off), n, ld, info, offset + off, flag, off, mode, A, n_tile, rows_below};
         launch_leaf<T>(cfg, p, stream);
+    }
+
+    /// Trailing update A22 -= L21 L21^T of the block column at k0 (width w, m rows below).
+    void trailing_update(const PanelParams<T>& pp) const {
+        if (pp.m <= kPotf2OwnSyrkMaxRows)
+            launch_syrk<T>(pp, stream);
+        else
+            check_blas(syrk_ln(cublas, pp.m, pp.b, pp.B, ld, pp.C), "cublas<t>syrk");
     }
 
     /// Blocked form: block columns of cfg.cutoff: leaf, our trsm of the panel below, trailing update.
@@ -149,14 +187,12 @@ struct MultiKernel {
         for (int k0 = 0; k0 < n_tile; k0 += b) {
             const int w = std::min(b, n_tile - k0);
             const int m = n_tile - k0 - w;
-            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0));
+            // The rdiag kernel solves the rows below in the same launch; the other leaves need our trsm.
+            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0), cfg.rdiag ? m : 0);
             if (m == 0) break;
             const PanelParams<T> pp{at(k0, k0), at(k0 + w, k0), at(k0 + w, k0 + w), w, m, ld, flag, k0};
-            launch_trsm<T>(pp, stream);
-            if (m <= kPotf2OwnSyrkMaxRows)
-                launch_syrk<T>(pp, stream);
-            else
-                check_blas(syrk_ln(cublas, m, w, at(k0 + w, k0), ld, at(k0 + w, k0 + w)), "cublas<t>syrk");
+            if (!cfg.rdiag) launch_trsm<T>(pp, stream);
+            trailing_update(pp);
         }
     }
 
@@ -195,7 +231,9 @@ template <typename T>
 void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld,
                       int* info, int64_t offset, void* workspace, size_t workspace_bytes) {
     const char* fn = "potf2_tile";
-    require(supported_ib(config.ib), fn, "config.ib", "must be 8 or 16 (got " + std::to_string(config.ib) + ")");
+    require(supported_ib(config.ib) && (!config.rdiag || config.ib == 8), fn, "config.ib",
+            std::string("must be ") + (config.rdiag ? "8 with rdiag" : "8 or 16") + " (got " +
+                std::to_string(config.ib) + ")");
     require(config.cutoff >= kPotf2MinCutoff && config.cutoff <= kPotf2LeafMax, fn, "config.cutoff",
             "must be in [" + std::to_string(kPotf2MinCutoff) + ", " + std::to_string(kPotf2LeafMax) + "] (got " +
                 std::to_string(config.cutoff) + ")");
@@ -236,6 +274,13 @@ void potf2_tile(cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld,
     potf2_tile_tuned<T>(potf2_default_config<T>(n), cublas, stream, n, A, ld, info, offset, workspace,
                         workspace_bytes);
 }
+
+#ifdef STARFACT_POTF2_PROFILE
+/// Developer instrumentation (bench_potf2_prof): the phase clocks of the last rdiag launch.
+void potf2_rdiag_clocks(long long* out, int count) {
+    cudaMemcpyFromSymbol(out, potf2_impl::g_rdiag_clock, sizeof(long long) * count);
+}
+#endif
 
 template size_t potf2_workspace_bytes<float>(int);
 template size_t potf2_workspace_bytes<double>(int);

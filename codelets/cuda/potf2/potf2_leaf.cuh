@@ -32,6 +32,7 @@ struct LeafParams {
     int mode;           // LeafMode bits
     T* tile;            // the tile's first element (for the clean-up by the last leaf)
     int n_tile;         // tile order
+    int m = 0;          // rows below the leaf solved in the same launch (rdiag kernel only, potf2_rdiag.cuh)
 };
 
 __device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }
@@ -168,7 +169,7 @@ __device__ __forceinline__ bool leaf_skipped(const LeafParams<T>& p, int& s_stat
     if (threadIdx.x == 0) {
         int st = 0;
         if ((p.mode & kCheck) && *p.flag != 0) st = -1;
-        if (p.mode & kFirst) *p.flag = 0;
+        if ((p.mode & kFirst) && blockIdx.x == 0) *p.flag = 0;  // block 0 only: others must not undo its report
         s_state = st;
     }
     __syncthreads();

@@ -17,13 +17,17 @@ namespace starfact::detail::gpu {
 /// code) instead of fully unrolled register code (shorter dependency chains, more instructions),
 /// `right_looking` = the right-looking look-ahead kernel instead of the left-looking one, `blocked` =
 /// tiles above the cut-off are factored block column by block column with our own trsm/syrk kernels
-/// (potf2_panel.cuh) instead of the recursive halving with cuBLAS trsm/syrk.
+/// (potf2_panel.cuh) instead of the recursive halving with cuBLAS trsm/syrk, `rdiag` = the
+/// replicated-diagonal kernel (potf2_rdiag.cuh) as the leaf, which in the blocked form also solves the
+/// rows below each diagonal block in the same launch (no separate trsm); it takes ib = 8 and ignores
+/// `looped` and `right_looking`.
 struct Potf2Config {
     int ib;
     int cutoff;
     bool looped = false;
     bool right_looking = false;
     bool blocked = false;
+    bool rdiag = false;
 };
 
 /// Blocked form: trailing updates with more rows than this use cublas<t>syrk instead of our kernel.
@@ -49,18 +53,12 @@ struct Potf2TableRow {
 template <typename T> struct Potf2Table;
 template <> struct Potf2Table<float> {
     static constexpr Potf2TableRow rows[] = {
-        {64, {8, 128, false, false, false}},  {128, {8, 128, false, false, false}},
-        {256, {8, 128, false, false, false}}, {384, {8, 64, false, false, true}},
-        {512, {8, 32, false, false, true}},   {768, {8, 32, false, false, true}},
-        {1024, {8, 32, false, false, true}},  {1 << 30, {8, 32, false, false, true}},
+        {1 << 30, {8, 128, false, false, true, true}},
     };
 };
 template <> struct Potf2Table<double> {
     static constexpr Potf2TableRow rows[] = {
-        {64, {8, 128, false, false, false}},  {128, {8, 128, false, false, false}},
-        {256, {8, 128, false, false, false}}, {384, {8, 32, false, false, true}},
-        {512, {8, 32, false, false, true}},   {768, {8, 32, false, false, true}},
-        {1024, {8, 32, false, false, true}},  {1 << 30, {8, 32, false, false, true}},
+        {1 << 30, {8, 128, false, false, true, true}},
     };
 };
 

@@ -42,12 +42,23 @@ struct RdiagShape {
     static constexpr int kThreads = round32(WMAX + RMAX) > kMinThreads ? round32(WMAX + RMAX) : kMinThreads;
     /// Shared memory for a w x w block with `rows` rows below (padded as the kernel pads them).
     __host__ __device__ static constexpr int pad8(int x) { return (x + 7) / 8 * 8; }
+    /// Leading dimension in shared memory: 4 (mod 8) elements, so that the 8 x 4 operand and 8 x 8
+    /// accumulator fragments of the FP64 tensor-core update hit every bank pair once.
+    __host__ __device__ static constexpr int lds(int wp, int rp) { return wp + rp + 4; }
     template <typename T>
     static size_t smem_bytes(int w, int rows) {
         const int wp = pad8(w), rp = rows > 0 ? RMAX : 0;
-        return static_cast<size_t>(wp + rp) * wp * sizeof(T);
+        return static_cast<size_t>(lds(wp, rp)) * wp * sizeof(T);
     }
 };
+
+/// D = A B + D on the FP64 tensor cores, one 8 x 8 x 4 step for the warp (PTX mma.m8n8k4.f64: lane
+/// l = 4 g + t holds A(g, t), B(t, g) and D(g, 2t), D(g, 2t + 1)).
+__device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(d0), "+d"(d1)
+                 : "d"(a), "d"(b));
+}
 
 /// K consecutive T from 16-byte aligned shared memory.
 template <typename T, int K>
@@ -82,7 +93,7 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
     const int r0 = static_cast<int>(blockIdx.x) * RMAX;              // first row below owned by this block
     const int rows = RMAX > 0 ? max(0, min(RMAX, p.m - r0)) : 0;      // rows below owned by this block
     const int rp = rows > 0 ? RMAX : 0;
-    const int lds = wp + rp;
+    const int lds = Shape::lds(wp, rp);
     const bool leader = blockIdx.x == 0;
 
     STARFACT_RDIAG_MARK(0);
@@ -170,43 +181,77 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
         if (st != 0 || k0 + IB >= wp) break;
 
         // (C) trailing update with the panel: S(r, c) -= sum_q P(r, q) P(c, q), P = columns k0..k0+IB-1.
-        // Work items of 1 row x BC columns, re-spread over all threads every panel (the trailing matrix
-        // shrinks); consecutive threads take consecutive rows of one column block: conflict-free rows,
-        // broadcast columns. Items entirely above the diagonal are skipped; the upper part of a diagonal
-        // item is computed and never read.
-        {
+        // Float (no exact FP32 tensor-core product): work items of RI rows x BC columns (rows g, g + H, ...: consecutive threads take consecutive
+        // rows of one column block, so row accesses are conflict-free and the column block's panel rows
+        // are a broadcast shared by the item's RI rows), re-spread over all threads every panel. Rows
+        // entirely above the diagonal are computed but not stored (the upper triangle is never read).
+        if constexpr (sizeof(T) == 8) {
+            // Double: 8 x 8 blocks on the FP64 tensor cores, one warp per block (IB / 4 mma steps).
+            const int k1 = k0 + IB;
+            const int nd = wp - k1, nr = nd + rp;
+            const int nbr = nr / 8, nblocks = nbr * (nd / 8);
+            const int g = lane >> 2, t = lane & 3;
+            for (int blk = warp; blk < nblocks; blk += NWARP) {
+                const int bc = blk / nbr, br = blk - bc * nbr;
+                if (br * 8 < nd && bc > br) continue;  // above the diagonal (warp-uniform)
+                const int row0 = br * 8 < nd ? k1 + br * 8 : wp + (br * 8 - nd);
+                const int col0 = k1 + bc * 8;
+                T* c = S + row0 + g + (col0 + 2 * t) * lds;
+                double d0 = c[0], d1 = c[lds];
+#pragma unroll
+                for (int kk = 0; kk < IB; kk += 4) {
+                    const T* pc = S + (k0 + kk + t) * lds;
+                    dmma_8x8x4(d0, d1, -pc[row0 + g], pc[col0 + g]);
+                }
+                c[0] = d0;
+                c[lds] = d1;
+            }
+        } else {
+            constexpr int RI = 2;
             const int k1 = k0 + IB;
             const int nd = wp - k1;      // trailing rows of the diagonal block
-            const int nr = nd + rp;      // + the rows below
-            const int items = nr * (nd / BC);
-            const float inv_nr = 1.0f / static_cast<float>(nr);
-            // Item e -> (row, col) in S; false for an item entirely above the diagonal.
-            auto decode = [&](int e, int& row, int& col) {
-                int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_nr);
-                int rr = e - cb * nr;
-                if (rr < 0) { --cb; rr += nr; }
-                if (rr >= nr) { ++cb; rr -= nr; }
-                row = rr < nd ? k1 + rr : wp + (rr - nd);
-                col = k1 + BC * cb;
-                return !(rr < nd && BC * cb > rr);
-            };
+            const int nr = nd + rp;      // + the rows below (nr is a multiple of 8)
+            const int H = nr / RI;
+            const int items = H * (nd / BC);
+            const float inv_h = 1.0f / static_cast<float>(H);
             for (int e = tid; e < items; e += NT) {
-                int row, col;
-                if (!decode(e, row, col)) continue;
-                T acc[BC];
+                int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
+                int g = e - cb * H;
+                if (g < 0) { --cb; g += H; }
+                if (g >= H) { ++cb; g -= H; }
+                const int col = k1 + BC * cb;
+                const int last = g + (RI - 1) * H;                // the item's lowest row
+                if (last < nd && BC * cb > last) continue;        // every row above the diagonal
+                int row[RI];
 #pragma unroll
-                for (int j = 0; j < BC; ++j) acc[j] = T(0);
+                for (int i = 0; i < RI; ++i) {
+                    const int rr = g + i * H;
+                    row[i] = rr < nd ? k1 + rr : wp + (rr - nd);
+                }
+                T acc[RI][BC];
+#pragma unroll
+                for (int i = 0; i < RI; ++i)
+#pragma unroll
+                    for (int j = 0; j < BC; ++j) acc[i][j] = T(0);
 #pragma unroll
                 for (int q = 0; q < IB; ++q) {
                     const T* pc = S + (k0 + q) * lds;
                     T b[BC];
                     load_vec(b, pc + col);  // the same address across the column block: a broadcast
-                    const T a = pc[row];
 #pragma unroll
-                    for (int j = 0; j < BC; ++j) acc[j] = fma(a, b[j], acc[j]);
+                    for (int i = 0; i < RI; ++i) {
+                        const T a = pc[row[i]];
+#pragma unroll
+                        for (int j = 0; j < BC; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
+                    }
                 }
 #pragma unroll
-                for (int j = 0; j < BC; ++j) S[row + (col + j) * lds] -= acc[j];
+                for (int i = 0; i < RI; ++i) {
+                    const int rr = g + i * H;
+                    if (rr < nd && BC * cb > rr) continue;
+#pragma unroll
+                    for (int j = 0; j < BC; ++j) S[row[i] + (col + j) * lds] -= acc[i][j];
+                }
             }
         }
         __syncthreads();

@@ -5,8 +5,9 @@
 //       the IB x IB diagonal block into registers and factors it *redundantly* (same instructions, same
 //       inputs, so the same bits in every thread), solving its own row on the way: no shuffles, no
 //       single-warp phase, no barrier between the diagonal factorization and the rows below;
-//   (B) one barrier; (C) the trailing update with the panel, in items of one row x 8 columns spread
-//       over all threads afresh every panel (conflict-free rows, broadcast columns); one barrier.
+//   (B) one barrier (the diagonal block's own rows are stored after it); (C) the trailing update with
+//       the panel, spread over all threads afresh every panel: 8 x 8 blocks on the FP64 tensor cores
+//       (mma.m8n8k4) in double, items of 2 rows x 8 columns on the FMA units in float; one barrier.
 // With RMAX > 0 each thread block owns RMAX rows below the diagonal block and factors the diagonal block
 // itself (redundantly across thread blocks: no inter-block synchronisation); block 0 alone writes L11,
 // info and the failure flag. The tile is padded to a multiple of 8 columns with the identity, the rows
@@ -74,6 +75,142 @@ __device__ __forceinline__ void load_vec(T (&v)[K], const T* src) {
         for (int l = 0; l < W; ++l) v[k + l] = e[l];
     }
 }
+/// (A) for row r of the panel at column k0: loads the IB x IB diagonal block and factors it in registers
+/// (every calling thread the same way, so all hold the same bits), solving row r on the way: x = L(r,
+/// panel). Branch-free: a bad pivot only records its 1-based panel column in `fail` (what follows it is
+/// garbage and never stored). Stores the row at once if it lies below the diagonal block (no one reads
+/// it during the phase); returns the number of valid columns.
+template <typename T, int IB>
+__device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T (&x)[IB], int& fail) {
+    T d[IB][IB];
+#pragma unroll
+    for (int i = 0; i < IB; ++i)
+#pragma unroll
+        for (int j = i; j < IB; ++j) d[j][i] = S[k0 + j + (k0 + i) * lds];
+#pragma unroll
+    for (int c = 0; c < IB; ++c) x[c] = S[r + (k0 + c) * lds];
+    fail = 0;
+#pragma unroll
+    for (int c = 0; c < IB; ++c) {
+        const T piv = d[c][c];
+        const bool bad = !(piv > T(0)) || !isfinite(piv);
+        fail = (fail == 0 && bad) ? c + 1 : fail;
+        const T rs = rsqrt_of(piv);
+        d[c][c] = piv * rs;
+        x[c] *= rs;
+#pragma unroll
+        for (int j = c + 1; j < IB; ++j) d[j][c] *= rs;
+#pragma unroll
+        for (int i = c + 1; i < IB; ++i) {
+#pragma unroll
+            for (int j = i; j < IB; ++j) d[j][i] = fma(-d[j][c], d[i][c], d[j][i]);
+            x[i] = fma(-x[c], d[i][c], x[i]);
+        }
+    }
+    const int valid = fail ? fail - 1 : IB;
+    if (r >= k0 + IB)
+#pragma unroll
+        for (int c = 0; c < IB; ++c)
+            if (c < valid) S[r + (k0 + c) * lds] = x[c];
+    return valid;
+}
+
+/// (C) S(i, j) -= sum_q P(i, q) P(j, q) for the columns j in [cfirst, cfirst + ncols) and the rows
+/// i >= j of the diagonal block (wp rows) plus the rp rows below it (stored from row wp on), with the
+/// panel P = columns k0 .. k0 + IB - 1; by the gn threads gt = 0 .. gn - 1 of a group (whole warps).
+/// Double: 8 x 8 blocks on the FP64 tensor cores, one warp per block, U blocks per pass so that their
+/// loads and mma chains overlap. Float (no exact FP32 tensor-core product): items of RI rows x BC
+/// columns, rows g, g + H, ...: consecutive threads take consecutive rows of one column block, so row
+/// accesses are conflict-free and the column block's panel rows are a broadcast shared by the RI rows.
+/// Blocks/rows entirely above the diagonal are skipped; the upper part of a diagonal block is computed
+/// and stored but never read.
+template <typename T, int IB, int BC>
+__device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int k0, int cfirst, int ncols, int gt,
+                                             int gn) {
+    if (ncols <= 0) return;
+    const int nd = wp - cfirst;  // rows of the diagonal block from cfirst on
+    const int nr = nd + rp;      // + the rows below (a multiple of 8)
+    if constexpr (sizeof(T) == 8) {
+        const int lane = gt & 31, gw = gt >> 5, gnw = gn >> 5;
+        const int g = lane >> 2, t = lane & 3;
+        const int nbr = nr / 8, nblocks = nbr * (ncols / 8);
+        constexpr int U = 4;
+        for (int base = gw; base < nblocks; base += U * gnw) {
+            bool ok[U];
+            int row0[U], col0[U];
+            double d0[U], d1[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int blk = base + u * gnw;
+                const int bc = blk / nbr, br = blk - bc * nbr;
+                ok[u] = blk < nblocks && !(br * 8 < nd && bc > br);  // warp-uniform
+                row0[u] = ok[u] ? (br * 8 < nd ? cfirst + br * 8 : wp + (br * 8 - nd)) : cfirst;
+                col0[u] = ok[u] ? cfirst + bc * 8 : cfirst;
+                const T* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
+                d0[u] = ok[u] ? c[0] : T(0);  // no read where another warp may write
+                d1[u] = ok[u] ? c[lds] : T(0);
+            }
+#pragma unroll
+            for (int kk = 0; kk < IB; kk += 4) {
+                const T* pc = S + (k0 + kk + t) * lds;
+#pragma unroll
+                for (int u = 0; u < U; ++u) dmma_8x8x4(d0[u], d1[u], -pc[row0[u] + g], pc[col0[u] + g]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                if (ok[u]) {
+                    T* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
+                    c[0] = d0[u];
+                    c[lds] = d1[u];
+                }
+        }
+    } else {
+        constexpr int RI = 2;
+        const int H = nr / RI;
+        const int items = H * (ncols / BC);
+        const float inv_h = 1.0f / static_cast<float>(H);
+        for (int e = gt; e < items; e += gn) {
+            int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
+            int g = e - cb * H;
+            if (g < 0) { --cb; g += H; }
+            if (g >= H) { ++cb; g -= H; }
+            const int col = cfirst + BC * cb;
+            const int last = g + (RI - 1) * H;          // the item's lowest row
+            if (last < nd && BC * cb > last) continue;  // every row above the diagonal
+            int row[RI];
+#pragma unroll
+            for (int i = 0; i < RI; ++i) {
+                const int rr = g + i * H;
+                row[i] = rr < nd ? cfirst + rr : wp + (rr - nd);
+            }
+            T acc[RI][BC];
+#pragma unroll
+            for (int i = 0; i < RI; ++i)
+#pragma unroll
+                for (int j = 0; j < BC; ++j) acc[i][j] = T(0);
+#pragma unroll
+            for (int q = 0; q < IB; ++q) {
+                const T* pc = S + (k0 + q) * lds;
+                T b[BC];
+                load_vec(b, pc + col);  // the same address across the column block: a broadcast
+#pragma unroll
+                for (int i = 0; i < RI; ++i) {
+                    const T a = pc[row[i]];
+#pragma unroll
+                    for (int j = 0; j < BC; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < RI; ++i) {
+                const int rr = g + i * H;
+                if (rr < nd && BC * cb > rr) continue;
+#pragma unroll
+                for (int j = 0; j < BC; ++j) S[row[i] + (col + j) * lds] -= acc[i][j];
+            }
+        }
+    }
+}
+
 template <typename T, int WMAX, int RMAX, int IB>
 __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdiag_kernel(LeafParams<T> p) {
     using Shape = RdiagShape<WMAX, RMAX>;
@@ -123,52 +260,18 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
         }
     }
     __pipeline_commit();
-
     __pipeline_wait_prior(0);
     __syncthreads();
     STARFACT_RDIAG_MARK(1);
 
-    int st = 0;
-    for (int k0 = 0; k0 < wp; k0 += IB) {
-        // (A) rows k0 .. lds-1 of the panel, one per thread; the diagonal block factored redundantly.
+    // Panel k0's (A) by the row threads, its barrier, then the diagonal rows' stores (after the barrier:
+    // other threads may have been reading the unfactored block). Returns the failure state.
+    T x[IB];
+    auto panel = [&](int k0) {
         const int r = k0 + tid;
-        T x[IB];
-        int valid = 0;  // columns of x that hold L
+        int valid = 0, fail = 0;
         if (r < lds) {
-            T d[IB][IB];
-#pragma unroll
-            for (int i = 0; i < IB; ++i)
-#pragma unroll
-                for (int j = i; j < IB; ++j) d[j][i] = S[k0 + j + (k0 + i) * lds];
-#pragma unroll
-            for (int c = 0; c < IB; ++c) x[c] = S[r + (k0 + c) * lds];
-            // Branch-free: a bad pivot only records its column (off the critical path); what is computed
-            // after it is never stored.
-            int fail = 0;  // 1-based panel column of the first bad pivot
-#pragma unroll
-            for (int c = 0; c < IB; ++c) {
-                const T piv = d[c][c];
-                const bool bad = !(piv > T(0)) || !isfinite(piv);
-                fail = (fail == 0 && bad) ? c + 1 : fail;
-                const T rs = rsqrt_of(piv);
-                d[c][c] = piv * rs;
-                x[c] *= rs;
-#pragma unroll
-                for (int j = c + 1; j < IB; ++j) d[j][c] *= rs;
-#pragma unroll
-                for (int i = c + 1; i < IB; ++i) {
-#pragma unroll
-                    for (int j = i; j < IB; ++j) d[j][i] = fma(-d[j][c], d[i][c], d[j][i]);
-                    x[i] = fma(-x[c], d[i][c], x[i]);
-                }
-            }
-            valid = fail ? fail - 1 : IB;
-            // Rows below now; the diagonal block's own rows only after the barrier: other threads may
-            // still be reading the unfactored block there.
-            if (r >= k0 + IB)
-#pragma unroll
-                for (int c = 0; c < IB; ++c)
-                    if (c < valid) S[r + (k0 + c) * lds] = x[c];
+            valid = rdiag_factor_row<T, IB>(S, lds, k0, r, x, fail);
             if (tid == 0 && fail) s_state = k0 + fail;
         }
         __syncthreads();
@@ -177,88 +280,18 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
             for (int c = 0; c < IB; ++c)
                 if (c < valid && c <= r - k0) S[r + (k0 + c) * lds] = x[c];
         STARFACT_RDIAG_MARK(2 + 2 * (k0 / IB));
-        st = s_state;
-        if (st != 0 || k0 + IB >= wp) break;
+        return s_state;
+    };
 
-        // (C) trailing update with the panel: S(r, c) -= sum_q P(r, q) P(c, q), P = columns k0..k0+IB-1.
-        // Float (no exact FP32 tensor-core product): work items of RI rows x BC columns (rows g, g + H, ...: consecutive threads take consecutive
-        // rows of one column block, so row accesses are conflict-free and the column block's panel rows
-        // are a broadcast shared by the item's RI rows), re-spread over all threads every panel. Rows
-        // entirely above the diagonal are computed but not stored (the upper triangle is never read).
-        if constexpr (sizeof(T) == 8) {
-            // Double: 8 x 8 blocks on the FP64 tensor cores, one warp per block (IB / 4 mma steps).
-            const int k1 = k0 + IB;
-            const int nd = wp - k1, nr = nd + rp;
-            const int nbr = nr / 8, nblocks = nbr * (nd / 8);
-            const int g = lane >> 2, t = lane & 3;
-            for (int blk = warp; blk < nblocks; blk += NWARP) {
-                const int bc = blk / nbr, br = blk - bc * nbr;
-                if (br * 8 < nd && bc > br) continue;  // above the diagonal (warp-uniform)
-                const int row0 = br * 8 < nd ? k1 + br * 8 : wp + (br * 8 - nd);
-                const int col0 = k1 + bc * 8;
-                T* c = S + row0 + g + (col0 + 2 * t) * lds;
-                double d0 = c[0], d1 = c[lds];
-#pragma unroll
-                for (int kk = 0; kk < IB; kk += 4) {
-                    const T* pc = S + (k0 + kk + t) * lds;
-                    dmma_8x8x4(d0, d1, -pc[row0 + g], pc[col0 + g]);
-                }
-                c[0] = d0;
-                c[lds] = d1;
-            }
-        } else {
-            constexpr int RI = 2;
-            const int k1 = k0 + IB;
-            const int nd = wp - k1;      // trailing rows of the diagonal block
-            const int nr = nd + rp;      // + the rows below (nr is a multiple of 8)
-            const int H = nr / RI;
-            const int items = H * (nd / BC);
-            const float inv_h = 1.0f / static_cast<float>(H);
-            for (int e = tid; e < items; e += NT) {
-                int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
-                int g = e - cb * H;
-                if (g < 0) { --cb; g += H; }
-                if (g >= H) { ++cb; g -= H; }
-                const int col = k1 + BC * cb;
-                const int last = g + (RI - 1) * H;                // the item's lowest row
-                if (last < nd && BC * cb > last) continue;        // every row above the diagonal
-                int row[RI];
-#pragma unroll
-                for (int i = 0; i < RI; ++i) {
-                    const int rr = g + i * H;
-                    row[i] = rr < nd ? k1 + rr : wp + (rr - nd);
-                }
-                T acc[RI][BC];
-#pragma unroll
-                for (int i = 0; i < RI; ++i)
-#pragma unroll
-                    for (int j = 0; j < BC; ++j) acc[i][j] = T(0);
-#pragma unroll
-                for (int q = 0; q < IB; ++q) {
-                    const T* pc = S + (k0 + q) * lds;
-                    T b[BC];
-                    load_vec(b, pc + col);  // the same address across the column block: a broadcast
-#pragma unroll
-                    for (int i = 0; i < RI; ++i) {
-                        const T a = pc[row[i]];
-#pragma unroll
-                        for (int j = 0; j < BC; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
-                    }
-                }
-#pragma unroll
-                for (int i = 0; i < RI; ++i) {
-                    const int rr = g + i * H;
-                    if (rr < nd && BC * cb > rr) continue;
-#pragma unroll
-                    for (int j = 0; j < BC; ++j) S[row[i] + (col + j) * lds] -= acc[i][j];
-                }
-            }
-        }
+    int st = panel(0);
+    for (int k0 = 0; st == 0 && k0 + IB < wp; k0 += IB) {
+        const int k1 = k0 + IB;
+        rdiag_update<T, IB, BC>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);  // (C)
         __syncthreads();
         STARFACT_RDIAG_MARK(3 + 2 * (k0 / IB));
+        st = panel(k1);
     }
-
-    __syncthreads();  // the last diagonal rows were stored after the loop's last barrier
+    __syncthreads();  // the last diagonal rows were stored after the last barrier
 
     // Write back: L for the columns before a failure; from it on the identity (diagonal block) and
     // zeros (rows below). Block 0 writes the diagonal block and reports.

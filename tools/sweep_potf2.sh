@@ -12,16 +12,16 @@ bench=$(command -v bench_potf2 || true)
 csv=${OUT:-.}/sweep_potf2.csv
 "$bench" --auto --csv --warmup 3 --repeat 10 "$@" > "$csv"
 echo "# every point: $csv"
-echo "# best per precision and nb: prec,nb,ib,cutoff,looped,right_looking,blocked,ours_us,cusolver_us,speedup"
+echo "# best per precision and nb: prec,nb,ib,cutoff,looped,right_looking,blocked,rdiag,ours_us,cusolver_us,speedup"
 grep '^best,' "$csv" | cut -d, -f2-
 echo "# full rows of the best configurations (prec,nb,ib,cutoff,looped,ours_us,cusolver_us,speedup,ours_q_us,..."
 grep -E '^(s|d),' "$csv"
 # Per precision: the configuration with the smallest mean over nb of time / (best time at that nb).
-echo "# tuning-table rows ({max_n, {ib, cutoff, looped, right_looking, blocked}}):"
+echo "# tuning-table rows ({max_n, {ib, cutoff, looped, right_looking, blocked, rdiag}}):"
 grep '^table,' "$csv" | cut -d, -f2-
-echo "# per precision, the one configuration (ib/cutoff/looped/right/blocked) minimising the mean of time/best:"
-awk -F, '$1=="sweep"{cfg=$4"/"$5"/"$6"/"$7"/"$8; pn=$2","$3; v[$2","cfg","$3]=$9; cfgs[$2","cfg]=1
-                     if(!(pn in b)||$9<b[pn]) b[pn]=$9}
+echo "# per precision, the one configuration (ib/cutoff/looped/right/blocked/rdiag) minimising the mean of time/best:"
+awk -F, '$1=="sweep"{cfg=$4"/"$5"/"$6"/"$7"/"$8"/"$9; pn=$2","$3; v[$2","cfg","$3]=$10; cfgs[$2","cfg]=1
+                     if(!(pn in b)||$10<b[pn]) b[pn]=$10}
          END{for(x in v){split(x,a,","); s[a[1]","a[2]]+=v[x]/b[a[1]","a[3]]; c[a[1]","a[2]]++}
              for(y in s){split(y,a,","); m=s[y]/c[y]; if(!(a[1] in bm)||m<bm[a[1]]){bm[a[1]]=m; bc[a[1]]=a[2]}}
              for(p in bm) printf "%s %s mean slowdown vs per-nb best %.3f\n", p, bc[p], bm[p]}' "$csv"

@@ -6,8 +6,9 @@
 // bytes timed in the same run. Warm-up, then medians of CUDA-event timings.
 //   bench_batched_lu [--n 2,4,...|2-32] [--batch 1000000] [--prec s|d|both] [--warmup 2] [--repeat 5]
 //                    [--cpu-batch 20000] [--csv FILE] [--no-vendor] [--sweep]
-// --sweep (builds configured with -DSTARFACT_BATCHED_LU_SWEEP=ON) times the nFTB x staging
-// variants of the getrf and inverse kernels for n = 8, 16, 32 instead (tools/tune_batched_lu.sh).
+// --sweep (builds configured with -DSTARFACT_BATCHED_LU_SWEEP=ON) times the variants of the getrf
+// and inverse kernels (nFTB, staging, pivot search, look-ahead) for n = 8, 16, 32 instead
+// (tools/tune_batched_lu.sh).
 #include <cublas_v2.h>
 #include <lapacke.h>
 
@@ -278,20 +279,22 @@ void report(const Case& c, FILE* csv) {
 #ifdef STARFACT_BLU_SWEEP
 namespace k = starfact::batched::kernels;
 
-template <typename T, int N, int THREADS, bool STAGE>
+template <typename T, int N, int THREADS, bool STAGE, int SEARCH, bool LA, int MINB = 0>
 void sweep_one(const Options& o, T* A0, T* A, T* C, int* piv, int* info, size_t bytes, double copy_s, cudaStream_t st) {
     constexpr int NFTB = THREADS / k::seg_lanes(N);
     const k::BatchRef<T> ra{A, nullptr, N * N, N}, r0{A0, nullptr, N * N, N}, rc{C, nullptr, N * N, N};
     auto reset = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, bytes, cudaMemcpyDeviceToDevice, s)); };
     const double tf = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        STARFACT_BENCH_CUDA((k::launch_getrf<T, N, NFTB, STAGE>(ra, piv, N, info, o.batch, s)));
+        STARFACT_BENCH_CUDA((k::launch_getrf<T, N, NFTB, STAGE, SEARCH, LA, MINB>(ra, piv, N, info, o.batch, s)));
     }, reset);
     const double ti = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        STARFACT_BENCH_CUDA((k::launch_inverse<T, N, NFTB, STAGE>(r0, rc, nullptr, N, info, o.batch, s)));
+        STARFACT_BENCH_CUDA((k::launch_inverse<T, N, NFTB, STAGE, SEARCH, LA, MINB>(r0, rc, nullptr, N, info, o.batch, s)));
     });
-    std::printf("sweep %s n=%2d nftb=%3d threads=%3d stage=%d | getrf %8.3f ms %5.1f%% copy | inverse %8.3f ms %5.1f%% copy\n",
-                sizeof(T) == 4 ? "s" : "d", N, NFTB, THREADS, int(STAGE), tf * 1e3, 100 * copy_s / tf, ti * 1e3,
-                100 * copy_s / ti);
+    std::printf("sweep %s n=%2d nftb=%3d threads=%3d stage=%d search=%-6s lookahead=%d minblocks=%2d | getrf %8.3f ms"
+                " %5.1f%% copy | inverse %8.3f ms %5.1f%% copy\n",
+                sizeof(T) == 4 ? "s" : "d", N, NFTB, THREADS, int(STAGE),
+                k::search_for<k::seg_lanes(N), SEARCH>() == k::kSearchReduce ? "reduce" : "shfl", int(LA), MINB, tf * 1e3,
+                100 * copy_s / tf, ti * 1e3, 100 * copy_s / ti);
     std::fflush(stdout);
 }
 
@@ -309,12 +312,22 @@ void sweep_n(const Options& o, cudaStream_t st) {
     const double copy_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, bytes, cudaMemcpyDeviceToDevice, s));
     });
-    sweep_one<T, N, 64, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
-    sweep_one<T, N, 128, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
-    sweep_one<T, N, 256, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
-    sweep_one<T, N, 64, true>(o, A0, A, C, piv, info, bytes, copy_s, st);
-    sweep_one<T, N, 128, true>(o, A0, A, C, piv, info, bytes, copy_s, st);
-    sweep_one<T, N, 256, true>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    // Register path: search strategy x look-ahead x block size x register cap (the reduce search
+    // only exists for n > 8); then the staged path. The first variant runs twice: its first
+    // timing absorbs the clock ramp after the allocations.
+    constexpr int R = N > 8 ? k::kSearchReduce : k::kSearchButterfly;
+    sweep_one<T, N, 256, false, k::kSearchButterfly, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    sweep_one<T, N, 256, false, k::kSearchButterfly, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    sweep_one<T, N, 64, false, R, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    sweep_one<T, N, 64, false, R, true>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    sweep_one<T, N, 256, false, R, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    sweep_one<T, N, 256, false, R, true>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    if constexpr (N == 32) {
+        sweep_one<T, N, 128, false, R, false, 5>(o, A0, A, C, piv, info, bytes, copy_s, st);
+        sweep_one<T, N, 64, false, R, false, 10>(o, A0, A, C, piv, info, bytes, copy_s, st);
+        sweep_one<T, N, 64, false, R, false, 12>(o, A0, A, C, piv, info, bytes, copy_s, st);
+    }
+    sweep_one<T, N, 64, true, R, false>(o, A0, A, C, piv, info, bytes, copy_s, st);
     cudaFree(A0); cudaFree(A); cudaFree(C); cudaFree(piv); cudaFree(info);
 }
 

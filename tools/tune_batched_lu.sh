@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Tuning sweep of the batched LU kernels (nFTB x shared-memory staging, n = 8, 16, 32, float and
-# double) feeding the table in codelets/cuda/batched_lu/tuning.hpp and docs/batched_lu.md.
+# Tuning sweep of the batched LU kernels (nFTB, shared-memory staging, pivot search, look-ahead,
+# register cap; n = 8, 16, 32, float and double) feeding the table in
+# codelets/cuda/batched_lu/tuning.hpp and docs/batched_lu.md.
 #   Here (no GPU):  tools/tune_batched_lu.sh prepare
 #       builds bench_batched_lu with -DSTARFACT_BATCHED_LU_SWEEP=ON into build-batched_lu-sweep/ and
 #       copies the binaries and StarPU libraries into .carry-batched_lu (tools/device.sh prepare).
 #   There (GPU):    bash tools/tune_batched_lu.sh run [BATCH]
 #       prints one line per variant: getrf and inverse times and % of the copy bandwidth.
+#   There (GPU):    bash tools/tune_batched_lu.sh device
+#       one device round as recorded in docs/batched_lu.md: GPU tests, memcheck and racecheck on the
+#       [sanitize] cases, the sweep, the 10^6 bench (CSV) and the 10^5 bench; logs into $OUT.
 #   Here:           tools/tune_batched_lu.sh plot BENCH_CSV [PNG]
 #       draws docs/batched_lu_gflops.png from a `bench_batched_lu --csv` file (Debian's
 #       python3-matplotlib, /usr/bin/python3).
@@ -21,6 +25,17 @@ prepare)
 run)
     source "$root/tools/device-env.sh" "${CARRY_DIR:-.carry-batched_lu}"
     bench_batched_lu --sweep --batch "${2:-1000000}" --warmup 2 --repeat 5 ;;
+device)
+    source "$root/tools/device-env.sh" "${CARRY_DIR:-.carry-batched_lu}"
+    set +e
+    test_batched_lu_gpu > "$OUT/tests.log" 2>&1; echo "tests rc=$?"; tail -2 "$OUT/tests.log"
+    { compute-sanitizer --tool memcheck --error-exitcode 9 test_batched_lu_gpu "[sanitize]"; echo "memcheck rc=$?"
+      compute-sanitizer --tool racecheck --error-exitcode 9 test_batched_lu_gpu "[sanitize]"; echo "racecheck rc=$?"
+    } > "$OUT/sanitize.log" 2>&1
+    grep -E "rc=|ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitize.log"
+    bench_batched_lu --sweep --batch 1000000 > "$OUT/sweep.log" 2>&1; echo "sweep rc=$?"
+    bench_batched_lu --n 2-32 --batch 1000000 --csv "$OUT/bench_1e6.csv" > "$OUT/bench_1e6.log" 2>&1; echo "bench rc=$?"
+    bench_batched_lu --n 8,16,32 --batch 100000 --cpu-batch 0 > "$OUT/bench_1e5.log" 2>&1; echo "bench 1e5 rc=$?" ;;
 plot)
     /usr/bin/python3 - "${2:?bench CSV}" "${3:-$root/docs/batched_lu_gflops.png}" <<'PY'
 import csv, sys
@@ -63,6 +78,6 @@ print("wrote", png)
 PY
     ;;
 *)
-    echo "usage: tools/tune_batched_lu.sh prepare | run [BATCH] | plot BENCH_CSV [PNG]" >&2
+    echo "usage: tools/tune_batched_lu.sh prepare | run [BATCH] | device | plot BENCH_CSV [PNG]" >&2
     exit 1 ;;
 esac

@@ -14,7 +14,7 @@ cudaError_t getrf_dispatch_from(int n, BatchRef<T> A, int* ipiv, int64_t sp, int
                                 cudaStream_t s) {
     if (n == N) {
         constexpr LuConfig c = getrf_config<T>(N);
-        return launch_getrf<T, N, c.nftb, c.stage>(A, ipiv, sp, info, batch, s);
+        return launch_getrf<T, N, c.nftb, c.stage, c.search, c.lookahead, c.minb>(A, ipiv, sp, info, batch, s);
     }
     if constexpr (N < 32) return getrf_dispatch_from<T, N + 1>(n, A, ipiv, sp, info, batch, s);
     return cudaErrorInvalidValue;
@@ -25,7 +25,7 @@ cudaError_t inverse_dispatch_from(int n, BatchRef<T> A, BatchRef<T> C, int* ipiv
                                   int64_t batch, cudaStream_t s) {
     if (n == N) {
         constexpr LuConfig c = inverse_config<T>(N);
-        return launch_inverse<T, N, c.nftb, c.stage>(A, C, ipiv, sp, info, batch, s);
+        return launch_inverse<T, N, c.nftb, c.stage, c.search, c.lookahead, c.minb>(A, C, ipiv, sp, info, batch, s);
     }
     if constexpr (N < 32) return inverse_dispatch_from<T, N + 1>(n, A, C, ipiv, sp, info, batch, s);
     return cudaErrorInvalidValue;

@@ -1,32 +1,41 @@
-// Tuning table of the batched getrf and inverse kernels: matrices per thread block (nFTB) and
-// whether global memory is accessed through a shared-memory staging tile, per order n and
-// precision. Chosen from tools/tune_batched_lu.sh's sweep on the H100 (docs/batched_lu.md keeps
-// the table of measurements).
+// Tuning table of the batched getrf and inverse kernels, per order n and precision: matrices per
+// thread block (nFTB), shared-memory staging tile or direct row accesses, pivot search, look-ahead
+// and the register cap (minimum resident blocks per SM handed to __launch_bounds__). Chosen from
+// tools/tune_batched_lu.sh's sweep on the H100 (docs/batched_lu.md keeps the measurements).
 #pragma once
 #include "codelets/cuda/batched_lu/launch.hpp"
 
 namespace starfact::batched::kernels {
 
 struct LuConfig {
-    int nftb;    // matrices (segments of seg_lanes(n) lanes) per thread block
-    bool stage;  // coalesced tile copies through shared memory (true) or direct row accesses (false)
+    int nftb;        // matrices (segments of seg_lanes(n) lanes) per thread block
+    bool stage;      // coalesced tile copies through shared memory (true) or direct row accesses (false)
+    int search;      // pivot search: 0 butterfly of shuffles, 1 warp reductions (n > 8 only; common.cuh)
+    bool lookahead;  // update column k+1 and start step k+1's search before the rest of step k's update
+    int minb;        // __launch_bounds__ minimum blocks per SM (0: none), i.e. a register cap
 };
 
 /// nFTB giving `threads` lanes per block.
 constexpr int nftb_for(int n, int threads) { return threads / seg_lanes(n); }
 
-// Sweep of 2026-11-22 (H100, batch 10^6, docs/batched_lu.md): the direct register path beats
-// the staged one at every size and precision (by 20-75%); nFTB matters little (< 6%).
+// Sweeps of 2026-11-22 (H100, batch 10^6, docs/batched_lu.md): the direct register path beats the
+// staged one everywhere; the warp-reduction pivot search beats the butterfly at n = 16 and 32 by
+// 10-25%; the look-ahead costs registers (occupancy) and does not pay (kept as a sweep variant);
+// nFTB matters little except through occupancy. Double getrf at n >= 25 needs ~128
+// registers unbounded (16 resident warps per SM): capped to 96 (5 blocks of 128 lanes, 20 warps).
 template <typename T>
 constexpr LuConfig getrf_config(int n) {
-    return LuConfig{nftb_for(n, n <= 16 ? 64 : 256), false};
+    constexpr bool dbl = sizeof(T) == 8;
+    if (n <= 16) return LuConfig{nftb_for(n, dbl ? 64 : 256), false, 1, false, 0};
+    if (dbl && n >= 25) return LuConfig{nftb_for(n, 128), false, 1, false, 5};
+    return LuConfig{nftb_for(n, 256), false, 1, false, 0};
 }
 
 template <typename T>
 constexpr LuConfig inverse_config(int n) {
-    if (n <= 8) return LuConfig{nftb_for(n, 64), false};
-    if (n <= 16) return LuConfig{nftb_for(n, sizeof(T) == 4 ? 128 : 256), false};
-    return LuConfig{nftb_for(n, sizeof(T) == 4 ? 64 : 256), false};
+    constexpr bool dbl = sizeof(T) == 8;
+    if (n <= 8) return LuConfig{nftb_for(n, 64), false, 1, false, 0};
+    return LuConfig{nftb_for(n, dbl ? 256 : 64), false, 1, false, 0};
 }
 
 }  // namespace starfact::batched::kernels

@@ -18,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "codelets/cuda/potf2/potf2_leaf.cuh"
 
@@ -34,18 +35,18 @@ __device__ long long g_rdiag_clock[2 + 2 * 128 / 8 + 2];
 #endif
 
 /// Thread-block shape of the rdiag kernel: enough threads for one row each in (A) (WMAX + RMAX) and
-/// enough warps to spread the trailing update (C), whose work items are 1 row x kBC columns.
+/// enough warps to spread the trailing update (C); kBC = columns of a float update item.
 template <int WMAX, int RMAX>
 struct RdiagShape {
     static constexpr int kBC = 8;
     static constexpr int round32(int x) { return 32 * ((x + 31) / 32); }
     static constexpr int kMinThreads = WMAX >= 128 ? 384 : WMAX >= 64 ? 192 : 64;
     static constexpr int kThreads = round32(WMAX + RMAX) > kMinThreads ? round32(WMAX + RMAX) : kMinThreads;
-    /// Shared memory for a w x w block with `rows` rows below (padded as the kernel pads them).
     __host__ __device__ static constexpr int pad8(int x) { return (x + 7) / 8 * 8; }
     /// Leading dimension in shared memory: 4 (mod 8) elements, so that the 8 x 4 operand and 8 x 8
     /// accumulator fragments of the FP64 tensor-core update hit every bank pair once.
     __host__ __device__ static constexpr int lds(int wp, int rp) { return wp + rp + 4; }
+    /// Shared memory for a w x w block with `rows` rows below (padded as the kernel pads them).
     template <typename T>
     static size_t smem_bytes(int w, int rows) {
         const int wp = pad8(w), rp = rows > 0 ? RMAX : 0;

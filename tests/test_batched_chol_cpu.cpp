@@ -10,22 +10,15 @@
 #include <vector>
 
 #include "starfact/batched_cholesky.hpp"
+#include "tests/batched_chol_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
+using namespace starfact::test::batched_chol;
 
 namespace {
-
-int lapack_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-int lapack_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-int lapack_potrs(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
-    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
-int lapack_potrs(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
-    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
 
 template <typename T>
 void check_batched(int n, int64_t nrhs, int64_t batch, int64_t chunk, Mapping mapping) {
@@ -59,7 +52,7 @@ void check_batched(int n, int64_t nrhs, int64_t batch, int64_t chunk, Mapping ma
                                                         strideB, batch, info.data(), o)
                                      : batched::potrf<T>(runtime(), n, F.data(), lda, strideA, batch, info.data(), o);
     CHECK(failed == std::count_if(expected.begin(), expected.end(), [](int v) { return v != 0; }));
-    const double tol = 30.0 * n * std::numeric_limits<T>::epsilon();
+    const double tol = tolerance<T>(n);
     for (int64_t i = 0; i < batch; ++i) {
         INFO("member " << i);
         REQUIRE(info[i] == expected[i]);
@@ -76,13 +69,7 @@ void check_batched(int n, int64_t nrhs, int64_t batch, int64_t chunk, Mapping ma
         }
         std::vector<T> L(A.begin() + i * strideA, A.begin() + i * strideA + static_cast<int64_t>(lda) * n);
         REQUIRE(lapack_potrf(n, L.data(), lda) == 0);
-        double err = 0, scale = 0;
-        for (int c = 0; c < n; ++c)
-            for (int r = c; r < n; ++r) {
-                const int64_t k = r + static_cast<int64_t>(c) * lda;
-                err = std::max(err, std::abs(static_cast<double>(F[i * strideA + k]) - L[k]));
-                scale = std::max(scale, std::abs(static_cast<double>(L[k])));
-            }
+        const auto [err, scale] = lower_deviation(n, F.data() + i * strideA, L.data(), lda);
         CHECK(err <= tol * scale);
         if (nrhs > 0) {
             std::vector<T> ref(B.begin() + i * strideB, B.begin() + (i + 1) * strideB);
@@ -117,14 +104,7 @@ TEMPLATE_TEST_CASE("batched potrf/posv: argument checks name the argument", "[ba
     using T = TestType;
     std::vector<T> A(64 * 64 * 3, T(1)), B(64 * 3, T(1));
     std::vector<int> info(3);
-    auto arg = [](auto&& f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.argument();
-        }
-        return "";
-    };
+    auto arg = [](auto&& f) { return thrown_argument(f); };
     Runtime& rt = runtime();
     CHECK(arg([&] { batched::potrf<T>(rt, 129, A.data(), 129, 129 * 129, 1, info.data()); }) == "n");
     CHECK(arg([&] { batched::potrf<T>(rt, -2, A.data(), 1, 0, 1, info.data()); }) == "n");

@@ -15,22 +15,16 @@
 #include <vector>
 
 #include "starfact/batched_cholesky.hpp"
+#include "tests/batched_chol_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
+using namespace starfact::test::batched_chol;
 
 namespace {
 
-int lapack_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-int lapack_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-int lapack_potrs(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
-    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
-int lapack_potrs(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
-    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
 
 template <typename T>
 struct DeviceBuffer {
@@ -102,11 +96,6 @@ std::vector<T*> member_pointers(const Batch<T>& b, T* base) {
     return p;
 }
 
-template <typename T>
-double tolerance(int n) {
-    return 30.0 * std::max(n, 1) * std::numeric_limits<T>::epsilon();
-}
-
 /// Good members: |L - L_lapack| <= tol * max|L_lapack| on the lower triangle; everywhere else (upper
 /// triangle, padding rows, gaps between members) bit-identical to the input.
 template <typename T>
@@ -123,13 +112,7 @@ void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vec
         if (in.expected_info[i] != 0) continue;
         std::vector<T> ref(A, A + static_cast<size_t>(lda) * n);
         REQUIRE(lapack_potrf(n, ref.data(), lda) == 0);
-        double err = 0, scale = 0;
-        for (int j = 0; j < n; ++j)
-            for (int r = j; r < n; ++r) {
-                const int64_t k = r + static_cast<int64_t>(j) * lda;
-                err = std::max(err, std::abs(static_cast<double>(L[k]) - ref[k]));
-                scale = std::max(scale, std::abs(static_cast<double>(ref[k])));
-            }
+        const auto [err, scale] = lower_deviation(n, L, ref.data(), lda);
         INFO("max |L - L_lapack| / max |L_lapack| = " << err / scale);
         CHECK(err <= tolerance<T>(n) * scale);
     }
@@ -280,14 +263,7 @@ TEMPLATE_TEST_CASE("batched device API: argument checks", "[batched][sanitize]",
     using T = TestType;
     DeviceBuffer<T> dA(64 * 64 * 2);
     DeviceBuffer<int> dinfo(2);
-    auto arg = [](auto&& f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.argument();
-        }
-        return "";
-    };
+    auto arg = [](auto&& f) { return thrown_argument(f); };
     CHECK(arg([&] { batched::device::potrf<T>(129, dA.p, 129, 129 * 129, 1, dinfo.p); }) == "n");
     CHECK(arg([&] { batched::device::potrf<T>(-1, dA.p, 1, 1, 1, dinfo.p); }) == "n");
     CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 7, 64, 1, dinfo.p); }) == "lda");

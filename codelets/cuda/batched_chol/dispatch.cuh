@@ -34,19 +34,21 @@ template <typename T> constexpr PotrfConfig tuned(int n) {
     return sizeof(T) == 8 ? kTunedDouble[n] : kTunedFloat[n];
 }
 
-/// Launches potrf (POSV = false) or the fused posv (POSV = true) for order N with configuration C.
-template <typename T, int N, int NB, int NT, int MPB, bool FAST, bool POSV>
+/// Launches potrf (POSV = false) or the fused posv (POSV = true) for order N with configuration
+/// (NB, NT, MPB, OCC).
+template <typename T, int N, int NB, int NT, int MPB, int OCC, bool FAST, bool POSV>
 void run_factor(const Args<T>& a) {
     static_assert((NT * MPB) % 32 == 0 && NT * MPB <= 1024, "block must be whole warps");
-    const size_t smem = static_cast<size_t>(MPB) * potrf_smem_elems<N, NB, NT>() * sizeof(T);
+    constexpr int per_matrix = POSV ? posv_smem_elems<N, NB, NT>() : potrf_smem_elems<N, NB, NT>();
+    const size_t smem = static_cast<size_t>(MPB) * per_matrix * sizeof(T);
     const dim3 block(NT, MPB);
     const unsigned grid = grid_for(a.batch, MPB);
     if constexpr (POSV) {
-        auto k = posv_batched_kernel<T, N, NB, NT, MPB, FAST>;
+        auto k = posv_batched_kernel<T, N, NB, NT, MPB, OCC, FAST>;
         if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         k<<<grid, block, smem, a.stream>>>(ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs, a.info, a.batch);
     } else {
-        auto k = potrf_batched_kernel<T, N, NB, NT, MPB, FAST>;
+        auto k = potrf_batched_kernel<T, N, NB, NT, MPB, OCC, FAST>;
         if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         k<<<grid, block, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
     }
@@ -55,14 +57,17 @@ void run_factor(const Args<T>& a) {
 template <typename T, int N, bool FAST, bool POSV>
 void run_factor_tuned(const Args<T>& a) {
     constexpr PotrfConfig c = tuned<T>(N);
-    run_factor<T, N, c.nb, c.nt, c.mpb, FAST, POSV>(a);
+    run_factor<T, N, c.nb, c.nt, c.mpb, c.occ, FAST, POSV>(a);
 }
 
 template <typename T, int N>
 void run_potrs(const Args<T>& a) {
-    constexpr int G = potrs_group_for(N);
-    potrs_batched_kernel<T, N, G><<<grid_for(a.batch, kPotrsBlock / G), kPotrsBlock, 0, a.stream>>>(
-        ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs, a.batch);
+    constexpr int G = potrs_group_for(N), WPB = potrs_warps<T, N>();
+    const size_t smem = static_cast<size_t>(32 * WPB / G) * solve_smem_elems<N>() * sizeof(T);
+    auto k = potrs_batched_kernel<T, N, G, WPB>;
+    if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    k<<<grid_for(a.batch, 32 * WPB / G), 32 * WPB, smem, a.stream>>>(ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs,
+                                                                   a.batch);
 }
 
 template <typename T, Op OP, int N>
@@ -72,11 +77,17 @@ void run_one(const Args<T>& a) {
     else run_potrs<T, N>(a);
 }
 
+/// The compiled orders of an operation (potrs has its own, finer list).
+template <Op OP> constexpr int size_at(int i) { return OP == Op::Potrs ? kSolveSizes[i] : kSizes[i]; }
+template <Op OP> constexpr int num_sizes() { return OP == Op::Potrs ? kNumSolveSizes : kNumSizes; }
+template <Op OP> constexpr int padded_for(int n) { return OP == Op::Potrs ? padded_solve_order(n) : padded_order(n); }
+
 template <typename T, Op OP, int LO, int HI, int I>
 bool try_size(const Args<T>& a) {
-    if constexpr (kSizes[I] >= LO && kSizes[I] <= HI) {
-        if (padded_order(a.n) == kSizes[I]) {
-            run_one<T, OP, kSizes[I]>(a);
+    constexpr int N = size_at<OP>(I);
+    if constexpr (N >= LO && N <= HI) {
+        if (padded_for<OP>(a.n) == N) {
+            run_one<T, OP, N>(a);
             return true;
         }
     }
@@ -94,6 +105,6 @@ bool dispatch_range(const Args<T>& a, std::integer_sequence<int, I...>) {
     namespace starfact::batched::gpu {                                                                 \
     template <>                                                                                        \
     bool range<T, Op::OP, LO, HI>(const Args<T>& a) {                                                  \
-        return dispatch_range<T, Op::OP, LO, HI>(a, std::make_integer_sequence<int, kNumSizes>{});     \
+        return dispatch_range<T, Op::OP, LO, HI>(a, std::make_integer_sequence<int, num_sizes<Op::OP>()>{}); \
     }                                                                                                  \
     }

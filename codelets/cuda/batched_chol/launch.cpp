@@ -16,11 +16,11 @@ namespace starfact::batched::gpu {
 
 PotrfConfig potrf_config(int n, bool is_double) {
     const int p = padded_order(n);
-    if (p == 0) return PotrfConfig{0, 0, 0};
+    if (p == 0) return PotrfConfig{0, 0, 0, 0};
     return is_double ? kTunedDouble[p] : kTunedFloat[p];
 }
 
-int potrs_group(int n) { return potrs_group_for(padded_order(n)); }
+int potrs_group(int n) { return potrs_group_for(padded_solve_order(n)); }
 
 namespace {
 template <typename T, Op OP>
@@ -52,26 +52,65 @@ namespace {
 
 std::string got(int64_t v) { return " (got " + std::to_string(v) + ")"; }
 
-void check_order(const char* f, int64_t n) {
-    require(n >= 0 && n <= kMaxCholeskyOrder, f, "n", "must be in [0, 128]" + got(n));
-}
-void check_ld(const char* f, const char* name, int64_t ld, int64_t n) {
-    const int64_t lo = n > 1 ? n : 1;
-    require(ld >= lo && ld * lo <= INT_MAX, f, name,
-            "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * n < 2^31" + got(ld));
-}
-void check_stride(const char* f, const char* name, int64_t stride, int64_t minimum) {
-    require(stride >= minimum, f, name, "must be >= " + std::to_string(minimum) + got(stride));
-}
-void check_count(const char* f, const char* name, int64_t v, int64_t hi = INT64_MAX) {
-    require(v >= 0 && v <= hi, f, name, "must be >= 0" + std::string(hi < INT64_MAX ? " and <= 2^31-1" : "") + got(v));
-}
-void check_ptr(const char* f, const char* name, const void* p, bool needed) {
-    require(p != nullptr || !needed, f, name, "is null");
-}
 void after_launch(const char* f) {
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) throw RuntimeError(std::string("starfact::") + f + ": kernel launch failed: " + cudaGetErrorString(e));
+}
+
+enum class Kind { Potrf, Potrs, Posv };
+
+/// One call of the device API as received: the matrices (strided when ptrs is null, then with
+/// strideA / strideB), the right-hand sides (potrs, posv), info (potrf, posv).
+template <typename T>
+struct Call {
+    Kind kind;
+    int64_t n, nrhs, lda, ldb, batch;
+    gpu::Layout<T> A, B;
+    const void* a_ptr;  // the user's A / L argument (base pointer or pointer array)
+    const void* b_ptr;
+    int64_t strideA, strideB;
+    int* info;
+};
+
+/// The one argument check of every entry point (in argument order: n, nrhs, lda, strideA, ldb,
+/// strideB, batch, A, B, info), then the kernel arguments.
+template <typename T>
+gpu::Args<T> checked(const char* f, const Call<T>& c, CUstream_st* stream) {
+    const bool solve = c.kind != Kind::Potrf, strided = c.A.ptrs == nullptr;
+    const char* a_name = c.kind == Kind::Potrs ? "L" : "A";
+    const char* sa_name = c.kind == Kind::Potrs ? "strideL" : "strideA";
+    auto check_ld = [&](const char* name, int64_t ld) {
+        const int64_t lo = c.n > 1 ? c.n : 1;
+        require(ld >= lo && ld * lo <= INT_MAX, f, name,
+                "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * n < 2^31" + got(ld));
+    };
+    auto check_stride = [&](const char* name, int64_t stride, int64_t minimum) {
+        require(stride >= minimum, f, name, "must be >= " + std::to_string(minimum) + got(stride));
+    };
+    require(c.n >= 0 && c.n <= kMaxCholeskyOrder, f, "n", "must be in [0, 128]" + got(c.n));
+    if (solve) require(c.nrhs >= 0 && c.nrhs <= INT_MAX, f, "nrhs", "must be >= 0 and <= 2^31-1" + got(c.nrhs));
+    check_ld("lda", c.lda);
+    if (strided) check_stride(sa_name, c.strideA, c.lda * c.n);
+    if (solve) {
+        check_ld("ldb", c.ldb);
+        if (strided) check_stride("strideB", c.strideB, c.ldb * c.nrhs);
+    }
+    require(c.batch >= 0, f, "batch", "must be >= 0" + got(c.batch));
+    const bool work = c.batch > 0 && c.n > 0 && (!solve || c.nrhs > 0);
+    require(c.a_ptr != nullptr || !(c.kind == Kind::Potrs ? work : c.n > 0 && c.batch > 0), f, a_name, "is null");
+    if (solve) require(c.b_ptr != nullptr || !work, f, "B", "is null");
+    if (c.kind != Kind::Potrs) require(c.info != nullptr || c.batch == 0, f, "info", "is null");
+    gpu::Args<T> a;
+    a.n = static_cast<int>(c.n);
+    a.nrhs = static_cast<int>(c.nrhs);
+    a.A = c.A;
+    a.lda = static_cast<int>(c.lda);
+    a.B = c.B;
+    a.ldb = static_cast<int>(c.ldb);
+    a.info = c.info;
+    a.batch = c.batch;
+    a.stream = stream;
+    return a;
 }
 
 template <typename T>
@@ -88,9 +127,12 @@ gpu::Layout<T> array(T* const* p) {
     return l;
 }
 
-/// Launches a batch; an empty order still reports info = 0 for every member.
+/// Checks, then launches a batch; an empty order still reports info = 0 for every member, and
+/// solves with nrhs = 0 do nothing.
 template <typename T>
-void run(const char* f, bool (*launch)(const gpu::Args<T>&), const gpu::Args<T>& a) {
+void run(const char* f, bool (*launch)(const gpu::Args<T>&), const Call<T>& c, CUstream_st* stream) {
+    const gpu::Args<T> a = checked(f, c, stream);
+    if (c.kind == Kind::Potrs && a.nrhs == 0) return;
     if (a.n == 0 && a.batch > 0 && a.info) {
         if (cudaMemsetAsync(a.info, 0, a.batch * sizeof(int), a.stream) != cudaSuccess) after_launch(f);
         return;
@@ -104,141 +146,48 @@ void run(const char* f, bool (*launch)(const gpu::Args<T>&), const gpu::Args<T>&
 
 template <typename T>
 void potrf(int64_t n, T* A, int64_t lda, int64_t strideA, int64_t batch, int* info, CUstream_st* stream) {
-    const char* f = "batched::device::potrf";
-    check_order(f, n);
-    check_ld(f, "lda", lda, n);
-    check_stride(f, "strideA", strideA, lda * n);
-    check_count(f, "batch", batch);
-    check_ptr(f, "A", A, n > 0 && batch > 0);
-    check_ptr(f, "info", info, batch > 0);
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.A = strided(A, strideA);
-    a.lda = static_cast<int>(lda);
-    a.info = info;
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_potrf<T>, a);
+    run<T>("batched::device::potrf", gpu::launch_potrf<T>,
+           Call<T>{Kind::Potrf, n, 0, lda, 0, batch, strided(A, strideA), {}, A, nullptr, strideA, 0, info}, stream);
 }
 
 template <typename T>
 void potrf(int64_t n, T* const* A, int64_t lda, int64_t batch, int* info, CUstream_st* stream) {
-    const char* f = "batched::device::potrf";
-    check_order(f, n);
-    check_ld(f, "lda", lda, n);
-    check_count(f, "batch", batch);
-    check_ptr(f, "A", A, n > 0 && batch > 0);
-    check_ptr(f, "info", info, batch > 0);
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.A = array(A);
-    a.lda = static_cast<int>(lda);
-    a.info = info;
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_potrf<T>, a);
+    run<T>("batched::device::potrf", gpu::launch_potrf<T>,
+           Call<T>{Kind::Potrf, n, 0, lda, 0, batch, array(A), {}, A, nullptr, 0, 0, info}, stream);
 }
 
 template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* L, int64_t lda, int64_t strideL, T* B, int64_t ldb, int64_t strideB,
            int64_t batch, CUstream_st* stream) {
-    const char* f = "batched::device::potrs";
-    check_order(f, n);
-    check_count(f, "nrhs", nrhs, INT_MAX);
-    check_ld(f, "lda", lda, n);
-    check_stride(f, "strideL", strideL, lda * n);
-    check_ld(f, "ldb", ldb, n);
-    check_stride(f, "strideB", strideB, ldb * nrhs);
-    check_count(f, "batch", batch);
-    check_ptr(f, "L", L, n > 0 && nrhs > 0 && batch > 0);
-    check_ptr(f, "B", B, n > 0 && nrhs > 0 && batch > 0);
-    if (nrhs == 0) return;
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.nrhs = static_cast<int>(nrhs);
-    a.A = strided(const_cast<T*>(L), strideL);
-    a.lda = static_cast<int>(lda);
-    a.B = strided(B, strideB);
-    a.ldb = static_cast<int>(ldb);
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_potrs<T>, a);
+    T* l = const_cast<T*>(L);  // the kernels only read it
+    run<T>("batched::device::potrs", gpu::launch_potrs<T>,
+           Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, strided(l, strideL), strided(B, strideB), L, B, strideL,
+                   strideB, nullptr},
+           stream);
 }
 
 template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* const* L, int64_t lda, T* const* B, int64_t ldb, int64_t batch,
            CUstream_st* stream) {
-    const char* f = "batched::device::potrs";
-    check_order(f, n);
-    check_count(f, "nrhs", nrhs, INT_MAX);
-    check_ld(f, "lda", lda, n);
-    check_ld(f, "ldb", ldb, n);
-    check_count(f, "batch", batch);
-    check_ptr(f, "L", L, n > 0 && nrhs > 0 && batch > 0);
-    check_ptr(f, "B", B, n > 0 && nrhs > 0 && batch > 0);
-    if (nrhs == 0) return;
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.nrhs = static_cast<int>(nrhs);
-    a.A = array(const_cast<T* const*>(L));
-    a.lda = static_cast<int>(lda);
-    a.B = array(B);
-    a.ldb = static_cast<int>(ldb);
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_potrs<T>, a);
+    T* const* l = const_cast<T* const*>(L);  // the kernels only read the factors
+    run<T>("batched::device::potrs", gpu::launch_potrs<T>,
+           Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, array(l), array(B), L, B, 0, 0, nullptr}, stream);
 }
 
 template <typename T>
 void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int64_t ldb, int64_t strideB,
           int64_t batch, int* info, CUstream_st* stream) {
-    const char* f = "batched::device::posv";
-    check_order(f, n);
-    check_count(f, "nrhs", nrhs, INT_MAX);
-    check_ld(f, "lda", lda, n);
-    check_stride(f, "strideA", strideA, lda * n);
-    check_ld(f, "ldb", ldb, n);
-    check_stride(f, "strideB", strideB, ldb * nrhs);
-    check_count(f, "batch", batch);
-    check_ptr(f, "A", A, n > 0 && batch > 0);
-    check_ptr(f, "B", B, n > 0 && nrhs > 0 && batch > 0);
-    check_ptr(f, "info", info, batch > 0);
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.nrhs = static_cast<int>(nrhs);
-    a.A = strided(A, strideA);
-    a.lda = static_cast<int>(lda);
-    a.B = strided(B, strideB);
-    a.ldb = static_cast<int>(ldb);
-    a.info = info;
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_posv<T>, a);
+    run<T>("batched::device::posv", gpu::launch_posv<T>,
+           Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, strided(A, strideA), strided(B, strideB), A, B, strideA,
+                   strideB, info},
+           stream);
 }
 
 template <typename T>
 void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_t ldb, int64_t batch, int* info,
           CUstream_st* stream) {
-    const char* f = "batched::device::posv";
-    check_order(f, n);
-    check_count(f, "nrhs", nrhs, INT_MAX);
-    check_ld(f, "lda", lda, n);
-    check_ld(f, "ldb", ldb, n);
-    check_count(f, "batch", batch);
-    check_ptr(f, "A", A, n > 0 && batch > 0);
-    check_ptr(f, "B", B, n > 0 && nrhs > 0 && batch > 0);
-    check_ptr(f, "info", info, batch > 0);
-    gpu::Args<T> a;
-    a.n = static_cast<int>(n);
-    a.nrhs = static_cast<int>(nrhs);
-    a.A = array(A);
-    a.lda = static_cast<int>(lda);
-    a.B = array(B);
-    a.ldb = static_cast<int>(ldb);
-    a.info = info;
-    a.batch = batch;
-    a.stream = stream;
-    run<T>(f, gpu::launch_posv<T>, a);
+    run<T>("batched::device::posv", gpu::launch_posv<T>,
+           Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, array(A), array(B), A, B, 0, 0, info}, stream);
 }
 
 #define STARFACT_BATCHED_INSTANTIATE(T)                                                                        \

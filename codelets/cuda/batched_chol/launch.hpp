@@ -29,9 +29,10 @@ struct Args {
     cudaStream_t stream = nullptr;
 };
 
-/// The tuned configuration of the kernel that serves order n (tuned_table.hpp); {0,0,0} outside 1..128.
+/// The tuned configuration of the kernel that serves order n (tuned_table.hpp); zeros outside 1..128:
+/// panel width, threads per matrix, matrices per block, resident threads per SM asked of ptxas.
 struct PotrfConfig {
-    int nb, nt, mpb;
+    int nb, nt, mpb, occ;
 };
 PotrfConfig potrf_config(int n, bool is_double);
 /// Lanes per system used by potrs for order n.

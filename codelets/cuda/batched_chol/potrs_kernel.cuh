@@ -1,29 +1,43 @@
-// potrs_batched (orders n <= N, see solve_group.cuh): solves L L^T X = B for a batch of small systems with the factors from potrf_batched;
-// one group of G lanes (G = 32 for n > 16, fewer for tiny n) per system, 128 threads per block,
-// any number of right-hand sides (solved one after the other by the same group).
+// potrs_batched (orders n <= N, see solve_staged.cuh): solves L L^T X = B for a batch of small
+// systems with the factors from potrf_batched. One group of G lanes per system (G = 32 for n > 16,
+// sub-warp groups of 4/8/16 lanes for tiny n), WPB warps per block; each group stages its factor in
+// shared memory (cp.async, all loads in flight at once), then runs the forward/backward chains
+// warp-synchronously; any number of right-hand sides (solved one after the other from the same
+// staged factor). Grid-stride over the batch (any batch count).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "codelets/cuda/batched_chol/potrf_kernel.cuh"
-#include "codelets/cuda/batched_chol/solve_group.cuh"
+#include "codelets/cuda/batched_chol/solve_staged.cuh"
+#include "codelets/cuda/batched_chol/tuned_table.hpp"
 
 namespace starfact::batched::gpu {
 
-constexpr int kPotrsBlock = 128;
+/// Warps per potrs block for order N: as many as fit in 48 KiB of shared memory, 1..4.
+template <typename T, int N>
+constexpr int potrs_warps() {
+    constexpr int per_warp = (32 / potrs_group_for(N)) * solve_smem_elems<N>() * static_cast<int>(sizeof(T));
+    constexpr int w = 48 * 1024 / per_warp;
+    return w < 1 ? 1 : w > 4 ? 4 : w;
+}
 
-template <typename T, int N, int G>
-__global__ void __launch_bounds__(kPotrsBlock)
+template <typename T, int N, int G, int WPB>
+__global__ void __launch_bounds__(32 * WPB)
     potrs_batched_kernel(BatchRef<T> L, int n, int lda, BatchRef<T> B, int ldb, int nrhs, int64_t batch) {
-    constexpr int SPB = kPotrsBlock / G;  // systems per block
+    constexpr int SPB = 32 * WPB / G;  // systems per block
+    extern __shared__ __align__(16) unsigned char smem_raw[];
     const int group = threadIdx.x / G, lane = threadIdx.x % G;
+    T* S = reinterpret_cast<T*>(smem_raw) + group * solve_smem_elems<N>();
     for (int64_t base = static_cast<int64_t>(blockIdx.x) * SPB; base < batch;
          base += static_cast<int64_t>(gridDim.x) * SPB) {
         const int64_t i = base + group;
         const bool go = i < batch;
         // every lane runs the solve (full-warp shuffles); inactive groups neither load nor store
-        solve_group<T, N, G>(go ? L.get(i) : nullptr, n, lda, go ? B.get(i) : nullptr, ldb, nrhs, go, lane);
+        stage_lower<T, N, G>(go ? L.get(i) : nullptr, n, lda, go, S, lane);
+        solve_staged<T, N, G>(S, n, go ? B.get(i) : nullptr, ldb, nrhs, go, lane);
+        __syncwarp();  // S is restaged for the next system
     }
 }
 

@@ -1,5 +1,5 @@
 // The compiled orders (size grouping: order n runs on the kernel for the smallest compiled N >= n,
-// see potrf_kernel.cuh) and their split into translation units (instances_*.cu): one X-macro list
+// see potrf_kernel.cuh; potrf/posv and potrs have their own lists) and their split into translation units (instances_*.cu): one X-macro list
 // used for the declarations here, the dispatch in launch.cpp and (checked at link time) the files.
 #pragma once
 #include "codelets/cuda/batched_chol/launch.hpp"
@@ -16,6 +16,18 @@ constexpr int kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
 constexpr int padded_order(int n) {
     for (int i = 0; i < kNumSizes; ++i)
         if (n <= kSizes[i]) return n >= 1 ? kSizes[i] : 0;
+    return 0;
+}
+
+/// Orders with a compiled potrs kernel: step 8 above 32 (a solve instance is cheap to build, and
+/// its serial chain and shared memory grow with the compiled order, not with n).
+constexpr int kSolveSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128};
+constexpr int kNumSolveSizes = sizeof(kSolveSizes) / sizeof(kSolveSizes[0]);
+
+/// The compiled potrs order that serves n (0 if n is out of range).
+constexpr int padded_solve_order(int n) {
+    for (int i = 0; i < kNumSolveSizes; ++i)
+        if (n <= kSolveSizes[i]) return n >= 1 ? kSolveSizes[i] : 0;
     return 0;
 }
 

@@ -1,6 +1,6 @@
-// The autotuning sweep's timing harness: tune_one<T, N, NB, NT, MPB>() factors 10,000 random SPD
+// The autotuning sweep's timing harness: tune_one<T, N, NB, NT, MPB, OCC>() factors 10,000 random SPD
 // matrices of order N with that configuration (strided, lda = N), prints one CSV line
-//   prec,n,d,nb,nt,mpb,us,ok
+//   prec,n,d,nb,nt,mpb,occ,us,ok
 // (median of 7 timed runs after 2 warm-ups, CUDA events; ok = info all 0 and the first 16 members
 // match a host Cholesky). Candidate lists: candidates_*.cu (tools/tune_batched_chol.sh candidates).
 #pragma once
@@ -64,7 +64,7 @@ bool host_check(int n, const std::vector<T>& in, const std::vector<T>& out, int 
     return true;
 }
 
-template <typename T, int N, int NB, int NT, int MPB>
+template <typename T, int N, int NB, int NT, int MPB, int OCC>
 void tune_one(int d) {
     const size_t elems = static_cast<size_t>(kBatch) * N * N;
     T *pristine = nullptr, *work = nullptr;
@@ -87,7 +87,7 @@ void tune_one(int d) {
     for (int r = 0; r < 9; ++r) {
         check(cudaMemcpy(work, pristine, elems * sizeof(T), cudaMemcpyDeviceToDevice), "reset");
         check(cudaEventRecord(e0), "record");
-        gpu::run_factor<T, N, NB, NT, MPB, false, false>(a);
+        gpu::run_factor<T, N, NB, NT, MPB, OCC, false, false>(a);
         check(cudaEventRecord(e1), "record");
         check(cudaEventSynchronize(e1), "kernel");
         float ms = 0;
@@ -103,7 +103,8 @@ void tune_one(int d) {
     check(cudaMemcpy(out.data(), work, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "out");
     const bool ok = std::all_of(hinfo.begin(), hinfo.end(), [](int v) { return v == 0; }) &&
                     host_check<T>(N, in, out, members);
-    std::printf("%s,%d,%d,%d,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", N, d, NB, NT, MPB, t[t.size() / 2], ok ? 1 : 0);
+    std::printf("%s,%d,%d,%d,%d,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", N, d, NB, NT, MPB, OCC, t[t.size() / 2],
+                ok ? 1 : 0);
     std::fflush(stdout);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);

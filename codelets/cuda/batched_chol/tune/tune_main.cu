@@ -10,7 +10,7 @@ void sweep_d1();
 }  // namespace starfact::batched::tune
 
 int main() {
-    std::printf("prec,n,d,nb,nt,mpb,us,ok\n");
+    std::printf("prec,n,d,nb,nt,mpb,occ,us,ok\n");
     using namespace starfact::batched::tune;
     sweep_s0();
     sweep_s1();

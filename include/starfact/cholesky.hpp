@@ -41,7 +41,7 @@ PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb);
 
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {
-    Auto,      ///< Cusolver (our fused potf2 is still slower per tile on the H100: docs/potf2.md)
+    Auto,      ///< Cusolver (our fused potf2's gain per tile is within StarPU's run-to-run noise: docs/potf2.md)
     Fused,     ///< our fused potf2 (codelets/cuda/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
 };

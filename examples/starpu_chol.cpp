@@ -43,7 +43,8 @@ algorithm, mapping and runtime
                     then one gemm per tile), auto (default: inverse when GPUs may run tasks and
                     nb <= 1024, else trsm; measured on the H100, docs/results.md)
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
-                    (default: cusolver, faster per tile on the H100 so far: docs/potf2.md)
+                    (default: cusolver; fused wins per tile up to nb = 1024 but not measurably on
+                    the whole factorization yet: docs/potf2.md)
   --gpu-only        every task on CUDA workers (default when a GPU is present)
   --hybrid          StarPU chooses among CPU and CUDA workers
   --cpu-only        every task on CPU workers (default without a GPU)

@@ -30,15 +30,6 @@ using starfact::bench::time_median;
 
 namespace {
 
-#define CUSOLVER_OK(call)                                                                        \
-    do {                                                                                         \
-        const cusolverStatus_t s_ = (call);                                                      \
-        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                     \
-            std::fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, int(s_)); \
-            std::exit(1);                                                                        \
-        }                                                                                        \
-    } while (0)
-
 cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, float** A, int lda, int* info, int batch) {
     return cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, info, batch);
 }
@@ -153,7 +144,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0};
     row.copy_bw = bench::copy_bandwidth(abytes, st);
 
-    row.vendor = time_median(st, w, r, [&](cudaStream_t) { CUSOLVER_OK(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
+    row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
     std::vector<T> vend(static_cast<size_t>(std::min<int64_t>(batch, 64) * nn));
     STARFACT_BENCH_CUDA(cudaMemcpy(vend.data(), A, vend.size() * sizeof(T), cudaMemcpyDeviceToHost));
 
@@ -184,7 +175,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
 
     // solves on the factor left in A by the last potrf run
     row.ours_s = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A, n, nn, B, n, n, batch, s); }, resetB);
-    row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { CUSOLVER_OK(vendor_potrs(sol, n, pA, n, pB, n, vinfo, int(batch))); }, resetB);
+    row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrs(sol, n, pA, n, pB, n, vinfo, int(batch))); }, resetB);
     row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, n, nn, B, n, n, batch, info, s); },
                            [&](cudaStream_t s) { resetA(s); resetB(s); });
 
@@ -279,8 +270,8 @@ int main(int argc, char** argv) {
     cudaStream_t st;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
     cusolverDnHandle_t sol;
-    CUSOLVER_OK(cusolverDnCreate(&sol));
-    CUSOLVER_OK(cusolverDnSetStream(sol, st));
+    STARFACT_BENCH_STATUS(cusolverDnCreate(&sol));
+    STARFACT_BENCH_STATUS(cusolverDnSetStream(sol, st));
     for (int prec = 0; prec < 2; ++prec) {
         if ((prec == 0 && !cfg.single) || (prec == 1 && !cfg.dbl)) continue;
         for (int64_t batch : cfg.batches)

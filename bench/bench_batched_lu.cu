@@ -34,15 +34,6 @@ namespace sb = starfact::batched;
 
 namespace {
 
-#define CUBLAS_OK(call)                                                                         \
-    do {                                                                                        \
-        const cublasStatus_t s_ = (call);                                                       \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                      \
-            std::fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, int(s_)); \
-            std::exit(1);                                                                       \
-        }                                                                                       \
-    } while (0)
-
 struct Options {
     std::vector<int> sizes;
     int64_t batch = 1000000;
@@ -213,7 +204,7 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(ours.data(), A, k * nn * sizeof(T), cudaMemcpyDeviceToHost, st));
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(p1.data(), piv, k * n * sizeof(int), cudaMemcpyDeviceToHost, st));
         c.cublas_getrf_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            CUBLAS_OK(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
+            STARFACT_BENCH_STATUS(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
         }, reset);
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(theirs.data(), A, k * nn * sizeof(T), cudaMemcpyDeviceToHost, st));
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(p2.data(), piv2, k * n * sizeof(int), cudaMemcpyDeviceToHost, st));
@@ -228,11 +219,11 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
                     c.max_diff = std::max(c.max_diff, std::fabs(double(ours[b * nn + i]) - double(theirs[b * nn + i])));
         }
         c.cublas_getri_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            CUBLAS_OK(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
-            CUBLAS_OK(cublas_getri(h, n, PA, n, piv2, PC, n, info, int(batch)));
+            STARFACT_BENCH_STATUS(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
+            STARFACT_BENCH_STATUS(cublas_getri(h, n, PA, n, piv2, PC, n, info, int(batch)));
         }, reset);
         c.cublas_matinv_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            CUBLAS_OK(cublas_matinv(h, n, PA0, n, PC, n, info, int(batch)));
+            STARFACT_BENCH_STATUS(cublas_matinv(h, n, PA0, n, PC, n, info, int(batch)));
         });
     }
     if (o.cpu_batch > 0) {
@@ -367,8 +358,8 @@ int main(int argc, char** argv) {
 #endif
     }
     cublasHandle_t h;
-    CUBLAS_OK(cublasCreate(&h));
-    CUBLAS_OK(cublasSetStream(h, st));
+    STARFACT_BENCH_STATUS(cublasCreate(&h));
+    STARFACT_BENCH_STATUS(cublasSetStream(h, st));
     FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
     if (csv)
         std::fprintf(csv, "prec,n,batch,copy_ms,copy_GBs,getrf_ms,getrf_GFs,getrf_GBs,cublas_getrf_ms,cublas_getrf_GFs,"

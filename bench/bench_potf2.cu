@@ -127,15 +127,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-#define CUSOLVER_CHECK(call)                                                                   \
-    do {                                                                                       \
-        const cusolverStatus_t s_ = (call);                                                    \
-        if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                   \
-            std::fprintf(stderr, "%s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, int(s_)); \
-            std::exit(1);                                                                      \
-        }                                                                                      \
-    } while (0)
-
 /// Keeps the GPU busy for about `ns` nanoseconds: launched before a timed region, it lets the host enqueue
 /// the whole region before the GPU reaches it, so that the events measure GPU time only ("queued").
 __global__ void spin_kernel(long long ns) {
@@ -173,7 +164,7 @@ struct Tile {
         STARFACT_BENCH_CUDA(cudaMalloc(&ws, kWs));
         STARFACT_BENCH_CUDA(cudaMemcpy(orig, host.data(), bytes, cudaMemcpyHostToDevice));
         size_t hb = 0;
-        CUSOLVER_CHECK(cusolverDnXpotrf_bufferSize(sol, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), work, n,
+        STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(sol, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), work, n,
                                                    cuda_type<T>(), &sol_dev_bytes, &hb));
         STARFACT_BENCH_CUDA(cudaMalloc(&sol_dev, std::max<size_t>(sol_dev_bytes, 1)));
         sol_host.resize(std::max<size_t>(hb, 1));
@@ -210,9 +201,9 @@ struct Handles {
             std::fprintf(stderr, "cuBLAS initialisation failed\n");
             std::exit(1);
         }
-        CUSOLVER_CHECK(cusolverDnCreate(&solver));
-        CUSOLVER_CHECK(cusolverDnSetStream(solver, stream));
-        CUSOLVER_CHECK(cusolverDnCreateParams(&params));
+        STARFACT_BENCH_STATUS(cusolverDnCreate(&solver));
+        STARFACT_BENCH_STATUS(cusolverDnSetStream(solver, stream));
+        STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
     }
     ~Handles() {
         cusolverDnDestroyParams(params);
@@ -260,7 +251,7 @@ double time_cusolver(const Handles& h, Tile<T>& t, const Options& o, bool queued
     return sb::time_median(
         h.stream, o.warmup, o.repeat,
         [&](cudaStream_t) {
-            CUSOLVER_CHECK(cusolverDnXpotrf(h.solver, h.params, CUBLAS_FILL_MODE_LOWER, t.n, cuda_type<T>(), t.work, t.n,
+            STARFACT_BENCH_STATUS(cusolverDnXpotrf(h.solver, h.params, CUBLAS_FILL_MODE_LOWER, t.n, cuda_type<T>(), t.work, t.n,
                                             cuda_type<T>(), t.sol_dev, t.sol_dev_bytes, t.sol_host.data(),
                                             t.sol_host.size(), t.info));
         },

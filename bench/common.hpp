@@ -1,4 +1,4 @@
-// Shared helpers for the bench/ programs (CUDA): error checks, CUDA-event timing with warm-up and
+// Shared helpers for the bench/ programs (CUDA): error checks (CUDA runtime, cuSOLVER/cuBLAS status), CUDA-event timing with warm-up and
 // medians, and the device-to-device copy bandwidth that memory-bound kernels are compared with.
 #pragma once
 #include <cuda_runtime.h>
@@ -17,6 +17,16 @@ inline void cuda_check(cudaError_t e, const char* what, const char* file, int li
     }
 }
 #define STARFACT_BENCH_CUDA(call) ::starfact::bench::cuda_check((call), #call, __FILE__, __LINE__)
+
+/// Status check for cuSOLVER / cuBLAS calls (any status type whose success value is 0; the caller
+/// includes the library's header): prints the call and the status, exits.
+inline void status_check(int status, const char* what, const char* file, int line) {
+    if (status != 0) {
+        std::fprintf(stderr, "%s:%d: %s failed (%d)\n", file, line, what, status);
+        std::exit(1);
+    }
+}
+#define STARFACT_BENCH_STATUS(call) ::starfact::bench::status_check(static_cast<int>(call), #call, __FILE__, __LINE__)
 
 inline double median(std::vector<double> v) {
     if (v.empty()) return 0.0;

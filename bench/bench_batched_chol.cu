@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/common.hpp"
+#include "bench/spd_batch.cuh"
 #include "codelets/cuda/batched_chol/dispatch.cuh"
 #include "examples/cli.hpp"
 #include "starfact/batched_cholesky.hpp"
@@ -47,21 +48,6 @@ cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, double** A, int lda, 
 int cpu_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
 int cpu_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
 
-/// Member m: symmetric, entries from a hash of (m, i, j) in [-0.5, 0.5], n added on the diagonal.
-template <typename T>
-__global__ void fill_spd(T* A, int n, int64_t batch) {
-    const int64_t nn = int64_t(n) * n, total = batch * nn;
-    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t m = e / nn;
-        const int k = static_cast<int>(e - m * nn), i = k % n, j = k / n;
-        const int lo = i < j ? i : j, hi = i < j ? j : i;
-        uint64_t h = (static_cast<uint64_t>(m) * 1315423911u) ^ (static_cast<uint64_t>(lo) << 32) ^ (hi * 2654435761u);
-        h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
-        T v = static_cast<T>(static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5);
-        if (i == j) v += T(n);
-        A[e] = v;
-    }
-}
 template <typename T>
 __global__ void fill_rhs(T* B, int64_t count) {
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
@@ -134,7 +120,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     STARFACT_BENCH_CUDA(cudaMemcpy(pA, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
     for (int64_t i = 0; i < batch; ++i) hp[i] = B + i * n;
     STARFACT_BENCH_CUDA(cudaMemcpy(pB, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
-    fill_spd<T><<<4096, 256, 0, st>>>(A0, n, batch);
+    starfact::bench::fill_spd<T><<<4096, 256, 0, st>>>(A0, n, batch);
     fill_rhs<T><<<1024, 256, 0, st>>>(B0, batch * n);
     STARFACT_BENCH_CUDA(cudaStreamSynchronize(st));
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/spd_batch.cuh"
 #include "codelets/cuda/batched_chol/dispatch.cuh"
 
 namespace starfact::batched::tune {
@@ -26,21 +27,6 @@ inline void check(cudaError_t e, const char* what) {
     }
 }
 
-/// Member m: symmetric, entries from a hash of (m, i, j) in [-0.5, 0.5], n added on the diagonal.
-template <typename T>
-__global__ void fill_spd(T* A, int n, int64_t batch) {
-    const int64_t total = batch * n * n;
-    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
-        const int64_t m = e / (n * n);
-        const int k = static_cast<int>(e - m * n * n), i = k % n, j = k / n;
-        const int lo = i < j ? i : j, hi = i < j ? j : i;
-        uint64_t h = (static_cast<uint64_t>(m) * 1315423911u) ^ (static_cast<uint64_t>(lo) << 32) ^ (hi * 2654435761u);
-        h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
-        T v = static_cast<T>(static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5);
-        if (i == j) v += T(n);
-        A[e] = v;
-    }
-}
 
 template <typename T>
 bool host_check(int n, const std::vector<T>& in, const std::vector<T>& out, int members) {
@@ -72,7 +58,7 @@ void tune_one(int d) {
     check(cudaMalloc(&pristine, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&work, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&info, kBatch * sizeof(int)), "cudaMalloc");
-    fill_spd<T><<<1024, 256>>>(pristine, N, kBatch);
+    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, N, kBatch);
     gpu::Args<T> a;
     a.n = N;
     a.A.base = work;

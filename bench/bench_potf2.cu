@@ -50,7 +50,7 @@ void usage() {
         "  --ib N         inner blocking of the fused kernel (8 or 16; default: tuning table)\n"
         "  --cutoff N     recursion cut-off in [16, 128] (default: tuning table)\n"
         "  --looped 0|1   diagonal block by runtime loops (1) or unrolled registers (0) (default: table)\n"
-        "  --rdiag 0|1    replicated-diagonal kernel (1; ib 8) or the left/right-looking leaf (0) (default: table)\n"
+        "  --rdiag 0|1    replicated-diagonal kernel (1; needs ib 8) or the left/right-looking leaf (0) (default: table)\n"
         "  --blocked 0|1  tiles above the cut-off: block columns (1) or recursive halving (0) (default: table)\n"
         "  --sweep        time every configuration per precision and nb (GPU time), print the best\n"
         "  --auto         --sweep, then the full row for the best configuration of each nb, and the\n"
@@ -197,10 +197,8 @@ struct Handles {
     cusolverDnParams_t params = nullptr;
     Handles() {
         STARFACT_BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(cublas, stream) != CUBLAS_STATUS_SUCCESS) {
-            std::fprintf(stderr, "cuBLAS initialisation failed\n");
-            std::exit(1);
-        }
+        STARFACT_BENCH_STATUS(cublasCreate(&cublas));
+        STARFACT_BENCH_STATUS(cublasSetStream(cublas, stream));
         STARFACT_BENCH_STATUS(cusolverDnCreate(&solver));
         STARFACT_BENCH_STATUS(cusolverDnSetStream(solver, stream));
         STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
@@ -304,7 +302,6 @@ bool run_bench(const Handles& h, const Options& o) {
         if (o.looped >= 0) c.looped = o.looped != 0;
         if (o.rdiag >= 0) c.rdiag = o.rdiag != 0;
         if (o.blocked >= 0) c.blocked = o.blocked != 0;
-        if (c.rdiag) c.ib = 8;
         ok = bench_row<T>(h, o, t, c) && ok;
     }
     return ok;

@@ -15,6 +15,7 @@
 
 #include "codelets/cuda/potf2/potf2.hpp"
 #include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "tests/gpu_hog.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
@@ -233,6 +234,47 @@ TEMPLATE_TEST_CASE("potf2: residual < 60 for many orders, ld = n and ld > n", "[
         for (int pad : {0, 5}) check_spd<TestType>(g, n, n + pad);
 }
 
+TEMPLATE_TEST_CASE("potf2: correct while another stream keeps the GPU busy", "[potf2]", float, double) {
+    // With other kernels running (as in a task graph with several streams), the thread blocks of one
+    // fused launch start tens of microseconds apart: the diagonal block must not be overwritten with
+    // L11 before the last of them has read it (a bug the idle-GPU cases above cannot see).
+    Gpu g;
+    cudaStream_t other = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) == cudaSuccess);
+    for (int n : {700, 1024, 2048})
+        for (int rep = 0; rep < 3; ++rep) {
+            const uint64_t seed = fresh_seed();
+            INFO("prec=" << prec<TestType>() << " n=" << n << " rep=" << rep << " seed=" << seed);
+            const std::vector<TestType> A = spd_with_nan_upper<TestType>(n, n, seed);
+            std::vector<TestType> L = A;
+            TestType* dA = nullptr;
+            int* dinfo = nullptr;
+            void* work = nullptr;
+            const size_t bytes = A.size() * sizeof(TestType), wbytes = detail::gpu::potf2_workspace_bytes<TestType>(n);
+            REQUIRE(cudaMalloc(&dA, bytes) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dinfo, sizeof(int)) == cudaSuccess);
+            REQUIRE(cudaMalloc(&work, std::max<size_t>(wbytes, 1)) == cudaSuccess);
+            REQUIRE(cudaMemset(work, 0x7f, std::max<size_t>(wbytes, 1)) == cudaSuccess);  // not zero
+            REQUIRE(cudaMemcpy(dA, A.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+            REQUIRE(cudaMemset(dinfo, 0, sizeof(int)) == cudaSuccess);
+            REQUIRE(test::launch_gpu_hog(other, 20.0 + 10.0 * rep));
+            detail::gpu::potf2_tile<TestType>(g.cublas, g.stream, n, dA, n, dinfo, 0, work, wbytes);
+            REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
+            REQUIRE(cudaStreamSynchronize(other) == cudaSuccess);
+            int info = -1;
+            REQUIRE(cudaMemcpy(L.data(), dA, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+            REQUIRE(cudaMemcpy(&info, dinfo, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+            cudaFree(dA);
+            cudaFree(dinfo);
+            cudaFree(work);
+            REQUIRE(info == 0);
+            const double res = potrf_residual<TestType>(n, A.data(), n, L.data(), n);
+            INFO("residual=" << res);
+            CHECK(res < kResidualLimit);
+        }
+    cudaStreamDestroy(other);
+}
+
 TEMPLATE_TEST_CASE("potf2: every configuration of the sweep", "[potf2]", float, double) {
     Gpu g;
     for (const Potf2Config& c : all_configs())
@@ -274,6 +316,44 @@ TEMPLATE_TEST_CASE("potf2: non-SPD small tiles", "[potf2][sanitize]", float, dou
             check_not_spd<TestType>(g, 200, k, 3, &rec);
         }
     }
+}
+
+TEMPLATE_TEST_CASE("potf2: pivots below the smallest normal number are factored, not flushed", "[potf2][sanitize]",
+                   float, double) {
+    // Diagonal tiles whose entries are (partly) subnormal: L = sqrt(A) exactly up to rounding, info = 0,
+    // zeros below the diagonal. The rdiag kernel's fast reciprocal square root flushes subnormal inputs
+    // to zero; its full-range path must take over (a flushed pivot would give Inf/NaN silently).
+    using T = TestType;
+    Gpu g;
+    const T tiny = std::numeric_limits<T>::denorm_min() * T(1 << 20);  // subnormal, 20 significant bits
+    REQUIRE(tiny < std::numeric_limits<T>::min());
+    const Potf2Config rdiag_leaf{8, 128, false, false, false, true}, rdiag_blocked{8, 64, false, false, true, true};
+    for (const Potf2Config* c : {static_cast<const Potf2Config*>(nullptr), &rdiag_leaf, &rdiag_blocked})
+        for (int n : {1, 7, 64, 100, 128, 200})
+            for (int pattern = 0; pattern < 2; ++pattern) {  // all subnormal / every third one subnormal
+                INFO("prec=" << prec<T>() << " n=" << n << " pattern=" << pattern << " config="
+                             << (c ? std::to_string(c->cutoff) + (c->blocked ? " blocked" : " leaf") : "default"));
+                const int ld = n + 1;
+                std::vector<T> A(size_t(ld) * n, T(0));
+                for (int j = 0; j < n; ++j) {
+                    for (int i = 0; i < j; ++i) A[i + size_t(j) * ld] = std::numeric_limits<T>::quiet_NaN();
+                    const bool sub = pattern == 0 || j % 3 == 1;
+                    A[j + size_t(j) * ld] = sub ? tiny * T(1 + j % 5) : T(2 + j % 7);
+                }
+                std::vector<T> L = A;
+                REQUIRE(run_potf2<T>(g, L, n, ld, 0, 0, c) == 0);
+                double worst = 0;
+                bool zeros = true;
+                for (int j = 0; j < n; ++j) {
+                    const double want = std::sqrt(double(A[j + size_t(j) * ld]));
+                    worst = std::max(worst, std::fabs(double(L[j + size_t(j) * ld]) - want) / want);
+                    for (int i = j + 1; i < n; ++i) zeros = zeros && L[i + size_t(j) * ld] == T(0);
+                }
+                INFO("max relative error of the diagonal: " << worst);
+                CHECK(worst < 4.0 * std::numeric_limits<T>::epsilon());
+                CHECK(zeros);
+                CHECK(untouched_outside_lower(A, L, n, ld));
+            }
 }
 
 TEMPLATE_TEST_CASE("potf2: NaN input gives info at the first poisoned pivot", "[potf2]", float, double) {

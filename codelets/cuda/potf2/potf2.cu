@@ -5,6 +5,7 @@
 #include <atomic>
 #include <string>
 
+#include "codelets/cuda/potf2/pdl.cuh"
 #include "codelets/cuda/potf2/potf2.hpp"
 #include "codelets/cuda/potf2/potf2_leaf.cuh"
 #include "codelets/cuda/potf2/potf2_panel.cuh"
@@ -82,11 +83,13 @@ void launch_trsm(const PanelParams<T>& p, cudaStream_t stream) {
     check_launch("trsm kernel launch");
 }
 
+/// Our syrk, as a programmatic dependent of the panel kernel before it (pdl.cuh).
 template <typename T>
 void launch_syrk(const PanelParams<T>& p, cudaStream_t stream) {
     const int mt = (p.m + kSyrkTile - 1) / kSyrkTile;
-    potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkK, kSyrkThreads>
-        <<<mt * (mt + 1) / 2, kSyrkThreads, 0, stream>>>(p);
+    const cudaError_t e = potf2_impl::launch_pdl(potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkK, kSyrkThreads>,
+                                                 dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), 0, stream, true, p);
+    if (e != cudaSuccess) throw RuntimeError(std::string("potf2: syrk kernel launch: ") + cudaGetErrorString(e));
     check_launch("syrk kernel launch");
 }
 
@@ -112,7 +115,7 @@ void launch_leaf_rl(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t s
 constexpr int kRdiagRows = 32;
 
 template <typename T, int WMAX, int RMAX>
-void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream) {
+void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream, bool dependent) {
     using Shape = potf2_impl::RdiagShape<WMAX, RMAX>;
     auto kernel = potf2_impl::potf2_rdiag_kernel<T, WMAX, RMAX, 8>;
     const size_t smem = Shape::template smem_bytes<T>(p.n, p.m);
@@ -120,25 +123,30 @@ void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream) {
     opt_in_smem(kernel, Shape::template smem_bytes<T>(WMAX, RMAX), opted_in);
     int grid = 1;
     if constexpr (RMAX > 0) grid = (p.m + RMAX - 1) / RMAX;
-    kernel<<<grid, Shape::kThreads, smem, stream>>>(p);
+    const cudaError_t e = potf2_impl::launch_pdl(kernel, dim3(grid), dim3(Shape::kThreads), smem, stream, dependent, p);
+    if (e != cudaSuccess) throw RuntimeError(std::string("potf2: rdiag kernel launch: ") + cudaGetErrorString(e));
     check_launch("rdiag kernel launch");
 }
 
-/// The replicated-diagonal kernel on the leaf of p (and, if p.m > 0, the p.m rows below it).
+/// The replicated-diagonal kernel on the leaf of p (and, if p.m > 0, the p.m rows below it); `dependent`:
+/// a programmatic dependent of the previous kernel (pdl.cuh).
 template <typename T>
-void launch_rdiag(const LeafParams<T>& p, cudaStream_t stream) {
+void launch_rdiag(const LeafParams<T>& p, cudaStream_t stream, bool dependent) {
     if (p.m > 0)
-        p.n <= 64 ? launch_rdiag_shape<T, 64, kRdiagRows>(p, stream) : launch_rdiag_shape<T, 128, kRdiagRows>(p, stream);
+        p.n <= 64 ? launch_rdiag_shape<T, 64, kRdiagRows>(p, stream, dependent)
+                  : launch_rdiag_shape<T, 128, kRdiagRows>(p, stream, dependent);
     else if (p.n <= 32)
-        launch_rdiag_shape<T, 32, 0>(p, stream);
+        launch_rdiag_shape<T, 32, 0>(p, stream, dependent);
     else
-        p.n <= 64 ? launch_rdiag_shape<T, 64, 0>(p, stream) : launch_rdiag_shape<T, 128, 0>(p, stream);
+        p.n <= 64 ? launch_rdiag_shape<T, 64, 0>(p, stream, dependent)
+                  : launch_rdiag_shape<T, 128, 0>(p, stream, dependent);
 }
 
+/// `dependent` applies to the rdiag kernel only (the first session's leaves do not wait).
 template <typename T>
-void launch_leaf(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream) {
+void launch_leaf(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream, bool dependent = false) {
     if (c.rdiag)
-        launch_rdiag<T>(p, stream);
+        launch_rdiag<T>(p, stream, dependent);
     else if (c.ib == 8)
         c.right_looking ? launch_leaf_rl<T, 8, true>(c, p, stream) : launch_leaf_rl<T, 8, false>(c, p, stream);
     else
@@ -165,9 +173,10 @@ struct MultiKernel {
         return cfg.cutoff * ((leaves + 1) / 2);
     }
 
-    void leaf(int off, int n, int mode, int rows_below = 0) const {
-        LeafParams<T> p{at(off, off), n, ld, info, offset + off, flag, off, mode, A, n_tile, rows_below};
-        launch_leaf<T>(cfg, p, stream);
+    void leaf(int off, int n, int mode, int rows_below = 0, bool dependent = false) const {
+        LeafParams<T> p{at(off, off), n, ld, info, offset + off, flag, off, mode, A, n_tile, rows_below,
+                        rows_below > 0 ? flag + 1 : nullptr};
+        launch_leaf<T>(cfg, p, stream, dependent);
     }
 
     /// Trailing update A22 -= L21 L21^T of the block column at k0 (width w, m rows below).
@@ -183,12 +192,20 @@ struct MultiKernel {
         using potf2_impl::kCheck;
         using potf2_impl::kFirst;
         using potf2_impl::kLast;
+        using potf2_impl::kAllowNext;
         const int b = cfg.cutoff;
+        bool after_own_syrk = false;
         for (int k0 = 0; k0 < n_tile; k0 += b) {
             const int w = std::min(b, n_tile - k0);
             const int m = n_tile - k0 - w;
             // The rdiag kernel solves the rows below in the same launch; the other leaves need our trsm.
-            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0), cfg.rdiag ? m : 0);
+            // Programmatic dependent launches (pdl.cuh) only between our own kernels, which all wait
+            // on the device before touching memory: the fused launch after our syrk, our syrk after it.
+            // (Completion order is transitive only along such a chain, so never across cuBLAS.)
+            const bool own_syrk = m > 0 && m <= kPotf2OwnSyrkMaxRows;
+            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0) | (own_syrk ? kAllowNext : 0),
+                 cfg.rdiag ? m : 0, after_own_syrk);
+            after_own_syrk = cfg.rdiag && own_syrk;
             if (m == 0) break;
             const PanelParams<T> pp{at(k0, k0), at(k0 + w, k0), at(k0 + w, k0 + w), w, m, ld, flag, k0};
             if (!cfg.rdiag) launch_trsm<T>(pp, stream);
@@ -252,6 +269,9 @@ void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStre
         return;
     }
     require(cublas != nullptr, fn, "cublas", "must not be null for n > cut-off");
+    // Workspace: int 0 = the tile's failure flag, int 1 = the fused rdiag launches' arrival count;
+    // both start at 0 (the buffer may hold anything, e.g. another library's scratch).
+    if (cudaMemsetAsync(workspace, 0, 2 * sizeof(int), stream) != cudaSuccess) check_launch("cudaMemsetAsync");
     cublasPointerMode_t mode = CUBLAS_POINTER_MODE_HOST;
     check_blas(cublasGetPointerMode(cublas, &mode), "cublasGetPointerMode");
     if (mode != CUBLAS_POINTER_MODE_HOST) check_blas(cublasSetPointerMode(cublas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");

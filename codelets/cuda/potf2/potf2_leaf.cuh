@@ -18,6 +18,7 @@ enum LeafMode : int {
     kFirst = 1,  // first leaf: resets the tile's failure flag
     kCheck = 2,  // skip if an earlier leaf of the tile failed (flag != 0)
     kLast = 4,   // last leaf: if skipped, sets the lower triangle of columns >= failure to the identity
+    kAllowNext = 8,  // rdiag kernel: the next kernel of the stream is ours and waits (pdl.cuh): let it launch
 };
 
 template <typename T>
@@ -33,6 +34,7 @@ struct LeafParams {
     T* tile;            // the tile's first element (for the clean-up by the last leaf)
     int n_tile;         // tile order
     int m = 0;          // rows below the leaf solved in the same launch (rdiag kernel only, potf2_rdiag.cuh)
+    int* arrivals = nullptr;  // rdiag kernel with m > 0: thread blocks done (device, 0 at launch; left 0)
 };
 
 __device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }

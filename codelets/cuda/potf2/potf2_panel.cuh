@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "codelets/cuda/potf2/pdl.cuh"
+
 namespace starfact::detail::gpu::potf2_impl {
 
 template <typename T>
@@ -96,6 +98,8 @@ __global__ void __launch_bounds__(NT) potf2_syrk_kernel(PanelParams<T> p) {
     static_assert(TS == 32 && NT == 256 && KC % 8 == 0, "layout: 16 x 16 threads, 2 x 2 outputs each");
     __shared__ T Xi[KC][TS + 1];
     __shared__ T Xj[KC][TS + 1];
+    pdl_wait();  // launched as a programmatic dependent of the panel kernel (potf2.cu)
+    pdl_allow_next();
     if (*p.flag != 0) return;
     // Tile (I, J), I >= J, from the linear index t = I (I + 1) / 2 + J.
     const int t = static_cast<int>(blockIdx.x);

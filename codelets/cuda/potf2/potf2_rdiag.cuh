@@ -4,22 +4,26 @@
 //   (A) every thread that owns a row of the panel (a row of the diagonal block or a row below) loads
 //       the IB x IB diagonal block into registers and factors it *redundantly* (same instructions, same
 //       inputs, so the same bits in every thread), solving its own row on the way: no shuffles, no
-//       single-warp phase, no barrier between the diagonal factorization and the rows below;
+//       single-warp phase, no barrier between the diagonal factorization and the rows below; the
+//       pivot chain uses a branch-free reciprocal square root (rsqrt_ftz);
 //   (B) one barrier (the diagonal block's own rows are stored after it); (C) the trailing update with
-//       the panel, spread over all threads afresh every panel: 8 x 8 blocks on the FP64 tensor cores
-//       (mma.m8n8k4) in double, items of 2 rows x 8 columns on the FMA units in float; one barrier.
+//       the panel: in double 8 x 8 blocks on the FP64 tensor cores (mma.m8n8k4) with a static split of
+//       the blocks over the warps, in float items of 4 rows x 8 columns on the FMA units spread over
+//       all threads afresh every panel; one barrier.
 // With RMAX > 0 each thread block owns RMAX rows below the diagonal block and factors the diagonal block
-// itself (redundantly across thread blocks: no inter-block synchronisation); block 0 alone writes L11,
-// info and the failure flag. The tile is padded to a multiple of 8 columns with the identity, the rows
-// below with zero rows, so the math has no bounds checks. Loads go global -> shared through cp.async.
-// Design notes and measurements: docs/potf2.md.
+// itself (redundantly across thread blocks); the last block to finish alone writes L11 (over A11, which
+// every block reads first), info and the failure flag. The tile is padded to a multiple of 8 columns
+// with the identity, the rows below with zero rows, so the math has no bounds checks. Loads go global ->
+// shared through cp.async. Design notes and measurements: docs/potf2.md.
 #pragma once
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <cstdint>
 #include <type_traits>
 
+#include "codelets/cuda/potf2/pdl.cuh"
 #include "codelets/cuda/potf2/potf2_leaf.cuh"
 
 namespace starfact::detail::gpu::potf2_impl {
@@ -76,13 +80,53 @@ __device__ __forceinline__ void load_vec(T (&v)[K], const T* src) {
         for (int l = 0; l < W; ++l) v[k + l] = e[l];
     }
 }
-/// (A) for row r of the panel at column k0: loads the IB x IB diagonal block and factors it in registers
-/// (every calling thread the same way, so all hold the same bits), solving row r on the way: x = L(r,
-/// panel). Branch-free: a bad pivot only records its 1-based panel column in `fail` (what follows it is
-/// garbage and never stored). Stores the row at once if it lies below the diagonal block (no one reads
-/// it during the phase); returns the number of valid columns.
+/// Reciprocal square root on the pivot chain, without the range check (and its branch) of rsqrt():
+/// MUFU.RSQ64H (`rsqrt.approx.ftz.f64`) refined by one cubic step e = 1 - x y^2, y += y e (1/2 + 3e/8)
+/// (the same correction CUDA's rsqrt applies on its fast path), or MUFU.RSQ (`rsqrt.approx.ftz.f32`,
+/// what rsqrtf uses for normal inputs). Flushes subnormal inputs to zero: rdiag_factor_row redoes a panel
+/// with a positive pivot below the smallest normal number with rsqrt_full.
+__device__ __forceinline__ double rsqrt_ftz(double x) {
+    double y;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    const double e = fma(-x, y * y, 1.0);
+    return fma(fma(e, 0.375, 0.5), y * e, y);
+}
+__device__ __forceinline__ float rsqrt_ftz(float x) {
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+/// rsqrt_ftz over the whole positive range: subnormal x is scaled by 2^(2s) first (exact), the result
+/// by 2^s (s = 54 in double, 24 in float). Branch-free and call-free (rsqrt() would add both).
+template <typename T>
+__device__ __forceinline__ T rsqrt_full(T x) {
+    constexpr bool kD = sizeof(T) == 8;
+    const bool sub = x < (kD ? T(DBL_MIN) : T(FLT_MIN));
+    const T y = rsqrt_ftz(sub ? x * (kD ? T(0x1p108) : T(0x1p48)) : x);
+    return sub ? y * (kD ? T(0x1p54) : T(0x1p24)) : y;
+}
+
+/// Stores the first `valid` of the IB values x to dst[0], dst[lds], ...: unconditional stores in the
+/// common case (a whole panel), one predicate per element only after a failure.
 template <typename T, int IB>
-__device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T (&x)[IB], int& fail) {
+__device__ __forceinline__ void store_row(T* dst, int lds, const T (&x)[IB], int valid) {
+    if (valid == IB) {
+#pragma unroll
+        for (int c = 0; c < IB; ++c) dst[c * lds] = x[c];
+    } else {
+#pragma unroll
+        for (int c = 0; c < IB; ++c)
+            if (c < valid) dst[c * lds] = x[c];
+    }
+}
+
+/// The factorization of (A): loads the IB x IB diagonal block at k0 and row r of the panel into
+/// registers and factors the block, solving the row on the way (x = L(r, panel)); returns the number of
+/// valid columns (a bad pivot: its 0-based column; what follows it is garbage and never stored).
+/// kFullRange = false: the pivot chain uses rsqrt_ftz and `tiny` tells whether a positive pivot fell
+/// below the smallest normal number (the panel must then be redone with kFullRange = true).
+template <typename T, int IB, bool kFullRange>
+__device__ __forceinline__ int rdiag_factor_panel(const T* S, int lds, int k0, int r, T (&x)[IB], bool& tiny) {
     T d[IB][IB];
 #pragma unroll
     for (int i = 0; i < IB; ++i)
@@ -90,13 +134,15 @@ __device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T 
         for (int j = i; j < IB; ++j) d[j][i] = S[k0 + j + (k0 + i) * lds];
 #pragma unroll
     for (int c = 0; c < IB; ++c) x[c] = S[r + (k0 + c) * lds];
-    fail = 0;
+    int fail = 0;
+    tiny = false;
 #pragma unroll
     for (int c = 0; c < IB; ++c) {
         const T piv = d[c][c];
         const bool bad = !(piv > T(0)) || !isfinite(piv);
         fail = (fail == 0 && bad) ? c + 1 : fail;
-        const T rs = rsqrt_of(piv);
+        tiny = tiny || (piv > T(0) && piv < (sizeof(T) == 8 ? T(DBL_MIN) : T(FLT_MIN)));
+        const T rs = kFullRange ? rsqrt_full(piv) : rsqrt_ftz(piv);
         d[c][c] = piv * rs;
         x[c] *= rs;
 #pragma unroll
@@ -108,107 +154,143 @@ __device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T 
             x[i] = fma(-x[c], d[i][c], x[i]);
         }
     }
-    const int valid = fail ? fail - 1 : IB;
-    if (r >= k0 + IB)
-#pragma unroll
-        for (int c = 0; c < IB; ++c)
-            if (c < valid) S[r + (k0 + c) * lds] = x[c];
+    return fail ? fail - 1 : IB;
+}
+
+/// (A) for row r of the panel at column k0: every calling thread factors the diagonal block the same
+/// way (so all hold the same bits) and solves its own row, x = L(r, panel). Branch-free on the pivot
+/// chain; the uniform branch to the full-range rsqrt is taken only for pivots below the smallest normal
+/// number. Stores the row at once if it lies below the diagonal block (no one reads it during the
+/// phase); returns the number of valid columns.
+template <typename T, int IB>
+__device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T (&x)[IB]) {
+    bool tiny;
+    int valid = rdiag_factor_panel<T, IB, false>(S, lds, k0, r, x, tiny);
+    if (tiny) {
+        // The redo's loads must not be hoisted above the branch (that would double the live registers).
+        const T* S2;
+        asm volatile("mov.b64 %0, %1;" : "=l"(S2) : "l"(S));
+        valid = rdiag_factor_panel<T, IB, true>(S2, lds, k0, r, x, tiny);
+    }
+    if (r >= k0 + IB) store_row<T, IB>(S + r + k0 * lds, lds, x, valid);
     return valid;
 }
 
-/// (C) S(i, j) -= sum_q P(i, q) P(j, q) for the columns j in [cfirst, cfirst + ncols) and the rows
-/// i >= j of the diagonal block (wp rows) plus the rp rows below it (stored from row wp on), with the
-/// panel P = columns k0 .. k0 + IB - 1; by the gn threads gt = 0 .. gn - 1 of a group (whole warps).
-/// Double: 8 x 8 blocks on the FP64 tensor cores, one warp per block, U blocks per pass so that their
-/// loads and mma chains overlap. Float (no exact FP32 tensor-core product): items of RI rows x BC
-/// columns, rows g, g + H, ...: consecutive threads take consecutive rows of one column block, so row
-/// accesses are conflict-free and the column block's panel rows are a broadcast shared by the RI rows.
-/// Blocks/rows entirely above the diagonal are skipped; the upper part of a diagonal block is computed
-/// and stored but never read.
+/// (C) in float: S(i, j) -= sum_q P(i, q) P(j, q) for the columns j in [cfirst, cfirst + ncols) and the
+/// rows i >= j of the diagonal block (wp rows) plus the rp rows below it (stored from row wp on), with
+/// the panel P = columns k0 .. k0 + IB - 1; by the gn threads gt = 0 .. gn - 1 (whole warps). No exact
+/// FP32 tensor-core product, so FMA items of 4 consecutive rows x BC columns: every shared-memory access
+/// is a 16-byte vector (4 rows of a column; BC panel entries of a row, the same for the whole column
+/// block: a broadcast), consecutive threads take consecutive row quads (conflict-free). Items entirely
+/// above the diagonal are skipped; the upper part of a diagonal block is computed and stored but never
+/// read. (Double uses rdiag_update_slots.)
 template <typename T, int IB, int BC>
 __device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int k0, int cfirst, int ncols, int gt,
                                              int gn) {
+    static_assert(sizeof(T) == 4, "float items: 4 rows = one 16-byte vector");
     if (ncols <= 0) return;
-    const int nd = wp - cfirst;  // rows of the diagonal block from cfirst on
-    const int nr = nd + rp;      // + the rows below (a multiple of 8)
-    if constexpr (sizeof(T) == 8) {
-        const int lane = gt & 31, gw = gt >> 5, gnw = gn >> 5;
-        const int g = lane >> 2, t = lane & 3;
-        const int nbr = nr / 8, nblocks = nbr * (ncols / 8);
-        constexpr int U = 4;
-        for (int base = gw; base < nblocks; base += U * gnw) {
-            bool ok[U];
-            int row0[U], col0[U];
-            double d0[U], d1[U];
+    constexpr int RI = 4;
+    const int nd = wp - cfirst;  // rows of the diagonal block from cfirst on (a multiple of 8)
+    const int H = (nd + rp) / RI;  // row quads
+    const int items = H * (ncols / BC);
+    const float inv_h = 1.0f / static_cast<float>(H);
+    for (int e = gt; e < items; e += gn) {
+        int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
+        int g = e - cb * H;
+        if (g < 0) { --cb; g += H; }
+        if (g >= H) { ++cb; g -= H; }
+        const int rr = RI * g;                          // first row of the item, relative to cfirst
+        if (rr + RI - 1 < nd && BC * cb > rr + RI - 1) continue;  // every row above the diagonal
+        const int row = rr < nd ? cfirst + rr : wp + (rr - nd);
+        const int col = cfirst + BC * cb;
+        T acc[BC][RI];
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const int blk = base + u * gnw;
-                const int bc = blk / nbr, br = blk - bc * nbr;
-                ok[u] = blk < nblocks && !(br * 8 < nd && bc > br);  // warp-uniform
-                row0[u] = ok[u] ? (br * 8 < nd ? cfirst + br * 8 : wp + (br * 8 - nd)) : cfirst;
-                col0[u] = ok[u] ? cfirst + bc * 8 : cfirst;
-                const T* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
-                d0[u] = ok[u] ? c[0] : T(0);  // no read where another warp may write
-                d1[u] = ok[u] ? c[lds] : T(0);
-            }
+        for (int j = 0; j < BC; ++j) load_vec(acc[j], S + row + (col + j) * lds);
 #pragma unroll
-            for (int kk = 0; kk < IB; kk += 4) {
-                const T* pc = S + (k0 + kk + t) * lds;
+        for (int q = 0; q < IB; ++q) {
+            const T* pc = S + (k0 + q) * lds;
+            T a[RI], b[BC];
+            load_vec(a, pc + row);
+            load_vec(b, pc + col);  // the same address across the column block: a broadcast
 #pragma unroll
-                for (int u = 0; u < U; ++u) dmma_8x8x4(d0[u], d1[u], -pc[row0[u] + g], pc[col0[u] + g]);
-            }
+            for (int j = 0; j < BC; ++j)
 #pragma unroll
-            for (int u = 0; u < U; ++u)
-                if (ok[u]) {
-                    T* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
-                    c[0] = d0[u];
-                    c[lds] = d1[u];
-                }
+                for (int i = 0; i < RI; ++i) acc[j][i] = fma(-a[i], b[j], acc[j][i]);
         }
-    } else {
-        constexpr int RI = 2;
-        const int H = nr / RI;
-        const int items = H * (ncols / BC);
-        const float inv_h = 1.0f / static_cast<float>(H);
-        for (int e = gt; e < items; e += gn) {
-            int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
-            int g = e - cb * H;
-            if (g < 0) { --cb; g += H; }
-            if (g >= H) { ++cb; g -= H; }
-            const int col = cfirst + BC * cb;
-            const int last = g + (RI - 1) * H;          // the item's lowest row
-            if (last < nd && BC * cb > last) continue;  // every row above the diagonal
-            int row[RI];
 #pragma unroll
-            for (int i = 0; i < RI; ++i) {
-                const int rr = g + i * H;
-                row[i] = rr < nd ? cfirst + rr : wp + (rr - nd);
+        for (int j = 0; j < BC; ++j) *reinterpret_cast<float4*>(S + row + (col + j) * lds) =
+            make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+    }
+}
+
+/// The double trailing update's static work split: the 8 x 8 blocks (br, bc) of the padded
+/// (wp + rp) x wp lower block triangle with bc >= 1 (block column 0 is never updated), enumerated
+/// column by column, block e to warp e mod NWARP. The blocks a panel k updates (bc > k) are a suffix of
+/// that order, so every panel's update is balanced across the warps to within one block, and a warp
+/// finds its blocks without any index arithmetic in the panel loop. Shared-memory row of block row br
+/// is 8 br (the rows below the diagonal block are stored from row wp on).
+template <int WMAX, int RMAX, int NWARP>
+struct RdiagSlots {
+    static constexpr int kBlocksMax = (WMAX / 8 - 1) * ((WMAX + RMAX) / 8) - (WMAX / 8 - 1) * (WMAX / 8) / 2;
+    static constexpr int kSlots = (kBlocksMax + NWARP - 1) / NWARP;
+    int packed[kSlots > 0 ? kSlots : 1];  // (br << 8) | bc, or -1
+
+    __device__ __forceinline__ RdiagSlots(int warp, int wp, int rp) {
+        const int nbc = wp / 8, nbr = (wp + rp) / 8;
+        int bc = 1, off = warp;  // block e = warp + s NWARP: column bc, offset off in it
+#pragma unroll
+        for (int s = 0; s < kSlots; ++s) {
+            if (s > 0) off += NWARP;
+            while (bc < nbc && off >= nbr - bc) {
+                off -= nbr - bc;
+                ++bc;
             }
-            T acc[RI][BC];
-#pragma unroll
-            for (int i = 0; i < RI; ++i)
-#pragma unroll
-                for (int j = 0; j < BC; ++j) acc[i][j] = T(0);
-#pragma unroll
-            for (int q = 0; q < IB; ++q) {
-                const T* pc = S + (k0 + q) * lds;
-                T b[BC];
-                load_vec(b, pc + col);  // the same address across the column block: a broadcast
-#pragma unroll
-                for (int i = 0; i < RI; ++i) {
-                    const T a = pc[row[i]];
-#pragma unroll
-                    for (int j = 0; j < BC; ++j) acc[i][j] = fma(a, b[j], acc[i][j]);
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < RI; ++i) {
-                const int rr = g + i * H;
-                if (rr < nd && BC * cb > rr) continue;
-#pragma unroll
-                for (int j = 0; j < BC; ++j) S[row[i] + (col + j) * lds] -= acc[i][j];
-            }
+            packed[s] = bc < nbc ? ((bc + off) << 8) | bc : -1;
         }
+    }
+};
+
+/// (C) in double with the static split above: S(i, j) -= sum_q P(i, q) P(j, q) on every block of this
+/// warp with bc > panel kb (P = columns 8 kb .. 8 kb + 7), on the FP64 tensor cores, U blocks at a time
+/// so that their loads and mma chains overlap.
+template <int IB, typename Slots>
+__device__ __forceinline__ void rdiag_update_slots(double* S, int lds, int k0, const Slots& sl, int lane) {
+    const int g = lane >> 2, t = lane & 3, kb = k0 / 8;
+    constexpr int U = 4, NS = Slots::kSlots;
+#pragma unroll
+    for (int s0 = 0; s0 < NS; s0 += U) {
+        bool ok[U], any = false;
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int pk = s0 + u < NS ? sl.packed[s0 + u] : -1;
+            ok[u] = pk >= 0 && (pk & 0xff) > kb;  // warp-uniform
+            any = any || ok[u];
+        }
+        if (!any) continue;  // (the active slots are a suffix of the valid ones)
+        int row0[U], col0[U];
+        double d0[U], d1[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int pk = s0 + u < NS ? sl.packed[s0 + u] : 0;
+            row0[u] = ok[u] ? 8 * (pk >> 8) : 8 * kb + 8;  // inactive: a valid row, never stored
+            col0[u] = ok[u] ? 8 * (pk & 0xff) : 8 * kb + 8;
+            const double* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
+            d0[u] = ok[u] ? c[0] : 0.0;
+            d1[u] = ok[u] ? c[lds] : 0.0;
+        }
+#pragma unroll
+        for (int kk = 0; kk < IB; kk += 4) {
+            const double* pc = S + (k0 + kk + t) * lds;
+#pragma unroll
+            for (int u = 0; u < U; ++u) dmma_8x8x4(d0[u], d1[u], -pc[row0[u] + g], pc[col0[u] + g]);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            if (ok[u]) {
+                double* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
+                c[0] = d0[u];
+                c[lds] = d1[u];
+            }
     }
 }
 
@@ -232,8 +314,9 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
     const int rows = RMAX > 0 ? max(0, min(RMAX, p.m - r0)) : 0;      // rows below owned by this block
     const int rp = rows > 0 ? RMAX : 0;
     const int lds = Shape::lds(wp, rp);
-    const bool leader = blockIdx.x == 0;
 
+    pdl_wait();  // before any global access: the previous kernel of the tile may still run
+    if (p.mode & kAllowNext) pdl_allow_next();
     STARFACT_RDIAG_MARK(0);
     if (leaf_skipped<T, NT>(p, s_state)) return;
 
@@ -270,32 +353,50 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
     T x[IB];
     auto panel = [&](int k0) {
         const int r = k0 + tid;
-        int valid = 0, fail = 0;
+        int valid = 0;
         if (r < lds) {
-            valid = rdiag_factor_row<T, IB>(S, lds, k0, r, x, fail);
-            if (tid == 0 && fail) s_state = k0 + fail;
+            valid = rdiag_factor_row<T, IB>(S, lds, k0, r, x);
+            if (tid == 0 && valid < IB) s_state = k0 + valid + 1;
         }
         __syncthreads();
         if (r < k0 + IB)  // lower part of the diagonal block (not read again before the write-back)
-#pragma unroll
-            for (int c = 0; c < IB; ++c)
-                if (c < valid && c <= r - k0) S[r + (k0 + c) * lds] = x[c];
+            store_row<T, IB>(S + r + k0 * lds, lds, x, min(valid, r - k0 + 1));
         STARFACT_RDIAG_MARK(2 + 2 * (k0 / IB));
         return s_state;
     };
 
+    const RdiagSlots<WMAX, RMAX, NWARP> slots(warp, wp, rp);  // (double's update split)
     int st = panel(0);
     for (int k0 = 0; st == 0 && k0 + IB < wp; k0 += IB) {
         const int k1 = k0 + IB;
-        rdiag_update<T, IB, BC>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);  // (C)
+        if constexpr (sizeof(T) == 8)
+            rdiag_update_slots<IB>(S, lds, k0, slots, lane);  // (C)
+        else
+            rdiag_update<T, IB, BC>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);
         __syncthreads();
         STARFACT_RDIAG_MARK(3 + 2 * (k0 / IB));
         st = panel(k1);
     }
     __syncthreads();  // the last diagonal rows were stored after the last barrier
 
+    // The leader writes L11 over A11 and reports. Every thread block read A11 from global memory at its
+    // start, and with other kernels on the GPU the blocks of a grid need not be resident together: the
+    // leader is the last block to get here (a device-wide count), so no block can still be about to
+    // read A11 when it is overwritten. (All blocks hold the same bits of L11.) It resets the count.
+    bool leader = true;
+    if (RMAX > 0 && gridDim.x > 1) {
+        __shared__ int s_leader;
+        if (tid == 0) {
+            __threadfence();
+            s_leader = atomicAdd(p.arrivals, 1) == static_cast<int>(gridDim.x) - 1;
+            if (s_leader) *p.arrivals = 0;
+        }
+        __syncthreads();
+        leader = s_leader != 0;
+    }
+
     // Write back: L for the columns before a failure; from it on the identity (diagonal block) and
-    // zeros (rows below). Block 0 writes the diagonal block and reports.
+    // zeros (rows below). The leader writes the diagonal block and reports.
     const int fcol = st > 0 ? st - 1 : n;
     for (int j = warp; j < n; j += NWARP) {
         if (leader) {

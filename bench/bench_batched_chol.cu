@@ -1,6 +1,7 @@
 // Bench: batched small Cholesky (starfact::batched::device) vs cuSOLVER potrfBatched/potrsBatched and a
 // loop of LAPACKE calls on the CPU, same data, same run. For each precision, batch and order n:
-// potrf (IEEE default and the fast-math variant), potrs (nrhs = 1), fused posv, cuSOLVER, CPU loop;
+// potrf (the library's tuned kernel choice, IEEE default and the fast-math variant; then each kernel
+// forced: the left-looking one and every resident variant), potrs (nrhs = 1), fused posv, cuSOLVER, CPU loop;
 // median times (CUDA events, warm-up first; the input is restored, untimed, before every run),
 // GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run.
 //   bytes (brief):   potrf 2 n^2 (each matrix read once, written once); potrs n^2 + 2 n
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "bench/common.hpp"
 #include "bench/spd_batch.cuh"
 #include "codelets/cuda/batched_chol/dispatch.cuh"
+#include "codelets/cuda/batched_chol/resident_dispatch.cuh"
 #include "examples/cli.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
@@ -54,10 +57,18 @@ __global__ void fill_rhs(T* B, int64_t count) {
         B[e] = static_cast<T>((e * 7919 % 1000) / 1000.0 - 0.5);
 }
 
-/// The fast-math (rsqrt) potrf for the compiled order that serves n: instantiated here only.
+/// The fast-math potrf (rsqrt pivots; the resident kernel also rcp + Newton) with the library's kernel
+/// choice for n: instantiated here only.
 template <typename T, int I = 0>
 void potrf_fast(const batched::gpu::Args<T>& a) {
     using namespace batched::gpu;
+    if constexpr (I == 0) {
+        const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
+        if (r.nt > 0) {
+            run_resident_variant<T, true>(a, r.nt, r.occ);
+            return;
+        }
+    }
     if constexpr (I < kNumSizes) {
         if (padded_order(a.n) == kSizes[I]) return run_factor_tuned<T, kSizes[I], true, false>(a);
         potrf_fast<T, I + 1>(a);
@@ -65,7 +76,7 @@ void potrf_fast(const batched::gpu::Args<T>& a) {
 }
 
 struct Config {
-    std::vector<int> sizes{5, 8, 16, 24, 32, 33, 48, 64, 95, 96, 100};
+    std::vector<int> sizes{5, 8, 16, 24, 32, 33, 48, 64, 80, 95, 96, 100, 128};
     std::vector<int64_t> batches{10000, 100000};
     bool single = true, dbl = true, cpu = true;
     int warmup = 3, repeat = 10;
@@ -98,6 +109,9 @@ struct Row {
     int64_t batch;
     int n;
     double ours, fast, vendor, ours_s, vendor_s, posv, cpu, copy_bw;
+    double left;                                         // left-looking kernel forced
+    double res[std::size(batched::gpu::kResidentVariants)];  // each resident variant forced
+    int res_nt, res_occ;                                 // the library's choice: NT 0 left-looking, else resident (NT, OCC)
 };
 
 template <typename T>
@@ -127,7 +141,9 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     auto resetA = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, abytes, cudaMemcpyDeviceToDevice, s)); };
     auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
     const int w = cfg.warmup, r = cfg.repeat;
-    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0};
+    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0};
+    row.res_nt = batched::gpu::resident_config(n, sizeof(T) == 8).nt;
+    row.res_occ = batched::gpu::resident_config(n, sizeof(T) == 8).occ;
     row.copy_bw = bench::copy_bandwidth(abytes, st);
 
     row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
@@ -143,6 +159,12 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     fa.batch = batch;
     fa.stream = st;
     row.fast = time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
+    STARFACT_BENCH_CUDA(cudaGetLastError());
+    row.left = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);
+    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
+        const batched::gpu::ResidentConfig c = batched::gpu::kResidentVariants[v];
+        row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_resident<T>(fa, c.nt, c.occ); }, resetA);
+    }
     STARFACT_BENCH_CUDA(cudaGetLastError());
     row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, n, nn, batch, info, s); }, resetA);
     // our factor vs cuSOLVER's on the first members, and every info
@@ -184,19 +206,32 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
     const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
     const double copy = w.copy_bw;
+    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) : "left";
+    std::string variants;
+    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %d/%d %.1f", batched::gpu::kResidentVariants[v].nt,
+                      batched::gpu::kResidentVariants[v].occ, w.res[v] * 1e6);
+        variants += buf;
+    }
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "
                 "cuSOLVER %9.1f us x%5.1f | potrs %7.1f us %5.1f%% copy (touched %5.1f%%) vs cuSOLVER %8.1f us x%5.1f | "
-                "posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s\n",
+                "posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s | kernel %s | left %8.1f us | resident%s\n",
                 w.prec, static_cast<long long>(w.batch), w.n, w.ours * 1e6, gf / w.ours, brief / w.ours * 1e-9,
                 100 * brief / w.ours / copy, 100 * touched / w.ours / copy, w.fast * 1e6, w.vendor * 1e6, w.vendor / w.ours,
                 w.ours_s * 1e6, 100 * sbrief / w.ours_s / copy, 100 * stouched / w.ours_s / copy, w.vendor_s * 1e6,
-                w.vendor_s / w.ours_s, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9);
+                w.vendor_s / w.ours_s, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9,
+                kernel.c_str(), w.left * 1e6, variants.c_str());
     std::fflush(stdout);
+    std::string csv_variants;  // resident variant times, in kResidentVariants order, ';'-separated
+    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v)
+        csv_variants += (v ? ";" : "") + std::to_string(w.res[v] * 1e6);
     if (csv)
-        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", w.prec,
+        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s\n", w.prec,
                      static_cast<long long>(w.batch), w.n, w.ours * 1e6, w.fast * 1e6, w.vendor * 1e6, w.ours_s * 1e6,
                      w.vendor_s * 1e6, w.posv * 1e6, w.cpu * 1e6, copy * 1e-9, gf / w.ours, gf / w.fast, gf / w.vendor,
-                     w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s);
+                     w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s, w.res_nt, w.res_occ, w.left * 1e6,
+                     csv_variants.c_str());
 }
 
 }  // namespace
@@ -252,7 +287,7 @@ int main(int argc, char** argv) {
     if (csv)
         std::fprintf(csv, "prec,batch,n,potrf_us,potrf_fast_us,cusolver_potrf_us,potrs_us,cusolver_potrs_us,posv_us,"
                           "cpu_us,copy_GBs,gflops,gflops_fast,gflops_cusolver,gflops_cpu,gflops_potrs,"
-                          "gflops_cusolver_potrs\n");
+                          "gflops_cusolver_potrs,kernel_nt,kernel_occ,left_us,resident_variants_us\n");
     cudaStream_t st;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
     cusolverDnHandle_t sol;

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "codelets/cuda/batched_chol/launch.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "tests/batched_chol_support.hpp"
 #include "tests/support.hpp"
@@ -122,23 +123,50 @@ void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vec
     CHECK(changed == 0);
 }
 
+/// Which potrf kernel a test runs: the library's tuned choice (nt < 0, the public device API), the
+/// left-looking kernel (nt == 0) or the resident variant (nt, occ), the last two forced through the
+/// internal entry points (gpu::launch_potrf_left / launch_potrf_resident).
+struct Kernel {
+    int nt = -1, occ = 0;
+};
+const Kernel kLibrary{-1, 0}, kLeft{0, 0};
+const Kernel kResident[] = {{64, 256}, {64, 512}, {128, 512}, {256, 512}};  // resident_dispatch.cuh: kResidentVariants
+
 template <typename T>
-void check_potrf(int n, int lda, int64_t batch, Layout layout) {
+void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
+    batched::gpu::Args<T> a;
+    a.n = n;
+    a.A.base = base;
+    a.A.stride = stride;
+    a.A.ptrs = ptrs;
+    a.lda = lda;
+    a.info = info;
+    a.batch = batch;
+    const bool ran = k.nt == 0 ? batched::gpu::launch_potrf_left<T>(a) : batched::gpu::launch_potrf_resident<T>(a, k.nt, k.occ);
+    REQUIRE(ran);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+}
+
+template <typename T>
+void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ
+                    << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
     dA.upload(b.data);
     DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
     REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
-        batched::device::potrf<T>(n, dA.p, lda, b.stride, batch, dinfo.p);
+        if (kernel.nt < 0) batched::device::potrf<T>(n, dA.p, lda, b.stride, batch, dinfo.p);
+        else forced_potrf<T>(kernel, n, dA.p, b.stride, nullptr, lda, batch, dinfo.p);
     } else {
         const std::vector<T*> hp = member_pointers(b, dA.p);
         DeviceBuffer<T*> dp(hp.size());
         dp.upload(hp);
-        batched::device::potrf<T>(n, dp.p, lda, batch, dinfo.p);
+        if (kernel.nt < 0) batched::device::potrf<T>(n, dp.p, lda, batch, dinfo.p);
+        else forced_potrf<T>(kernel, n, nullptr, 0, dp.p, lda, batch, dinfo.p);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -232,6 +260,23 @@ TEMPLATE_TEST_CASE("batched potrf: every order 1..128, both layouts, bad members
         for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 9, l);
 }
 
+TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every resident variant, orders 1..128",
+                   "[batched]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n = 1; n <= 128; ++n) {
+        check_potrf<TestType>(n, n + (n % 3), 9, n % 2 ? Layout::Strided : Layout::Array, kLeft);
+        for (Kernel k : kResident) check_potrf<TestType>(n, n + (n % 3), 9, n % 2 ? Layout::Array : Layout::Strided, k);
+    }
+}
+
+TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitizers", "[batched][sanitize]", float,
+                   double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n : {1, 7, 65, 100, 128})
+        for (Kernel k : kResident)
+            for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + 1, 6, l, k);
+}
+
 TEMPLATE_TEST_CASE("batched posv (fused) and potrf+potrs: every order 1..128", "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n = 1; n <= 128; ++n) {
@@ -257,6 +302,7 @@ TEMPLATE_TEST_CASE("batched potrf/posv: batches beyond 65,535 members", "[batche
     check_potrf<TestType>(24, 24, 66000, Layout::Array);
     check_solve<TestType>(8, 1, 70003, Layout::Strided, true);
     check_solve<TestType>(16, 1, 66001, Layout::Strided, false);
+    check_potrf<TestType>(9, 9, 65601, Layout::Strided, kResident[2]);  // resident kernel: one block per member
 }
 
 TEMPLATE_TEST_CASE("batched device API: argument checks", "[batched][sanitize]", float, double) {

@@ -8,10 +8,18 @@
 #                                                             CSV, each with both OCC values)
 #       BUILD_DIR=build-x tools/tune_batched_chol.sh build
 #   On the GPU (writes one CSV line per timed configuration):
-#       tools/tune_batched_chol.sh run [CSV]          (default $OUT/tune_batched_chol.csv)
+#       tools/tune_batched_chol.sh run [CSV] [panel|resident]   (default $OUT/tune_batched_chol.csv, panel)
+#         panel:    the left-looking kernel's candidate lists (candidates_*.cu)
+#         resident: the resident kernel's variants at n = 40, 48, ..., 128 beside the tuned left-looking
+#                   kernel at its compiled orders (tune/tune_resident.cu)
 #   Here again (best configuration per order and precision -> the table the library compiles in):
-#       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME]
-#   (several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only).
+#       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV]
+#   Plot (needs matplotlib; Debian's /usr/bin/python3 has it): GFLOP/s vs n per precision from a bench
+#   CSV (bench_batched_chol --csv) and a resident sweep CSV:
+#       tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png
+#   (several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only;
+#   RESIDENT-CSV: order n runs the resident kernel when its fastest variant at 8 ceil(n/8) beat the
+#   left-looking kernel at n's compiled order in that sweep).
 #
 # The sweep (codelets/cuda/batched_chol/tune/) times potrf_batched on a batch of 10,000 matrices
 # for every compiled order N (ranges.hpp: 4, 8, ..., 32, 40, ..., 64, 80, ..., 128) over the space
@@ -82,14 +90,14 @@ build)
 run)
     csv=${2:-${OUT:-.}/tune_batched_chol.csv}
     bin=$(command -v tune_batched_chol || echo "${BUILD_DIR:-$root/build}/tune_batched_chol")
-    "$bin" > "$csv"
+    "$bin" "${3:-panel}" > "$csv"
     echo "sweep: $(wc -l < "$csv") lines in $csv" >&2 ;;
 table)
     csv=${2:?usage: tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME]}
     device=${3:-H100}
-    /usr/bin/env python3 - "$csv" "$device" "$root/codelets/cuda/batched_chol/tuned_table.hpp" <<'PY'
+    /usr/bin/env python3 - "$csv" "$device" "$root/codelets/cuda/batched_chol/tuned_table.hpp" "${4:-}" <<'PY'
 import csv, math, sys
-src, device, out = sys.argv[1:4]
+src, device, out, rsrc = sys.argv[1:5]
 best = {}  # (prec, n) -> (us, d, nt, mpb, occ)
 for path in src.split(','):
     mine = {}
@@ -127,6 +135,35 @@ def table(prec):
         rows.append((n, math.ceil(n / d), nt, mpb, occ, rep))
     return rows
 
+SIZES = [4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128]  # ranges.hpp kSizes
+res, left = {}, {}  # (prec, n) -> (us, nt, occ) best resident variant; (prec, N) -> us of the left-looking kernel
+if rsrc:
+    for row in csv.reader(open(rsrc)):
+        if not row or row[0] == 'prec' or row[-1].strip() == '0':
+            continue
+        prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
+        if kernel == 'left':
+            left[(prec, n)] = us
+        elif (prec, n) not in res or (us, nt, occ) < res[(prec, n)]:
+            res[(prec, n)] = (us, nt, occ)
+
+def resident_rows(prec):
+    rows = []
+    for n in range(1, 129):
+        r, N = (n + 7) // 8 * 8, next(s for s in SIZES if s >= n)
+        pick = (0, 0, '')
+        if (prec, r) in res and (prec, N) in left and res[(prec, r)][0] < left[(prec, N)]:
+            us, nt, occ = res[(prec, r)]
+            pick = (nt, occ, f'  {us:.1f} us at n = {r} vs left-looking {left[(prec, N)]:.1f} us at N = {N}')
+        rows.append((n,) + pick)
+    return rows
+
+def emit_resident(name, rows):
+    s = 'constexpr ResidentConfig %s[129] = {\n    {0, 0},\n' % name
+    for n, nt, occ, why in rows:
+        s += '    {%d, %d},  // n = %d%s\n' % (nt, occ, n, why)
+    return s + '};\n'
+
 def emit(name, rows):
     s = 'constexpr PotrfConfig %s[129] = {\n    {0, 0, 0, 0},\n' % name
     for n, nb, nt, mpb, occ, rep in rows:
@@ -144,6 +181,10 @@ namespace starfact::batched::gpu {{
 
 {emit('kTunedDouble', table('d'))}
 {emit('kTunedFloat', table('s'))}
+// Resident kernel (potrf_resident.cuh) per order: {{threads per block, OCC}}, {{0, 0}} = the left-looking
+// kernel above; from {rsrc.split('/')[-1] if rsrc else 'no resident sweep'}.
+{emit_resident('kResidentDouble', resident_rows('d'))}
+{emit_resident('kResidentFloat', resident_rows('s'))}
 /// Lanes per system for potrs (a power of two >= n up to a warp).
 constexpr int potrs_group_for(int n) {{ return n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32; }}
 
@@ -155,7 +196,52 @@ for prec in 'sd':
     for (p, n), (us, d, nt, mpb, occ) in sorted(best.items()):
         if p == prec:
             print(f'{prec} n={n:3d}: d={d} NB={math.ceil(n/d)} NT={nt} MPB={mpb} OCC={occ}  {us:.1f} us', file=sys.stderr)
+    for (p, n), (us, nt, occ) in sorted(res.items()):
+        if p == prec:
+            N = next(s for s in SIZES if s >= n)
+            print(f'{prec} n={n:3d}: resident NT={nt} OCC={occ} {us:.1f} us; left-looking at N={N}: {left.get((prec, N), float("nan")):.1f} us', file=sys.stderr)
 PY
     ;;
-*) echo "usage: tools/tune_batched_chol.sh candidates [CSV TOP MIN_N] | build | run [CSV] | table CSV[,CSV2...] [DEVICE-NAME]" >&2; exit 1 ;;
+plot)
+    bench=${2:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
+    sweep=${3:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
+    png=${4:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
+    /usr/bin/python3 - "$bench" "$sweep" "$png" <<'PY'
+import csv, sys
+import matplotlib
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt
+bench, sweep, png = sys.argv[1:4]
+flops = lambda n: n ** 3 / 3 + n ** 2 / 2 + n / 6  # LAWN 41
+rows = [r for r in csv.DictReader(open(bench)) if r['batch'] == '10000']
+sw = list(csv.DictReader(open(sweep)))
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
+    b = sorted((int(r['n']), r) for r in rows if r['prec'] == prec)
+    gf = lambda n, us: 1e4 * flops(n) / (us * 1e-6) * 1e-9
+    def res_us(r):  # the fastest resident variant of a bench row (both CSV layouts of the bench)
+        if 'resident_variants_us' in r:
+            return min(float(x) for x in r['resident_variants_us'].split(';'))
+        return min(float(v) for k, v in r.items() if k.startswith('res') and k.endswith('_us'))
+    ax.plot([n for n, _ in b], [gf(n, float(r['left_us'])) for n, r in b], 's--', label='left-looking kernel (forced)')
+    ax.plot([n for n, _ in b], [gf(n, res_us(r)) for n, r in b], 'o-', label='resident kernel, fastest variant (forced)')
+    ax.plot([n for n, _ in b], [float(r['gflops_cusolver']) for _, r in b], '^-', label='cuSOLVER potrfBatched')
+    res = {}
+    for r in sw:
+        if r['prec'] == prec and r['kernel'] == 'resident' and r['ok'] == '1':
+            n, us = int(r['n']), float(r['us'])
+            res[n] = min(res.get(n, us), us)
+    ns = sorted(res)
+    ax.plot(ns, [gf(n, res[n]) for n in ns], 'x:', label='resident kernel, fastest variant (sweep run)')
+    ax.set_title(f'{name}, batch 10,000, H100')
+    ax.set_xlabel('n')
+    ax.set_ylabel('GFLOP/s (potrf)')
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+fig.tight_layout()
+fig.savefig(png, dpi=110)
+print('wrote', png, file=sys.stderr)
+PY
+    ;;
+*) echo "usage: tools/tune_batched_chol.sh candidates [CSV TOP MIN_N] | build | run [CSV] [panel|resident] | table CSV[,CSV2...] [DEVICE-NAME] [RESIDENT-CSV] | plot BENCH-CSV RESIDENT-CSV OUT.png" >&2; exit 1 ;;
 esac

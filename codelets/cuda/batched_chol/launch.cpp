@@ -20,6 +20,11 @@ PotrfConfig potrf_config(int n, bool is_double) {
     return is_double ? kTunedDouble[p] : kTunedFloat[p];
 }
 
+ResidentConfig resident_config(int n, bool is_double) {
+    if (n < 1 || n > 128) return ResidentConfig{0, 0};
+    return is_double ? kResidentDouble[n] : kResidentFloat[n];
+}
+
 int potrs_group(int n) { return potrs_group_for(padded_solve_order(n)); }
 
 namespace {
@@ -34,12 +39,19 @@ bool dispatch(const Args<T>& a) {
 }
 }  // namespace
 
-template <typename T> bool launch_potrf(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrf>(a); }
+template <typename T> bool launch_potrf_left(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrf>(a); }
+template <typename T> bool launch_potrf(const Args<T>& a) {
+    const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
+    if (r.nt > 0) return launch_potrf_resident<T>(a, r.nt, r.occ);
+    return launch_potrf_left<T>(a);
+}
 template <typename T> bool launch_potrs(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrs>(a); }
 template <typename T> bool launch_posv(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Posv>(a); }
 
 template bool launch_potrf<float>(const Args<float>&);
 template bool launch_potrf<double>(const Args<double>&);
+template bool launch_potrf_left<float>(const Args<float>&);
+template bool launch_potrf_left<double>(const Args<double>&);
 template bool launch_potrs<float>(const Args<float>&);
 template bool launch_potrs<double>(const Args<double>&);
 template bool launch_posv<float>(const Args<float>&);

@@ -35,10 +35,23 @@ struct PotrfConfig {
     int nb, nt, mpb, occ;
 };
 PotrfConfig potrf_config(int n, bool is_double);
+/// Kernel choice for potrf of order n (tuned_table.hpp): nt == 0 the left-looking kernel (potrf_config),
+/// else the resident kernel (potrf_resident.cuh) with nt threads per block and OCC = occ.
+struct ResidentConfig {
+    int nt, occ;
+};
+ResidentConfig resident_config(int n, bool is_double);
 /// Lanes per system used by potrs for order n.
 int potrs_group(int n);
 
-template <typename T> bool launch_potrf(const Args<T>& a);
+template <typename T> bool launch_potrf(const Args<T>& a);  // the tuned choice of kernel
+/// potrf forced onto one kernel (tests, bench): the left-looking one, or the resident variant (nt, occ)
+/// (false if that variant is not compiled in or n is outside 1..128).
+template <typename T> bool launch_potrf_left(const Args<T>& a);
+template <typename T> bool launch_potrf_resident(const Args<T>& a, int nt, int occ);
+// defined in instances_potrf_resident_{f,d}.cu
+template <> bool launch_potrf_resident<float>(const Args<float>& a, int nt, int occ);
+template <> bool launch_potrf_resident<double>(const Args<double>& a, int nt, int occ);
 template <typename T> bool launch_potrs(const Args<T>& a);  // A holds the factors L
 template <typename T> bool launch_posv(const Args<T>& a);   // fused potrf + potrs
 

@@ -1,0 +1,11 @@
+// Instantiates the resident batched potrf (double) variants of the library (resident_dispatch.cuh).
+#include "codelets/cuda/batched_chol/resident_dispatch.cuh"
+
+namespace starfact::batched::gpu {
+
+template <>
+bool launch_potrf_resident<double>(const Args<double>& a, int nt, int occ) {
+    return a.batch == 0 || run_resident_variant<double, kFastMath>(a, nt, occ);
+}
+
+}  // namespace starfact::batched::gpu

@@ -1,0 +1,11 @@
+// Instantiates the resident batched potrf (float) variants of the library (resident_dispatch.cuh).
+#include "codelets/cuda/batched_chol/resident_dispatch.cuh"
+
+namespace starfact::batched::gpu {
+
+template <>
+bool launch_potrf_resident<float>(const Args<float>& a, int nt, int occ) {
+    return a.batch == 0 || run_resident_variant<float, kFastMath>(a, nt, occ);
+}
+
+}  // namespace starfact::batched::gpu

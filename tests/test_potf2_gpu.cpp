@@ -302,6 +302,8 @@ TEMPLATE_TEST_CASE("potf2: non-SPD tile gives LAPACK's info and stays finite", "
                 check_not_spd<TestType>(g, n, k, 0);
                 check_not_spd<TestType>(g, n, k, 7);
             }
+    // The largest tiles: cuBLAS syrk for the wide trailing updates, our syrk for the last ones.
+    for (int k : {300, 1023, 1024, 1700}) check_not_spd<TestType>(g, 2048, k, 0);
 }
 
 TEMPLATE_TEST_CASE("potf2: non-SPD small tiles", "[potf2][sanitize]", float, double) {

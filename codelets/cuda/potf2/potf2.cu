@@ -64,7 +64,7 @@ void opt_in_smem(Kernel kernel, size_t bytes, std::atomic<uint64_t>& opted_in) {
 }
 
 constexpr int kTrsmRows = 32, kTrsmIb = 16, kTrsmThreads = 256;
-constexpr int kSyrkTile = 32, kSyrkK = 32, kSyrkThreads = 256;
+constexpr int kSyrkTile = 32, kSyrkKMax = kPotf2LeafMax, kSyrkThreads = 256;
 
 template <typename T>
 size_t trsm_smem(int b) {
@@ -86,9 +86,15 @@ void launch_trsm(const PanelParams<T>& p, cudaStream_t stream) {
 /// Our syrk, as a programmatic dependent of the panel kernel before it (pdl.cuh).
 template <typename T>
 void launch_syrk(const PanelParams<T>& p, cudaStream_t stream) {
+    auto kernel = potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkKMax, kSyrkThreads>;
+    const size_t smem = 2 * static_cast<size_t>(p.b) * (kSyrkTile + 1) * sizeof(T);
+    if (smem > 48 * 1024) {
+        static std::atomic<uint64_t> opted_in{0};
+        opt_in_smem(kernel, 2 * static_cast<size_t>(kSyrkKMax) * (kSyrkTile + 1) * sizeof(T), opted_in);
+    }
     const int mt = (p.m + kSyrkTile - 1) / kSyrkTile;
-    const cudaError_t e = potf2_impl::launch_pdl(potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkK, kSyrkThreads>,
-                                                 dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), 0, stream, true, p);
+    const cudaError_t e =
+        potf2_impl::launch_pdl(kernel, dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), smem, stream, true, p);
     if (e != cudaSuccess) throw RuntimeError(std::string("potf2: syrk kernel launch: ") + cudaGetErrorString(e));
     check_launch("syrk kernel launch");
 }
@@ -116,11 +122,11 @@ constexpr int kRdiagRows = 32;
 
 template <typename T, int WMAX, int RMAX>
 void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream, bool dependent) {
-    using Shape = potf2_impl::RdiagShape<WMAX, RMAX>;
+    using Shape = potf2_impl::RdiagShape<T, WMAX, RMAX>;
     auto kernel = potf2_impl::potf2_rdiag_kernel<T, WMAX, RMAX, 8>;
-    const size_t smem = Shape::template smem_bytes<T>(p.n, p.m);
+    const size_t smem = Shape::smem_bytes(p.n, p.m);
     static std::atomic<uint64_t> opted_in{0};  // always: the static shared memory adds to the dynamic
-    opt_in_smem(kernel, Shape::template smem_bytes<T>(WMAX, RMAX), opted_in);
+    opt_in_smem(kernel, Shape::smem_bytes(WMAX, RMAX), opted_in);
     int grid = 1;
     if constexpr (RMAX > 0) grid = (p.m + RMAX - 1) / RMAX;
     const cudaError_t e = potf2_impl::launch_pdl(kernel, dim3(grid), dim3(Shape::kThreads), smem, stream, dependent, p);
@@ -187,23 +193,24 @@ struct MultiKernel {
             check_blas(syrk_ln(cublas, pp.m, pp.b, pp.B, ld, pp.C), "cublas<t>syrk");
     }
 
-    /// Blocked form: block columns of cfg.cutoff: leaf, our trsm of the panel below, trailing update.
-    void factor_blocked() const {
+    /// Blocked form on the diagonal block [off, off + nn) of the tile: block columns of cfg.cutoff:
+    /// leaf (with the rdiag kernel: fused with the rows below), our trsm otherwise, trailing update.
+    void factor_blocked(int off, int nn, bool first, bool last) const {
+        using potf2_impl::kAllowNext;
         using potf2_impl::kCheck;
         using potf2_impl::kFirst;
         using potf2_impl::kLast;
-        using potf2_impl::kAllowNext;
-        const int b = cfg.cutoff;
+        const int b = cfg.cutoff, end = off + nn;
         bool after_own_syrk = false;
-        for (int k0 = 0; k0 < n_tile; k0 += b) {
-            const int w = std::min(b, n_tile - k0);
-            const int m = n_tile - k0 - w;
-            // The rdiag kernel solves the rows below in the same launch; the other leaves need our trsm.
+        for (int k0 = off; k0 < end; k0 += b) {
+            const int w = std::min(b, end - k0);
+            const int m = end - k0 - w;
             // Programmatic dependent launches (pdl.cuh) only between our own kernels, which all wait
             // on the device before touching memory: the fused launch after our syrk, our syrk after it.
             // (Completion order is transitive only along such a chain, so never across cuBLAS.)
             const bool own_syrk = m > 0 && m <= kPotf2OwnSyrkMaxRows;
-            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0) | (own_syrk ? kAllowNext : 0),
+            leaf(k0, w, (first && k0 == off ? kFirst : kCheck) | (last && m == 0 ? kLast : 0) |
+                            (own_syrk ? kAllowNext : 0),
                  cfg.rdiag ? m : 0, after_own_syrk);
             after_own_syrk = cfg.rdiag && own_syrk;
             if (m == 0) break;
@@ -278,7 +285,7 @@ void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStre
     const MultiKernel<T> r{cublas, stream, config, A, n, ld, info, offset, static_cast<int*>(workspace)};
     try {
         if (config.blocked)
-            r.factor_blocked();
+            r.factor_blocked(0, n, true, true);
         else
             r.factor(0, n, true, true);
     } catch (...) {

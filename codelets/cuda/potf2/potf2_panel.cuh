@@ -4,6 +4,7 @@
 // trailing update A22 -= L21 L21^T on the lower triangle (one block per 32 x 32 tile). Both read the
 // tile's failure flag first and skip work that an earlier failure made pointless.
 #pragma once
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -92,12 +93,15 @@ __global__ void __launch_bounds__(NT, 1) potf2_trsm_kernel(PanelParams<T> p) {
 }
 
 /// A22 -= L21 L21^T, lower triangle, one TS x TS tile per block (blockIdx.x enumerates the lower tiles
-/// row by row), K in chunks of KC through shared memory, 2 x 2 outputs per thread. Skipped after a failure.
-template <typename T, int TS, int KC, int NT>
+/// row by row), 2 x 2 outputs per thread. Latency-bound at these sizes (m <= 512, b <= KMAX = 128): the
+/// two TS x b slices of L21 go to shared memory in one batch of cp.async copies (all in flight at
+/// once, one global latency), then the whole k range runs without further barriers. Dynamic shared
+/// memory: 2 b (TS + 1) elements. Skipped after a failure.
+template <typename T, int TS, int KMAX, int NT>
 __global__ void __launch_bounds__(NT) potf2_syrk_kernel(PanelParams<T> p) {
-    static_assert(TS == 32 && NT == 256 && KC % 8 == 0, "layout: 16 x 16 threads, 2 x 2 outputs each");
-    __shared__ T Xi[KC][TS + 1];
-    __shared__ T Xj[KC][TS + 1];
+    static_assert(TS == 32 && NT == 256 && KMAX % (NT / TS) == 0, "layout: 16 x 16 threads, 2 x 2 outputs each");
+    extern __shared__ __align__(16) unsigned char potf2_syrk_smem[];
+    T* Xi = reinterpret_cast<T*>(potf2_syrk_smem);  // Xi[k * (TS + 1) + i] = L21(i0 + i, k)
     pdl_wait();  // launched as a programmatic dependent of the panel kernel (potf2.cu)
     pdl_allow_next();
     if (*p.flag != 0) return;
@@ -111,26 +115,42 @@ __global__ void __launch_bounds__(NT) potf2_syrk_kernel(PanelParams<T> p) {
     const int tid = static_cast<int>(threadIdx.x);
     const int tx = tid % 16, ty = tid / 16;
     const int ld = p.ld, m = p.m, b = p.b;
+    T* Xj = I == J ? Xi : Xi + b * (TS + 1);  // a diagonal tile reads one slice twice
     const T* X = p.B;
+    // Thread (row lane, k group): rows i = tid % TS, columns k = tid / TS + (NT / TS) s.
+    const int li = tid % TS, lk = tid / TS;
+#pragma unroll
+    for (int s = 0; s < KMAX / (NT / TS); ++s) {
+        const int k = lk + (NT / TS) * s;
+        if (k < b) {
+            T* di = Xi + k * (TS + 1) + li;
+            if (i0 + li < m)
+                __pipeline_memcpy_async(di, X + (i0 + li) + static_cast<int64_t>(k) * ld, sizeof(T));
+            else
+                *di = T(0);
+            if (I != J) {
+                T* dj = Xj + k * (TS + 1) + li;
+                if (j0 + li < m)
+                    __pipeline_memcpy_async(dj, X + (j0 + li) + static_cast<int64_t>(k) * ld, sizeof(T));
+                else
+                    *dj = T(0);
+            }
+        }
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
     T acc[2][2] = {{T(0), T(0)}, {T(0), T(0)}};
-    for (int k0 = 0; k0 < b; k0 += KC) {
-        for (int e = tid; e < TS * KC; e += NT) {
-            const int i = e % TS, k = e / TS;
-            const bool kin = k0 + k < b;
-            Xi[k][i] = (kin && i0 + i < m) ? X[(i0 + i) + static_cast<int64_t>(k0 + k) * ld] : T(0);
-            Xj[k][i] = (kin && j0 + i < m) ? X[(j0 + i) + static_cast<int64_t>(k0 + k) * ld] : T(0);
-        }
-        __syncthreads();
 #pragma unroll 8
-        for (int k = 0; k < KC; ++k) {
-            const T a0 = Xi[k][tx], a1 = Xi[k][tx + 16];
-            const T c0 = Xj[k][ty], c1 = Xj[k][ty + 16];
-            acc[0][0] = fma(a0, c0, acc[0][0]);
-            acc[0][1] = fma(a0, c1, acc[0][1]);
-            acc[1][0] = fma(a1, c0, acc[1][0]);
-            acc[1][1] = fma(a1, c1, acc[1][1]);
-        }
-        __syncthreads();
+    for (int k = 0; k < b; ++k) {
+        const T* xi = Xi + k * (TS + 1);
+        const T* xj = Xj + k * (TS + 1);
+        const T a0 = xi[tx], a1 = xi[tx + 16];
+        const T c0 = xj[ty], c1 = xj[ty + 16];
+        acc[0][0] = fma(a0, c0, acc[0][0]);
+        acc[0][1] = fma(a0, c1, acc[0][1]);
+        acc[1][0] = fma(a1, c0, acc[1][0]);
+        acc[1][1] = fma(a1, c1, acc[1][1]);
     }
 #pragma unroll
     for (int a = 0; a < 2; ++a)

@@ -39,19 +39,20 @@ __device__ long long g_rdiag_clock[2 + 2 * 128 / 8 + 2];
 #endif
 
 /// Thread-block shape of the rdiag kernel: enough threads for one row each in (A) (WMAX + RMAX) and
-/// enough warps to spread the trailing update (C); kBC = columns of a float update item.
-template <int WMAX, int RMAX>
+/// enough warps to spread the trailing update (C); kBC = columns of a float update item. Double at
+/// WMAX = 128 uses 256 threads (not 384): its update keeps the accumulators in registers (up to ~90
+/// per thread on top of the ~100 of (A)), which needs the 255-register cap of a 256-thread block.
+template <typename T, int WMAX, int RMAX>
 struct RdiagShape {
     static constexpr int kBC = 8;
     static constexpr int round32(int x) { return 32 * ((x + 31) / 32); }
-    static constexpr int kMinThreads = WMAX >= 128 ? 384 : WMAX >= 64 ? 192 : 64;
+    static constexpr int kMinThreads = WMAX >= 128 ? (sizeof(T) == 8 ? 256 : 384) : WMAX >= 64 ? 192 : 64;
     static constexpr int kThreads = round32(WMAX + RMAX) > kMinThreads ? round32(WMAX + RMAX) : kMinThreads;
     __host__ __device__ static constexpr int pad8(int x) { return (x + 7) / 8 * 8; }
     /// Leading dimension in shared memory: 4 (mod 8) elements, so that the 8 x 4 operand and 8 x 8
     /// accumulator fragments of the FP64 tensor-core update hit every bank pair once.
     __host__ __device__ static constexpr int lds(int wp, int rp) { return wp + rp + 4; }
     /// Shared memory for a w x w block with `rows` rows below (padded as the kernel pads them).
-    template <typename T>
     static size_t smem_bytes(int w, int rows) {
         const int wp = pad8(w), rp = rows > 0 ? RMAX : 0;
         return static_cast<size_t>(lds(wp, rp)) * wp * sizeof(T);
@@ -176,22 +177,41 @@ __device__ __forceinline__ int rdiag_factor_row(T* S, int lds, int k0, int r, T 
     return valid;
 }
 
+/// RI (2 or 4) consecutive floats of a column: one 8- or 16-byte shared-memory access.
+template <int RI>
+__device__ __forceinline__ void load_rows(float (&v)[RI], const float* src) {
+    if constexpr (RI == 4) {
+        const float4 x = *reinterpret_cast<const float4*>(src);
+        v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+    } else {
+        const float2 x = *reinterpret_cast<const float2*>(src);
+        v[0] = x.x, v[1] = x.y;
+    }
+}
+template <int RI>
+__device__ __forceinline__ void store_rows(float* dst, const float (&v)[RI]) {
+    if constexpr (RI == 4)
+        *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+    else
+        *reinterpret_cast<float2*>(dst) = make_float2(v[0], v[1]);
+}
+
 /// (C) in float: S(i, j) -= sum_q P(i, q) P(j, q) for the columns j in [cfirst, cfirst + ncols) and the
 /// rows i >= j of the diagonal block (wp rows) plus the rp rows below it (stored from row wp on), with
 /// the panel P = columns k0 .. k0 + IB - 1; by the gn threads gt = 0 .. gn - 1 (whole warps). No exact
-/// FP32 tensor-core product, so FMA items of 4 consecutive rows x BC columns: every shared-memory access
-/// is a 16-byte vector (4 rows of a column; BC panel entries of a row, the same for the whole column
-/// block: a broadcast), consecutive threads take consecutive row quads (conflict-free). Items entirely
+/// FP32 tensor-core product, so FMA items of RI consecutive rows x BC columns: every shared-memory access
+/// is a vector (RI rows of a column; BC panel entries of a row, the same for the whole column block: a
+/// broadcast), consecutive threads take consecutive row groups (conflict-free). RI = 4 for the 128-wide
+/// kernel, 2 for the smaller ones (twice the items: their trailing matrices leave threads idle). Items entirely
 /// above the diagonal are skipped; the upper part of a diagonal block is computed and stored but never
 /// read. (Double uses rdiag_update_slots.)
-template <typename T, int IB, int BC>
+template <typename T, int IB, int BC, int RI>
 __device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int k0, int cfirst, int ncols, int gt,
                                              int gn) {
-    static_assert(sizeof(T) == 4, "float items: 4 rows = one 16-byte vector");
+    static_assert(sizeof(T) == 4 && (RI == 2 || RI == 4), "float items: RI rows = one 8- or 16-byte vector");
     if (ncols <= 0) return;
-    constexpr int RI = 4;
     const int nd = wp - cfirst;  // rows of the diagonal block from cfirst on (a multiple of 8)
-    const int H = (nd + rp) / RI;  // row quads
+    const int H = (nd + rp) / RI;  // row groups
     const int items = H * (ncols / BC);
     const float inv_h = 1.0f / static_cast<float>(H);
     for (int e = gt; e < items; e += gn) {
@@ -205,12 +225,12 @@ __device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int 
         const int col = cfirst + BC * cb;
         T acc[BC][RI];
 #pragma unroll
-        for (int j = 0; j < BC; ++j) load_vec(acc[j], S + row + (col + j) * lds);
+        for (int j = 0; j < BC; ++j) load_rows<RI>(acc[j], S + row + (col + j) * lds);
 #pragma unroll
         for (int q = 0; q < IB; ++q) {
             const T* pc = S + (k0 + q) * lds;
             T a[RI], b[BC];
-            load_vec(a, pc + row);
+            load_rows<RI>(a, pc + row);
             load_vec(b, pc + col);  // the same address across the column block: a broadcast
 #pragma unroll
             for (int j = 0; j < BC; ++j)
@@ -218,8 +238,7 @@ __device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int 
                 for (int i = 0; i < RI; ++i) acc[j][i] = fma(-a[i], b[j], acc[j][i]);
         }
 #pragma unroll
-        for (int j = 0; j < BC; ++j) *reinterpret_cast<float4*>(S + row + (col + j) * lds) =
-            make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+        for (int j = 0; j < BC; ++j) store_rows<RI>(S + row + (col + j) * lds, acc[j]);
     }
 }
 
@@ -250,53 +269,77 @@ struct RdiagSlots {
     }
 };
 
-/// (C) in double with the static split above: S(i, j) -= sum_q P(i, q) P(j, q) on every block of this
-/// warp with bc > panel kb (P = columns 8 kb .. 8 kb + 7), on the FP64 tensor cores, U blocks at a time
-/// so that their loads and mma chains overlap.
-template <int IB, typename Slots>
-__device__ __forceinline__ void rdiag_update_slots(double* S, int lds, int k0, const Slots& sl, int lane) {
-    const int g = lane >> 2, t = lane & 3, kb = k0 / 8;
-    constexpr int U = 4, NS = Slots::kSlots;
+/// (C) in double with the static split above, accumulators in registers across panels: every warp
+/// keeps the 8 x 8 blocks it owns as mma accumulator fragments (d0, d1: lane l = 4 g + t holds
+/// rows g, columns 2t and 2t + 1) from the start to the panel before their block column, so shared
+/// memory sees only the panel operands (2 x 2 loads per block and panel) and, once, the store of each
+/// block when its column becomes the next panel. Panel kb = k0 / 8: every block with bc > kb gets
+/// S(i, j) -= sum_q P(i, q) P(j, q) (P = columns k0 .. k0 + 7, on the FP64 tensor cores); the blocks of
+/// column kb + 1 are then final and go to shared memory for (A). U blocks at a time, so that their
+/// loads and mma chains overlap.
+template <typename Slots>
+struct RdiagAcc {
+    double d0[Slots::kSlots > 0 ? Slots::kSlots : 1], d1[Slots::kSlots > 0 ? Slots::kSlots : 1];
+
+    /// The owned blocks from shared memory (after the tile was loaded).
+    __device__ __forceinline__ void load(const double* S, int lds, const Slots& sl, int lane) {
+        const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-    for (int s0 = 0; s0 < NS; s0 += U) {
-        bool ok[U], any = false;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int pk = s0 + u < NS ? sl.packed[s0 + u] : -1;
-            ok[u] = pk >= 0 && (pk & 0xff) > kb;  // warp-uniform
-            any = any || ok[u];
+        for (int s = 0; s < Slots::kSlots; ++s) {
+            const int pk = sl.packed[s];
+            const double* c = S + 8 * (pk >> 8) + g + (8 * (pk & 0xff) + 2 * t) * lds;
+            d0[s] = pk >= 0 ? c[0] : 0.0;
+            d1[s] = pk >= 0 ? c[lds] : 0.0;
         }
-        if (!any) continue;  // (the active slots are a suffix of the valid ones)
-        int row0[U], col0[U];
-        double d0[U], d1[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int pk = s0 + u < NS ? sl.packed[s0 + u] : 0;
-            row0[u] = ok[u] ? 8 * (pk >> 8) : 8 * kb + 8;  // inactive: a valid row, never stored
-            col0[u] = ok[u] ? 8 * (pk & 0xff) : 8 * kb + 8;
-            const double* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
-            d0[u] = ok[u] ? c[0] : 0.0;
-            d1[u] = ok[u] ? c[lds] : 0.0;
-        }
-#pragma unroll
-        for (int kk = 0; kk < IB; kk += 4) {
-            const double* pc = S + (k0 + kk + t) * lds;
-#pragma unroll
-            for (int u = 0; u < U; ++u) dmma_8x8x4(d0[u], d1[u], -pc[row0[u] + g], pc[col0[u] + g]);
-        }
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-            if (ok[u]) {
-                double* c = S + row0[u] + g + (col0[u] + 2 * t) * lds;
-                c[0] = d0[u];
-                c[lds] = d1[u];
-            }
     }
-}
+
+    __device__ __forceinline__ void update(double* S, int lds, int k0, const Slots& sl, int lane) {
+        const int g = lane >> 2, t = lane & 3, kb = k0 / 8;
+        constexpr int U = 4, NS = Slots::kSlots;
+#pragma unroll
+        for (int s0 = 0; s0 < NS; s0 += U) {
+            bool ok[U], any = false;
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int pk = s0 + u < NS ? sl.packed[s0 + u] : -1;
+                ok[u] = pk >= 0 && (pk & 0xff) > kb;  // warp-uniform
+                any = any || ok[u];
+            }
+            if (!any) continue;  // (the active slots are a suffix of the valid ones)
+            double a[U][2], b[U][2];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int pk = s0 + u < NS ? sl.packed[s0 + u] : 0;
+                const int row0 = ok[u] ? 8 * (pk >> 8) : 8 * kb + 8;  // inactive: a valid row, unused
+                const int col0 = ok[u] ? 8 * (pk & 0xff) : 8 * kb + 8;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const double* pc = S + (k0 + 4 * h + t) * lds;
+                    a[u][h] = -pc[row0 + g];
+                    b[u][h] = pc[col0 + g];
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+                    if (s0 + u < NS && ok[u]) dmma_8x8x4(d0[s0 + u], d1[s0 + u], a[u][h], b[u][h]);
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int pk = s0 + u < NS ? sl.packed[s0 + u] : -1;
+                if (ok[u] && (pk & 0xff) == kb + 1) {  // final: the next panel's (A) reads it
+                    double* c = S + 8 * (pk >> 8) + g + (8 * (pk & 0xff) + 2 * t) * lds;
+                    c[0] = d0[s0 + u];
+                    c[lds] = d1[s0 + u];
+                }
+            }
+        }
+    }
+};
 
 template <typename T, int WMAX, int RMAX, int IB>
-__global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdiag_kernel(LeafParams<T> p) {
-    using Shape = RdiagShape<WMAX, RMAX>;
+__global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_rdiag_kernel(LeafParams<T> p) {
+    using Shape = RdiagShape<T, WMAX, RMAX>;
     constexpr int NT = Shape::kThreads, BC = Shape::kBC;
     constexpr int NWARP = NT / 32;
     static_assert(IB == 8, "IB: 8 (the diagonal block lives in 36 registers per thread)");
@@ -365,14 +408,17 @@ __global__ void __launch_bounds__(RdiagShape<WMAX, RMAX>::kThreads, 1) potf2_rdi
         return s_state;
     };
 
-    const RdiagSlots<WMAX, RMAX, NWARP> slots(warp, wp, rp);  // (double's update split)
+    using Slots = RdiagSlots<WMAX, RMAX, NWARP>;
+    const Slots slots(warp, wp, rp);  // (double's update split)
+    RdiagAcc<Slots> acc;               // (double's accumulators)
+    if constexpr (sizeof(T) == 8) acc.load(S, lds, slots, lane);
     int st = panel(0);
     for (int k0 = 0; st == 0 && k0 + IB < wp; k0 += IB) {
         const int k1 = k0 + IB;
         if constexpr (sizeof(T) == 8)
-            rdiag_update_slots<IB>(S, lds, k0, slots, lane);  // (C)
+            acc.update(S, lds, k0, slots, lane);  // (C)
         else
-            rdiag_update<T, IB, BC>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);
+            rdiag_update<T, IB, BC, (WMAX >= 128 ? 4 : 2)>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);
         __syncthreads();
         STARFACT_RDIAG_MARK(3 + 2 * (k0 / IB));
         st = panel(k1);

@@ -61,10 +61,12 @@ int lapack_potrf(int n, T* A, int ld) {
 }
 
 /// Runs potf2 on a device copy of the host array A (ld x n, in place) with *info preset to info0;
-/// returns the final info. config == nullptr: the public potf2_tile (default configuration).
+/// returns the final info. config == nullptr: the public potf2_tile (default configuration). The
+/// workspace starts non-zero (potf2 must not rely on a cleared one). hog != nullptr: a GPU-hogging kernel
+/// (tests/gpu_hog.cu) is launched on that stream for hog_us x (1..8) just before potf2.
 template <typename T>
 int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t offset = 0,
-              const Potf2Config* config = nullptr) {
+              const Potf2Config* config = nullptr, cudaStream_t hog = nullptr, double hog_us = 0) {
     T* dA = nullptr;
     int* dinfo = nullptr;
     void* work = nullptr;
@@ -73,14 +75,17 @@ int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t o
     REQUIRE(cudaMalloc(&dA, std::max<size_t>(bytes, 1)) == cudaSuccess);
     REQUIRE(cudaMalloc(&dinfo, sizeof(int)) == cudaSuccess);
     REQUIRE(cudaMalloc(&work, wbytes) == cudaSuccess);
+    REQUIRE(cudaMemset(work, 0x7f, wbytes) == cudaSuccess);
     REQUIRE(cudaMemcpy(dA, A.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
     REQUIRE(cudaMemcpy(dinfo, &info0, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+    if (hog) REQUIRE(test::launch_gpu_hog(hog, hog_us));
     if (config)
         detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes);
     else
         detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
                                    detail::gpu::potf2_workspace_bytes<T>(n));
     REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
+    if (hog) REQUIRE(cudaStreamSynchronize(hog) == cudaSuccess);
     REQUIRE(cudaGetLastError() == cudaSuccess);
     int info = -1;
     REQUIRE(cudaMemcpy(A.data(), dA, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
@@ -247,27 +252,7 @@ TEMPLATE_TEST_CASE("potf2: correct while another stream keeps the GPU busy", "[p
             INFO("prec=" << prec<TestType>() << " n=" << n << " rep=" << rep << " seed=" << seed);
             const std::vector<TestType> A = spd_with_nan_upper<TestType>(n, n, seed);
             std::vector<TestType> L = A;
-            TestType* dA = nullptr;
-            int* dinfo = nullptr;
-            void* work = nullptr;
-            const size_t bytes = A.size() * sizeof(TestType), wbytes = detail::gpu::potf2_workspace_bytes<TestType>(n);
-            REQUIRE(cudaMalloc(&dA, bytes) == cudaSuccess);
-            REQUIRE(cudaMalloc(&dinfo, sizeof(int)) == cudaSuccess);
-            REQUIRE(cudaMalloc(&work, std::max<size_t>(wbytes, 1)) == cudaSuccess);
-            REQUIRE(cudaMemset(work, 0x7f, std::max<size_t>(wbytes, 1)) == cudaSuccess);  // not zero
-            REQUIRE(cudaMemcpy(dA, A.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-            REQUIRE(cudaMemset(dinfo, 0, sizeof(int)) == cudaSuccess);
-            REQUIRE(test::launch_gpu_hog(other, 20.0 + 10.0 * rep));
-            detail::gpu::potf2_tile<TestType>(g.cublas, g.stream, n, dA, n, dinfo, 0, work, wbytes);
-            REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
-            REQUIRE(cudaStreamSynchronize(other) == cudaSuccess);
-            int info = -1;
-            REQUIRE(cudaMemcpy(L.data(), dA, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-            REQUIRE(cudaMemcpy(&info, dinfo, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
-            cudaFree(dA);
-            cudaFree(dinfo);
-            cudaFree(work);
-            REQUIRE(info == 0);
+            REQUIRE(run_potf2<TestType>(g, L, n, n, 0, 0, nullptr, other, 20.0 + 10.0 * rep) == 0);
             const double res = potrf_residual<TestType>(n, A.data(), n, L.data(), n);
             INFO("residual=" << res);
             CHECK(res < kResidualLimit);

@@ -3,7 +3,7 @@
 #
 # Here (no GPU):   tools/device.sh prepare
 #     builds Release for sm_90 (BUILD_DIR, default build/; TARGETS limits the build) and copies what the device needs into
-#     CARRY_DIR (default .carry/): binaries, StarPU and libfxt shared libraries, StarPU tools.
+#     CARRY_DIR (default .carry/): test_*/bench_*/tune_* binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
 #     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench;
@@ -23,7 +23,7 @@ prepare() {
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
     [ -x "$build/examples/starpu_chol" ] && cp "$build/examples/starpu_chol" "$carry/bin/"
-    for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' \)); do
+    for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' -o -name 'tune_*' \)); do
         cp "$f" "$carry/bin/"
     done
     for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done

@@ -65,7 +65,7 @@ void potrf_fast(const batched::gpu::Args<T>& a) {
     if constexpr (I == 0) {
         const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
         if (r.nt > 0) {
-            run_resident_variant<T, true>(a, r.nt, r.occ);
+            run_resident_variant<T, true>(a, r);
             return;
         }
     }
@@ -111,7 +111,7 @@ struct Row {
     double ours, fast, vendor, ours_s, vendor_s, posv, cpu, copy_bw;
     double left;                                         // left-looking kernel forced
     double res[std::size(batched::gpu::kResidentVariants)];  // each resident variant forced
-    int res_nt, res_occ;                                 // the library's choice: NT 0 left-looking, else resident (NT, OCC)
+    int res_nt, res_occ, res_ib, res_w1;                 // the library's choice: NT 0 left-looking, else resident (NT, OCC, IB, W1)
 };
 
 template <typename T>
@@ -141,9 +141,11 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     auto resetA = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, abytes, cudaMemcpyDeviceToDevice, s)); };
     auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
     const int w = cfg.warmup, r = cfg.repeat;
-    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0};
+    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
     row.res_nt = batched::gpu::resident_config(n, sizeof(T) == 8).nt;
     row.res_occ = batched::gpu::resident_config(n, sizeof(T) == 8).occ;
+    row.res_ib = batched::gpu::resident_config(n, sizeof(T) == 8).ib;
+    row.res_w1 = batched::gpu::resident_config(n, sizeof(T) == 8).w1;
     row.copy_bw = bench::copy_bandwidth(abytes, st);
 
     row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
@@ -163,7 +165,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     row.left = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
         const batched::gpu::ResidentConfig c = batched::gpu::kResidentVariants[v];
-        row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_resident<T>(fa, c.nt, c.occ); }, resetA);
+        row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_resident<T>(fa, c); }, resetA);
     }
     STARFACT_BENCH_CUDA(cudaGetLastError());
     row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, n, nn, batch, info, s); }, resetA);
@@ -206,12 +208,12 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
     const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
     const double copy = w.copy_bw;
-    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) : "left";
+    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) + "/" + std::to_string(w.res_ib) + (w.res_w1 ? "w" : "") : "left";
     std::string variants;
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, " %d/%d %.1f", batched::gpu::kResidentVariants[v].nt,
-                      batched::gpu::kResidentVariants[v].occ, w.res[v] * 1e6);
+        const batched::gpu::ResidentConfig& c = batched::gpu::kResidentVariants[v];
+        std::snprintf(buf, sizeof buf, " %d/%d/%d%s %.1f", c.nt, c.occ, c.ib, c.w1 ? "w" : "", w.res[v] * 1e6);
         variants += buf;
     }
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "

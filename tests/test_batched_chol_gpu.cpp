@@ -124,13 +124,16 @@ void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vec
 }
 
 /// Which potrf kernel a test runs: the library's tuned choice (nt < 0, the public device API), the
-/// left-looking kernel (nt == 0) or the resident variant (nt, occ), the last two forced through the
+/// left-looking kernel (nt == 0) or the resident variant (nt, occ, ib, w1), the last two forced through the
 /// internal entry points (gpu::launch_potrf_left / launch_potrf_resident).
 struct Kernel {
-    int nt = -1, occ = 0;
+    int nt = -1, occ = 0, ib = 8, w1 = 0;
 };
 const Kernel kLibrary{-1, 0}, kLeft{0, 0};
-const Kernel kResident[] = {{64, 256}, {64, 512}, {128, 512}, {256, 512}};  // resident_dispatch.cuh: kResidentVariants
+const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}, {256, 512, 8, 0},
+                            {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}};  // resident_dispatch.cuh: kResidentVariants
+// The variants added in the fourth session: two panels per step (IB = 16), (A) by one warp (W1).
+const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}};
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
@@ -142,7 +145,7 @@ void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int 
     a.lda = lda;
     a.info = info;
     a.batch = batch;
-    const bool ran = k.nt == 0 ? batched::gpu::launch_potrf_left<T>(a) : batched::gpu::launch_potrf_resident<T>(a, k.nt, k.occ);
+    const bool ran = k.nt == 0 ? batched::gpu::launch_potrf_left<T>(a) : batched::gpu::launch_potrf_resident<T>(a, batched::gpu::ResidentConfig{k.nt, k.occ, k.ib, k.w1});
     REQUIRE(ran);
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }
@@ -151,7 +154,7 @@ template <typename T>
 void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 ? "w" : "")
                     << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
@@ -269,10 +272,19 @@ TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every re
     }
 }
 
+TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16) and one-warp (A) (W1) forced: "
+                   "orders 1..128, both layouts, bad members",
+                   "[batched]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n = 1; n <= 128; ++n)
+        for (Kernel k : kResidentNew)
+            for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 7, l, k);
+}
+
 TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitizers", "[batched][sanitize]", float,
                    double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
-    for (int n : {1, 7, 65, 100, 128})
+    for (int n : {1, 7, 16, 65, 100, 128})
         for (Kernel k : kResident)
             for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + 1, 6, l, k);
 }

@@ -18,7 +18,8 @@
 #   CSV (bench_batched_chol --csv) and a resident sweep CSV:
 #       tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png
 #   (several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only;
-#   RESIDENT-CSV: order n runs the resident kernel when its fastest variant at 8 ceil(n/8) beat the
+#   RESIDENT-CSV (a resident sweep, or a bench CSV with every variant forced): order n runs the resident
+#   kernel when its fastest variant at 8 ceil(n/8) beat the
 #   left-looking kernel at n's compiled order in that sweep).
 #
 # The sweep (codelets/cuda/batched_chol/tune/) times potrf_batched on a batch of 10,000 matrices
@@ -136,32 +137,52 @@ def table(prec):
     return rows
 
 SIZES = [4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128]  # ranges.hpp kSizes
-res, left = {}, {}  # (prec, n) -> (us, nt, occ) best resident variant; (prec, N) -> us of the left-looking kernel
+res, left = {}, {}  # (prec, n) -> (us, nt, occ, ib, w1) best resident variant; (prec, N) -> us of the left-looking kernel
+# kResidentVariants of resident_dispatch.cuh, in order (nt, occ, ib, w1): a bench CSV (bench_batched_chol
+# --csv, column resident_variants_us) can stand for the resident sweep (kernel at n, left-looking at n).
+VARIANTS = [(64, 256, 8, 0), (64, 512, 8, 0), (128, 512, 8, 0), (256, 512, 8, 0), (128, 512, 16, 0),
+            (64, 512, 8, 1), (128, 512, 8, 1)]
+def resident_source(path):
+    rows = list(csv.reader(open(path)))
+    if rows and 'resident_variants_us' in rows[0]:
+        h = rows[0]
+        for r in rows[1:]:
+            d = dict(zip(h, r))
+            if d['batch'] != '10000':
+                continue
+            yield [d['prec'], d['n'], 'left', '0', '0', d['left_us'], '1']
+            for (nt, occ, ib, w1), us in zip(VARIANTS, d['resident_variants_us'].split(';')):
+                kind = 'resident16' if ib == 16 else 'residentw1' if w1 else 'resident'
+                yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1']
+    else:
+        yield from rows
 if rsrc:
-    for row in csv.reader(open(rsrc)):
+    for row in resident_source(rsrc):
         if not row or row[0] == 'prec' or row[-1].strip() == '0':
             continue
         prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
         if kernel == 'left':
             left[(prec, n)] = us
-        elif (prec, n) not in res or (us, nt, occ) < res[(prec, n)]:
-            res[(prec, n)] = (us, nt, occ)
+        else:  # resident (IB 8), resident16 (IB 16), residentw1 (IB 8, (A) by one warp)
+            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, 1 if kernel == 'residentw1' else 0)
+            if (prec, n) not in res or v < res[(prec, n)]:
+                res[(prec, n)] = v
 
 def resident_rows(prec):
     rows = []
     for n in range(1, 129):
         r, N = (n + 7) // 8 * 8, next(s for s in SIZES if s >= n)
-        pick = (0, 0, '')
+        pick = (0, 0, 8, 0, '')
         if (prec, r) in res and (prec, N) in left and res[(prec, r)][0] < left[(prec, N)]:
-            us, nt, occ = res[(prec, r)]
-            pick = (nt, occ, f'  {us:.1f} us at n = {r} vs left-looking {left[(prec, N)]:.1f} us at N = {N}')
+            us, nt, occ, ib, w1 = res[(prec, r)]
+            pick = (nt, occ, ib, w1, f'  {us:.1f} us at n = {r} vs left-looking {left[(prec, N)]:.1f} us at N = {N}')
         rows.append((n,) + pick)
     return rows
 
 def emit_resident(name, rows):
-    s = 'constexpr ResidentConfig %s[129] = {\n    {0, 0},\n' % name
-    for n, nt, occ, why in rows:
-        s += '    {%d, %d},  // n = %d%s\n' % (nt, occ, n, why)
+    s = 'constexpr ResidentConfig %s[129] = {\n    {0, 0, 8, 0},\n' % name
+    for n, nt, occ, ib, w1, why in rows:
+        s += '    {%d, %d, %d, %d},  // n = %d%s\n' % (nt, occ, ib, w1, n, why)
     return s + '};\n'
 
 def emit(name, rows):
@@ -181,7 +202,7 @@ namespace starfact::batched::gpu {{
 
 {emit('kTunedDouble', table('d'))}
 {emit('kTunedFloat', table('s'))}
-// Resident kernel (potrf_resident.cuh) per order: {{threads per block, OCC}}, {{0, 0}} = the left-looking
+// Resident kernel (potrf_resident.cuh) per order: {{threads per block, OCC, IB, W1}}, {{0, 0, 8, 0}} = the left-looking
 // kernel above; from {rsrc.split('/')[-1] if rsrc else 'no resident sweep'}.
 {emit_resident('kResidentDouble', resident_rows('d'))}
 {emit_resident('kResidentFloat', resident_rows('s'))}
@@ -196,10 +217,10 @@ for prec in 'sd':
     for (p, n), (us, d, nt, mpb, occ) in sorted(best.items()):
         if p == prec:
             print(f'{prec} n={n:3d}: d={d} NB={math.ceil(n/d)} NT={nt} MPB={mpb} OCC={occ}  {us:.1f} us', file=sys.stderr)
-    for (p, n), (us, nt, occ) in sorted(res.items()):
+    for (p, n), (us, nt, occ, ib, w1) in sorted(res.items()):
         if p == prec:
             N = next(s for s in SIZES if s >= n)
-            print(f'{prec} n={n:3d}: resident NT={nt} OCC={occ} {us:.1f} us; left-looking at N={N}: {left.get((prec, N), float("nan")):.1f} us', file=sys.stderr)
+            print(f'{prec} n={n:3d}: resident NT={nt} OCC={occ} IB={ib} W1={w1} {us:.1f} us; left-looking at N={N}: {left.get((prec, N), float("nan")):.1f} us', file=sys.stderr)
 PY
     ;;
 plot)

@@ -4,8 +4,8 @@
 namespace starfact::batched::gpu {
 
 template <>
-bool launch_potrf_resident<double>(const Args<double>& a, int nt, int occ) {
-    return a.batch == 0 || run_resident_variant<double, kFastMath>(a, nt, occ);
+bool launch_potrf_resident<double>(const Args<double>& a, const ResidentConfig& v) {
+    return a.batch == 0 || run_resident_variant<double, kFastMath>(a, v);
 }
 
 }  // namespace starfact::batched::gpu

@@ -4,8 +4,8 @@
 namespace starfact::batched::gpu {
 
 template <>
-bool launch_potrf_resident<float>(const Args<float>& a, int nt, int occ) {
-    return a.batch == 0 || run_resident_variant<float, kFastMath>(a, nt, occ);
+bool launch_potrf_resident<float>(const Args<float>& a, const ResidentConfig& v) {
+    return a.batch == 0 || run_resident_variant<float, kFastMath>(a, v);
 }
 
 }  // namespace starfact::batched::gpu

@@ -42,7 +42,7 @@ bool dispatch(const Args<T>& a) {
 template <typename T> bool launch_potrf_left(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrf>(a); }
 template <typename T> bool launch_potrf(const Args<T>& a) {
     const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
-    if (r.nt > 0) return launch_potrf_resident<T>(a, r.nt, r.occ);
+    if (r.nt > 0) return launch_potrf_resident<T>(a, r);
     return launch_potrf_left<T>(a);
 }
 template <typename T> bool launch_potrs(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrs>(a); }

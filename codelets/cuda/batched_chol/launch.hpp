@@ -36,22 +36,25 @@ struct PotrfConfig {
 };
 PotrfConfig potrf_config(int n, bool is_double);
 /// Kernel choice for potrf of order n (tuned_table.hpp): nt == 0 the left-looking kernel (potrf_config),
-/// else the resident kernel (potrf_resident.cuh) with nt threads per block and OCC = occ.
+/// else the resident kernel (potrf_resident.cuh) with nt threads per block, OCC = occ, inner block
+/// ib (8: one panel per step, 16: two) and w1 (1: phase (A) by one warp, potrf_resident.cuh: W1).
 struct ResidentConfig {
     int nt, occ;
+    int ib = 8;
+    int w1 = 0;
 };
 ResidentConfig resident_config(int n, bool is_double);
 /// Lanes per system used by potrs for order n.
 int potrs_group(int n);
 
 template <typename T> bool launch_potrf(const Args<T>& a);  // the tuned choice of kernel
-/// potrf forced onto one kernel (tests, bench): the left-looking one, or the resident variant (nt, occ)
+/// potrf forced onto one kernel (tests, bench): the left-looking one, or the resident variant (nt, occ, ib, w1)
 /// (false if that variant is not compiled in or n is outside 1..128).
 template <typename T> bool launch_potrf_left(const Args<T>& a);
-template <typename T> bool launch_potrf_resident(const Args<T>& a, int nt, int occ);
+template <typename T> bool launch_potrf_resident(const Args<T>& a, const ResidentConfig& v);
 // defined in instances_potrf_resident_{f,d}.cu
-template <> bool launch_potrf_resident<float>(const Args<float>& a, int nt, int occ);
-template <> bool launch_potrf_resident<double>(const Args<double>& a, int nt, int occ);
+template <> bool launch_potrf_resident<float>(const Args<float>& a, const ResidentConfig& v);
+template <> bool launch_potrf_resident<double>(const Args<double>& a, const ResidentConfig& v);
 template <typename T> bool launch_potrs(const Args<T>& a);  // A holds the factors L
 template <typename T> bool launch_posv(const Args<T>& a);   // fused potrf + potrs
 

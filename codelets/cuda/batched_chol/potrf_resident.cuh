@@ -27,6 +27,10 @@
 //       the right, spread over all warps: double on the FP64 tensor cores (mma.m8n8k4, two steps per
 //       block), float in items of RI rows x 8 columns on the FMA units (the 8 panel values of a column
 //       block are one broadcast float4 pair). One barrier.
+// Variants (template arguments): KP = 2 takes two panels per step (IB = 16: (A) of panel p, (A') of
+// panel p + 1 with p's rank-8 update applied on the fly, one rank-16 (C); 3 barriers per 16 columns);
+// W1 runs (A) on warp 0 alone (one diagonal factorization per block instead of one per (A) warp; L11
+// kept in registers, the rows below solved by substitution without divisions).
 // Per-matrix info: the first (1-based) column whose pivot is not a positive finite number (every
 // thread computes the same pivots; thread 0 reports); the math goes on with NaNs, no early exit.
 // FAST: reciprocal by rcp.approx + one cubic Newton step (double; rcp.approx.ftz.f32 in float) and
@@ -95,23 +99,11 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
                  : "d"(a), "d"(b));
 }
 
-/// (A) for panel p, by AT threads: factor the diagonal block redundantly, eliminate this thread's rows
-/// (rows t + AT s, s < RA),
-/// store the rows below the diagonal block; returns the first bad pivot column (1-based within the
-/// panel) or 0. Rows of the diagonal block itself are returned in x (stored after the barrier).
-template <typename T, int AT, int RA, bool FAST>
-__device__ __forceinline__ int factor_panel(T* P, int ld, int rows, int t, T (&x)[RA][kIB]) {
-    T d[kIB][kIB];  // lower part used: d[j][i], j >= i
-#pragma unroll
-    for (int i = 0; i < kIB; ++i)
-#pragma unroll
-        for (int j = i; j < kIB; ++j) d[j][i] = P[j + i * ld];
-#pragma unroll
-    for (int s = 0; s < RA; ++s) {
-        const int r = t + AT * s;
-#pragma unroll
-        for (int c = 0; c < kIB; ++c) x[s][c] = r < rows ? P[r + c * ld] : T(0);
-    }
+/// LDL^T-style elimination shared by both (A) phases: factors the diagonal block d redundantly (lower
+/// part, d[j][i], j >= i), eliminates this thread's rows x on the way, then scales x (off the chain):
+/// L_rc = u_rc / sqrt(p_c). Returns the first bad pivot column (1-based within the panel) or 0.
+template <typename T, int RA, bool FAST>
+__device__ __forceinline__ int eliminate(T (&d)[kIB][kIB], T (&x)[RA][kIB]) {
     int fail = 0;
     T sc[kIB];  // 1 / sqrt(p_c): sqrt of the reciprocal (IEEE: one division and one sqrt per column), or rsqrt
 #pragma unroll
@@ -133,36 +125,184 @@ __device__ __forceinline__ int factor_panel(T* P, int ld, int rows, int t, T (&x
             for (int i = c + 1; i < kIB; ++i) x[s][i] = fma(-tx, d[i][c], x[s][i]);
         }
     }
-    // scaling, off the chain: L_rc = u_rc / sqrt(p_c)
+#pragma unroll
+    for (int s = 0; s < RA; ++s)
+#pragma unroll
+        for (int c = 0; c < kIB; ++c) x[s][c] *= sc[c];
+    return fail;
+}
+
+/// Loads the diagonal block (lower part) of a panel into d and this thread's rows (t + AT s) into x.
+template <typename T, int AT, int RA>
+__device__ __forceinline__ void load_panel(const T* P, int ld, int rows, int t, T (&d)[kIB][kIB], T (&x)[RA][kIB]) {
+#pragma unroll
+    for (int i = 0; i < kIB; ++i)
+#pragma unroll
+        for (int j = i; j < kIB; ++j) d[j][i] = P[j + i * ld];
 #pragma unroll
     for (int s = 0; s < RA; ++s) {
         const int r = t + AT * s;
 #pragma unroll
-        for (int c = 0; c < kIB; ++c) x[s][c] *= sc[c];
+        for (int c = 0; c < kIB; ++c) x[s][c] = r < rows ? P[r + c * ld] : T(0);
+    }
+}
+
+/// Stores this thread's rows below the diagonal block (nobody else reads them during an (A) phase).
+template <typename T, int AT, int RA>
+__device__ __forceinline__ void store_below(T* P, int ld, int rows, int t, const T (&x)[RA][kIB]) {
+#pragma unroll
+    for (int s = 0; s < RA; ++s) {
+        const int r = t + AT * s;
         if (r >= kIB && r < rows)
 #pragma unroll
             for (int c = 0; c < kIB; ++c) P[r + c * ld] = x[s][c];
     }
+}
+
+/// (A) for panel p, by AT threads: factor the diagonal block redundantly, eliminate this thread's rows
+/// (rows t + AT s, s < RA),
+/// store the rows below the diagonal block; returns the first bad pivot column (1-based within the
+/// panel) or 0. Rows of the diagonal block itself are returned in x (stored after the barrier).
+template <typename T, int AT, int RA, bool FAST>
+__device__ __forceinline__ int factor_panel(T* P, int ld, int rows, int t, T (&x)[RA][kIB]) {
+    T d[kIB][kIB];
+    load_panel<T, AT, RA>(P, ld, rows, t, d, x);
+    const int fail = eliminate<T, RA, FAST>(d, x);
+    store_below<T, AT, RA>(P, ld, rows, t, x);
     return fail;
 }
 
-/// (C), double: the lower 8 x 8 blocks (rb, q), p < q <= rb < np, on the FP64 tensor cores (two
-/// m8n8k4 steps per block). Work unit of a warp: up to QB blocks of one block row (QB = 4, or 2 under
-/// the 128-register cap of OCC = 512), so that the row
-/// block's panel fragment is loaded once per unit; units go round-robin over the warps.
-template <int NT, int QB>
+/// (A') of the two-panel step (KP = 2): panel b = p + 1 right after panel a = p was factored (its rows
+/// below its diagonal block are in shared memory; its diagonal block's rows are being stored by other
+/// threads and are not read here). Applies panel a's rank-8 update to panel b on the fly (diagonal
+/// block redundantly, this thread's rows; panel a row 8 + r is panel b row r), then factors as
+/// factor_panel. rows = rows of panel b. Panel b's other blocks are updated later, together with
+/// panel b's own contribution, by the rank-16 trailing update.
+template <typename T, int AT, int RA, bool FAST>
+__device__ __forceinline__ int factor_panel_next(const T* Pa, int lda, T* Pb, int ldb, int rows, int t,
+                                                 T (&x)[RA][kIB]) {
+    T d[kIB][kIB];
+    load_panel<T, AT, RA>(Pb, ldb, rows, t, d, x);
+#pragma unroll
+    for (int c = 0; c < kIB; ++c) {
+        T la[kIB];  // L(rows 0..7 of panel b, column c of panel a)
+#pragma unroll
+        for (int j = 0; j < kIB; ++j) la[j] = Pa[kIB + j + c * lda];
+#pragma unroll
+        for (int j = 0; j < kIB; ++j)
+#pragma unroll
+            for (int i = 0; i <= j; ++i) d[j][i] = fma(-la[j], la[i], d[j][i]);
+#pragma unroll
+        for (int s = 0; s < RA; ++s) {
+            const int r = t + AT * s;
+            const T xa = r < rows ? Pa[kIB + r + c * lda] : T(0);  // same bits as la[r] for r < 8
+#pragma unroll
+            for (int i = 0; i < kIB; ++i) x[s][i] = fma(-xa, la[i], x[s][i]);
+        }
+    }
+    const int fail = eliminate<T, RA, FAST>(d, x);
+    store_below<T, AT, RA>(Pb, ldb, rows, t, x);
+    return fail;
+}
+
+/// (A) by one warp (W1 variant): the warp factors the diagonal block once (not once per warp), scales it
+/// to L11 in registers, stores it (lanes 0..7, one row each, after a __syncwarp: every lane has read the
+/// block), then solves the rows below by substitution, y_c = (a_c - sum_{k<c} y_k L_ck) / L_cc with
+/// 1 / L_cc = sqrt(1 / p_c) (no division), rows lane + 32 s, RU of them in flight (register budget).
+/// Returns the first bad pivot column (1-based within the panel) or 0.
+template <typename T, bool FAST, int RU>
+__device__ __forceinline__ int factor_panel_warp(T* P, int ld, int rows, int lane) {
+    T d[kIB][kIB];  // lower part used: d[j][i], j >= i
+#pragma unroll
+    for (int i = 0; i < kIB; ++i)
+#pragma unroll
+        for (int j = i; j < kIB; ++j) d[j][i] = P[j + i * ld];
+    int fail = 0;
+    T sc[kIB];
+#pragma unroll
+    for (int c = 0; c < kIB; ++c) {
+        const T piv = d[c][c];
+        fail = (fail == 0 && !good_pivot(piv)) ? c + 1 : fail;
+        const T inv = recip<FAST>(piv);
+        sc[c] = FAST ? inv_sqrt<true>(piv) : sqrt(inv);  // off the chain
+#pragma unroll
+        for (int j = c + 1; j < kIB; ++j) {
+            const T tj = d[j][c] * inv;
+#pragma unroll
+            for (int i = c + 1; i <= j; ++i) d[j][i] = fma(-tj, d[i][c], d[j][i]);
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < kIB; ++c)
+#pragma unroll
+        for (int j = c; j < kIB; ++j) d[j][c] *= sc[c];  // L11 = U diag(1 / sqrt(p))
+    __syncwarp();  // every lane has read the diagonal block
+#pragma unroll
+    for (int r = 0; r < kIB; ++r)
+        if (lane == r)
+#pragma unroll
+            for (int c = 0; c <= r; ++c) P[r + c * ld] = d[r][c];
+    constexpr int RS = kMaxOrder / 32;  // row slots per lane
+    static_assert(RS % RU == 0, "RU must divide the row slots");
+#pragma unroll 1
+    for (int s0 = 0; s0 < RS; s0 += RU) {
+        T y[RU][kIB];
+#pragma unroll
+        for (int u = 0; u < RU; ++u) {
+            const int r = lane + 32 * (s0 + u);
+            const bool mine = r >= kIB && r < rows;
+#pragma unroll
+            for (int c = 0; c < kIB; ++c) y[u][c] = mine ? P[r + c * ld] : T(0);
+        }
+#pragma unroll
+        for (int c = 0; c < kIB; ++c)
+#pragma unroll
+            for (int u = 0; u < RU; ++u) {
+                T v = y[u][c];
+#pragma unroll
+                for (int k = 0; k < c; ++k) v = fma(-y[u][k], d[c][k], v);
+                y[u][c] = v * sc[c];
+            }
+#pragma unroll
+        for (int u = 0; u < RU; ++u) {
+            const int r = lane + 32 * (s0 + u);
+            if (r >= kIB && r < rows)
+#pragma unroll
+                for (int c = 0; c < kIB; ++c) P[r + c * ld] = y[u][c];
+        }
+    }
+    return fail;
+}
+
+/// (C), double: the lower 8 x 8 blocks (rb, q), p + K <= q <= rb < np, minus the product of the K
+/// panels p .. p + K - 1 (K = 1: IB = 8; K = 2: the rank-16 update of a two-panel step), on the FP64
+/// tensor cores (two m8n8k4 steps per block and panel). Work unit of a warp: up to QB blocks of one
+/// block row (QB = 4, or 2 under the 128-register cap of OCC = 512), so that the row block's panel
+/// fragments are loaded once per unit; units go round-robin over the warps.
+template <int NT, int QB, int K>
 __device__ __forceinline__ void update_trailing(double* S, int wp, int p, int t) {
     constexpr int NW = NT / 32;
     const int np = wp / 8;
     const int lane = t & 31, w = t >> 5, g = lane >> 2, tq = lane & 3;
-    const int k0 = 8 * p, ldP = ldp(wp, p);
-    const double* P = S + off(wp, p) + g + tq * ldP;  // this lane's fragment position in the panel
+    const double* P[K];  // this lane's fragment position in each panel
+    int k0[K], ldP[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        k0[k] = 8 * (p + k);
+        ldP[k] = ldp(wp, p + k);
+        P[k] = S + off(wp, p + k) + g + tq * ldP[k];
+    }
     int u = 0;
-    for (int rb = p + 1; rb < np; ++rb) {
-        for (int q0 = p + 1; q0 <= rb; q0 += QB, ++u) {
+    for (int rb = p + K; rb < np; ++rb) {
+        for (int q0 = p + K; q0 <= rb; q0 += QB, ++u) {
             if (u % NW != w) continue;  // warp-uniform
-            const double a0 = -P[8 * rb - k0], a1 = -P[8 * rb - k0 + 4 * ldP];
-            double d0[QB], d1[QB], b0[QB], b1[QB];
+            double a0[K], a1[K];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                a0[k] = -P[k][8 * rb - k0[k]];
+                a1[k] = -P[k][8 * rb - k0[k] + 4 * ldP[k]];
+            }
+            double d0[QB], d1[QB], b0[K][QB], b1[K][QB];
             double* c[QB];
             int ldq[QB];
 #pragma unroll
@@ -173,14 +313,19 @@ __device__ __forceinline__ void update_trailing(double* S, int wp, int p, int t)
                 c[j] = S + off(wp, q) + (8 * rb - 8 * q) + g + 2 * tq * ldq[j];
                 d0[j] = ok ? c[j][0] : 0.0;
                 d1[j] = ok ? c[j][ldq[j]] : 0.0;
-                b0[j] = P[8 * q - k0];
-                b1[j] = P[8 * q - k0 + 4 * ldP];
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    b0[k][j] = P[k][8 * q - k0[k]];
+                    b1[k][j] = P[k][8 * q - k0[k] + 4 * ldP[k]];
+                }
             }
 #pragma unroll
-            for (int j = 0; j < QB; ++j) {
-                dmma(d0[j], d1[j], a0, b0[j]);
-                dmma(d0[j], d1[j], a1, b1[j]);
-            }
+            for (int k = 0; k < K; ++k)
+#pragma unroll
+                for (int j = 0; j < QB; ++j) {
+                    dmma(d0[j], d1[j], a0[k], b0[k][j]);
+                    dmma(d0[j], d1[j], a1[k], b1[k][j]);
+                }
 #pragma unroll
             for (int j = 0; j < QB; ++j)
                 if (q0 + j <= rb) {
@@ -191,40 +336,44 @@ __device__ __forceinline__ void update_trailing(double* S, int wp, int p, int t)
     }
 }
 
-/// (C), float: items of RI rows x 8 columns; column block q (rows 8q .. wp-1, R = wp - 8q of them)
-/// has H = R / RI items, item g taking rows 8q + g + H s: consecutive threads, consecutive rows
-/// (conflict-free), one broadcast of the column block's 8 panel values per panel column.
-template <int NT, int RI>
+/// (C), float: items of RI rows x 8 columns; column block q (p + K <= q < np; rows 8q .. wp-1, R = wp - 8q
+/// of them) has H = R / RI items, item g taking rows 8q + g + H s: consecutive threads, consecutive rows
+/// (conflict-free), one broadcast of the column block's 8 panel values per panel column; the K panels
+/// p .. p + K - 1 are applied in turn while the item stays in registers.
+template <int NT, int RI, int K>
 __device__ __forceinline__ void update_trailing(float* S, int wp, int p, int t) {
-    const int np = wp / 8, m = np - p - 1;
-    const int k0 = 8 * p, ldP = ldp(wp, p);
-    const float* P = S + off(wp, p);
+    const int np = wp / 8, m = np - p - K;
     const int items = (8 / RI) * m * (m + 1) / 2;  // sum over a of 8 (m - a) / RI
-    int a = 0, start = 0, H = 8 * m / RI;           // current column block (a = q - p - 1)
+    int a = 0, start = 0, H = 8 * m / RI;           // current column block (a = q - p - K)
     for (int e = t; e < items; e += NT) {
         while (e >= start + H) {
             start += H;
             ++a;
             H = 8 * (m - a) / RI;
         }
-        const int g = e - start, q = p + 1 + a, ldq = ldp(wp, q);
+        const int g = e - start, q = p + K + a, ldq = ldp(wp, q);
         float* C = S + off(wp, q) + g;
         float acc[RI][8];
 #pragma unroll
         for (int s = 0; s < RI; ++s)
 #pragma unroll
             for (int j = 0; j < 8; ++j) acc[s][j] = C[H * s + j * ldq];
-        const float* A0 = P + (8 * q - k0) + g;  // rows 8q + g + H s of the panel
 #pragma unroll
-        for (int kk = 0; kk < kIB; ++kk) {
-            const float4 b0 = *reinterpret_cast<const float4*>(P + (8 * q - k0) + kk * ldP);
-            const float4 b1 = *reinterpret_cast<const float4*>(P + (8 * q - k0) + kk * ldP + 4);
-            const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+        for (int k = 0; k < K; ++k) {
+            const int k0 = 8 * (p + k), ldP = ldp(wp, p + k);
+            const float* P = S + off(wp, p + k);
+            const float* A0 = P + (8 * q - k0) + g;  // rows 8q + g + H s of the panel
 #pragma unroll
-            for (int s = 0; s < RI; ++s) {
-                const float av = A0[H * s + kk * ldP];
+            for (int kk = 0; kk < kIB; ++kk) {
+                const float4 b0 = *reinterpret_cast<const float4*>(P + (8 * q - k0) + kk * ldP);
+                const float4 b1 = *reinterpret_cast<const float4*>(P + (8 * q - k0) + kk * ldP + 4);
+                const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
 #pragma unroll
-                for (int j = 0; j < 8; ++j) acc[s][j] = fmaf(-av, bv[j], acc[s][j]);
+                for (int s = 0; s < RI; ++s) {
+                    const float av = A0[H * s + kk * ldP];
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) acc[s][j] = fmaf(-av, bv[j], acc[s][j]);
+                }
             }
         }
 #pragma unroll
@@ -289,17 +438,23 @@ template <int NT, int OCC>
 constexpr int kResidentMinBlocks = NT >= OCC ? 1 : OCC / NT;
 
 /// potrf_batched, resident variant, orders n <= 128: one matrix per block of NT threads (grid-stride
-/// over the batch), dynamic shared memory resident::smem_elems(n) elements.
-template <typename T, int NT, int OCC, bool FAST>
+/// over the batch), dynamic shared memory resident::smem_elems(n) elements. KP panels per step: 1 (IB = 8:
+/// (A), barrier, rank-8 (C), barrier) or 2 (IB = 16: (A) of panel p, barrier, (A') of panel p + 1 with
+/// panel p's update applied on the fly, barrier, rank-16 (C) of the rest, barrier: 3 barriers and one
+/// pass over the trailing matrix per 16 columns instead of 4 and two).
+template <typename T, int NT, int OCC, bool FAST, int KP = 1, bool W1 = false>
 __global__ void __launch_bounds__(NT, kResidentMinBlocks<NT, OCC>)
     potrf_resident_kernel(BatchRef<T> A, int n, int lda, int* info, int64_t batch) {
     using namespace resident;
     static_assert(NT % 32 == 0 && NT >= 64 && NT <= 512, "NT: whole warps, 64..512");
+    static_assert(KP == 1 || KP == 2, "KP: panels per step, 1 or 2");
+    static_assert(!W1 || KP == 1, "W1: one panel per step");
     // (A) runs on the first AT threads, RA = 128 / AT rows each: one warp (fewest redundant diagonal
     // factorizations) when OCC <= 256 leaves room for its ~160..200 registers; under the 128-register
     // cap of OCC = 512, 64 threads (float, 2 rows each) or up to 128 (double, 1 row each).
     constexpr int AT_CAP = OCC <= 256 ? 32 : sizeof(T) == 8 ? 128 : 64;
     constexpr int AT = AT_CAP < NT ? AT_CAP : NT, RA = kMaxOrder / AT;
+    constexpr int QB = sizeof(T) == 8 ? (OCC <= 256 ? 4 : 2) : 4;  // double: blocks per unit; float: rows per item
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* S = reinterpret_cast<T*>(smem_raw);
     const int t = static_cast<int>(threadIdx.x);
@@ -310,22 +465,41 @@ __global__ void __launch_bounds__(NT, kResidentMinBlocks<NT, OCC>)
         __pipeline_wait_prior(0);
         __syncthreads();
         int info_i = 0;
-        for (int p = 0; p < np; ++p) {
+        for (int p = 0; p < np; p += KP) {
             const int k0 = 8 * p, ld = ldp(wp, p), rows = wp - k0;
             T* P = S + off(wp, p);
-            T x[RA][kIB];
-            int fail = 0;
-            if (t < AT && t < rows) fail = factor_panel<T, AT, RA, FAST>(P, ld, rows, t, x);
-            if (info_i == 0 && fail) info_i = k0 + fail;
-            __syncthreads();  // every thread has read the diagonal block; rows below are stored
-            if (t < kIB)      // the diagonal block's rows, lower part (RA >= 1, row t)
+            if constexpr (W1) {  // (A) by warp 0 alone, the diagonal block stored inside
+                int fail = 0;
+                if (t < 32) fail = factor_panel_warp<T, FAST, sizeof(T) == 8 ? 1 : 4>(P, ld, rows, t);
+                if (info_i == 0 && fail) info_i = k0 + fail;
+                __syncthreads();  // the panel is final
+            } else {
+                T x[RA][kIB];
+                int fail = 0;
+                if (t < AT && t < rows) fail = factor_panel<T, AT, RA, FAST>(P, ld, rows, t, x);
+                if (info_i == 0 && fail) info_i = k0 + fail;
+                __syncthreads();  // every thread has read the diagonal block; rows below are stored
+                if (t < kIB)      // the diagonal block's rows, lower part (RA >= 1, row t)
 #pragma unroll
-                for (int c = 0; c < kIB; ++c)
-                    if (c <= t) P[t + c * ld] = x[0][c];
-            if (p + 1 < np) {
-                if constexpr (sizeof(T) == 8) resident::update_trailing<NT, OCC <= 256 ? 4 : 2>(S, wp, p, t);
-                else resident::update_trailing<NT, 4>(S, wp, p, t);
+                    for (int c = 0; c < kIB; ++c)
+                        if (c <= t) P[t + c * ld] = x[0][c];
             }
+            if constexpr (KP == 2) {
+                if (p + 1 < np) {  // block-uniform
+                    const int k1 = k0 + kIB, ld1 = ldp(wp, p + 1), rows1 = rows - kIB;
+                    T* P1 = S + off(wp, p + 1);
+                    T x[RA][kIB];
+                    int fail = 0;
+                    if (t < AT && t < rows1) fail = factor_panel_next<T, AT, RA, FAST>(P, ld, P1, ld1, rows1, t, x);
+                    if (info_i == 0 && fail) info_i = k1 + fail;
+                    __syncthreads();  // panel p + 1's diagonal block read by all; its rows below stored
+                    if (t < kIB)
+#pragma unroll
+                        for (int c = 0; c < kIB; ++c)
+                            if (c <= t) P1[t + c * ld1] = x[0][c];
+                }
+            }
+            if (p + KP < np) resident::update_trailing<NT, QB, KP>(S, wp, p, t);
             __syncthreads();
         }
         store_matrix<T, NT>(Ai, n, lda, wp, S, t);

@@ -9,27 +9,39 @@
 
 namespace starfact::batched::gpu {
 
-/// The resident variants compiled into the library (and swept): (threads per block, OCC); OCC also
-/// sets how many threads run phase (A) (potrf_resident.cuh: AT).
-constexpr ResidentConfig kResidentVariants[] = {{64, 256}, {64, 512}, {128, 512}, {256, 512}};
+/// The resident variants compiled into the library (and swept): (threads per block, OCC, inner block, W1);
+/// OCC also sets how many threads run phase (A) (potrf_resident.cuh: AT) unless W1 = 1 (one warp);
+/// inner block 16 = two panels per step (KP = 2). IB 16 with NT = 64 (OCC 256 and 512) was measured
+/// and dropped (slower everywhere; docs/batched_cholesky.md).
+constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0},  {128, 512, 8, 0},
+                                                {256, 512, 8, 0}, {128, 512, 16, 0}, {64, 512, 8, 1},
+                                                {128, 512, 8, 1}};
 
 /// Launches the resident potrf kernel for a.n <= 128, one block per matrix (grid-stride beyond INT_MAX).
-template <typename T, int NT, int OCC, bool FAST>
+template <typename T, int NT, int OCC, bool FAST, int KP, bool W1 = false>
 void run_resident(const Args<T>& a) {
     const size_t smem = static_cast<size_t>(resident::smem_elems(a.n)) * sizeof(T);
-    auto k = potrf_resident_kernel<T, NT, OCC, FAST>;
+    auto k = potrf_resident_kernel<T, NT, OCC, FAST, KP, W1>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
 }
 
-/// Runs variant (nt, occ) if it is one of kResidentVariants; false otherwise or for n outside 1..128.
+/// Runs variant v if it is one of kResidentVariants; false otherwise or for n outside 1..128.
 template <typename T, bool FAST>
-bool run_resident_variant(const Args<T>& a, int nt, int occ) {
+bool run_resident_variant(const Args<T>& a, const ResidentConfig& v) {
     if (a.n < 1 || a.n > resident::kMaxOrder) return false;
-    if (nt == 64 && occ == 256) return run_resident<T, 64, 256, FAST>(a), true;
-    if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST>(a), true;
-    if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST>(a), true;
-    if (nt == 256 && occ == 512) return run_resident<T, 256, 512, FAST>(a), true;
+    const int nt = v.nt, occ = v.occ;
+    if (v.ib == 8 && v.w1 == 0) {
+        if (nt == 64 && occ == 256) return run_resident<T, 64, 256, FAST, 1>(a), true;
+        if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST, 1>(a), true;
+        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 1>(a), true;
+        if (nt == 256 && occ == 512) return run_resident<T, 256, 512, FAST, 1>(a), true;
+    } else if (v.ib == 16 && v.w1 == 0) {
+        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 2>(a), true;
+    } else if (v.ib == 8 && v.w1 == 1) {
+        if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST, 1, true>(a), true;
+        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 1, true>(a), true;
+    }
     return false;
 }
 

@@ -271,270 +271,270 @@ constexpr PotrfConfig kTunedFloat[129] = {
     {16, 128, 1, 512},  // n = 128 (from n = 128)
 };
 
-// Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC}, {0, 0} = the left-looking
-// kernel above; from sweep4_h100.csv.
+// Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC, IB, W1}, {0, 0, 8, 0} = the left-looking
+// kernel above; from bench_variants_h100.csv.
 constexpr ResidentConfig kResidentDouble[129] = {
-    {0, 0},
-    {0, 0},  // n = 1
-    {0, 0},  // n = 2
-    {0, 0},  // n = 3
-    {0, 0},  // n = 4
-    {0, 0},  // n = 5
-    {0, 0},  // n = 6
-    {0, 0},  // n = 7
-    {0, 0},  // n = 8
-    {0, 0},  // n = 9
-    {0, 0},  // n = 10
-    {0, 0},  // n = 11
-    {0, 0},  // n = 12
-    {0, 0},  // n = 13
-    {0, 0},  // n = 14
-    {0, 0},  // n = 15
-    {0, 0},  // n = 16
-    {0, 0},  // n = 17
-    {0, 0},  // n = 18
-    {0, 0},  // n = 19
-    {0, 0},  // n = 20
-    {0, 0},  // n = 21
-    {0, 0},  // n = 22
-    {0, 0},  // n = 23
-    {0, 0},  // n = 24
-    {0, 0},  // n = 25
-    {0, 0},  // n = 26
-    {0, 0},  // n = 27
-    {0, 0},  // n = 28
-    {0, 0},  // n = 29
-    {0, 0},  // n = 30
-    {0, 0},  // n = 31
-    {0, 0},  // n = 32
-    {0, 0},  // n = 33
-    {0, 0},  // n = 34
-    {0, 0},  // n = 35
-    {0, 0},  // n = 36
-    {0, 0},  // n = 37
-    {0, 0},  // n = 38
-    {0, 0},  // n = 39
-    {0, 0},  // n = 40
-    {0, 0},  // n = 41
-    {0, 0},  // n = 42
-    {0, 0},  // n = 43
-    {0, 0},  // n = 44
-    {0, 0},  // n = 45
-    {0, 0},  // n = 46
-    {0, 0},  // n = 47
-    {0, 0},  // n = 48
-    {0, 0},  // n = 49
-    {0, 0},  // n = 50
-    {0, 0},  // n = 51
-    {0, 0},  // n = 52
-    {0, 0},  // n = 53
-    {0, 0},  // n = 54
-    {0, 0},  // n = 55
-    {0, 0},  // n = 56
-    {0, 0},  // n = 57
-    {0, 0},  // n = 58
-    {0, 0},  // n = 59
-    {0, 0},  // n = 60
-    {0, 0},  // n = 61
-    {0, 0},  // n = 62
-    {0, 0},  // n = 63
-    {0, 0},  // n = 64
-    {64, 512},  // n = 65  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 66  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 67  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 68  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 69  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 70  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 71  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 72  543.1 us at n = 72 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 73  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 74  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 75  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 76  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 77  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 78  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 79  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {64, 512},  // n = 80  664.3 us at n = 80 vs left-looking 915.2 us at N = 80
-    {128, 512},  // n = 81  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 82  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 83  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 84  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 85  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 86  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 87  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 88  797.8 us at n = 88 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 89  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 90  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 91  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 92  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 93  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 94  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 95  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 96  922.4 us at n = 96 vs left-looking 1470.6 us at N = 96
-    {128, 512},  // n = 97  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 98  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 99  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 100  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 101  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 102  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 103  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 104  1068.1 us at n = 104 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 105  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 106  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 107  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 108  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 109  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 110  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 111  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 112  1222.9 us at n = 112 vs left-looking 2005.4 us at N = 112
-    {128, 512},  // n = 113  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 114  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 115  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 116  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 117  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 118  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 119  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 120  1651.5 us at n = 120 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 121  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 122  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 123  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 124  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 125  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 126  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 127  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
-    {128, 512},  // n = 128  1856.2 us at n = 128 vs left-looking 2809.9 us at N = 128
+    {0, 0, 8, 0},
+    {0, 0, 8, 0},  // n = 1
+    {0, 0, 8, 0},  // n = 2
+    {0, 0, 8, 0},  // n = 3
+    {0, 0, 8, 0},  // n = 4
+    {0, 0, 8, 0},  // n = 5
+    {0, 0, 8, 0},  // n = 6
+    {0, 0, 8, 0},  // n = 7
+    {0, 0, 8, 0},  // n = 8
+    {0, 0, 8, 0},  // n = 9
+    {0, 0, 8, 0},  // n = 10
+    {0, 0, 8, 0},  // n = 11
+    {0, 0, 8, 0},  // n = 12
+    {0, 0, 8, 0},  // n = 13
+    {0, 0, 8, 0},  // n = 14
+    {0, 0, 8, 0},  // n = 15
+    {0, 0, 8, 0},  // n = 16
+    {0, 0, 8, 0},  // n = 17
+    {0, 0, 8, 0},  // n = 18
+    {0, 0, 8, 0},  // n = 19
+    {0, 0, 8, 0},  // n = 20
+    {0, 0, 8, 0},  // n = 21
+    {0, 0, 8, 0},  // n = 22
+    {0, 0, 8, 0},  // n = 23
+    {0, 0, 8, 0},  // n = 24
+    {0, 0, 8, 0},  // n = 25
+    {0, 0, 8, 0},  // n = 26
+    {0, 0, 8, 0},  // n = 27
+    {0, 0, 8, 0},  // n = 28
+    {0, 0, 8, 0},  // n = 29
+    {0, 0, 8, 0},  // n = 30
+    {0, 0, 8, 0},  // n = 31
+    {0, 0, 8, 0},  // n = 32
+    {0, 0, 8, 0},  // n = 33
+    {0, 0, 8, 0},  // n = 34
+    {0, 0, 8, 0},  // n = 35
+    {0, 0, 8, 0},  // n = 36
+    {0, 0, 8, 0},  // n = 37
+    {0, 0, 8, 0},  // n = 38
+    {0, 0, 8, 0},  // n = 39
+    {0, 0, 8, 0},  // n = 40
+    {0, 0, 8, 0},  // n = 41
+    {0, 0, 8, 0},  // n = 42
+    {0, 0, 8, 0},  // n = 43
+    {0, 0, 8, 0},  // n = 44
+    {0, 0, 8, 0},  // n = 45
+    {0, 0, 8, 0},  // n = 46
+    {0, 0, 8, 0},  // n = 47
+    {0, 0, 8, 0},  // n = 48
+    {0, 0, 8, 0},  // n = 49
+    {0, 0, 8, 0},  // n = 50
+    {0, 0, 8, 0},  // n = 51
+    {0, 0, 8, 0},  // n = 52
+    {0, 0, 8, 0},  // n = 53
+    {0, 0, 8, 0},  // n = 54
+    {0, 0, 8, 0},  // n = 55
+    {0, 0, 8, 0},  // n = 56
+    {0, 0, 8, 0},  // n = 57
+    {0, 0, 8, 0},  // n = 58
+    {0, 0, 8, 0},  // n = 59
+    {0, 0, 8, 0},  // n = 60
+    {0, 0, 8, 0},  // n = 61
+    {0, 0, 8, 0},  // n = 62
+    {0, 0, 8, 0},  // n = 63
+    {0, 0, 8, 0},  // n = 64
+    {64, 512, 8, 1},  // n = 65  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 66  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 67  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 68  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 69  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 70  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 71  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 72  507.0 us at n = 72 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 73  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 74  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 75  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 76  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 77  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 78  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 79  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 80  627.9 us at n = 80 vs left-looking 913.7 us at N = 80
+    {64, 512, 8, 1},  // n = 81  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 82  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 83  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 84  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 85  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 86  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 87  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {64, 512, 8, 1},  // n = 88  780.5 us at n = 88 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 89  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 90  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 91  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 92  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 93  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 94  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 95  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 96  927.8 us at n = 96 vs left-looking 1474.8 us at N = 96
+    {128, 512, 8, 0},  // n = 97  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 98  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 99  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 100  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 101  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 102  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 103  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 104  1073.6 us at n = 104 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 105  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 106  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 107  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 108  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 109  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 110  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 111  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 8, 0},  // n = 112  1230.6 us at n = 112 vs left-looking 2003.9 us at N = 112
+    {128, 512, 16, 0},  // n = 113  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 114  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 115  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 116  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 117  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 118  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 119  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 120  1591.5 us at n = 120 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 121  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 122  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 123  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 124  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 125  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 126  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 127  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
+    {128, 512, 16, 0},  // n = 128  1825.6 us at n = 128 vs left-looking 2819.2 us at N = 128
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
-    {0, 0},
-    {0, 0},  // n = 1
-    {0, 0},  // n = 2
-    {0, 0},  // n = 3
-    {0, 0},  // n = 4
-    {0, 0},  // n = 5
-    {0, 0},  // n = 6
-    {0, 0},  // n = 7
-    {0, 0},  // n = 8
-    {0, 0},  // n = 9
-    {0, 0},  // n = 10
-    {0, 0},  // n = 11
-    {0, 0},  // n = 12
-    {0, 0},  // n = 13
-    {0, 0},  // n = 14
-    {0, 0},  // n = 15
-    {0, 0},  // n = 16
-    {0, 0},  // n = 17
-    {0, 0},  // n = 18
-    {0, 0},  // n = 19
-    {0, 0},  // n = 20
-    {0, 0},  // n = 21
-    {0, 0},  // n = 22
-    {0, 0},  // n = 23
-    {0, 0},  // n = 24
-    {0, 0},  // n = 25
-    {0, 0},  // n = 26
-    {0, 0},  // n = 27
-    {0, 0},  // n = 28
-    {0, 0},  // n = 29
-    {0, 0},  // n = 30
-    {0, 0},  // n = 31
-    {0, 0},  // n = 32
-    {0, 0},  // n = 33
-    {0, 0},  // n = 34
-    {0, 0},  // n = 35
-    {0, 0},  // n = 36
-    {0, 0},  // n = 37
-    {0, 0},  // n = 38
-    {0, 0},  // n = 39
-    {0, 0},  // n = 40
-    {0, 0},  // n = 41
-    {0, 0},  // n = 42
-    {0, 0},  // n = 43
-    {0, 0},  // n = 44
-    {0, 0},  // n = 45
-    {0, 0},  // n = 46
-    {0, 0},  // n = 47
-    {0, 0},  // n = 48
-    {0, 0},  // n = 49
-    {0, 0},  // n = 50
-    {0, 0},  // n = 51
-    {0, 0},  // n = 52
-    {0, 0},  // n = 53
-    {0, 0},  // n = 54
-    {0, 0},  // n = 55
-    {0, 0},  // n = 56
-    {0, 0},  // n = 57
-    {0, 0},  // n = 58
-    {0, 0},  // n = 59
-    {0, 0},  // n = 60
-    {0, 0},  // n = 61
-    {0, 0},  // n = 62
-    {0, 0},  // n = 63
-    {0, 0},  // n = 64
-    {64, 512},  // n = 65  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 66  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 67  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 68  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 69  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 70  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 71  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {64, 512},  // n = 72  412.4 us at n = 72 vs left-looking 420.0 us at N = 80
-    {0, 0},  // n = 73
-    {0, 0},  // n = 74
-    {0, 0},  // n = 75
-    {0, 0},  // n = 76
-    {0, 0},  // n = 77
-    {0, 0},  // n = 78
-    {0, 0},  // n = 79
-    {0, 0},  // n = 80
-    {64, 512},  // n = 81  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 82  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 83  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 84  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 85  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 86  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 87  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 88  532.0 us at n = 88 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 89  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 90  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 91  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 92  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 93  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 94  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 95  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 96  605.1 us at n = 96 vs left-looking 723.7 us at N = 96
-    {64, 512},  // n = 97  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 98  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 99  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 100  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 101  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 102  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 103  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 104  679.5 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 105  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 106  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 107  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 108  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 109  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 110  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 111  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 112  792.6 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512},  // n = 113  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 114  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 115  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 116  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 117  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 118  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 119  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 120  929.6 us at n = 120 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 121  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 122  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 123  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 124  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 125  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 126  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 127  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
-    {64, 512},  // n = 128  1019.8 us at n = 128 vs left-looking 1649.5 us at N = 128
+    {0, 0, 8, 0},
+    {0, 0, 8, 0},  // n = 1
+    {0, 0, 8, 0},  // n = 2
+    {0, 0, 8, 0},  // n = 3
+    {0, 0, 8, 0},  // n = 4
+    {0, 0, 8, 0},  // n = 5
+    {0, 0, 8, 0},  // n = 6
+    {0, 0, 8, 0},  // n = 7
+    {0, 0, 8, 0},  // n = 8
+    {0, 0, 8, 0},  // n = 9
+    {0, 0, 8, 0},  // n = 10
+    {0, 0, 8, 0},  // n = 11
+    {0, 0, 8, 0},  // n = 12
+    {0, 0, 8, 0},  // n = 13
+    {0, 0, 8, 0},  // n = 14
+    {0, 0, 8, 0},  // n = 15
+    {0, 0, 8, 0},  // n = 16
+    {0, 0, 8, 0},  // n = 17
+    {0, 0, 8, 0},  // n = 18
+    {0, 0, 8, 0},  // n = 19
+    {0, 0, 8, 0},  // n = 20
+    {0, 0, 8, 0},  // n = 21
+    {0, 0, 8, 0},  // n = 22
+    {0, 0, 8, 0},  // n = 23
+    {0, 0, 8, 0},  // n = 24
+    {0, 0, 8, 0},  // n = 25
+    {0, 0, 8, 0},  // n = 26
+    {0, 0, 8, 0},  // n = 27
+    {0, 0, 8, 0},  // n = 28
+    {0, 0, 8, 0},  // n = 29
+    {0, 0, 8, 0},  // n = 30
+    {0, 0, 8, 0},  // n = 31
+    {0, 0, 8, 0},  // n = 32
+    {0, 0, 8, 0},  // n = 33
+    {0, 0, 8, 0},  // n = 34
+    {0, 0, 8, 0},  // n = 35
+    {0, 0, 8, 0},  // n = 36
+    {0, 0, 8, 0},  // n = 37
+    {0, 0, 8, 0},  // n = 38
+    {0, 0, 8, 0},  // n = 39
+    {0, 0, 8, 0},  // n = 40
+    {0, 0, 8, 0},  // n = 41
+    {0, 0, 8, 0},  // n = 42
+    {0, 0, 8, 0},  // n = 43
+    {0, 0, 8, 0},  // n = 44
+    {0, 0, 8, 0},  // n = 45
+    {0, 0, 8, 0},  // n = 46
+    {0, 0, 8, 0},  // n = 47
+    {0, 0, 8, 0},  // n = 48
+    {0, 0, 8, 0},  // n = 49
+    {0, 0, 8, 0},  // n = 50
+    {0, 0, 8, 0},  // n = 51
+    {0, 0, 8, 0},  // n = 52
+    {0, 0, 8, 0},  // n = 53
+    {0, 0, 8, 0},  // n = 54
+    {0, 0, 8, 0},  // n = 55
+    {0, 0, 8, 0},  // n = 56
+    {0, 0, 8, 0},  // n = 57
+    {0, 0, 8, 0},  // n = 58
+    {0, 0, 8, 0},  // n = 59
+    {0, 0, 8, 0},  // n = 60
+    {0, 0, 8, 0},  // n = 61
+    {0, 0, 8, 0},  // n = 62
+    {0, 0, 8, 0},  // n = 63
+    {0, 0, 8, 0},  // n = 64
+    {64, 512, 8, 0},  // n = 65  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 66  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 67  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 68  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 69  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 70  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 71  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {64, 512, 8, 0},  // n = 72  413.3 us at n = 72 vs left-looking 418.0 us at N = 80
+    {0, 0, 8, 0},  // n = 73
+    {0, 0, 8, 0},  // n = 74
+    {0, 0, 8, 0},  // n = 75
+    {0, 0, 8, 0},  // n = 76
+    {0, 0, 8, 0},  // n = 77
+    {0, 0, 8, 0},  // n = 78
+    {0, 0, 8, 0},  // n = 79
+    {0, 0, 8, 0},  // n = 80
+    {64, 512, 8, 0},  // n = 81  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 82  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 83  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 84  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 85  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 86  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 87  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 88  534.0 us at n = 88 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 89  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 90  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 91  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 92  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 93  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 94  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 95  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 96  607.2 us at n = 96 vs left-looking 730.3 us at N = 96
+    {64, 512, 8, 0},  // n = 97  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 98  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 99  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 100  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 101  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 102  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 103  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 104  682.8 us at n = 104 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 105  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 106  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 107  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 108  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 109  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 110  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 111  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 112  797.3 us at n = 112 vs left-looking 1436.4 us at N = 112
+    {64, 512, 8, 0},  // n = 113  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 114  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 115  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 116  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 117  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 118  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 119  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 120  931.0 us at n = 120 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 121  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 122  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 123  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 124  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 125  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 126  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 127  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
+    {64, 512, 8, 0},  // n = 128  1023.9 us at n = 128 vs left-looking 1642.5 us at N = 128
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

@@ -2,7 +2,7 @@
 // precisions, times every resident variant (resident_dispatch.cuh: kResidentVariants) at n and the
 // library's tuned left-looking kernel at its compiled orders (tuned_table.hpp), same harness as
 // tune_one (10,000 matrices, median of 7 after 2 warm-ups, results checked). CSV lines:
-//   prec,n,kernel,nt,occ,us,ok      (kernel: resident | left; left rows carry nt = occ = 0)
+//   prec,n,kernel,nt,occ,us,ok      (kernel: resident (IB 8) | resident16 (IB 16) | residentw1 (W1) | left; left rows carry nt = occ = 0)
 // `tools/tune_batched_chol.sh table ... RESIDENT_CSV` picks, per order, the faster of the two.
 #include "codelets/cuda/batched_chol/resident_dispatch.cuh"
 #include "codelets/cuda/batched_chol/tune/tune_common.cuh"
@@ -74,8 +74,8 @@ void sweep_resident_prec() {
     left_row<T, 128>();
     for (int n = 40; n <= 128; n += 8)
         for (const gpu::ResidentConfig v : gpu::kResidentVariants)
-            time_resident_row<T>(n, "resident", v.nt, v.occ, [&](const gpu::Args<T>& a) {
-                if (!gpu::run_resident_variant<T, false>(a, v.nt, v.occ)) std::exit(3);
+            time_resident_row<T>(n, v.ib == 16 ? "resident16" : v.w1 ? "residentw1" : "resident", v.nt, v.occ, [&](const gpu::Args<T>& a) {
+                if (!gpu::run_resident_variant<T, false>(a, v)) std::exit(3);
                 check(cudaGetLastError(), "resident launch");
             });
 }

@@ -50,20 +50,27 @@ bool host_check(int n, const std::vector<T>& in, const std::vector<T>& out, int 
     return true;
 }
 
-template <typename T, int N, int NB, int NT, int MPB, int OCC>
-void tune_one(int d) {
-    const size_t elems = static_cast<size_t>(kBatch) * N * N;
+/// Times launch(args) on kBatch random SPD matrices of order n (strided, lda = n): median of 7 runs
+/// after 2 warm-ups (CUDA events, input restored before each); ok = info all 0 and the first 16 members
+/// match a host Cholesky. Shared by the left-looking (tune_one) and the resident (tune_resident.cu) sweeps.
+struct Timing {
+    double us;
+    bool ok;
+};
+template <typename T, typename Launch>
+Timing time_factor(int n, Launch&& launch) {
+    const size_t elems = static_cast<size_t>(kBatch) * n * n;
     T *pristine = nullptr, *work = nullptr;
     int* info = nullptr;
     check(cudaMalloc(&pristine, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&work, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&info, kBatch * sizeof(int)), "cudaMalloc");
-    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, N, kBatch);
+    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, n, kBatch);
     gpu::Args<T> a;
-    a.n = N;
+    a.n = n;
     a.A.base = work;
-    a.A.stride = int64_t(N) * N;
-    a.lda = N;
+    a.A.stride = int64_t(n) * n;
+    a.lda = n;
     a.info = info;
     a.batch = kBatch;
     cudaEvent_t e0, e1;
@@ -73,7 +80,7 @@ void tune_one(int d) {
     for (int r = 0; r < 9; ++r) {
         check(cudaMemcpy(work, pristine, elems * sizeof(T), cudaMemcpyDeviceToDevice), "reset");
         check(cudaEventRecord(e0), "record");
-        gpu::run_factor<T, N, NB, NT, MPB, OCC, false, false>(a);
+        launch(a);
         check(cudaEventRecord(e1), "record");
         check(cudaEventSynchronize(e1), "kernel");
         float ms = 0;
@@ -84,19 +91,25 @@ void tune_one(int d) {
     std::vector<int> hinfo(kBatch);
     check(cudaMemcpy(hinfo.data(), info, kBatch * sizeof(int), cudaMemcpyDeviceToHost), "info");
     const int members = 16;
-    std::vector<T> in(size_t(members) * N * N), out(in.size());
+    std::vector<T> in(size_t(members) * n * n), out(in.size());
     check(cudaMemcpy(in.data(), pristine, in.size() * sizeof(T), cudaMemcpyDeviceToHost), "in");
     check(cudaMemcpy(out.data(), work, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "out");
     const bool ok = std::all_of(hinfo.begin(), hinfo.end(), [](int v) { return v == 0; }) &&
-                    host_check<T>(N, in, out, members);
-    std::printf("%s,%d,%d,%d,%d,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", N, d, NB, NT, MPB, OCC, t[t.size() / 2],
-                ok ? 1 : 0);
-    std::fflush(stdout);
+                    host_check<T>(n, in, out, members);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     cudaFree(pristine);
     cudaFree(work);
     cudaFree(info);
+    return {t[t.size() / 2], ok};
+}
+
+template <typename T, int N, int NB, int NT, int MPB, int OCC>
+void tune_one(int d) {
+    const Timing r = time_factor<T>(N, [](const gpu::Args<T>& a) { gpu::run_factor<T, N, NB, NT, MPB, OCC, false, false>(a); });
+    std::printf("%s,%d,%d,%d,%d,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", N, d, NB, NT, MPB, OCC, r.us,
+                r.ok ? 1 : 0);
+    std::fflush(stdout);
 }
 
 }  // namespace starfact::batched::tune

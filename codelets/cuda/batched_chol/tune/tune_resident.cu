@@ -11,50 +11,9 @@ namespace starfact::batched::tune {
 
 template <typename T, typename Launch>
 void time_resident_row(int n, const char* kernel, int nt, int occ, Launch&& launch) {
-    const size_t elems = static_cast<size_t>(kBatch) * n * n;
-    T *pristine = nullptr, *work = nullptr;
-    int* info = nullptr;
-    check(cudaMalloc(&pristine, elems * sizeof(T)), "cudaMalloc");
-    check(cudaMalloc(&work, elems * sizeof(T)), "cudaMalloc");
-    check(cudaMalloc(&info, kBatch * sizeof(int)), "cudaMalloc");
-    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, n, kBatch);
-    gpu::Args<T> a;
-    a.n = n;
-    a.A.base = work;
-    a.A.stride = int64_t(n) * n;
-    a.lda = n;
-    a.info = info;
-    a.batch = kBatch;
-    cudaEvent_t e0, e1;
-    check(cudaEventCreate(&e0), "event");
-    check(cudaEventCreate(&e1), "event");
-    std::vector<double> t;
-    for (int r = 0; r < 9; ++r) {
-        check(cudaMemcpy(work, pristine, elems * sizeof(T), cudaMemcpyDeviceToDevice), "reset");
-        check(cudaEventRecord(e0), "record");
-        launch(a);
-        check(cudaEventRecord(e1), "record");
-        check(cudaEventSynchronize(e1), "kernel");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-        if (r >= 2) t.push_back(ms * 1e3);
-    }
-    std::sort(t.begin(), t.end());
-    std::vector<int> hinfo(kBatch);
-    check(cudaMemcpy(hinfo.data(), info, kBatch * sizeof(int), cudaMemcpyDeviceToHost), "info");
-    const int members = 16;
-    std::vector<T> in(size_t(members) * n * n), out(in.size());
-    check(cudaMemcpy(in.data(), pristine, in.size() * sizeof(T), cudaMemcpyDeviceToHost), "in");
-    check(cudaMemcpy(out.data(), work, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "out");
-    const bool ok = std::all_of(hinfo.begin(), hinfo.end(), [](int v) { return v == 0; }) &&
-                    host_check<T>(n, in, out, members);
-    std::printf("%s,%d,%s,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", n, kernel, nt, occ, t[t.size() / 2], ok ? 1 : 0);
+    const Timing r = time_factor<T>(n, launch);
+    std::printf("%s,%d,%s,%d,%d,%.2f,%d\n", sizeof(T) == 8 ? "d" : "s", n, kernel, nt, occ, r.us, r.ok ? 1 : 0);
     std::fflush(stdout);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(pristine);
-    cudaFree(work);
-    cudaFree(info);
 }
 
 template <typename T, int N>

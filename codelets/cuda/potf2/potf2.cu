@@ -21,8 +21,8 @@ using potf2_impl::PanelParams;
 
 constexpr int kLeafWorkers = 256;  // + 1 warp for the diagonal blocks
 
-inline void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
+inline void check_launch(const char* what, cudaError_t launched = cudaSuccess) {
+    const cudaError_t e = launched != cudaSuccess ? launched : cudaGetLastError();
     if (e != cudaSuccess) throw RuntimeError(std::string("potf2: ") + what + ": " + cudaGetErrorString(e));
 }
 inline void check_blas(cublasStatus_t s, const char* what) {
@@ -93,10 +93,8 @@ void launch_syrk(const PanelParams<T>& p, cudaStream_t stream) {
         opt_in_smem(kernel, 2 * static_cast<size_t>(kSyrkKMax) * (kSyrkTile + 1) * sizeof(T), opted_in);
     }
     const int mt = (p.m + kSyrkTile - 1) / kSyrkTile;
-    const cudaError_t e =
-        potf2_impl::launch_pdl(kernel, dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), smem, stream, true, p);
-    if (e != cudaSuccess) throw RuntimeError(std::string("potf2: syrk kernel launch: ") + cudaGetErrorString(e));
-    check_launch("syrk kernel launch");
+    check_launch("syrk kernel launch",
+                 potf2_impl::launch_pdl(kernel, dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), smem, stream, true, p));
 }
 
 template <typename T, int IB, bool LOOPED, bool RL>
@@ -129,9 +127,8 @@ void launch_rdiag_shape(const LeafParams<T>& p, cudaStream_t stream, bool depend
     opt_in_smem(kernel, Shape::smem_bytes(WMAX, RMAX), opted_in);
     int grid = 1;
     if constexpr (RMAX > 0) grid = (p.m + RMAX - 1) / RMAX;
-    const cudaError_t e = potf2_impl::launch_pdl(kernel, dim3(grid), dim3(Shape::kThreads), smem, stream, dependent, p);
-    if (e != cudaSuccess) throw RuntimeError(std::string("potf2: rdiag kernel launch: ") + cudaGetErrorString(e));
-    check_launch("rdiag kernel launch");
+    check_launch("rdiag kernel launch",
+                 potf2_impl::launch_pdl(kernel, dim3(grid), dim3(Shape::kThreads), smem, stream, dependent, p));
 }
 
 /// The replicated-diagonal kernel on the leaf of p (and, if p.m > 0, the p.m rows below it); `dependent`:
@@ -193,24 +190,23 @@ struct MultiKernel {
             check_blas(syrk_ln(cublas, pp.m, pp.b, pp.B, ld, pp.C), "cublas<t>syrk");
     }
 
-    /// Blocked form on the diagonal block [off, off + nn) of the tile: block columns of cfg.cutoff:
-    /// leaf (with the rdiag kernel: fused with the rows below), our trsm otherwise, trailing update.
-    void factor_blocked(int off, int nn, bool first, bool last) const {
+    /// Blocked form: block columns of cfg.cutoff: leaf (with the rdiag kernel: fused with the rows
+    /// below), our trsm otherwise, trailing update.
+    void factor_blocked() const {
         using potf2_impl::kAllowNext;
         using potf2_impl::kCheck;
         using potf2_impl::kFirst;
         using potf2_impl::kLast;
-        const int b = cfg.cutoff, end = off + nn;
+        const int b = cfg.cutoff;
         bool after_own_syrk = false;
-        for (int k0 = off; k0 < end; k0 += b) {
-            const int w = std::min(b, end - k0);
-            const int m = end - k0 - w;
+        for (int k0 = 0; k0 < n_tile; k0 += b) {
+            const int w = std::min(b, n_tile - k0);
+            const int m = n_tile - k0 - w;
             // Programmatic dependent launches (pdl.cuh) only between our own kernels, which all wait
             // on the device before touching memory: the fused launch after our syrk, our syrk after it.
             // (Completion order is transitive only along such a chain, so never across cuBLAS.)
             const bool own_syrk = m > 0 && m <= kPotf2OwnSyrkMaxRows;
-            leaf(k0, w, (first && k0 == off ? kFirst : kCheck) | (last && m == 0 ? kLast : 0) |
-                            (own_syrk ? kAllowNext : 0),
+            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0) | (own_syrk ? kAllowNext : 0),
                  cfg.rdiag ? m : 0, after_own_syrk);
             after_own_syrk = cfg.rdiag && own_syrk;
             if (m == 0) break;
@@ -278,14 +274,14 @@ void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStre
     require(cublas != nullptr, fn, "cublas", "must not be null for n > cut-off");
     // Workspace: int 0 = the tile's failure flag, int 1 = the fused rdiag launches' arrival count;
     // both start at 0 (the buffer may hold anything, e.g. another library's scratch).
-    if (cudaMemsetAsync(workspace, 0, 2 * sizeof(int), stream) != cudaSuccess) check_launch("cudaMemsetAsync");
+    check_launch("cudaMemsetAsync", cudaMemsetAsync(workspace, 0, 2 * sizeof(int), stream));
     cublasPointerMode_t mode = CUBLAS_POINTER_MODE_HOST;
     check_blas(cublasGetPointerMode(cublas, &mode), "cublasGetPointerMode");
     if (mode != CUBLAS_POINTER_MODE_HOST) check_blas(cublasSetPointerMode(cublas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
     const MultiKernel<T> r{cublas, stream, config, A, n, ld, info, offset, static_cast<int*>(workspace)};
     try {
         if (config.blocked)
-            r.factor_blocked(0, n, true, true);
+            r.factor_blocked();
         else
             r.factor(0, n, true, true);
     } catch (...) {

@@ -99,25 +99,35 @@ __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b)
                  : "d"(a), "d"(b));
 }
 
-/// LDL^T-style elimination shared by both (A) phases: factors the diagonal block d redundantly (lower
-/// part, d[j][i], j >= i), eliminates this thread's rows x on the way, then scales x (off the chain):
-/// L_rc = u_rc / sqrt(p_c). Returns the first bad pivot column (1-based within the panel) or 0.
+/// One column c of the LDL^T-style elimination of the diagonal block d (lower part, d[j][i], j >= i):
+/// records a bad pivot in `fail` (1-based column, first one kept), sets sc[c] = 1 / sqrt(p_c) (sqrt of
+/// the reciprocal: IEEE, one division and one sqrt per column; or rsqrt; off the chain), updates the
+/// columns to the right and returns 1 / p_c for the caller's rows.
+template <typename T, bool FAST>
+__device__ __forceinline__ T eliminate_column(T (&d)[kIB][kIB], int c, T (&sc)[kIB], int& fail) {
+    const T piv = d[c][c];
+    fail = (fail == 0 && !good_pivot(piv)) ? c + 1 : fail;
+    const T inv = recip<FAST>(piv);
+    sc[c] = FAST ? inv_sqrt<true>(piv) : sqrt(inv);
+#pragma unroll
+    for (int j = c + 1; j < kIB; ++j) {
+        const T tj = d[j][c] * inv;
+#pragma unroll
+        for (int i = c + 1; i <= j; ++i) d[j][i] = fma(-tj, d[i][c], d[j][i]);
+    }
+    return inv;
+}
+
+/// LDL^T-style elimination shared by both (A) phases: factors the diagonal block d redundantly,
+/// eliminates this thread's rows x on the way, then scales x (off the chain): L_rc = u_rc / sqrt(p_c).
+/// Returns the first bad pivot column (1-based within the panel) or 0.
 template <typename T, int RA, bool FAST>
 __device__ __forceinline__ int eliminate(T (&d)[kIB][kIB], T (&x)[RA][kIB]) {
     int fail = 0;
-    T sc[kIB];  // 1 / sqrt(p_c): sqrt of the reciprocal (IEEE: one division and one sqrt per column), or rsqrt
+    T sc[kIB];
 #pragma unroll
     for (int c = 0; c < kIB; ++c) {
-        const T piv = d[c][c];
-        fail = (fail == 0 && !good_pivot(piv)) ? c + 1 : fail;
-        const T inv = recip<FAST>(piv);
-        sc[c] = FAST ? inv_sqrt<true>(piv) : sqrt(inv);  // off the chain
-#pragma unroll
-        for (int j = c + 1; j < kIB; ++j) {
-            const T tj = d[j][c] * inv;
-#pragma unroll
-            for (int i = c + 1; i <= j; ++i) d[j][i] = fma(-tj, d[i][c], d[j][i]);
-        }
+        const T inv = eliminate_column<T, FAST>(d, c, sc, fail);
 #pragma unroll
         for (int s = 0; s < RA; ++s) {
             const T tx = x[s][c] * inv;
@@ -220,18 +230,7 @@ __device__ __forceinline__ int factor_panel_warp(T* P, int ld, int rows, int lan
     int fail = 0;
     T sc[kIB];
 #pragma unroll
-    for (int c = 0; c < kIB; ++c) {
-        const T piv = d[c][c];
-        fail = (fail == 0 && !good_pivot(piv)) ? c + 1 : fail;
-        const T inv = recip<FAST>(piv);
-        sc[c] = FAST ? inv_sqrt<true>(piv) : sqrt(inv);  // off the chain
-#pragma unroll
-        for (int j = c + 1; j < kIB; ++j) {
-            const T tj = d[j][c] * inv;
-#pragma unroll
-            for (int i = c + 1; i <= j; ++i) d[j][i] = fma(-tj, d[i][c], d[j][i]);
-        }
-    }
+    for (int c = 0; c < kIB; ++c) eliminate_column<T, FAST>(d, c, sc, fail);
 #pragma unroll
     for (int c = 0; c < kIB; ++c)
 #pragma unroll

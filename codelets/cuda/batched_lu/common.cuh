@@ -135,31 +135,30 @@ __device__ __forceinline__ Segment<T> open_segment(BatchRef<T> A, int64_t batch,
     return s;
 }
 
-/// Maximum / minimum of `key` over this lane's segment (S = 32: the warp; S = 16: its half), by
-/// the warp-wide reduction instructions; every lane of the warp must call it.
-template <int S>
-__device__ __forceinline__ unsigned segment_max(unsigned key, int wlane) {
+/// Maximum (MAX) or minimum of `key` over this lane's segment (S = 32: the warp; S = 16: its half), by
+/// the warp-wide reduction instructions; the other half offers the reduction's identity. Every lane of
+/// the warp must call it.
+template <int S, bool MAX>
+__device__ __forceinline__ unsigned segment_reduce(unsigned key, int wlane) {
     static_assert(S == 16 || S == 32, "warp reductions serve segments of 16 or 32 lanes");
+    auto reduce = [](unsigned v) { return MAX ? __reduce_max_sync(0xffffffffu, v) : __reduce_min_sync(0xffffffffu, v); };
     if constexpr (S == 32) {
-        return __reduce_max_sync(0xffffffffu, key);
+        return reduce(key);
     } else {
+        constexpr unsigned identity = MAX ? 0u : 0xffffffffu;
         const bool upper = wlane >= 16;
-        const unsigned lo = __reduce_max_sync(0xffffffffu, upper ? 0u : key);
-        const unsigned hi = __reduce_max_sync(0xffffffffu, upper ? key : 0u);
+        const unsigned lo = reduce(upper ? identity : key);
+        const unsigned hi = reduce(upper ? key : identity);
         return upper ? hi : lo;
     }
 }
 template <int S>
+__device__ __forceinline__ unsigned segment_max(unsigned key, int wlane) {
+    return segment_reduce<S, true>(key, wlane);
+}
+template <int S>
 __device__ __forceinline__ unsigned segment_min(unsigned key, int wlane) {
-    static_assert(S == 16 || S == 32, "warp reductions serve segments of 16 or 32 lanes");
-    if constexpr (S == 32) {
-        return __reduce_min_sync(0xffffffffu, key);
-    } else {
-        const bool upper = wlane >= 16;
-        const unsigned lo = __reduce_min_sync(0xffffffffu, upper ? 0xffffffffu : key);
-        const unsigned hi = __reduce_min_sync(0xffffffffu, upper ? key : 0xffffffffu);
-        return upper ? hi : lo;
-    }
+    return segment_reduce<S, false>(key, wlane);
 }
 
 /// Pivot search over the S lanes of a segment. Candidate lanes (rows not yet pivots) offer

@@ -64,7 +64,7 @@ void opt_in_smem(Kernel kernel, size_t bytes, std::atomic<uint64_t>& opted_in) {
 }
 
 constexpr int kTrsmRows = 32, kTrsmIb = 16, kTrsmThreads = 256;
-constexpr int kSyrkTile = 32, kSyrkKMax = kPotf2LeafMax, kSyrkThreads = 256;
+constexpr int kSyrkKMax = kPotf2LeafMax;
 
 template <typename T>
 size_t trsm_smem(int b) {
@@ -86,15 +86,17 @@ void launch_trsm(const PanelParams<T>& p, cudaStream_t stream) {
 /// Our syrk, as a programmatic dependent of the panel kernel before it (pdl.cuh).
 template <typename T>
 void launch_syrk(const PanelParams<T>& p, cudaStream_t stream) {
-    auto kernel = potf2_impl::potf2_syrk_kernel<T, kSyrkTile, kSyrkKMax, kSyrkThreads>;
-    const size_t smem = 2 * static_cast<size_t>(p.b) * (kSyrkTile + 1) * sizeof(T);
+    using Shape = potf2_impl::SyrkShape;
+    auto kernel = potf2_impl::potf2_syrk_kernel<T, kSyrkKMax>;
+    const size_t smem = Shape::smem_bytes<T>(p.b);
     if (smem > 48 * 1024) {
         static std::atomic<uint64_t> opted_in{0};
-        opt_in_smem(kernel, 2 * static_cast<size_t>(kSyrkKMax) * (kSyrkTile + 1) * sizeof(T), opted_in);
+        opt_in_smem(kernel, Shape::smem_bytes<T>(kSyrkKMax), opted_in);
     }
-    const int mt = (p.m + kSyrkTile - 1) / kSyrkTile;
+    const int mt = (p.m + Shape::kTS - 1) / Shape::kTS;
+    const int grid = mt * (mt + 1) / 2;  // (<= 2080 for tiles up to 2048)
     check_launch("syrk kernel launch",
-                 potf2_impl::launch_pdl(kernel, dim3(mt * (mt + 1) / 2), dim3(kSyrkThreads), smem, stream, true, p));
+                 potf2_impl::launch_pdl(kernel, dim3(grid), dim3(Shape::kThreads), smem, stream, true, p));
 }
 
 template <typename T, int IB, bool LOOPED, bool RL>
@@ -182,14 +184,6 @@ struct MultiKernel {
         launch_leaf<T>(cfg, p, stream, dependent);
     }
 
-    /// Trailing update A22 -= L21 L21^T of the block column at k0 (width w, m rows below).
-    void trailing_update(const PanelParams<T>& pp) const {
-        if (pp.m <= kPotf2OwnSyrkMaxRows)
-            launch_syrk<T>(pp, stream);
-        else
-            check_blas(syrk_ln(cublas, pp.m, pp.b, pp.B, ld, pp.C), "cublas<t>syrk");
-    }
-
     /// Blocked form: block columns of cfg.cutoff: leaf (with the rdiag kernel: fused with the rows
     /// below), our trsm otherwise, trailing update.
     void factor_blocked() const {
@@ -198,21 +192,18 @@ struct MultiKernel {
         using potf2_impl::kFirst;
         using potf2_impl::kLast;
         const int b = cfg.cutoff;
-        bool after_own_syrk = false;
         for (int k0 = 0; k0 < n_tile; k0 += b) {
             const int w = std::min(b, n_tile - k0);
             const int m = n_tile - k0 - w;
             // Programmatic dependent launches (pdl.cuh) only between our own kernels, which all wait
-            // on the device before touching memory: the fused launch after our syrk, our syrk after it.
-            // (Completion order is transitive only along such a chain, so never across cuBLAS.)
-            const bool own_syrk = m > 0 && m <= kPotf2OwnSyrkMaxRows;
-            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0) | (own_syrk ? kAllowNext : 0),
-                 cfg.rdiag ? m : 0, after_own_syrk);
-            after_own_syrk = cfg.rdiag && own_syrk;
+            // on the device before touching memory: the fused launch and our syrk (the trailing update
+            // at every width: measured faster than cublas<t>syrk, docs/potf2.md) alternate.
+            leaf(k0, w, (k0 == 0 ? kFirst : kCheck) | (m == 0 ? kLast : 0) | (m > 0 ? kAllowNext : 0),
+                 cfg.rdiag ? m : 0, cfg.rdiag && k0 > 0);
             if (m == 0) break;
             const PanelParams<T> pp{at(k0, k0), at(k0 + w, k0), at(k0 + w, k0 + w), w, m, ld, flag, k0};
             if (!cfg.rdiag) launch_trsm<T>(pp, stream);
-            trailing_update(pp);
+            launch_syrk<T>(pp, stream);  // A22 -= L21 L21^T
         }
     }
 

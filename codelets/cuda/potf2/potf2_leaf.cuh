@@ -34,7 +34,7 @@ struct LeafParams {
     T* tile;            // the tile's first element (for the clean-up by the last leaf)
     int n_tile;         // tile order
     int m = 0;          // rows below the leaf solved in the same launch (rdiag kernel only, potf2_rdiag.cuh)
-    int* arrivals = nullptr;  // rdiag kernel with m > 0: thread blocks done (device, 0 at launch; left 0)
+    int* arrivals = nullptr;  // rdiag kernel with m > 0: thread blocks that read the leaf (device, 0 at launch; left 0)
 };
 
 __device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }

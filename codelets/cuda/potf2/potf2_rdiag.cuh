@@ -11,8 +11,8 @@
 //       the blocks over the warps, in float items of 4 rows x 8 columns on the FMA units spread over
 //       all threads afresh every panel; one barrier.
 // With RMAX > 0 each thread block owns RMAX rows below the diagonal block and factors the diagonal block
-// itself (redundantly across thread blocks); the last block to finish alone writes L11 (over A11, which
-// every block reads first), info and the failure flag. The tile is padded to a multiple of 8 columns
+// itself (redundantly across thread blocks); the last block to read A11 (a device-wide count) alone
+// writes L11 over it, info and the failure flag. The tile is padded to a multiple of 8 columns
 // with the identity, the rows below with zero rows, so the math has no bounds checks. Loads go global ->
 // shared through cp.async. Design notes and measurements: docs/potf2.md.
 #pragma once
@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "codelets/cuda/potf2/mma_f64.cuh"
 #include "codelets/cuda/potf2/pdl.cuh"
 #include "codelets/cuda/potf2/potf2_leaf.cuh"
 
@@ -58,14 +59,6 @@ struct RdiagShape {
         return static_cast<size_t>(lds(wp, rp)) * wp * sizeof(T);
     }
 };
-
-/// D = A B + D on the FP64 tensor cores, one 8 x 8 x 4 step for the warp (PTX mma.m8n8k4.f64: lane
-/// l = 4 g + t holds A(g, t), B(t, g) and D(g, 2t), D(g, 2t + 1)).
-__device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, double b) {
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-                 : "+d"(d0), "+d"(d1)
-                 : "d"(a), "d"(b));
-}
 
 /// K consecutive T from 16-byte aligned shared memory.
 template <typename T, int K>
@@ -389,6 +382,12 @@ __global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncthreads();
+    // This block has read A11: count it (a device-wide count). The block that completes the count is
+    // the last to read A11 and alone overwrites it with L11 at its end (see there); the count's value
+    // is needed only then, so its round trip hides behind the factorization.
+    const bool counted = RMAX > 0 && gridDim.x > 1;
+    int arrival = 0;
+    if (counted && tid == 0) arrival = atomicAdd(p.arrivals, 1);
     STARFACT_RDIAG_MARK(1);
 
     // Panel k0's (A) by the row threads, its barrier, then the diagonal rows' stores (after the barrier:
@@ -423,50 +422,42 @@ __global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_
         STARFACT_RDIAG_MARK(3 + 2 * (k0 / IB));
         st = panel(k1);
     }
-    __syncthreads();  // the last diagonal rows were stored after the last barrier
-
-    // The leader writes L11 over A11 and reports. Every thread block read A11 from global memory at its
-    // start, and with other kernels on the GPU the blocks of a grid need not be resident together: the
-    // leader is the last block to get here (a device-wide count), so no block can still be about to
-    // read A11 when it is overwritten. (All blocks hold the same bits of L11.) It resets the count.
-    bool leader = true;
-    if (RMAX > 0 && gridDim.x > 1) {
-        __shared__ int s_leader;
-        if (tid == 0) {
-            __threadfence();
-            s_leader = atomicAdd(p.arrivals, 1) == static_cast<int>(gridDim.x) - 1;
-            if (s_leader) *p.arrivals = 0;
-        }
-        __syncthreads();
-        leader = s_leader != 0;
+    __shared__ int s_writer;
+    if (tid == 0) {
+        s_writer = !counted || arrival == static_cast<int>(gridDim.x) - 1;
+        if (counted && s_writer) *p.arrivals = 0;  // every block has counted: reset for the next launch
     }
+    __syncthreads();  // (also: the last diagonal rows were stored after the last barrier)
 
     // Write back: L for the columns before a failure; from it on the identity (diagonal block) and
-    // zeros (rows below). The leader writes the diagonal block and reports.
+    // zeros (rows below). Every block writes its rows below; the writer (the last block to read A11,
+    // so no block can still be about to read it: with other kernels on the GPU the blocks of a grid
+    // need not be resident together) writes the diagonal block and reports. (All blocks hold the same
+    // bits of L11.)
     const int fcol = st > 0 ? st - 1 : n;
-    for (int j = warp; j < n; j += NWARP) {
-        if (leader) {
-            T* dst = p.A + static_cast<int64_t>(j) * ld;
-            T v[WMAX / 32];
-#pragma unroll
-            for (int s = 0; s < WMAX / 32; ++s) {  // all loads first, then the stores
-                const int i = j + lane + 32 * s;
-                v[s] = i < n ? S[i + j * lds] : T(0);
-            }
-#pragma unroll
-            for (int s = 0; s < WMAX / 32; ++s) {
-                const int i = j + lane + 32 * s;
-                if (i < n) dst[i] = j < fcol ? v[s] : (i == j ? T(1) : T(0));
-            }
-        }
+    for (int j = warp; j < n; j += NWARP)
         for (int i = lane; i < rows; i += 32)
             p.A[n + r0 + i + static_cast<int64_t>(j) * ld] = j < fcol ? S[wp + i + j * lds] : T(0);
+    STARFACT_RDIAG_MARK(2 + 2 * 128 / 8 + 1);
+    if (!s_writer) return;
+    for (int j = warp; j < n; j += NWARP) {
+        T* dst = p.A + static_cast<int64_t>(j) * ld;
+        T v[WMAX / 32];
+#pragma unroll
+        for (int s = 0; s < WMAX / 32; ++s) {  // all loads first, then the stores
+            const int i = j + lane + 32 * s;
+            v[s] = i < n ? S[i + j * lds] : T(0);
+        }
+#pragma unroll
+        for (int s = 0; s < WMAX / 32; ++s) {
+            const int i = j + lane + 32 * s;
+            if (i < n) dst[i] = j < fcol ? v[s] : (i == j ? T(1) : T(0));
+        }
     }
-    if (leader && tid == 0 && st > 0) {
+    if (tid == 0 && st > 0) {
         if (*p.info == 0) *p.info = static_cast<int>(p.info_base + st);
         if (p.flag) *p.flag = p.leaf_off + st;
     }
-    STARFACT_RDIAG_MARK(2 + 2 * 128 / 8 + 1);
 }
 
 }  // namespace starfact::detail::gpu::potf2_impl

@@ -30,9 +30,6 @@ struct Potf2Config {
     bool rdiag = false;
 };
 
-/// Blocked form: trailing updates with more rows than this use cublas<t>syrk instead of our kernel.
-constexpr int kPotf2OwnSyrkMaxRows = 512;
-
 /// Largest tile the fused kernel can hold (the whole tile lives in shared memory: 128 x 128 doubles =
 /// 128 KiB of the H100's 227 KiB per block). Every cut-off must be <= this.
 constexpr int kPotf2LeafMax = 128;

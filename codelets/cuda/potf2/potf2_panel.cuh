@@ -124,7 +124,6 @@ __global__ void __launch_bounds__(SyrkShape::kThreads) potf2_syrk_kernel(PanelPa
     T* Xi = reinterpret_cast<T*>(potf2_syrk_smem);  // Xi[k * LDS + i] = L21(i0 + i, k)
     pdl_wait();  // launched as a programmatic dependent of the kernel before it (potf2.cu)
     pdl_allow_next();
-    if (*p.flag != 0) return;
     // Tile (I, J), I >= J, from the linear index t = I (I + 1) / 2 + J.
     const int t = static_cast<int>(blockIdx.x);
     int I = static_cast<int>((sqrtf(8.0f * t + 1.0f) - 1.0f) * 0.5f);
@@ -165,7 +164,11 @@ __global__ void __launch_bounds__(SyrkShape::kThreads) potf2_syrk_kernel(PanelPa
         }
     }
     __pipeline_commit();
+    // After a failure of the tile nothing is stored (the flag is read once the loads are under way:
+    // its round trip overlaps theirs; it is the same for every thread, no kernel of this launch writes it).
+    const bool failed = *p.flag != 0;
     __pipeline_wait_prior(0);
+    if (failed) return;
     __syncthreads();
 
     // Partial sums: R[h * TS * (TS + 1) + j * (TS + 1) + i] for k part h (over the slices, after a barrier).

@@ -189,51 +189,82 @@ __device__ __forceinline__ void store_rows(float* dst, const float (&v)[RI]) {
         *reinterpret_cast<float2*>(dst) = make_float2(v[0], v[1]);
 }
 
-/// (C) in float: S(i, j) -= sum_q P(i, q) P(j, q) for the columns j in [cfirst, cfirst + ncols) and the
-/// rows i >= j of the diagonal block (wp rows) plus the rp rows below it (stored from row wp on), with
-/// the panel P = columns k0 .. k0 + IB - 1; by the gn threads gt = 0 .. gn - 1 (whole warps). No exact
-/// FP32 tensor-core product, so FMA items of RI consecutive rows x BC columns: every shared-memory access
-/// is a vector (RI rows of a column; BC panel entries of a row, the same for the whole column block: a
-/// broadcast), consecutive threads take consecutive row groups (conflict-free). RI = 4 for the 128-wide
-/// kernel, 2 for the smaller ones (twice the items: their trailing matrices leave threads idle). Items entirely
-/// above the diagonal are skipped; the upper part of a diagonal block is computed and stored but never
-/// read. (Double uses rdiag_update_slots.)
-template <typename T, int IB, int BC, int RI>
-__device__ __forceinline__ void rdiag_update(T* S, int lds, int wp, int rp, int k0, int cfirst, int ncols, int gt,
-                                             int gn) {
-    static_assert(sizeof(T) == 4 && (RI == 2 || RI == 4), "float items: RI rows = one 8- or 16-byte vector");
-    if (ncols <= 0) return;
-    const int nd = wp - cfirst;  // rows of the diagonal block from cfirst on (a multiple of 8)
-    const int H = (nd + rp) / RI;  // row groups
-    const int items = H * (ncols / BC);
-    const float inv_h = 1.0f / static_cast<float>(H);
-    for (int e = gt; e < items; e += gn) {
-        int cb = static_cast<int>((static_cast<float>(e) + 0.5f) * inv_h);
-        int g = e - cb * H;
-        if (g < 0) { --cb; g += H; }
-        if (g >= H) { ++cb; g -= H; }
-        const int rr = RI * g;                          // first row of the item, relative to cfirst
-        if (rr + RI - 1 < nd && BC * cb > rr + RI - 1) continue;  // every row above the diagonal
-        const int row = rr < nd ? cfirst + rr : wp + (rr - nd);
-        const int col = cfirst + BC * cb;
-        T acc[BC][RI];
-#pragma unroll
-        for (int j = 0; j < BC; ++j) load_rows<RI>(acc[j], S + row + (col + j) * lds);
-#pragma unroll
-        for (int q = 0; q < IB; ++q) {
-            const T* pc = S + (k0 + q) * lds;
-            T a[RI], b[BC];
-            load_rows<RI>(a, pc + row);
-            load_vec(b, pc + col);  // the same address across the column block: a broadcast
-#pragma unroll
-            for (int j = 0; j < BC; ++j)
-#pragma unroll
-                for (int i = 0; i < RI; ++i) acc[j][i] = fma(-a[i], b[j], acc[j][i]);
-        }
-#pragma unroll
-        for (int j = 0; j < BC; ++j) store_rows<RI>(S + row + (col + j) * lds, acc[j]);
+/// The float trailing update's static work split (no exact FP32 tensor-core product: FMA items of RI
+/// consecutive rows x 8 columns, every shared-memory access a vector). The items of the padded
+/// (wp + rp) x wp lower triangle with column block cb >= 1 (block column 0 is never updated), row
+/// groups from the diagonal down, enumerated column block by column block, item e to thread e mod NT:
+/// the items a panel k updates (cb > k) are a suffix of that order, so every panel's update is balanced
+/// to within one item, and consecutive threads take consecutive row groups of a column block (conflict-
+/// free). RI = 4 for the 128-wide kernel, 2 for the smaller ones (their trailing matrices would leave
+/// threads idle). Rows above the diagonal inside a diagonal block are computed but never read.
+template <int WMAX, int RMAX, int NT, int RI>
+struct RdiagItems {
+    static constexpr int items_max() {
+        int n = 0;
+        for (int cb = 1; cb < WMAX / 8; ++cb) n += (WMAX + RMAX - 8 * cb) / RI;
+        return n;
     }
-}
+    static constexpr int kSlots = (items_max() + NT - 1) / NT;
+    int packed[kSlots > 0 ? kSlots : 1];  // (first shared-memory row << 8) | cb, or -1
+
+    __device__ __forceinline__ RdiagItems(int tid, int wp, int rp) {
+        const int nbc = wp / 8, nrows = wp + rp;
+        int cb = 1, off = tid;  // item e = tid + s NT: column block cb, row group off from the diagonal
+#pragma unroll
+        for (int s = 0; s < kSlots; ++s) {
+            if (s > 0) off += NT;
+            while (cb < nbc && off >= (nrows - 8 * cb) / RI) {
+                off -= (nrows - 8 * cb) / RI;
+                ++cb;
+            }
+            packed[s] = cb < nbc ? ((8 * cb + RI * off) << 8) | cb : -1;
+        }
+    }
+};
+
+/// (C) in float with the static split above, accumulators in registers across panels (like double's
+/// RdiagAcc): each thread keeps its items from the start to the panel before their column block, so
+/// shared memory sees only the panel operands and, once, the store of an item when its column block
+/// becomes the next panel. Panel kb = k0 / 8: S(i, j) -= sum_q P(i, q) P(j, q), P = columns k0 .. k0 + 7.
+template <typename Items, int RI>
+struct RdiagAccF {
+    float c[Items::kSlots > 0 ? Items::kSlots : 1][8][RI];
+
+    /// The owned items from shared memory (after the tile was loaded).
+    __device__ __forceinline__ void load(const float* S, int lds, const Items& it) {
+#pragma unroll
+        for (int s = 0; s < Items::kSlots; ++s) {
+            const int pk = it.packed[s];
+            if (pk >= 0)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) load_rows<RI>(c[s][j], S + (pk >> 8) + (8 * (pk & 0xff) + j) * lds);
+        }
+    }
+
+    __device__ __forceinline__ void update(float* S, int lds, int k0, const Items& it) {
+        const int kb = k0 / 8;
+#pragma unroll
+        for (int s = 0; s < Items::kSlots; ++s) {
+            const int pk = it.packed[s];
+            const int row = pk >> 8, col = 8 * (pk & 0xff);
+            if (pk < 0 || (pk & 0xff) <= kb) continue;
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                const float* pc = S + (k0 + q) * lds;
+                float a[RI], b[8];
+                load_rows<RI>(a, pc + row);
+                load_vec(b, pc + col);  // the same address across the column block: a broadcast
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+#pragma unroll
+                    for (int i = 0; i < RI; ++i) c[s][j][i] = fma(-a[i], b[j], c[s][j][i]);
+            }
+            if ((pk & 0xff) == kb + 1)  // final: the next panel's (A) reads it
+#pragma unroll
+                for (int j = 0; j < 8; ++j) store_rows<RI>(S + row + (col + j) * lds, c[s][j]);
+        }
+    }
+};
 
 /// The double trailing update's static work split: the 8 x 8 blocks (br, bc) of the padded
 /// (wp + rp) x wp lower block triangle with bc >= 1 (block column 0 is never updated), enumerated
@@ -354,7 +385,6 @@ __global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_
     pdl_wait();  // before any global access: the previous kernel of the tile may still run
     if (p.mode & kAllowNext) pdl_allow_next();
     STARFACT_RDIAG_MARK(0);
-    if (leaf_skipped<T, NT>(p, s_state)) return;
 
     // Global -> shared (cp.async, no register round trip): lower triangle of the diagonal block padded
     // with the identity; the rows below padded with zeros. The strictly upper triangle is not read.
@@ -380,6 +410,11 @@ __global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_
         }
     }
     __pipeline_commit();
+    // The failure flag's round trip (an earlier leaf of the tile failed?) overlaps the loads.
+    if (leaf_skipped<T, NT>(p, s_state)) {
+        __pipeline_wait_prior(0);
+        return;
+    }
     __pipeline_wait_prior(0);
     __syncthreads();
     // This block has read A11: count it (a device-wide count). The block that completes the count is
@@ -407,17 +442,23 @@ __global__ void __launch_bounds__(RdiagShape<T, WMAX, RMAX>::kThreads, 1) potf2_
         return s_state;
     };
 
-    using Slots = RdiagSlots<WMAX, RMAX, NWARP>;
-    const Slots slots(warp, wp, rp);  // (double's update split)
-    RdiagAcc<Slots> acc;               // (double's accumulators)
-    if constexpr (sizeof(T) == 8) acc.load(S, lds, slots, lane);
+    // (C)'s static split and register accumulators: double's on the tensor cores, float's FMA items.
+    constexpr int RI = WMAX >= 128 ? 4 : 2;
+    using Slots = std::conditional_t<sizeof(T) == 8, RdiagSlots<WMAX, RMAX, NWARP>, RdiagItems<WMAX, RMAX, NT, RI>>;
+    using Acc = std::conditional_t<sizeof(T) == 8, RdiagAcc<Slots>, RdiagAccF<Slots, RI>>;
+    const Slots slots(sizeof(T) == 8 ? warp : tid, wp, rp);
+    Acc acc;
+    if constexpr (sizeof(T) == 8)
+        acc.load(S, lds, slots, lane);
+    else
+        acc.load(S, lds, slots);
     int st = panel(0);
     for (int k0 = 0; st == 0 && k0 + IB < wp; k0 += IB) {
         const int k1 = k0 + IB;
         if constexpr (sizeof(T) == 8)
             acc.update(S, lds, k0, slots, lane);  // (C)
         else
-            rdiag_update<T, IB, BC, (WMAX >= 128 ? 4 : 2)>(S, lds, wp, rp, k0, k1, wp - k1, tid, NT);
+            acc.update(S, lds, k0, slots);
         __syncthreads();
         STARFACT_RDIAG_MARK(3 + 2 * (k0 / IB));
         st = panel(k1);

@@ -44,25 +44,20 @@ struct Potf2TableRow {
     Potf2Config config;
 };
 
-/// Tuning table from the sweep on the H100 (tools/sweep_potf2.sh = bench_potf2 --auto, third session of
+/// Tuning table from the sweep on the H100 (tools/sweep_potf2.sh = bench_potf2 --auto, fourth session of
 /// 2026-11-22, docs/potf2.md "Tuning"): the fastest configuration per tile order, GPU time; the rdiag
 /// kernel won at every order. Rows by increasing max_n, the last row covers every larger order.
 /// {max_n, {ib, cutoff, looped, right_looking, blocked, rdiag}}
 template <typename T> struct Potf2Table;
 template <> struct Potf2Table<float> {
     static constexpr Potf2TableRow rows[] = {
-        {128, {8, 128, false, false, true, true}},
-        {256, {8, 128, false, false, true, true}},
-        {384, {8, 96, false, false, true, true}},
-        {512, {8, 128, false, false, true, true}},
-        {1 << 30, {8, 96, false, false, true, true}},
+        {1 << 30, {8, 128, false, false, true, true}},
     };
 };
 template <> struct Potf2Table<double> {
     static constexpr Potf2TableRow rows[] = {
         {128, {8, 128, false, false, true, true}},
-        {1024, {8, 64, false, false, true, true}},
-        {1 << 30, {8, 128, false, false, true, true}},
+        {1 << 30, {8, 64, false, false, true, true}},
     };
 };
 

@@ -1,5 +1,5 @@
 // Launchers of the fused potf2 (potf2_leaf.cuh, potf2_panel.cuh): argument checks, the two forms for
-// tiles above the cut-off (blocked: leaf, our trsm, our/cuBLAS syrk per block column; recursive: leaf,
+// tiles above the cut-off (blocked: leaf, our trsm, our syrk per block column; recursive: leaf,
 // cuBLAS trsm, cuBLAS syrk, leaf), the failure protocol across kernels, explicit instantiations.
 #include <algorithm>
 #include <atomic>

@@ -23,8 +23,9 @@ srcs=/etc/apt/sources.list.d/starfact-deb-src.sources
 need_src=0; [ -f "$prefix/.complete" ] || need_src=1
 if [ "$need_src" = 1 ] && ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
   # deb-src for the same mirror and suites as the binary entries.
+  # (either file may be missing on a fresh box: grep's exit status must not end the script under pipefail)
   mirror=$(grep -rhoE "^(URIs:|deb) *\S*debian\S*" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
-           | grep -v security | head -1 | awk '{print $NF}')
+           | grep -v security | head -1 | awk '{print $NF}' || true)
   mirror=${mirror:-http://deb.debian.org/debian}
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
   log "adding deb-src entry for $mirror $codename"

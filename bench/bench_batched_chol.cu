@@ -1,7 +1,8 @@
 // Bench: batched small Cholesky (starfact::batched::device) vs cuSOLVER potrfBatched/potrsBatched and a
 // loop of LAPACKE calls on the CPU, same data, same run. For each precision, batch and order n:
 // potrf (the library's tuned kernel choice, IEEE default and the fast-math variant; then each kernel
-// forced: the left-looking one and every resident variant), potrs (nrhs = 1), fused posv, cuSOLVER, CPU loop;
+// forced: the left-looking one and every resident variant), potrs (nrhs = 1; also on members off 16-byte
+// boundaries, which stage with one-element copies), fused posv, cuSOLVER, CPU loop;
 // median times (CUDA events, warm-up first; the input is restored, untimed, before every run),
 // GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run.
 //   bytes (brief):   potrf 2 n^2 (each matrix read once, written once); potrs n^2 + 2 n
@@ -109,6 +110,7 @@ struct Row {
     int64_t batch;
     int n;
     double ours, fast, vendor, ours_s, vendor_s, posv, cpu, copy_bw;
+    double ours_s_elem;  // potrs on misaligned members (one-element copies instead of 16-byte ones), batch - 1
     double left;                                         // left-looking kernel forced
     double res[std::size(batched::gpu::kResidentVariants)];  // each resident variant forced
     int res_nt, res_occ, res_ib, res_w1;                 // the library's choice: NT 0 left-looking, else resident (NT, OCC, IB, W1)
@@ -186,6 +188,9 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     // solves on the factor left in A by the last potrf run
     row.ours_s = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A, n, nn, B, n, n, batch, s); }, resetB);
     row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrs(sol, n, pA, n, pB, n, vinfo, int(batch))); }, resetB);
+    // the same solve with every member one element off a 16-byte boundary: the staging falls back to
+    // one-element copies (batch - 1 members so that the shifted last one stays inside A)
+    row.ours_s_elem = batch > 1 ? time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A + 1, n, nn, B, n, n, batch - 1, s); }, resetB) : 0.0;
     row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, n, nn, B, n, n, batch, info, s); },
                            [&](cudaStream_t s) { resetA(s); resetB(s); });
 
@@ -218,22 +223,22 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     }
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "
                 "cuSOLVER %9.1f us x%5.1f | potrs %7.1f us %5.1f%% copy (touched %5.1f%%) vs cuSOLVER %8.1f us x%5.1f | "
-                "posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s | kernel %s | left %8.1f us | resident%s\n",
+                "potrs(elem copies) %7.1f us | posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s | kernel %s | left %8.1f us | resident%s\n",
                 w.prec, static_cast<long long>(w.batch), w.n, w.ours * 1e6, gf / w.ours, brief / w.ours * 1e-9,
                 100 * brief / w.ours / copy, 100 * touched / w.ours / copy, w.fast * 1e6, w.vendor * 1e6, w.vendor / w.ours,
                 w.ours_s * 1e6, 100 * sbrief / w.ours_s / copy, 100 * stouched / w.ours_s / copy, w.vendor_s * 1e6,
-                w.vendor_s / w.ours_s, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9,
+                w.vendor_s / w.ours_s, w.ours_s_elem * 1e6, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9,
                 kernel.c_str(), w.left * 1e6, variants.c_str());
     std::fflush(stdout);
     std::string csv_variants;  // resident variant times, in kResidentVariants order, ';'-separated
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v)
         csv_variants += (v ? ";" : "") + std::to_string(w.res[v] * 1e6);
     if (csv)
-        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s\n", w.prec,
+        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s,%.3f\n", w.prec,
                      static_cast<long long>(w.batch), w.n, w.ours * 1e6, w.fast * 1e6, w.vendor * 1e6, w.ours_s * 1e6,
                      w.vendor_s * 1e6, w.posv * 1e6, w.cpu * 1e6, copy * 1e-9, gf / w.ours, gf / w.fast, gf / w.vendor,
                      w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s, w.res_nt, w.res_occ, w.left * 1e6,
-                     csv_variants.c_str());
+                     csv_variants.c_str(), w.ours_s_elem * 1e6);
 }
 
 }  // namespace
@@ -289,7 +294,7 @@ int main(int argc, char** argv) {
     if (csv)
         std::fprintf(csv, "prec,batch,n,potrf_us,potrf_fast_us,cusolver_potrf_us,potrs_us,cusolver_potrs_us,posv_us,"
                           "cpu_us,copy_GBs,gflops,gflops_fast,gflops_cusolver,gflops_cpu,gflops_potrs,"
-                          "gflops_cusolver_potrs,kernel_nt,kernel_occ,left_us,resident_variants_us\n");
+                          "gflops_cusolver_potrs,kernel_nt,kernel_occ,left_us,resident_variants_us,potrs_elem_us\n");
     cudaStream_t st;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
     cusolverDnHandle_t sol;

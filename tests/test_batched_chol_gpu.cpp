@@ -297,6 +297,30 @@ TEMPLATE_TEST_CASE("batched posv (fused) and potrf+potrs: every order 1..128", "
     }
 }
 
+TEMPLATE_TEST_CASE("batched potrs (column blocks staged lazily, fourth session): every order 1..128, both layouts, "
+                   "nrhs 1 and 2",
+                   "[batched]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    for (int n = 1; n <= 128; ++n)
+        for (Layout l : {Layout::Strided, Layout::Array}) {
+            check_solve<TestType>(n, 1, 9, l, false);
+            check_solve<TestType>(n, 2, 5, l, false);
+        }
+}
+
+TEMPLATE_TEST_CASE("batched potrs: small cases for the sanitizers (every group width, short last blocks, "
+                   "16-byte and one-element staging copies)",
+                   "[batched][sanitize]", float, double) {
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    // lda = n + 2: members 0, 4, ... of n = 6, 18, 126 (float) and of every even n (double) take the
+    // 16-byte copies, the others the one-element copies
+    for (int n : {3, 6, 8, 12, 17, 18, 40, 100, 126, 128})
+        for (Layout l : {Layout::Strided, Layout::Array}) {
+            check_solve<TestType>(n, 2, 5, l, false);
+            check_solve<TestType>(n, 1, 3, l, false);
+        }
+}
+
 TEMPLATE_TEST_CASE("batched kernels: small cases for the sanitizers", "[batched][sanitize]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n : {1, 5, 32, 33, 64, 100, 128}) {

@@ -39,7 +39,7 @@ template <typename T> constexpr PotrfConfig tuned(int n) {
 template <typename T, int N, int NB, int NT, int MPB, int OCC, bool FAST, bool POSV>
 void run_factor(const Args<T>& a) {
     static_assert((NT * MPB) % 32 == 0 && NT * MPB <= 1024, "block must be whole warps");
-    constexpr int per_matrix = POSV ? posv_smem_elems<N, NB, NT>() : potrf_smem_elems<N, NB, NT>();
+    constexpr int per_matrix = POSV ? posv_smem_elems<T, N, NB, NT>() : potrf_smem_elems<N, NB, NT>();
     const size_t smem = static_cast<size_t>(MPB) * per_matrix * sizeof(T);
     const dim3 block(NT, MPB);
     const unsigned grid = grid_for(a.batch, MPB);
@@ -63,7 +63,7 @@ void run_factor_tuned(const Args<T>& a) {
 template <typename T, int N>
 void run_potrs(const Args<T>& a) {
     constexpr int G = potrs_group_for(N), WPB = potrs_warps<T, N>();
-    const size_t smem = static_cast<size_t>(32 * WPB / G) * solve_smem_elems<N>() * sizeof(T);
+    const size_t smem = static_cast<size_t>(32 * WPB / G) * solve_smem_elems<T, N>() * sizeof(T);
     auto k = potrs_batched_kernel<T, N, G, WPB>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 32 * WPB / G), 32 * WPB, smem, a.stream>>>(ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs,

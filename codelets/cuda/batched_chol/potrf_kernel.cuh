@@ -79,10 +79,13 @@ __host__ __device__ constexpr int potrf_smem_elems() {
 }
 
 /// Per-matrix shared memory of the fused posv kernel: the factorization's, reused by the staged solve.
-template <int N, int NB, int NT>
+/// Rounded up to 16 bytes: the staged solve reads 16 bytes at a time at 16-byte boundaries of its system.
+template <typename T, int N, int NB, int NT>
 __host__ __device__ constexpr int posv_smem_elems() {
-    return potrf_smem_elems<N, NB, NT>() > solve_smem_elems<N>() ? potrf_smem_elems<N, NB, NT>()
-                                                                  : solve_smem_elems<N>();
+    constexpr int V = kSolveVec<T>;
+    constexpr int m = potrf_smem_elems<N, NB, NT>() > solve_smem_elems<T, N>() ? potrf_smem_elems<N, NB, NT>()
+                                                                              : solve_smem_elems<T, N>();
+    return (m + V - 1) / V * V;
 }
 
 /// Barrier of the NT threads that factor one matrix: a warp barrier when the group lies inside one
@@ -247,7 +250,7 @@ __global__ void __launch_bounds__(NT* MPB, kMinBlocks<NT * MPB, OCC>) potrf_batc
 }
 
 /// posv_batched (fused): factor, then the first G = min(NT, 32) threads of the group stage L back
-/// (cp.async, L1/L2-hot) into the matrix's shared memory and solve (solve_staged.cuh). A member whose
+/// (cp.async of single elements, L1/L2-hot) into the matrix's shared memory and solve (solve_staged.cuh). A member whose
 /// info != 0 keeps B unchanged.
 template <typename T, int N, int NB, int NT, int MPB, int OCC, bool FAST>
 __global__ void __launch_bounds__(NT* MPB, kMinBlocks<NT * MPB, OCC>)
@@ -260,7 +263,7 @@ __global__ void __launch_bounds__(NT* MPB, kMinBlocks<NT * MPB, OCC>)
         const int64_t i = base + threadIdx.y;
         const bool active = i < batch;
         T* Ai = active ? A.get(i) : nullptr;
-        T* const mine = smem + threadIdx.y * posv_smem_elems<N, NB, NT>();
+        T* const mine = smem + threadIdx.y * posv_smem_elems<T, N, NB, NT>();
         const int inf = potrf_matrix<T, N, NB, NT, FAST>(Ai, n, lda, active, mine);
         if (active && threadIdx.x == 0 && info) info[i] = inf;
         group_sync<NT>();  // L (global) visible to the whole block, the chunk buffers free
@@ -268,8 +271,8 @@ __global__ void __launch_bounds__(NT* MPB, kMinBlocks<NT * MPB, OCC>)
             // Groups of G lanes are warp-aligned (NT is a power of two or a multiple of 32), and every
             // lane of such a warp takes part in the shuffles and __syncwarp, so full-warp masks are safe.
             const bool go = active && inf == 0;
-            stage_lower<T, N, G>(Ai, n, lda, go, mine, threadIdx.x);
-            solve_staged<T, N, G>(mine, n, active ? B.get(i) : nullptr, ldb, nrhs, go, threadIdx.x);
+            stage_lower<T, N, G>(Ai, n, lda, go, /*vec=*/false, mine, threadIdx.x);  // any alignment
+            solve_staged<T, N, G, false>(mine, n, active ? B.get(i) : nullptr, ldb, nrhs, go, threadIdx.x);
         }
         group_sync<NT>();
     }

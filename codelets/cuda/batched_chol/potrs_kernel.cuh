@@ -1,7 +1,8 @@
 // potrs_batched (orders n <= N, see solve_staged.cuh): solves L L^T X = B for a batch of small
 // systems with the factors from potrf_batched. One group of G lanes per system (G = 32 for n > 16,
 // sub-warp groups of 4/8/16 lanes for tiny n), WPB warps per block; each group stages its factor in
-// shared memory (cp.async, all loads in flight at once), then runs the forward/backward chains
+// shared memory (cp.async, all loads in flight at once, one commit group per block of G columns that
+// the forward solve waits for just before its steps), then runs the forward/backward chains
 // warp-synchronously; any number of right-hand sides (solved one after the other from the same
 // staged factor). Grid-stride over the batch (any batch count).
 #pragma once
@@ -18,7 +19,7 @@ namespace starfact::batched::gpu {
 /// Warps per potrs block for order N: as many as fit in 48 KiB of shared memory, 1..4.
 template <typename T, int N>
 constexpr int potrs_warps() {
-    constexpr int per_warp = (32 / potrs_group_for(N)) * solve_smem_elems<N>() * static_cast<int>(sizeof(T));
+    constexpr int per_warp = (32 / potrs_group_for(N)) * solve_smem_elems<T, N>() * static_cast<int>(sizeof(T));
     constexpr int w = 48 * 1024 / per_warp;
     return w < 1 ? 1 : w > 4 ? 4 : w;
 }
@@ -29,14 +30,16 @@ __global__ void __launch_bounds__(32 * WPB)
     constexpr int SPB = 32 * WPB / G;  // systems per block
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int group = threadIdx.x / G, lane = threadIdx.x % G;
-    T* S = reinterpret_cast<T*>(smem_raw) + group * solve_smem_elems<N>();
+    T* S = reinterpret_cast<T*>(smem_raw) + group * solve_smem_elems<T, N>();
     for (int64_t base = static_cast<int64_t>(blockIdx.x) * SPB; base < batch;
          base += static_cast<int64_t>(gridDim.x) * SPB) {
         const int64_t i = base + group;
         const bool go = i < batch;
         // every lane runs the solve (full-warp shuffles); inactive groups neither load nor store
-        stage_lower<T, N, G>(go ? L.get(i) : nullptr, n, lda, go, S, lane);
-        solve_staged<T, N, G>(S, n, go ? B.get(i) : nullptr, ldb, nrhs, go, lane);
+        // the copies of later column blocks overlap the first forward steps (solve_staged: LAZY)
+        const T* Li = go ? L.get(i) : nullptr;
+        stage_issue<T, N, G>(Li, n, lda, go, go && stage_vec_ok(Li, lda), S, lane);
+        solve_staged<T, N, G, true>(S, n, go ? B.get(i) : nullptr, ldb, nrhs, go, lane);
         __syncwarp();  // S is restaged for the next system
     }
 }

@@ -41,7 +41,7 @@ public:
     CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
-          fused_(opts.diag == DiagKernel::Fused) {
+          fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused) {
         o_.mapping = opts.mapping;
         o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
     }
@@ -303,6 +303,11 @@ const char* to_string(DiagKernel d) {
 }
 
 bool have_fused_potf2() { return detail::fused_potf2_available(); }
+
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m) {
+    if (d != DiagKernel::Auto) return d;
+    return m != Mapping::CpuOnly && detail::fused_potf2_available() ? DiagKernel::Fused : DiagKernel::Cusolver;
+}
 
 PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb) {
     if (p != PanelSolve::Auto) return p;

@@ -133,3 +133,12 @@ TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]
         CHECK(runtime().pending_tasks() == 0);
     }
 }
+
+TEST_CASE("auto picks the fused diagonal kernel where it can run, explicit choices stand", "[cpu][diag]") {
+    const DiagKernel gpu_auto = have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver;
+    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::GpuOnly) == gpu_auto);
+    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::Hybrid) == gpu_auto);
+    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::CpuOnly) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel(DiagKernel::Cusolver, Mapping::GpuOnly) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel(DiagKernel::Fused, Mapping::Hybrid) == DiagKernel::Fused);
+}

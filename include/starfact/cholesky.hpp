@@ -41,7 +41,7 @@ PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb);
 
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {
-    Auto,      ///< Cusolver (our fused potf2's gain per tile is within StarPU's run-to-run noise: docs/potf2.md)
+    Auto,      ///< Fused where this build has it and the mapping may use a GPU, else Cusolver (see resolve_diag_kernel)
     Fused,     ///< our fused potf2 (codelets/cuda/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
 };
@@ -50,6 +50,10 @@ DiagKernel parse_diag_kernel(const std::string& text, const char* argument = "di
 const char* to_string(DiagKernel d);
 /// Whether this build has the fused potf2 kernel.
 bool have_fused_potf2();
+/// What Auto means for this mapping: our fused potf2 as the CUDA diagonal codelet when the build has it
+/// (measured faster per tile at every order and not slower over the whole factorization on the H100:
+/// docs/potf2.md), cuSOLVER otherwise; CpuOnly never runs a CUDA codelet (reported as Cusolver).
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m);
 
 /// Counters a factorization fills when Options::stats points to one.
 struct RunStats {

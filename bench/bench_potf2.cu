@@ -2,7 +2,9 @@
 // same device data in the same run (input restored before every run, untimed): median times (CUDA
 // events, after warm-up), GFLOP/s (n^3/3), ratio, achieved GB/s vs a device-to-device copy, residuals.
 // --sweep times every compiled (ib, cut-off, looped), GPU time (queued), and prints the best per
-// (precision, nb): the tuning table.
+// (precision, nb): the tuning table. With the batched Cholesky module in the build, tiles of order <= 128
+// are also factored by its small-matrix kernel with a batch of one (the "leaf" line): is it ever the faster
+// diagonal-tile kernel (issue 5's "leaf for tiny diagonal tiles")?
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -19,6 +21,9 @@
 #include "codelets/cuda/potf2/potf2_tuning.hpp"
 #include "examples/cli.hpp"
 #include "starfact/check.hpp"
+#ifdef STARFACT_BENCH_BATCHED_LEAF
+#include "starfact/batched_cholesky.hpp"
+#endif
 
 using starfact::detail::gpu::Potf2Config;
 namespace sb = starfact::bench;
@@ -60,7 +65,9 @@ void usage() {
         "columns: prec nb ib cutoff looped; ours_us cusolver_us speedup (= cusolver/ours): launched from an idle GPU,\n"
         "         host launch latency included; *_q: queued behind a 1 ms spin kernel, GPU time only; host_us: one\n"
         "         potf2_tile call on the host; GFLOP/s (n^3/3) from the queued times; ours_GBs (lower triangle read\n"
-        "         + written, queued) vs copy_GBs (cudaMemcpy D2D of the tile); residuals ||A-LL^T||/(||A|| n eps)\n");
+        "         + written, queued) vs copy_GBs (cudaMemcpy D2D of the tile); residuals ||A-LL^T||/(||A|| n eps)\n"
+        "leaf lines (builds with the batched Cholesky module, nb <= 128): the same tile through\n"
+        "         starfact::batched::device::potrf with a batch of one, cold and queued, and ours_q / leaf_q\n");
 }
 
 std::vector<int> parse_list(const std::string& s) {
@@ -244,6 +251,17 @@ double host_enqueue(const Handles& h, const Tile<T>& t, const Potf2Config& c) {
     return sb::median(v);
 }
 
+#ifdef STARFACT_BENCH_BATCHED_LEAF
+/// The batched small-matrix Cholesky kernel on this one tile (batch of one, the library's tuned choice).
+template <typename T>
+double time_batched_leaf(const Handles& h, const Tile<T>& t, const Options& o, bool queued) {
+    return sb::time_median(
+        h.stream, o.warmup, o.repeat,
+        [&](cudaStream_t s) { starfact::batched::device::potrf<T>(t.n, t.work, t.n, int64_t(t.n) * t.n, 1, t.info, s); },
+        [&](cudaStream_t s) { prepare_run(t, s, queued); });
+}
+#endif
+
 template <typename T>
 double time_cusolver(const Handles& h, Tile<T>& t, const Options& o, bool queued) {
     return sb::time_median(
@@ -367,6 +385,20 @@ bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config
                     bytes / ours_q * 1e-9, copy * 1e-9, res_ours, res_sol,
                     good ? "" : (o.csv ? ",FAILED" : "  FAILED"));
         std::printf(o.csv ? "config,%s,%d,%s\n" : "       config %s nb=%d: %s\n", prec_name<T>(), n, name(c).c_str());
+#ifdef STARFACT_BENCH_BATCHED_LEAF
+        if (n <= 128) {
+            const double leaf = time_batched_leaf<T>(h, t, o, false), leaf_q = time_batched_leaf<T>(h, t, o, true);
+            int info_leaf = -1;
+            const double res_leaf = t.residual(h.stream, &info_leaf);
+            const bool leaf_ok = info_leaf == 0 && res_leaf < 60.0;
+            ok = ok && leaf_ok;
+            std::printf(o.csv ? "leaf,%s,%d,%.1f,%.1f,%.2f,%.3g%s\n"
+                              : "       leaf %s nb=%d: batched kernel, batch 1: %.1f us, queued %.1f us (ours_q / leaf_q = %.2f), "
+                                "residual %.3g%s\n",
+                        prec_name<T>(), n, leaf * 1e6, leaf_q * 1e6, ours_q / leaf_q, res_leaf,
+                        leaf_ok ? "" : (o.csv ? ",FAILED" : "  FAILED"));
+        }
+#endif
         std::fflush(stdout);
     }
     return ok;

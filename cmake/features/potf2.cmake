@@ -7,6 +7,11 @@ if(STARFACT_HAVE_CUDA)
     add_executable(bench_potf2 ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu)
     target_include_directories(bench_potf2 PRIVATE ${PROJECT_SOURCE_DIR})
     target_link_libraries(bench_potf2 PRIVATE starfact CUDA::cudart CUDA::cublas CUDA::cusolver)
+    # The batched Cholesky module in this build: also time its kernel as a leaf for tiles <= 128.
+    list(FIND STARFACT_FEATURES ${PROJECT_SOURCE_DIR}/cmake/features/batched_chol.cmake have_batched_chol)
+    if(have_batched_chol GREATER -1)
+      target_compile_definitions(bench_potf2 PRIVATE STARFACT_BENCH_BATCHED_LEAF)
+    endif()
     # Developer build with phase clocks inside the rdiag kernel (not built by default).
     add_executable(bench_potf2_prof EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu
                                                      ${PROJECT_SOURCE_DIR}/codelets/cuda/potf2/potf2.cu)

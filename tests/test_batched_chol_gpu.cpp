@@ -131,9 +131,16 @@ struct Kernel {
 };
 const Kernel kLibrary{-1, 0}, kLeft{0, 0};
 const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}, {256, 512, 8, 0},
-                            {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}};  // resident_dispatch.cuh: kResidentVariants
-// The variants added in the fourth session: two panels per step (IB = 16), (A) by one warp (W1).
-const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}};
+                            {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}, {64, 512, 8, 2},
+                            {128, 384, 8, 2},  {256, 512, 8, 2}, {64, 512, 8, 3}, {128, 384, 8, 3},
+                            {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4}};  // resident_dispatch.cuh: kResidentVariants
+// The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
+// the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
+// w1 = 4: the Schur variant, one barrier per panel).
+const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1},
+                               {64, 512, 8, 2},   {128, 384, 8, 2}, {256, 512, 8, 2},
+                               {64, 512, 8, 3},   {128, 384, 8, 3}, {256, 512, 8, 3},
+                               {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4}};
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
@@ -154,7 +161,7 @@ template <typename T>
 void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 ? "w" : "")
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 == 4 ? "s" : kernel.w1 == 3 ? "d" : kernel.w1 == 2 ? "f" : kernel.w1 ? "w" : "")
                     << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
@@ -272,7 +279,7 @@ TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every re
     }
 }
 
-TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16) and one-warp (A) (W1) forced: "
+TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16), one-warp (A) (W1) and fragment layout (w1 = 2, 3, 4) forced: "
                    "orders 1..128, both layouts, bad members",
                    "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "codelets/cuda/batched_chol/dispatch.cuh"
+#include "codelets/cuda/batched_chol/potrf_frag.cuh"
 #include "codelets/cuda/batched_chol/potrf_resident.cuh"
 
 namespace starfact::batched::gpu {
@@ -12,16 +13,41 @@ namespace starfact::batched::gpu {
 /// The resident variants compiled into the library (and swept): (threads per block, OCC, inner block, W1);
 /// OCC also sets how many threads run phase (A) (potrf_resident.cuh: AT) unless W1 = 1 (one warp);
 /// inner block 16 = two panels per step (KP = 2). IB 16 with NT = 64 (OCC 256 and 512) was measured
-/// and dropped (slower everywhere; docs/batched_cholesky.md).
+/// and dropped (slower everywhere; docs/batched_cholesky.md). W1 = 2: the fragment-layout kernel
+/// (potrf_frag.cuh; fifth session), OCC / NT blocks per SM asked of ptxas; W1 = 3: the same with the
+/// trailing update handed out dynamically (DYN); W1 = 4: the Schur variant
+/// (potrf_frag_schur_kernel: one barrier per panel).
 constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0},  {128, 512, 8, 0},
                                                 {256, 512, 8, 0}, {128, 512, 16, 0}, {64, 512, 8, 1},
-                                                {128, 512, 8, 1}};
+                                                {128, 512, 8, 1}, {64, 512, 8, 2},  {128, 384, 8, 2},
+                                                {256, 512, 8, 2}, {64, 512, 8, 3},  {128, 384, 8, 3},
+                                                {256, 512, 8, 3}, {64, 512, 8, 4},  {128, 384, 8, 4},
+                                                {256, 512, 8, 4}};
 
 /// Launches the resident potrf kernel for a.n <= 128, one block per matrix (grid-stride beyond INT_MAX).
 template <typename T, int NT, int OCC, bool FAST, int KP, bool W1 = false>
 void run_resident(const Args<T>& a) {
     const size_t smem = static_cast<size_t>(resident::smem_elems(a.n)) * sizeof(T);
     auto k = potrf_resident_kernel<T, NT, OCC, FAST, KP, W1>;
+    if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
+}
+
+/// Launches the fragment-layout potrf kernel (potrf_frag.cuh) for a.n <= 128 (FAST changes nothing: its
+/// pivots always take the refined hardware rsqrt).
+template <typename T, int NT, int OCC, bool DYN>
+void run_frag(const Args<T>& a) {
+    const size_t smem = static_cast<size_t>(frag::smem_elems(a.n)) * sizeof(T);
+    auto k = potrf_frag_kernel<T, NT, kResidentMinBlocks<NT, OCC>, DYN>;
+    if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
+}
+
+/// Launches the Schur variant of the fragment-layout kernel (potrf_frag_schur_kernel).
+template <typename T, int NT, int OCC>
+void run_frag_schur(const Args<T>& a) {
+    const size_t smem = static_cast<size_t>(frag::schur_smem_elems(a.n)) * sizeof(T);
+    auto k = potrf_frag_schur_kernel<T, NT, kResidentMinBlocks<NT, OCC>>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
 }
@@ -41,6 +67,18 @@ bool run_resident_variant(const Args<T>& a, const ResidentConfig& v) {
     } else if (v.ib == 8 && v.w1 == 1) {
         if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST, 1, true>(a), true;
         if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 1, true>(a), true;
+    } else if (v.ib == 8 && v.w1 == 2) {
+        if (nt == 64 && occ == 512) return run_frag<T, 64, 512, false>(a), true;
+        if (nt == 128 && occ == 384) return run_frag<T, 128, 384, false>(a), true;
+        if (nt == 256 && occ == 512) return run_frag<T, 256, 512, false>(a), true;
+    } else if (v.ib == 8 && v.w1 == 3) {
+        if (nt == 64 && occ == 512) return run_frag<T, 64, 512, true>(a), true;
+        if (nt == 128 && occ == 384) return run_frag<T, 128, 384, true>(a), true;
+        if (nt == 256 && occ == 512) return run_frag<T, 256, 512, true>(a), true;
+    } else if (v.ib == 8 && v.w1 == 4) {
+        if (nt == 64 && occ == 512) return run_frag_schur<T, 64, 512>(a), true;
+        if (nt == 128 && occ == 384) return run_frag_schur<T, 128, 384>(a), true;
+        if (nt == 256 && occ == 512) return run_frag_schur<T, 256, 512>(a), true;
     }
     return false;
 }

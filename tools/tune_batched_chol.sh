@@ -247,7 +247,8 @@ for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
             return min(float(x) for x in r['resident_variants_us'].split(';'))
         return min(float(v) for k, v in r.items() if k.startswith('res') and k.endswith('_us'))
     ax.plot([n for n, _ in b], [gf(n, float(r['left_us'])) for n, r in b], 's--', label='left-looking kernel (forced)')
-    ax.plot([n for n, _ in b], [gf(n, res_us(r)) for n, r in b], 'o-', label='resident kernel, fastest variant (forced)')
+    ax.plot([n for n, _ in b], [gf(n, res_us(r)) for n, r in b], 'o-', label='resident kernels (old + fragment layout), fastest variant (forced)')
+    ax.plot([n for n, _ in b], [float(r['gflops']) for _, r in b], 'D-', lw=2, label='library (tuned choice per n)')
     ax.plot([n for n, _ in b], [float(r['gflops_cusolver']) for _, r in b], '^-', label='cuSOLVER potrfBatched')
     res = {}
     for r in sw:
@@ -255,7 +256,7 @@ for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
             n, us = int(r['n']), float(r['us'])
             res[n] = min(res.get(n, us), us)
     ns = sorted(res)
-    ax.plot(ns, [gf(n, res[n]) for n in ns], 'x:', label='resident kernel, fastest variant (sweep run)')
+    ax.plot(ns, [gf(n, res[n]) for n in ns], 'x:', label='old resident kernel, fastest variant (third-session sweep)')
     ax.set_title(f'{name}, batch 10,000, H100')
     ax.set_xlabel('n')
     ax.set_ylabel('GFLOP/s (potrf)')

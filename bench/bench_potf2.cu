@@ -306,6 +306,14 @@ std::vector<Potf2Config> sweep_configs(int n) {
     return v;
 }
 
+/// Whether the factor now in t.work is a correct factorization (info 0, residual < 60); `res`: its residual.
+template <typename T>
+bool factor_ok(const Handles& h, const Tile<T>& t, double& res) {
+    int info = -1;
+    res = t.residual(h.stream, &info);
+    return info == 0 && res < 60.0;
+}
+
 template <typename T>
 bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config& c);
 
@@ -358,6 +366,14 @@ void print_phases(const Handles& h, const Tile<T>& t, const Potf2Config& c) {
 }
 #endif
 
+/// Whether the factor now in t.work is a correct factorization (info 0, residual < 60); `res`: its residual.
+template <typename T>
+bool factor_ok(const Handles& h, const Tile<T>& t, double& res) {
+    int info = -1;
+    res = t.residual(h.stream, &info);
+    return info == 0 && res < 60.0;
+}
+
 template <typename T>
 bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config& c) {
     bool ok = true;
@@ -388,9 +404,8 @@ bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config
 #ifdef STARFACT_BENCH_BATCHED_LEAF
         if (n <= 128) {
             const double leaf = time_batched_leaf<T>(h, t, o, false), leaf_q = time_batched_leaf<T>(h, t, o, true);
-            int info_leaf = -1;
-            const double res_leaf = t.residual(h.stream, &info_leaf);
-            const bool leaf_ok = info_leaf == 0 && res_leaf < 60.0;
+            double res_leaf = 0;
+            const bool leaf_ok = factor_ok(h, t, res_leaf);
             ok = ok && leaf_ok;
             std::printf(o.csv ? "leaf,%s,%d,%.1f,%.1f,%.2f,%.3g%s\n"
                               : "       leaf %s nb=%d: batched kernel, batch 1: %.1f us, queued %.1f us (ours_q / leaf_q = %.2f), "
@@ -413,9 +428,8 @@ Potf2Config sweep_tile(const Handles& h, const Options& o, Tile<T>& t, bool& ok)
     double best_s = 0;
     for (const Potf2Config& c : sweep_configs(n)) {
         const double s = time_ours<T>(h, t, c, o, true);
-        int info = -1;
-        const double res = t.residual(h.stream, &info);
-        const bool good = info == 0 && res < 60.0;
+        double res = 0;
+        const bool good = factor_ok(h, t, res);
         ok = ok && good;
         std::printf(o.csv ? "sweep,%s,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.2f%s\n"
                           : "sweep %-2s nb=%5d ib=%2d cutoff=%3d looped=%d right=%d blocked=%d rdiag=%d %9.1f us  "

@@ -366,14 +366,6 @@ void print_phases(const Handles& h, const Tile<T>& t, const Potf2Config& c) {
 }
 #endif
 
-/// Whether the factor now in t.work is a correct factorization (info 0, residual < 60); `res`: its residual.
-template <typename T>
-bool factor_ok(const Handles& h, const Tile<T>& t, double& res) {
-    int info = -1;
-    res = t.residual(h.stream, &info);
-    return info == 0 && res < 60.0;
-}
-
 template <typename T>
 bool bench_row(const Handles& h, const Options& o, Tile<T>& t, const Potf2Config& c) {
     bool ok = true;

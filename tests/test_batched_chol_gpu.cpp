@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -286,6 +287,103 @@ TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16
     for (int n = 1; n <= 128; ++n)
         for (Kernel k : kResidentNew)
             for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 7, l, k);
+}
+
+/// Q diag(d) Q^T with Q orthogonal (QR of a random matrix, in double) and d log-spaced from 1 down to
+/// 1 / cond, rounded to T: an SPD matrix of condition number ~cond whose small eigenvalues are spread
+/// over every direction (the hard case for triangular solves through inverted diagonal blocks).
+template <typename T>
+void ill_conditioned_spd(int n, T* A, int lda, double cond, uint64_t seed) {
+    std::vector<double> Q(static_cast<size_t>(n) * n), tau(static_cast<size_t>(n));
+    random_matrix<double>(n, n, Q.data(), n, seed);
+    std::vector<double> work(static_cast<size_t>(64) * n);  // >= the blocked QR's optimum (n * block size)
+    REQUIRE(LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, n, n, Q.data(), n, tau.data(), work.data(), 64 * n) == 0);
+    REQUIRE(LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, n, n, n, Q.data(), n, tau.data(), work.data(), 64 * n) == 0);
+    std::vector<double> d(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) d[k] = n > 1 ? std::pow(cond, -static_cast<double>(k) / (n - 1)) : 1.0;
+    for (int j = 0; j < n; ++j)
+        for (int i = j; i < n; ++i) {
+            double a = 0;
+            for (int k = 0; k < n; ++k) a += Q[i + static_cast<size_t>(k) * n] * d[k] * Q[j + static_cast<size_t>(k) * n];
+            A[i + static_cast<int64_t>(j) * lda] = static_cast<T>(a);
+            if (i != j) A[j + static_cast<int64_t>(i) * lda] = static_cast<T>(a);
+        }
+}
+
+/// A Gaussian-kernel (squared-exponential) matrix exp(-((x_i - x_j) / ell)^2) + nugget I on sorted random
+/// points in [0, 1], as Gaussian-process codes factor by the thousand: neighbouring columns are nearly
+/// equal, so the diagonal blocks of the factorization are ill-conditioned themselves (the case that
+/// separates a backward-stable panel solve from a plain product with the inverted diagonal block).
+/// Regenerated (next seed) until LAPACK factors it in precision T. Returns the seed used.
+template <typename T>
+uint64_t gaussian_kernel_spd(int n, T* A, int lda, double ell, double nugget, uint64_t seed) {
+    for (;; ++seed) {
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        std::vector<double> x(static_cast<size_t>(n));
+        for (double& v : x) v = u(rng);
+        std::sort(x.begin(), x.end());
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                const double d = (x[i] - x[j]) / ell;
+                A[i + static_cast<int64_t>(j) * lda] = static_cast<T>(std::exp(-d * d) + (i == j ? nugget : 0.0));
+            }
+        std::vector<T> L(A, A + static_cast<size_t>(lda) * n);
+        if (lapack_potrf(n, L.data(), lda) == 0) return seed;
+    }
+}
+
+TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 1e4 float / 1e12 double, and "
+                   "Gaussian-kernel matrices with small nuggets), every kernel but Schur: scaled residual < 60",
+                   "[batched]", float, double) {
+    using T = TestType;
+    const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
+    const double cond = sizeof(T) == 4 ? 1e4 : 1e12;
+    // Gaussian kernels: length scale 0.1, nugget 1e-12 (double) / 1e-5 (float); members 24.. of the batch.
+    const double ell = 0.1, nugget = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    constexpr int64_t batch = 24 + 72;
+    std::vector<Kernel> kernels = {kLibrary, kLeft};
+    for (const Kernel& k : kResident)
+        if (k.w1 != 4) kernels.push_back(k);  // Schur: inv(A11) in the update, not backward stable (docs), never chosen
+    for (const int n : {8, 17, 33, 64, 72, 96, 100, 128}) {
+        const uint64_t seed = fresh_seed();
+        const int lda = n;
+        const int64_t stride = static_cast<int64_t>(lda) * n;
+        std::vector<T> A(static_cast<size_t>(batch * stride));
+        uint64_t gseed = seed + 1000;
+        for (int64_t i = 0; i < batch; ++i) {
+            if (i < 24) ill_conditioned_spd<T>(n, A.data() + i * stride, lda, cond, seed + i);
+            else gseed = gaussian_kernel_spd<T>(n, A.data() + i * stride, lda, ell, nugget, gseed) + 1;
+        }
+        DeviceBuffer<T> dA(A.size());
+        DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
+        double by_family[4] = {0, 0, 0, 0};  // library, left-looking, resident (w1 0, 1), fragment layout (w1 2..4)
+        for (const Kernel& k : kernels) {
+            INFO("n=" << n << " cond=" << cond << " ell=" << ell << " nugget=" << nugget << " kernel=" << k.nt << "/" << k.occ << "/" << k.ib << "/w1=" << k.w1
+                      << " seed=" << seed);
+            dA.upload(A);
+            REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
+            if (k.nt < 0) batched::device::potrf<T>(n, dA.p, lda, stride, batch, dinfo.p);
+            else forced_potrf<T>(k, n, dA.p, stride, nullptr, lda, batch, dinfo.p);
+            REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+            const std::vector<T> L = dA.download();
+            const std::vector<int> info = dinfo.download();
+            double worst = 0;
+            int64_t worst_member = -1;
+            for (int64_t i = 0; i < batch; ++i) {
+                CHECK(info[i] == 0);
+                const double r = potrf_residual<T>(n, A.data() + i * stride, lda, L.data() + i * stride, lda);
+                if (r >= worst) worst = r, worst_member = i;
+            }
+            INFO("worst scaled residual " << worst << " (member " << worst_member << (worst_member < 24 ? ", Q D Q^T)" : ", Gaussian kernel)"));
+            CHECK(worst < 60.0);
+            double& f = by_family[k.nt < 0 ? 0 : k.nt == 0 ? 1 : k.w1 < 2 ? 2 : 3];
+            f = std::max(f, worst);
+        }
+        std::printf("ill-conditioned %s n=%3d: worst scaled residual: library %.3g, left-looking %.3g, "
+                    "resident %.3g, fragment layout %.3g\n",
+                    sizeof(T) == 4 ? "float" : "double", n, by_family[0], by_family[1], by_family[2], by_family[3]);
+    }
 }
 
 TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitizers", "[batched][sanitize]", float,

@@ -165,6 +165,8 @@ if rsrc:
         prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
         if kernel == 'left':
             left[(prec, n)] = us
+        elif kernel == 'residentschur':
+            continue  # never the library's choice: its update through inv(A11) is not backward stable (docs)
         else:  # resident (IB 8), resident16 (IB 16), residentw1 (IB 8, (A) by one warp)
             v = (us, nt, occ, 16 if kernel == 'resident16' else 8, 4 if kernel == 'residentschur' else 3 if kernel == 'residentdyn' else 2 if kernel == 'residentfrag' else 1 if kernel == 'residentw1' else 0)
             if (prec, n) not in res or v < res[(prec, n)]:

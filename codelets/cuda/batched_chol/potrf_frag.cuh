@@ -9,7 +9,8 @@
 //
 // Per panel p (np = number of block rows):
 //   (T) all warps: L(rb, p) = A(rb, p) inv(L(p, p))^T for rb > p, two DMMA steps per block (float: 16
-//       FMAs per lane) with inv(L(p, p)) from an 8 x 8 scratch block;                    barrier
+//       FMAs per lane) with inv(L(p, p)) from an 8 x 8 scratch block; double adds one refinement step
+//       (R = A - L L(p, p)^T, L += R inv(L(p, p))^T: four more DMMA steps);             barrier
 //   (C) warps 1..NW-1: S(rb, q) -= L(rb, p) L(q, p)^T for p + 2 <= q <= rb (units of up to 4 blocks of
 //       one block row); warp 0 meanwhile updates block column p + 1 and factors the diagonal block
 //       (p + 1, p + 1) (look-ahead): every lane of warp 0 runs the same 8 x 8 Cholesky in registers
@@ -21,8 +22,9 @@
 // and block (not once per thread or warp), and the rows below it are a product, not a substitution
 // (the "invert the diagonal block, then multiply" TRSM of batched GPU Cholesky codes, e.g. Abdelfattah,
 // Haidar, Tomov, Dongarra, "Factorization and inversion of a million matrices using GPUs", ICCS 2017,
-// and MAGMA's batched routines; the error of L21 grows with cond(L11) instead of being backward stable
-// per row: the tests' residual bound holds, docs/batched_cholesky.md).
+// and MAGMA's batched routines; alone its error grows with cond(L11) instead of being backward stable
+// per row, which the double refinement step repairs (solve_panel); the Schur variant's update through
+// inv(A11) has no such repair and is never the library's choice: docs/batched_cholesky.md).
 // info: first (1-based) column whose pivot is not a positive finite number (warp 0 computes every pivot;
 // thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is read and written.
 #pragma once
@@ -94,14 +96,14 @@ __device__ __forceinline__ typename Pair<T>::V& pair(T* B, int lane) {
     return reinterpret_cast<typename Pair<T>::V*>(B)[lane];
 }
 
-/// Stores row i (elements 0..i, zeros to the right up to the vector's end) of the lower triangle x to
-/// row i of the row-major block D, in 16-byte vectors.
+/// Stores row i of the lower triangle x (elements 0..i, zeros to the right: the whole row) to row i of
+/// the row-major block D, in 16-byte vectors. The zeros make D exactly L, so the refinement step of
+/// solve_panel can use its fragments as an operand.
 template <typename T>
 __device__ __forceinline__ void store_lower_row(T* D, int i, const T (&x)[8][8]) {
     constexpr int V = 16 / sizeof(T);
 #pragma unroll
     for (int j0 = 0; j0 < 8; j0 += V) {
-        if (j0 > i) break;
         T v[V];
 #pragma unroll
         for (int e = 0; e < V; ++e) v[e] = j0 + e <= i ? x[i][j0 + e] : T(0);
@@ -114,7 +116,7 @@ __device__ __forceinline__ void store_lower_row(T* D, int i, const T (&x)[8][8])
 /// (same inputs, same instructions, same bits): right-looking Cholesky with 1 / L_cc = pivot_rsqrt(p_c)
 /// (L_cc = p_c / sqrt(p_c), L_ic = a_ic / sqrt(p_c)), then X = inv(L) by columns (X_jj = 1 / L_jj,
 /// X_ij = -(1 / L_ii) sum_{j <= k < i} L_ik X_kj). Lane 0 writes L to Sd (by rows) and X to Si (by
-/// columns; lower parts, the upper part of Si stays zero, that of Sd is never read). Returns the first bad pivot column
+/// columns; lower parts, the upper part of Si stays zero, that of Sd is written as zeros). Returns the first bad pivot column
 /// (1-based) or 0. The caller orders the warp's earlier writes of Sd before the call (__syncwarp).
 template <typename T>
 __device__ __forceinline__ int factor_diag(T* Sd, T* Si, int lane) {
@@ -159,11 +161,19 @@ __device__ __forceinline__ int factor_diag(T* Sd, T* Si, int lane) {
 }
 
 /// (T), double: L(rb, p) = A(rb, p) X^T for rb = p + 1 + w + NW s (X = inv(L(p, p)) in Si): A's pair
-/// is the A operand of both steps, X's pair the B operand (B(k, n) = X(n, 2k + step)).
+/// is the A operand of both steps, X's pair the B operand (B(k, n) = X(n, 2k + step)). Then one step
+/// of refinement in working precision, R = A(rb, p) - L(rb, p) L(p, p)^T and L(rb, p) += R X^T (two
+/// DMMA steps each; L(p, p) from the diagonal block, whose upper part factor_diag zeroed): without it the
+/// error of L(rb, p) grows with cond(L(p, p)), and double matrices with ill-conditioned diagonal blocks
+/// (Gaussian-kernel matrices with small nuggets) gave scaled residuals up to ~130 (simulated; LAPACK
+/// ~0.01); with it they stay in LAPACK's class (one step of fixed-precision iterative refinement:
+/// Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 12.2). Float's range of
+/// conditioning keeps the plain product within ~0.5 there, so float skips the step.
 template <int NW>
 __device__ __forceinline__ void solve_panel(double* S, const double* Si, int np, int p, int w, int lane) {
     constexpr int R = (kMaxBlocks - 1 + NW - 1) / NW;
     const double2 x = pair(const_cast<double*>(Si), lane);
+    const double2 l = pair(S + 64 * bidx(p, p), lane);
     double2 a[R];
 #pragma unroll
     for (int s = 0; s < R; ++s) {
@@ -177,6 +187,11 @@ __device__ __forceinline__ void solve_panel(double* S, const double* Si, int np,
             double d0 = 0.0, d1 = 0.0;
             dmma(d0, d1, a[s].x, x.x);
             dmma(d0, d1, a[s].y, x.y);
+            double r0 = a[s].x, r1 = a[s].y;  // R = A - L21 L11^T (the accumulator pair is an operand pair)
+            dmma(r0, r1, -d0, l.x);
+            dmma(r0, r1, -d1, l.y);
+            dmma(d0, d1, r0, x.x);  // L21 += R X^T
+            dmma(d0, d1, r1, x.y);
             pair(S + 64 * bidx(rb, p), lane) = make_double2(d0, d1);
         }
     }

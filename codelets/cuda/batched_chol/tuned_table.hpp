@@ -272,7 +272,7 @@ constexpr PotrfConfig kTunedFloat[129] = {
 };
 
 // Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC, IB, W1}, {0, 0, 8, 0} = the left-looking
-// kernel above; from bench_final6_h100.csv.
+// kernel above; from bench_final8_h100.csv.
 constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},
     {0, 0, 8, 0},  // n = 1
@@ -339,70 +339,70 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 62
     {0, 0, 8, 0},  // n = 63
     {0, 0, 8, 0},  // n = 64
-    {64, 512, 8, 4},  // n = 65  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 66  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 67  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 68  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 69  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 70  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 71  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 72  394.1 us at n = 72 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 73  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 74  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 75  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 76  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 77  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 78  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 79  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 4},  // n = 80  492.0 us at n = 80 vs left-looking 918.1 us at N = 80
-    {64, 512, 8, 2},  // n = 81  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 82  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 83  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 84  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 85  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 86  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 87  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {64, 512, 8, 2},  // n = 88  641.5 us at n = 88 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 89  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 90  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 91  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 92  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 93  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 94  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 95  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 96  743.3 us at n = 96 vs left-looking 1475.9 us at N = 96
-    {128, 384, 8, 2},  // n = 97  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 98  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 99  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 100  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 101  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 102  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 103  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 104  851.7 us at n = 104 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 105  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 106  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 107  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 108  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 109  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 110  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 111  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 112  966.1 us at n = 112 vs left-looking 1997.2 us at N = 112
-    {128, 384, 8, 2},  // n = 113  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 114  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 115  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 116  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 117  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 118  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 119  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 120  1092.2 us at n = 120 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 121  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 122  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 123  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 124  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 125  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 126  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 127  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
-    {128, 384, 8, 2},  // n = 128  1319.4 us at n = 128 vs left-looking 2834.0 us at N = 128
+    {64, 512, 8, 2},  // n = 65  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 66  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 67  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 68  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 69  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 70  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 71  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 72  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 73  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 74  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 75  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 76  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 77  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 78  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 79  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {64, 512, 8, 2},  // n = 80  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
+    {128, 384, 8, 2},  // n = 81  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 82  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 83  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 84  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 85  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 86  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 87  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 88  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 89  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 90  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 91  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 92  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 93  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 94  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 95  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 96  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
+    {128, 384, 8, 2},  // n = 97  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 98  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 99  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 100  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 101  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 102  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 103  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 104  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 105  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 106  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 107  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 108  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 109  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 110  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 111  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 112  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
+    {128, 384, 8, 2},  // n = 113  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 114  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 115  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 116  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 117  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 118  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 119  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 120  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 121  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 122  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 123  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 124  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 125  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 126  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 127  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {128, 384, 8, 2},  // n = 128  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -471,14 +471,14 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 62
     {0, 0, 8, 0},  // n = 63
     {0, 0, 8, 0},  // n = 64
-    {64, 512, 8, 2},  // n = 65  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 66  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 67  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 68  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 69  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 70  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 71  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
-    {64, 512, 8, 2},  // n = 72  344.4 us at n = 72 vs left-looking 417.6 us at N = 80
+    {64, 512, 8, 2},  // n = 65  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 66  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 67  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 68  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 69  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 70  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 71  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 512, 8, 2},  // n = 72  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
     {0, 0, 8, 0},  // n = 73
     {0, 0, 8, 0},  // n = 74
     {0, 0, 8, 0},  // n = 75
@@ -487,54 +487,54 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 78
     {0, 0, 8, 0},  // n = 79
     {0, 0, 8, 0},  // n = 80
-    {64, 512, 8, 0},  // n = 81  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 82  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 83  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 84  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 85  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 86  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 87  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 88  534.1 us at n = 88 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 89  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 90  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 91  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 92  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 93  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 94  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 95  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 96  607.1 us at n = 96 vs left-looking 732.6 us at N = 96
-    {64, 512, 8, 0},  // n = 97  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 98  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 99  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 100  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 101  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 102  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 103  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 104  682.1 us at n = 104 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 105  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 106  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 107  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 108  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 109  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 110  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 111  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 112  797.5 us at n = 112 vs left-looking 1433.6 us at N = 112
-    {64, 512, 8, 0},  // n = 113  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 114  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 115  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 116  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 117  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 118  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 119  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 120  931.3 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 121  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 122  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 123  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 124  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 125  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 126  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 127  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {64, 512, 8, 0},  // n = 128  1025.7 us at n = 128 vs left-looking 1630.4 us at N = 128
+    {64, 512, 8, 0},  // n = 81  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 82  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 83  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 84  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 85  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 86  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 87  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 88  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 89  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 90  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 91  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 92  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 93  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 94  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 95  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 96  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
+    {64, 512, 8, 0},  // n = 97  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 98  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 99  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 100  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 101  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 102  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 103  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 104  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 105  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 106  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 107  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 108  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 109  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 110  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 111  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 112  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
+    {64, 512, 8, 0},  // n = 113  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 114  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 115  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 116  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 117  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 118  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 119  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 120  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 121  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 122  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 123  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 124  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 125  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 126  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 127  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 0},  // n = 128  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

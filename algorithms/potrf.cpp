@@ -215,7 +215,8 @@ int potrf(TileMatrix<T>& A, const Options& opts) {
     if (A.n() == 0) return 0;
     if (opts.mapping != Mapping::CpuOnly) {
         detail::reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
-        if (opts.panel != PanelSolve::Trsm) detail::reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
+        if (resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse)
+            detail::reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }
 
     int info = 0;
@@ -309,11 +310,12 @@ DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m) {
     return m != Mapping::CpuOnly && detail::fused_potf2_available() ? DiagKernel::Fused : DiagKernel::Cusolver;
 }
 
-PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb) {
-    if (p != PanelSolve::Auto) return p;
-    // H100 measurements (docs/results.md): the inverse path wins with 1024 tiles (trtri is cheap, cuBLAS
-    // dtrsm is slow), loses with 2048 tiles (trtri on the critical path costs more than it saves).
-    return m != Mapping::CpuOnly && nb <= 1024 ? PanelSolve::Inverse : PanelSolve::Trsm;
+PanelSolve resolve_panel_solve(PanelSolve p, Mapping, int64_t) {
+    // Trsm whatever the mapping and tile size: the inverse path was faster with 1024 tiles on the H100
+    // (docs/results.md) but is not backward stable: on Gaussian-kernel matrices with small nuggets, which
+    // LAPACK factors with residuals ~1e-3, its error through inv(L[k][k]) made the trailing matrix lose
+    // definiteness (a spurious info > 0; docs/algorithms.md). It stays available as an explicit choice.
+    return p == PanelSolve::Auto ? PanelSolve::Trsm : p;
 }
 
 const char* to_string(PanelSolve p) {

@@ -39,9 +39,10 @@ problem
   --seed S          random seed (default 1)
 algorithm, mapping and runtime
   --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
-  --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile), inverse (trtri of the diagonal tile,
-                    then one gemm per tile), auto (default: inverse when GPUs may run tasks and
-                    nb <= 1024, else trsm; measured on the H100, docs/results.md)
+  --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
+                    diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
+                    backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
+                    trsm; docs/algorithms.md)
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
                     (default: fused when the build has it, else cusolver; fused is 1.2-2.0x cuSOLVER
                     per tile on the H100 at nb = 64..2048: docs/potf2.md)

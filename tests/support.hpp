@@ -1,5 +1,9 @@
 // Shared test helpers: the process-wide Runtime, fresh random seeds, matrix builders.
 #pragma once
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -23,6 +27,34 @@ std::vector<T> spd_matrix(int64_t n, int64_t ld, uint64_t seed) {
     std::vector<T> A(static_cast<size_t>(ld) * std::max<int64_t>(n, 1), T(-777));
     random_symmetric<T>(n, A.data(), ld, seed, static_cast<double>(n));
     return A;
+}
+
+/// Gaussian-kernel (squared-exponential) matrix exp(-((x_i - x_j) / ell)^2) + nugget I on n sorted random
+/// points in [0, 1], leading dimension ld, as Gaussian-process codes factor them: neighbouring columns are
+/// nearly equal, so diagonal blocks and tiles are ill-conditioned themselves (what separates a backward-
+/// stable triangular solve from a product with an inverted diagonal block). Regenerated (next seed)
+/// until LAPACK's potrf factors it in precision T. Returns the seed used.
+template <typename T>
+uint64_t gaussian_kernel_spd(int64_t n, T* A, int64_t ld, double ell, double nugget, uint64_t seed) {
+    for (;; ++seed) {
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        std::vector<double> x(static_cast<size_t>(n));
+        for (double& v : x) v = u(rng);
+        std::sort(x.begin(), x.end());
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < n; ++i) {
+                const double d = (x[i] - x[j]) / ell;
+                A[i + j * ld] = static_cast<T>(std::exp(-d * d) + (i == j ? nugget : 0.0));
+            }
+        std::vector<T> L(A, A + static_cast<size_t>(ld) * n);
+        int info;
+        if constexpr (sizeof(T) == 4)
+            info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), reinterpret_cast<float*>(L.data()), static_cast<int>(ld));
+        else
+            info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), reinterpret_cast<double*>(L.data()), static_cast<int>(ld));
+        if (info == 0) return seed;
+    }
 }
 
 /// Residual threshold from the LAPACK/Chameleon convention.

@@ -310,29 +310,6 @@ void ill_conditioned_spd(int n, T* A, int lda, double cond, uint64_t seed) {
         }
 }
 
-/// A Gaussian-kernel (squared-exponential) matrix exp(-((x_i - x_j) / ell)^2) + nugget I on sorted random
-/// points in [0, 1], as Gaussian-process codes factor by the thousand: neighbouring columns are nearly
-/// equal, so the diagonal blocks of the factorization are ill-conditioned themselves (the case that
-/// separates a backward-stable panel solve from a plain product with the inverted diagonal block).
-/// Regenerated (next seed) until LAPACK factors it in precision T. Returns the seed used.
-template <typename T>
-uint64_t gaussian_kernel_spd(int n, T* A, int lda, double ell, double nugget, uint64_t seed) {
-    for (;; ++seed) {
-        std::mt19937_64 rng(seed);
-        std::uniform_real_distribution<double> u(0.0, 1.0);
-        std::vector<double> x(static_cast<size_t>(n));
-        for (double& v : x) v = u(rng);
-        std::sort(x.begin(), x.end());
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i) {
-                const double d = (x[i] - x[j]) / ell;
-                A[i + static_cast<int64_t>(j) * lda] = static_cast<T>(std::exp(-d * d) + (i == j ? nugget : 0.0));
-            }
-        std::vector<T> L(A, A + static_cast<size_t>(lda) * n);
-        if (lapack_potrf(n, L.data(), lda) == 0) return seed;
-    }
-}
-
 TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 1e4 float / 1e12 double, and "
                    "Gaussian-kernel matrices with small nuggets), every kernel but Schur: scaled residual < 60",
                    "[batched]", float, double) {
@@ -353,7 +330,7 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
         uint64_t gseed = seed + 1000;
         for (int64_t i = 0; i < batch; ++i) {
             if (i < 24) ill_conditioned_spd<T>(n, A.data() + i * stride, lda, cond, seed + i);
-            else gseed = gaussian_kernel_spd<T>(n, A.data() + i * stride, lda, ell, nugget, gseed) + 1;
+            else gseed = starfact::test::gaussian_kernel_spd<T>(n, A.data() + i * stride, lda, ell, nugget, gseed) + 1;
         }
         DeviceBuffer<T> dA(A.size());
         DeviceBuffer<int> dinfo(static_cast<size_t>(batch));

@@ -110,3 +110,30 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
     L[150 + 20 * n] += 1e-6;
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) > kResidualLimit);
 }
+
+TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditioned tiles) as LAPACK does",
+                   "[potrf][cpu]", float, double) {
+    using T = TestType;
+    // The inverse panel solve (the GPU mappings' default up to the fifth session) lost definiteness on
+    // these (a spurious info > 0); the default is the backward-stable trsm now, for every mapping.
+    for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid})
+        CHECK(resolve_panel_solve(PanelSolve::Auto, m, 1024) == PanelSolve::Trsm);
+    const int64_t n = 300, ld = n + 2;
+    const double ell = 0.1, nugget = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid}) {
+        for (int64_t nb : {64, 100}) {
+            std::vector<T> A(static_cast<size_t>(ld * n), T(-777));
+            const uint64_t seed = starfact::test::gaussian_kernel_spd<T>(n, A.data(), ld, ell, nugget, fresh_seed());
+            INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(m) << " ell=" << ell << " nugget=" << nugget
+                      << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+            std::vector<T> L = A;
+            Options opts;
+            opts.nb = nb;
+            opts.mapping = m;
+            REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
+            const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
+            INFO("residual=" << res);
+            CHECK(res < kResidualLimit);
+        }
+    }
+}

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "starfact/starfact.hpp"
@@ -49,10 +50,10 @@ uint64_t gaussian_kernel_spd(int64_t n, T* A, int64_t ld, double ell, double nug
             }
         std::vector<T> L(A, A + static_cast<size_t>(ld) * n);
         int info;
-        if constexpr (sizeof(T) == 4)
-            info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), reinterpret_cast<float*>(L.data()), static_cast<int>(ld));
+        if constexpr (std::is_same_v<T, float>)
+            info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), L.data(), static_cast<int>(ld));
         else
-            info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), reinterpret_cast<double*>(L.data()), static_cast<int>(ld));
+            info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), L.data(), static_cast<int>(ld));
         if (info == 0) return seed;
     }
 }

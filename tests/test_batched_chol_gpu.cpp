@@ -134,14 +134,16 @@ const Kernel kLibrary{-1, 0}, kLeft{0, 0};
 const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}, {256, 512, 8, 0},
                             {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}, {64, 512, 8, 2},
                             {128, 384, 8, 2},  {256, 512, 8, 2}, {64, 512, 8, 3}, {128, 384, 8, 3},
-                            {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4}};  // resident_dispatch.cuh: kResidentVariants
+                            {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4},
+                            {96, 384, 8, 2}, {96, 384, 8, 4}};  // resident_dispatch.cuh: kResidentVariants
 // The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
 // the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
-// w1 = 4: the Schur variant, one barrier per panel).
+// w1 = 4: the pipelined variant, one block-wide barrier per panel; sixth session, replacing the Schur variant).
 const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1},
                                {64, 512, 8, 2},   {128, 384, 8, 2}, {256, 512, 8, 2},
                                {64, 512, 8, 3},   {128, 384, 8, 3}, {256, 512, 8, 3},
-                               {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4}};
+                               {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4},
+                               {96, 384, 8, 2},   {96, 384, 8, 4}};
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
@@ -162,7 +164,7 @@ template <typename T>
 void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 == 4 ? "s" : kernel.w1 == 3 ? "d" : kernel.w1 == 2 ? "f" : kernel.w1 ? "w" : "")
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 == 4 ? "p" : kernel.w1 == 3 ? "d" : kernel.w1 == 2 ? "f" : kernel.w1 ? "w" : "")
                     << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
@@ -311,7 +313,7 @@ void ill_conditioned_spd(int n, T* A, int lda, double cond, uint64_t seed) {
 }
 
 TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 1e4 float / 1e12 double, and "
-                   "Gaussian-kernel matrices with small nuggets), every kernel but Schur: scaled residual < 60",
+                   "Gaussian-kernel matrices with small nuggets), every kernel: scaled residual < 60",
                    "[batched]", float, double) {
     using T = TestType;
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
@@ -320,8 +322,7 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
     const double ell = 0.1, nugget = sizeof(T) == 4 ? 1e-5 : 1e-12;
     constexpr int64_t batch = 24 + 72;
     std::vector<Kernel> kernels = {kLibrary, kLeft};
-    for (const Kernel& k : kResident)
-        if (k.w1 != 4) kernels.push_back(k);  // Schur: inv(A11) in the update, not backward stable (docs), never chosen
+    for (const Kernel& k : kResident) kernels.push_back(k);
     for (const int n : {8, 17, 33, 64, 72, 96, 100, 128}) {
         const uint64_t seed = fresh_seed();
         const int lda = n;

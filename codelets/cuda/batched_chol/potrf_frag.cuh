@@ -115,16 +115,28 @@ __device__ __forceinline__ void store_lower_row(T* D, int i, const T (&x)[8][8])
 /// Factors the diagonal block Sd (row-major 8 x 8, lower part read) on every lane of the calling warp
 /// (same inputs, same instructions, same bits): right-looking Cholesky with 1 / L_cc = pivot_rsqrt(p_c)
 /// (L_cc = p_c / sqrt(p_c), L_ic = a_ic / sqrt(p_c)), then X = inv(L) by columns (X_jj = 1 / L_jj,
-/// X_ij = -(1 / L_ii) sum_{j <= k < i} L_ik X_kj). Lane 0 writes L to Sd (by rows) and X to Si (by
-/// columns; lower parts, the upper part of Si stays zero, that of Sd is written as zeros). Returns the first bad pivot column
+/// X_ij = -(1 / L_ii) sum_{j <= k < i} L_ik X_kj; lane l computes column l mod 8). Lane 0 writes L to Sd
+/// (by rows, the upper part as zeros); lanes 0..7 write their columns of X to Si (the upper part as zeros). Returns the first bad pivot column
 /// (1-based) or 0. The caller orders the warp's earlier writes of Sd before the call (__syncwarp).
 template <typename T>
 __device__ __forceinline__ int factor_diag(T* Sd, T* Si, int lane) {
     T a[8][8];
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < 8; ++i)  // the lower part of row i, in 16-byte reads
 #pragma unroll
-        for (int j = 0; j <= i; ++j) a[i][j] = Sd[8 * i + j];
+        for (int j = 0; j <= i; j += 16 / static_cast<int>(sizeof(T))) {
+            if constexpr (sizeof(T) == 8) {
+                const double2 v = *reinterpret_cast<const double2*>(Sd + 8 * i + j);
+                a[i][j] = v.x;
+                if (j + 1 <= i) a[i][j + 1] = v.y;
+            } else {
+                const float4 v = *reinterpret_cast<const float4*>(Sd + 8 * i + j);
+                const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                for (int k = 0; k < 4; ++k)
+                    if (j + k <= i) a[i][j + k] = e[k];
+            }
+        }
     int fail = 0;
 #pragma unroll
     for (int c = 0; c < 8; ++c) {
@@ -142,21 +154,23 @@ __device__ __forceinline__ int factor_diag(T* Sd, T* Si, int lane) {
         if (lane == 0) store_lower_row(Sd, c, a);  // row c of L is final
         a[c][c] = r;  // from here on the diagonal holds 1 / L_cc
     }
+    // X by columns, one column per lane (j = lane mod 8; lanes 8.. repeat lanes 0..7, which store),
+    // with x_k = 0 above the diagonal (k < j) so that every lane runs the same instructions; the products
+    // and their order are those of the column-by-column substitution (s starts at +0, the first nonzero
+    // term is rounded alone), so X is the same.
+    const int j = lane & 7;
+    T x[8];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {  // column j of X, stored at once (only one column live)
-        T x[8];
-        x[j] = a[j][j];
+    for (int i = 0; i < 8; ++i) {
+        T s = T(0);
 #pragma unroll
-        for (int i = j + 1; i < 8; ++i) {
-            T s = a[i][j] * x[j];
-#pragma unroll
-            for (int k = j + 1; k < i; ++k) s = fma(a[i][k], x[k], s);
-            x[i] = -a[i][i] * s;
-        }
-        if (lane == 0)
-#pragma unroll
-            for (int i = j; i < 8; ++i) Si[8 * i + j] = x[i];
+        for (int k = 0; k < i; ++k) s = fma(a[i][k], x[k], s);
+        const T xi = -a[i][i] * s;
+        x[i] = i < j ? T(0) : i == j ? a[i][i] : xi;
     }
+    if (lane < 8)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) Si[8 * i + j] = x[i];  // the upper part as the zeros it holds
     return fail;
 }
 
@@ -169,40 +183,67 @@ __device__ __forceinline__ int factor_diag(T* Sd, T* Si, int lane) {
 /// ~0.01); with it they stay in LAPACK's class (one step of fixed-precision iterative refinement:
 /// Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 12.2). Float's range of
 /// conditioning keeps the plain product within ~0.5 there, so float skips the step.
+/// The solve of one or two blocks held as pairs a0, a1 (d0, d1 out; x, l: this lane's pairs of X and
+/// L(p, p)), double, as above. Both chains of six dependent DMMA steps are issued stage by stage (asm
+/// volatile keeps the source order): one block's step hides the other's tensor-core latency.
+__device__ __forceinline__ void solve2_regs(double2 a0, double2 a1, bool two, double2 x, double2 l, double2& d0,
+                                            double2& d1) {
+    double d[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+    double r[2][2] = {{a0.x, a0.y}, {a1.x, a1.y}};  // R = A - L21 L11^T (accumulator pairs are operand pairs)
+    dmma(d[0][0], d[0][1], a0.x, x.x);
+    if (two) dmma(d[1][0], d[1][1], a1.x, x.x);
+    dmma(d[0][0], d[0][1], a0.y, x.y);
+    if (two) dmma(d[1][0], d[1][1], a1.y, x.y);
+    dmma(r[0][0], r[0][1], -d[0][0], l.x);
+    if (two) dmma(r[1][0], r[1][1], -d[1][0], l.x);
+    dmma(r[0][0], r[0][1], -d[0][1], l.y);
+    if (two) dmma(r[1][0], r[1][1], -d[1][1], l.y);
+    dmma(d[0][0], d[0][1], r[0][0], x.x);  // L21 += R X^T
+    if (two) dmma(d[1][0], d[1][1], r[1][0], x.x);
+    dmma(d[0][0], d[0][1], r[0][1], x.y);
+    if (two) dmma(d[1][0], d[1][1], r[1][1], x.y);
+    d0 = make_double2(d[0][0], d[0][1]);
+    d1 = make_double2(d[1][0], d[1][1]);
+}
+/// Solves the blocks A0 -> D0 and, if two, A1 -> D1 (D = A in place, or elsewhere), double (only two
+/// blocks' operands live: all of a warp's blocks at once spilled under the register caps).
+__device__ __forceinline__ void solve2(const double* A0, const double* A1, double* D0, double* D1, bool two,
+                                       const double* Si, const double* Ld, int lane) {
+    const double2 a0 = pair(const_cast<double*>(A0), lane), a1 = pair(const_cast<double*>(two ? A1 : A0), lane);
+    double2 d0, d1;
+    solve2_regs(a0, a1, two, pair(const_cast<double*>(Si), lane), pair(const_cast<double*>(Ld), lane), d0, d1);
+    pair(D0, lane) = d0;
+    if (two) pair(D1, lane) = d1;
+}
+/// (T) of panel p on block rows rb = r0 + ws + NS s (< np), in place, two at a time.
+template <int NS>
+__device__ __forceinline__ void solve_rows(double* S, const double* Si, int np, int p, int r0, int ws, int lane) {
+    constexpr int R = (kMaxBlocks - 1 + NS - 1) / NS;
+    const double* Ld = S + 64 * bidx(p, p);
+#pragma unroll
+    for (int s = 0; s < R; s += 2) {
+        const int rb = r0 + ws + NS * s, rb2 = rb + NS;
+        if (rb >= np) break;  // warp-uniform
+        const bool two = s + 1 < R && rb2 < np;
+        double* B0 = S + 64 * bidx(rb, p);
+        double* B1 = S + 64 * bidx(two ? rb2 : rb, p);
+        solve2(B0, B1, B0, B1, two, Si, Ld, lane);
+    }
+}
+/// One block of panel p, A -> D (D not in S: the pipelined kernel's private copy of L(p + 1, p)).
+__device__ __forceinline__ void solve_block(const double* S, const double* Si, int p, const double* A, double* D,
+                                            int lane) {
+    solve2(A, A, D, D, false, Si, S + 64 * bidx(p, p), lane);
+}
 template <int NW>
 __device__ __forceinline__ void solve_panel(double* S, const double* Si, int np, int p, int w, int lane) {
-    constexpr int R = (kMaxBlocks - 1 + NW - 1) / NW;
-    const double2 x = pair(const_cast<double*>(Si), lane);
-    const double2 l = pair(S + 64 * bidx(p, p), lane);
-    double2 a[R];
-#pragma unroll
-    for (int s = 0; s < R; ++s) {
-        const int rb = p + 1 + w + NW * s;
-        if (rb < np) a[s] = pair(S + 64 * bidx(rb, p), lane);
-    }
-#pragma unroll
-    for (int s = 0; s < R; ++s) {
-        const int rb = p + 1 + w + NW * s;
-        if (rb < np) {  // warp-uniform
-            double d0 = 0.0, d1 = 0.0;
-            dmma(d0, d1, a[s].x, x.x);
-            dmma(d0, d1, a[s].y, x.y);
-            double r0 = a[s].x, r1 = a[s].y;  // R = A - L21 L11^T (the accumulator pair is an operand pair)
-            dmma(r0, r1, -d0, l.x);
-            dmma(r0, r1, -d1, l.y);
-            dmma(d0, d1, r0, x.x);  // L21 += R X^T
-            dmma(d0, d1, r1, x.y);
-            pair(S + 64 * bidx(rb, p), lane) = make_double2(d0, d1);
-        }
-    }
+    solve_rows<NW>(S, Si, np, p, p + 1, w, lane);
 }
 /// (T), float: lane (g, t) computes L(g, 2t + e) = sum_k A(g, k) X(2t + e, k) (row g of A, rows 2t,
 /// 2t + 1 of X, broadcast 16-byte reads).
-template <int NW>
-__device__ __forceinline__ void solve_panel(float* S, const float* Si, int np, int p, int w, int lane) {
-    constexpr int R = (kMaxBlocks - 1 + NW - 1) / NW;
-    const int g = lane >> 2, t2 = 2 * (lane & 3);
-    float x[2][8];
+/// Rows of X (this lane's 2t, 2t + 1), for the float solves.
+__device__ __forceinline__ void load_x_rows(const float* Si, int lane, float (&x)[2][8]) {
+    const int t2 = 2 * (lane & 3);
 #pragma unroll
     for (int e = 0; e < 2; ++e)
 #pragma unroll
@@ -210,67 +251,90 @@ __device__ __forceinline__ void solve_panel(float* S, const float* Si, int np, i
             const float4 v = *reinterpret_cast<const float4*>(Si + 8 * (t2 + e) + 4 * h);
             x[e][4 * h] = v.x, x[e][4 * h + 1] = v.y, x[e][4 * h + 2] = v.z, x[e][4 * h + 3] = v.w;
         }
+}
+/// Row g of block B (two 16-byte reads).
+__device__ __forceinline__ void load_row8(const float* B, int g, float (&a)[8]) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float4 v = *reinterpret_cast<const float4*>(B + 8 * g + 4 * h);
+        a[4 * h] = v.x, a[4 * h + 1] = v.y, a[4 * h + 2] = v.z, a[4 * h + 3] = v.w;
+    }
+}
+__device__ __forceinline__ float2 solve_row(const float (&a)[8], const float (&x)[2][8]) {
+    float y0 = 0.0f, y1 = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        y0 = fmaf(a[k], x[0][k], y0);
+        y1 = fmaf(a[k], x[1][k], y1);
+    }
+    return make_float2(y0, y1);
+}
+template <int NS>
+__device__ __forceinline__ void solve_rows(float* S, const float* Si, int np, int p, int r0, int ws, int lane) {
+    constexpr int R = (kMaxBlocks - 1 + NS - 1) / NS;
+    const int g = lane >> 2;
+    float x[2][8];
+    load_x_rows(Si, lane, x);
     float a[R][8];
 #pragma unroll
     for (int s = 0; s < R; ++s) {
-        const int rb = p + 1 + w + NW * s;
-        if (rb < np)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const float4 v = *reinterpret_cast<const float4*>(S + 64 * bidx(rb, p) + 8 * g + 4 * h);
-                a[s][4 * h] = v.x, a[s][4 * h + 1] = v.y, a[s][4 * h + 2] = v.z, a[s][4 * h + 3] = v.w;
-            }
+        const int rb = r0 + ws + NS * s;
+        if (rb < np) load_row8(S + 64 * bidx(rb, p), g, a[s]);
     }
     __syncwarp();  // the rows are read by 4 lanes each before any lane overwrites its pair
 #pragma unroll
     for (int s = 0; s < R; ++s) {
-        const int rb = p + 1 + w + NW * s;
-        if (rb < np) {
-            float y0 = 0.0f, y1 = 0.0f;
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                y0 = fmaf(a[s][k], x[0][k], y0);
-                y1 = fmaf(a[s][k], x[1][k], y1);
-            }
-            pair(S + 64 * bidx(rb, p), lane) = make_float2(y0, y1);
-        }
+        const int rb = r0 + ws + NS * s;
+        if (rb < np) pair(S + 64 * bidx(rb, p), lane) = solve_row(a[s], x);
     }
 }
+__device__ __forceinline__ void solve_block(const float* S, const float* Si, int p, const float* A, float* D, int lane) {
+    float x[2][8], a[8];
+    load_x_rows(Si, lane, x);
+    load_row8(A, lane >> 2, a);
+    pair(D, lane) = solve_row(a, x);
+}
+template <int NW>
+__device__ __forceinline__ void solve_panel(float* S, const float* Si, int np, int p, int w, int lane) {
+    solve_rows<NW>(S, Si, np, p, p + 1, w, lane);
+}
 
-/// (C) of panel p on blocks (rb, q0 .. q0 + QB - 1) (those <= rb), double: acc -= L(rb, p) L(q, p)^T.
+/// (C) of panel p on blocks (rb, q0 .. q0 + QB - 1) (those <= rb), double: acc -= L(rb, p) L(q, p)^T,
+/// L(rb, p) from La, L(q0, p) from B0 (the others from S).
 template <int QB>
-__device__ __forceinline__ void update_unit(double* S, int p, int rb, int q0, int lane) {
-    const double2 a = pair(S + 64 * bidx(rb, p), lane);
+__device__ __forceinline__ void update_unit(double* S, const double* La, const double* B0, int p, int rb, int q0,
+                                            int lane) {
+    const double2 a = pair(const_cast<double*>(La), lane);
     const double a0 = -a.x, a1 = -a.y;
     double2 b[QB], c[QB];
 #pragma unroll
     for (int j = 0; j < QB; ++j)
         if (q0 + j <= rb) {  // warp-uniform
-            b[j] = pair(S + 64 * bidx(q0 + j, p), lane);
+            b[j] = pair(const_cast<double*>(j == 0 ? B0 : S + 64 * bidx(q0 + j, p)), lane);
             c[j] = pair(S + 64 * bidx(rb, q0 + j), lane);
         }
+    // Step 0 of every block, then step 1 (independent accumulators between the dependent steps).
+#pragma unroll
+    for (int j = 0; j < QB; ++j)
+        if (q0 + j <= rb) dmma(c[j].x, c[j].y, a0, b[j].x);
 #pragma unroll
     for (int j = 0; j < QB; ++j)
         if (q0 + j <= rb) {
-            dmma(c[j].x, c[j].y, a0, b[j].x);
             dmma(c[j].x, c[j].y, a1, b[j].y);
             pair(S + 64 * bidx(rb, q0 + j), lane) = c[j];
         }
 }
 /// Float: lane (g, t): acc(g, 2t + e) -= sum_k L(rb, p)(g, k) L(q, p)(2t + e, k).
 template <int QB>
-__device__ __forceinline__ void update_unit(float* S, int p, int rb, int q0, int lane) {
+__device__ __forceinline__ void update_unit(float* S, const float* La, const float* B0, int p, int rb, int q0,
+                                            int lane) {
     const int g = lane >> 2, t2 = 2 * (lane & 3);
     float a[8];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const float4 v = *reinterpret_cast<const float4*>(S + 64 * bidx(rb, p) + 8 * g + 4 * h);
-        a[4 * h] = v.x, a[4 * h + 1] = v.y, a[4 * h + 2] = v.z, a[4 * h + 3] = v.w;
-    }
+    load_row8(La, g, a);
 #pragma unroll
     for (int j = 0; j < QB; ++j)
         if (q0 + j <= rb) {  // warp-uniform
-            const float* Bq = S + 64 * bidx(q0 + j, p);
+            const float* Bq = j == 0 ? B0 : S + 64 * bidx(q0 + j, p);
             float2 c = pair(S + 64 * bidx(rb, q0 + j), lane);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -284,6 +348,11 @@ __device__ __forceinline__ void update_unit(float* S, int p, int rb, int q0, int
             }
             pair(S + 64 * bidx(rb, q0 + j), lane) = c;
         }
+}
+/// The same with every operand in S.
+template <int QB, typename T>
+__device__ __forceinline__ void update_unit(T* S, int p, int rb, int q0, int lane) {
+    update_unit<QB>(S, S + 64 * bidx(rb, p), S + 64 * bidx(q0, p), p, rb, q0, lane);
 }
 
 /// (C) of panel p, warp 0's share: block column p + 1 (its diagonal block included), in units of 4 rows.
@@ -302,8 +371,10 @@ __device__ __forceinline__ void update_next_column(T* S, int np, int p, int lane
                 }
 #pragma unroll
             for (int s = 0; s < 4; ++s)
+                if (r0 + s < np) dmma(c[s].x, c[s].y, -a[s].x, b.x);
+#pragma unroll
+            for (int s = 0; s < 4; ++s)
                 if (r0 + s < np) {
-                    dmma(c[s].x, c[s].y, -a[s].x, b.x);
                     dmma(c[s].x, c[s].y, -a[s].y, b.y);
                     pair(S + 64 * bidx(r0 + s, q), lane) = c[s];
                 }
@@ -313,16 +384,25 @@ __device__ __forceinline__ void update_next_column(T* S, int np, int p, int lane
     }
 }
 
-/// (C) of panel p, the other warps' share: blocks (rb, q), p + 2 <= q <= rb < np, in units of QB blocks
-/// of one block row, round-robin over warps 1..NW-1.
+/// (C) of panel p, the other warps' share: blocks (rb, q), qf <= q <= rb, p + 2 <= rb < np, in units of
+/// QB blocks of one block row, round-robin over warps 1..NW-1 in row order. Each warp steps straight
+/// from one of its units to the next (per row: its first unit from the running unit count modulo
+/// NW - 1), instead of walking every unit: the walk cost ~40 % of the kernel's instructions (ncu,
+/// double n = 128). Bf: where L(qf, p) is read (the pipelined kernel's private copy), S when null.
 template <typename T, int NW, int QB>
-__device__ __forceinline__ void update_rest(T* S, int np, int p, int w, int lane) {
-    int turn = 0;
-    for (int rb = p + 2; rb < np; ++rb)
-        for (int q0 = p + 2; q0 <= rb; q0 += QB) {
-            if (turn == w - 1) update_unit<QB>(S, p, rb, q0, lane);
-            turn = turn + 1 == NW - 1 ? 0 : turn + 1;
+__device__ __forceinline__ void update_rest(T* S, int np, int p, int qf, int w, int lane, const T* Bf = nullptr) {
+    constexpr int NR = NW - 1;
+    int first = 0;  // unit count before row rb, modulo NR
+    for (int rb = p + 2; rb < np; ++rb) {
+        const int units = (rb - qf + QB) / QB;  // blocks qf .. rb
+        int c = w - 1 - first;
+        if (c < 0) c += NR;
+        for (; c < units; c += NR) {
+            const int q0 = qf + QB * c;
+            update_unit<QB>(S, S + 64 * bidx(rb, p), c == 0 && Bf ? Bf : S + 64 * bidx(q0, p), p, rb, q0, lane);
         }
+        first = (first + units) % NR;
+    }
 }
 
 /// (C) of panel p with dynamic scheduling (DYN variant): the units (rb, q0 .. q0 + QB - 1) of every block
@@ -353,43 +433,81 @@ __device__ __forceinline__ void update_dynamic(T* S, int np, int p, int lane, in
     }
 }
 
+/// Block column of the k-th column taken by warp w (of NW): a snake, w, 2 NW - 1 - w, 2 NW + w, ...,
+/// so that long and short columns (block column q holds np - q blocks) even out over the warps.
+template <int NW>
+__device__ __forceinline__ int snake_column(int w, int k) {
+    return (k & 1) ? NW * (k + 1) - 1 - w : NW * k + w;
+}
+
 /// Loads A (order n, padded with the identity) into the block layout: lane pair (g, 2t + e) of block
 /// (rb, q) <- A(8 rb + g, 8 q + 2t + e); cp.async for the lower n x n triangle, the identity's values
-/// (and zeros above the diagonal) stored directly. Blocks round-robin over the warps. Commits.
+/// (and zeros above the diagonal) stored directly. Warps take whole block columns (snake_column) and walk
+/// down them with running pointers (the source moves by 8 rows, the block by rb + 1 blocks); only the
+/// diagonal block and the last block row need per-element tests. Commits.
 template <typename T, int NW>
 __device__ __forceinline__ void load_blocks(const T* A, int n, int lda, int np, T* S, int w, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3), nb = nblocks(np);
-    int rb = 0, q = w;
-    while (q > rb) q -= ++rb;  // block w
-    for (int b = w; b < nb; b += NW) {
-        const int i = 8 * rb + g;
-        T* dst = S + 64 * b + 2 * lane;
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-            const int j = 8 * q + t2 + e;
-            if (i < n && j <= i) __pipeline_memcpy_async(dst + e, A + static_cast<int64_t>(j) * lda + i, sizeof(T));
-            else dst[e] = i == j ? T(1) : T(0);
+    const int g = lane >> 2, t2 = 2 * (lane & 3);
+    for (int k = 0;; ++k) {
+        const int q = snake_column<NW>(w, k);
+        if (q >= np) {
+            if (NW * k >= np) break;
+            continue;
         }
-        q += NW;
-        while (q > rb) q -= ++rb;
+        const int j = 8 * q + t2;  // this lane's columns j, j + 1
+        T* dst = S + 64 * bidx(q, q) + 2 * lane;
+        {  // diagonal block: rows i = 8q + g
+            const int i = 8 * q + g;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                if (i < n && j + e <= i)
+                    __pipeline_memcpy_async(dst + e, A + static_cast<int64_t>(j + e) * lda + i, sizeof(T));
+                else dst[e] = i == j + e ? T(1) : T(0);
+            }
+        }
+        const T* src = A + static_cast<int64_t>(j) * lda + 8 * q + g;
+        for (int rb = q + 1; rb < np; ++rb) {
+            dst += 64 * rb;  // bidx(rb, q) - bidx(rb - 1, q) = rb
+            src += 8;
+            if (8 * rb + g < n) {  // j < 8 rb <= i: inside the lower triangle
+                __pipeline_memcpy_async(dst, src, sizeof(T));
+                __pipeline_memcpy_async(dst + 1, src + lda, sizeof(T));
+            } else {
+                dst[0] = T(0), dst[1] = T(0);
+            }
+        }
     }
     __pipeline_commit();
 }
 
-/// Stores the lower n x n triangle back from the block layout (same mapping as load_blocks).
+/// Stores the lower n x n triangle back from the block layout (same walk as load_blocks).
 template <typename T, int NW>
 __device__ __forceinline__ void store_blocks(T* A, int n, int lda, int np, const T* S, int w, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3), nb = nblocks(np);
-    int rb = 0, q = w;
-    while (q > rb) q -= ++rb;
-    for (int b = w; b < nb; b += NW) {
-        const int i = 8 * rb + g;
-        const typename Pair<T>::V v = pair(const_cast<T*>(S) + 64 * b, lane);
+    const int g = lane >> 2, t2 = 2 * (lane & 3);
+    for (int k = 0;; ++k) {
+        const int q = snake_column<NW>(w, k);
+        if (q >= np) {
+            if (NW * k >= np) break;
+            continue;
+        }
         const int j = 8 * q + t2;
-        if (i < n && j <= i) A[static_cast<int64_t>(j) * lda + i] = v.x;
-        if (i < n && j + 1 <= i) A[static_cast<int64_t>(j + 1) * lda + i] = v.y;
-        q += NW;
-        while (q > rb) q -= ++rb;
+        const T* blk = S + 64 * bidx(q, q);
+        {
+            const int i = 8 * q + g;
+            const typename Pair<T>::V v = pair(const_cast<T*>(blk), lane);
+            if (i < n && j <= i) A[static_cast<int64_t>(j) * lda + i] = v.x;
+            if (i < n && j + 1 <= i) A[static_cast<int64_t>(j + 1) * lda + i] = v.y;
+        }
+        T* dst = A + static_cast<int64_t>(j) * lda + 8 * q + g;
+        for (int rb = q + 1; rb < np; ++rb) {
+            blk += 64 * rb;
+            dst += 8;
+            if (8 * rb + g < n) {
+                const typename Pair<T>::V v = pair(const_cast<T*>(blk), lane);
+                dst[0] = v.x;
+                dst[lda] = v.y;
+            }
+        }
     }
 }
 
@@ -434,12 +552,15 @@ __global__ void __launch_bounds__(NT, MINB)
                 }
                 update_dynamic<T, 4>(S, np, p, lane, counters + p);
             } else if (w == 0) {
-                update_next_column<T>(S, np, p, lane);
+                // With two or more update warps, warp 0 (the serial diagonal factorization: the
+                // critical path) updates only the next diagonal block; with one, the whole next column.
+                if constexpr (NW >= 3) update_unit<1>(S, p, p + 1, p + 1, lane);
+                else update_next_column<T>(S, np, p, lane);
                 __syncwarp();  // block (p + 1, p + 1) written by every lane, read by every lane below
                 const int fail = factor_diag<T>(S + 64 * bidx(p + 1, p + 1), Si, lane);
                 if (info_i == 0 && fail) info_i = 8 * (p + 1) + fail;
             } else {
-                update_rest<T, NW, 4>(S, np, p, w, lane);
+                update_rest<T, NW, 4>(S, np, p, NW >= 3 ? p + 1 : p + 2, w, lane);
             }
             __syncthreads();
         }
@@ -452,256 +573,76 @@ __global__ void __launch_bounds__(NT, MINB)
 
 namespace frag {
 
-/// Shared-memory elements of the Schur variant: the lower blocks, 3 scratch blocks for X(p) =
-/// inv(L(p, p)) (p mod 3), 2 for -W(p) = -inv(A(p, p)) (p mod 2), 16 work counters (16 elements).
-__host__ __device__ constexpr int schur_smem_elems(int n) { return (nblocks((n + 7) / 8) + 5) * 64 + 16; }
+/// Shared-memory elements of the pipelined variant with NW warps: the lower blocks, two X blocks
+/// (X(p) = inv(L(p, p)) at p mod 2), one private block per warp (its copy of L(p + 1, p)).
+__host__ __device__ constexpr int pipe_smem_elems(int n, int nw) { return (nblocks((n + 7) / 8) + 2 + nw) * 64; }
 
-/// Row r of a row-major 8 x 8 block into registers (two or four 16-byte reads).
-template <typename T>
-__device__ __forceinline__ void load_row(const T* B, int r, T (&v)[8]) {
-    if constexpr (sizeof(T) == 8) {
-#pragma unroll
-        for (int h = 0; h < 4; ++h) {
-            const double2 x = reinterpret_cast<const double2*>(B + 8 * r)[h];
-            v[2 * h] = x.x, v[2 * h + 1] = x.y;
-        }
-    } else {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const float4 x = reinterpret_cast<const float4*>(B + 8 * r)[h];
-            v[4 * h] = x.x, v[4 * h + 1] = x.y, v[4 * h + 2] = x.z, v[4 * h + 3] = x.w;
-        }
-    }
-}
-
-/// -W = -(X^T X) (= -inv(A(p, p)), symmetric) into Wd by the calling warp. Double, on the tensor cores:
-/// lane (g, t) holds X(2t + s, g) as the A operand (X^T, reduction index permuted) and as the B
-/// operand (X) of step s. Float: lane (g, t) sums its pair over k (the upper part of X is zero).
-__device__ __forceinline__ void schur_weight(const double* X, double* Wd, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3);
-    const double x0 = X[8 * t2 + g], x1 = X[8 * (t2 + 1) + g];
-    double w0 = 0.0, w1 = 0.0;
-    dmma(w0, w1, x0, x0);
-    dmma(w0, w1, x1, x1);
-    pair(Wd, lane) = make_double2(-w0, -w1);
-}
-__device__ __forceinline__ void schur_weight(const float* X, float* Wd, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3);
-    float w0 = 0.0f, w1 = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        const float xg = X[8 * k + g];
-        w0 = fmaf(xg, X[8 * k + t2], w0);
-        w1 = fmaf(xg, X[8 * k + t2 + 1], w1);
-    }
-    pair(Wd, lane) = make_float2(-w0, -w1);
-}
-
-/// Schur-variant update of blocks (rb, q0 .. q0 + QB - 1) (those <= rb) with the unscaled panel p:
-/// Y = A(rb, p) (-W), then S(rb, q) += Y A(q, p)^T. Double: two DMMA steps for Y, which comes out in the
-/// accumulator layout, again an A operand. Float: lane (g, t) computes Y(g, 2t), Y(g, 2t + 1) (rows 2t,
-/// 2t + 1 of the symmetric W), the row Y(g, 0..7) is gathered from the 4 lanes of g by shuffles.
-template <int QB>
-__device__ __forceinline__ void schur_unit(double* S, const double* Wd, int p, int rb, int q0, int lane) {
-    const double2 wm = pair(const_cast<double*>(Wd), lane);
-    const double2 a = pair(S + 64 * bidx(rb, p), lane);
-    double2 b[QB], c[QB];
-#pragma unroll
-    for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {  // warp-uniform
-            b[j] = pair(S + 64 * bidx(q0 + j, p), lane);
-            c[j] = pair(S + 64 * bidx(rb, q0 + j), lane);
-        }
-    double y0 = 0.0, y1 = 0.0;
-    dmma(y0, y1, a.x, wm.x);
-    dmma(y0, y1, a.y, wm.y);
-#pragma unroll
-    for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {
-            dmma(c[j].x, c[j].y, y0, b[j].x);
-            dmma(c[j].x, c[j].y, y1, b[j].y);
-            pair(S + 64 * bidx(rb, q0 + j), lane) = c[j];
-        }
-}
-template <int QB>
-__device__ __forceinline__ void schur_unit(float* S, const float* Wd, int p, int rb, int q0, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3);
-    float a[8], w0[8], w1[8];
-    load_row(S + 64 * bidx(rb, p), g, a);
-    load_row(Wd, t2, w0);
-    load_row(Wd, t2 + 1, w1);
-    float y0 = 0.0f, y1 = 0.0f;
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        y0 = fmaf(a[k], w0[k], y0);
-        y1 = fmaf(a[k], w1[k], y1);
-    }
-    float y[8];
-#pragma unroll
-    for (int tt = 0; tt < 4; ++tt) {
-        y[2 * tt] = __shfl_sync(0xffffffffu, y0, (lane & ~3) | tt);
-        y[2 * tt + 1] = __shfl_sync(0xffffffffu, y1, (lane & ~3) | tt);
-    }
-#pragma unroll
-    for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {  // warp-uniform
-            const float* Bq = S + 64 * bidx(q0 + j, p);
-            float u[8], v[8];
-            load_row(Bq, t2, u);
-            load_row(Bq, t2 + 1, v);
-            float2 c = pair(S + 64 * bidx(rb, q0 + j), lane);
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                c.x = fmaf(y[k], u[k], c.x);
-                c.y = fmaf(y[k], v[k], c.y);
-            }
-            pair(S + 64 * bidx(rb, q0 + j), lane) = c;
-        }
-}
-
-/// L(rb, p) = A(rb, p) X^T for rb = r0 .. min(r0 + 4, np) - 1 (the deferred (T) of the Schur variant),
-/// stored straight to the matrix in global memory (nobody reads these blocks in shared memory again):
-/// the factor leaves during the factorization, not in one burst at its end.
-__device__ __forceinline__ void schur_solve(const double* S, const double* X, int np, int p, int r0, int lane,
-                                            double* A, int n, int lda) {
-    const int g = lane >> 2, j = 8 * p + 2 * (lane & 3);
-    const double2 x = pair(const_cast<double*>(X), lane);
-    double2 a[4];
-#pragma unroll
-    for (int s = 0; s < 4; ++s)
-        if (r0 + s < np) a[s] = pair(const_cast<double*>(S) + 64 * bidx(r0 + s, p), lane);
-#pragma unroll
-    for (int s = 0; s < 4; ++s)
-        if (r0 + s < np) {
-            double d0 = 0.0, d1 = 0.0;
-            dmma(d0, d1, a[s].x, x.x);
-            dmma(d0, d1, a[s].y, x.y);
-            const int i = 8 * (r0 + s) + g;  // > j + 1: below the diagonal block
-            if (i < n) {
-                A[static_cast<int64_t>(j) * lda + i] = d0;
-                A[static_cast<int64_t>(j + 1) * lda + i] = d1;
-            }
-        }
-}
-__device__ __forceinline__ void schur_solve(const float* S, const float* X, int np, int p, int r0, int lane, float* A,
-                                            int n, int lda) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3), j = 8 * p + t2;
-    float x0[8], x1[8];
-    load_row(X, t2, x0);
-    load_row(X, t2 + 1, x1);
-#pragma unroll
-    for (int s = 0; s < 4; ++s)
-        if (r0 + s < np) {
-            float a[8];
-            load_row(S + 64 * bidx(r0 + s, p), g, a);
-            float y0 = 0.0f, y1 = 0.0f;
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                y0 = fmaf(a[k], x0[k], y0);
-                y1 = fmaf(a[k], x1[k], y1);
-            }
-            const int i = 8 * (r0 + s) + g;
-            if (i < n) {
-                A[static_cast<int64_t>(j) * lda + i] = y0;
-                A[static_cast<int64_t>(j + 1) * lda + i] = y1;
-            }
-        }
-}
-
-/// Stores the diagonal blocks' lower n x n part (the Schur variant's other blocks left in schur_solve).
-template <typename T>
-__device__ __forceinline__ void store_diag_blocks(T* A, int n, int lda, int np, const T* S, int w, int nw, int lane) {
-    const int g = lane >> 2, t2 = 2 * (lane & 3);
-    for (int b = w; b < np; b += nw) {
-        const int i = 8 * b + g, j = 8 * b + t2;
-        const typename Pair<T>::V v = pair(const_cast<T*>(S) + 64 * bidx(b, b), lane);
-        if (i < n && j <= i) A[static_cast<int64_t>(j) * lda + i] = v.x;
-        if (i < n && j + 1 <= i) A[static_cast<int64_t>(j + 1) * lda + i] = v.y;
-    }
+/// Barrier among warps 1..NW-1 (named barrier 1; the warp itself for NW = 2).
+template <int NW>
+__device__ __forceinline__ void sync_solvers() {
+    if constexpr (NW == 2) __syncwarp();
+    else asm volatile("bar.sync 1, %0;" ::"r"((NW - 1) * 32) : "memory");
 }
 
 }  // namespace frag
 
-/// potrf_batched, fragment layout, *Schur* variant (fifth session): the trailing update uses the
-/// unscaled panel, S(rb, q) -= A(rb, p) inv(A(p, p)) A(q, p)^T (inv(A(p, p)) = X^T X, X = inv(L(p, p))),
-/// so the rows below the diagonal block need not be solved before the update: their solve L(rb, p) =
-/// A(rb, p) X^T is deferred to the next phase, as extra work units. One barrier per panel: phase p =
-/// { warp 0: update of the diagonal block (p + 1, p + 1), its factorization, X(p + 1), W(p + 1), then
-/// joins; every warp: dynamically handed-out units of the update with panel p (4 blocks of one block
-/// row) and of the solve of panel p - 1 (4 block rows, stored straight to global memory) }. The cost:
-/// Y = A(rb, p) (-W) once per unit (double: two DMMA steps; float: 16 FMAs and 8 shuffles per lane).
+/// potrf_batched, fragment layout, *pipelined* variant (sixth session): one block-wide barrier per
+/// panel instead of two. Phase p (X(p) = inv(L(p, p)) factored in phase p - 1):
+///   warp 0:        L(p + 1, p) = A(p + 1, p) X(p)^T (with refinement) into its private block, S(p + 1,
+///                  p + 1) -= L(p + 1, p) L(p + 1, p)^T, factor_diag -> L(p + 1, p + 1), X(p + 1) (the
+///                  other X buffer); its private L(p + 1, p) is written into S at the start of phase p + 1
+///                  (the other warps read A(p + 1, p) from S during phase p);
+///   warps 1..NW-1: each its own L(p + 1, p) (same inputs, same bits), then the solve of block rows
+///                  p + 2.. of panel p in place (split over them), a barrier among them (named barrier 1),
+///                  then the update of every block (rb, q), p + 1 <= q <= rb, rb >= p + 2, in units of 4
+///                  blocks of one row, round-robin (L(p + 1, p) from the private copy);
+///   block barrier.
+/// Warp 0's serial chain (factor_diag) no longer waits for the solve and no longer carries the update of
+/// column p + 1; the solve is off the block-wide critical path. Same arithmetic as potrf_frag_kernel
+/// (results differ only by L(p + 1, p) being computed by several warps, with identical bits).
 template <typename T, int NT, int MINB>
 __global__ void __launch_bounds__(NT, MINB)
-    potrf_frag_schur_kernel(BatchRef<T> A, int n, int lda, int* info, int64_t batch) {
+    potrf_frag_pipe_kernel(BatchRef<T> A, int n, int lda, int* info, int64_t batch) {
     using namespace frag;
     static_assert(NT % 32 == 0 && NT >= 64 && NT <= 512, "NT: whole warps, 64..512");
-    constexpr int NW = NT / 32, QB = 4;
+    constexpr int NW = NT / 32, NR = NW - 1, QB = 4;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* S = reinterpret_cast<T*>(smem_raw);
     const int t = static_cast<int>(threadIdx.x), w = t >> 5, lane = t & 31;
     const int np = (n + 7) / 8;
-    T* Xb = S + 64 * nblocks(np);  // 3 blocks: X(p) at Xb + 64 (p % 3)
-    T* Wb = Xb + 3 * 64;           // 2 blocks: -W(p) at Wb + 64 (p % 2)
-    int* counters = reinterpret_cast<int*>(Wb + 2 * 64);
-    for (int k = t; k < 3 * 64; k += NT) Xb[k] = T(0);  // the upper parts stay zero
+    T* Xb = S + 64 * nblocks(np);  // X(p) at Xb + 64 (p & 1)
+    T* Lw = Xb + 128 + 64 * w;     // this warp's L(p + 1, p)
+    for (int k = t; k < 128; k += NT) Xb[k] = T(0);  // the upper parts stay zero
     for (int64_t i = blockIdx.x; i < batch; i += gridDim.x) {
         T* Ai = A.get(i);
         load_blocks<T, NW>(Ai, n, lda, np, S, w, lane);
-        if (t < kMaxBlocks) counters[t] = 0;
         __pipeline_wait_prior(0);
         __syncthreads();
         int info_i = 0;
-        if (w == 0) {
-            info_i = factor_diag<T>(S, Xb, lane);
-            __syncwarp();
-            schur_weight(Xb, Wb, lane);
-        }
+        if (w == 0) info_i = factor_diag<T>(S, Xb, lane);
         __syncthreads();
         for (int p = 0; p + 1 < np; ++p) {
-            const T* Wp = Wb + 64 * (p & 1);
+            const T* X = Xb + 64 * (p & 1);
+            const int q = p + 1;
             if (w == 0) {
-                const int q = p + 1;
-                schur_unit<1>(S, Wp, p, q, q, lane);
+                if (p > 0) pair(S + 64 * bidx(p, p - 1), lane) = pair(Lw, lane);  // phase p - 1's L(p, p - 1)
+                solve_block(S, X, p, S + 64 * bidx(q, p), Lw, lane);
+                __syncwarp();  // float: the rows of Lw are read by 4 lanes each
+                update_unit<1>(S, Lw, Lw, p, q, q, lane);
                 __syncwarp();  // block (q, q) written by every lane, read by every lane below
-                T* X = Xb + 64 * (q % 3);
-                const int fail = factor_diag<T>(S + 64 * bidx(q, q), X, lane);
+                const int fail = factor_diag<T>(S + 64 * bidx(q, q), Xb + 64 * (q & 1), lane);
                 if (info_i == 0 && fail) info_i = 8 * q + fail;
-                __syncwarp();
-                schur_weight(X, Wb + 64 * (q & 1), lane);
-            }
-            // Units: update with panel p (rows p + 2 .. np - 1, chunks of QB from column p + 1), then the
-            // solve of panel p - 1 (rows p .. np - 1, 4 per unit; none when p = 0).
-            const T* Xm = Xb + 64 * ((p + 2) % 3);  // X(p - 1)
-            int* counter = counters + p;
-            auto grab = [&]() {
-                int v = 0;
-                if (lane == 0) v = atomicAdd(counter, 1);
-                return __shfl_sync(0xffffffffu, v, 0);
-            };
-            int u = grab(), k = 0, rb = p + 2, q0 = p + 1, tr = p > 0 ? p : np;
-            for (;;) {
-                while (k < u) {
-                    if (rb < np) {
-                        q0 += QB;
-                        if (q0 > rb) {
-                            ++rb;
-                            q0 = p + 1;
-                        }
-                    } else {
-                        tr += 4;
-                    }
-                    ++k;
-                }
-                if (rb >= np && tr >= np) break;
-                const int next = grab();
-                if (rb < np) schur_unit<QB>(S, Wp, p, rb, q0, lane);
-                else schur_solve(S, Xm, np, p - 1, tr, lane, Ai, n, lda);
-                u = next;
+            } else if (q + 1 < np) {
+                solve_block(S, X, p, S + 64 * bidx(q, p), Lw, lane);
+                solve_rows<NR>(S, X, np, p, p + 2, w - 1, lane);
+                sync_solvers<NW>();  // panel p's rows p + 2.. are final; Lw written by every lane
+                update_rest<T, NW, QB>(S, np, p, q, w, lane, Lw);
             }
             __syncthreads();
         }
-        if (np >= 2 && w == 0) schur_solve(S, Xb + 64 * ((np - 2) % 3), np, np - 2, np - 1, lane, Ai, n, lda);
-        store_diag_blocks<T>(Ai, n, lda, np, S, w, NW, lane);
+        if (w == 0 && np >= 2) pair(S + 64 * bidx(np - 1, np - 2), lane) = pair(Lw, lane);
+        __syncthreads();
+        store_blocks<T, NW>(Ai, n, lda, np, S, w, lane);
         if (t == 0 && info) info[i] = info_i;
         __syncthreads();  // S is reused by the next matrix
     }

@@ -382,9 +382,11 @@ __device__ __forceinline__ void update_trailing(float* S, int wp, int p, int t) 
     }
 }
 
-/// Loads matrix A (order n, padded to wp with the identity) into the panel-packed layout S, zeros in
-/// the unused upper parts of the diagonal blocks; cp.async, coalesced per column. Commits; the
-/// caller waits and synchronizes.
+/// Loads A (order n) into the panel-packed layout, padded with the identity to order wp: one warp per
+/// column (coalesced), one cp.async per element, branch-free: elements outside the lower n x n triangle
+/// (the upper part of a diagonal block, the padding) are zero-filled by the copy itself (source size
+/// 0), and the padding's unit diagonal is written by the thread that zero-filled it, after its own
+/// copies have landed. Waits for the copies (the caller's barrier publishes them).
 template <typename T, int NT>
 __device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, T* S, int t) {
     constexpr int NW = NT / 32;
@@ -397,13 +399,16 @@ __device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, 
         for (int s = 0; s < kMaxOrder / 32; ++s) {
             const int i = k0 + lane + 32 * s;
             if (i < wp) {
-                T* dst = col + (i - k0);
-                if (i >= j && i < n && j < n) __pipeline_memcpy_async(dst, src + i, sizeof(T));
-                else *dst = (i == j) ? T(1) : T(0);
+                const bool in = i >= j && i < n;  // j <= i < n
+                __pipeline_memcpy_async(col + (i - k0), in ? src + i : A, sizeof(T), in ? 0 : sizeof(T));
             }
         }
     }
     __pipeline_commit();
+    __pipeline_wait_prior(0);
+    // Padding columns j >= n of this warp (j = warp mod NW, as above): the unit diagonal.
+    for (int j = (t >> 5) + (n - (t >> 5) + NW - 1) / NW * NW; j < wp; j += NW)
+        if (lane == (j & 7)) S[off(wp, j >> 3) + (j & 7) * ldp(wp, j >> 3) + (j & 7)] = T(1);
 }
 
 /// Stores the lower n x n triangle of S back into A (coalesced per column; all loads of a column

@@ -15,14 +15,15 @@ namespace starfact::batched::gpu {
 /// inner block 16 = two panels per step (KP = 2). IB 16 with NT = 64 (OCC 256 and 512) was measured
 /// and dropped (slower everywhere; docs/batched_cholesky.md). W1 = 2: the fragment-layout kernel
 /// (potrf_frag.cuh; fifth session), OCC / NT blocks per SM asked of ptxas; W1 = 3: the same with the
-/// trailing update handed out dynamically (DYN); W1 = 4: the Schur variant
-/// (potrf_frag_schur_kernel: one barrier per panel).
+/// trailing update handed out dynamically (DYN); W1 = 4: the pipelined variant (potrf_frag_pipe_kernel,
+/// sixth session: one block-wide barrier per panel; it replaced the fifth session's Schur variant, whose
+/// update through inv(A11) was not backward stable).
 constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0},  {128, 512, 8, 0},
                                                 {256, 512, 8, 0}, {128, 512, 16, 0}, {64, 512, 8, 1},
                                                 {128, 512, 8, 1}, {64, 512, 8, 2},  {128, 384, 8, 2},
                                                 {256, 512, 8, 2}, {64, 512, 8, 3},  {128, 384, 8, 3},
                                                 {256, 512, 8, 3}, {64, 512, 8, 4},  {128, 384, 8, 4},
-                                                {256, 512, 8, 4}};
+                                                {256, 512, 8, 4}, {96, 384, 8, 2},  {96, 384, 8, 4}};
 
 /// Launches the resident potrf kernel for a.n <= 128, one block per matrix (grid-stride beyond INT_MAX).
 template <typename T, int NT, int OCC, bool FAST, int KP, bool W1 = false>
@@ -43,11 +44,11 @@ void run_frag(const Args<T>& a) {
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
 }
 
-/// Launches the Schur variant of the fragment-layout kernel (potrf_frag_schur_kernel).
+/// Launches the pipelined variant of the fragment-layout kernel (potrf_frag_pipe_kernel).
 template <typename T, int NT, int OCC>
-void run_frag_schur(const Args<T>& a) {
-    const size_t smem = static_cast<size_t>(frag::schur_smem_elems(a.n)) * sizeof(T);
-    auto k = potrf_frag_schur_kernel<T, NT, kResidentMinBlocks<NT, OCC>>;
+void run_frag_pipe(const Args<T>& a) {
+    const size_t smem = static_cast<size_t>(frag::pipe_smem_elems(a.n, NT / 32)) * sizeof(T);
+    auto k = potrf_frag_pipe_kernel<T, NT, kResidentMinBlocks<NT, OCC>>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
 }
@@ -71,14 +72,16 @@ bool run_resident_variant(const Args<T>& a, const ResidentConfig& v) {
         if (nt == 64 && occ == 512) return run_frag<T, 64, 512, false>(a), true;
         if (nt == 128 && occ == 384) return run_frag<T, 128, 384, false>(a), true;
         if (nt == 256 && occ == 512) return run_frag<T, 256, 512, false>(a), true;
+        if (nt == 96 && occ == 384) return run_frag<T, 96, 384, false>(a), true;
     } else if (v.ib == 8 && v.w1 == 3) {
         if (nt == 64 && occ == 512) return run_frag<T, 64, 512, true>(a), true;
         if (nt == 128 && occ == 384) return run_frag<T, 128, 384, true>(a), true;
         if (nt == 256 && occ == 512) return run_frag<T, 256, 512, true>(a), true;
     } else if (v.ib == 8 && v.w1 == 4) {
-        if (nt == 64 && occ == 512) return run_frag_schur<T, 64, 512>(a), true;
-        if (nt == 128 && occ == 384) return run_frag_schur<T, 128, 384>(a), true;
-        if (nt == 256 && occ == 512) return run_frag_schur<T, 256, 512>(a), true;
+        if (nt == 64 && occ == 512) return run_frag_pipe<T, 64, 512>(a), true;
+        if (nt == 128 && occ == 384) return run_frag_pipe<T, 128, 384>(a), true;
+        if (nt == 256 && occ == 512) return run_frag_pipe<T, 256, 512>(a), true;
+        if (nt == 96 && occ == 384) return run_frag_pipe<T, 96, 384>(a), true;
     }
     return false;
 }

@@ -14,6 +14,7 @@
 #                   kernel at its compiled orders (tune/tune_resident.cu)
 #   Here again (best configuration per order and precision -> the table the library compiles in):
 #       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV]
+#       (TABLE_SKIP_KINDS=residentpipe,...: resident kinds the table must not pick)
 #   Plot (needs matplotlib; Debian's /usr/bin/python3 has it): GFLOP/s vs n per precision from a bench
 #   CSV (bench_batched_chol --csv) and a resident sweep CSV:
 #       tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png
@@ -97,7 +98,7 @@ table)
     csv=${2:?usage: tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME]}
     device=${3:-H100}
     /usr/bin/env python3 - "$csv" "$device" "$root/codelets/cuda/batched_chol/tuned_table.hpp" "${4:-}" <<'PY'
-import csv, math, sys
+import csv, math, os, sys
 src, device, out, rsrc = sys.argv[1:5]
 best = {}  # (prec, n) -> (us, d, nt, mpb, occ)
 for path in src.split(','):
@@ -167,6 +168,8 @@ if rsrc:
             left[(prec, n)] = us
         elif kernel == 'residentschur':
             continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
+        elif kernel in os.environ.get('TABLE_SKIP_KINDS', '').split(',') or us != us:
+            continue  # left out on request (TABLE_SKIP_KINDS=residentpipe,...), or not timed (NaN)
         else:  # resident (IB 8), resident16 (IB 16), residentw1 (IB 8, (A) by one warp)
             v = (us, nt, occ, 16 if kernel == 'resident16' else 8, 4 if kernel == 'residentpipe' else 3 if kernel == 'residentdyn' else 2 if kernel == 'residentfrag' else 1 if kernel == 'residentw1' else 0)
             if (prec, n) not in res or v < res[(prec, n)]:

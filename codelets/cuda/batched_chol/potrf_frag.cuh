@@ -11,20 +11,23 @@
 //   (T) all warps: L(rb, p) = A(rb, p) inv(L(p, p))^T for rb > p, two DMMA steps per block (float: 16
 //       FMAs per lane) with inv(L(p, p)) from an 8 x 8 scratch block; double adds one refinement step
 //       (R = A - L L(p, p)^T, L += R inv(L(p, p))^T: four more DMMA steps);             barrier
-//   (C) warps 1..NW-1: S(rb, q) -= L(rb, p) L(q, p)^T for p + 2 <= q <= rb (units of up to 4 blocks of
-//       one block row); warp 0 meanwhile updates block column p + 1 and factors the diagonal block
-//       (p + 1, p + 1) (look-ahead): every lane of warp 0 runs the same 8 x 8 Cholesky in registers
-//       (branch-free full-range rsqrt + one refinement step per pivot: no division, no sqrt), then the
-//       triangular inverse; lane 0 writes L11 and inv(L11);                               barrier
+//   (C) warps 1..NW-1: S(rb, q) -= L(rb, p) L(q, p)^T for p + 1 <= q <= rb, rb >= p + 2 (units of up to
+//       4 blocks of one block row, round-robin); warp 0 meanwhile updates the diagonal block (p + 1,
+//       p + 1) and factors it (look-ahead): every lane of warp 0 runs the same 8 x 8 Cholesky in
+//       registers (branch-free full-range rsqrt + one refinement step per pivot: no division, no sqrt),
+//       then the triangular inverse, one column per lane; lane 0 writes L11, lanes 0..7 inv(L11)
+//       (with a single update warp, NW = 2, warp 0 updates the whole block column p + 1);     barrier
 // Two barriers per panel (static split; the DYN template argument hands the update out by a shared
-// counter instead, and potrf_frag_schur_kernel below needs one barrier per panel: measured slower
-// except double n = 65..80, docs/batched_cholesky.md); the diagonal factorization runs once per panel
-// and block (not once per thread or warp), and the rows below it are a product, not a substitution
-// (the "invert the diagonal block, then multiply" TRSM of batched GPU Cholesky codes, e.g. Abdelfattah,
-// Haidar, Tomov, Dongarra, "Factorization and inversion of a million matrices using GPUs", ICCS 2017,
-// and MAGMA's batched routines; alone its error grows with cond(L11) instead of being backward stable
-// per row, which the double refinement step repairs (solve_panel); the Schur variant's update through
-// inv(A11) has no such repair and is never the library's choice: docs/batched_cholesky.md).
+// counter instead; potrf_frag_pipe_kernel below overlaps the solve with warp 0's chain). Warp 0's chain
+// (diagonal update, factorization, inverse) is the critical path: ncu (double n = 128, sixth session)
+// found the update warps waiting at the barrier for it 22 % of the time, hence its light share. The
+// diagonal factorization runs once per panel and block (not once per thread or warp), and the rows
+// below it are a product, not a substitution (the "invert the diagonal block, then multiply" TRSM of
+// batched GPU Cholesky codes, e.g. Abdelfattah, Haidar, Tomov, Dongarra, "Factorization and inversion
+// of a million matrices using GPUs", ICCS 2017, and MAGMA's batched routines; alone its error grows with
+// cond(L11) instead of being backward stable per row, which the double refinement step repairs
+// (solve_panel); the fifth session's Schur variant, an update through inv(A11) without such a repair,
+// was removed: docs/batched_cholesky.md).
 // info: first (1-based) column whose pivot is not a positive finite number (warp 0 computes every pivot;
 // thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is read and written.
 #pragma once
@@ -301,41 +304,50 @@ __device__ __forceinline__ void solve_panel(float* S, const float* Si, int np, i
 
 /// (C) of panel p on blocks (rb, q0 .. q0 + QB - 1) (those <= rb), double: acc -= L(rb, p) L(q, p)^T,
 /// L(rb, p) from La, L(q0, p) from B0 (the others from S).
-template <int QB>
-__device__ __forceinline__ void update_unit(double* S, const double* La, const double* B0, int p, int rb, int q0,
-                                            int lane) {
+/// FULL: all QB blocks exist (q0 + QB - 1 <= rb): no per-block tests (and no warp re-convergence before
+/// each predicated DMMA step).
+template <int QB, bool FULL>
+__device__ __forceinline__ void update_unit_core(double* S, const double* La, const double* B0, int p, int rb,
+                                                 int q0, int lane) {
     const double2 a = pair(const_cast<double*>(La), lane);
     const double a0 = -a.x, a1 = -a.y;
     double2 b[QB], c[QB];
+    const double* Bs = S + 64 * bidx(q0, p);  // L(q0 + j, p): running pointer, bidx(q + 1, p) = bidx(q, p) + q + 1
+    double* C = S + 64 * bidx(rb, q0);        // S(rb, q0 + j): contiguous
 #pragma unroll
-    for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {  // warp-uniform
-            b[j] = pair(const_cast<double*>(j == 0 ? B0 : S + 64 * bidx(q0 + j, p)), lane);
-            c[j] = pair(S + 64 * bidx(rb, q0 + j), lane);
+    for (int j = 0; j < QB; ++j) {
+        if (j > 0) Bs += 64 * (q0 + j);
+        if (FULL || q0 + j <= rb) {  // warp-uniform
+            b[j] = pair(const_cast<double*>(j == 0 ? B0 : Bs), lane);
+            c[j] = pair(C + 64 * j, lane);
         }
+    }
     // Step 0 of every block, then step 1 (independent accumulators between the dependent steps).
 #pragma unroll
     for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) dmma(c[j].x, c[j].y, a0, b[j].x);
+        if (FULL || q0 + j <= rb) dmma(c[j].x, c[j].y, a0, b[j].x);
 #pragma unroll
     for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {
+        if (FULL || q0 + j <= rb) {
             dmma(c[j].x, c[j].y, a1, b[j].y);
-            pair(S + 64 * bidx(rb, q0 + j), lane) = c[j];
+            pair(C + 64 * j, lane) = c[j];
         }
 }
 /// Float: lane (g, t): acc(g, 2t + e) -= sum_k L(rb, p)(g, k) L(q, p)(2t + e, k).
-template <int QB>
-__device__ __forceinline__ void update_unit(float* S, const float* La, const float* B0, int p, int rb, int q0,
-                                            int lane) {
+template <int QB, bool FULL>
+__device__ __forceinline__ void update_unit_core(float* S, const float* La, const float* B0, int p, int rb, int q0,
+                                                 int lane) {
     const int g = lane >> 2, t2 = 2 * (lane & 3);
     float a[8];
     load_row8(La, g, a);
+    const float* Bs = S + 64 * bidx(q0, p);  // as in the double version
+    float* C = S + 64 * bidx(rb, q0);
 #pragma unroll
-    for (int j = 0; j < QB; ++j)
-        if (q0 + j <= rb) {  // warp-uniform
-            const float* Bq = j == 0 ? B0 : S + 64 * bidx(q0 + j, p);
-            float2 c = pair(S + 64 * bidx(rb, q0 + j), lane);
+    for (int j = 0; j < QB; ++j) {
+        if (j > 0) Bs += 64 * (q0 + j);
+        if (FULL || q0 + j <= rb) {  // warp-uniform
+            const float* Bq = j == 0 ? B0 : Bs;
+            float2 c = pair(C + 64 * j, lane);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const float4 u = *reinterpret_cast<const float4*>(Bq + 8 * t2 + 4 * h);
@@ -346,8 +358,15 @@ __device__ __forceinline__ void update_unit(float* S, const float* La, const flo
                 c.x = fmaf(-A[2], u.z, c.x), c.y = fmaf(-A[2], v.z, c.y);
                 c.x = fmaf(-A[3], u.w, c.x), c.y = fmaf(-A[3], v.w, c.y);
             }
-            pair(S + 64 * bidx(rb, q0 + j), lane) = c;
+            pair(C + 64 * j, lane) = c;
         }
+    }
+}
+/// Dispatch on whether the unit is full.
+template <int QB, typename T>
+__device__ __forceinline__ void update_unit(T* S, const T* La, const T* B0, int p, int rb, int q0, int lane) {
+    if (q0 + QB - 1 <= rb) update_unit_core<QB, true>(S, La, B0, p, rb, q0, lane);
+    else update_unit_core<QB, false>(S, La, B0, p, rb, q0, lane);
 }
 /// The same with every operand in S.
 template <int QB, typename T>
@@ -577,29 +596,25 @@ namespace frag {
 /// (X(p) = inv(L(p, p)) at p mod 2), one private block per warp (its copy of L(p + 1, p)).
 __host__ __device__ constexpr int pipe_smem_elems(int n, int nw) { return (nblocks((n + 7) / 8) + 2 + nw) * 64; }
 
-/// Barrier among warps 1..NW-1 (named barrier 1; the warp itself for NW = 2).
-template <int NW>
-__device__ __forceinline__ void sync_solvers() {
-    if constexpr (NW == 2) __syncwarp();
-    else asm volatile("bar.sync 1, %0;" ::"r"((NW - 1) * 32) : "memory");
-}
-
 }  // namespace frag
 
-/// potrf_batched, fragment layout, *pipelined* variant (sixth session): one block-wide barrier per
-/// panel instead of two. Phase p (X(p) = inv(L(p, p)) factored in phase p - 1):
+/// potrf_batched, fragment layout, *pipelined* variant (sixth session): the solve of panel p and the
+/// serial chain of the next diagonal block overlap. Phase p (X(p) = inv(L(p, p)) factored in phase p - 1):
 ///   warp 0:        L(p + 1, p) = A(p + 1, p) X(p)^T (with refinement) into its private block, S(p + 1,
-///                  p + 1) -= L(p + 1, p) L(p + 1, p)^T, factor_diag -> L(p + 1, p + 1), X(p + 1) (the
-///                  other X buffer); its private L(p + 1, p) is written into S at the start of phase p + 1
-///                  (the other warps read A(p + 1, p) from S during phase p);
+///                  p + 1) -= L(p + 1, p) L(p + 1, p)^T;                                   barrier
+///                  factor_diag -> L(p + 1, p + 1), X(p + 1) (the other X buffer); its private L(p + 1, p)
+///                  is written into S at the start of phase p + 1 (the other warps read A(p + 1, p)
+///                  from S during phase p);                                                 barrier
 ///   warps 1..NW-1: each its own L(p + 1, p) (same inputs, same bits), then the solve of block rows
-///                  p + 2.. of panel p in place (split over them), a barrier among them (named barrier 1),
-///                  then the update of every block (rb, q), p + 1 <= q <= rb, rb >= p + 2, in units of 4
-///                  blocks of one row, round-robin (L(p + 1, p) from the private copy);
-///   block barrier.
-/// Warp 0's serial chain (factor_diag) no longer waits for the solve and no longer carries the update of
-/// column p + 1; the solve is off the block-wide critical path. Same arithmetic as potrf_frag_kernel
-/// (results differ only by L(p + 1, p) being computed by several warps, with identical bits).
+///                  p + 2.. of panel p in place (split over them);                          barrier
+///                  the update of every block (rb, q), p + 1 <= q <= rb, rb >= p + 2, in units of 4
+///                  blocks of one row, round-robin (L(p + 1, p) from the private copy);     barrier
+/// Against potrf_frag_kernel: warp 0 no longer waits for the solve before its diagonal update, and it
+/// carries no update of column p + 1. Block-wide barriers only: a first version synchronized the solving
+/// warps among themselves with a named barrier (bar.sync 1, 32 (NW - 1)) and warp 0 with them once per
+/// phase; racecheck reported read-after-write hazards on the next diagonal block between an update warp
+/// (phase p) and warp 0 (phase p + 1) across the block-wide barrier (docs/batched_cholesky.md).
+/// Same arithmetic as potrf_frag_kernel (L(p + 1, p) computed by several warps with identical bits).
 template <typename T, int NT, int MINB>
 __global__ void __launch_bounds__(NT, MINB)
     potrf_frag_pipe_kernel(BatchRef<T> A, int n, int lda, int* info, int64_t batch) {
@@ -629,13 +644,15 @@ __global__ void __launch_bounds__(NT, MINB)
                 solve_block(S, X, p, S + 64 * bidx(q, p), Lw, lane);
                 __syncwarp();  // float: the rows of Lw are read by 4 lanes each
                 update_unit<1>(S, Lw, Lw, p, q, q, lane);
-                __syncwarp();  // block (q, q) written by every lane, read by every lane below
-                const int fail = factor_diag<T>(S + 64 * bidx(q, q), Xb + 64 * (q & 1), lane);
-                if (info_i == 0 && fail) info_i = 8 * q + fail;
             } else if (q + 1 < np) {
                 solve_block(S, X, p, S + 64 * bidx(q, p), Lw, lane);
                 solve_rows<NR>(S, X, np, p, p + 2, w - 1, lane);
-                sync_solvers<NW>();  // panel p's rows p + 2.. are final; Lw written by every lane
+            }
+            __syncthreads();  // panel p's rows p + 2.. final; block (q, q) updated; every Lw written
+            if (w == 0) {
+                const int fail = factor_diag<T>(S + 64 * bidx(q, q), Xb + 64 * (q & 1), lane);
+                if (info_i == 0 && fail) info_i = 8 * q + fail;
+            } else if (q + 1 < np) {
                 update_rest<T, NW, QB>(S, np, p, q, w, lane, Lw);
             }
             __syncthreads();

@@ -272,7 +272,7 @@ constexpr PotrfConfig kTunedFloat[129] = {
 };
 
 // Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC, IB, W1}, {0, 0, 8, 0} = the left-looking
-// kernel above; from bench_final8_h100.csv.
+// kernel above; from bench_final13_h100.csv.
 constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},
     {0, 0, 8, 0},  // n = 1
@@ -331,78 +331,78 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 54
     {0, 0, 8, 0},  // n = 55
     {0, 0, 8, 0},  // n = 56
-    {0, 0, 8, 0},  // n = 57
-    {0, 0, 8, 0},  // n = 58
-    {0, 0, 8, 0},  // n = 59
-    {0, 0, 8, 0},  // n = 60
-    {0, 0, 8, 0},  // n = 61
-    {0, 0, 8, 0},  // n = 62
-    {0, 0, 8, 0},  // n = 63
-    {0, 0, 8, 0},  // n = 64
-    {64, 512, 8, 2},  // n = 65  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 66  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 67  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 68  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 69  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 70  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 71  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 72  416.4 us at n = 72 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 73  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 74  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 75  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 76  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 77  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 78  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 79  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {64, 512, 8, 2},  // n = 80  548.2 us at n = 80 vs left-looking 916.5 us at N = 80
-    {128, 384, 8, 2},  // n = 81  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 82  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 83  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 84  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 85  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 86  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 87  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 88  685.9 us at n = 88 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 89  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 90  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 91  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 92  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 93  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 94  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 95  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 96  788.2 us at n = 96 vs left-looking 1475.3 us at N = 96
-    {128, 384, 8, 2},  // n = 97  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 98  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 99  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 100  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 101  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 102  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 103  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 104  908.9 us at n = 104 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 105  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 106  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 107  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 108  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 109  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 110  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 111  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 112  1029.0 us at n = 112 vs left-looking 1995.8 us at N = 112
-    {128, 384, 8, 2},  // n = 113  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 114  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 115  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 116  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 117  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 118  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 119  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 120  1168.6 us at n = 120 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 121  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 122  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 123  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 124  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 125  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 126  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 127  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
-    {128, 384, 8, 2},  // n = 128  1373.3 us at n = 128 vs left-looking 2822.8 us at N = 128
+    {64, 512, 8, 4},  // n = 57  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 58  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 59  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 60  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 61  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 62  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 63  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 64  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 65  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 66  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 67  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 68  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 69  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 70  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 71  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 72  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 73  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 74  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 75  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 76  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 77  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 78  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 79  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 80  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
+    {64, 512, 8, 4},  // n = 81  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 82  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 83  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 84  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 85  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 86  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 87  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {64, 512, 8, 4},  // n = 88  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 89  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 90  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 91  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 92  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 93  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 94  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 95  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 96  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
+    {96, 384, 8, 2},  // n = 97  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 98  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 99  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 100  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 101  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 102  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 103  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 104  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 105  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 106  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 107  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 108  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 109  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 110  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 111  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {96, 384, 8, 2},  // n = 112  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
+    {128, 384, 8, 2},  // n = 113  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 114  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 115  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 116  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 117  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 118  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 119  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 120  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 121  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 122  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 123  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 124  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 125  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 126  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 127  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {128, 384, 8, 2},  // n = 128  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -471,70 +471,70 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 62
     {0, 0, 8, 0},  // n = 63
     {0, 0, 8, 0},  // n = 64
-    {64, 512, 8, 2},  // n = 65  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 66  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 67  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 68  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 69  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 70  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 71  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 512, 8, 2},  // n = 72  343.8 us at n = 72 vs left-looking 417.7 us at N = 80
-    {0, 0, 8, 0},  // n = 73
-    {0, 0, 8, 0},  // n = 74
-    {0, 0, 8, 0},  // n = 75
-    {0, 0, 8, 0},  // n = 76
-    {0, 0, 8, 0},  // n = 77
-    {0, 0, 8, 0},  // n = 78
-    {0, 0, 8, 0},  // n = 79
-    {0, 0, 8, 0},  // n = 80
-    {64, 512, 8, 0},  // n = 81  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 82  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 83  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 84  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 85  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 86  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 87  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 88  534.8 us at n = 88 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 89  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 90  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 91  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 92  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 93  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 94  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 95  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 96  605.6 us at n = 96 vs left-looking 728.6 us at N = 96
-    {64, 512, 8, 0},  // n = 97  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 98  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 99  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 100  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 101  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 102  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 103  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 104  680.8 us at n = 104 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 105  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 106  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 107  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 108  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 109  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 110  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 111  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 112  796.5 us at n = 112 vs left-looking 1431.3 us at N = 112
-    {64, 512, 8, 0},  // n = 113  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 114  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 115  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 116  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 117  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 118  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 119  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 120  932.6 us at n = 120 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 121  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 122  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 123  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 124  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 125  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 126  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 127  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
-    {64, 512, 8, 0},  // n = 128  1023.8 us at n = 128 vs left-looking 1646.2 us at N = 128
+    {64, 512, 8, 2},  // n = 65  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 66  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 67  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 68  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 69  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 70  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 71  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 72  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 73  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 74  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 75  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 76  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 77  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 78  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 79  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 2},  // n = 80  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
+    {64, 512, 8, 0},  // n = 81  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 82  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 83  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 84  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 85  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 86  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 87  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 88  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 89  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 90  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 91  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 92  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 93  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 94  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 95  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 96  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
+    {64, 512, 8, 0},  // n = 97  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 98  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 99  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 100  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 101  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 102  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 103  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 104  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 105  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 106  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 107  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 108  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 109  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 110  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 111  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 112  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
+    {64, 512, 8, 0},  // n = 113  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 114  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 115  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 116  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 117  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 118  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 119  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 120  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 121  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 122  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 123  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 124  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 125  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 126  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 127  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {64, 512, 8, 0},  // n = 128  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

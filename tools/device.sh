@@ -6,7 +6,8 @@
 #     CARRY_DIR (default .carry/): test_*/bench_*/tune_* binaries, StarPU and libfxt shared libraries, StarPU tools.
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
-#     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench;
+#     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench
+#     profile;
 #     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
 #     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
 #     source tools/device-env.sh [CARRY_DIR]
@@ -111,6 +112,16 @@ remote() {
             done; done; done ;;
         bench)
             for b in "$bin"/bench_*${pat}*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
+        profile)
+            # Per-SASS-instruction profile of one kernel (docs/device.md): profile:KERNEL (ncu -k, e.g.
+            # potrf_frag_kernel), PROFILE_CMD (a carried binary and its arguments), PROFILE_COUNT launches
+            # (default 1). Writes profile_sass.csv (tools/ncu_sass_summary.py reads it here) and the
+            # details page into profile_details.log.
+            [ -n "$pat" ] && [ -n "${PROFILE_CMD:-}" ] || { echo "profile: usage: PROFILE_CMD='bench_x ARGS' run profile:KERNEL"; continue; }
+            run_phase profile ncu --set full -k "$pat" -c "${PROFILE_COUNT:-1}" -o "$out/profile" -f $bin/$PROFILE_CMD
+            ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass > "$out/profile_sass.csv"
+            ncu -i "$out/profile.ncu-rep" --page details > "$out/profile_details.log" 2>&1
+            rm -f "$out/profile.ncu-rep" ;;
         *) echo "unknown phase $p" ;;
         esac
     done

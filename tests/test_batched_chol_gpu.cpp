@@ -138,7 +138,8 @@ const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}
                             {96, 384, 8, 2}, {96, 384, 8, 4}};  // resident_dispatch.cuh: kResidentVariants
 // The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
 // the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
-// w1 = 4: the pipelined variant, one block-wide barrier per panel; sixth session, replacing the Schur variant).
+// w1 = 4: the pipelined variant, the next diagonal block's chain overlapping the panel solve; sixth session,
+// replacing the Schur variant; (96, 384): three warps, sixth session).
 const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1},
                                {64, 512, 8, 2},   {128, 384, 8, 2}, {256, 512, 8, 2},
                                {64, 512, 8, 3},   {128, 384, 8, 3}, {256, 512, 8, 3},

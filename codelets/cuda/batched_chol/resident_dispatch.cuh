@@ -16,8 +16,9 @@ namespace starfact::batched::gpu {
 /// and dropped (slower everywhere; docs/batched_cholesky.md). W1 = 2: the fragment-layout kernel
 /// (potrf_frag.cuh; fifth session), OCC / NT blocks per SM asked of ptxas; W1 = 3: the same with the
 /// trailing update handed out dynamically (DYN); W1 = 4: the pipelined variant (potrf_frag_pipe_kernel,
-/// sixth session: one block-wide barrier per panel; it replaced the fifth session's Schur variant, whose
-/// update through inv(A11) was not backward stable).
+/// sixth session: warp 0's next diagonal block overlaps the panel solve; it replaced the fifth session's
+/// Schur variant, whose update through inv(A11) was not backward stable). NT = 96 (OCC 384): three warps,
+/// four blocks per SM (sixth session).
 constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0},  {128, 512, 8, 0},
                                                 {256, 512, 8, 0}, {128, 512, 16, 0}, {64, 512, 8, 1},
                                                 {128, 512, 8, 1}, {64, 512, 8, 2},  {128, 384, 8, 2},

@@ -222,12 +222,12 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
     const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
     const double copy = w.copy_bw;
-    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) + "/" + std::to_string(w.res_ib) + (w.res_w1 == 4 ? "p" : w.res_w1 == 3 ? "d" : w.res_w1 == 2 ? "f" : w.res_w1 ? "w" : "") : "left";
+    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) + "/" + std::to_string(w.res_ib) + batched::gpu::resident_tag(w.res_w1) : "left";
     std::string variants;
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
         char buf[64];
         const batched::gpu::ResidentConfig& c = batched::gpu::kResidentVariants[v];
-        std::snprintf(buf, sizeof buf, " %d/%d/%d%s %.1f", c.nt, c.occ, c.ib, c.w1 == 4 ? "p" : c.w1 == 3 ? "d" : c.w1 == 2 ? "f" : c.w1 ? "w" : "", w.res[v] * 1e6);
+        std::snprintf(buf, sizeof buf, " %d/%d/%d%s %.1f", c.nt, c.occ, c.ib, batched::gpu::resident_tag(c.w1), w.res[v] * 1e6);
         variants += buf;
     }
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "

@@ -135,16 +135,20 @@ const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}
                             {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}, {64, 512, 8, 2},
                             {128, 384, 8, 2},  {256, 512, 8, 2}, {64, 512, 8, 3}, {128, 384, 8, 3},
                             {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4},
-                            {96, 384, 8, 2}, {96, 384, 8, 4}};  // resident_dispatch.cuh: kResidentVariants
+                            {96, 384, 8, 2}, {96, 384, 8, 4}, {96, 576, 8, 5},
+                            {128, 768, 8, 5}, {128, 1024, 8, 5}, {256, 1024, 8, 5}, {64, 1024, 8, 5}};  // resident_dispatch.cuh: kResidentVariants
 // The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
 // the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
 // w1 = 4: the pipelined variant, the next diagonal block's chain overlapping the panel solve; sixth session,
-// replacing the Schur variant; (96, 384): three warps, sixth session).
+// replacing the Schur variant; (96, 384): three warps, sixth session; w1 = 5: the vector-row kernel,
+// potrf_vec.cuh, seventh session).
 const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1},
                                {64, 512, 8, 2},   {128, 384, 8, 2}, {256, 512, 8, 2},
                                {64, 512, 8, 3},   {128, 384, 8, 3}, {256, 512, 8, 3},
                                {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4},
-                               {96, 384, 8, 2},   {96, 384, 8, 4}};
+                               {96, 384, 8, 2},   {96, 384, 8, 4},  {96, 576, 8, 5},
+                               {128, 768, 8, 5},  {128, 1024, 8, 5}, {256, 1024, 8, 5},
+                               {64, 1024, 8, 5}};
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
@@ -165,7 +169,7 @@ template <typename T>
 void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << (kernel.w1 == 4 ? "p" : kernel.w1 == 3 ? "d" : kernel.w1 == 2 ? "f" : kernel.w1 ? "w" : "")
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << batched::gpu::resident_tag(kernel.w1)
                     << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
@@ -336,7 +340,7 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
         }
         DeviceBuffer<T> dA(A.size());
         DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
-        double by_family[4] = {0, 0, 0, 0};  // library, left-looking, resident (w1 0, 1), fragment layout (w1 2..4)
+        double by_family[5] = {0, 0, 0, 0, 0};  // library, left-looking, resident (w1 0, 1), fragment layout (w1 2..4), vector-row (w1 5)
         for (const Kernel& k : kernels) {
             INFO("n=" << n << " cond=" << cond << " ell=" << ell << " nugget=" << nugget << " kernel=" << k.nt << "/" << k.occ << "/" << k.ib << "/w1=" << k.w1
                       << " seed=" << seed);
@@ -356,12 +360,13 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
             }
             INFO("worst scaled residual " << worst << " (member " << worst_member << (worst_member < 24 ? ", Q D Q^T)" : ", Gaussian kernel)"));
             CHECK(worst < 60.0);
-            double& f = by_family[k.nt < 0 ? 0 : k.nt == 0 ? 1 : k.w1 < 2 ? 2 : 3];
+            double& f = by_family[k.nt < 0 ? 0 : k.nt == 0 ? 1 : k.w1 < 2 ? 2 : k.w1 < 5 ? 3 : 4];
             f = std::max(f, worst);
         }
         std::printf("ill-conditioned %s n=%3d: worst scaled residual: library %.3g, left-looking %.3g, "
-                    "resident %.3g, fragment layout %.3g\n",
-                    sizeof(T) == 4 ? "float" : "double", n, by_family[0], by_family[1], by_family[2], by_family[3]);
+                    "resident %.3g, fragment layout %.3g, vector-row %.3g\n",
+                    sizeof(T) == 4 ? "float" : "double", n, by_family[0], by_family[1], by_family[2], by_family[3],
+                    by_family[4]);
     }
 }
 
@@ -370,7 +375,12 @@ TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitize
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n : {1, 7, 16, 65, 100, 128})
         for (Kernel k : kResident)
-            for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + 1, 6, l, k);
+            for (Layout l : {Layout::Strided, Layout::Array}) {
+                check_potrf<TestType>(n, n + 1, 6, l, k);
+                // The vector-row kernel moves 16-byte-aligned matrices in 16-byte pieces (lda = n here for
+                // n = 16, 100, 128; the others take its element path).
+                if (k.w1 == 5) check_potrf<TestType>(n, n, 6, l, k);
+            }
 }
 
 TEMPLATE_TEST_CASE("batched posv (fused) and potrf+potrs: every order 1..128", "[batched]", float, double) {

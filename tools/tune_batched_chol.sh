@@ -144,7 +144,11 @@ res, left = {}, {}  # (prec, n) -> (us, nt, occ, ib, w1) best resident variant; 
 VARIANTS = [(64, 256, 8, 0), (64, 512, 8, 0), (128, 512, 8, 0), (256, 512, 8, 0), (128, 512, 16, 0),
             (64, 512, 8, 1), (128, 512, 8, 1), (64, 512, 8, 2), (128, 384, 8, 2), (256, 512, 8, 2),
             (64, 512, 8, 3), (128, 384, 8, 3), (256, 512, 8, 3),
-            (64, 512, 8, 4), (128, 384, 8, 4), (256, 512, 8, 4), (96, 384, 8, 2), (96, 384, 8, 4)]
+            (64, 512, 8, 4), (128, 384, 8, 4), (256, 512, 8, 4), (96, 384, 8, 2), (96, 384, 8, 4),
+            (96, 576, 8, 5), (128, 768, 8, 5), (128, 1024, 8, 5), (256, 1024, 8, 5), (64, 1024, 8, 5)]
+# w1 -> kind (launch.hpp: resident_kind); IB 16 is 'resident16'
+KINDS = {0: 'resident', 1: 'residentw1', 2: 'residentfrag', 3: 'residentdyn', 4: 'residentpipe', 5: 'residentvec'}
+W1 = {k: w for w, k in KINDS.items()}
 def resident_source(path):
     rows = list(csv.reader(open(path)))
     if rows and 'resident_variants_us' in rows[0]:
@@ -155,7 +159,7 @@ def resident_source(path):
                 continue
             yield [d['prec'], d['n'], 'left', '0', '0', d['left_us'], '1']
             for (nt, occ, ib, w1), us in zip(VARIANTS, d['resident_variants_us'].split(';')):
-                kind = 'resident16' if ib == 16 else 'residentpipe' if w1 == 4 else 'residentdyn' if w1 == 3 else 'residentfrag' if w1 == 2 else 'residentw1' if w1 else 'resident'
+                kind = 'resident16' if ib == 16 else KINDS[w1]
                 yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1']
     else:
         yield from rows
@@ -171,7 +175,7 @@ if rsrc:
         elif kernel in os.environ.get('TABLE_SKIP_KINDS', '').split(',') or us != us:
             continue  # left out on request (TABLE_SKIP_KINDS=residentpipe,...), or not timed (NaN)
         else:  # resident (IB 8), resident16 (IB 16), residentw1 (IB 8, (A) by one warp)
-            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, 4 if kernel == 'residentpipe' else 3 if kernel == 'residentdyn' else 2 if kernel == 'residentfrag' else 1 if kernel == 'residentw1' else 0)
+            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))
             if (prec, n) not in res or v < res[(prec, n)]:
                 res[(prec, n)] = v
 

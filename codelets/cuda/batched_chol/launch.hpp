@@ -37,12 +37,22 @@ struct PotrfConfig {
 PotrfConfig potrf_config(int n, bool is_double);
 /// Kernel choice for potrf of order n (tuned_table.hpp): nt == 0 the left-looking kernel (potrf_config),
 /// else the resident kernel (potrf_resident.cuh) with nt threads per block, OCC = occ, inner block
-/// ib (8: one panel per step, 16: two) and w1 (1: phase (A) by one warp, potrf_resident.cuh: W1).
+/// ib (8: one panel per step, 16: two) and w1 (1: phase (A) by one warp, potrf_resident.cuh: W1; 2, 3, 4:
+/// the fragment-layout kernel, static, dynamic, pipelined (potrf_frag.cuh); 5: the vector-row kernel,
+/// potrf_vec.cuh).
 struct ResidentConfig {
     int nt, occ;
     int ib = 8;
     int w1 = 0;
 };
+/// The one-letter tag of a variant's kernel in bench and test output ("" for the resident kernel).
+constexpr const char* resident_tag(int w1) {
+    return w1 == 5 ? "v" : w1 == 4 ? "p" : w1 == 3 ? "d" : w1 == 2 ? "f" : w1 == 1 ? "w" : "";
+}
+/// The kind name of a variant in sweep CSVs and in tools/tune_batched_chol.sh.
+constexpr const char* resident_kind(int ib, int w1) {
+    return ib == 16 ? "resident16" : w1 == 5 ? "residentvec" : w1 == 4 ? "residentpipe" : w1 == 3 ? "residentdyn" : w1 == 2 ? "residentfrag" : w1 ? "residentw1" : "resident";
+}
 ResidentConfig resident_config(int n, bool is_double);
 /// Lanes per system used by potrs for order n.
 int potrs_group(int n);

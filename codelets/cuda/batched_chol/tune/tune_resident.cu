@@ -33,7 +33,7 @@ void sweep_resident_prec() {
     left_row<T, 128>();
     for (int n = 40; n <= 128; n += 8)
         for (const gpu::ResidentConfig v : gpu::kResidentVariants)
-            time_resident_row<T>(n, v.ib == 16 ? "resident16" : v.w1 == 4 ? "residentpipe" : v.w1 == 3 ? "residentdyn" : v.w1 == 2 ? "residentfrag" : v.w1 ? "residentw1" : "resident", v.nt, v.occ, [&](const gpu::Args<T>& a) {
+            time_resident_row<T>(n, gpu::resident_kind(v.ib, v.w1), v.nt, v.occ, [&](const gpu::Args<T>& a) {
                 if (!gpu::run_resident_variant<T, false>(a, v)) std::exit(3);
                 check(cudaGetLastError(), "resident launch");
             });

@@ -256,7 +256,7 @@ for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
             return min(float(x) for x in r['resident_variants_us'].split(';'))
         return min(float(v) for k, v in r.items() if k.startswith('res') and k.endswith('_us'))
     ax.plot([n for n, _ in b], [gf(n, float(r['left_us'])) for n, r in b], 's--', label='left-looking kernel (forced)')
-    ax.plot([n for n, _ in b], [gf(n, res_us(r)) for n, r in b], 'o-', label='resident kernels (old + fragment layout), fastest variant (forced)')
+    ax.plot([n for n, _ in b], [gf(n, res_us(r)) for n, r in b], 'o-', label='resident kernels (old, fragment layout, vector-row), fastest variant (forced)')
     ax.plot([n for n, _ in b], [float(r['gflops']) for _, r in b], 'D-', lw=2, label='library (tuned choice per n)')
     ax.plot([n for n, _ in b], [float(r['gflops_cusolver']) for _, r in b], '^-', label='cuSOLVER potrfBatched')
     res = {}

@@ -272,7 +272,7 @@ constexpr PotrfConfig kTunedFloat[129] = {
 };
 
 // Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC, IB, W1}, {0, 0, 8, 0} = the left-looking
-// kernel above; from bench_final13_h100.csv.
+// kernel above; from table_input_seventh_h100.csv.
 constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},
     {0, 0, 8, 0},  // n = 1
@@ -463,78 +463,78 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 54
     {0, 0, 8, 0},  // n = 55
     {0, 0, 8, 0},  // n = 56
-    {0, 0, 8, 0},  // n = 57
-    {0, 0, 8, 0},  // n = 58
-    {0, 0, 8, 0},  // n = 59
-    {0, 0, 8, 0},  // n = 60
-    {0, 0, 8, 0},  // n = 61
-    {0, 0, 8, 0},  // n = 62
-    {0, 0, 8, 0},  // n = 63
-    {0, 0, 8, 0},  // n = 64
-    {64, 512, 8, 2},  // n = 65  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 66  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 67  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 68  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 69  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 70  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 71  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 72  317.1 us at n = 72 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 73  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 74  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 75  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 76  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 77  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 78  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 79  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 2},  // n = 80  410.7 us at n = 80 vs left-looking 419.3 us at N = 80
-    {64, 512, 8, 0},  // n = 81  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 82  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 83  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 84  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 85  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 86  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 87  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 88  503.0 us at n = 88 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 89  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 90  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 91  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 92  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 93  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 94  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 95  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 96  571.5 us at n = 96 vs left-looking 729.0 us at N = 96
-    {64, 512, 8, 0},  // n = 97  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 98  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 99  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 100  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 101  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 102  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 103  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 104  644.5 us at n = 104 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 105  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 106  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 107  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 108  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 109  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 110  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 111  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 112  751.0 us at n = 112 vs left-looking 1434.7 us at N = 112
-    {64, 512, 8, 0},  // n = 113  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 114  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 115  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 116  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 117  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 118  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 119  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 120  885.0 us at n = 120 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 121  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 122  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 123  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 124  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 125  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 126  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 127  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
-    {64, 512, 8, 0},  // n = 128  974.2 us at n = 128 vs left-looking 1657.7 us at N = 128
+    {96, 576, 8, 5},  // n = 57  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 58  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 59  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 60  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 61  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 62  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 63  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 64  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
+    {96, 576, 8, 5},  // n = 65  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 66  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 67  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 68  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 69  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 70  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 71  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {96, 576, 8, 5},  // n = 72  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 73  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 74  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 75  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 76  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 77  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 78  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 79  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 80  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
+    {64, 1024, 8, 5},  // n = 81  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 82  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 83  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 84  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 85  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 86  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 87  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {64, 1024, 8, 5},  // n = 88  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 89  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 90  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 91  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 92  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 93  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 94  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 95  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {96, 576, 8, 5},  // n = 96  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
+    {128, 1024, 8, 5},  // n = 97  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 98  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 99  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 100  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 101  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 102  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 103  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {128, 1024, 8, 5},  // n = 104  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 105  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 106  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 107  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 108  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 109  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 110  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 111  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {96, 576, 8, 5},  // n = 112  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
+    {128, 768, 8, 5},  // n = 113  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 114  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 115  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 116  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 117  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 118  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 119  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 120  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 121  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 122  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 123  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 124  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 125  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 126  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 127  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {128, 768, 8, 5},  // n = 128  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

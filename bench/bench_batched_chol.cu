@@ -66,7 +66,7 @@ template <typename T, int I = 0>
 void potrf_fast(const batched::gpu::Args<T>& a) {
     using namespace batched::gpu;
     if constexpr (I == 0) {
-        const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
+        const ResidentConfig r = resident_config(a.n, sizeof(T) == 8, columns_aligned16(a));
         if (r.nt > 0) {
             run_resident_variant<T, true>(a, r);
             return;
@@ -146,10 +146,6 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
     const int w = cfg.warmup, r = cfg.repeat;
     Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
-    row.res_nt = batched::gpu::resident_config(n, sizeof(T) == 8).nt;
-    row.res_occ = batched::gpu::resident_config(n, sizeof(T) == 8).occ;
-    row.res_ib = batched::gpu::resident_config(n, sizeof(T) == 8).ib;
-    row.res_w1 = batched::gpu::resident_config(n, sizeof(T) == 8).w1;
     row.copy_bw = bench::copy_bandwidth(abytes, st);
 
     row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
@@ -164,6 +160,10 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     fa.info = info;
     fa.batch = batch;
     fa.stream = st;
+    {
+        const batched::gpu::ResidentConfig rc = batched::gpu::resident_config(n, sizeof(T) == 8, batched::gpu::columns_aligned16(fa));
+        row.res_nt = rc.nt, row.res_occ = rc.occ, row.res_ib = rc.ib, row.res_w1 = rc.w1;
+    }
     row.fast = time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
     STARFACT_BENCH_CUDA(cudaGetLastError());
     row.left = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);

@@ -136,7 +136,8 @@ const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}
                             {128, 384, 8, 2},  {256, 512, 8, 2}, {64, 512, 8, 3}, {128, 384, 8, 3},
                             {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4},
                             {96, 384, 8, 2}, {96, 384, 8, 4}, {96, 576, 8, 5},
-                            {128, 768, 8, 5}, {128, 1024, 8, 5}, {256, 1024, 8, 5}, {64, 1024, 8, 5}};  // resident_dispatch.cuh: kResidentVariants
+                            {128, 768, 8, 5}, {128, 1024, 8, 5}, {256, 1024, 8, 5}, {64, 1024, 8, 5},
+                            {128, 384, 8, 5}, {160, 480, 8, 5}, {96, 480, 8, 5}, {128, 512, 8, 5}};  // resident_dispatch.cuh: kResidentVariants
 // The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
 // the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
 // w1 = 4: the pipelined variant, the next diagonal block's chain overlapping the panel solve; sixth session,
@@ -148,7 +149,8 @@ const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8,
                                {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4},
                                {96, 384, 8, 2},   {96, 384, 8, 4},  {96, 576, 8, 5},
                                {128, 768, 8, 5},  {128, 1024, 8, 5}, {256, 1024, 8, 5},
-                               {64, 1024, 8, 5}};
+                               {64, 1024, 8, 5},  {128, 384, 8, 5},  {160, 480, 8, 5},
+                               {96, 480, 8, 5},   {128, 512, 8, 5}};
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {

@@ -139,13 +139,18 @@ def table(prec):
 
 SIZES = [4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128]  # ranges.hpp kSizes
 res, left = {}, {}  # (prec, n) -> (us, nt, occ, ib, w1) best resident variant; (prec, N) -> us of the left-looking kernel
+res_unal = {}  # the same without the kinds of UNALIGNED_SKIP[prec], for batches that are not 16-byte aligned
+# Double matrices with unaligned columns load element by element in the vector-row kernel, slower than the
+# fragment kernels there (n = 95, lda = 95: 624 vs 594 us, bench_final14); float keeps it (388 vs 574 us).
+UNALIGNED_SKIP = {'d': {'residentvec'}, 's': set()}
 # kResidentVariants of resident_dispatch.cuh, in order (nt, occ, ib, w1): a bench CSV (bench_batched_chol
 # --csv, column resident_variants_us) can stand for the resident sweep (kernel at n, left-looking at n).
 VARIANTS = [(64, 256, 8, 0), (64, 512, 8, 0), (128, 512, 8, 0), (256, 512, 8, 0), (128, 512, 16, 0),
             (64, 512, 8, 1), (128, 512, 8, 1), (64, 512, 8, 2), (128, 384, 8, 2), (256, 512, 8, 2),
             (64, 512, 8, 3), (128, 384, 8, 3), (256, 512, 8, 3),
             (64, 512, 8, 4), (128, 384, 8, 4), (256, 512, 8, 4), (96, 384, 8, 2), (96, 384, 8, 4),
-            (96, 576, 8, 5), (128, 768, 8, 5), (128, 1024, 8, 5), (256, 1024, 8, 5), (64, 1024, 8, 5)]
+            (96, 576, 8, 5), (128, 768, 8, 5), (128, 1024, 8, 5), (256, 1024, 8, 5), (64, 1024, 8, 5),
+            (128, 384, 8, 5), (160, 480, 8, 5), (96, 480, 8, 5), (128, 512, 8, 5)]
 # w1 -> kind (launch.hpp: resident_kind); IB 16 is 'resident16'
 KINDS = {0: 'resident', 1: 'residentw1', 2: 'residentfrag', 3: 'residentdyn', 4: 'residentpipe', 5: 'residentvec'}
 W1 = {k: w for w, k in KINDS.items()}
@@ -178,8 +183,10 @@ if rsrc:
             v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))
             if (prec, n) not in res or v < res[(prec, n)]:
                 res[(prec, n)] = v
+            if kernel not in UNALIGNED_SKIP[prec] and ((prec, n) not in res_unal or v < res_unal[(prec, n)]):
+                res_unal[(prec, n)] = v
 
-def resident_rows(prec):
+def resident_rows(prec, res=res):
     rows = []
     for n in range(1, 129):
         r, N = (n + 7) // 8 * 8, next(s for s in SIZES if s >= n)
@@ -217,6 +224,10 @@ namespace starfact::batched::gpu {{
 // kernel above; from {rsrc.split('/')[-1] if rsrc else 'no resident sweep'}.
 {emit_resident('kResidentDouble', resident_rows('d'))}
 {emit_resident('kResidentFloat', resident_rows('s'))}
+// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16), without the
+// kinds the vector-row kernel's element-by-element load path makes slower there: {UNALIGNED_SKIP}.
+{emit_resident('kResidentDoubleUnaligned', resident_rows('d', res_unal))}
+{emit_resident('kResidentFloatUnaligned', resident_rows('s', res_unal))}
 /// Lanes per system for potrs (a power of two >= n up to a warp).
 constexpr int potrs_group_for(int n) {{ return n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32; }}
 

@@ -20,9 +20,10 @@ PotrfConfig potrf_config(int n, bool is_double) {
     return is_double ? kTunedDouble[p] : kTunedFloat[p];
 }
 
-ResidentConfig resident_config(int n, bool is_double) {
+ResidentConfig resident_config(int n, bool is_double, bool aligned) {
     if (n < 1 || n > 128) return ResidentConfig{0, 0};
-    return is_double ? kResidentDouble[n] : kResidentFloat[n];
+    if (is_double) return aligned ? kResidentDouble[n] : kResidentDoubleUnaligned[n];
+    return aligned ? kResidentFloat[n] : kResidentFloatUnaligned[n];
 }
 
 int potrs_group(int n) { return potrs_group_for(padded_solve_order(n)); }
@@ -41,7 +42,7 @@ bool dispatch(const Args<T>& a) {
 
 template <typename T> bool launch_potrf_left(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrf>(a); }
 template <typename T> bool launch_potrf(const Args<T>& a) {
-    const ResidentConfig r = resident_config(a.n, sizeof(T) == 8);
+    const ResidentConfig r = resident_config(a.n, sizeof(T) == 8, columns_aligned16(a));
     if (r.nt > 0) return launch_potrf_resident<T>(a, r);
     return launch_potrf_left<T>(a);
 }

@@ -53,7 +53,20 @@ constexpr const char* resident_tag(int w1) {
 constexpr const char* resident_kind(int ib, int w1) {
     return ib == 16 ? "resident16" : w1 == 5 ? "residentvec" : w1 == 4 ? "residentpipe" : w1 == 3 ? "residentdyn" : w1 == 2 ? "residentfrag" : w1 ? "residentw1" : "resident";
 }
-ResidentConfig resident_config(int n, bool is_double);
+/// aligned: whether the batch's columns are known to start on 16 bytes (columns_aligned16); double
+/// matrices that are not take the table's choice without the vector-row kernel (kResidentDoubleUnaligned:
+/// its element-by-element load path is slower there than the fragment kernels).
+ResidentConfig resident_config(int n, bool is_double, bool aligned = true);
+/// Whether every column of every matrix of a's batch starts on 16 bytes (the vector-row kernel's 16-byte
+/// load path): strided: base, stride and lda; pointer array: lda only (the pointers are on the device; the
+/// kernel checks each matrix anyway, this only steers the kernel choice).
+template <typename T>
+bool columns_aligned16(const Args<T>& a) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    if (a.lda % E != 0) return false;
+    if (a.A.ptrs) return true;
+    return reinterpret_cast<uintptr_t>(a.A.base) % 16 == 0 && a.A.stride % E == 0;
+}
 /// Lanes per system used by potrs for order n.
 int potrs_group(int n);
 

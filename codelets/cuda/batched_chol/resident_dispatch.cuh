@@ -29,7 +29,9 @@ constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0
                                                 {256, 512, 8, 3}, {64, 512, 8, 4},  {128, 384, 8, 4},
                                                 {256, 512, 8, 4}, {96, 384, 8, 2},  {96, 384, 8, 4},
                                                 {96, 576, 8, 5},  {128, 768, 8, 5}, {128, 1024, 8, 5},
-                                                {256, 1024, 8, 5}, {64, 1024, 8, 5}};
+                                                {256, 1024, 8, 5}, {64, 1024, 8, 5},
+                                                {128, 384, 8, 5}, {160, 480, 8, 5}, {96, 480, 8, 5},
+                                                {128, 512, 8, 5}};
 
 /// Launches the resident potrf kernel for a.n <= 128, one block per matrix (grid-stride beyond INT_MAX).
 template <typename T, int NT, int OCC, bool FAST, int KP, bool W1 = false>
@@ -103,6 +105,11 @@ bool run_resident_variant(const Args<T>& a, const ResidentConfig& v) {
         if (nt == 128 && occ == 1024) return run_vec<T, 128, 1024>(a), true;
         if (nt == 256 && occ == 1024) return run_vec<T, 256, 1024>(a), true;
         if (nt == 64 && occ == 1024) return run_vec<T, 64, 1024>(a), true;
+        // fewer blocks per SM, more registers: for double, whose shared memory allows 3..5 blocks anyway
+        if (nt == 128 && occ == 384) return run_vec<T, 128, 384>(a), true;
+        if (nt == 160 && occ == 480) return run_vec<T, 160, 480>(a), true;
+        if (nt == 96 && occ == 480) return run_vec<T, 96, 480>(a), true;
+        if (nt == 128 && occ == 512) return run_vec<T, 128, 512>(a), true;
     }
     return false;
 }

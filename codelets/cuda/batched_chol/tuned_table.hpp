@@ -331,78 +331,78 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 54
     {0, 0, 8, 0},  // n = 55
     {0, 0, 8, 0},  // n = 56
-    {64, 512, 8, 4},  // n = 57  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 58  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 59  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 60  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 61  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 62  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 63  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 64  238.8 us at n = 64 vs left-looking 268.5 us at N = 64
-    {64, 512, 8, 4},  // n = 65  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 66  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 67  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 68  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 69  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 70  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 71  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 72  303.9 us at n = 72 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 73  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 74  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 75  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 76  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 77  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 78  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 79  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 80  378.3 us at n = 80 vs left-looking 914.0 us at N = 80
-    {64, 512, 8, 4},  // n = 81  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 82  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 83  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 84  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 85  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 86  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 87  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {64, 512, 8, 4},  // n = 88  493.3 us at n = 88 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 89  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 90  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 91  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 92  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 93  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 94  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 95  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 96  600.7 us at n = 96 vs left-looking 1478.2 us at N = 96
-    {96, 384, 8, 2},  // n = 97  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 98  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 99  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 100  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 101  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 102  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 103  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 104  702.1 us at n = 104 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 105  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 106  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 107  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 108  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 109  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 110  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 111  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {96, 384, 8, 2},  // n = 112  850.4 us at n = 112 vs left-looking 2004.1 us at N = 112
-    {128, 384, 8, 2},  // n = 113  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 114  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 115  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 116  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 117  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 118  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 119  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 120  1011.2 us at n = 120 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 121  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 122  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 123  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 124  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 125  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 126  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 127  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
-    {128, 384, 8, 2},  // n = 128  1160.3 us at n = 128 vs left-looking 2839.2 us at N = 128
+    {64, 512, 8, 4},  // n = 57  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 58  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 59  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 60  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 61  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 62  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 63  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 64  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 65  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 66  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 67  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 68  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 69  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 70  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 71  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 72  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 73  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 74  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 75  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 76  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 77  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 78  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 79  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 80  373.3 us at n = 80 vs left-looking 907.9 us at N = 80
+    {96, 576, 8, 5},  // n = 81  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 82  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 83  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 84  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 85  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 86  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 87  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 576, 8, 5},  // n = 88  445.3 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 89  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 90  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 91  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 92  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 93  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 94  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 95  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 480, 8, 5},  // n = 96  554.7 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {128, 512, 8, 5},  // n = 97  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 98  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 99  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 100  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 101  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 102  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 103  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {128, 512, 8, 5},  // n = 104  675.7 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 105  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 106  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 107  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 108  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 109  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 110  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 111  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 112  839.0 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {160, 480, 8, 5},  // n = 113  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 114  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 115  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 116  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 117  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 118  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 119  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 120  950.6 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 121  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 122  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 123  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 124  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 125  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 126  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 127  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {160, 480, 8, 5},  // n = 128  1078.3 us at n = 128 vs left-looking 2812.3 us at N = 128
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -463,78 +463,344 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 54
     {0, 0, 8, 0},  // n = 55
     {0, 0, 8, 0},  // n = 56
-    {96, 576, 8, 5},  // n = 57  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 58  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 59  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 60  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 61  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 62  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 63  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 64  160.3 us at n = 64 vs left-looking 172.7 us at N = 64
-    {96, 576, 8, 5},  // n = 65  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 66  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 67  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 68  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 69  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 70  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 71  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {96, 576, 8, 5},  // n = 72  195.4 us at n = 72 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 73  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 74  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 75  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 76  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 77  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 78  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 79  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 80  231.1 us at n = 80 vs left-looking 417.7 us at N = 80
-    {64, 1024, 8, 5},  // n = 81  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 82  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 83  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 84  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 85  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 86  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 87  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {64, 1024, 8, 5},  // n = 88  273.8 us at n = 88 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 89  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 90  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 91  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 92  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 93  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 94  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 95  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {96, 576, 8, 5},  // n = 96  320.3 us at n = 96 vs left-looking 723.6 us at N = 96
-    {128, 1024, 8, 5},  // n = 97  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 98  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 99  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 100  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 101  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 102  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 103  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {128, 1024, 8, 5},  // n = 104  381.1 us at n = 104 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 105  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 106  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 107  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 108  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 109  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 110  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 111  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {96, 576, 8, 5},  // n = 112  439.1 us at n = 112 vs left-looking 1423.1 us at N = 112
-    {128, 768, 8, 5},  // n = 113  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 114  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 115  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 116  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 117  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 118  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 119  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 120  509.6 us at n = 120 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 121  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 122  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 123  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 124  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 125  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 126  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 127  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
-    {128, 768, 8, 5},  // n = 128  570.0 us at n = 128 vs left-looking 1655.7 us at N = 128
+    {96, 576, 8, 5},  // n = 57  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 58  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 59  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 60  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 61  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 62  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 63  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 64  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 65  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 66  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 67  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 68  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 69  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 70  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 71  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 72  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 73  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 74  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 75  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 76  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 77  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 78  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 79  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 80  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 81  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 82  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 83  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 84  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 85  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 86  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 87  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 88  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 89  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 90  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 91  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 92  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 93  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 94  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 95  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 96  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 97  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 98  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 99  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 100  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 101  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 102  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 103  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 104  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 105  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 106  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 107  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 108  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 109  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 110  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 111  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 112  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {128, 768, 8, 5},  // n = 113  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 114  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 115  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 116  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 117  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 118  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 119  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 120  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 121  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 122  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 123  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 124  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 125  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 126  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 127  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 128  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+};
+
+// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16), without the
+// kinds the vector-row kernel's element-by-element load path makes slower there: {'d': {'residentvec'}, 's': set()}.
+constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
+    {0, 0, 8, 0},
+    {0, 0, 8, 0},  // n = 1
+    {0, 0, 8, 0},  // n = 2
+    {0, 0, 8, 0},  // n = 3
+    {0, 0, 8, 0},  // n = 4
+    {0, 0, 8, 0},  // n = 5
+    {0, 0, 8, 0},  // n = 6
+    {0, 0, 8, 0},  // n = 7
+    {0, 0, 8, 0},  // n = 8
+    {0, 0, 8, 0},  // n = 9
+    {0, 0, 8, 0},  // n = 10
+    {0, 0, 8, 0},  // n = 11
+    {0, 0, 8, 0},  // n = 12
+    {0, 0, 8, 0},  // n = 13
+    {0, 0, 8, 0},  // n = 14
+    {0, 0, 8, 0},  // n = 15
+    {0, 0, 8, 0},  // n = 16
+    {0, 0, 8, 0},  // n = 17
+    {0, 0, 8, 0},  // n = 18
+    {0, 0, 8, 0},  // n = 19
+    {0, 0, 8, 0},  // n = 20
+    {0, 0, 8, 0},  // n = 21
+    {0, 0, 8, 0},  // n = 22
+    {0, 0, 8, 0},  // n = 23
+    {0, 0, 8, 0},  // n = 24
+    {0, 0, 8, 0},  // n = 25
+    {0, 0, 8, 0},  // n = 26
+    {0, 0, 8, 0},  // n = 27
+    {0, 0, 8, 0},  // n = 28
+    {0, 0, 8, 0},  // n = 29
+    {0, 0, 8, 0},  // n = 30
+    {0, 0, 8, 0},  // n = 31
+    {0, 0, 8, 0},  // n = 32
+    {0, 0, 8, 0},  // n = 33
+    {0, 0, 8, 0},  // n = 34
+    {0, 0, 8, 0},  // n = 35
+    {0, 0, 8, 0},  // n = 36
+    {0, 0, 8, 0},  // n = 37
+    {0, 0, 8, 0},  // n = 38
+    {0, 0, 8, 0},  // n = 39
+    {0, 0, 8, 0},  // n = 40
+    {0, 0, 8, 0},  // n = 41
+    {0, 0, 8, 0},  // n = 42
+    {0, 0, 8, 0},  // n = 43
+    {0, 0, 8, 0},  // n = 44
+    {0, 0, 8, 0},  // n = 45
+    {0, 0, 8, 0},  // n = 46
+    {0, 0, 8, 0},  // n = 47
+    {0, 0, 8, 0},  // n = 48
+    {0, 0, 8, 0},  // n = 49
+    {0, 0, 8, 0},  // n = 50
+    {0, 0, 8, 0},  // n = 51
+    {0, 0, 8, 0},  // n = 52
+    {0, 0, 8, 0},  // n = 53
+    {0, 0, 8, 0},  // n = 54
+    {0, 0, 8, 0},  // n = 55
+    {0, 0, 8, 0},  // n = 56
+    {64, 512, 8, 4},  // n = 57  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 58  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 59  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 60  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 61  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 62  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 63  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 64  236.9 us at n = 64 vs left-looking 268.5 us at N = 64
+    {64, 512, 8, 4},  // n = 65  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 66  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 67  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 68  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 69  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 70  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 71  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 72  302.0 us at n = 72 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 73  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 74  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 75  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 76  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 77  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 78  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 79  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 80  374.8 us at n = 80 vs left-looking 907.9 us at N = 80
+    {64, 512, 8, 4},  // n = 81  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 82  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 83  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 84  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 85  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 86  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 87  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {64, 512, 8, 4},  // n = 88  490.0 us at n = 88 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 89  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 90  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 91  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 92  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 93  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 94  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 95  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 96  596.6 us at n = 96 vs left-looking 1470.7 us at N = 96
+    {96, 384, 8, 2},  // n = 97  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 98  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 99  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 100  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 101  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 102  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 103  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 104  699.6 us at n = 104 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 105  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 106  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 107  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 108  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 109  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 110  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 111  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {96, 384, 8, 2},  // n = 112  843.5 us at n = 112 vs left-looking 1995.5 us at N = 112
+    {128, 384, 8, 2},  // n = 113  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 114  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 115  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 116  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 117  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 118  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 119  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 120  1001.0 us at n = 120 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 121  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 122  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 123  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 124  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 125  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 126  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 127  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+    {128, 384, 8, 2},  // n = 128  1150.4 us at n = 128 vs left-looking 2812.3 us at N = 128
+};
+
+constexpr ResidentConfig kResidentFloatUnaligned[129] = {
+    {0, 0, 8, 0},
+    {0, 0, 8, 0},  // n = 1
+    {0, 0, 8, 0},  // n = 2
+    {0, 0, 8, 0},  // n = 3
+    {0, 0, 8, 0},  // n = 4
+    {0, 0, 8, 0},  // n = 5
+    {0, 0, 8, 0},  // n = 6
+    {0, 0, 8, 0},  // n = 7
+    {0, 0, 8, 0},  // n = 8
+    {0, 0, 8, 0},  // n = 9
+    {0, 0, 8, 0},  // n = 10
+    {0, 0, 8, 0},  // n = 11
+    {0, 0, 8, 0},  // n = 12
+    {0, 0, 8, 0},  // n = 13
+    {0, 0, 8, 0},  // n = 14
+    {0, 0, 8, 0},  // n = 15
+    {0, 0, 8, 0},  // n = 16
+    {0, 0, 8, 0},  // n = 17
+    {0, 0, 8, 0},  // n = 18
+    {0, 0, 8, 0},  // n = 19
+    {0, 0, 8, 0},  // n = 20
+    {0, 0, 8, 0},  // n = 21
+    {0, 0, 8, 0},  // n = 22
+    {0, 0, 8, 0},  // n = 23
+    {0, 0, 8, 0},  // n = 24
+    {0, 0, 8, 0},  // n = 25
+    {0, 0, 8, 0},  // n = 26
+    {0, 0, 8, 0},  // n = 27
+    {0, 0, 8, 0},  // n = 28
+    {0, 0, 8, 0},  // n = 29
+    {0, 0, 8, 0},  // n = 30
+    {0, 0, 8, 0},  // n = 31
+    {0, 0, 8, 0},  // n = 32
+    {0, 0, 8, 0},  // n = 33
+    {0, 0, 8, 0},  // n = 34
+    {0, 0, 8, 0},  // n = 35
+    {0, 0, 8, 0},  // n = 36
+    {0, 0, 8, 0},  // n = 37
+    {0, 0, 8, 0},  // n = 38
+    {0, 0, 8, 0},  // n = 39
+    {0, 0, 8, 0},  // n = 40
+    {0, 0, 8, 0},  // n = 41
+    {0, 0, 8, 0},  // n = 42
+    {0, 0, 8, 0},  // n = 43
+    {0, 0, 8, 0},  // n = 44
+    {0, 0, 8, 0},  // n = 45
+    {0, 0, 8, 0},  // n = 46
+    {0, 0, 8, 0},  // n = 47
+    {0, 0, 8, 0},  // n = 48
+    {0, 0, 8, 0},  // n = 49
+    {0, 0, 8, 0},  // n = 50
+    {0, 0, 8, 0},  // n = 51
+    {0, 0, 8, 0},  // n = 52
+    {0, 0, 8, 0},  // n = 53
+    {0, 0, 8, 0},  // n = 54
+    {0, 0, 8, 0},  // n = 55
+    {0, 0, 8, 0},  // n = 56
+    {96, 576, 8, 5},  // n = 57  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 58  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 59  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 60  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 61  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 62  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 63  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 64  160.1 us at n = 64 vs left-looking 170.6 us at N = 64
+    {96, 576, 8, 5},  // n = 65  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 66  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 67  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 68  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 69  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 70  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 71  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 72  195.3 us at n = 72 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 73  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 74  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 75  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 76  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 77  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 78  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 79  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 80  230.1 us at n = 80 vs left-looking 414.2 us at N = 80
+    {96, 576, 8, 5},  // n = 81  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 82  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 83  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 84  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 85  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 86  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 87  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 88  275.9 us at n = 88 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 89  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 90  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 91  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 92  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 93  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 94  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 95  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 96  320.3 us at n = 96 vs left-looking 726.0 us at N = 96
+    {96, 576, 8, 5},  // n = 97  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 98  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 99  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 100  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 101  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 102  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 103  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 104  371.0 us at n = 104 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 105  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 106  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 107  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 108  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 109  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 110  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 111  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {96, 576, 8, 5},  // n = 112  439.2 us at n = 112 vs left-looking 1429.5 us at N = 112
+    {128, 768, 8, 5},  // n = 113  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 114  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 115  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 116  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 117  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 118  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 119  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 120  509.2 us at n = 120 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 121  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 122  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 123  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 124  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 125  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 126  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 127  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
+    {128, 768, 8, 5},  // n = 128  569.9 us at n = 128 vs left-looking 1647.1 us at N = 128
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

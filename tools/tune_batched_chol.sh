@@ -203,6 +203,12 @@ def emit_resident(name, rows):
         s += '    {%d, %d, %d, %d},  // n = %d%s\n' % (nt, occ, ib, w1, n, why)
     return s + '};\n'
 
+def emit_unaligned(name, aligned_name, prec):  # the table for unaligned batches, or an alias when it is the same
+    rows = resident_rows(prec, res_unal)
+    if rows == resident_rows(prec):
+        return 'constexpr const ResidentConfig* %s = %s;  // the same choice\n' % (name, aligned_name)
+    return emit_resident(name, rows)
+
 def emit(name, rows):
     s = 'constexpr PotrfConfig %s[129] = {\n    {0, 0, 0, 0},\n' % name
     for n, nb, nt, mpb, occ, rep in rows:
@@ -226,8 +232,8 @@ namespace starfact::batched::gpu {{
 {emit_resident('kResidentFloat', resident_rows('s'))}
 // The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16), without the
 // kinds the vector-row kernel's element-by-element load path makes slower there: {UNALIGNED_SKIP}.
-{emit_resident('kResidentDoubleUnaligned', resident_rows('d', res_unal))}
-{emit_resident('kResidentFloatUnaligned', resident_rows('s', res_unal))}
+{emit_unaligned('kResidentDoubleUnaligned', 'kResidentDouble', 'd')}
+{emit_unaligned('kResidentFloatUnaligned', 'kResidentFloat', 's')}
 /// Lanes per system for potrs (a power of two >= n up to a warp).
 constexpr int potrs_group_for(int n) {{ return n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32; }}
 

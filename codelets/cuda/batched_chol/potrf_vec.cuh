@@ -228,6 +228,19 @@ __device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, const
     else store_panels<T, NT, 1>(A, n, lda, wp, S, t);
 }
 
+/// Writes x to the 8 consecutive elements at p (16-byte aligned).
+template <typename T>
+__device__ __forceinline__ void st8(T* p, const T (&x)[8]) {
+    constexpr int E = V16<T>::E;
+#pragma unroll
+    for (int h = 0; h < 8; h += E) {
+        T v[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) v[e] = x[h + e];
+        st16(p + h, v);
+    }
+}
+
 /// Shared-memory elements for order n: the panel-packed triangle and 16 elements for 1 / L_cc.
 __host__ __device__ constexpr int smem_elems(int n) { return resident::smem_elems(n) + 16; }
 
@@ -265,26 +278,10 @@ __device__ __forceinline__ int factor_diag(T* P, int ld, T* dinv, int lane) {
             T col[8];
 #pragma unroll
             for (int i = 0; i < 8; ++i) col[i] = i >= c ? a[i][c] : T(0);
-            constexpr int E = V16<T>::E;
-#pragma unroll
-            for (int h = 0; h < 8; h += E) {
-                T v[E];
-#pragma unroll
-                for (int e = 0; e < E; ++e) v[e] = col[h + e];
-                st16(P + c * ld + h, v);
-            }
+            st8(P + c * ld, col);
         }
     }
-    if (lane == 0) {
-        constexpr int E = V16<T>::E;
-#pragma unroll
-        for (int h = 0; h < 8; h += E) {
-            T v[E];
-#pragma unroll
-            for (int e = 0; e < E; ++e) v[e] = r[h + e];
-            st16(dinv + h, v);
-        }
-    }
+    if (lane == 0) st8(dinv, r);
     return __ffs(bad);  // the first bad column, 1-based, or 0
 }
 

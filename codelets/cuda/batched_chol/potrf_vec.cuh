@@ -9,20 +9,23 @@
 // cp.async, factored by 8-column panels (right-looking), written back once.
 //
 // Per panel p (k0 = 8p, rows = wp - k0, M = np - 1 - p trailing block columns):
-//   (T) every thread, one row at a time: the rows below the diagonal block by forward substitution
-//       with the factored diagonal block, y_c = (a_c - sum_{k<c} y_k L_ck) / L_cc, 1 / L_cc read from a
+//   (T) every thread, two consecutive rows at a time: the rows below the diagonal block by forward
+//       substitution with the factored diagonal block, y_c = (a_c - sum_{k<c} y_k L_ck) / L_cc, 1 / L_cc read from a
 //       small shared array (backward stable per row, unlike a product with inv(L_pp));     barrier
 //   (U) warp 0: the next diagonal block, S(p + 1, p + 1) -= L(p + 1, p) L(p + 1, p)^T (two elements per
 //       lane), then its 8 x 8 Cholesky (every lane the same instructions, full-range refined rsqrt as
 //       in potrf_frag.cuh: no division, no sqrt), L stored by columns, 1 / L_cc into the array;
 //       warps 1..NW-1: the rest of the trailing update, S(i, j) -= sum_c L(i, c) L(j, c), in items of
-//       16 bytes of consecutive rows (4 float rows, 2 double rows) by 8 columns of one block column:
+//       16 bytes (RI = 16 / sizeof(T)) of consecutive rows (4 float rows, 2 double rows) by 8 columns of
+//       one block column:
 //       per panel column one 16-byte read of the item's rows and two (float) or four (double) broadcast
 //       16-byte reads of the 8 column values; the item's accumulators are read and written once, 16
 //       bytes per column;                                                                 barrier
 // So the diagonal block is factored once per panel (not once per thread, as in potrf_resident.cuh's
 // phase (A)), the serial chain of the next panel overlaps the update of the rest (look-ahead of one
 // block), and every shared-memory access of the update is a 16-byte vector.
+// Load and store: panel by panel with every thread, 16-byte zero-filling cp.async pieces when A's columns
+// start on 16 bytes (aligned16), element copies otherwise; A's upper triangle is never read.
 // info: the first (1-based) column whose pivot is not a positive finite number (warp 0 computes every
 // pivot; thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is written.
 #pragma once
@@ -332,8 +335,8 @@ __device__ __forceinline__ void update_next_diag(const T* P, int ld, T* D, int l
 }
 
 /// (U), warps 1..NW-1: S(i, j) -= sum_c L(i, c) L(j, c) for the items of block columns q = p + 1 ..
-/// np - 1 (rows 8q .. wp - 1, in E-row items: block column q has 8 (np - q) / E of them, in row order),
-/// the first 8 / E items (the diagonal block of column p + 1, warp 0's) excepted; item e + U s for
+/// np - 1 (rows 8q .. wp - 1, in RI-row items: block column q has 8 (np - q) / RI of them, in row order),
+/// the first 8 / RI items (the diagonal block of column p + 1, warp 0's) excepted; item e + U s for
 /// update thread e (U of them). Column block q's 8 values per panel column are one broadcast.
 template <typename T, int U, int RI>
 __device__ __forceinline__ void update_rest(T* S, int wp, int p, int e0) {

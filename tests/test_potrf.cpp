@@ -14,6 +14,18 @@ using starfact::test::spd_matrix;
 
 namespace {
 
+/// Factors a copy of A (order n, leading dimension ld) with opts, requires info == 0, checks the scaled
+/// residual and returns the factor.
+template <typename T>
+std::vector<T> factor_checked(const std::vector<T>& A, int64_t n, int64_t ld, const Options& opts) {
+    std::vector<T> L = A;
+    REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
+    const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+    return L;
+}
+
 template <typename T>
 void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, PanelSolve panel = PanelSolve::Auto,
                  int64_t pad = 3) {
@@ -23,16 +35,12 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, P
               << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const int64_t ld = n + pad;
     const std::vector<T> A = spd_matrix<T>(n, ld, seed);
-    std::vector<T> L = A;
     Options opts;
     opts.nb = nb;
     opts.mapping = mapping;
     opts.variant = variant;
     opts.panel = panel;
-    REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
-    const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
-    INFO("residual=" << res);
-    CHECK(res < kResidualLimit);
+    const std::vector<T> L = factor_checked(A, n, ld, opts);
     // The strictly upper triangle and the padding rows are neither read nor written.
     bool untouched = true;
     for (int64_t j = 0; j < n; ++j)
@@ -126,14 +134,10 @@ TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditi
             const uint64_t seed = starfact::test::gaussian_kernel_spd<T>(n, A.data(), ld, ell, nugget, fresh_seed());
             INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(m) << " ell=" << ell << " nugget=" << nugget
                       << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
-            std::vector<T> L = A;
             Options opts;
             opts.nb = nb;
             opts.mapping = m;
-            REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
-            const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
-            INFO("residual=" << res);
-            CHECK(res < kResidualLimit);
+            factor_checked(A, n, ld, opts);
         }
     }
 }

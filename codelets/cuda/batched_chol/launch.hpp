@@ -53,12 +53,12 @@ constexpr const char* resident_tag(int w1) {
 constexpr const char* resident_kind(int ib, int w1) {
     return ib == 16 ? "resident16" : w1 == 5 ? "residentvec" : w1 == 4 ? "residentpipe" : w1 == 3 ? "residentdyn" : w1 == 2 ? "residentfrag" : w1 ? "residentw1" : "resident";
 }
-/// aligned: whether the batch's columns are known to start on 16 bytes (columns_aligned16); double
-/// matrices that are not take the table's choice without the vector-row kernel (kResidentDoubleUnaligned:
-/// its element-by-element load path is slower there than the fragment kernels).
+/// aligned: whether the batch's columns are known to start on 16 bytes (columns_aligned16); batches that
+/// are not take kResident*Unaligned, chosen from measurements at unaligned orders (the vector-row kernel
+/// shifts such columns in shared memory after its bulk copies, which costs 15..25%).
 ResidentConfig resident_config(int n, bool is_double, bool aligned = true);
-/// Whether every column of every matrix of a's batch starts on 16 bytes (the vector-row kernel's 16-byte
-/// load path): strided: base, stride and lda; pointer array: lda only (the pointers are on the device; the
+/// Whether every column of every matrix of a's batch starts on 16 bytes (the vector-row kernel's bulk
+/// copies then need no shift): strided: base, stride and lda; pointer array: lda only (the pointers are on the device; the
 /// kernel checks each matrix anyway, this only steers the kernel choice).
 template <typename T>
 bool columns_aligned16(const Args<T>& a) {

@@ -6,7 +6,7 @@
 // Frame: one matrix per thread block of NT threads, its lower triangle padded with the identity to
 // wp = 8 ceil(n / 8) in the panel-packed column-major shared-memory layout of potrf_resident.cuh
 // (resident::ldp, resident::off: every column of every panel starts on 16 bytes), loaded once with
-// cp.async, factored by 8-column panels (right-looking), written back once.
+// bulk copies, factored by 8-column panels (right-looking), written back once.
 //
 // Per panel p (k0 = 8p, rows = wp - k0, M = np - 1 - p trailing block columns):
 //   (T) every thread, two consecutive rows at a time: the rows below the diagonal block by forward
@@ -24,12 +24,14 @@
 // So the diagonal block is factored once per panel (not once per thread, as in potrf_resident.cuh's
 // phase (A)), the serial chain of the next panel overlaps the update of the rest (look-ahead of one
 // block), and every shared-memory access of the update is a 16-byte vector.
-// Load and store: panel by panel with every thread, 16-byte zero-filling cp.async pieces when A's columns
-// start on 16 bytes (aligned16), element copies otherwise; A's upper triangle is never read.
+// Load and store: one column per thread, each column one bulk asynchronous copy (cp.async.bulk, sm_90)
+// between A and its 16-byte-aligned slot; when A's columns do not start on 16 bytes (odd lda in float,
+// say), the column lands shifted by its phase and the thread shifts it in place (eighth session: the
+// earlier cp.async pieces cost 4,500 (16-byte pieces) to 7,700 (elements) instructions per matrix at
+// n = 96, against ~17,000 for the factorization). A's upper triangle is never written.
 // info: the first (1-based) column whose pivot is not a positive finite number (warp 0 computes every
 // pivot; thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is written.
 #pragma once
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -111,124 +113,212 @@ __device__ __forceinline__ void st16_global(T* p, const T (&x)[V16<T>::E]) {
     else asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p), "d"(x[0]), "d"(x[1]) : "memory");
 }
 
-/// Asynchronous copy of B = sizeof(T) or 16 bytes into shared memory (byte address dst), of which the first
-/// `bytes` come from src and the rest is zero-filled.
-template <int B>
-__device__ __forceinline__ void cp_async(unsigned dst, const void* src, int bytes) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(B), "r"(bytes) : "memory");
+// Bulk asynchronous copies (sm_90 cp.async.bulk, the copy engine behind TMA, without a tensor map):
+// contiguous runs of 16-byte multiples between global and shared memory, 16-byte aligned at both ends.
+// Loads complete on an mbarrier (transaction bytes), stores in bulk groups.
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
+/// Adds `bytes` to the transactions the current phase of the mbarrier waits for.
+__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared::cta.b64 st, [%0];\n\t}" ::"r"(bar) : "memory");
+}
+/// Waits until the phase of the given parity has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT_%=:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT_%=;\n\t}" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+/// `bytes` (a multiple of 16) from global src to shared dst (both 16-byte aligned), completing on bar.
+__device__ __forceinline__ void bulk_load(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+/// `bytes` (a multiple of 16) from shared src to global dst (both 16-byte aligned), in this thread's
+/// current bulk group.
+__device__ __forceinline__ void bulk_store(void* dst, unsigned src, unsigned bytes) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+/// Waits until this thread's bulk stores have read their shared-memory sources.
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+/// Waits until this thread's bulk stores are complete.
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+/// Orders this thread's generic-proxy shared-memory accesses with later async-proxy (bulk copy) ones.
+__device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
-/// Whether matrix A with leading dimension lda can move in 16-byte pieces: every column starts on 16
-/// bytes (then row i of every column sits at the same offset modulo 16 in A and in the panel layout).
+/// One element (4 or 8 bytes) from global src to shared dst by cp.async; cp_async_wait_all waits for this
+/// thread's.
 template <typename T>
-__device__ __forceinline__ bool aligned16(const T* A, int lda) {
-    return lda % V16<T>::E == 0 && (reinterpret_cast<uintptr_t>(A) & 15) == 0;
+__device__ __forceinline__ void cp_async4(unsigned dst, const T* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(sizeof(T)) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+/// Elements of T below p's 16-byte boundary: p's offset modulo 16, in elements (0 .. E - 1).
+template <typename T>
+__device__ __forceinline__ int phase16(const T* p) {
+    return static_cast<int>((reinterpret_cast<uintptr_t>(p) & 15) / sizeof(T));
 }
 
-/// floor(e / d) for 0 <= e < 2^12, 1 <= d <= 2^10, by one multiplication with inv ~ 1 / d (float, the
-/// hardware reciprocal: relative error ~2^-23): the exact quotient (e + 1/2) / d is at least 1 / (2 d)
-/// away from an integer, far above the rounding error (< 2^12 2^-22 / d).
-__device__ __forceinline__ int div_small(int e, float inv) {
-    return static_cast<int>((static_cast<float>(e) + 0.5f) * inv);
-}
-
-/// Loads A (order n) into the panel-packed layout padded with the identity to order wp, panel by panel,
-/// every thread of the block taking part (no per-column setup): the 8 x 8 diagonal block's lower part
-/// element by element (threads 0..63: column t / 8, row t % 8), then the rows below it (8 columns, R - 8
-/// rows each) in pieces of PE rows, enumerated linearly over the panel (piece e: column e / P, piece e % P
-/// of the column, P pieces per column). PE = 16 / sizeof(T) (16-byte copies) when A is aligned16, else 1
-/// (one cp.async per element: n = 95 with lda = 95 costs ~20 % more than n = 96; staging four elements
-/// through registers into one 16-byte shared store was measured slower still: docs).
-/// Copies are zero-filling cp.async: rows at or beyond n, and every row of a padding column j >= n, get
-/// zeros (source size clamped to the rows < n). A's upper triangle is never read; the upper part of the
-/// diagonal blocks stays unset (never read). Then the padding's unit diagonal, written by the thread that
-/// zero-filled it after its copies landed. Waits for the copies (the caller's barrier publishes them).
-template <typename T, int NT, int PE>
-__device__ __forceinline__ void load_panels(const T* A, int n, int lda, int wp, unsigned s0, int t) {
-    const int np = wp / 8;
-    int offp = 0, ld = wp + 4;  // panel p's offset and leading dimension (resident::off, ldp)
-    const T* Ap = A;            // A(k0, k0)
-    for (int p = 0; p < np; ++p) {
-        const int k0 = 8 * p, P = (wp - k0 - 8) / PE;
-        if (t < 64) {
-            const int c = t >> 3, i = t & 7;
-            if (i >= c) {
-                const bool in = k0 + i < n;  // row k0 + i >= column k0 + c
-                cp_async<sizeof(T)>(s0 + sizeof(T) * (offp + c * ld + i),
-                                    in ? static_cast<const void*>(Ap + static_cast<int64_t>(c) * lda + i) : A,
-                                    in ? static_cast<int>(sizeof(T)) : 0);
-            }
-        }
-        const float inv = __fdividef(1.0f, static_cast<float>(P > 0 ? P : 1));
-        for (int e = t; e < 8 * P; e += NT) {
-            const int c = div_small(e, inv), r = 8 + PE * (e - c * P);  // column k0 + c, rows k0 + r ..
-            const int rows = k0 + c < n ? min(max(n - k0 - r, 0), PE) : 0;
-            cp_async<PE * sizeof(T)>(s0 + sizeof(T) * (offp + c * ld + r),
-                                     rows > 0 ? static_cast<const void*>(Ap + static_cast<int64_t>(c) * lda + r) : A,
-                                     rows * static_cast<int>(sizeof(T)));
-        }
-        offp += 8 * ld;
-        ld -= 8;
-        Ap += 8 * static_cast<int64_t>(lda) + 8;
-    }
-    __pipeline_commit();
-    __pipeline_wait_prior(0);
-    for (int j = n; j < wp; ++j)  // the padding's unit diagonal: element (j, j) was zero-filled by thread 9 (j % 8)
-        if (t == 9 * (j & 7)) {
-            T* S = reinterpret_cast<T*>(__cvta_shared_to_generic(s0));
-            S[resident::off(wp, j >> 3) + (j & 7) * resident::ldp(wp, j >> 3) + (j & 7)] = T(1);
-        }
-}
-template <typename T, int NT>
-__device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, T* S, int t) {
-    const unsigned s0 = static_cast<unsigned>(__cvta_generic_to_shared(S));
-    if (aligned16(A, lda)) load_panels<T, NT, V16<T>::E>(A, n, lda, wp, s0, t);  // block-uniform
-    else load_panels<T, NT, 1>(A, n, lda, wp, s0, t);
-}
-
-/// Stores the lower n x n triangle of S back into A, panel by panel as load_panels: the diagonal block's
-/// lower part element by element, the rows below in pieces of PE rows (16-byte stores when A is aligned16;
-/// a piece that reaches row n stores its rows < n one by one).
-template <typename T, int NT, int PE>
-__device__ __forceinline__ void store_panels(T* A, int n, int lda, int wp, const T* S, int t) {
-    const int np = (n + 7) / 8;  // panels holding columns < n
-    int offp = 0, ld = wp + 4;
-    T* Ap = A;
-    for (int p = 0; p < np; ++p) {
-        const int k0 = 8 * p, P = (wp - k0 - 8) / PE;
-        if (t < 64) {
-            const int c = t >> 3, i = t & 7;
-            if (i >= c && k0 + i < n) Ap[static_cast<int64_t>(c) * lda + i] = S[offp + c * ld + i];
-        }
-        const float inv = __fdividef(1.0f, static_cast<float>(P > 0 ? P : 1));
-        for (int e = t; e < 8 * P; e += NT) {
-            const int c = div_small(e, inv), r = 8 + PE * (e - c * P);
-            if (k0 + r >= n) continue;  // rows r.. are padding (then so are they for every later e of this column)
-            T* dst = Ap + static_cast<int64_t>(c) * lda + r;
-            const T* src = S + offp + c * ld + r;
-            if constexpr (PE == 1) {
-                *dst = *src;
-            } else {
-                T v[PE];
-                ld16(src, v);
-                if (k0 + r + PE <= n) {
-                    st16_global(dst, v);
-                } else {
+/// The E elements at w[g .. g + E - 1] of the 2E elements (lo, hi) for a runtime 0 < g < E (selects).
+template <typename T>
+__device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V16<T>::E], int g, T (&out)[V16<T>::E]) {
+    if constexpr (V16<T>::E == 2) {  // g = 1
+        out[0] = lo[1], out[1] = hi[0];
+    } else {  // by (g & 2), then (g & 1)
+        T w[8], h[6];
 #pragma unroll
-                    for (int k = 0; k < PE; ++k)
-                        if (k0 + r + k < n) dst[k] = v[k];
-                }
-            }
-        }
-        offp += 8 * ld;
-        ld -= 8;
-        Ap += 8 * static_cast<int64_t>(lda) + 8;
+        for (int k = 0; k < 4; ++k) w[k] = lo[k], w[4 + k] = hi[k];
+#pragma unroll
+        for (int k = 0; k < 6; ++k) h[k] = (g & 2) ? w[k + 2] : w[k];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) out[k] = (g & 1) ? h[k + 1] : h[k];
     }
 }
+
+/// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
+/// calling thread in batches of B = 2 16-byte vectors (the batch's reads, then its writes, so that its
+/// reads are in flight together; B = 4 cost registers and spills in the 64- and 80-register variants);
+/// input vectors are read only while they hold data (below L + f).
+template <typename T>
+__device__ __forceinline__ void shift_down(T* c, int f, int L) {
+    constexpr int E = V16<T>::E, B = 2;
+    T in[B + 1][E];
+    ld16(c, in[0]);
+    for (int v = 0; v < L; v += B * E) {
+#pragma unroll
+        for (int k = 1; k <= B; ++k) {
+#pragma unroll
+            for (int e = 0; e < E; ++e) in[k][e] = T(0);
+            if (v + k * E < L + f) ld16(c + v + k * E, in[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (v + k * E < L) {
+                T out[E];
+                window(in[k], in[k + 1], f, out);
+                st16(c + v + k * E, out);
+            }
+#pragma unroll
+        for (int e = 0; e < E; ++e) in[0][e] = in[B][e];
+    }
+}
+
+/// In place, c[i + f] = c[i] for the output vectors at lo, lo + E, .., hi - E (lo, hi multiples of E,
+/// lo >= E; 0 < f < E), back to front by the calling thread in batches of 2 vectors as shift_down.
+template <typename T>
+__device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
+    constexpr int E = V16<T>::E, B = 2;
+    T in[B + 1][E];  // in[k]: the vector at v - k E
+    ld16(c + hi - E, in[0]);
+    for (int v = hi - E; v >= lo; v -= B * E) {
+#pragma unroll
+        for (int k = 1; k <= B; ++k)
+            if (v - k * E >= lo - E) ld16(c + v - k * E, in[k]);
+#pragma unroll
+        for (int k = 0; k < B; ++k)
+            if (v - k * E >= lo) {
+                T out[E];  // out[e] = c[v - kE + e - f]: the window at E - f of (in[k + 1], in[k])
+                window(in[k + 1], in[k], E - f, out);
+                st16(c + v - k * E, out);
+            }
+#pragma unroll
+        for (int e = 0; e < E; ++e) in[0][e] = in[B][e];
+    }
+}
+
+/// Loads A (order n) into the panel-packed layout padded with the identity to order wp, one column per
+/// thread (columns t, t + NT, ..), each column one bulk copy: column j of panel p (k0 = 8p) holds rows
+/// k0 .. wp - 1 of A's column j in a slot that starts on 16 bytes (resident::off, ldp). The copy starts
+/// at the 16-byte boundary at or below row k0 (f = phase16 elements earlier: rows above k0 of the same
+/// column, or for j = 0 the bytes before A in the same 16-byte-aligned piece of its allocation) and ends
+/// at the last boundary at or below row n; it lands at the slot's start, so row r sits at slot index
+/// r - k0 + f. The rows after the last boundary come by element cp.async; the thread then waits on the
+/// mbarrier (all bulk copies of the matrix landed) and for its element copies, shifts its column down by
+/// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
+/// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale
+/// values (never read). bar: the block's mbarrier (NT arrivals), parity: this matrix's phase. The
+/// caller's barrier publishes. (Tried in the eighth session: a warp per column for the shifts of loads
+/// and stores, 1.5x slower at float n = 95, lda = 95: a warp works through its columns one after the
+/// other, and that version fenced once per column.)
 template <typename T, int NT>
-__device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, const T* S, int t) {
-    if (aligned16(A, lda)) store_panels<T, NT, V16<T>::E>(A, n, lda, wp, S, t);
-    else store_panels<T, NT, 1>(A, n, lda, wp, S, t);
+__device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar,
+                                            unsigned parity) {
+    constexpr int E = V16<T>::E;
+    using namespace resident;
+    for (int j = t; j < wp && j < n; j += NT) {
+        const int p = j >> 3, k0 = 8 * p;
+        const T* src = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
+        const int f = phase16(src), L = n - k0;                 // rows k0 .. n - 1 at slot indices f ..
+        const int m = (L + f) / E * E;                          // slot indices 0 .. m - 1 by the bulk copy
+        T* col = S + off(wp, p) + (j - k0) * ldp(wp, p);
+        if (m > 0) {
+            mbar_expect(bar, m * sizeof(T));
+            bulk_load(static_cast<unsigned>(__cvta_generic_to_shared(col)), src - f, m * sizeof(T), bar);
+        }
+        for (int i = max(m, f); i < L + f; ++i)  // the rows after the last boundary, asynchronously too
+            cp_async4(static_cast<unsigned>(__cvta_generic_to_shared(col + i)), src + i - f);
+    }
+    mbar_arrive(bar);
+    cp_async_wait_all();
+    mbar_wait(bar, parity);
+    for (int j = t; j < wp; j += NT) {
+        const int p = j >> 3, k0 = 8 * p, R = wp - k0;
+        T* col = S + off(wp, p) + (j - k0) * ldp(wp, p);
+        if (j < n) {
+            const int f = phase16(A + static_cast<int64_t>(j) * lda + k0), L = n - k0;
+            if (f) shift_down(col, f, L);
+            for (int i = L; i < R; ++i) col[i] = T(0);
+        } else {
+            for (int i = j - k0; i < R; ++i) col[i] = i == j - k0 ? T(1) : T(0);
+        }
+    }
+}
+
+/// Stores the lower n x n triangle of S back into A, one column per thread as load_matrix: rows j .. n - 1
+/// of column j, the run between the first and the last 16-byte boundary of A by one bulk store (after
+/// the column is shifted up to A's phase, shift_up, when A's columns do not start on 16 bytes), the rows
+/// before and after it by plain stores (A's upper triangle is never written); one proxy fence per thread
+/// before its bulk stores. Waits until the bulk stores have read S (S is reloaded next); the caller
+/// fenced and published S (fence_async_shared, barrier).
+template <typename T, int NT>
+__device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, T* S, int t) {
+    constexpr int E = V16<T>::E;
+    using namespace resident;
+    for (int j = t; j < n; j += NT) {  // plain stores and shifts
+        const int p = j >> 3, k0 = 8 * p, L = n - k0, j0 = j - k0;
+        T* dst = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
+        T* col = S + off(wp, p) + j0 * ldp(wp, p);
+        const int f = phase16(dst);
+        const int a = j0 + (E - (j0 + f) % E) % E;      // first row index >= j0 on a 16-byte boundary of A
+        const int b = a < L ? a + (L - a) / E * E : a;  // the run a .. b - 1 by the bulk store
+        for (int i = j0; i < min(a, L); ++i) dst[i] = col[i];
+        for (int i = max(b, a); i < L; ++i) dst[i] = col[i];
+        if (b > a && f) shift_up(col, f, a + f, b + f);
+    }
+    if (t >= n) return;
+    fence_async_shared();  // this thread's shifts before its bulk stores read them
+    for (int j = t; j < n; j += NT) {
+        const int p = j >> 3, k0 = 8 * p, L = n - k0, j0 = j - k0;
+        T* dst = A + static_cast<int64_t>(j) * lda + k0;
+        const T* col = S + off(wp, p) + j0 * ldp(wp, p);
+        const int f = phase16(dst);
+        const int a = j0 + (E - (j0 + f) % E) % E;
+        const int b = a < L ? a + (L - a) / E * E : a;
+        if (b > a)
+            bulk_store(dst + a, static_cast<unsigned>(__cvta_generic_to_shared(col + a + f)), (b - a) * sizeof(T));
+    }
+    bulk_commit();
+    bulk_wait_read();
 }
 
 /// Writes x to the 8 consecutive elements at p (16-byte aligned).
@@ -244,8 +334,9 @@ __device__ __forceinline__ void st8(T* p, const T (&x)[8]) {
     }
 }
 
-/// Shared-memory elements for order n: the panel-packed triangle and 16 elements for 1 / L_cc.
-__host__ __device__ constexpr int smem_elems(int n) { return resident::smem_elems(n) + 16; }
+/// Shared-memory elements for order n: the panel-packed triangle, 16 elements for 1 / L_cc and 16 bytes (or
+/// more) for the load's mbarrier.
+__host__ __device__ constexpr int smem_elems(int n) { return resident::smem_elems(n) + 16 + 16 / 4; }
 
 /// Factors the 8 x 8 diagonal block at P (column-major, leading dimension ld, lower part read) on every
 /// lane of the calling warp (same inputs, same instructions, same bits): right-looking, L_cc = p_c r_c,
@@ -401,9 +492,13 @@ __global__ void __launch_bounds__(NT, MINB)
     const int t = static_cast<int>(threadIdx.x), w = t >> 5, lane = t & 31;
     const int wp = pad8(n), np = wp / 8;
     T* dinv = S + resident::smem_elems(n);
-    for (int64_t i = blockIdx.x; i < batch; i += gridDim.x) {
+    const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(dinv + 16));  // the load's mbarrier
+    if (t == 0) vec::mbar_init(bar, NT);
+    __syncthreads();
+    unsigned parity = 0;
+    for (int64_t i = blockIdx.x; i < batch; i += gridDim.x, parity ^= 1) {
         T* Ai = A.get(i);
-        vec::load_matrix<T, NT>(Ai, n, lda, wp, S, t);
+        vec::load_matrix<T, NT>(Ai, n, lda, wp, S, t, bar, parity);
         __syncthreads();
         int info_i = 0;
         if (w == 0) info_i = vec::factor_diag<T>(S, ldp(wp, 0), dinv, lane);
@@ -423,12 +518,19 @@ __global__ void __launch_bounds__(NT, MINB)
             } else {
                 vec::update_rest<T, NT - 32, RI>(S, wp, p, t - 32);
             }
+            if (p + 2 == np) vec::fence_async_shared();  // the last writes of S before the bulk stores read it
+            __syncthreads();
+        }
+        if (np == 1) {  // a single panel: factored above
+            vec::fence_async_shared();
             __syncthreads();
         }
         vec::store_matrix<T, NT>(Ai, n, lda, wp, S, t);
         if (t == 0 && info) info[i] = info_i;
-        __syncthreads();  // S is reused by the next matrix
+        vec::fence_async_shared();  // this matrix's accesses to S before the next bulk loads into it
+        __syncthreads();            // S is reused by the next matrix
     }
+    vec::bulk_wait();  // the last bulk stores are complete
 }
 
 }  // namespace starfact::batched::gpu

@@ -8,8 +8,9 @@ namespace starfact::batched::gpu {
 
 enum class Op { Potrf, Potrs, Posv };
 
-/// Orders with a compiled kernel (ascending; the last is the largest order handled).
-constexpr int kSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128};
+/// Orders with a compiled kernel (ascending; the last is the largest order handled). Step 4 up to 48:
+/// n = 33 on order 40 did 1.8x the flops of n = 33 (eighth session: 36 and 44 added).
+constexpr int kSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 112, 128};
 constexpr int kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
 
 /// The compiled order that serves n (0 if n is out of range).
@@ -21,7 +22,7 @@ constexpr int padded_order(int n) {
 
 /// Orders with a compiled potrs kernel: step 8 above 32 (a solve instance is cheap to build, and
 /// its serial chain and shared memory grow with the compiled order, not with n).
-constexpr int kSolveSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128};
+constexpr int kSolveSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128};
 constexpr int kNumSolveSizes = sizeof(kSolveSizes) / sizeof(kSolveSizes[0]);
 
 /// The compiled potrs order that serves n (0 if n is out of range).

@@ -187,7 +187,7 @@ __device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V
 
 /// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
 /// calling thread in batches of B = 2 16-byte vectors (the batch's reads, then its writes, so that its
-/// reads are in flight together; B = 4 cost registers and spills in the 64- and 80-register variants);
+/// reads are in flight together; B = 4 took more registers: spills in the 64- and 80-register variants);
 /// input vectors are read only while they hold data (below L + f).
 template <typename T>
 __device__ __forceinline__ void shift_down(T* c, int f, int L) {
@@ -247,9 +247,9 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
 /// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale
 /// values (never read). bar: the block's mbarrier (NT arrivals), parity: this matrix's phase. The
-/// caller's barrier publishes. (Tried in the eighth session: a warp per column for the shifts of loads
-/// and stores, 1.5x slower at float n = 95, lda = 95: a warp works through its columns one after the
-/// other, and that version fenced once per column.)
+/// caller's barrier publishes. (A warp per column for the shifts was tried in the eighth session, but
+/// measured only on a device instance where every version's unaligned path ran 1.5..2x slower than
+/// elsewhere: docs/batched_cholesky.md, "Eighth session".)
 template <typename T, int NT>
 __device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar,
                                             unsigned parity) {

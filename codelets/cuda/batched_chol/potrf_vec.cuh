@@ -246,13 +246,14 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// mbarrier (all bulk copies of the matrix landed) and for its element copies, shifts its column down by
 /// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
 /// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale
-/// values (never read). bar: the block's mbarrier (NT arrivals), parity: this matrix's phase. The
-/// caller's barrier publishes. (A warp per column for the shifts was tried in the eighth session, but
+/// values (never read). bar: the block's mbarrier (NT arrivals), parity: this matrix's phase. Split in
+/// two: load_issue (the copies and the arrival) and load_finish (the waits and the fixes); a thread only
+/// touches its own columns' slots, so the kernel issues the next matrix's loads right after the thread's
+/// own stores of this one have read their slots. The caller's barrier publishes. (A warp per column for the shifts was tried in the eighth session, but
 /// measured only on a device instance where every version's unaligned path ran 1.5..2x slower than
 /// elsewhere: docs/batched_cholesky.md, "Eighth session".)
 template <typename T, int NT>
-__device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar,
-                                            unsigned parity) {
+__device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar) {
     constexpr int E = V16<T>::E;
     using namespace resident;
     for (int j = t; j < wp && j < n; j += NT) {
@@ -269,6 +270,11 @@ __device__ __forceinline__ void load_matrix(const T* A, int n, int lda, int wp, 
             cp_async4(static_cast<unsigned>(__cvta_generic_to_shared(col + i)), src + i - f);
     }
     mbar_arrive(bar);
+}
+template <typename T, int NT>
+__device__ __forceinline__ void load_finish(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar,
+                                            unsigned parity) {
+    using namespace resident;
     cp_async_wait_all();
     mbar_wait(bar, parity);
     for (int j = t; j < wp; j += NT) {
@@ -496,9 +502,10 @@ __global__ void __launch_bounds__(NT, MINB)
     if (t == 0) vec::mbar_init(bar, NT);
     __syncthreads();
     unsigned parity = 0;
+    if (blockIdx.x < batch) vec::load_issue<T, NT>(A.get(blockIdx.x), n, lda, wp, S, t, bar);
     for (int64_t i = blockIdx.x; i < batch; i += gridDim.x, parity ^= 1) {
         T* Ai = A.get(i);
-        vec::load_matrix<T, NT>(Ai, n, lda, wp, S, t, bar, parity);
+        vec::load_finish<T, NT>(Ai, n, lda, wp, S, t, bar, parity);
         __syncthreads();
         int info_i = 0;
         if (w == 0) info_i = vec::factor_diag<T>(S, ldp(wp, 0), dinv, lane);
@@ -518,17 +525,23 @@ __global__ void __launch_bounds__(NT, MINB)
             } else {
                 vec::update_rest<T, NT - 32, RI>(S, wp, p, t - 32);
             }
-            if (p + 2 == np) vec::fence_async_shared();  // the last writes of S before the bulk stores read it
+            // the last writes of S before the bulk stores read it and the next bulk loads overwrite it
+            if (p + 2 == np) vec::fence_async_shared();
             __syncthreads();
         }
         if (np == 1) {  // a single panel: factored above
             vec::fence_async_shared();
             __syncthreads();
         }
+        // Each thread stores its own columns, waits until its bulk stores have read their slots and
+        // issues the next matrix's copies into them (no other thread touches them until the barrier
+        // after the next load_finish), so the next load's latency overlaps this store and its barrier.
         vec::store_matrix<T, NT>(Ai, n, lda, wp, S, t);
+        if (i + gridDim.x < batch) {
+            vec::fence_async_shared();  // this thread's reads of its slots before the bulk loads write them
+            vec::load_issue<T, NT>(A.get(i + gridDim.x), n, lda, wp, S, t, bar);
+        }
         if (t == 0 && info) info[i] = info_i;
-        vec::fence_async_shared();  // this matrix's accesses to S before the next bulk loads into it
-        __syncthreads();            // S is reused by the next matrix
     }
     vec::bulk_wait();  // the last bulk stores are complete
 }

@@ -20,7 +20,7 @@ constexpr int padded_order(int n) {
     return 0;
 }
 
-/// Orders with a compiled potrs kernel: step 8 above 32 (a solve instance is cheap to build, and
+/// Orders with a compiled potrs kernel: step 4 up to 48, then 8 (a solve instance is cheap to build, and
 /// its serial chain and shared memory grow with the compiled order, not with n).
 constexpr int kSolveSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128};
 constexpr int kNumSolveSizes = sizeof(kSolveSizes) / sizeof(kSolveSizes[0]);

@@ -156,9 +156,9 @@ __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_g
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 /// One element (4 or 8 bytes) from global src to shared dst by cp.async; cp_async_wait_all waits for this
-/// thread's.
+/// thread's copies.
 template <typename T>
-__device__ __forceinline__ void cp_async4(unsigned dst, const T* src) {
+__device__ __forceinline__ void cp_async_elem(unsigned dst, const T* src) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(sizeof(T)) : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
@@ -267,7 +267,7 @@ __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T
             bulk_load(static_cast<unsigned>(__cvta_generic_to_shared(col)), src - f, m * sizeof(T), bar);
         }
         for (int i = max(m, f); i < L + f; ++i)  // the rows after the last boundary, asynchronously too
-            cp_async4(static_cast<unsigned>(__cvta_generic_to_shared(col + i)), src + i - f);
+            cp_async_elem(static_cast<unsigned>(__cvta_generic_to_shared(col + i)), src + i - f);
     }
     mbar_arrive(bar);
 }
@@ -290,7 +290,21 @@ __device__ __forceinline__ void load_finish(const T* A, int n, int lda, int wp, 
     }
 }
 
-/// Stores the lower n x n triangle of S back into A, one column per thread as load_matrix: rows j .. n - 1
+/// The part of column j that a bulk store can write (rows as indices from k0 = 8 (j / 8); L = n - k0 rows,
+/// the diagonal at j0 = j - k0): rows a .. b - 1, from the first 16-byte boundary of A at or after row j0
+/// to the last at or before row L; f = A's phase at row k0 (the shift of the column's slot).
+template <typename T>
+struct StoreRun {
+    int f, a, b;
+    __device__ __forceinline__ StoreRun(const T* dst, int j0, int L) {
+        constexpr int E = V16<T>::E;
+        f = phase16(dst);
+        a = j0 + (E - (j0 + f) % E) % E;
+        b = a < L ? a + (L - a) / E * E : a;
+    }
+};
+
+/// Stores the lower n x n triangle of S back into A, one column per thread as the load: rows j .. n - 1
 /// of column j, the run between the first and the last 16-byte boundary of A by one bulk store (after
 /// the column is shifted up to A's phase, shift_up, when A's columns do not start on 16 bytes), the rows
 /// before and after it by plain stores (A's upper triangle is never written); one proxy fence per thread
@@ -298,30 +312,26 @@ __device__ __forceinline__ void load_finish(const T* A, int n, int lda, int wp, 
 /// fenced and published S (fence_async_shared, barrier).
 template <typename T, int NT>
 __device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, T* S, int t) {
-    constexpr int E = V16<T>::E;
     using namespace resident;
     for (int j = t; j < n; j += NT) {  // plain stores and shifts
         const int p = j >> 3, k0 = 8 * p, L = n - k0, j0 = j - k0;
         T* dst = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
         T* col = S + off(wp, p) + j0 * ldp(wp, p);
-        const int f = phase16(dst);
-        const int a = j0 + (E - (j0 + f) % E) % E;      // first row index >= j0 on a 16-byte boundary of A
-        const int b = a < L ? a + (L - a) / E * E : a;  // the run a .. b - 1 by the bulk store
-        for (int i = j0; i < min(a, L); ++i) dst[i] = col[i];
-        for (int i = max(b, a); i < L; ++i) dst[i] = col[i];
-        if (b > a && f) shift_up(col, f, a + f, b + f);
+        const StoreRun<T> r(dst, j0, L);
+        for (int i = j0; i < min(r.a, L); ++i) dst[i] = col[i];
+        for (int i = max(r.b, r.a); i < L; ++i) dst[i] = col[i];
+        if (r.b > r.a && r.f) shift_up(col, r.f, r.a + r.f, r.b + r.f);
     }
     if (t >= n) return;
     fence_async_shared();  // this thread's shifts before its bulk stores read them
-    for (int j = t; j < n; j += NT) {
-        const int p = j >> 3, k0 = 8 * p, L = n - k0, j0 = j - k0;
+    for (int j = t; j < n; j += NT) {  // bulk stores (the run recomputed: two integers per column)
+        const int p = j >> 3, k0 = 8 * p, j0 = j - k0;
         T* dst = A + static_cast<int64_t>(j) * lda + k0;
         const T* col = S + off(wp, p) + j0 * ldp(wp, p);
-        const int f = phase16(dst);
-        const int a = j0 + (E - (j0 + f) % E) % E;
-        const int b = a < L ? a + (L - a) / E * E : a;
-        if (b > a)
-            bulk_store(dst + a, static_cast<unsigned>(__cvta_generic_to_shared(col + a + f)), (b - a) * sizeof(T));
+        const StoreRun<T> r(dst, j0, n - k0);
+        if (r.b > r.a)
+            bulk_store(dst + r.a, static_cast<unsigned>(__cvta_generic_to_shared(col + r.a + r.f)),
+                       (r.b - r.a) * sizeof(T));
     }
     bulk_commit();
     bulk_wait_read();

@@ -180,39 +180,38 @@ def resident_source(path):
                 yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1']
     else:
         yield from rows
+skip_kinds = set(os.environ.get('TABLE_SKIP_KINDS', '').split(','))  # resident kinds the table must not pick
+def keep_min(d, key, v):
+    if key not in d or v < d[key]:
+        d[key] = v
 if rsrc:
     for row in resident_source(rsrc):
         if not row or row[0] == 'prec' or row[-1].strip() == '0':
             continue
         prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
-        if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
-            r = (n + 7) // 8 * 8
-            if unal_n.get((prec, r), 0) > n or kernel == 'residentschur' or us != us or \
-                    kernel in os.environ.get('TABLE_SKIP_KINDS', '').split(','):
-                continue
-            if unal_n.get((prec, r), 0) < n:  # a larger n of the group replaces a smaller one
-                unal_n[(prec, r)] = n
-                meas_unal.pop((prec, r), None)
-                left_unal.pop((prec, r), None)
-            if kernel == 'left':
-                left_unal[(prec, r)] = us
-            else:
-                v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))
-                if (prec, r) not in meas_unal or v < meas_unal[(prec, r)]:
-                    meas_unal[(prec, r)] = v
-            continue
-        if kernel == 'left':
-            left[(prec, n)] = us
-        elif kernel == 'residentschur':
+        if kernel == 'residentschur':
             continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
-        elif kernel in os.environ.get('TABLE_SKIP_KINDS', '').split(',') or us != us:
-            continue  # left out on request (TABLE_SKIP_KINDS=residentpipe,...), or not timed (NaN)
-        else:  # resident (IB 8), resident16 (IB 16), residentw1 (IB 8, (A) by one warp)
-            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))
-            if (prec, n) not in res or v < res[(prec, n)]:
-                res[(prec, n)] = v
-            if kernel not in UNALIGNED_SKIP[prec] and ((prec, n) not in res_unal or v < res_unal[(prec, n)]):
-                res_unal[(prec, n)] = v
+        if us != us or (kernel != 'left' and kernel in skip_kinds):
+            continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
+        v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
+        if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
+            key = (prec, (n + 7) // 8 * 8)
+            if unal_n.get(key, 0) > n:
+                continue
+            if unal_n.get(key, 0) < n:  # a larger n of the group replaces a smaller one
+                unal_n[key] = n
+                meas_unal.pop(key, None)
+                left_unal.pop(key, None)
+            if kernel == 'left':
+                left_unal[key] = us
+            else:
+                keep_min(meas_unal, key, v)
+        elif kernel == 'left':
+            left[(prec, n)] = us
+        else:
+            keep_min(res, (prec, n), v)
+            if kernel not in UNALIGNED_SKIP[prec]:
+                keep_min(res_unal, (prec, n), v)
 
 def resident_rows(prec, unaligned=False):
     rows = []

@@ -49,13 +49,11 @@ template <> struct V16<float> {
     using V = float4;
     static constexpr int E = 4;
     __device__ static void get(V v, float (&x)[4]) { x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w; }
-    __device__ static V make(const float (&x)[4]) { return make_float4(x[0], x[1], x[2], x[3]); }
 };
 template <> struct V16<double> {
     using V = double2;
     static constexpr int E = 2;
     __device__ static void get(V v, double (&x)[2]) { x[0] = v.x, x[1] = v.y; }
-    __device__ static V make(const double (&x)[2]) { return make_double2(x[0], x[1]); }
 };
 /// Reads E = 16 / sizeof(T) consecutive elements at p (16-byte aligned).
 template <typename T>
@@ -104,15 +102,6 @@ __device__ __forceinline__ void st2(T* p, T x0, T x1) {
     if constexpr (sizeof(T) == 4) asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(a), "f"(x0), "f"(x1) : "memory");
     else asm volatile("st.shared.v2.f64 [%0], {%1, %2};" ::"r"(a), "d"(x0), "d"(x1) : "memory");
 }
-/// 16 bytes to global memory (aligned).
-template <typename T>
-__device__ __forceinline__ void st16_global(T* p, const T (&x)[V16<T>::E]) {
-    if constexpr (sizeof(T) == 4)
-        asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(x[0]), "f"(x[1]), "f"(x[2]), "f"(x[3])
-                     : "memory");
-    else asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p), "d"(x[0]), "d"(x[1]) : "memory");
-}
-
 // Bulk asynchronous copies (sm_90 cp.async.bulk, the copy engine behind TMA, without a tensor map):
 // contiguous runs of 16-byte multiples between global and shared memory, 16-byte aligned at both ends.
 // Loads complete on an mbarrier (transaction bytes), stores in bulk groups.
@@ -249,9 +238,9 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// values (never read). bar: the block's mbarrier (NT arrivals), parity: this matrix's phase. Split in
 /// two: load_issue (the copies and the arrival) and load_finish (the waits and the fixes); a thread only
 /// touches its own columns' slots, so the kernel issues the next matrix's loads right after the thread's
-/// own stores of this one have read their slots. The caller's barrier publishes. (A warp per column for the shifts was tried in the eighth session, but
-/// measured only on a device instance where every version's unaligned path ran 1.5..2x slower than
-/// elsewhere: docs/batched_cholesky.md, "Eighth session".)
+/// own stores of this one have read their slots. The caller's barrier publishes. (A warp per column for
+/// the shifts was tried in the eighth session, but measured only on a device instance where every
+/// version's unaligned path ran 1.5..2x slower than elsewhere: docs/batched_cholesky.md, "Eighth session".)
 template <typename T, int NT>
 __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar) {
     constexpr int E = V16<T>::E;

@@ -44,7 +44,10 @@ candidates)
     /usr/bin/env python3 - "$root/codelets/cuda/batched_chol/tune" "${2:-}" "${3:-4}" "${4:-1}" <<'PY'
 import csv, math, os, sys
 out, src, top, min_n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-only = {int(x) for x in os.environ.get('ORDERS', '').split(',') if x}  # ORDERS=36,44: these orders only
+orders_env = os.environ.get('ORDERS', '')  # ORDERS=36,44: these compiled orders only
+if orders_env and not all(x.isdigit() for x in orders_env.split(',')):
+    sys.exit(f"ORDERS must be compiled orders separated by commas, e.g. ORDERS=36,44 (got '{orders_env}')")
+only = {int(x) for x in orders_env.split(',') if x}
 sizes = [4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64, 80, 96, 112, 128]  # ranges.hpp kSizes
 OCCS = (256, 512)
 def space(N, word):
@@ -68,6 +71,8 @@ if src:
             continue
         us = float(row[7] if len(row) > 8 else row[6])
         ranked.setdefault((row[0], int(row[1])), []).append((us, int(row[2]), int(row[4]), int(row[5])))
+if only - set(sizes):
+    sys.exit(f"ORDERS: {sorted(only - set(sizes))} not compiled orders (ranges.hpp kSizes: {sizes})")
 def candidates(N, word, prec):
     if only and N not in only:
         return []

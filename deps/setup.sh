@@ -41,6 +41,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # 2. StarPU --------------------------------------------------------------------------------------
+# The key hashes the configure flags, which depend on what step 1 installed (mpicc): on a fresh box the
+# prefix computed before the installs would name a build that tools/build.sh never looks for.
+prefix=$(starfact_starpu_prefix)
 if [ -f "$prefix/.complete" ]; then
   log "StarPU $STARPU_VERSION already built in $prefix"
   echo "$prefix"; exit 0

@@ -193,12 +193,40 @@ void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = k
     check_factors(b, dA.download(), dinfo.download());
 }
 
-/// posv (fused) or potrf + potrs: X against LAPACK's potrf + potrs on the same data; failed members
-/// keep B unchanged (posv).
+/// How check_solve solves: potrf then potrs (device API), posv (device API: the library's choice), or
+/// posv forced onto the fused kernel or the two passes (potrf, then potrs skipping failed members).
+enum class Solve { PotrfPotrs, Posv, PosvFused, PosvTwoPass };
+const char* name(Solve s) {
+    return s == Solve::PotrfPotrs ? "potrf+potrs" : s == Solve::Posv ? "posv" : s == Solve::PosvFused ? "posv(fused)" : "posv(two-pass)";
+}
+
 template <typename T>
-void check_solve(int n, int nrhs, int64_t batch, Layout layout, bool fused) {
+void forced_posv(Solve how, int n, int nrhs, T* a, int64_t sa, T* const* pa, int lda, T* b, int64_t sb, T* const* pb,
+                 int ldb, int64_t batch, int* info) {
+    batched::gpu::Args<T> g;
+    g.n = n;
+    g.nrhs = nrhs;
+    g.A.base = a;
+    g.A.stride = sa;
+    g.A.ptrs = pa;
+    g.lda = lda;
+    g.B.base = b;
+    g.B.stride = sb;
+    g.B.ptrs = pb;
+    g.ldb = ldb;
+    g.info = info;
+    g.batch = batch;
+    REQUIRE((how == Solve::PosvFused ? batched::gpu::launch_posv_fused<T>(g) : batched::gpu::launch_posv_two_pass<T>(g)));
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+}
+
+/// posv (any of its paths) or potrf + potrs: X against LAPACK's potrf + potrs on the same data; failed
+/// members keep B unchanged (posv).
+template <typename T>
+void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
+    const bool fused = how != Solve::PotrfPotrs;  // posv: failed members are expected, B unchanged
     const uint64_t seed = fresh_seed();
-    INFO((fused ? "posv" : "potrf+potrs") << " n=" << n << " nrhs=" << nrhs << " batch=" << batch
+    INFO(name(how) << " n=" << n << " nrhs=" << nrhs << " batch=" << batch
                                           << " layout=" << name(layout) << " prec=" << (sizeof(T) == 4 ? "s" : "d")
                                           << " seed=" << seed);
     const int lda = n + 2, ldb = n + 1;
@@ -215,8 +243,10 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, bool fused) {
     DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
     REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
-        if (fused) {
+        if (how == Solve::Posv) {
             batched::device::posv<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch, dinfo.p);
+        } else if (fused) {
+            forced_posv<T>(how, n, nrhs, dA.p, a.stride, nullptr, lda, dB.p, strideB, nullptr, ldb, batch, dinfo.p);
         } else {
             batched::device::potrf<T>(n, dA.p, lda, a.stride, batch, dinfo.p);
             batched::device::potrs<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch);
@@ -228,8 +258,10 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, bool fused) {
         DeviceBuffer<T*> dpa(pa.size()), dpb(pb.size());
         dpa.upload(pa);
         dpb.upload(pb);
-        if (fused) {
+        if (how == Solve::Posv) {
             batched::device::posv<T>(n, nrhs, dpa.p, lda, dpb.p, ldb, batch, dinfo.p);
+        } else if (fused) {
+            forced_posv<T>(how, n, nrhs, nullptr, 0, dpa.p, lda, nullptr, 0, dpb.p, ldb, batch, dinfo.p);
         } else {
             batched::device::potrf<T>(n, dpa.p, lda, batch, dinfo.p);
             std::vector<const T*> pc(pa.begin(), pa.end());
@@ -385,11 +417,14 @@ TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitize
             }
 }
 
-TEMPLATE_TEST_CASE("batched posv (fused) and potrf+potrs: every order 1..128", "[batched]", float, double) {
+TEMPLATE_TEST_CASE("batched posv (library choice, fused and two-pass forced) and potrf+potrs: every order 1..128",
+                   "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n = 1; n <= 128; ++n) {
-        check_solve<TestType>(n, 1, 7, n % 2 ? Layout::Strided : Layout::Array, true);
-        check_solve<TestType>(n, n % 4 == 0 ? 3 : 1, 6, n % 2 ? Layout::Array : Layout::Strided, false);
+        check_solve<TestType>(n, 1, 7, n % 2 ? Layout::Strided : Layout::Array, Solve::Posv);
+        check_solve<TestType>(n, n % 3 == 0 ? 2 : 1, 7, n % 2 ? Layout::Array : Layout::Strided, Solve::PosvFused);
+        check_solve<TestType>(n, n % 3 == 1 ? 2 : 1, 7, n % 2 ? Layout::Strided : Layout::Array, Solve::PosvTwoPass);
+        check_solve<TestType>(n, n % 4 == 0 ? 3 : 1, 6, n % 2 ? Layout::Array : Layout::Strided, Solve::PotrfPotrs);
     }
 }
 
@@ -399,8 +434,8 @@ TEMPLATE_TEST_CASE("batched potrs (column blocks staged lazily, fourth session):
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n = 1; n <= 128; ++n)
         for (Layout l : {Layout::Strided, Layout::Array}) {
-            check_solve<TestType>(n, 1, 9, l, false);
-            check_solve<TestType>(n, 2, 5, l, false);
+            check_solve<TestType>(n, 1, 9, l, Solve::PotrfPotrs);
+            check_solve<TestType>(n, 2, 5, l, Solve::PotrfPotrs);
         }
 }
 
@@ -412,8 +447,8 @@ TEMPLATE_TEST_CASE("batched potrs: small cases for the sanitizers (every group w
     // 16-byte copies, the others the one-element copies
     for (int n : {3, 6, 8, 12, 17, 18, 40, 100, 126, 128})
         for (Layout l : {Layout::Strided, Layout::Array}) {
-            check_solve<TestType>(n, 2, 5, l, false);
-            check_solve<TestType>(n, 1, 3, l, false);
+            check_solve<TestType>(n, 2, 5, l, Solve::PotrfPotrs);
+            check_solve<TestType>(n, 1, 3, l, Solve::PotrfPotrs);
         }
 }
 
@@ -422,8 +457,9 @@ TEMPLATE_TEST_CASE("batched kernels: small cases for the sanitizers", "[batched]
     for (int n : {1, 5, 32, 33, 64, 100, 128}) {
         for (Layout l : {Layout::Strided, Layout::Array}) {
             check_potrf<TestType>(n, n + 1, 7, l);
-            check_solve<TestType>(n, 2, 7, l, true);
-            check_solve<TestType>(n, 1, 3, l, false);
+            check_solve<TestType>(n, 2, 7, l, Solve::PosvFused);
+            check_solve<TestType>(n, 1, 5, l, Solve::PosvTwoPass);
+            check_solve<TestType>(n, 1, 3, l, Solve::PotrfPotrs);
         }
     }
 }
@@ -432,8 +468,9 @@ TEMPLATE_TEST_CASE("batched potrf/posv: batches beyond 65,535 members", "[batche
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     check_potrf<TestType>(3, 3, 70001, Layout::Strided);
     check_potrf<TestType>(24, 24, 66000, Layout::Array);
-    check_solve<TestType>(8, 1, 70003, Layout::Strided, true);
-    check_solve<TestType>(16, 1, 66001, Layout::Strided, false);
+    check_solve<TestType>(8, 1, 70003, Layout::Strided, Solve::Posv);
+    check_solve<TestType>(8, 1, 70003, Layout::Array, Solve::PosvTwoPass);
+    check_solve<TestType>(16, 1, 66001, Layout::Strided, Solve::PotrfPotrs);
     check_potrf<TestType>(9, 9, 65601, Layout::Strided, kResident[2]);  // resident kernel: one block per member
 }
 

@@ -67,7 +67,7 @@ void run_potrs(const Args<T>& a) {
     auto k = potrs_batched_kernel<T, N, G, WPB>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 32 * WPB / G), 32 * WPB, smem, a.stream>>>(ref(a.A), a.n, a.lda, ref(a.B), a.ldb, a.nrhs,
-                                                                   a.batch);
+                                                                   a.info, a.batch);
 }
 
 template <typename T, Op OP, int N>

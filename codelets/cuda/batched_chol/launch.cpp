@@ -29,6 +29,13 @@ ResidentConfig resident_config(int n, bool is_double, bool aligned) {
 int potrs_group(int n) { return potrs_group_for(padded_solve_order(n)); }
 
 namespace {
+/// Largest order whose posv takes the fused kernel (bench_batched_chol's forced posv columns, batch
+/// 10,000, H100; docs/batched_cholesky.md, "Ninth session").
+constexpr int kPosvFusedMaxFloat = 48;
+constexpr int kPosvFusedMaxDouble = 40;
+}  // namespace
+
+namespace {
 template <typename T, Op OP>
 bool dispatch(const Args<T>& a) {
     const int padded = padded_order(a.n);
@@ -47,7 +54,15 @@ template <typename T> bool launch_potrf(const Args<T>& a) {
     return launch_potrf_left<T>(a);
 }
 template <typename T> bool launch_potrs(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrs>(a); }
-template <typename T> bool launch_posv(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Posv>(a); }
+template <typename T> bool launch_posv_fused(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Posv>(a); }
+template <typename T> bool launch_posv_two_pass(const Args<T>& a) {
+    return a.batch == 0 || (launch_potrf<T>(a) && launch_potrs<T>(a));  // potrs reads a.info: failed members skipped
+}
+template <typename T> bool launch_posv(const Args<T>& a) {
+    return posv_two_pass(a.n, sizeof(T) == 8) ? launch_posv_two_pass<T>(a) : launch_posv_fused<T>(a);
+}
+
+bool posv_two_pass(int n, bool is_double) { return n > (is_double ? kPosvFusedMaxDouble : kPosvFusedMaxFloat); }
 
 template bool launch_potrf<float>(const Args<float>&);
 template bool launch_potrf<double>(const Args<double>&);
@@ -57,6 +72,10 @@ template bool launch_potrs<float>(const Args<float>&);
 template bool launch_potrs<double>(const Args<double>&);
 template bool launch_posv<float>(const Args<float>&);
 template bool launch_posv<double>(const Args<double>&);
+template bool launch_posv_fused<float>(const Args<float>&);
+template bool launch_posv_fused<double>(const Args<double>&);
+template bool launch_posv_two_pass<float>(const Args<float>&);
+template bool launch_posv_two_pass<double>(const Args<double>&);
 
 }  // namespace starfact::batched::gpu
 
@@ -94,21 +113,25 @@ gpu::Args<T> checked(const char* f, const Call<T>& c, CUstream_st* stream) {
     const char* sa_name = c.kind == Kind::Potrs ? "strideL" : "strideA";
     auto check_ld = [&](const char* name, int64_t ld) {
         const int64_t lo = c.n > 1 ? c.n : 1;
-        require(ld >= lo && ld * lo <= INT_MAX, f, name,
-                "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * n < 2^31" + got(ld));
+        require(ld >= lo && ld * lo <= INT_MAX, f, name, [&] {
+            return "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * n < 2^31" + got(ld);
+        });
     };
     auto check_stride = [&](const char* name, int64_t stride, int64_t minimum) {
-        require(stride >= minimum, f, name, "must be >= " + std::to_string(minimum) + got(stride));
+        require(stride >= minimum, f, name, [&] { return "must be >= " + std::to_string(minimum) + got(stride); });
     };
-    require(c.n >= 0 && c.n <= kMaxCholeskyOrder, f, "n", "must be in [0, 128]" + got(c.n));
-    if (solve) require(c.nrhs >= 0 && c.nrhs <= INT_MAX, f, "nrhs", "must be >= 0 and <= 2^31-1" + got(c.nrhs));
+    // messages are built only on failure: this check runs on every call, and a call on a tiny batch
+    // takes a few microseconds in all
+    require(c.n >= 0 && c.n <= kMaxCholeskyOrder, f, "n", [&] { return "must be in [0, 128]" + got(c.n); });
+    if (solve)
+        require(c.nrhs >= 0 && c.nrhs <= INT_MAX, f, "nrhs", [&] { return "must be >= 0 and <= 2^31-1" + got(c.nrhs); });
     check_ld("lda", c.lda);
     if (strided) check_stride(sa_name, c.strideA, c.lda * c.n);
     if (solve) {
         check_ld("ldb", c.ldb);
         if (strided) check_stride("strideB", c.strideB, c.ldb * c.nrhs);
     }
-    require(c.batch >= 0, f, "batch", "must be >= 0" + got(c.batch));
+    require(c.batch >= 0, f, "batch", [&] { return "must be >= 0" + got(c.batch); });
     const bool work = c.batch > 0 && c.n > 0 && (!solve || c.nrhs > 0);
     require(c.a_ptr != nullptr || !(c.kind == Kind::Potrs ? work : c.n > 0 && c.batch > 0), f, a_name, "is null");
     if (solve) require(c.b_ptr != nullptr || !work, f, "B", "is null");

@@ -24,7 +24,10 @@ struct Args {
     int lda = 0;
     Layout<T> B;
     int ldb = 0;
-    int* info = nullptr;  // device, one int per member (may be null for potrf: then not reported)
+    // device, one int per member. potrf, posv: written (may be null for potrf: then not reported);
+    // potrs: read when not null, members whose info is not 0 are skipped (B unchanged: the second
+    // pass of the two-pass posv)
+    int* info = nullptr;
     int64_t batch = 0;
     cudaStream_t stream = nullptr;
 };
@@ -79,6 +82,14 @@ template <typename T> bool launch_potrf_resident(const Args<T>& a, const Residen
 template <> bool launch_potrf_resident<float>(const Args<float>& a, const ResidentConfig& v);
 template <> bool launch_potrf_resident<double>(const Args<double>& a, const ResidentConfig& v);
 template <typename T> bool launch_potrs(const Args<T>& a);  // A holds the factors L
-template <typename T> bool launch_posv(const Args<T>& a);   // fused potrf + potrs
+/// posv: the fused kernel (one pass: factor, then solve from the block's shared memory) or two passes
+/// (launch_potrf, the tuned kernel choice, then potrs skipping the members whose info is not 0), as
+/// posv_two_pass picks; both forced for the tests and the bench.
+template <typename T> bool launch_posv(const Args<T>& a);
+template <typename T> bool launch_posv_fused(const Args<T>& a);
+template <typename T> bool launch_posv_two_pass(const Args<T>& a);
+/// Whether posv of order n takes the two passes (measured: the fused kernel is built on the
+/// left-looking factorization and loses to the resident kernels plus potrs from n ~ 40 on).
+bool posv_two_pass(int n, bool is_double);
 
 }  // namespace starfact::batched::gpu

@@ -4,7 +4,8 @@
 // shared memory (cp.async, all loads in flight at once, one commit group per block of G columns that
 // the forward solve waits for just before its steps), then runs the forward/backward chains
 // warp-synchronously; any number of right-hand sides (solved one after the other from the same
-// staged factor). Grid-stride over the batch (any batch count).
+// staged factor). Grid-stride over the batch (any batch count). With `info` (the second pass of the
+// two-pass posv), members whose info is not 0 are skipped: their B stays unchanged.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -26,7 +27,8 @@ constexpr int potrs_warps() {
 
 template <typename T, int N, int G, int WPB>
 __global__ void __launch_bounds__(32 * WPB)
-    potrs_batched_kernel(BatchRef<T> L, int n, int lda, BatchRef<T> B, int ldb, int nrhs, int64_t batch) {
+    potrs_batched_kernel(BatchRef<T> L, int n, int lda, BatchRef<T> B, int ldb, int nrhs, const int* info,
+                         int64_t batch) {
     constexpr int SPB = 32 * WPB / G;  // systems per block
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int group = threadIdx.x / G, lane = threadIdx.x % G;
@@ -34,7 +36,7 @@ __global__ void __launch_bounds__(32 * WPB)
     for (int64_t base = static_cast<int64_t>(blockIdx.x) * SPB; base < batch;
          base += static_cast<int64_t>(gridDim.x) * SPB) {
         const int64_t i = base + group;
-        const bool go = i < batch;
+        const bool go = i < batch && (info == nullptr || info[i] == 0);
         // every lane runs the solve (full-warp shuffles); inactive groups neither load nor store
         // the copies of later column blocks overlap the first forward steps (solve_staged: LAZY)
         const T* Li = go ? L.get(i) : nullptr;

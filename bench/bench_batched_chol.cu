@@ -2,13 +2,16 @@
 // loop of LAPACKE calls on the CPU, same data, same run. For each precision, batch and order n:
 // potrf (the library's tuned kernel choice, IEEE default and the fast-math variant; then each kernel
 // forced: the left-looking one and every resident variant), potrs (nrhs = 1; also on members off 16-byte
-// boundaries, which stage with one-element copies), fused posv, cuSOLVER, CPU loop;
+// boundaries, which stage with one-element copies), posv (the library's choice, and the fused kernel and
+// the two passes potrf + potrs forced), cuSOLVER, CPU loop;
 // median times (CUDA events, warm-up first; the input is restored, untimed, before every run),
-// GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run.
+// GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run
+// (one copy of potrf's bytes, one of potrs's: at small n both are latency-bound, so each kernel is held
+// against a copy of its own traffic), and the time of an empty kernel (the launch floor of a timed run).
 //   bytes (brief):   potrf 2 n^2 (each matrix read once, written once); potrs n^2 + 2 n
 //   bytes (touched): what the kernels really move: potrf 2 * n(n+1)/2 (lower triangle), potrs n(n+1)/2 + 2 n
-//   bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu]
-//                      [--csv FILE] [--warmup K] [--repeat R]
+//   bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]
+//                      [--lda-pad P | --lda-align16] [--csv FILE] [--warmup K] [--repeat R]        (--help describes each flag)
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <lapacke.h>
@@ -54,6 +57,8 @@ cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, double** A, int lda, 
 int cpu_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
 int cpu_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
 
+__global__ void empty_kernel() {}
+
 template <typename T>
 __global__ void fill_rhs(T* B, int64_t count) {
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x)
@@ -82,6 +87,9 @@ struct Config {
     std::vector<int> sizes{5, 8, 16, 24, 32, 33, 48, 64, 80, 95, 96, 100, 128};
     std::vector<int64_t> batches{10000, 100000};
     bool single = true, dbl = true, cpu = true;
+    int lda_pad = 0;     // --lda-pad: lda = n + lda_pad
+    bool lda_align16 = false;  // --lda-align16: lda = n rounded up to 16 bytes
+    bool quick = false;  // --quick: no fast-math potrf, no forced potrf kernels, no misaligned potrs
     int warmup = 3, repeat = 10;
     std::string csv;
 };
@@ -110,8 +118,11 @@ std::vector<int64_t> parse_list(const std::string& s, const std::string& flag, i
 struct Row {
     const char* prec;
     int64_t batch;
-    int n;
+    int n, lda;
     double ours, fast, vendor, ours_s, vendor_s, posv, cpu, copy_bw;
+    double copy_s_bw;                // copy bandwidth on potrs's bytes ((n^2 + 2n) / 2 per member copied)
+    double posv_fused, posv_two;     // posv forced: the fused kernel, potrf + potrs
+    double launch;                   // an empty kernel, timed like the others
     double ours_s_elem;  // potrs on misaligned members (one-element copies instead of 16-byte ones), batch - 1
     double left;                                         // left-looking kernel forced
     double res[std::size(batched::gpu::kResidentVariants)];  // each resident variant forced
@@ -120,8 +131,11 @@ struct Row {
 
 template <typename T>
 Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolverDnHandle_t sol) {
-    const int64_t nn = int64_t(n) * n;
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    const int lda = cfg.lda_align16 ? (n + E - 1) / E * E : n + cfg.lda_pad;  // members lda * n apart
+    const int64_t nn = int64_t(lda) * n;  // member stride
     const size_t abytes = static_cast<size_t>(batch * nn) * sizeof(T), bbytes = static_cast<size_t>(batch * n) * sizeof(T);
+    const size_t matrix_bytes = static_cast<size_t>(batch * n * n) * sizeof(T);  // the n x n matrices (copy reference)
     T *A0, *A, *B0, *B;
     int *info, *vinfo;
     T **pA, **pB;
@@ -138,17 +152,19 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     STARFACT_BENCH_CUDA(cudaMemcpy(pA, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
     for (int64_t i = 0; i < batch; ++i) hp[i] = B + i * n;
     STARFACT_BENCH_CUDA(cudaMemcpy(pB, hp.data(), batch * sizeof(T*), cudaMemcpyHostToDevice));
-    starfact::bench::fill_spd<T><<<4096, 256, 0, st>>>(A0, n, batch);
+    starfact::bench::fill_spd<T><<<4096, 256, 0, st>>>(A0, n, lda, batch);
     fill_rhs<T><<<1024, 256, 0, st>>>(B0, batch * n);
     STARFACT_BENCH_CUDA(cudaStreamSynchronize(st));
 
     auto resetA = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, abytes, cudaMemcpyDeviceToDevice, s)); };
     auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
     const int w = cfg.warmup, r = cfg.repeat;
-    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
-    row.copy_bw = bench::copy_bandwidth(abytes, st);
+    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, lda, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
+    row.copy_bw = bench::copy_bandwidth(matrix_bytes, st);
+    row.copy_s_bw = bench::copy_bandwidth(static_cast<size_t>(batch * (nn + 2 * n) / 2) * sizeof(T), st);
+    row.launch = time_median(st, w, r, [&](cudaStream_t s) { empty_kernel<<<1, 32, 0, s>>>(); });
 
-    row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, n, vinfo, int(batch))); }, resetA);
+    row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, lda, vinfo, int(batch))); }, resetA);
     std::vector<T> vend(static_cast<size_t>(std::min<int64_t>(batch, 64) * nn));
     STARFACT_BENCH_CUDA(cudaMemcpy(vend.data(), A, vend.size() * sizeof(T), cudaMemcpyDeviceToHost));
 
@@ -156,7 +172,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     fa.n = n;
     fa.A.base = A;
     fa.A.stride = nn;
-    fa.lda = n;
+    fa.lda = lda;
     fa.info = info;
     fa.batch = batch;
     fa.stream = st;
@@ -164,22 +180,23 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
         const batched::gpu::ResidentConfig rc = batched::gpu::resident_config(n, sizeof(T) == 8, batched::gpu::columns_aligned16(fa));
         row.res_nt = rc.nt, row.res_occ = rc.occ, row.res_ib = rc.ib, row.res_w1 = rc.w1;
     }
-    row.fast = time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
+    const double nan = std::nan("");
+    row.fast = cfg.quick ? nan : time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
     STARFACT_BENCH_CUDA(cudaGetLastError());
-    row.left = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);
+    row.left = cfg.quick ? nan : time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);
     // STARFACT_BENCH_SKIP_W1=3,4: variants with those w1 values are not run (time NaN), e.g. when their
     // forced tests failed just before on the same machine.
     const char* skip = std::getenv("STARFACT_BENCH_SKIP_W1");
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
         const batched::gpu::ResidentConfig c = batched::gpu::kResidentVariants[v];
-        if (skip && std::strchr(skip, '0' + c.w1)) {
+        if (cfg.quick || (skip && std::strchr(skip, '0' + c.w1))) {
             row.res[v] = std::nan("");
             continue;
         }
         row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_resident<T>(fa, c); }, resetA);
     }
     STARFACT_BENCH_CUDA(cudaGetLastError());
-    row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, n, nn, batch, info, s); }, resetA);
+    row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, lda, nn, batch, info, s); }, resetA);
     // our factor vs cuSOLVER's on the first members, and every info
     std::vector<T> ours(vend.size());
     STARFACT_BENCH_CUDA(cudaMemcpy(ours.data(), A, ours.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -187,30 +204,40 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     STARFACT_BENCH_CUDA(cudaMemcpy(hinfo.data(), info, batch * sizeof(int), cudaMemcpyDeviceToHost));
     double diff = 0;
     for (size_t k = 0; k < ours.size(); ++k) {
-        const int64_t i = static_cast<int64_t>(k % nn) % n, j = static_cast<int64_t>(k % nn) / n;
-        if (i >= j) diff = std::max(diff, std::abs(double(ours[k]) - double(vend[k])));
+        const int64_t i = static_cast<int64_t>(k % nn) % lda, j = static_cast<int64_t>(k % nn) / lda;
+        if (i >= j && i < n) diff = std::max(diff, std::abs(double(ours[k]) - double(vend[k])));
     }
     int bad = 0;
     for (int v : hinfo) bad += v != 0;
     if (bad || diff > 1e-2) std::printf("  WARNING n=%d: %d members with info != 0, max |L - L_cusolver| = %.3g\n", n, bad, diff);
 
     // solves on the factor left in A by the last potrf run
-    row.ours_s = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A, n, nn, B, n, n, batch, s); }, resetB);
-    row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrs(sol, n, pA, n, pB, n, vinfo, int(batch))); }, resetB);
+    row.ours_s = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A, lda, nn, B, n, n, batch, s); }, resetB);
+    row.vendor_s = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrs(sol, n, pA, lda, pB, n, vinfo, int(batch))); }, resetB);
     // the same solve with every member one element off a 16-byte boundary: the staging falls back to
     // one-element copies (batch - 1 members so that the shifted last one stays inside A)
-    row.ours_s_elem = batch > 1 ? time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A + 1, n, nn, B, n, n, batch - 1, s); }, resetB) : 0.0;
-    row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, n, nn, B, n, n, batch, info, s); },
+    row.ours_s_elem = batch > 1 && !cfg.quick ? time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A + 1, lda, nn, B, n, n, batch - 1, s); }, resetB) : 0.0;
+    row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, lda, nn, B, n, n, batch, info, s); },
                            [&](cudaStream_t s) { resetA(s); resetB(s); });
+    batched::gpu::Args<T> pa = fa;  // posv, strided, nrhs = 1
+    pa.nrhs = 1;
+    pa.B.base = B;
+    pa.B.stride = n;
+    pa.ldb = n;
+    row.posv_fused = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_posv_fused<T>(pa); },
+                                 [&](cudaStream_t s) { resetA(s); resetB(s); });
+    row.posv_two = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_posv_two_pass<T>(pa); },
+                               [&](cudaStream_t s) { resetA(s); resetB(s); });
+    STARFACT_BENCH_CUDA(cudaGetLastError());
 
     if (cfg.cpu && batch <= 10000) {
         std::vector<T> h(static_cast<size_t>(batch * nn));
         STARFACT_BENCH_CUDA(cudaMemcpy(h.data(), A0, abytes, cudaMemcpyDeviceToHost));
         std::vector<T> work(h);
-        for (int64_t i = 0; i < std::min<int64_t>(batch, 200); ++i) cpu_potrf(n, work.data() + i * nn, n);  // warm-up
+        for (int64_t i = 0; i < std::min<int64_t>(batch, 200); ++i) cpu_potrf(n, work.data() + i * nn, lda);  // warm-up
         work = h;
         const auto t0 = std::chrono::steady_clock::now();
-        for (int64_t i = 0; i < batch; ++i) cpu_potrf(n, work.data() + i * nn, n);
+        for (int64_t i = 0; i < batch; ++i) cpu_potrf(n, work.data() + i * nn, lda);
         row.cpu = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     cudaFree(A0); cudaFree(A); cudaFree(B0); cudaFree(B); cudaFree(info); cudaFree(vinfo); cudaFree(pA); cudaFree(pB);
@@ -221,7 +248,7 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     const double n = w.n, b = double(w.batch), gf = b * potrf_flops(w.n) * 1e-9, gs = b * potrs_flops(w.n, 1) * 1e-9;
     const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
     const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
-    const double copy = w.copy_bw;
+    const double copy = w.copy_bw, copy_s = w.copy_s_bw;
     const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) + "/" + std::to_string(w.res_ib) + batched::gpu::resident_tag(w.res_w1) : "left";
     std::string variants;
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
@@ -232,22 +259,25 @@ void print(const Row& w, size_t word, std::FILE* csv) {
     }
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "
                 "cuSOLVER %9.1f us x%5.1f | potrs %7.1f us %5.1f%% copy (touched %5.1f%%) vs cuSOLVER %8.1f us x%5.1f | "
-                "potrs(elem copies) %7.1f us | posv %8.1f us | CPU loop %9.1f us x%6.1f | copy %5.0f GB/s | kernel %s | left %8.1f us | resident%s\n",
+                "potrs(elem copies) %7.1f us | posv %8.1f us (fused %8.1f, two-pass %8.1f) vs cuSOLVER potrf+potrs x%5.1f | "
+                "CPU loop %9.1f us x%6.1f | copy %5.0f GB/s, potrs bytes %5.0f GB/s | empty kernel %4.1f us | kernel %s | left %8.1f us | resident%s\n",
                 w.prec, static_cast<long long>(w.batch), w.n, w.ours * 1e6, gf / w.ours, brief / w.ours * 1e-9,
                 100 * brief / w.ours / copy, 100 * touched / w.ours / copy, w.fast * 1e6, w.vendor * 1e6, w.vendor / w.ours,
-                w.ours_s * 1e6, 100 * sbrief / w.ours_s / copy, 100 * stouched / w.ours_s / copy, w.vendor_s * 1e6,
-                w.vendor_s / w.ours_s, w.ours_s_elem * 1e6, w.posv * 1e6, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9,
-                kernel.c_str(), w.left * 1e6, variants.c_str());
+                w.ours_s * 1e6, 100 * sbrief / w.ours_s / copy_s, 100 * stouched / w.ours_s / copy_s, w.vendor_s * 1e6,
+                w.vendor_s / w.ours_s, w.ours_s_elem * 1e6, w.posv * 1e6, w.posv_fused * 1e6, w.posv_two * 1e6,
+                (w.vendor + w.vendor_s) / w.posv, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9, copy_s * 1e-9,
+                w.launch * 1e6, kernel.c_str(), w.left * 1e6, variants.c_str());
     std::fflush(stdout);
     std::string csv_variants;  // resident variant times, in kResidentVariants order, ';'-separated
     for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v)
         csv_variants += (v ? ";" : "") + std::to_string(w.res[v] * 1e6);
     if (csv)
-        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s,%.3f\n", w.prec,
+        std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s,%.3f,%.3f,%.3f,%.2f,%.3f,%d\n", w.prec,
                      static_cast<long long>(w.batch), w.n, w.ours * 1e6, w.fast * 1e6, w.vendor * 1e6, w.ours_s * 1e6,
                      w.vendor_s * 1e6, w.posv * 1e6, w.cpu * 1e6, copy * 1e-9, gf / w.ours, gf / w.fast, gf / w.vendor,
                      w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s, w.res_nt, w.res_occ, w.left * 1e6,
-                     csv_variants.c_str(), w.ours_s_elem * 1e6);
+                     csv_variants.c_str(), w.ours_s_elem * 1e6, w.posv_fused * 1e6, w.posv_two * 1e6, copy_s * 1e-9,
+                     w.launch * 1e6, w.lda);
 }
 
 }  // namespace
@@ -272,6 +302,14 @@ int main(int argc, char** argv) {
                 const std::string p = cli.choice({"s", "d", "both"});
                 cfg.single = p != "d";
                 cfg.dbl = p != "s";
+            } else if (f == "--lda-pad") {
+                cfg.lda_pad = static_cast<int>(cli.integer(0, 64));
+            } else if (f == "--lda-align16") {
+                cli.no_value();
+                cfg.lda_align16 = true;
+            } else if (f == "--quick") {
+                cli.no_value();
+                cfg.quick = true;
             } else if (f == "--no-cpu") {
                 cli.no_value();
                 cfg.cpu = false;
@@ -282,8 +320,21 @@ int main(int argc, char** argv) {
             } else if (f == "--repeat") {
                 cfg.repeat = static_cast<int>(cli.integer(1, 1000));
             } else if (f == "--help") {
-                std::printf("bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] "
-                            "[--no-cpu] [--csv FILE] [--warmup K] [--repeat R]\n");
+                std::printf(
+                    "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]\n"
+                    "                   [--lda-pad P | --lda-align16] [--csv FILE] [--warmup K] [--repeat R]\n"
+                    "  --sizes     orders n (1..128), comma-separated, or all (default 5,8,16,24,32,33,48,64,80,95,96,100,128)\n"
+                    "  --batches   batch counts (default 10000,100000)\n"
+                    "  --prec      s, d or both (default both)\n"
+                    "  --no-cpu    skip the LAPACKE loop on the CPU (it runs for batches <= 10000)\n"
+                    "  --lda-pad P leading dimension n + P instead of n (0..64, default 0): e.g. 1 puts odd n on 16-byte column\n"
+                    "              boundaries in float, to separate the cost of unaligned columns from that of the order\n"
+                    "  --lda-align16  leading dimension n rounded up to a multiple of 16 bytes (every column 16-byte\n"
+                    "              aligned; overrides --lda-pad): the measurements behind the aligned kernel table\n"
+                    "  --quick     skip the fast-math potrf, the forced potrf kernels (left-looking, resident variants) and\n"
+                    "              the misaligned potrs (those columns read nan); posv's two paths are still timed\n"
+                    "  --csv FILE  also write one CSV row per (precision, batch, n)\n"
+                    "  --warmup K  untimed runs before the timed ones (default 3); --repeat R timed runs, median (default 10)\n");
                 return 0;
             } else {
                 cli.unknown();
@@ -295,15 +346,17 @@ int main(int argc, char** argv) {
     }
     cudaDeviceProp prop;
     STARFACT_BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s, %d SMs; batched Cholesky (lower), strided lda = n; medians of %d runs after %d warm-ups\n",
-                prop.name, prop.multiProcessorCount, cfg.repeat, cfg.warmup);
-    std::printf("GF/s with LAWN 41 flops; %% copy = GB/s (brief bytes: potrf 2n^2, potrs n^2+2n) / copy GB/s; touched = "
-                "lower-triangle bytes; xR = time ratio (other / ours)\n");
+    const std::string lda_rule = cfg.lda_align16 ? "n rounded up to 16 bytes" : "n + " + std::to_string(cfg.lda_pad);
+    std::printf("device: %s, %d SMs; batched Cholesky (lower), strided, lda = %s; medians of %d runs after %d warm-ups\n",
+                prop.name, prop.multiProcessorCount, lda_rule.c_str(), cfg.repeat, cfg.warmup);
+    std::printf("GF/s with LAWN 41 flops; %% copy = GB/s (brief bytes: potrf 2n^2, potrs n^2+2n) / GB/s of a copy of the "
+                "same bytes (potrf's, potrs's); touched = lower-triangle bytes; xR = time ratio (other / ours)\n");
     std::FILE* csv = cfg.csv.empty() ? nullptr : std::fopen(cfg.csv.c_str(), "w");
     if (csv)
         std::fprintf(csv, "prec,batch,n,potrf_us,potrf_fast_us,cusolver_potrf_us,potrs_us,cusolver_potrs_us,posv_us,"
                           "cpu_us,copy_GBs,gflops,gflops_fast,gflops_cusolver,gflops_cpu,gflops_potrs,"
-                          "gflops_cusolver_potrs,kernel_nt,kernel_occ,left_us,resident_variants_us,potrs_elem_us\n");
+                          "gflops_cusolver_potrs,kernel_nt,kernel_occ,left_us,resident_variants_us,potrs_elem_us,"
+                          "posv_fused_us,posv_two_pass_us,copy_potrs_GBs,empty_kernel_us,lda\n");
     cudaStream_t st;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
     cusolverDnHandle_t sol;

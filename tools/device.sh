@@ -54,7 +54,8 @@ remote() {
     out=$OUT
     local bin=$carry/bin
     local phases=("$@")
-    trap 'cd "$out" && ls *.log >/dev/null 2>&1 && tar czf logs.tgz *.log && rm -f *.log' EXIT
+    # LOGS_TAG names the pack (logs$LOGS_TAG.tgz) when one command runs the script more than once
+    trap 'cd "$out" && ls *.log >/dev/null 2>&1 && tar czf "logs${LOGS_TAG:-}.tgz" *.log && rm -f *.log' EXIT
     [ ${#phases[@]} -gt 0 ] || phases=(info tests sanitize chol bench)
     for spec in "${phases[@]}"; do
         local p=${spec%%:*} pat=""
@@ -118,10 +119,12 @@ remote() {
             # (default 1). Writes profile_sass.csv (tools/ncu_sass_summary.py reads it here) and the
             # details page into profile_details.log.
             [ -n "$pat" ] && [ -n "${PROFILE_CMD:-}" ] || { echo "profile: usage: PROFILE_CMD='bench_x ARGS' run profile:KERNEL"; continue; }
-            run_phase profile ncu --set full -k "$pat" -c "${PROFILE_COUNT:-1}" -o "$out/profile" -f $bin/$PROFILE_CMD
-            ncu -i "$out/profile.ncu-rep" --page source --csv --print-source sass > "$out/profile_sass.csv"
-            ncu -i "$out/profile.ncu-rep" --page details > "$out/profile_details.log" 2>&1
-            rm -f "$out/profile.ncu-rep" ;;
+            # PROFILE_TAG (optional) suffixes the output names, for several profiles in one command.
+            local pt=profile${PROFILE_TAG:-}
+            run_phase "$pt" ncu --set full -k "$pat" -c "${PROFILE_COUNT:-1}" -o "$out/$pt" -f $bin/$PROFILE_CMD
+            ncu -i "$out/$pt.ncu-rep" --page source --csv --print-source sass > "$out/${pt}_sass.csv"
+            ncu -i "$out/$pt.ncu-rep" --page details > "$out/${pt}_details.log" 2>&1
+            rm -f "$out/$pt.ncu-rep" ;;
         *) echo "unknown phase $p" ;;
         esac
     done

@@ -65,7 +65,7 @@ Timing time_factor(int n, Launch&& launch) {
     check(cudaMalloc(&pristine, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&work, elems * sizeof(T)), "cudaMalloc");
     check(cudaMalloc(&info, kBatch * sizeof(int)), "cudaMalloc");
-    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, n, kBatch);
+    starfact::bench::fill_spd<T><<<1024, 256>>>(pristine, n, n, kBatch);
     gpu::Args<T> a;
     a.n = n;
     a.A.base = work;

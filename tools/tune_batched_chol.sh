@@ -14,15 +14,19 @@
 #         resident: the resident kernel's variants at n = 40, 48, ..., 128 beside the tuned left-looking
 #                   kernel at its compiled orders (tune/tune_resident.cu)
 #   Here again (best configuration per order and precision -> the table the library compiles in):
-#       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV]
+#       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV[,CSV2,...]]
 #       (TABLE_SKIP_KINDS=residentpipe,...: resident kinds the table must not pick)
+#       Per-order sweep for RESIDENT-CSV (ninth session; every kernel forced at every order, both layouts
+#       of the columns):  bench_batched_chol --sizes $(seq -s, 33 128) --batches 10000 --no-cpu --csv A.csv
+#                         bench_batched_chol ... --lda-align16 --csv B.csv
 #   Plot (needs matplotlib; Debian's /usr/bin/python3 has it): GFLOP/s vs n per precision from a bench
 #   CSV (bench_batched_chol --csv) and a resident sweep CSV:
 #       tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png
 #   (several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only;
-#   RESIDENT-CSV (a resident sweep, or a bench CSV with every variant forced): order n runs the resident
-#   kernel when its fastest variant at 8 ceil(n/8) beat the
-#   left-looking kernel at n's compiled order in that sweep).
+#   RESIDENT-CSV (resident sweeps, or bench CSVs with every variant forced): an order measured itself picks
+#   the fastest kernel there, for the aligned table with 16-byte-aligned columns (lda = n or --lda-align16),
+#   for the unaligned table with lda = n not aligned; other orders run the resident kernel when its fastest
+#   variant at 8 ceil(n/8) beat the left-looking kernel at n's compiled order).
 #
 # The sweep (codelets/cuda/batched_chol/tune/) times potrf_batched on a batch of 10,000 matrices
 # for every compiled order N (ranges.hpp: 4, 8, ..., 48, 56, 64, 80, ..., 128) over the space
@@ -179,50 +183,79 @@ def resident_source(path):
             d = dict(zip(h, r))
             if d['batch'] != '10000':
                 continue
-            yield [d['prec'], d['n'], 'left', '0', '0', d['left_us'], '1']
+            lda = d.get('lda') or d['n']  # bench CSVs before the ninth session: lda = n
+            yield [d['prec'], d['n'], 'left', '0', '0', d['left_us'], '1', lda]
             for (nt, occ, ib, w1), us in zip(VARIANTS, d['resident_variants_us'].split(';')):
                 kind = 'resident16' if ib == 16 else KINDS[w1]
-                yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1']
+                yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1', lda]
     else:
-        yield from rows
+        for r in rows:
+            yield r + [r[1]] if r and r[0] != 'prec' else r  # resident sweeps: lda = n
 skip_kinds = set(os.environ.get('TABLE_SKIP_KINDS', '').split(','))  # resident kinds the table must not pick
 def keep_min(d, key, v):
     if key not in d or v < d[key]:
         d[key] = v
+# Ninth session: measurements at the order itself. A bench CSV row at order n with leading dimension lda
+# decides n's entry of the aligned table (lda a multiple of 16 bytes: bench --lda-align16, or lda = n when
+# n * sizeof(T) is one) or of the unaligned table (lda = n otherwise): the fastest of the left-looking kernel
+# and every resident variant measured there. Orders without such a row keep the group rules below.
+exact, exact_left = {}, {}  # (prec, n, aligned) -> best resident variant / left-looking us, measured at n
 if rsrc:
-    for row in resident_source(rsrc):
-        if not row or row[0] == 'prec' or row[-1].strip() == '0':
-            continue
-        prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
-        if kernel == 'residentschur':
-            continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
-        if us != us or (kernel != 'left' and kernel in skip_kinds):
-            continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
-        v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
-        if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
-            key = (prec, (n + 7) // 8 * 8)
-            if unal_n.get(key, 0) > n:
+    for path in rsrc.split(','):
+        for row in resident_source(path):
+            if not row or row[0] == 'prec' or row[6].strip() == '0':
                 continue
-            if unal_n.get(key, 0) < n:  # a larger n of the group replaces a smaller one
-                unal_n[key] = n
-                meas_unal.pop(key, None)
-                left_unal.pop(key, None)
+            prec, n, kernel, nt, occ, us, lda = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5]), int(row[7])
+            if us != us or kernel == 'residentschur' or (kernel != 'left' and kernel in skip_kinds):
+                continue
+            key = (prec, n, lda % (4 if prec == 's' else 2) == 0)
             if kernel == 'left':
-                left_unal[key] = us
+                exact_left[key] = us
             else:
-                keep_min(meas_unal, key, v)
-        elif kernel == 'left':
-            left[(prec, n)] = us
-        else:
-            keep_min(res, (prec, n), v)
-            if kernel not in UNALIGNED_SKIP[prec]:
-                keep_min(res_unal, (prec, n), v)
+                keep_min(exact, key, (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0)))
+    for path in rsrc.split(','):
+        for row in resident_source(path):
+            if not row or row[0] == 'prec' or row[6].strip() == '0':
+                continue
+            if int(row[7]) != int(row[1]):
+                continue  # padded lda: only the per-order entries above use it
+            prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
+            if kernel == 'residentschur':
+                continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
+            if us != us or (kernel != 'left' and kernel in skip_kinds):
+                continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
+            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
+            if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
+                key = (prec, (n + 7) // 8 * 8)
+                if unal_n.get(key, 0) > n:
+                    continue
+                if unal_n.get(key, 0) < n:  # a larger n of the group replaces a smaller one
+                    unal_n[key] = n
+                    meas_unal.pop(key, None)
+                    left_unal.pop(key, None)
+                if kernel == 'left':
+                    left_unal[key] = us
+                else:
+                    keep_min(meas_unal, key, v)
+            elif kernel == 'left':
+                left[(prec, n)] = us
+            else:
+                keep_min(res, (prec, n), v)
+                if kernel not in UNALIGNED_SKIP[prec]:
+                    keep_min(res_unal, (prec, n), v)
 
 def resident_rows(prec, unaligned=False):
     rows = []
     for n in range(1, 129):
         r, N = (n + 7) // 8 * 8, next(s for s in SIZES if s >= n)
         pick = (0, 0, 8, 0, '')
+        key = (prec, n, not unaligned)
+        if key in exact and key in exact_left:  # measured at n itself (with such an lda)
+            us, nt, occ, ib, w1 = exact[key]
+            if us < exact_left[key]:
+                pick = (nt, occ, ib, w1, f'  {us:.1f} us at n = {n} vs left-looking {exact_left[key]:.1f} us there')
+            rows.append((n,) + pick)
+            continue
         if unaligned and (prec, r) in meas_unal and (prec, r) in left_unal:  # measured unaligned in this group
             m = unal_n[(prec, r)]
             if meas_unal[(prec, r)][0] < left_unal[(prec, r)]:
@@ -267,12 +300,15 @@ namespace starfact::batched::gpu {{
 {emit('kTunedDouble', table('d'))}
 {emit('kTunedFloat', table('s'))}
 // Resident kernel (potrf_resident.cuh) per order: {{threads per block, OCC, IB, W1}}, {{0, 0, 8, 0}} = the left-looking
-// kernel above; from {rsrc.split('/')[-1] if rsrc else 'no resident sweep'}.
+// kernel above; from {', '.join(p.split('/')[-1] for p in rsrc.split(',')) if rsrc else 'no resident sweep'}:
+// an order measured itself with 16-byte-aligned columns takes the fastest kernel there ("there"), others the
+// group rule (the variant fastest at n = 8 ceil(n / 8)).
 {emit_resident('kResidentDouble', resident_rows('d'))}
 {emit_resident('kResidentFloat', resident_rows('s'))}
-// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): per group of 8
-// orders the variant measured fastest at an unaligned order of the group (lda = n), else the aligned choice
-// without the kinds {UNALIGNED_SKIP}.
+// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): an order measured
+// itself with lda = n unaligned takes the fastest kernel there, others per group of 8 orders the variant measured
+// fastest at the largest unaligned order of the group (lda = n), else the aligned choice without the kinds
+// {UNALIGNED_SKIP}.
 {emit_unaligned('kResidentDoubleUnaligned', 'kResidentDouble', 'd')}
 {emit_unaligned('kResidentFloatUnaligned', 'kResidentFloat', 's')}
 /// Lanes per system for potrs (a power of two >= n up to a warp).

@@ -272,7 +272,9 @@ constexpr PotrfConfig kTunedFloat[129] = {
 };
 
 // Resident kernel (potrf_resident.cuh) per order: {threads per block, OCC, IB, W1}, {0, 0, 8, 0} = the left-looking
-// kernel above; from table_input_eighth_h100.csv.
+// kernel above; from table_input_eighth_h100.csv, sweep9_n_s_h100.csv, sweep9_a16_s_h100.csv, sweep9_n_d_h100.csv, sweep9_a16_d_h100.csv:
+// an order measured itself with 16-byte-aligned columns takes the fastest kernel there ("there"), others the
+// group rule (the variant fastest at n = 8 ceil(n / 8)).
 constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},
     {0, 0, 8, 0},  // n = 1
@@ -323,86 +325,86 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 46
     {0, 0, 8, 0},  // n = 47
     {0, 0, 8, 0},  // n = 48
-    {64, 512, 8, 4},  // n = 49  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 50  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 51  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 52  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 53  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 54  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 55  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 56  200.8 us at n = 56 vs left-looking 212.9 us at N = 56
-    {64, 512, 8, 4},  // n = 57  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 58  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 59  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 60  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 61  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 62  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 63  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {64, 512, 8, 4},  // n = 64  238.6 us at n = 64 vs left-looking 267.8 us at N = 64
-    {96, 480, 8, 5},  // n = 65  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 66  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 67  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 68  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 69  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 70  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 71  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 480, 8, 5},  // n = 72  295.7 us at n = 72 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 73  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 74  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 75  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 76  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 77  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 78  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 79  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 80  346.9 us at n = 80 vs left-looking 908.9 us at N = 80
-    {96, 576, 8, 5},  // n = 81  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 82  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 83  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 84  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 85  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 86  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 87  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 576, 8, 5},  // n = 88  411.6 us at n = 88 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 89  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 90  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 91  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 92  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 93  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 94  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 95  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {96, 480, 8, 5},  // n = 96  486.0 us at n = 96 vs left-looking 1469.4 us at N = 96
-    {128, 512, 8, 5},  // n = 97  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 98  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 99  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 100  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 101  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 102  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 103  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {128, 512, 8, 5},  // n = 104  575.0 us at n = 104 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 105  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 106  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 107  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 108  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 109  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 110  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 111  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 112  723.9 us at n = 112 vs left-looking 2000.0 us at N = 112
-    {160, 480, 8, 5},  // n = 113  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 114  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 115  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 116  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 117  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 118  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 119  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 120  822.4 us at n = 120 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 121  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 122  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 123  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 124  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 125  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 126  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 127  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
-    {160, 480, 8, 5},  // n = 128  929.1 us at n = 128 vs left-looking 2832.4 us at N = 128
+    {64, 512, 8, 4},  // n = 49  190.9 us at n = 49 vs left-looking 206.4 us there
+    {64, 512, 8, 4},  // n = 50  191.0 us at n = 50 vs left-looking 207.4 us there
+    {64, 512, 8, 4},  // n = 51  193.8 us at n = 51 vs left-looking 211.4 us there
+    {64, 512, 8, 4},  // n = 52  193.3 us at n = 52 vs left-looking 211.1 us there
+    {64, 512, 8, 4},  // n = 53  195.2 us at n = 53 vs left-looking 215.1 us there
+    {64, 512, 8, 4},  // n = 54  194.6 us at n = 54 vs left-looking 215.9 us there
+    {64, 512, 8, 4},  // n = 55  201.0 us at n = 55 vs left-looking 216.0 us there
+    {64, 512, 8, 4},  // n = 56  200.7 us at n = 56 vs left-looking 212.8 us there
+    {64, 512, 8, 4},  // n = 57  230.1 us at n = 57 vs left-looking 272.0 us there
+    {64, 512, 8, 4},  // n = 58  229.8 us at n = 58 vs left-looking 272.0 us there
+    {64, 512, 8, 4},  // n = 59  233.8 us at n = 59 vs left-looking 275.9 us there
+    {64, 512, 8, 4},  // n = 60  232.6 us at n = 60 vs left-looking 273.4 us there
+    {64, 512, 8, 4},  // n = 61  237.6 us at n = 61 vs left-looking 277.9 us there
+    {64, 512, 8, 4},  // n = 62  235.1 us at n = 62 vs left-looking 277.6 us there
+    {64, 512, 8, 4},  // n = 63  242.2 us at n = 63 vs left-looking 274.9 us there
+    {64, 512, 8, 4},  // n = 64  238.5 us at n = 64 vs left-looking 267.2 us there
+    {64, 512, 8, 4},  // n = 65  293.7 us at n = 65 vs left-looking 889.4 us there
+    {64, 512, 8, 4},  // n = 66  288.9 us at n = 66 vs left-looking 890.4 us there
+    {64, 512, 8, 4},  // n = 67  294.8 us at n = 67 vs left-looking 892.6 us there
+    {64, 512, 8, 4},  // n = 68  290.0 us at n = 68 vs left-looking 895.7 us there
+    {64, 512, 8, 4},  // n = 69  308.0 us at n = 69 vs left-looking 901.1 us there
+    {64, 512, 8, 4},  // n = 70  301.8 us at n = 70 vs left-looking 902.0 us there
+    {96, 480, 8, 5},  // n = 71  304.4 us at n = 71 vs left-looking 904.4 us there
+    {96, 480, 8, 5},  // n = 72  295.7 us at n = 72 vs left-looking 907.9 us there
+    {96, 480, 8, 5},  // n = 73  362.4 us at n = 73 vs left-looking 916.2 us there
+    {96, 576, 8, 5},  // n = 74  352.9 us at n = 74 vs left-looking 915.3 us there
+    {96, 480, 8, 5},  // n = 75  365.0 us at n = 75 vs left-looking 921.7 us there
+    {96, 576, 8, 5},  // n = 76  349.7 us at n = 76 vs left-looking 921.4 us there
+    {96, 480, 8, 5},  // n = 77  371.2 us at n = 77 vs left-looking 929.2 us there
+    {96, 576, 8, 5},  // n = 78  358.4 us at n = 78 vs left-looking 928.9 us there
+    {96, 480, 8, 5},  // n = 79  368.1 us at n = 79 vs left-looking 929.7 us there
+    {96, 576, 8, 5},  // n = 80  346.9 us at n = 80 vs left-looking 914.1 us there
+    {96, 480, 8, 5},  // n = 81  432.0 us at n = 81 vs left-looking 1425.9 us there
+    {96, 576, 8, 5},  // n = 82  413.3 us at n = 82 vs left-looking 1426.0 us there
+    {96, 576, 8, 5},  // n = 83  432.0 us at n = 83 vs left-looking 1434.2 us there
+    {96, 576, 8, 5},  // n = 84  410.9 us at n = 84 vs left-looking 1434.2 us there
+    {96, 480, 8, 5},  // n = 85  440.9 us at n = 85 vs left-looking 1451.5 us there
+    {96, 576, 8, 5},  // n = 86  417.7 us at n = 86 vs left-looking 1445.5 us there
+    {96, 480, 8, 5},  // n = 87  439.6 us at n = 87 vs left-looking 1450.9 us there
+    {96, 576, 8, 5},  // n = 88  409.8 us at n = 88 vs left-looking 1448.7 us there
+    {96, 480, 8, 5},  // n = 89  509.0 us at n = 89 vs left-looking 1464.7 us there
+    {96, 480, 8, 5},  // n = 90  493.6 us at n = 90 vs left-looking 1468.9 us there
+    {96, 480, 8, 5},  // n = 91  510.7 us at n = 91 vs left-looking 1474.2 us there
+    {96, 480, 8, 5},  // n = 92  490.0 us at n = 92 vs left-looking 1474.5 us there
+    {96, 480, 8, 5},  // n = 93  522.9 us at n = 93 vs left-looking 1487.2 us there
+    {96, 480, 8, 5},  // n = 94  498.4 us at n = 94 vs left-looking 1486.8 us there
+    {96, 480, 8, 5},  // n = 95  516.4 us at n = 95 vs left-looking 1480.7 us there
+    {96, 480, 8, 5},  // n = 96  486.0 us at n = 96 vs left-looking 1474.4 us there
+    {128, 512, 8, 5},  // n = 97  595.0 us at n = 97 vs left-looking 1968.4 us there
+    {128, 512, 8, 5},  // n = 98  584.9 us at n = 98 vs left-looking 1966.7 us there
+    {128, 512, 8, 5},  // n = 99  595.0 us at n = 99 vs left-looking 1974.5 us there
+    {128, 384, 8, 5},  // n = 100  576.1 us at n = 100 vs left-looking 1973.6 us there
+    {128, 512, 8, 5},  // n = 101  602.6 us at n = 101 vs left-looking 1990.6 us there
+    {128, 512, 8, 5},  // n = 102  586.8 us at n = 102 vs left-looking 1986.2 us there
+    {128, 512, 8, 5},  // n = 103  599.8 us at n = 103 vs left-looking 1989.8 us there
+    {128, 512, 8, 5},  // n = 104  575.0 us at n = 104 vs left-looking 1981.7 us there
+    {160, 480, 8, 5},  // n = 105  763.9 us at n = 105 vs left-looking 2002.3 us there
+    {160, 480, 8, 5},  // n = 106  749.3 us at n = 106 vs left-looking 2009.3 us there
+    {128, 384, 8, 5},  // n = 107  755.6 us at n = 107 vs left-looking 2007.2 us there
+    {160, 480, 8, 5},  // n = 108  742.8 us at n = 108 vs left-looking 2010.9 us there
+    {128, 384, 8, 5},  // n = 109  770.5 us at n = 109 vs left-looking 2023.8 us there
+    {160, 480, 8, 5},  // n = 110  750.1 us at n = 110 vs left-looking 2027.2 us there
+    {128, 384, 8, 5},  // n = 111  761.8 us at n = 111 vs left-looking 2024.1 us there
+    {160, 480, 8, 5},  // n = 112  723.9 us at n = 112 vs left-looking 2003.6 us there
+    {160, 480, 8, 5},  // n = 113  860.5 us at n = 113 vs left-looking 2817.6 us there
+    {160, 480, 8, 5},  // n = 114  838.8 us at n = 114 vs left-looking 2812.4 us there
+    {160, 480, 8, 5},  // n = 115  851.7 us at n = 115 vs left-looking 2820.5 us there
+    {160, 480, 8, 5},  // n = 116  834.1 us at n = 116 vs left-looking 2818.5 us there
+    {160, 480, 8, 5},  // n = 117  863.5 us at n = 117 vs left-looking 2833.7 us there
+    {160, 480, 8, 5},  // n = 118  839.7 us at n = 118 vs left-looking 2833.9 us there
+    {160, 480, 8, 5},  // n = 119  859.8 us at n = 119 vs left-looking 2832.6 us there
+    {160, 480, 8, 5},  // n = 120  822.4 us at n = 120 vs left-looking 2828.7 us there
+    {160, 480, 8, 5},  // n = 121  971.9 us at n = 121 vs left-looking 2857.9 us there
+    {160, 480, 8, 5},  // n = 122  946.5 us at n = 122 vs left-looking 2863.6 us there
+    {160, 480, 8, 5},  // n = 123  960.2 us at n = 123 vs left-looking 2863.5 us there
+    {160, 480, 8, 5},  // n = 124  940.6 us at n = 124 vs left-looking 2865.0 us there
+    {160, 480, 8, 5},  // n = 125  968.0 us at n = 125 vs left-looking 2882.1 us there
+    {160, 480, 8, 5},  // n = 126  944.6 us at n = 126 vs left-looking 2884.1 us there
+    {160, 480, 8, 5},  // n = 127  955.7 us at n = 127 vs left-looking 2853.2 us there
+    {160, 480, 8, 5},  // n = 128  929.1 us at n = 128 vs left-looking 2826.3 us there
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -455,91 +457,92 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {0, 0, 8, 0},  // n = 46
     {0, 0, 8, 0},  // n = 47
     {0, 0, 8, 0},  // n = 48
-    {64, 1024, 8, 5},  // n = 49  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 50  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 51  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 52  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 53  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 54  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 55  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 56  130.8 us at n = 56 vs left-looking 151.4 us at N = 56
-    {64, 1024, 8, 5},  // n = 57  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 58  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 59  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 60  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 61  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 62  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 63  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {64, 1024, 8, 5},  // n = 64  146.8 us at n = 64 vs left-looking 172.7 us at N = 64
-    {128, 1024, 8, 5},  // n = 65  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 66  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 67  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 68  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 69  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 70  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 71  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 72  189.9 us at n = 72 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 73  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 74  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 75  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 76  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 77  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 78  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 79  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 80  217.2 us at n = 80 vs left-looking 416.1 us at N = 80
-    {128, 1024, 8, 5},  // n = 81  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 82  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 83  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 84  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 85  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 86  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 87  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 88  257.9 us at n = 88 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 89  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 90  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 91  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 92  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 93  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 94  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 95  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 96  299.4 us at n = 96 vs left-looking 728.9 us at N = 96
-    {128, 1024, 8, 5},  // n = 97  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 98  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 99  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 100  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 101  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 102  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 103  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 1024, 8, 5},  // n = 104  352.9 us at n = 104 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 105  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 106  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 107  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 108  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 109  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 110  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 111  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 112  398.6 us at n = 112 vs left-looking 1432.6 us at N = 112
-    {128, 768, 8, 5},  // n = 113  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 114  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 115  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 116  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 117  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 118  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 119  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 120  457.7 us at n = 120 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 121  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 122  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 123  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 124  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 125  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 126  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 127  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
-    {128, 768, 8, 5},  // n = 128  512.3 us at n = 128 vs left-looking 1630.4 us at N = 128
+    {64, 1024, 8, 5},  // n = 49  129.5 us at n = 49 vs left-looking 150.7 us there
+    {64, 1024, 8, 5},  // n = 50  129.4 us at n = 50 vs left-looking 150.4 us there
+    {64, 1024, 8, 5},  // n = 51  130.6 us at n = 51 vs left-looking 150.7 us there
+    {64, 1024, 8, 5},  // n = 52  126.8 us at n = 52 vs left-looking 150.7 us there
+    {64, 1024, 8, 5},  // n = 53  129.3 us at n = 53 vs left-looking 153.7 us there
+    {64, 1024, 8, 5},  // n = 54  129.5 us at n = 54 vs left-looking 153.2 us there
+    {64, 1024, 8, 5},  // n = 55  130.3 us at n = 55 vs left-looking 153.3 us there
+    {64, 1024, 8, 5},  // n = 56  126.3 us at n = 56 vs left-looking 151.0 us there
+    {64, 1024, 8, 5},  // n = 57  150.6 us at n = 57 vs left-looking 171.8 us there
+    {64, 1024, 8, 5},  // n = 58  155.0 us at n = 58 vs left-looking 172.2 us there
+    {64, 1024, 8, 5},  // n = 59  162.7 us at n = 59 vs left-looking 171.9 us there
+    {64, 1024, 8, 5},  // n = 60  142.3 us at n = 60 vs left-looking 172.3 us there
+    {64, 1024, 8, 5},  // n = 61  148.7 us at n = 61 vs left-looking 172.7 us there
+    {64, 1024, 8, 5},  // n = 62  155.9 us at n = 62 vs left-looking 174.1 us there
+    {128, 1024, 8, 5},  // n = 63  165.4 us at n = 63 vs left-looking 174.0 us there
+    {64, 1024, 8, 5},  // n = 64  141.4 us at n = 64 vs left-looking 173.6 us there
+    {128, 1024, 8, 5},  // n = 65  187.1 us at n = 65 vs left-looking 420.1 us there
+    {128, 1024, 8, 5},  // n = 66  188.1 us at n = 66 vs left-looking 419.6 us there
+    {128, 1024, 8, 5},  // n = 67  189.4 us at n = 67 vs left-looking 419.1 us there
+    {64, 1024, 8, 5},  // n = 68  182.9 us at n = 68 vs left-looking 419.6 us there
+    {128, 1024, 8, 5},  // n = 69  187.8 us at n = 69 vs left-looking 420.6 us there
+    {128, 1024, 8, 5},  // n = 70  189.2 us at n = 70 vs left-looking 419.1 us there
+    {128, 1024, 8, 5},  // n = 71  190.1 us at n = 71 vs left-looking 424.5 us there
+    {128, 1024, 8, 5},  // n = 72  184.8 us at n = 72 vs left-looking 422.9 us there
+    {128, 1024, 8, 5},  // n = 73  215.7 us at n = 73 vs left-looking 426.2 us there
+    {128, 1024, 8, 5},  // n = 74  215.6 us at n = 74 vs left-looking 427.6 us there
+    {128, 1024, 8, 5},  // n = 75  218.0 us at n = 75 vs left-looking 427.5 us there
+    {128, 1024, 8, 5},  // n = 76  212.4 us at n = 76 vs left-looking 426.9 us there
+    {128, 1024, 8, 5},  // n = 77  215.7 us at n = 77 vs left-looking 428.4 us there
+    {128, 1024, 8, 5},  // n = 78  219.2 us at n = 78 vs left-looking 429.7 us there
+    {128, 1024, 8, 5},  // n = 79  223.8 us at n = 79 vs left-looking 429.3 us there
+    {128, 1024, 8, 5},  // n = 80  210.6 us at n = 80 vs left-looking 418.9 us there
+    {128, 1024, 8, 5},  // n = 81  262.5 us at n = 81 vs left-looking 728.0 us there
+    {128, 1024, 8, 5},  // n = 82  269.8 us at n = 82 vs left-looking 729.3 us there
+    {96, 576, 8, 5},  // n = 83  274.7 us at n = 83 vs left-looking 730.7 us there
+    {128, 1024, 8, 5},  // n = 84  249.6 us at n = 84 vs left-looking 726.2 us there
+    {96, 576, 8, 5},  // n = 85  270.7 us at n = 85 vs left-looking 737.0 us there
+    {96, 576, 8, 5},  // n = 86  273.9 us at n = 86 vs left-looking 735.1 us there
+    {96, 576, 8, 5},  // n = 87  275.3 us at n = 87 vs left-looking 736.7 us there
+    {128, 1024, 8, 5},  // n = 88  249.3 us at n = 88 vs left-looking 734.1 us there
+    {96, 576, 8, 5},  // n = 89  311.9 us at n = 89 vs left-looking 755.1 us there
+    {96, 576, 8, 5},  // n = 90  315.1 us at n = 90 vs left-looking 750.1 us there
+    {96, 576, 8, 5},  // n = 91  321.3 us at n = 91 vs left-looking 752.5 us there
+    {128, 1024, 8, 5},  // n = 92  291.4 us at n = 92 vs left-looking 751.6 us there
+    {96, 576, 8, 5},  // n = 93  311.4 us at n = 93 vs left-looking 739.6 us there
+    {96, 576, 8, 5},  // n = 94  316.4 us at n = 94 vs left-looking 739.1 us there
+    {96, 576, 8, 5},  // n = 95  322.8 us at n = 95 vs left-looking 739.1 us there
+    {128, 1024, 8, 5},  // n = 96  289.3 us at n = 96 vs left-looking 732.0 us there
+    {128, 768, 8, 5},  // n = 97  365.1 us at n = 97 vs left-looking 1398.3 us there
+    {128, 768, 8, 5},  // n = 98  369.1 us at n = 98 vs left-looking 1401.1 us there
+    {128, 768, 8, 5},  // n = 99  384.2 us at n = 99 vs left-looking 1406.5 us there
+    {128, 1024, 8, 5},  // n = 100  343.1 us at n = 100 vs left-looking 1408.4 us there
+    {128, 768, 8, 5},  // n = 101  373.6 us at n = 101 vs left-looking 1424.8 us there
+    {128, 768, 8, 5},  // n = 102  383.7 us at n = 102 vs left-looking 1418.8 us there
+    {128, 384, 8, 5},  // n = 103  388.3 us at n = 103 vs left-looking 1425.8 us there
+    {128, 1024, 8, 5},  // n = 104  338.5 us at n = 104 vs left-looking 1424.4 us there
+    {128, 768, 8, 5},  // n = 105  418.8 us at n = 105 vs left-looking 1448.8 us there
+    {128, 768, 8, 5},  // n = 106  427.5 us at n = 106 vs left-looking 1448.2 us there
+    {128, 512, 8, 5},  // n = 107  436.9 us at n = 107 vs left-looking 1447.2 us there
+    {128, 1024, 8, 5},  // n = 108  398.4 us at n = 108 vs left-looking 1447.1 us there
+    {128, 768, 8, 5},  // n = 109  426.3 us at n = 109 vs left-looking 1451.4 us there
+    {128, 768, 8, 5},  // n = 110  438.0 us at n = 110 vs left-looking 1447.8 us there
+    {128, 512, 8, 5},  // n = 111  444.3 us at n = 111 vs left-looking 1454.9 us there
+    {128, 1024, 8, 5},  // n = 112  395.4 us at n = 112 vs left-looking 1434.8 us there
+    {128, 384, 8, 5},  // n = 113  484.0 us at n = 113 vs left-looking 1617.3 us there
+    {128, 384, 8, 5},  // n = 114  489.5 us at n = 114 vs left-looking 1611.7 us there
+    {128, 384, 8, 5},  // n = 115  499.3 us at n = 115 vs left-looking 1623.4 us there
+    {128, 768, 8, 5},  // n = 116  461.0 us at n = 116 vs left-looking 1628.9 us there
+    {128, 512, 8, 5},  // n = 117  490.7 us at n = 117 vs left-looking 1657.6 us there
+    {128, 384, 8, 5},  // n = 118  497.2 us at n = 118 vs left-looking 1680.0 us there
+    {128, 384, 8, 5},  // n = 119  512.6 us at n = 119 vs left-looking 1678.7 us there
+    {128, 768, 8, 5},  // n = 120  457.7 us at n = 120 vs left-looking 1689.6 us there
+    {128, 512, 8, 5},  // n = 121  542.3 us at n = 121 vs left-looking 1804.1 us there
+    {128, 384, 8, 5},  // n = 122  544.6 us at n = 122 vs left-looking 1804.4 us there
+    {128, 384, 8, 5},  // n = 123  556.6 us at n = 123 vs left-looking 1821.6 us there
+    {128, 768, 8, 5},  // n = 124  518.6 us at n = 124 vs left-looking 1810.0 us there
+    {128, 512, 8, 5},  // n = 125  542.3 us at n = 125 vs left-looking 1656.5 us there
+    {128, 384, 8, 5},  // n = 126  551.5 us at n = 126 vs left-looking 1652.4 us there
+    {128, 512, 8, 5},  // n = 127  567.0 us at n = 127 vs left-looking 1671.3 us there
+    {128, 768, 8, 5},  // n = 128  512.3 us at n = 128 vs left-looking 1632.7 us there
 };
 
-// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): per group of 8
-// orders the variant measured fastest at an unaligned order of the group (lda = n), else the aligned choice
-// without the kinds {'d': {'residentvec'}, 's': set()}.
+// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): an order measured
+// itself with lda = n unaligned takes the fastest kernel there, others per group of 8 orders the variant measured
+// fastest at the largest unaligned order of the group (lda = n), else the aligned choice without the kinds
+// {'d': {'residentvec'}, 's': set()}.
 constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
     {0, 0, 8, 0},
     {0, 0, 8, 0},  // n = 1
@@ -583,93 +586,93 @@ constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
     {0, 0, 8, 0},  // n = 39
     {0, 0, 8, 0},  // n = 40
     {0, 0, 8, 0},  // n = 41
-    {0, 0, 8, 0},  // n = 42
+    {64, 512, 8, 4},  // n = 42  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
     {0, 0, 8, 0},  // n = 43
-    {0, 0, 8, 0},  // n = 44
+    {64, 512, 8, 4},  // n = 44  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
     {0, 0, 8, 0},  // n = 45
-    {0, 0, 8, 0},  // n = 46
-    {0, 0, 8, 0},  // n = 47
-    {0, 0, 8, 0},  // n = 48
-    {64, 512, 8, 4},  // n = 49  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 50  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 51  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 52  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 53  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 54  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 55  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 56  198.5 us at n = 55 (lda = 55) vs left-looking 217.9 us there
-    {64, 512, 8, 4},  // n = 57  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 58  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 59  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 60  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 61  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 62  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 63  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 64  243.3 us at n = 63 (lda = 63) vs left-looking 285.7 us there
-    {64, 512, 8, 4},  // n = 65  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 66  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 67  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 68  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 69  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 70  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 71  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 72  316.9 us at n = 71 (lda = 71) vs left-looking 910.8 us there
-    {64, 512, 8, 4},  // n = 73  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 74  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 75  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 76  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 77  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 78  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 79  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {64, 512, 8, 4},  // n = 80  387.8 us at n = 79 (lda = 79) vs left-looking 932.5 us there
-    {96, 480, 8, 5},  // n = 81  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 82  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 83  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 84  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 85  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 86  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 87  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 88  484.7 us at n = 87 (lda = 87) vs left-looking 1454.6 us there
-    {96, 480, 8, 5},  // n = 89  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 90  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 91  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 92  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 93  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 94  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 95  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {96, 480, 8, 5},  // n = 96  576.0 us at n = 95 (lda = 95) vs left-looking 1507.8 us there
-    {128, 512, 8, 5},  // n = 97  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 98  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 99  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 100  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 101  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 102  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 103  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 512, 8, 5},  // n = 104  681.6 us at n = 103 (lda = 103) vs left-looking 1994.7 us there
-    {128, 384, 8, 2},  // n = 105  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 106  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 107  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 108  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 109  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 110  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 111  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {128, 384, 8, 2},  // n = 112  852.4 us at n = 111 (lda = 111) vs left-looking 2036.1 us there
-    {160, 480, 8, 5},  // n = 113  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 114  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 115  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 116  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 117  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 118  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 119  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 120  968.4 us at n = 119 (lda = 119) vs left-looking 2845.6 us there
-    {160, 480, 8, 5},  // n = 121  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 122  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 123  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 124  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 125  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 126  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 127  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
-    {160, 480, 8, 5},  // n = 128  1103.0 us at n = 127 (lda = 127) vs left-looking 2895.6 us there
+    {64, 512, 8, 4},  // n = 46  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 47  162.4 us at n = 47 vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 48  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 49  191.2 us at n = 49 vs left-looking 205.0 us there
+    {64, 512, 8, 4},  // n = 50  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
+    {64, 512, 8, 4},  // n = 51  193.2 us at n = 51 vs left-looking 210.8 us there
+    {64, 512, 8, 4},  // n = 52  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
+    {64, 512, 8, 4},  // n = 53  195.3 us at n = 53 vs left-looking 213.8 us there
+    {64, 512, 8, 4},  // n = 54  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
+    {64, 512, 8, 4},  // n = 55  198.0 us at n = 55 vs left-looking 217.5 us there
+    {64, 512, 8, 4},  // n = 56  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
+    {64, 512, 8, 4},  // n = 57  230.1 us at n = 57 vs left-looking 271.1 us there
+    {64, 512, 8, 4},  // n = 58  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
+    {64, 512, 8, 4},  // n = 59  233.5 us at n = 59 vs left-looking 277.7 us there
+    {64, 512, 8, 4},  // n = 60  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
+    {64, 512, 8, 4},  // n = 61  237.0 us at n = 61 vs left-looking 278.3 us there
+    {64, 512, 8, 4},  // n = 62  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
+    {64, 512, 8, 4},  // n = 63  243.3 us at n = 63 vs left-looking 280.6 us there
+    {64, 512, 8, 4},  // n = 64  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
+    {64, 512, 8, 4},  // n = 65  294.5 us at n = 65 vs left-looking 888.8 us there
+    {64, 512, 8, 4},  // n = 66  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
+    {64, 512, 8, 4},  // n = 67  298.4 us at n = 67 vs left-looking 893.1 us there
+    {64, 512, 8, 4},  // n = 68  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
+    {64, 512, 8, 4},  // n = 69  307.0 us at n = 69 vs left-looking 897.1 us there
+    {64, 512, 8, 4},  // n = 70  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
+    {64, 512, 8, 4},  // n = 71  316.9 us at n = 71 vs left-looking 908.1 us there
+    {64, 512, 8, 4},  // n = 72  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
+    {64, 512, 8, 4},  // n = 73  368.2 us at n = 73 vs left-looking 910.7 us there
+    {64, 512, 8, 4},  // n = 74  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 75  374.8 us at n = 75 vs left-looking 919.3 us there
+    {64, 512, 8, 4},  // n = 76  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 77  382.1 us at n = 77 vs left-looking 924.9 us there
+    {64, 512, 8, 4},  // n = 78  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 79  387.8 us at n = 79 vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 80  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {96, 576, 8, 5},  // n = 81  469.2 us at n = 81 vs left-looking 1419.0 us there
+    {96, 576, 8, 5},  // n = 82  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
+    {96, 576, 8, 5},  // n = 83  474.0 us at n = 83 vs left-looking 1436.4 us there
+    {96, 576, 8, 5},  // n = 84  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
+    {96, 576, 8, 5},  // n = 85  477.1 us at n = 85 vs left-looking 1452.1 us there
+    {96, 576, 8, 5},  // n = 86  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
+    {96, 576, 8, 5},  // n = 87  481.1 us at n = 87 vs left-looking 1460.0 us there
+    {96, 576, 8, 5},  // n = 88  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
+    {96, 480, 8, 5},  // n = 89  562.5 us at n = 89 vs left-looking 1471.1 us there
+    {96, 480, 8, 5},  // n = 90  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
+    {96, 480, 8, 5},  // n = 91  566.0 us at n = 91 vs left-looking 1482.9 us there
+    {96, 480, 8, 5},  // n = 92  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
+    {96, 480, 8, 5},  // n = 93  571.7 us at n = 93 vs left-looking 1489.9 us there
+    {96, 480, 8, 5},  // n = 94  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
+    {96, 480, 8, 5},  // n = 95  576.0 us at n = 95 vs left-looking 1501.8 us there
+    {96, 480, 8, 5},  // n = 96  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
+    {128, 512, 8, 5},  // n = 97  673.8 us at n = 97 vs left-looking 1959.2 us there
+    {128, 512, 8, 5},  // n = 98  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
+    {128, 512, 8, 5},  // n = 99  678.0 us at n = 99 vs left-looking 1972.5 us there
+    {128, 512, 8, 5},  // n = 100  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
+    {128, 512, 8, 5},  // n = 101  680.4 us at n = 101 vs left-looking 1980.8 us there
+    {128, 512, 8, 5},  // n = 102  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
+    {128, 512, 8, 5},  // n = 103  681.6 us at n = 103 vs left-looking 1988.7 us there
+    {128, 512, 8, 5},  // n = 104  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
+    {128, 384, 8, 2},  // n = 105  837.3 us at n = 105 vs left-looking 2000.7 us there
+    {128, 384, 8, 2},  // n = 106  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
+    {128, 384, 8, 2},  // n = 107  839.6 us at n = 107 vs left-looking 2010.8 us there
+    {128, 384, 8, 2},  // n = 108  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
+    {128, 384, 8, 2},  // n = 109  845.3 us at n = 109 vs left-looking 2028.7 us there
+    {128, 384, 8, 2},  // n = 110  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
+    {128, 384, 8, 2},  // n = 111  852.1 us at n = 111 vs left-looking 2040.9 us there
+    {128, 384, 8, 2},  // n = 112  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
+    {160, 480, 8, 5},  // n = 113  964.6 us at n = 113 vs left-looking 2822.6 us there
+    {160, 480, 8, 5},  // n = 114  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
+    {160, 480, 8, 5},  // n = 115  966.4 us at n = 115 vs left-looking 2826.8 us there
+    {160, 480, 8, 5},  // n = 116  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
+    {160, 480, 8, 5},  // n = 117  968.8 us at n = 117 vs left-looking 2828.3 us there
+    {160, 480, 8, 5},  // n = 118  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
+    {160, 480, 8, 5},  // n = 119  968.4 us at n = 119 vs left-looking 2847.7 us there
+    {160, 480, 8, 5},  // n = 120  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
+    {160, 480, 8, 5},  // n = 121  1090.1 us at n = 121 vs left-looking 2856.1 us there
+    {160, 480, 8, 5},  // n = 122  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
+    {160, 480, 8, 5},  // n = 123  1092.7 us at n = 123 vs left-looking 2868.8 us there
+    {160, 480, 8, 5},  // n = 124  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
+    {160, 480, 8, 5},  // n = 125  1100.4 us at n = 125 vs left-looking 2876.8 us there
+    {160, 480, 8, 5},  // n = 126  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
+    {160, 480, 8, 5},  // n = 127  1103.0 us at n = 127 vs left-looking 2891.9 us there
+    {160, 480, 8, 5},  // n = 128  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
 };
 
 constexpr ResidentConfig kResidentFloatUnaligned[129] = {
@@ -722,86 +725,86 @@ constexpr ResidentConfig kResidentFloatUnaligned[129] = {
     {0, 0, 8, 0},  // n = 46
     {0, 0, 8, 0},  // n = 47
     {0, 0, 8, 0},  // n = 48
-    {64, 1024, 8, 5},  // n = 49  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 50  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 51  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 52  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 53  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 54  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 55  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {64, 1024, 8, 5},  // n = 56  154.1 us at n = 55 (lda = 55) vs left-looking 154.3 us there
-    {0, 0, 8, 0},  // n = 57
-    {0, 0, 8, 0},  // n = 58
-    {0, 0, 8, 0},  // n = 59
+    {64, 1024, 8, 5},  // n = 49  146.8 us at n = 49 vs left-looking 150.1 us there
+    {64, 1024, 8, 5},  // n = 50  146.3 us at n = 50 vs left-looking 149.4 us there
+    {64, 1024, 8, 5},  // n = 51  147.1 us at n = 51 vs left-looking 150.3 us there
+    {64, 1024, 8, 5},  // n = 52  148.4 us at n = 55 (lda = 55) vs left-looking 153.6 us there
+    {64, 1024, 8, 5},  // n = 53  148.0 us at n = 53 vs left-looking 151.4 us there
+    {64, 1024, 8, 5},  // n = 54  147.7 us at n = 54 vs left-looking 154.2 us there
+    {64, 1024, 8, 5},  // n = 55  148.4 us at n = 55 vs left-looking 153.6 us there
+    {64, 1024, 8, 5},  // n = 56  148.4 us at n = 55 (lda = 55) vs left-looking 153.6 us there
+    {64, 1024, 8, 5},  // n = 57  164.6 us at n = 57 vs left-looking 172.6 us there
+    {64, 1024, 8, 5},  // n = 58  163.9 us at n = 58 vs left-looking 173.0 us there
+    {64, 1024, 8, 5},  // n = 59  164.6 us at n = 59 vs left-looking 174.5 us there
     {0, 0, 8, 0},  // n = 60
-    {0, 0, 8, 0},  // n = 61
-    {0, 0, 8, 0},  // n = 62
+    {64, 1024, 8, 5},  // n = 61  168.2 us at n = 61 vs left-looking 177.3 us there
+    {64, 1024, 8, 5},  // n = 62  165.9 us at n = 62 vs left-looking 176.3 us there
     {0, 0, 8, 0},  // n = 63
     {0, 0, 8, 0},  // n = 64
-    {128, 1024, 8, 5},  // n = 65  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 66  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 67  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 68  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 69  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 70  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 71  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 72  221.9 us at n = 71 (lda = 71) vs left-looking 427.4 us there
-    {128, 1024, 8, 5},  // n = 73  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 74  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 75  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 76  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 77  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 78  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 79  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 80  257.3 us at n = 79 (lda = 79) vs left-looking 444.4 us there
-    {128, 1024, 8, 5},  // n = 81  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 82  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 83  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 84  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 85  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 86  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 87  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {128, 1024, 8, 5},  // n = 88  310.0 us at n = 87 (lda = 87) vs left-looking 737.6 us there
-    {96, 576, 8, 5},  // n = 89  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 90  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 91  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 92  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 93  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 94  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 95  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {96, 576, 8, 5},  // n = 96  365.8 us at n = 95 (lda = 95) vs left-looking 774.3 us there
-    {128, 768, 8, 5},  // n = 97  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 98  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 99  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 100  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 101  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 102  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 103  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 104  415.5 us at n = 103 (lda = 103) vs left-looking 1436.6 us there
-    {128, 768, 8, 5},  // n = 105  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 106  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 107  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 108  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 109  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 110  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 111  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 768, 8, 5},  // n = 112  474.8 us at n = 111 (lda = 111) vs left-looking 1461.5 us there
-    {128, 512, 8, 5},  // n = 113  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 114  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 115  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 116  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 117  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 118  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 119  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 512, 8, 5},  // n = 120  533.2 us at n = 119 (lda = 119) vs left-looking 1714.2 us there
-    {128, 384, 8, 5},  // n = 121  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 122  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 123  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 124  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 125  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 126  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 127  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
-    {128, 384, 8, 5},  // n = 128  598.7 us at n = 127 (lda = 127) vs left-looking 1970.1 us there
+    {64, 1024, 8, 5},  // n = 65  205.4 us at n = 65 vs left-looking 420.3 us there
+    {64, 1024, 8, 5},  // n = 66  199.2 us at n = 66 vs left-looking 420.0 us there
+    {128, 1024, 8, 5},  // n = 67  208.7 us at n = 67 vs left-looking 420.6 us there
+    {128, 1024, 8, 5},  // n = 68  211.7 us at n = 71 (lda = 71) vs left-looking 426.9 us there
+    {128, 1024, 8, 5},  // n = 69  210.3 us at n = 69 vs left-looking 420.6 us there
+    {128, 1024, 8, 5},  // n = 70  209.9 us at n = 70 vs left-looking 422.8 us there
+    {128, 1024, 8, 5},  // n = 71  211.7 us at n = 71 vs left-looking 426.9 us there
+    {128, 1024, 8, 5},  // n = 72  211.7 us at n = 71 (lda = 71) vs left-looking 426.9 us there
+    {128, 1024, 8, 5},  // n = 73  239.1 us at n = 73 vs left-looking 427.6 us there
+    {128, 1024, 8, 5},  // n = 74  238.2 us at n = 74 vs left-looking 427.9 us there
+    {128, 1024, 8, 5},  // n = 75  240.1 us at n = 75 vs left-looking 429.4 us there
+    {128, 1024, 8, 5},  // n = 76  242.7 us at n = 79 (lda = 79) vs left-looking 434.2 us there
+    {128, 1024, 8, 5},  // n = 77  241.4 us at n = 77 vs left-looking 428.6 us there
+    {128, 1024, 8, 5},  // n = 78  241.2 us at n = 78 vs left-looking 429.5 us there
+    {128, 1024, 8, 5},  // n = 79  242.7 us at n = 79 vs left-looking 434.2 us there
+    {128, 1024, 8, 5},  // n = 80  242.7 us at n = 79 (lda = 79) vs left-looking 434.2 us there
+    {128, 1024, 8, 5},  // n = 81  280.2 us at n = 81 vs left-looking 722.5 us there
+    {128, 1024, 8, 5},  // n = 82  279.4 us at n = 82 vs left-looking 727.8 us there
+    {128, 1024, 8, 5},  // n = 83  282.9 us at n = 83 vs left-looking 728.3 us there
+    {128, 1024, 8, 5},  // n = 84  293.7 us at n = 87 (lda = 87) vs left-looking 737.2 us there
+    {128, 1024, 8, 5},  // n = 85  285.7 us at n = 85 vs left-looking 729.9 us there
+    {128, 1024, 8, 5},  // n = 86  284.1 us at n = 86 vs left-looking 737.7 us there
+    {128, 1024, 8, 5},  // n = 87  293.7 us at n = 87 vs left-looking 737.2 us there
+    {128, 1024, 8, 5},  // n = 88  293.7 us at n = 87 (lda = 87) vs left-looking 737.2 us there
+    {128, 1024, 8, 5},  // n = 89  329.7 us at n = 89 vs left-looking 745.6 us there
+    {128, 1024, 8, 5},  // n = 90  325.3 us at n = 90 vs left-looking 748.3 us there
+    {128, 1024, 8, 5},  // n = 91  332.5 us at n = 91 vs left-looking 754.9 us there
+    {128, 1024, 8, 5},  // n = 92  345.1 us at n = 95 (lda = 95) vs left-looking 772.8 us there
+    {128, 1024, 8, 5},  // n = 93  335.5 us at n = 93 vs left-looking 764.0 us there
+    {128, 1024, 8, 5},  // n = 94  332.2 us at n = 94 vs left-looking 766.3 us there
+    {128, 1024, 8, 5},  // n = 95  345.1 us at n = 95 vs left-looking 772.8 us there
+    {128, 1024, 8, 5},  // n = 96  345.1 us at n = 95 (lda = 95) vs left-looking 772.8 us there
+    {128, 1024, 8, 5},  // n = 97  388.4 us at n = 97 vs left-looking 1387.2 us there
+    {128, 1024, 8, 5},  // n = 98  378.0 us at n = 98 vs left-looking 1393.5 us there
+    {128, 1024, 8, 5},  // n = 99  392.3 us at n = 99 vs left-looking 1409.6 us there
+    {128, 1024, 8, 5},  // n = 100  400.4 us at n = 103 (lda = 103) vs left-looking 1430.4 us there
+    {128, 1024, 8, 5},  // n = 101  396.2 us at n = 101 vs left-looking 1416.2 us there
+    {128, 1024, 8, 5},  // n = 102  382.6 us at n = 102 vs left-looking 1420.6 us there
+    {128, 1024, 8, 5},  // n = 103  400.4 us at n = 103 vs left-looking 1430.4 us there
+    {128, 1024, 8, 5},  // n = 104  400.4 us at n = 103 (lda = 103) vs left-looking 1430.4 us there
+    {128, 768, 8, 5},  // n = 105  452.8 us at n = 105 vs left-looking 1442.7 us there
+    {128, 1024, 8, 5},  // n = 106  441.2 us at n = 106 vs left-looking 1439.5 us there
+    {128, 768, 8, 5},  // n = 107  456.5 us at n = 107 vs left-looking 1449.7 us there
+    {128, 768, 8, 5},  // n = 108  460.0 us at n = 111 (lda = 111) vs left-looking 1458.4 us there
+    {128, 768, 8, 5},  // n = 109  456.4 us at n = 109 vs left-looking 1456.3 us there
+    {128, 1024, 8, 5},  // n = 110  444.5 us at n = 110 vs left-looking 1462.1 us there
+    {128, 768, 8, 5},  // n = 111  460.0 us at n = 111 vs left-looking 1458.4 us there
+    {128, 768, 8, 5},  // n = 112  460.0 us at n = 111 (lda = 111) vs left-looking 1458.4 us there
+    {128, 768, 8, 5},  // n = 113  514.4 us at n = 113 vs left-looking 1589.2 us there
+    {128, 768, 8, 5},  // n = 114  505.1 us at n = 114 vs left-looking 1606.5 us there
+    {128, 768, 8, 5},  // n = 115  516.3 us at n = 115 vs left-looking 1635.2 us there
+    {128, 768, 8, 5},  // n = 116  523.1 us at n = 119 (lda = 119) vs left-looking 1739.0 us there
+    {128, 768, 8, 5},  // n = 117  518.5 us at n = 117 vs left-looking 1683.1 us there
+    {128, 768, 8, 5},  // n = 118  508.5 us at n = 118 vs left-looking 1696.4 us there
+    {128, 768, 8, 5},  // n = 119  523.1 us at n = 119 vs left-looking 1739.0 us there
+    {128, 768, 8, 5},  // n = 120  523.1 us at n = 119 (lda = 119) vs left-looking 1739.0 us there
+    {128, 768, 8, 5},  // n = 121  574.9 us at n = 121 vs left-looking 1787.4 us there
+    {128, 768, 8, 5},  // n = 122  564.2 us at n = 122 vs left-looking 1802.2 us there
+    {128, 768, 8, 5},  // n = 123  578.6 us at n = 123 vs left-looking 1867.4 us there
+    {128, 768, 8, 5},  // n = 124  591.3 us at n = 127 (lda = 127) vs left-looking 1987.2 us there
+    {128, 768, 8, 5},  // n = 125  583.6 us at n = 125 vs left-looking 1941.2 us there
+    {128, 768, 8, 5},  // n = 126  567.3 us at n = 126 vs left-looking 1949.2 us there
+    {128, 768, 8, 5},  // n = 127  591.3 us at n = 127 vs left-looking 1987.2 us there
+    {128, 768, 8, 5},  // n = 128  591.3 us at n = 127 (lda = 127) vs left-looking 1987.2 us there
 };
 
 /// Lanes per system for potrs (a power of two >= n up to a warp).

@@ -174,13 +174,17 @@ __device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V
     }
 }
 
+/// 16-byte vectors per batch of the shifts: their reads are in flight together. 2: 4 took more registers
+/// (float: spills in the 64- and 80-register variants, eighth session; double: every vector-row variant
+/// 2..4% slower, aligned orders too, at n = 95..128 in the ninth session's sweep).
+constexpr int kShiftBatch = 2;
+
 /// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
-/// calling thread in batches of B = 2 16-byte vectors (the batch's reads, then its writes, so that its
-/// reads are in flight together; B = 4 took more registers: spills in the 64- and 80-register variants);
+/// calling thread in batches of B = kShiftBatch 16-byte vectors (the batch's reads, then its writes);
 /// input vectors are read only while they hold data (below L + f).
 template <typename T>
 __device__ __forceinline__ void shift_down(T* c, int f, int L) {
-    constexpr int E = V16<T>::E, B = 2;
+    constexpr int E = V16<T>::E, B = kShiftBatch;
     T in[B + 1][E];
     ld16(c, in[0]);
     for (int v = 0; v < L; v += B * E) {
@@ -203,10 +207,10 @@ __device__ __forceinline__ void shift_down(T* c, int f, int L) {
 }
 
 /// In place, c[i + f] = c[i] for the output vectors at lo, lo + E, .., hi - E (lo, hi multiples of E,
-/// lo >= E; 0 < f < E), back to front by the calling thread in batches of 2 vectors as shift_down.
+/// lo >= E; 0 < f < E), back to front by the calling thread in batches of kShiftBatch vectors as shift_down.
 template <typename T>
 __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
-    constexpr int E = V16<T>::E, B = 2;
+    constexpr int E = V16<T>::E, B = kShiftBatch;
     T in[B + 1][E];  // in[k]: the vector at v - k E
     ld16(c + hi - E, in[0]);
     for (int v = hi - E; v >= lo; v -= B * E) {

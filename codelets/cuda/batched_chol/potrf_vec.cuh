@@ -4,8 +4,8 @@
 // double n >= 73 when the columns are 16-byte aligned: docs/batched_cholesky.md).
 //
 // Frame: one matrix per thread block of NT threads, its lower triangle padded with the identity to
-// wp = 8 ceil(n / 8) in the panel-packed column-major shared-memory layout of potrf_resident.cuh
-// (resident::ldp, resident::off: every column of every panel starts on 16 bytes), loaded once with
+// wp = 8 ceil(n / 8) in the panel-packed column-major shared-memory layout of potrf_resident.cuh with a
+// 16-byte pad per column (vec::ldp, vec::off: every column of every panel starts on 16 bytes), loaded once with
 // bulk copies, factored by 8-column panels (right-looking), written back once.
 //
 // Per panel p (k0 = 8p, rows = wp - k0, M = np - 1 - p trailing block columns):
@@ -84,6 +84,27 @@ __device__ __forceinline__ void ld8(const T* p, T (&x)[8]) {
         for (int e = 0; e < E; ++e) x[h + e] = v[e];
     }
 }
+
+/// The kernel's shared-memory layout: the padded lower triangle by 8-column panels, column-major per panel,
+/// panel p (k0 = 8p) holding rows k0 .. wp - 1 of its 8 columns with leading dimension ldp = wp - 8p + pad
+/// (resident::ldp's layout, but the pad is 16 bytes in both precisions, kPad elements). Every column starts
+/// on 16 bytes, and column starts are an odd number of 16-byte units apart (ldp * sizeof(T) = 16 mod 32
+/// bytes), so 16-byte accesses of 8 threads at the same row of 8 consecutive columns (the shifts of the
+/// load and the store) fall on 8 different bank groups. Ninth session: double used resident::ldp's pad of 4
+/// elements (32 bytes: 2-way conflicts there) and, at n = 105..112, 1.9 KB more per matrix than fits four
+/// blocks per SM.
+template <typename T>
+constexpr int kPad = 16 / static_cast<int>(sizeof(T));
+/// Leading dimension of panel p for padded order wp (elements).
+template <typename T>
+__host__ __device__ constexpr int ldp(int wp, int p) { return wp - 8 * p + kPad<T>; }
+/// Offset of panel p (elements): the 8 columns of each earlier panel.
+template <typename T>
+__host__ __device__ constexpr int off(int wp, int p) { return 8 * p * (wp + kPad<T>) - 32 * p * (p - 1); }
+/// Elements of the triangle for order n.
+template <typename T>
+__host__ __device__ constexpr int tri_elems(int n) { return off<T>(resident::pad8(n), resident::pad8(n) / 8); }
+static_assert(off<float>(128, 16) == resident::smem_elems(128), "float keeps resident::ldp's layout");
 
 /// Two consecutive elements (8 bytes in float, 16 in double; aligned) from / to shared memory.
 template <typename T>
@@ -231,7 +252,7 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 
 /// Loads A (order n) into the panel-packed layout padded with the identity to order wp, one column per
 /// thread (columns t, t + NT, ..), each column one bulk copy: column j of panel p (k0 = 8p) holds rows
-/// k0 .. wp - 1 of A's column j in a slot that starts on 16 bytes (resident::off, ldp). The copy starts
+/// k0 .. wp - 1 of A's column j in a slot that starts on 16 bytes (off, ldp). The copy starts
 /// at the 16-byte boundary at or below row k0 (f = phase16 elements earlier: rows above k0 of the same
 /// column, or for j = 0 the bytes before A in the same 16-byte-aligned piece of its allocation) and ends
 /// at the last boundary at or below row n; it lands at the slot's start, so row r sits at slot index
@@ -248,13 +269,12 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 template <typename T, int NT>
 __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar) {
     constexpr int E = V16<T>::E;
-    using namespace resident;
     for (int j = t; j < wp && j < n; j += NT) {
         const int p = j >> 3, k0 = 8 * p;
         const T* src = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
         const int f = phase16(src), L = n - k0;                 // rows k0 .. n - 1 at slot indices f ..
         const int m = (L + f) / E * E;                          // slot indices 0 .. m - 1 by the bulk copy
-        T* col = S + off(wp, p) + (j - k0) * ldp(wp, p);
+        T* col = S + off<T>(wp, p) + (j - k0) * ldp<T>(wp, p);
         if (m > 0) {
             mbar_expect(bar, m * sizeof(T));
             bulk_load(static_cast<unsigned>(__cvta_generic_to_shared(col)), src - f, m * sizeof(T), bar);
@@ -267,12 +287,11 @@ __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T
 template <typename T, int NT>
 __device__ __forceinline__ void load_finish(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar,
                                             unsigned parity) {
-    using namespace resident;
     cp_async_wait_all();
     mbar_wait(bar, parity);
     for (int j = t; j < wp; j += NT) {
         const int p = j >> 3, k0 = 8 * p, R = wp - k0;
-        T* col = S + off(wp, p) + (j - k0) * ldp(wp, p);
+        T* col = S + off<T>(wp, p) + (j - k0) * ldp<T>(wp, p);
         if (j < n) {
             const int f = phase16(A + static_cast<int64_t>(j) * lda + k0), L = n - k0;
             if (f) shift_down(col, f, L);
@@ -305,11 +324,10 @@ struct StoreRun {
 /// fenced and published S (fence_async_shared, barrier).
 template <typename T, int NT>
 __device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, T* S, int t) {
-    using namespace resident;
     for (int j = t; j < n; j += NT) {  // plain stores and shifts
         const int p = j >> 3, k0 = 8 * p, L = n - k0, j0 = j - k0;
         T* dst = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
-        T* col = S + off(wp, p) + j0 * ldp(wp, p);
+        T* col = S + off<T>(wp, p) + j0 * ldp<T>(wp, p);
         const StoreRun<T> r(dst, j0, L);
         for (int i = j0; i < min(r.a, L); ++i) dst[i] = col[i];
         for (int i = max(r.b, r.a); i < L; ++i) dst[i] = col[i];
@@ -320,7 +338,7 @@ __device__ __forceinline__ void store_matrix(T* A, int n, int lda, int wp, T* S,
     for (int j = t; j < n; j += NT) {  // bulk stores (the run recomputed: two integers per column)
         const int p = j >> 3, k0 = 8 * p, j0 = j - k0;
         T* dst = A + static_cast<int64_t>(j) * lda + k0;
-        const T* col = S + off(wp, p) + j0 * ldp(wp, p);
+        const T* col = S + off<T>(wp, p) + j0 * ldp<T>(wp, p);
         const StoreRun<T> r(dst, j0, n - k0);
         if (r.b > r.a)
             bulk_store(dst + r.a, static_cast<unsigned>(__cvta_generic_to_shared(col + r.a + r.f)),
@@ -345,7 +363,8 @@ __device__ __forceinline__ void st8(T* p, const T (&x)[8]) {
 
 /// Shared-memory elements for order n: the panel-packed triangle, 16 elements for 1 / L_cc and 16 bytes (or
 /// more) for the load's mbarrier.
-__host__ __device__ constexpr int smem_elems(int n) { return resident::smem_elems(n) + 16 + 16 / 4; }
+template <typename T>
+__host__ __device__ constexpr int smem_elems(int n) { return tri_elems<T>(n) + 16 + 16 / 4; }
 
 /// Factors the 8 x 8 diagonal block at P (column-major, leading dimension ld, lower part read) on every
 /// lane of the calling warp (same inputs, same instructions, same bits): right-looking, L_cc = p_c r_c,
@@ -442,9 +461,8 @@ template <typename T, int U, int RI>
 __device__ __forceinline__ void update_rest(T* S, int wp, int p, int e0) {
     constexpr int E = V16<T>::E, V = RI / E;  // V 16-byte vectors per item column
     static_assert(RI % E == 0 && 8 % RI == 0, "RI: rows per item, a multiple of 16 bytes dividing 8");
-    using namespace resident;
-    const int np = wp / 8, k0 = 8 * p, ld = ldp(wp, p);
-    const T* P = S + off(wp, p);
+    const int np = wp / 8, k0 = 8 * p, ld = ldp<T>(wp, p);
+    const T* P = S + off<T>(wp, p);
     // Block column a = q - p - 1 (a = 0 .. M - 1, M = np - 1 - p) holds h (M - a) items (h = 8 / RI), so
     // items a h (2M + 1 - a) / 2 .. of the panel are its; item e's column is the largest a with
     // start(a) <= e, from the quadratic's root (exact in float: every value is an integer below 2^11)
@@ -457,8 +475,8 @@ __device__ __forceinline__ void update_rest(T* S, int wp, int p, int e0) {
                                          sqrtf(static_cast<float>(m2 * m2 - 8 * e / h))));
         a = start(a + 1) <= e ? a + 1 : a;
         a = start(a) > e ? a - 1 : a;
-        const int q = p + 1 + a, g = e - start(a), ldq = ldp(wp, q);
-        T* C = S + off(wp, q) + RI * g;                // rows 8q + RI g .., columns of panel q
+        const int q = p + 1 + a, g = e - start(a), ldq = ldp<T>(wp, q);
+        T* C = S + off<T>(wp, q) + RI * g;                // rows 8q + RI g .., columns of panel q
         const T* A = P + (8 * q - k0) + RI * g;        // the same rows of panel p
         const T* B = P + (8 * q - k0);                 // rows 8q .. 8q + 7 of panel p
         T acc[8][V][E];
@@ -500,7 +518,7 @@ __global__ void __launch_bounds__(NT, MINB)
     T* S = reinterpret_cast<T*>(smem_raw);
     const int t = static_cast<int>(threadIdx.x), w = t >> 5, lane = t & 31;
     const int wp = pad8(n), np = wp / 8;
-    T* dinv = S + resident::smem_elems(n);
+    T* dinv = S + vec::tri_elems<T>(n);
     const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(dinv + 16));  // the load's mbarrier
     if (t == 0) vec::mbar_init(bar, NT);
     __syncthreads();
@@ -511,16 +529,16 @@ __global__ void __launch_bounds__(NT, MINB)
         vec::load_finish<T, NT>(Ai, n, lda, wp, S, t, bar, parity);
         __syncthreads();
         int info_i = 0;
-        if (w == 0) info_i = vec::factor_diag<T>(S, ldp(wp, 0), dinv, lane);
+        if (w == 0) info_i = vec::factor_diag<T>(S, vec::ldp<T>(wp, 0), dinv, lane);
         __syncthreads();
         for (int p = 0; p + 1 < np; ++p) {
-            const int ld = ldp(wp, p);
-            T* P = S + off(wp, p);
+            const int ld = vec::ldp<T>(wp, p);
+            T* P = S + vec::off<T>(wp, p);
             vec::solve_panel<T, NT>(P, ld, wp - 8 * p, dinv, t);
             __syncthreads();  // panel p final; dinv free
             if (w == 0) {
-                T* D = S + off(wp, p + 1);
-                const int ldd = ldp(wp, p + 1);
+                T* D = S + vec::off<T>(wp, p + 1);
+                const int ldd = vec::ldp<T>(wp, p + 1);
                 vec::update_next_diag<T>(P, ld, D, ldd, lane);
                 __syncwarp();  // the block, written by every lane, is read by every lane
                 const int fail = vec::factor_diag<T>(D, ldd, dinv, lane);

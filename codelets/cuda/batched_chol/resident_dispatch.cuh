@@ -64,7 +64,7 @@ void run_frag_pipe(const Args<T>& a) {
 /// Launches the vector-row potrf kernel (potrf_vec.cuh).
 template <typename T, int NT, int OCC, int RI = 16 / sizeof(T)>
 void run_vec(const Args<T>& a) {
-    const size_t smem = static_cast<size_t>(vec::smem_elems(a.n)) * sizeof(T);
+    const size_t smem = static_cast<size_t>(vec::smem_elems<T>(a.n)) * sizeof(T);
     auto k = potrf_vec_kernel<T, NT, kResidentMinBlocks<NT, OCC>, RI>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);

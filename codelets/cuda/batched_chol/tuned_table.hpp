@@ -325,86 +325,86 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 46
     {0, 0, 8, 0},  // n = 47
     {0, 0, 8, 0},  // n = 48
-    {64, 512, 8, 4},  // n = 49  190.9 us at n = 49 vs left-looking 206.4 us there
-    {64, 512, 8, 4},  // n = 50  191.0 us at n = 50 vs left-looking 207.4 us there
-    {64, 512, 8, 4},  // n = 51  193.8 us at n = 51 vs left-looking 211.4 us there
-    {64, 512, 8, 4},  // n = 52  193.3 us at n = 52 vs left-looking 211.1 us there
-    {64, 512, 8, 4},  // n = 53  195.2 us at n = 53 vs left-looking 215.1 us there
-    {64, 512, 8, 4},  // n = 54  194.6 us at n = 54 vs left-looking 215.9 us there
-    {64, 512, 8, 4},  // n = 55  201.0 us at n = 55 vs left-looking 216.0 us there
-    {64, 512, 8, 4},  // n = 56  200.7 us at n = 56 vs left-looking 212.8 us there
-    {64, 512, 8, 4},  // n = 57  230.1 us at n = 57 vs left-looking 272.0 us there
-    {64, 512, 8, 4},  // n = 58  229.8 us at n = 58 vs left-looking 272.0 us there
-    {64, 512, 8, 4},  // n = 59  233.8 us at n = 59 vs left-looking 275.9 us there
-    {64, 512, 8, 4},  // n = 60  232.6 us at n = 60 vs left-looking 273.4 us there
-    {64, 512, 8, 4},  // n = 61  237.6 us at n = 61 vs left-looking 277.9 us there
-    {64, 512, 8, 4},  // n = 62  235.1 us at n = 62 vs left-looking 277.6 us there
-    {64, 512, 8, 4},  // n = 63  242.2 us at n = 63 vs left-looking 274.9 us there
-    {64, 512, 8, 4},  // n = 64  238.5 us at n = 64 vs left-looking 267.2 us there
-    {64, 512, 8, 4},  // n = 65  293.7 us at n = 65 vs left-looking 889.4 us there
-    {64, 512, 8, 4},  // n = 66  288.9 us at n = 66 vs left-looking 890.4 us there
-    {64, 512, 8, 4},  // n = 67  294.8 us at n = 67 vs left-looking 892.6 us there
-    {64, 512, 8, 4},  // n = 68  290.0 us at n = 68 vs left-looking 895.7 us there
-    {64, 512, 8, 4},  // n = 69  308.0 us at n = 69 vs left-looking 901.1 us there
-    {64, 512, 8, 4},  // n = 70  301.8 us at n = 70 vs left-looking 902.0 us there
-    {96, 480, 8, 5},  // n = 71  304.4 us at n = 71 vs left-looking 904.4 us there
-    {96, 480, 8, 5},  // n = 72  295.7 us at n = 72 vs left-looking 907.9 us there
-    {96, 480, 8, 5},  // n = 73  362.4 us at n = 73 vs left-looking 916.2 us there
-    {96, 576, 8, 5},  // n = 74  352.9 us at n = 74 vs left-looking 915.3 us there
-    {96, 480, 8, 5},  // n = 75  365.0 us at n = 75 vs left-looking 921.7 us there
-    {96, 576, 8, 5},  // n = 76  349.7 us at n = 76 vs left-looking 921.4 us there
-    {96, 480, 8, 5},  // n = 77  371.2 us at n = 77 vs left-looking 929.2 us there
-    {96, 576, 8, 5},  // n = 78  358.4 us at n = 78 vs left-looking 928.9 us there
-    {96, 480, 8, 5},  // n = 79  368.1 us at n = 79 vs left-looking 929.7 us there
-    {96, 576, 8, 5},  // n = 80  346.9 us at n = 80 vs left-looking 914.1 us there
-    {96, 480, 8, 5},  // n = 81  432.0 us at n = 81 vs left-looking 1425.9 us there
-    {96, 576, 8, 5},  // n = 82  413.3 us at n = 82 vs left-looking 1426.0 us there
-    {96, 576, 8, 5},  // n = 83  432.0 us at n = 83 vs left-looking 1434.2 us there
-    {96, 576, 8, 5},  // n = 84  410.9 us at n = 84 vs left-looking 1434.2 us there
-    {96, 480, 8, 5},  // n = 85  440.9 us at n = 85 vs left-looking 1451.5 us there
-    {96, 576, 8, 5},  // n = 86  417.7 us at n = 86 vs left-looking 1445.5 us there
-    {96, 480, 8, 5},  // n = 87  439.6 us at n = 87 vs left-looking 1450.9 us there
-    {96, 576, 8, 5},  // n = 88  409.8 us at n = 88 vs left-looking 1448.7 us there
-    {96, 480, 8, 5},  // n = 89  509.0 us at n = 89 vs left-looking 1464.7 us there
-    {96, 480, 8, 5},  // n = 90  493.6 us at n = 90 vs left-looking 1468.9 us there
-    {96, 480, 8, 5},  // n = 91  510.7 us at n = 91 vs left-looking 1474.2 us there
-    {96, 480, 8, 5},  // n = 92  490.0 us at n = 92 vs left-looking 1474.5 us there
-    {96, 480, 8, 5},  // n = 93  522.9 us at n = 93 vs left-looking 1487.2 us there
-    {96, 480, 8, 5},  // n = 94  498.4 us at n = 94 vs left-looking 1486.8 us there
-    {96, 480, 8, 5},  // n = 95  516.4 us at n = 95 vs left-looking 1480.7 us there
-    {96, 480, 8, 5},  // n = 96  486.0 us at n = 96 vs left-looking 1474.4 us there
-    {128, 512, 8, 5},  // n = 97  595.0 us at n = 97 vs left-looking 1968.4 us there
-    {128, 512, 8, 5},  // n = 98  584.9 us at n = 98 vs left-looking 1966.7 us there
-    {128, 512, 8, 5},  // n = 99  595.0 us at n = 99 vs left-looking 1974.5 us there
-    {128, 384, 8, 5},  // n = 100  576.1 us at n = 100 vs left-looking 1973.6 us there
-    {128, 512, 8, 5},  // n = 101  602.6 us at n = 101 vs left-looking 1990.6 us there
-    {128, 512, 8, 5},  // n = 102  586.8 us at n = 102 vs left-looking 1986.2 us there
-    {128, 512, 8, 5},  // n = 103  599.8 us at n = 103 vs left-looking 1989.8 us there
-    {128, 512, 8, 5},  // n = 104  575.0 us at n = 104 vs left-looking 1981.7 us there
-    {160, 480, 8, 5},  // n = 105  763.9 us at n = 105 vs left-looking 2002.3 us there
-    {160, 480, 8, 5},  // n = 106  749.3 us at n = 106 vs left-looking 2009.3 us there
-    {128, 384, 8, 5},  // n = 107  755.6 us at n = 107 vs left-looking 2007.2 us there
-    {160, 480, 8, 5},  // n = 108  742.8 us at n = 108 vs left-looking 2010.9 us there
-    {128, 384, 8, 5},  // n = 109  770.5 us at n = 109 vs left-looking 2023.8 us there
-    {160, 480, 8, 5},  // n = 110  750.1 us at n = 110 vs left-looking 2027.2 us there
-    {128, 384, 8, 5},  // n = 111  761.8 us at n = 111 vs left-looking 2024.1 us there
-    {160, 480, 8, 5},  // n = 112  723.9 us at n = 112 vs left-looking 2003.6 us there
-    {160, 480, 8, 5},  // n = 113  860.5 us at n = 113 vs left-looking 2817.6 us there
-    {160, 480, 8, 5},  // n = 114  838.8 us at n = 114 vs left-looking 2812.4 us there
-    {160, 480, 8, 5},  // n = 115  851.7 us at n = 115 vs left-looking 2820.5 us there
-    {160, 480, 8, 5},  // n = 116  834.1 us at n = 116 vs left-looking 2818.5 us there
-    {160, 480, 8, 5},  // n = 117  863.5 us at n = 117 vs left-looking 2833.7 us there
-    {160, 480, 8, 5},  // n = 118  839.7 us at n = 118 vs left-looking 2833.9 us there
-    {160, 480, 8, 5},  // n = 119  859.8 us at n = 119 vs left-looking 2832.6 us there
-    {160, 480, 8, 5},  // n = 120  822.4 us at n = 120 vs left-looking 2828.7 us there
-    {160, 480, 8, 5},  // n = 121  971.9 us at n = 121 vs left-looking 2857.9 us there
-    {160, 480, 8, 5},  // n = 122  946.5 us at n = 122 vs left-looking 2863.6 us there
-    {160, 480, 8, 5},  // n = 123  960.2 us at n = 123 vs left-looking 2863.5 us there
-    {160, 480, 8, 5},  // n = 124  940.6 us at n = 124 vs left-looking 2865.0 us there
-    {160, 480, 8, 5},  // n = 125  968.0 us at n = 125 vs left-looking 2882.1 us there
-    {160, 480, 8, 5},  // n = 126  944.6 us at n = 126 vs left-looking 2884.1 us there
-    {160, 480, 8, 5},  // n = 127  955.7 us at n = 127 vs left-looking 2853.2 us there
-    {160, 480, 8, 5},  // n = 128  929.1 us at n = 128 vs left-looking 2826.3 us there
+    {64, 512, 8, 4},  // n = 49  191.2 us at n = 49 vs left-looking 205.9 us there
+    {64, 512, 8, 4},  // n = 50  191.5 us at n = 50 vs left-looking 207.7 us there
+    {64, 512, 8, 4},  // n = 51  194.7 us at n = 51 vs left-looking 212.2 us there
+    {64, 512, 8, 4},  // n = 52  193.9 us at n = 52 vs left-looking 211.5 us there
+    {64, 512, 8, 4},  // n = 53  195.4 us at n = 53 vs left-looking 216.1 us there
+    {64, 512, 8, 4},  // n = 54  195.6 us at n = 54 vs left-looking 216.2 us there
+    {64, 512, 8, 4},  // n = 55  201.9 us at n = 55 vs left-looking 215.8 us there
+    {64, 512, 8, 4},  // n = 56  200.1 us at n = 56 vs left-looking 213.4 us there
+    {64, 512, 8, 4},  // n = 57  231.1 us at n = 57 vs left-looking 271.9 us there
+    {64, 512, 8, 4},  // n = 58  230.2 us at n = 58 vs left-looking 272.1 us there
+    {64, 512, 8, 4},  // n = 59  234.6 us at n = 59 vs left-looking 274.1 us there
+    {64, 512, 8, 4},  // n = 60  232.5 us at n = 60 vs left-looking 272.4 us there
+    {64, 512, 8, 4},  // n = 61  238.1 us at n = 61 vs left-looking 278.3 us there
+    {64, 512, 8, 4},  // n = 62  234.8 us at n = 62 vs left-looking 277.3 us there
+    {64, 512, 8, 4},  // n = 63  242.5 us at n = 63 vs left-looking 272.9 us there
+    {64, 512, 8, 4},  // n = 64  238.2 us at n = 64 vs left-looking 268.0 us there
+    {64, 512, 8, 4},  // n = 65  293.8 us at n = 65 vs left-looking 884.9 us there
+    {64, 512, 8, 4},  // n = 66  288.3 us at n = 66 vs left-looking 891.5 us there
+    {64, 512, 8, 4},  // n = 67  295.2 us at n = 67 vs left-looking 897.8 us there
+    {64, 512, 8, 4},  // n = 68  290.2 us at n = 68 vs left-looking 892.6 us there
+    {96, 480, 8, 5},  // n = 69  305.8 us at n = 69 vs left-looking 902.4 us there
+    {64, 512, 8, 4},  // n = 70  302.6 us at n = 70 vs left-looking 906.0 us there
+    {96, 480, 8, 5},  // n = 71  306.8 us at n = 71 vs left-looking 906.6 us there
+    {96, 480, 8, 5},  // n = 72  295.7 us at n = 72 vs left-looking 909.2 us there
+    {96, 480, 8, 5},  // n = 73  360.8 us at n = 73 vs left-looking 916.3 us there
+    {96, 576, 8, 5},  // n = 74  354.8 us at n = 74 vs left-looking 919.6 us there
+    {96, 480, 8, 5},  // n = 75  367.5 us at n = 75 vs left-looking 923.4 us there
+    {96, 576, 8, 5},  // n = 76  352.9 us at n = 76 vs left-looking 919.5 us there
+    {96, 480, 8, 5},  // n = 77  371.5 us at n = 77 vs left-looking 933.5 us there
+    {96, 480, 8, 5},  // n = 78  359.5 us at n = 78 vs left-looking 929.5 us there
+    {96, 480, 8, 5},  // n = 79  370.0 us at n = 79 vs left-looking 926.4 us there
+    {96, 576, 8, 5},  // n = 80  346.9 us at n = 80 vs left-looking 916.6 us there
+    {96, 480, 8, 5},  // n = 81  429.5 us at n = 81 vs left-looking 1427.8 us there
+    {96, 576, 8, 5},  // n = 82  414.7 us at n = 82 vs left-looking 1426.5 us there
+    {96, 480, 8, 5},  // n = 83  433.2 us at n = 83 vs left-looking 1434.9 us there
+    {96, 576, 8, 5},  // n = 84  413.7 us at n = 84 vs left-looking 1433.3 us there
+    {96, 480, 8, 5},  // n = 85  436.9 us at n = 85 vs left-looking 1449.5 us there
+    {96, 576, 8, 5},  // n = 86  417.8 us at n = 86 vs left-looking 1454.2 us there
+    {96, 480, 8, 5},  // n = 87  440.4 us at n = 87 vs left-looking 1447.0 us there
+    {96, 576, 8, 5},  // n = 88  411.6 us at n = 88 vs left-looking 1451.0 us there
+    {96, 480, 8, 5},  // n = 89  505.2 us at n = 89 vs left-looking 1467.4 us there
+    {96, 480, 8, 5},  // n = 90  490.1 us at n = 90 vs left-looking 1468.5 us there
+    {96, 480, 8, 5},  // n = 91  511.3 us at n = 91 vs left-looking 1471.8 us there
+    {96, 480, 8, 5},  // n = 92  491.8 us at n = 92 vs left-looking 1479.9 us there
+    {96, 480, 8, 5},  // n = 93  516.8 us at n = 93 vs left-looking 1488.4 us there
+    {96, 480, 8, 5},  // n = 94  496.6 us at n = 94 vs left-looking 1489.5 us there
+    {128, 512, 8, 5},  // n = 95  519.0 us at n = 95 vs left-looking 1482.2 us there
+    {96, 480, 8, 5},  // n = 96  486.0 us at n = 96 vs left-looking 1470.4 us there
+    {128, 512, 8, 5},  // n = 97  590.4 us at n = 97 vs left-looking 1963.5 us there
+    {128, 512, 8, 5},  // n = 98  581.5 us at n = 98 vs left-looking 1968.5 us there
+    {128, 512, 8, 5},  // n = 99  593.8 us at n = 99 vs left-looking 1977.2 us there
+    {128, 384, 8, 5},  // n = 100  576.1 us at n = 100 vs left-looking 1978.2 us there
+    {128, 512, 8, 5},  // n = 101  599.6 us at n = 101 vs left-looking 1980.4 us there
+    {128, 512, 8, 5},  // n = 102  582.7 us at n = 102 vs left-looking 1988.5 us there
+    {128, 512, 8, 5},  // n = 103  600.5 us at n = 103 vs left-looking 1991.8 us there
+    {128, 512, 8, 5},  // n = 104  575.0 us at n = 104 vs left-looking 1993.2 us there
+    {128, 512, 8, 5},  // n = 105  685.1 us at n = 105 vs left-looking 2007.6 us there
+    {128, 512, 8, 5},  // n = 106  668.8 us at n = 106 vs left-looking 2007.3 us there
+    {128, 512, 8, 5},  // n = 107  689.0 us at n = 107 vs left-looking 2010.3 us there
+    {128, 512, 8, 5},  // n = 108  670.0 us at n = 108 vs left-looking 2007.7 us there
+    {128, 512, 8, 5},  // n = 109  694.1 us at n = 109 vs left-looking 2029.2 us there
+    {128, 512, 8, 5},  // n = 110  672.2 us at n = 110 vs left-looking 2025.9 us there
+    {128, 512, 8, 5},  // n = 111  694.8 us at n = 111 vs left-looking 2018.5 us there
+    {128, 512, 8, 5},  // n = 112  669.2 us at n = 112 vs left-looking 2000.2 us there
+    {128, 384, 8, 5},  // n = 113  856.8 us at n = 113 vs left-looking 2819.9 us there
+    {160, 480, 8, 5},  // n = 114  835.3 us at n = 114 vs left-looking 2816.3 us there
+    {160, 480, 8, 5},  // n = 115  859.8 us at n = 115 vs left-looking 2819.1 us there
+    {160, 480, 8, 5},  // n = 116  838.0 us at n = 116 vs left-looking 2824.7 us there
+    {160, 480, 8, 5},  // n = 117  855.2 us at n = 117 vs left-looking 2835.4 us there
+    {160, 480, 8, 5},  // n = 118  837.0 us at n = 118 vs left-looking 2823.9 us there
+    {160, 480, 8, 5},  // n = 119  861.7 us at n = 119 vs left-looking 2828.3 us there
+    {160, 480, 8, 5},  // n = 120  822.4 us at n = 120 vs left-looking 2824.9 us there
+    {160, 480, 8, 5},  // n = 121  963.7 us at n = 121 vs left-looking 2856.4 us there
+    {160, 480, 8, 5},  // n = 122  942.2 us at n = 122 vs left-looking 2849.9 us there
+    {160, 480, 8, 5},  // n = 123  971.2 us at n = 123 vs left-looking 2857.2 us there
+    {160, 480, 8, 5},  // n = 124  945.1 us at n = 124 vs left-looking 2873.1 us there
+    {160, 480, 8, 5},  // n = 125  968.5 us at n = 125 vs left-looking 2876.3 us there
+    {160, 480, 8, 5},  // n = 126  941.3 us at n = 126 vs left-looking 2885.2 us there
+    {160, 480, 8, 5},  // n = 127  969.8 us at n = 127 vs left-looking 2846.4 us there
+    {160, 480, 8, 5},  // n = 128  929.1 us at n = 128 vs left-looking 2826.5 us there
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -586,93 +586,93 @@ constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
     {0, 0, 8, 0},  // n = 39
     {0, 0, 8, 0},  // n = 40
     {0, 0, 8, 0},  // n = 41
-    {64, 512, 8, 4},  // n = 42  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 42  163.6 us at n = 47 (lda = 47) vs left-looking 172.8 us there
     {0, 0, 8, 0},  // n = 43
-    {64, 512, 8, 4},  // n = 44  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 44  163.6 us at n = 47 (lda = 47) vs left-looking 172.8 us there
     {0, 0, 8, 0},  // n = 45
-    {64, 512, 8, 4},  // n = 46  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
-    {64, 512, 8, 4},  // n = 47  162.4 us at n = 47 vs left-looking 172.8 us there
-    {64, 512, 8, 4},  // n = 48  162.4 us at n = 47 (lda = 47) vs left-looking 172.8 us there
-    {64, 512, 8, 4},  // n = 49  191.2 us at n = 49 vs left-looking 205.0 us there
-    {64, 512, 8, 4},  // n = 50  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
-    {64, 512, 8, 4},  // n = 51  193.2 us at n = 51 vs left-looking 210.8 us there
-    {64, 512, 8, 4},  // n = 52  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
-    {64, 512, 8, 4},  // n = 53  195.3 us at n = 53 vs left-looking 213.8 us there
-    {64, 512, 8, 4},  // n = 54  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
-    {64, 512, 8, 4},  // n = 55  198.0 us at n = 55 vs left-looking 217.5 us there
-    {64, 512, 8, 4},  // n = 56  198.0 us at n = 55 (lda = 55) vs left-looking 217.5 us there
-    {64, 512, 8, 4},  // n = 57  230.1 us at n = 57 vs left-looking 271.1 us there
-    {64, 512, 8, 4},  // n = 58  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
-    {64, 512, 8, 4},  // n = 59  233.5 us at n = 59 vs left-looking 277.7 us there
-    {64, 512, 8, 4},  // n = 60  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
-    {64, 512, 8, 4},  // n = 61  237.0 us at n = 61 vs left-looking 278.3 us there
-    {64, 512, 8, 4},  // n = 62  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
-    {64, 512, 8, 4},  // n = 63  243.3 us at n = 63 vs left-looking 280.6 us there
-    {64, 512, 8, 4},  // n = 64  243.3 us at n = 63 (lda = 63) vs left-looking 280.6 us there
-    {64, 512, 8, 4},  // n = 65  294.5 us at n = 65 vs left-looking 888.8 us there
-    {64, 512, 8, 4},  // n = 66  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
-    {64, 512, 8, 4},  // n = 67  298.4 us at n = 67 vs left-looking 893.1 us there
-    {64, 512, 8, 4},  // n = 68  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
-    {64, 512, 8, 4},  // n = 69  307.0 us at n = 69 vs left-looking 897.1 us there
-    {64, 512, 8, 4},  // n = 70  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
-    {64, 512, 8, 4},  // n = 71  316.9 us at n = 71 vs left-looking 908.1 us there
-    {64, 512, 8, 4},  // n = 72  316.9 us at n = 71 (lda = 71) vs left-looking 908.1 us there
-    {64, 512, 8, 4},  // n = 73  368.2 us at n = 73 vs left-looking 910.7 us there
+    {64, 512, 8, 4},  // n = 46  163.6 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 47  163.6 us at n = 47 vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 48  163.6 us at n = 47 (lda = 47) vs left-looking 172.8 us there
+    {64, 512, 8, 4},  // n = 49  191.6 us at n = 49 vs left-looking 206.4 us there
+    {64, 512, 8, 4},  // n = 50  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 51  193.8 us at n = 51 vs left-looking 210.9 us there
+    {64, 512, 8, 4},  // n = 52  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 53  195.5 us at n = 53 vs left-looking 215.0 us there
+    {64, 512, 8, 4},  // n = 54  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 55  198.5 us at n = 55 vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 56  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 57  229.7 us at n = 57 vs left-looking 271.2 us there
+    {64, 512, 8, 4},  // n = 58  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
+    {64, 512, 8, 4},  // n = 59  233.9 us at n = 59 vs left-looking 272.4 us there
+    {64, 512, 8, 4},  // n = 60  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
+    {64, 512, 8, 4},  // n = 61  238.7 us at n = 61 vs left-looking 278.4 us there
+    {64, 512, 8, 4},  // n = 62  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
+    {64, 512, 8, 4},  // n = 63  243.3 us at n = 63 vs left-looking 281.5 us there
+    {64, 512, 8, 4},  // n = 64  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
+    {64, 512, 8, 4},  // n = 65  294.2 us at n = 65 vs left-looking 882.6 us there
+    {64, 512, 8, 4},  // n = 66  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 67  298.4 us at n = 67 vs left-looking 884.9 us there
+    {64, 512, 8, 4},  // n = 68  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 69  307.1 us at n = 69 vs left-looking 896.0 us there
+    {64, 512, 8, 4},  // n = 70  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 71  316.9 us at n = 71 vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 72  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 73  367.0 us at n = 73 vs left-looking 909.2 us there
     {64, 512, 8, 4},  // n = 74  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
-    {64, 512, 8, 4},  // n = 75  374.8 us at n = 75 vs left-looking 919.3 us there
+    {64, 512, 8, 4},  // n = 75  375.6 us at n = 75 vs left-looking 916.3 us there
     {64, 512, 8, 4},  // n = 76  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
-    {64, 512, 8, 4},  // n = 77  382.1 us at n = 77 vs left-looking 924.9 us there
+    {64, 512, 8, 4},  // n = 77  382.1 us at n = 77 vs left-looking 922.8 us there
     {64, 512, 8, 4},  // n = 78  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
     {64, 512, 8, 4},  // n = 79  387.8 us at n = 79 vs left-looking 929.6 us there
     {64, 512, 8, 4},  // n = 80  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
-    {96, 576, 8, 5},  // n = 81  469.2 us at n = 81 vs left-looking 1419.0 us there
-    {96, 576, 8, 5},  // n = 82  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
-    {96, 576, 8, 5},  // n = 83  474.0 us at n = 83 vs left-looking 1436.4 us there
-    {96, 576, 8, 5},  // n = 84  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
-    {96, 576, 8, 5},  // n = 85  477.1 us at n = 85 vs left-looking 1452.1 us there
-    {96, 576, 8, 5},  // n = 86  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
-    {96, 576, 8, 5},  // n = 87  481.1 us at n = 87 vs left-looking 1460.0 us there
-    {96, 576, 8, 5},  // n = 88  481.1 us at n = 87 (lda = 87) vs left-looking 1460.0 us there
-    {96, 480, 8, 5},  // n = 89  562.5 us at n = 89 vs left-looking 1471.1 us there
-    {96, 480, 8, 5},  // n = 90  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
-    {96, 480, 8, 5},  // n = 91  566.0 us at n = 91 vs left-looking 1482.9 us there
-    {96, 480, 8, 5},  // n = 92  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
-    {96, 480, 8, 5},  // n = 93  571.7 us at n = 93 vs left-looking 1489.9 us there
-    {96, 480, 8, 5},  // n = 94  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
-    {96, 480, 8, 5},  // n = 95  576.0 us at n = 95 vs left-looking 1501.8 us there
-    {96, 480, 8, 5},  // n = 96  576.0 us at n = 95 (lda = 95) vs left-looking 1501.8 us there
-    {128, 512, 8, 5},  // n = 97  673.8 us at n = 97 vs left-looking 1959.2 us there
-    {128, 512, 8, 5},  // n = 98  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
-    {128, 512, 8, 5},  // n = 99  678.0 us at n = 99 vs left-looking 1972.5 us there
-    {128, 512, 8, 5},  // n = 100  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
-    {128, 512, 8, 5},  // n = 101  680.4 us at n = 101 vs left-looking 1980.8 us there
-    {128, 512, 8, 5},  // n = 102  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
-    {128, 512, 8, 5},  // n = 103  681.6 us at n = 103 vs left-looking 1988.7 us there
-    {128, 512, 8, 5},  // n = 104  681.6 us at n = 103 (lda = 103) vs left-looking 1988.7 us there
-    {128, 384, 8, 2},  // n = 105  837.3 us at n = 105 vs left-looking 2000.7 us there
-    {128, 384, 8, 2},  // n = 106  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
-    {128, 384, 8, 2},  // n = 107  839.6 us at n = 107 vs left-looking 2010.8 us there
-    {128, 384, 8, 2},  // n = 108  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
-    {128, 384, 8, 2},  // n = 109  845.3 us at n = 109 vs left-looking 2028.7 us there
-    {128, 384, 8, 2},  // n = 110  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
-    {128, 384, 8, 2},  // n = 111  852.1 us at n = 111 vs left-looking 2040.9 us there
-    {128, 384, 8, 2},  // n = 112  852.1 us at n = 111 (lda = 111) vs left-looking 2040.9 us there
-    {160, 480, 8, 5},  // n = 113  964.6 us at n = 113 vs left-looking 2822.6 us there
-    {160, 480, 8, 5},  // n = 114  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
-    {160, 480, 8, 5},  // n = 115  966.4 us at n = 115 vs left-looking 2826.8 us there
-    {160, 480, 8, 5},  // n = 116  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
-    {160, 480, 8, 5},  // n = 117  968.8 us at n = 117 vs left-looking 2828.3 us there
-    {160, 480, 8, 5},  // n = 118  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
-    {160, 480, 8, 5},  // n = 119  968.4 us at n = 119 vs left-looking 2847.7 us there
-    {160, 480, 8, 5},  // n = 120  968.4 us at n = 119 (lda = 119) vs left-looking 2847.7 us there
-    {160, 480, 8, 5},  // n = 121  1090.1 us at n = 121 vs left-looking 2856.1 us there
-    {160, 480, 8, 5},  // n = 122  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
-    {160, 480, 8, 5},  // n = 123  1092.7 us at n = 123 vs left-looking 2868.8 us there
-    {160, 480, 8, 5},  // n = 124  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
-    {160, 480, 8, 5},  // n = 125  1100.4 us at n = 125 vs left-looking 2876.8 us there
-    {160, 480, 8, 5},  // n = 126  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
-    {160, 480, 8, 5},  // n = 127  1103.0 us at n = 127 vs left-looking 2891.9 us there
-    {160, 480, 8, 5},  // n = 128  1103.0 us at n = 127 (lda = 127) vs left-looking 2891.9 us there
+    {96, 576, 8, 5},  // n = 81  455.6 us at n = 81 vs left-looking 1430.9 us there
+    {96, 576, 8, 5},  // n = 82  464.4 us at n = 87 (lda = 87) vs left-looking 1456.9 us there
+    {96, 576, 8, 5},  // n = 83  459.2 us at n = 83 vs left-looking 1436.5 us there
+    {96, 576, 8, 5},  // n = 84  464.4 us at n = 87 (lda = 87) vs left-looking 1456.9 us there
+    {96, 576, 8, 5},  // n = 85  459.7 us at n = 85 vs left-looking 1451.7 us there
+    {96, 576, 8, 5},  // n = 86  464.4 us at n = 87 (lda = 87) vs left-looking 1456.9 us there
+    {96, 576, 8, 5},  // n = 87  464.4 us at n = 87 vs left-looking 1456.9 us there
+    {96, 576, 8, 5},  // n = 88  464.4 us at n = 87 (lda = 87) vs left-looking 1456.9 us there
+    {96, 480, 8, 5},  // n = 89  537.2 us at n = 89 vs left-looking 1472.7 us there
+    {96, 480, 8, 5},  // n = 90  551.1 us at n = 95 (lda = 95) vs left-looking 1499.0 us there
+    {96, 480, 8, 5},  // n = 91  541.7 us at n = 91 vs left-looking 1480.0 us there
+    {96, 480, 8, 5},  // n = 92  551.1 us at n = 95 (lda = 95) vs left-looking 1499.0 us there
+    {96, 480, 8, 5},  // n = 93  547.5 us at n = 93 vs left-looking 1490.5 us there
+    {96, 480, 8, 5},  // n = 94  551.1 us at n = 95 (lda = 95) vs left-looking 1499.0 us there
+    {96, 480, 8, 5},  // n = 95  551.1 us at n = 95 vs left-looking 1499.0 us there
+    {96, 480, 8, 5},  // n = 96  551.1 us at n = 95 (lda = 95) vs left-looking 1499.0 us there
+    {128, 512, 8, 5},  // n = 97  645.5 us at n = 97 vs left-looking 1965.5 us there
+    {128, 512, 8, 5},  // n = 98  652.9 us at n = 103 (lda = 103) vs left-looking 1995.5 us there
+    {128, 512, 8, 5},  // n = 99  649.7 us at n = 99 vs left-looking 1975.1 us there
+    {128, 512, 8, 5},  // n = 100  652.9 us at n = 103 (lda = 103) vs left-looking 1995.5 us there
+    {128, 512, 8, 5},  // n = 101  648.9 us at n = 101 vs left-looking 1983.5 us there
+    {128, 512, 8, 5},  // n = 102  652.9 us at n = 103 (lda = 103) vs left-looking 1995.5 us there
+    {128, 512, 8, 5},  // n = 103  652.9 us at n = 103 vs left-looking 1995.5 us there
+    {128, 512, 8, 5},  // n = 104  652.9 us at n = 103 (lda = 103) vs left-looking 1995.5 us there
+    {128, 512, 8, 5},  // n = 105  740.3 us at n = 105 vs left-looking 2001.9 us there
+    {128, 512, 8, 5},  // n = 106  754.7 us at n = 111 (lda = 111) vs left-looking 2033.2 us there
+    {128, 512, 8, 5},  // n = 107  744.0 us at n = 107 vs left-looking 2007.9 us there
+    {128, 512, 8, 5},  // n = 108  754.7 us at n = 111 (lda = 111) vs left-looking 2033.2 us there
+    {128, 512, 8, 5},  // n = 109  751.7 us at n = 109 vs left-looking 2034.4 us there
+    {128, 512, 8, 5},  // n = 110  754.7 us at n = 111 (lda = 111) vs left-looking 2033.2 us there
+    {128, 512, 8, 5},  // n = 111  754.7 us at n = 111 vs left-looking 2033.2 us there
+    {128, 512, 8, 5},  // n = 112  754.7 us at n = 111 (lda = 111) vs left-looking 2033.2 us there
+    {160, 480, 8, 5},  // n = 113  927.2 us at n = 113 vs left-looking 2815.5 us there
+    {160, 480, 8, 5},  // n = 114  934.8 us at n = 119 (lda = 119) vs left-looking 2845.1 us there
+    {160, 480, 8, 5},  // n = 115  930.7 us at n = 115 vs left-looking 2822.5 us there
+    {160, 480, 8, 5},  // n = 116  934.8 us at n = 119 (lda = 119) vs left-looking 2845.1 us there
+    {160, 480, 8, 5},  // n = 117  928.8 us at n = 117 vs left-looking 2833.7 us there
+    {160, 480, 8, 5},  // n = 118  934.8 us at n = 119 (lda = 119) vs left-looking 2845.1 us there
+    {160, 480, 8, 5},  // n = 119  934.8 us at n = 119 vs left-looking 2845.1 us there
+    {160, 480, 8, 5},  // n = 120  934.8 us at n = 119 (lda = 119) vs left-looking 2845.1 us there
+    {160, 480, 8, 5},  // n = 121  1041.3 us at n = 121 vs left-looking 2852.9 us there
+    {160, 480, 8, 5},  // n = 122  1055.0 us at n = 127 (lda = 127) vs left-looking 2894.6 us there
+    {160, 480, 8, 5},  // n = 123  1045.4 us at n = 123 vs left-looking 2873.5 us there
+    {160, 480, 8, 5},  // n = 124  1055.0 us at n = 127 (lda = 127) vs left-looking 2894.6 us there
+    {160, 480, 8, 5},  // n = 125  1049.0 us at n = 125 vs left-looking 2878.8 us there
+    {160, 480, 8, 5},  // n = 126  1055.0 us at n = 127 (lda = 127) vs left-looking 2894.6 us there
+    {160, 480, 8, 5},  // n = 127  1055.0 us at n = 127 vs left-looking 2894.6 us there
+    {160, 480, 8, 5},  // n = 128  1055.0 us at n = 127 (lda = 127) vs left-looking 2894.6 us there
 };
 
 constexpr ResidentConfig kResidentFloatUnaligned[129] = {

@@ -200,49 +200,55 @@ def keep_min(d, key, v):
 # n * sizeof(T) is one) or of the unaligned table (lda = n otherwise): the fastest of the left-looking kernel
 # and every resident variant measured there. Orders without such a row keep the group rules below.
 exact, exact_left = {}, {}  # (prec, n, aligned) -> best resident variant / left-looking us, measured at n
+# Several resident CSVs: each key (an order and layout, a group) takes its values from the last CSV that has
+# it, so a later sweep of a changed kernel replaces the earlier sweeps' measurements instead of mixing with them.
+def read_resident(path):
+    d = {k: {} for k in ('exact', 'exact_left', 'res', 'res_unal', 'left', 'meas_unal', 'left_unal', 'unal_n')}
+    for row in resident_source(path):
+        if not row or row[0] == 'prec' or row[6].strip() == '0':
+            continue
+        prec, n, kernel, nt, occ, us, lda = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5]), int(row[7])
+        if kernel == 'residentschur':
+            continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
+        if us != us or (kernel != 'left' and kernel in skip_kinds):
+            continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
+        v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
+        key = (prec, n, lda % (4 if prec == 's' else 2) == 0)
+        if kernel == 'left':
+            d['exact_left'][key] = us
+        else:
+            keep_min(d['exact'], key, v)
+        if lda != n:
+            continue  # padded lda: only the per-order entries above use it
+        if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
+            key = (prec, (n + 7) // 8 * 8)
+            if d['unal_n'].get(key, 0) > n:
+                continue
+            if d['unal_n'].get(key, 0) < n:  # a larger n of the group replaces a smaller one
+                d['unal_n'][key] = n
+                d['meas_unal'].pop(key, None)
+                d['left_unal'].pop(key, None)
+            if kernel == 'left':
+                d['left_unal'][key] = us
+            else:
+                keep_min(d['meas_unal'], key, v)
+        elif kernel == 'left':
+            d['left'][(prec, n)] = us
+        else:
+            keep_min(d['res'], (prec, n), v)
+            if kernel not in UNALIGNED_SKIP[prec]:
+                keep_min(d['res_unal'], (prec, n), v)
+    return d
 if rsrc:
     for path in rsrc.split(','):
-        for row in resident_source(path):
-            if not row or row[0] == 'prec' or row[6].strip() == '0':
-                continue
-            prec, n, kernel, nt, occ, us, lda = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5]), int(row[7])
-            if us != us or kernel == 'residentschur' or (kernel != 'left' and kernel in skip_kinds):
-                continue
-            key = (prec, n, lda % (4 if prec == 's' else 2) == 0)
-            if kernel == 'left':
-                exact_left[key] = us
-            else:
-                keep_min(exact, key, (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0)))
-    for path in rsrc.split(','):
-        for row in resident_source(path):
-            if not row or row[0] == 'prec' or row[6].strip() == '0':
-                continue
-            if int(row[7]) != int(row[1]):
-                continue  # padded lda: only the per-order entries above use it
-            prec, n, kernel, nt, occ, us = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5])
-            if kernel == 'residentschur':
-                continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
-            if us != us or (kernel != 'left' and kernel in skip_kinds):
-                continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
-            v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
-            if unaligned_order(prec, n):  # measured with lda = n not a multiple of 16 bytes: the unaligned table's
-                key = (prec, (n + 7) // 8 * 8)
-                if unal_n.get(key, 0) > n:
-                    continue
-                if unal_n.get(key, 0) < n:  # a larger n of the group replaces a smaller one
-                    unal_n[key] = n
-                    meas_unal.pop(key, None)
-                    left_unal.pop(key, None)
-                if kernel == 'left':
-                    left_unal[key] = us
-                else:
-                    keep_min(meas_unal, key, v)
-            elif kernel == 'left':
-                left[(prec, n)] = us
-            else:
-                keep_min(res, (prec, n), v)
-                if kernel not in UNALIGNED_SKIP[prec]:
-                    keep_min(res_unal, (prec, n), v)
+        d = read_resident(path)
+        exact.update(d['exact']); exact_left.update(d['exact_left'])
+        res.update(d['res']); res_unal.update(d['res_unal']); left.update(d['left'])
+        for key, n in d['unal_n'].items():  # a group measured in this CSV: its unaligned entries from here
+            unal_n[key] = n
+            meas_unal.pop(key, None)
+            left_unal.pop(key, None)
+        meas_unal.update(d['meas_unal']); left_unal.update(d['left_unal'])
 
 def resident_rows(prec, unaligned=False):
     rows = []

@@ -326,13 +326,13 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {0, 0, 8, 0},  // n = 47
     {0, 0, 8, 0},  // n = 48
     {64, 512, 8, 4},  // n = 49  191.2 us at n = 49 vs left-looking 205.9 us there
-    {64, 512, 8, 4},  // n = 50  191.5 us at n = 50 vs left-looking 207.7 us there
+    {64, 512, 8, 4},  // n = 50  192.0 us at n = 50 vs left-looking 207.7 us there
     {64, 512, 8, 4},  // n = 51  194.7 us at n = 51 vs left-looking 212.2 us there
-    {64, 512, 8, 4},  // n = 52  193.9 us at n = 52 vs left-looking 211.5 us there
+    {64, 512, 8, 4},  // n = 52  194.2 us at n = 52 vs left-looking 211.5 us there
     {64, 512, 8, 4},  // n = 53  195.4 us at n = 53 vs left-looking 216.1 us there
     {64, 512, 8, 4},  // n = 54  195.6 us at n = 54 vs left-looking 216.2 us there
     {64, 512, 8, 4},  // n = 55  201.9 us at n = 55 vs left-looking 215.8 us there
-    {64, 512, 8, 4},  // n = 56  200.1 us at n = 56 vs left-looking 213.4 us there
+    {64, 512, 8, 4},  // n = 56  200.4 us at n = 56 vs left-looking 213.4 us there
     {64, 512, 8, 4},  // n = 57  231.1 us at n = 57 vs left-looking 271.9 us there
     {64, 512, 8, 4},  // n = 58  230.2 us at n = 58 vs left-looking 272.1 us there
     {64, 512, 8, 4},  // n = 59  234.6 us at n = 59 vs left-looking 274.1 us there
@@ -340,47 +340,47 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {64, 512, 8, 4},  // n = 61  238.1 us at n = 61 vs left-looking 278.3 us there
     {64, 512, 8, 4},  // n = 62  234.8 us at n = 62 vs left-looking 277.3 us there
     {64, 512, 8, 4},  // n = 63  242.5 us at n = 63 vs left-looking 272.9 us there
-    {64, 512, 8, 4},  // n = 64  238.2 us at n = 64 vs left-looking 268.0 us there
+    {64, 512, 8, 4},  // n = 64  239.5 us at n = 64 vs left-looking 268.0 us there
     {64, 512, 8, 4},  // n = 65  293.8 us at n = 65 vs left-looking 884.9 us there
-    {64, 512, 8, 4},  // n = 66  288.3 us at n = 66 vs left-looking 891.5 us there
+    {64, 512, 8, 4},  // n = 66  288.9 us at n = 66 vs left-looking 891.5 us there
     {64, 512, 8, 4},  // n = 67  295.2 us at n = 67 vs left-looking 897.8 us there
     {64, 512, 8, 4},  // n = 68  290.2 us at n = 68 vs left-looking 892.6 us there
     {96, 480, 8, 5},  // n = 69  305.8 us at n = 69 vs left-looking 902.4 us there
     {64, 512, 8, 4},  // n = 70  302.6 us at n = 70 vs left-looking 906.0 us there
     {96, 480, 8, 5},  // n = 71  306.8 us at n = 71 vs left-looking 906.6 us there
-    {96, 480, 8, 5},  // n = 72  295.7 us at n = 72 vs left-looking 909.2 us there
+    {96, 480, 8, 5},  // n = 72  299.6 us at n = 72 vs left-looking 909.2 us there
     {96, 480, 8, 5},  // n = 73  360.8 us at n = 73 vs left-looking 916.3 us there
     {96, 576, 8, 5},  // n = 74  354.8 us at n = 74 vs left-looking 919.6 us there
     {96, 480, 8, 5},  // n = 75  367.5 us at n = 75 vs left-looking 923.4 us there
     {96, 576, 8, 5},  // n = 76  352.9 us at n = 76 vs left-looking 919.5 us there
     {96, 480, 8, 5},  // n = 77  371.5 us at n = 77 vs left-looking 933.5 us there
-    {96, 480, 8, 5},  // n = 78  359.5 us at n = 78 vs left-looking 929.5 us there
+    {96, 576, 8, 5},  // n = 78  360.9 us at n = 78 vs left-looking 929.5 us there
     {96, 480, 8, 5},  // n = 79  370.0 us at n = 79 vs left-looking 926.4 us there
-    {96, 576, 8, 5},  // n = 80  346.9 us at n = 80 vs left-looking 916.6 us there
+    {96, 576, 8, 5},  // n = 80  352.1 us at n = 80 vs left-looking 916.6 us there
     {96, 480, 8, 5},  // n = 81  429.5 us at n = 81 vs left-looking 1427.8 us there
     {96, 576, 8, 5},  // n = 82  414.7 us at n = 82 vs left-looking 1426.5 us there
     {96, 480, 8, 5},  // n = 83  433.2 us at n = 83 vs left-looking 1434.9 us there
     {96, 576, 8, 5},  // n = 84  413.7 us at n = 84 vs left-looking 1433.3 us there
     {96, 480, 8, 5},  // n = 85  436.9 us at n = 85 vs left-looking 1449.5 us there
-    {96, 576, 8, 5},  // n = 86  417.8 us at n = 86 vs left-looking 1454.2 us there
+    {96, 576, 8, 5},  // n = 86  419.9 us at n = 86 vs left-looking 1454.2 us there
     {96, 480, 8, 5},  // n = 87  440.4 us at n = 87 vs left-looking 1447.0 us there
-    {96, 576, 8, 5},  // n = 88  411.6 us at n = 88 vs left-looking 1451.0 us there
+    {96, 576, 8, 5},  // n = 88  414.5 us at n = 88 vs left-looking 1451.0 us there
     {96, 480, 8, 5},  // n = 89  505.2 us at n = 89 vs left-looking 1467.4 us there
     {96, 480, 8, 5},  // n = 90  490.1 us at n = 90 vs left-looking 1468.5 us there
     {96, 480, 8, 5},  // n = 91  511.3 us at n = 91 vs left-looking 1471.8 us there
-    {96, 480, 8, 5},  // n = 92  491.8 us at n = 92 vs left-looking 1479.9 us there
+    {96, 480, 8, 5},  // n = 92  492.6 us at n = 92 vs left-looking 1479.9 us there
     {96, 480, 8, 5},  // n = 93  516.8 us at n = 93 vs left-looking 1488.4 us there
-    {96, 480, 8, 5},  // n = 94  496.6 us at n = 94 vs left-looking 1489.5 us there
+    {96, 480, 8, 5},  // n = 94  496.8 us at n = 94 vs left-looking 1489.5 us there
     {128, 512, 8, 5},  // n = 95  519.0 us at n = 95 vs left-looking 1482.2 us there
-    {96, 480, 8, 5},  // n = 96  486.0 us at n = 96 vs left-looking 1470.4 us there
+    {96, 480, 8, 5},  // n = 96  490.9 us at n = 96 vs left-looking 1470.4 us there
     {128, 512, 8, 5},  // n = 97  590.4 us at n = 97 vs left-looking 1963.5 us there
     {128, 512, 8, 5},  // n = 98  581.5 us at n = 98 vs left-looking 1968.5 us there
     {128, 512, 8, 5},  // n = 99  593.8 us at n = 99 vs left-looking 1977.2 us there
-    {128, 384, 8, 5},  // n = 100  576.1 us at n = 100 vs left-looking 1978.2 us there
+    {128, 512, 8, 5},  // n = 100  583.0 us at n = 100 vs left-looking 1978.2 us there
     {128, 512, 8, 5},  // n = 101  599.6 us at n = 101 vs left-looking 1980.4 us there
-    {128, 512, 8, 5},  // n = 102  582.7 us at n = 102 vs left-looking 1988.5 us there
+    {128, 512, 8, 5},  // n = 102  583.5 us at n = 102 vs left-looking 1988.5 us there
     {128, 512, 8, 5},  // n = 103  600.5 us at n = 103 vs left-looking 1991.8 us there
-    {128, 512, 8, 5},  // n = 104  575.0 us at n = 104 vs left-looking 1993.2 us there
+    {128, 512, 8, 5},  // n = 104  582.2 us at n = 104 vs left-looking 1993.2 us there
     {128, 512, 8, 5},  // n = 105  685.1 us at n = 105 vs left-looking 2007.6 us there
     {128, 512, 8, 5},  // n = 106  668.8 us at n = 106 vs left-looking 2007.3 us there
     {128, 512, 8, 5},  // n = 107  689.0 us at n = 107 vs left-looking 2010.3 us there
@@ -388,7 +388,7 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {128, 512, 8, 5},  // n = 109  694.1 us at n = 109 vs left-looking 2029.2 us there
     {128, 512, 8, 5},  // n = 110  672.2 us at n = 110 vs left-looking 2025.9 us there
     {128, 512, 8, 5},  // n = 111  694.8 us at n = 111 vs left-looking 2018.5 us there
-    {128, 512, 8, 5},  // n = 112  669.2 us at n = 112 vs left-looking 2000.2 us there
+    {128, 512, 8, 5},  // n = 112  669.9 us at n = 112 vs left-looking 2000.2 us there
     {128, 384, 8, 5},  // n = 113  856.8 us at n = 113 vs left-looking 2819.9 us there
     {160, 480, 8, 5},  // n = 114  835.3 us at n = 114 vs left-looking 2816.3 us there
     {160, 480, 8, 5},  // n = 115  859.8 us at n = 115 vs left-looking 2819.1 us there
@@ -396,15 +396,15 @@ constexpr ResidentConfig kResidentDouble[129] = {
     {160, 480, 8, 5},  // n = 117  855.2 us at n = 117 vs left-looking 2835.4 us there
     {160, 480, 8, 5},  // n = 118  837.0 us at n = 118 vs left-looking 2823.9 us there
     {160, 480, 8, 5},  // n = 119  861.7 us at n = 119 vs left-looking 2828.3 us there
-    {160, 480, 8, 5},  // n = 120  822.4 us at n = 120 vs left-looking 2824.9 us there
+    {160, 480, 8, 5},  // n = 120  837.2 us at n = 120 vs left-looking 2824.9 us there
     {160, 480, 8, 5},  // n = 121  963.7 us at n = 121 vs left-looking 2856.4 us there
     {160, 480, 8, 5},  // n = 122  942.2 us at n = 122 vs left-looking 2849.9 us there
     {160, 480, 8, 5},  // n = 123  971.2 us at n = 123 vs left-looking 2857.2 us there
     {160, 480, 8, 5},  // n = 124  945.1 us at n = 124 vs left-looking 2873.1 us there
     {160, 480, 8, 5},  // n = 125  968.5 us at n = 125 vs left-looking 2876.3 us there
-    {160, 480, 8, 5},  // n = 126  941.3 us at n = 126 vs left-looking 2885.2 us there
+    {160, 480, 8, 5},  // n = 126  941.8 us at n = 126 vs left-looking 2885.2 us there
     {160, 480, 8, 5},  // n = 127  969.8 us at n = 127 vs left-looking 2846.4 us there
-    {160, 480, 8, 5},  // n = 128  929.1 us at n = 128 vs left-looking 2826.5 us there
+    {160, 480, 8, 5},  // n = 128  937.9 us at n = 128 vs left-looking 2826.5 us there
 };
 
 constexpr ResidentConfig kResidentFloat[129] = {
@@ -460,7 +460,7 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {64, 1024, 8, 5},  // n = 49  129.5 us at n = 49 vs left-looking 150.7 us there
     {64, 1024, 8, 5},  // n = 50  129.4 us at n = 50 vs left-looking 150.4 us there
     {64, 1024, 8, 5},  // n = 51  130.6 us at n = 51 vs left-looking 150.7 us there
-    {64, 1024, 8, 5},  // n = 52  126.8 us at n = 52 vs left-looking 150.7 us there
+    {64, 1024, 8, 5},  // n = 52  127.0 us at n = 52 vs left-looking 150.7 us there
     {64, 1024, 8, 5},  // n = 53  129.3 us at n = 53 vs left-looking 153.7 us there
     {64, 1024, 8, 5},  // n = 54  129.5 us at n = 54 vs left-looking 153.2 us there
     {64, 1024, 8, 5},  // n = 55  130.3 us at n = 55 vs left-looking 153.3 us there
@@ -468,15 +468,15 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {64, 1024, 8, 5},  // n = 57  150.6 us at n = 57 vs left-looking 171.8 us there
     {64, 1024, 8, 5},  // n = 58  155.0 us at n = 58 vs left-looking 172.2 us there
     {64, 1024, 8, 5},  // n = 59  162.7 us at n = 59 vs left-looking 171.9 us there
-    {64, 1024, 8, 5},  // n = 60  142.3 us at n = 60 vs left-looking 172.3 us there
+    {64, 1024, 8, 5},  // n = 60  142.5 us at n = 60 vs left-looking 172.3 us there
     {64, 1024, 8, 5},  // n = 61  148.7 us at n = 61 vs left-looking 172.7 us there
     {64, 1024, 8, 5},  // n = 62  155.9 us at n = 62 vs left-looking 174.1 us there
     {128, 1024, 8, 5},  // n = 63  165.4 us at n = 63 vs left-looking 174.0 us there
-    {64, 1024, 8, 5},  // n = 64  141.4 us at n = 64 vs left-looking 173.6 us there
+    {64, 1024, 8, 5},  // n = 64  141.7 us at n = 64 vs left-looking 173.6 us there
     {128, 1024, 8, 5},  // n = 65  187.1 us at n = 65 vs left-looking 420.1 us there
     {128, 1024, 8, 5},  // n = 66  188.1 us at n = 66 vs left-looking 419.6 us there
     {128, 1024, 8, 5},  // n = 67  189.4 us at n = 67 vs left-looking 419.1 us there
-    {64, 1024, 8, 5},  // n = 68  182.9 us at n = 68 vs left-looking 419.6 us there
+    {64, 1024, 8, 5},  // n = 68  183.1 us at n = 68 vs left-looking 419.6 us there
     {128, 1024, 8, 5},  // n = 69  187.8 us at n = 69 vs left-looking 420.6 us there
     {128, 1024, 8, 5},  // n = 70  189.2 us at n = 70 vs left-looking 419.1 us there
     {128, 1024, 8, 5},  // n = 71  190.1 us at n = 71 vs left-looking 424.5 us there
@@ -508,7 +508,7 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {128, 768, 8, 5},  // n = 97  365.1 us at n = 97 vs left-looking 1398.3 us there
     {128, 768, 8, 5},  // n = 98  369.1 us at n = 98 vs left-looking 1401.1 us there
     {128, 768, 8, 5},  // n = 99  384.2 us at n = 99 vs left-looking 1406.5 us there
-    {128, 1024, 8, 5},  // n = 100  343.1 us at n = 100 vs left-looking 1408.4 us there
+    {128, 1024, 8, 5},  // n = 100  343.4 us at n = 100 vs left-looking 1408.4 us there
     {128, 768, 8, 5},  // n = 101  373.6 us at n = 101 vs left-looking 1424.8 us there
     {128, 768, 8, 5},  // n = 102  383.7 us at n = 102 vs left-looking 1418.8 us there
     {128, 384, 8, 5},  // n = 103  388.3 us at n = 103 vs left-looking 1425.8 us there
@@ -516,7 +516,7 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {128, 768, 8, 5},  // n = 105  418.8 us at n = 105 vs left-looking 1448.8 us there
     {128, 768, 8, 5},  // n = 106  427.5 us at n = 106 vs left-looking 1448.2 us there
     {128, 512, 8, 5},  // n = 107  436.9 us at n = 107 vs left-looking 1447.2 us there
-    {128, 1024, 8, 5},  // n = 108  398.4 us at n = 108 vs left-looking 1447.1 us there
+    {128, 1024, 8, 5},  // n = 108  399.3 us at n = 108 vs left-looking 1447.1 us there
     {128, 768, 8, 5},  // n = 109  426.3 us at n = 109 vs left-looking 1451.4 us there
     {128, 768, 8, 5},  // n = 110  438.0 us at n = 110 vs left-looking 1447.8 us there
     {128, 512, 8, 5},  // n = 111  444.3 us at n = 111 vs left-looking 1454.9 us there
@@ -528,15 +528,15 @@ constexpr ResidentConfig kResidentFloat[129] = {
     {128, 512, 8, 5},  // n = 117  490.7 us at n = 117 vs left-looking 1657.6 us there
     {128, 384, 8, 5},  // n = 118  497.2 us at n = 118 vs left-looking 1680.0 us there
     {128, 384, 8, 5},  // n = 119  512.6 us at n = 119 vs left-looking 1678.7 us there
-    {128, 768, 8, 5},  // n = 120  457.7 us at n = 120 vs left-looking 1689.6 us there
+    {128, 768, 8, 5},  // n = 120  458.8 us at n = 120 vs left-looking 1689.6 us there
     {128, 512, 8, 5},  // n = 121  542.3 us at n = 121 vs left-looking 1804.1 us there
     {128, 384, 8, 5},  // n = 122  544.6 us at n = 122 vs left-looking 1804.4 us there
     {128, 384, 8, 5},  // n = 123  556.6 us at n = 123 vs left-looking 1821.6 us there
-    {128, 768, 8, 5},  // n = 124  518.6 us at n = 124 vs left-looking 1810.0 us there
+    {128, 768, 8, 5},  // n = 124  518.7 us at n = 124 vs left-looking 1810.0 us there
     {128, 512, 8, 5},  // n = 125  542.3 us at n = 125 vs left-looking 1656.5 us there
     {128, 384, 8, 5},  // n = 126  551.5 us at n = 126 vs left-looking 1652.4 us there
     {128, 512, 8, 5},  // n = 127  567.0 us at n = 127 vs left-looking 1671.3 us there
-    {128, 768, 8, 5},  // n = 128  512.3 us at n = 128 vs left-looking 1632.7 us there
+    {128, 768, 8, 5},  // n = 128  514.7 us at n = 128 vs left-looking 1632.7 us there
 };
 
 // The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): an order measured
@@ -594,13 +594,13 @@ constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
     {64, 512, 8, 4},  // n = 47  163.6 us at n = 47 vs left-looking 172.8 us there
     {64, 512, 8, 4},  // n = 48  163.6 us at n = 47 (lda = 47) vs left-looking 172.8 us there
     {64, 512, 8, 4},  // n = 49  191.6 us at n = 49 vs left-looking 206.4 us there
-    {64, 512, 8, 4},  // n = 50  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 50  199.2 us at n = 55 (lda = 55) vs left-looking 217.4 us there
     {64, 512, 8, 4},  // n = 51  193.8 us at n = 51 vs left-looking 210.9 us there
-    {64, 512, 8, 4},  // n = 52  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 52  199.2 us at n = 55 (lda = 55) vs left-looking 217.4 us there
     {64, 512, 8, 4},  // n = 53  195.5 us at n = 53 vs left-looking 215.0 us there
-    {64, 512, 8, 4},  // n = 54  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
-    {64, 512, 8, 4},  // n = 55  198.5 us at n = 55 vs left-looking 217.4 us there
-    {64, 512, 8, 4},  // n = 56  198.5 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 54  199.2 us at n = 55 (lda = 55) vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 55  199.2 us at n = 55 vs left-looking 217.4 us there
+    {64, 512, 8, 4},  // n = 56  199.2 us at n = 55 (lda = 55) vs left-looking 217.4 us there
     {64, 512, 8, 4},  // n = 57  229.7 us at n = 57 vs left-looking 271.2 us there
     {64, 512, 8, 4},  // n = 58  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
     {64, 512, 8, 4},  // n = 59  233.9 us at n = 59 vs left-looking 272.4 us there
@@ -610,21 +610,21 @@ constexpr ResidentConfig kResidentDoubleUnaligned[129] = {
     {64, 512, 8, 4},  // n = 63  243.3 us at n = 63 vs left-looking 281.5 us there
     {64, 512, 8, 4},  // n = 64  243.3 us at n = 63 (lda = 63) vs left-looking 281.5 us there
     {64, 512, 8, 4},  // n = 65  294.2 us at n = 65 vs left-looking 882.6 us there
-    {64, 512, 8, 4},  // n = 66  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 66  317.0 us at n = 71 (lda = 71) vs left-looking 905.5 us there
     {64, 512, 8, 4},  // n = 67  298.4 us at n = 67 vs left-looking 884.9 us there
-    {64, 512, 8, 4},  // n = 68  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 68  317.0 us at n = 71 (lda = 71) vs left-looking 905.5 us there
     {64, 512, 8, 4},  // n = 69  307.1 us at n = 69 vs left-looking 896.0 us there
-    {64, 512, 8, 4},  // n = 70  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
-    {64, 512, 8, 4},  // n = 71  316.9 us at n = 71 vs left-looking 905.5 us there
-    {64, 512, 8, 4},  // n = 72  316.9 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 70  317.0 us at n = 71 (lda = 71) vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 71  317.0 us at n = 71 vs left-looking 905.5 us there
+    {64, 512, 8, 4},  // n = 72  317.0 us at n = 71 (lda = 71) vs left-looking 905.5 us there
     {64, 512, 8, 4},  // n = 73  367.0 us at n = 73 vs left-looking 909.2 us there
-    {64, 512, 8, 4},  // n = 74  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 74  389.2 us at n = 79 (lda = 79) vs left-looking 929.6 us there
     {64, 512, 8, 4},  // n = 75  375.6 us at n = 75 vs left-looking 916.3 us there
-    {64, 512, 8, 4},  // n = 76  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 76  389.2 us at n = 79 (lda = 79) vs left-looking 929.6 us there
     {64, 512, 8, 4},  // n = 77  382.1 us at n = 77 vs left-looking 922.8 us there
-    {64, 512, 8, 4},  // n = 78  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
-    {64, 512, 8, 4},  // n = 79  387.8 us at n = 79 vs left-looking 929.6 us there
-    {64, 512, 8, 4},  // n = 80  387.8 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 78  389.2 us at n = 79 (lda = 79) vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 79  389.2 us at n = 79 vs left-looking 929.6 us there
+    {64, 512, 8, 4},  // n = 80  389.2 us at n = 79 (lda = 79) vs left-looking 929.6 us there
     {96, 576, 8, 5},  // n = 81  455.6 us at n = 81 vs left-looking 1430.9 us there
     {96, 576, 8, 5},  // n = 82  464.4 us at n = 87 (lda = 87) vs left-looking 1456.9 us there
     {96, 576, 8, 5},  // n = 83  459.2 us at n = 83 vs left-looking 1436.5 us there

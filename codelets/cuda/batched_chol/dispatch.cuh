@@ -62,7 +62,7 @@ void run_factor_tuned(const Args<T>& a) {
 
 template <typename T, int N>
 void run_potrs(const Args<T>& a) {
-    constexpr int G = potrs_group_for(N), WPB = potrs_warps<T, N>();
+    constexpr int G = potrs_group_for<T>(N), WPB = potrs_warps<T, N>();
     const size_t smem = static_cast<size_t>(32 * WPB / G) * solve_smem_elems<T, N>() * sizeof(T);
     auto k = potrs_batched_kernel<T, N, G, WPB>;
     if (smem > 48 * 1024) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

@@ -26,16 +26,12 @@ ResidentConfig resident_config(int n, bool is_double, bool aligned) {
     return aligned ? kResidentFloat[n] : kResidentFloatUnaligned[n];
 }
 
-int potrs_group(int n) { return potrs_group_for(padded_solve_order(n)); }
-
 namespace {
 /// Largest order whose posv takes the fused kernel (bench_batched_chol's forced posv columns, batch
 /// 10,000, H100; docs/batched_cholesky.md, "Ninth session").
 constexpr int kPosvFusedMaxFloat = 48;
 constexpr int kPosvFusedMaxDouble = 40;
-}  // namespace
 
-namespace {
 template <typename T, Op OP>
 bool dispatch(const Args<T>& a) {
     const int padded = padded_order(a.n);

@@ -70,8 +70,6 @@ bool columns_aligned16(const Args<T>& a) {
     if (a.A.ptrs) return true;
     return reinterpret_cast<uintptr_t>(a.A.base) % 16 == 0 && a.A.stride % E == 0;
 }
-/// Lanes per system used by potrs for order n.
-int potrs_group(int n);
 
 template <typename T> bool launch_potrf(const Args<T>& a);  // the tuned choice of kernel
 /// potrf forced onto one kernel (tests, bench): the left-looking one, or the resident variant (nt, occ, ib, w1)

@@ -1,6 +1,6 @@
 // potrs_batched (orders n <= N, see solve_staged.cuh): solves L L^T X = B for a batch of small
-// systems with the factors from potrf_batched. One group of G lanes per system (G = 32 for n > 16,
-// sub-warp groups of 4/8/16 lanes for tiny n), WPB warps per block; each group stages its factor in
+// systems with the factors from potrf_batched. One group of G lanes per system (potrs_group_for: 4 or 8
+// for n <= 8, 16 up to n = 40 (float) / 64 (double), 32 above), WPB warps per block; each group stages its factor in
 // shared memory (cp.async, all loads in flight at once, one commit group per block of G columns that
 // the forward solve waits for just before its steps), then runs the forward/backward chains
 // warp-synchronously; any number of right-hand sides (solved one after the other from the same
@@ -20,7 +20,7 @@ namespace starfact::batched::gpu {
 /// Warps per potrs block for order N: as many as fit in 48 KiB of shared memory, 1..4.
 template <typename T, int N>
 constexpr int potrs_warps() {
-    constexpr int per_warp = (32 / potrs_group_for(N)) * solve_smem_elems<T, N>() * static_cast<int>(sizeof(T));
+    constexpr int per_warp = (32 / potrs_group_for<T>(N)) * solve_smem_elems<T, N>() * static_cast<int>(sizeof(T));
     constexpr int w = 48 * 1024 / per_warp;
     return w < 1 ? 1 : w > 4 ? 4 : w;
 }

@@ -807,7 +807,11 @@ constexpr ResidentConfig kResidentFloatUnaligned[129] = {
     {128, 768, 8, 5},  // n = 128  591.3 us at n = 127 (lda = 127) vs left-looking 1987.2 us there
 };
 
-/// Lanes per system for potrs (a power of two >= n up to a warp).
-constexpr int potrs_group_for(int n) { return n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32; }
+/// Lanes per system for potrs of compiled order n: a power of two >= n for n <= 8, then 16 lanes (1..4
+/// register rows each) up to n = 40 (float) / 64 (double), then a warp. Ninth session, batch 10,000: a warp
+/// per system from n = 17 on left 10,000 systems at 1.2 waves; 16 lanes took float n = 17..40 10..30% and
+/// double 17..64 up to 30% faster, float 44..64 up to 16% slower (four register rows of float per lane).
+template <typename T>
+constexpr int potrs_group_for(int n) { return n <= 4 ? 4 : n <= 8 ? 8 : n <= (sizeof(T) == 8 ? 64 : 40) ? 16 : 32; }
 
 }  // namespace starfact::batched::gpu

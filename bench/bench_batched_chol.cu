@@ -161,7 +161,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     const int w = cfg.warmup, r = cfg.repeat;
     Row row{sizeof(T) == 4 ? "s" : "d", batch, n, lda, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
     row.copy_bw = bench::copy_bandwidth(matrix_bytes, st);
-    row.copy_s_bw = bench::copy_bandwidth(static_cast<size_t>(batch * (nn + 2 * n) / 2) * sizeof(T), st);
+    row.copy_s_bw = bench::copy_bandwidth(static_cast<size_t>(batch * (int64_t(n) * n + 2 * n) / 2) * sizeof(T), st);
     row.launch = time_median(st, w, r, [&](cudaStream_t s) { empty_kernel<<<1, 32, 0, s>>>(); });
 
     row.vendor = time_median(st, w, r, [&](cudaStream_t) { STARFACT_BENCH_STATUS(vendor_potrf(sol, n, pA, lda, vinfo, int(batch))); }, resetA);

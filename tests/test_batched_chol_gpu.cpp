@@ -224,13 +224,13 @@ void forced_posv(Solve how, int n, int nrhs, T* a, int64_t sa, T* const* pa, int
 /// members keep B unchanged (posv).
 template <typename T>
 void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
-    const bool fused = how != Solve::PotrfPotrs;  // posv: failed members are expected, B unchanged
+    const bool is_posv = how != Solve::PotrfPotrs;  // posv: batches with failing members, whose B stays unchanged
     const uint64_t seed = fresh_seed();
     INFO(name(how) << " n=" << n << " nrhs=" << nrhs << " batch=" << batch
                                           << " layout=" << name(layout) << " prec=" << (sizeof(T) == 4 ? "s" : "d")
                                           << " seed=" << seed);
     const int lda = n + 2, ldb = n + 1;
-    Batch<T> a = make_batch<T>(n, lda, batch, layout, seed, fused);
+    Batch<T> a = make_batch<T>(n, lda, batch, layout, seed, is_posv);
     const int64_t strideB = static_cast<int64_t>(ldb) * nrhs + 5;
     std::vector<int64_t> offB(static_cast<size_t>(batch));
     for (int64_t i = 0; i < batch; ++i) offB[i] = (layout == Layout::Strided ? i : batch - 1 - i) * strideB;
@@ -245,7 +245,7 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
     if (layout == Layout::Strided) {
         if (how == Solve::Posv) {
             batched::device::posv<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch, dinfo.p);
-        } else if (fused) {
+        } else if (is_posv) {
             forced_posv<T>(how, n, nrhs, dA.p, a.stride, nullptr, lda, dB.p, strideB, nullptr, ldb, batch, dinfo.p);
         } else {
             batched::device::potrf<T>(n, dA.p, lda, a.stride, batch, dinfo.p);
@@ -260,7 +260,7 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
         dpb.upload(pb);
         if (how == Solve::Posv) {
             batched::device::posv<T>(n, nrhs, dpa.p, lda, dpb.p, ldb, batch, dinfo.p);
-        } else if (fused) {
+        } else if (is_posv) {
             forced_posv<T>(how, n, nrhs, nullptr, 0, dpa.p, lda, nullptr, 0, dpb.p, ldb, batch, dinfo.p);
         } else {
             batched::device::potrf<T>(n, dpa.p, lda, batch, dinfo.p);

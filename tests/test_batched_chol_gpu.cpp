@@ -152,8 +152,9 @@ const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8,
                                {64, 1024, 8, 5},  {128, 384, 8, 5},  {160, 480, 8, 5},
                                {96, 480, 8, 5},   {128, 512, 8, 5}};
 
+/// Kernel arguments for a batch of A (strided: base + i * stride; array: ptrs), order n, with info.
 template <typename T>
-void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
+batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
     batched::gpu::Args<T> a;
     a.n = n;
     a.A.base = base;
@@ -162,6 +163,12 @@ void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int 
     a.lda = lda;
     a.info = info;
     a.batch = batch;
+    return a;
+}
+
+template <typename T>
+void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
+    const batched::gpu::Args<T> a = factor_args(n, base, stride, ptrs, lda, batch, info);
     const bool ran = k.nt == 0 ? batched::gpu::launch_potrf_left<T>(a) : batched::gpu::launch_potrf_resident<T>(a, batched::gpu::ResidentConfig{k.nt, k.occ, k.ib, k.w1});
     REQUIRE(ran);
     REQUIRE(cudaGetLastError() == cudaSuccess);
@@ -203,19 +210,12 @@ const char* name(Solve s) {
 template <typename T>
 void forced_posv(Solve how, int n, int nrhs, T* a, int64_t sa, T* const* pa, int lda, T* b, int64_t sb, T* const* pb,
                  int ldb, int64_t batch, int* info) {
-    batched::gpu::Args<T> g;
-    g.n = n;
+    batched::gpu::Args<T> g = factor_args(n, a, sa, pa, lda, batch, info);
     g.nrhs = nrhs;
-    g.A.base = a;
-    g.A.stride = sa;
-    g.A.ptrs = pa;
-    g.lda = lda;
     g.B.base = b;
     g.B.stride = sb;
     g.B.ptrs = pb;
     g.ldb = ldb;
-    g.info = info;
-    g.batch = batch;
     REQUIRE((how == Solve::PosvFused ? batched::gpu::launch_posv_fused<T>(g) : batched::gpu::launch_posv_two_pass<T>(g)));
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }

@@ -1,7 +1,7 @@
 // Batched small Cholesky, *vector-row* resident kernel (orders up to 128; seventh session, written for
 // float n >= 65, where the resident kernel of potrf_resident.cuh spent as many instructions on its
-// redundant panel factorizations as on the trailing update; the table's choice for float n >= 57 and for
-// double n >= 73 when the columns are 16-byte aligned: docs/batched_cholesky.md).
+// redundant panel factorizations as on the trailing update; since the ninth session's per-order sweeps the
+// table's choice at most orders 49..128 of both precisions: tuned_table.hpp, docs/batched_cholesky.md).
 //
 // Frame: one matrix per thread block of NT threads, its lower triangle padded with the identity to
 // wp = 8 ceil(n / 8) in the panel-packed column-major shared-memory layout of potrf_resident.cuh with a

@@ -255,8 +255,14 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// k0 .. wp - 1 of A's column j in a slot that starts on 16 bytes (off, ldp). The copy starts
 /// at the 16-byte boundary at or below row k0 (f = phase16 elements earlier: rows above k0 of the same
 /// column, or for j = 0 the bytes before A in the same 16-byte-aligned piece of its allocation) and ends
-/// at the last boundary at or below row n; it lands at the slot's start, so row r sits at slot index
-/// r - k0 + f. The rows after the last boundary come by element cp.async; the thread then waits on the
+/// at the boundary at or after the end of row n - 1 (tenth session; the few bytes after row n - 1 are the
+/// next column's top rows or A's padding rows, inside the matrix: for j < n - 1 and lda * sizeof(T) >= 16
+/// the 16-byte piece of A(n - 1, j) ends at or before A(n - 1, j + 1); they land in the slot's rows >= L,
+/// overwritten below, or in its 16-byte pad, never read). It
+/// lands at the slot's start, so row r sits at slot index r - k0 + f. In the last column (j = n - 1)
+/// the copy ends at the last boundary at or below row n and the rows after it come by element cp.async
+/// (one thread per column: those element copies touch a line per lane; the other columns' tails were
+/// such copies until the tenth session); the thread then waits on the
 /// mbarrier (all bulk copies of the matrix landed) and for its element copies, shifts its column down by
 /// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
 /// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale
@@ -273,7 +279,9 @@ __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T
         const int p = j >> 3, k0 = 8 * p;
         const T* src = A + static_cast<int64_t>(j) * lda + k0;  // A(k0, j)
         const int f = phase16(src), L = n - k0;                 // rows k0 .. n - 1 at slot indices f ..
-        const int m = (L + f) / E * E;                          // slot indices 0 .. m - 1 by the bulk copy
+        // slot indices 0 .. m - 1 by the bulk copy: up to the 16-byte boundary at or after row n - 1, except
+        // in the last column (and for lda below 16 bytes), whose 16-byte piece may end past the matrix
+        const int m = (j + 1 < n && lda * static_cast<int>(sizeof(T)) >= 16) ? (L + f + E - 1) / E * E : (L + f) / E * E;
         T* col = S + off<T>(wp, p) + (j - k0) * ldp<T>(wp, p);
         if (m > 0) {
             mbar_expect(bar, m * sizeof(T));

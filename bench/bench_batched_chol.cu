@@ -78,7 +78,8 @@ void potrf_fast(const batched::gpu::Args<T>& a) {
         }
     }
     if constexpr (I < kNumSizes) {
-        if (padded_order(a.n) == kSizes[I]) return run_factor_tuned<T, kSizes[I], true, false>(a);
+        if constexpr (tuned<T>(kSizes[I]).nt > 0)  // not skipped by T
+            if (padded_order<T>(a.n) == kSizes[I]) return run_factor_tuned<T, kSizes[I], true, false>(a);
         potrf_fast<T, I + 1>(a);
     }
 }

@@ -1,4 +1,4 @@
-// Compile-time dispatch from a runtime order n to the kernel compiled for padded_order(n) with the
+// Compile-time dispatch from a runtime order n to the kernel compiled for padded_order<T>(n) with the
 // tuned configuration, and the macro that instantiates one range of compiled orders in one
 // translation unit (instances_*.cu): spread over several files so that builds parallelize.
 #pragma once
@@ -39,7 +39,10 @@ template <typename T> constexpr PotrfConfig tuned(int n) {
 template <typename T, int N, int NB, int NT, int MPB, int OCC, bool FAST, bool POSV>
 void run_factor(const Args<T>& a) {
     static_assert((NT * MPB) % 32 == 0 && NT * MPB <= 1024, "block must be whole warps");
-    constexpr int per_matrix = POSV ? posv_smem_elems<T, N, NB, NT>() : potrf_smem_elems<N, NB, NT>();
+    constexpr int per_matrix = [] {  // posv's needs a staged solve of order N: only for posv orders
+        if constexpr (POSV) return posv_smem_elems<T, N, NB, NT>();
+        else return potrf_smem_elems<N, NB, NT>();
+    }();
     const size_t smem = static_cast<size_t>(MPB) * per_matrix * sizeof(T);
     const dim3 block(NT, MPB);
     const unsigned grid = grid_for(a.batch, MPB);
@@ -77,16 +80,22 @@ void run_one(const Args<T>& a) {
     else run_potrs<T, N>(a);
 }
 
-/// The compiled orders of an operation (potrs has its own, finer list).
-template <Op OP> constexpr int size_at(int i) { return OP == Op::Potrs ? kSolveSizes[i] : kSizes[i]; }
-template <Op OP> constexpr int num_sizes() { return OP == Op::Potrs ? kNumSolveSizes : kNumSizes; }
-template <Op OP> constexpr int padded_for(int n) { return OP == Op::Potrs ? padded_solve_order(n) : padded_order(n); }
+/// The compiled orders of an operation (potrs has its own, finer list; posv the multiples of 4 of potrf's).
+template <Op OP> constexpr int size_at(int i) {
+    return OP == Op::Potrs ? kSolveSizes[i] : OP == Op::Posv ? kPosvSizes.v[i] : kSizes[i];
+}
+template <Op OP> constexpr int num_sizes() {
+    return OP == Op::Potrs ? kNumSolveSizes : OP == Op::Posv ? kNumPosvSizes : kNumSizes;
+}
+template <typename T, Op OP> constexpr int padded_for(int n) {
+    return OP == Op::Potrs ? padded_solve_order(n) : OP == Op::Posv ? padded_posv_order(n) : padded_order<T>(n);
+}
 
 template <typename T, Op OP, int LO, int HI, int I>
 bool try_size(const Args<T>& a) {
     constexpr int N = size_at<OP>(I);
-    if constexpr (N >= LO && N <= HI) {
-        if (padded_for<OP>(a.n) == N) {
+    if constexpr (N >= LO && N <= HI && (OP != Op::Potrf || tuned<T>(N).nt > 0)) {  // not skipped by T
+        if (padded_for<T, OP>(a.n) == N) {
             run_one<T, OP, N>(a);
             return true;
         }

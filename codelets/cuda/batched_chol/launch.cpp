@@ -15,7 +15,7 @@
 namespace starfact::batched::gpu {
 
 PotrfConfig potrf_config(int n, bool is_double) {
-    const int p = padded_order(n);
+    const int p = is_double ? padded_order<double>(n) : padded_order<float>(n);
     if (p == 0) return PotrfConfig{0, 0, 0, 0};
     return is_double ? kTunedDouble[p] : kTunedFloat[p];
 }
@@ -34,7 +34,7 @@ constexpr int kPosvFusedMaxDouble = 40;
 
 template <typename T, Op OP>
 bool dispatch(const Args<T>& a) {
-    const int padded = padded_order(a.n);
+    const int padded = padded_order<T>(a.n);  // posv's and potrs's orders lie in the same range
 #define STARFACT_BATCHED_CALL(R_OP, LO, HI) \
     if (Op::R_OP == OP && padded >= LO && padded <= HI) return range<T, Op::R_OP, LO, HI>(a);
     STARFACT_BATCHED_RANGES(STARFACT_BATCHED_CALL)

@@ -195,58 +195,65 @@ __device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V
     }
 }
 
-/// 16-byte vectors per batch of the shifts: their reads are in flight together. 2: 4 took more registers
-/// (float: spills in the 64- and 80-register variants, eighth session; double: every vector-row variant
-/// 2..4% slower, aligned orders too, at n = 95..128 in the ninth session's sweep).
-constexpr int kShiftBatch = 2;
-
 /// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
-/// calling thread in batches of B = kShiftBatch 16-byte vectors (the batch's reads, then its writes);
-/// input vectors are read only while they hold data (below L + f).
+/// calling thread, two output vectors per step: the step's two input vectors are read (both in flight),
+/// then its two outputs written; the three vector registers rotate their roles over three unrolled steps,
+/// so no register is copied (tenth session: the earlier loop, with kShiftBatch = 2, rotated its buffer by
+/// copies and zero-filled it before predicated reads, 27 instructions per two vectors at double n = 121
+/// under Nsight Compute, a tenth of the kernel's instructions with odd lda). Input vectors are read only
+/// while they hold data (below L + f).
 template <typename T>
 __device__ __forceinline__ void shift_down(T* c, int f, int L) {
-    constexpr int E = V16<T>::E, B = kShiftBatch;
-    T in[B + 1][E];
-    ld16(c, in[0]);
-    for (int v = 0; v < L; v += B * E) {
-#pragma unroll
-        for (int k = 1; k <= B; ++k) {
-#pragma unroll
-            for (int e = 0; e < E; ++e) in[k][e] = T(0);
-            if (v + k * E < L + f) ld16(c + v + k * E, in[k]);
+    constexpr int E = V16<T>::E;
+    const int end = L + f;
+    T x0[E], x1[E], x2[E];
+    ld16(c, x0);
+    // outputs at v and v + E from a (the vector at v, read), b (v + E) and d (v + 2E)
+    auto step = [&](const T (&a)[E], T (&b)[E], T (&d)[E], int v) {
+        if (v + E < end) ld16(c + v + E, b);
+        if (v + 2 * E < end) ld16(c + v + 2 * E, d);
+        T out[E];
+        window(a, b, f, out);
+        st16(c + v, out);
+        if (v + E < L) {
+            window(b, d, f, out);
+            st16(c + v + E, out);
         }
-#pragma unroll
-        for (int k = 0; k < B; ++k)
-            if (v + k * E < L) {
-                T out[E];
-                window(in[k], in[k + 1], f, out);
-                st16(c + v + k * E, out);
-            }
-#pragma unroll
-        for (int e = 0; e < E; ++e) in[0][e] = in[B][e];
+    };
+    for (int v = 0; v < L; v += 6 * E) {
+        step(x0, x1, x2, v);
+        if (v + 2 * E >= L) break;
+        step(x2, x0, x1, v + 2 * E);
+        if (v + 4 * E >= L) break;
+        step(x1, x2, x0, v + 4 * E);
     }
 }
 
 /// In place, c[i + f] = c[i] for the output vectors at lo, lo + E, .., hi - E (lo, hi multiples of E,
-/// lo >= E; 0 < f < E), back to front by the calling thread in batches of kShiftBatch vectors as shift_down.
+/// lo >= E; 0 < f < E), back to front by the calling thread, two output vectors per step as shift_down.
 template <typename T>
 __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
-    constexpr int E = V16<T>::E, B = kShiftBatch;
-    T in[B + 1][E];  // in[k]: the vector at v - k E
-    ld16(c + hi - E, in[0]);
-    for (int v = hi - E; v >= lo; v -= B * E) {
-#pragma unroll
-        for (int k = 1; k <= B; ++k)
-            if (v - k * E >= lo - E) ld16(c + v - k * E, in[k]);
-#pragma unroll
-        for (int k = 0; k < B; ++k)
-            if (v - k * E >= lo) {
-                T out[E];  // out[e] = c[v - kE + e - f]: the window at E - f of (in[k + 1], in[k])
-                window(in[k + 1], in[k], E - f, out);
-                st16(c + v - k * E, out);
-            }
-#pragma unroll
-        for (int e = 0; e < E; ++e) in[0][e] = in[B][e];
+    constexpr int E = V16<T>::E;
+    T x0[E], x1[E], x2[E];
+    ld16(c + hi - E, x0);
+    // outputs at v and v - E (out[e] = c[v + e - f]) from a (the vector at v, read), b (v - E), d (v - 2E)
+    auto step = [&](const T (&a)[E], T (&b)[E], T (&d)[E], int v) {
+        ld16(c + v - E, b);  // v >= lo >= E
+        if (v - 2 * E >= lo - E) ld16(c + v - 2 * E, d);
+        T out[E];
+        window(b, a, E - f, out);
+        st16(c + v, out);
+        if (v - E >= lo) {
+            window(d, b, E - f, out);
+            st16(c + v - E, out);
+        }
+    };
+    for (int v = hi - E; v >= lo; v -= 6 * E) {
+        step(x0, x1, x2, v);
+        if (v - 2 * E < lo) break;
+        step(x2, x0, x1, v - 2 * E);
+        if (v - 4 * E < lo) break;
+        step(x1, x2, x0, v - 4 * E);
     }
 }
 

@@ -198,7 +198,7 @@ __device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V
 /// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
 /// calling thread, two output vectors per step: the step's two input vectors are read (both in flight),
 /// then its two outputs written; the three vector registers rotate their roles over three unrolled steps,
-/// so no register is copied (tenth session: the earlier loop, with kShiftBatch = 2, rotated its buffer by
+/// so no register is copied (tenth session: the earlier loop, two vectors per batch, rotated its buffer by
 /// copies and zero-filled it before predicated reads, 27 instructions per two vectors at double n = 121
 /// under Nsight Compute, a tenth of the kernel's instructions with odd lda). Input vectors are read only
 /// while they hold data (below L + f).
@@ -265,11 +265,10 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// at the boundary at or after the end of row n - 1 (tenth session; the few bytes after row n - 1 are the
 /// next column's top rows or A's padding rows, inside the matrix: for j < n - 1 and lda * sizeof(T) >= 16
 /// the 16-byte piece of A(n - 1, j) ends at or before A(n - 1, j + 1); they land in the slot's rows >= L,
-/// overwritten below, or in its 16-byte pad, never read). It
-/// lands at the slot's start, so row r sits at slot index r - k0 + f. In the last column (j = n - 1)
-/// the copy ends at the last boundary at or below row n and the rows after it come by element cp.async
-/// (one thread per column: those element copies touch a line per lane; the other columns' tails were
-/// such copies until the tenth session); the thread then waits on the
+/// overwritten below, or in its 16-byte pad, never read). It lands at the slot's start, so row r sits at
+/// slot index r - k0 + f. In the last column (j = n - 1) the copy ends at the last boundary at or below
+/// row n and the rows after it come by element cp.async (one thread per column: those element copies touch
+/// a line per lane; the other columns' tails were such copies until the tenth session); the thread then waits on the
 /// mbarrier (all bulk copies of the matrix landed) and for its element copies, shifts its column down by
 /// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
 /// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale

@@ -38,12 +38,13 @@ enum class Task { Potrf, Trsm, Syrk, Gemm };
 template <typename T>
 class CholeskyDag {
 public:
-    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, int raw_max, bool priorities)
+    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats, int raw_max,
+                bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
           fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused) {
-        o_.mapping = opts.mapping;
-        o_.counter = opts.stats ? &opts.stats->tasks : nullptr;
+        o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
+        o_.counter = stats ? &stats->tasks : nullptr;
     }
 
     int64_t mt() const { return mt_; }
@@ -147,7 +148,7 @@ void wait_tasks(std::vector<starpu_task*>& tasks) {
 }
 
 template <typename T>
-void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts) {
+void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats) {
     const int64_t mt = A.mt();
     const Variant v = opts.variant;
     using K = Variant::Kind;
@@ -158,7 +159,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
     switch (v.kind) {
         case K::Right:
         case K::NoPrio: {
-            CholeskyDag<T> dag(A, info, opts, static_cast<int>(2 * mt + 1), v.kind == K::Right);
+            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(2 * mt + 1), v.kind == K::Right);
             for (int64_t k = 0; k < mt; ++k) {
                 starpu_iteration_push(static_cast<unsigned long>(k));
                 dag.right_step(k, critical);
@@ -169,7 +170,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
         case K::Lookahead: {
             // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
             const int raise = static_cast<int>(2 * mt + 2);
-            CholeskyDag<T> dag(A, info, opts, static_cast<int>(4 * mt + 3), true);
+            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(4 * mt + 3), true);
             std::deque<std::vector<starpu_task*>> inflight;
             for (int64_t k = 0; k < mt; ++k) {
                 while (static_cast<int>(inflight.size()) > v.depth) {  // at most D earlier steps in flight
@@ -189,7 +190,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
         }
         case K::Left:
         case K::LeftCoarse: {
-            CholeskyDag<T> dag(A, info, opts, static_cast<int>(3 * mt + 2), true);
+            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(3 * mt + 2), true);
             for (int64_t k = 0; k < mt; ++k) {
                 starpu_iteration_push(static_cast<unsigned long>(k));
                 dag.left_column(k, v.kind == K::LeftCoarse);
@@ -204,6 +205,12 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
 
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts) {
+    RunStats ignored;
+    return potrf(A, opts, ignored);
+}
+
+template <typename T>
+int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
     require(A.m() == A.n(), "potrf", "A", "must be square (got " + std::to_string(A.m()) + " x " +
                                              std::to_string(A.n()) + ")");
     Runtime& rt = A.runtime();
@@ -222,20 +229,22 @@ int potrf(TileMatrix<T>& A, const Options& opts) {
     int info = 0;
     starpu_data_handle_t info_handle;
     starpu_variable_data_register(&info_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&info), sizeof(int));
-    submit_potrf_dag(A, info_handle, opts);
+    submit_potrf_dag(A, info_handle, opts, &stats);
     starpu_task_wait_for_all();
     starpu_data_unregister(info_handle);  // brings the final info back to `info`
     return info;
 }
 
 template <typename T>
-int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts) {
+int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
     require(n >= 0, "potrf", "n", "must be >= 0 (got " + std::to_string(n) + ")");
     require(lda >= std::max<int64_t>(1, n), "potrf", "lda",
             "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
-    require(opts.nb > 0, "potrf", "nb", "must be > 0 (got " + std::to_string(opts.nb) + ")");
+    require(tiling.nb >= 0, "potrf", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
     require(A != nullptr || n == 0, "potrf", "A", "is null");
-    TileMatrix<T> tiles(rt, n, opts.nb, opts.residency);
+    const int64_t nb = tiling.nb > 0 ? tiling.nb
+                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
+    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
     tiles.import(A, lda);
     const int info = potrf(tiles, opts);
     tiles.export_to(A, lda);
@@ -329,7 +338,9 @@ const char* to_string(PanelSolve p) {
 
 template int potrf<float>(TileMatrix<float>&, const Options&);
 template int potrf<double>(TileMatrix<double>&, const Options&);
-template int potrf<float>(Runtime&, int64_t, float*, int64_t, const Options&);
-template int potrf<double>(Runtime&, int64_t, double*, int64_t, const Options&);
+template int potrf<float>(TileMatrix<float>&, const Options&, RunStats&);
+template int potrf<double>(TileMatrix<double>&, const Options&, RunStats&);
+template int potrf<float>(Runtime&, int64_t, float*, int64_t, const Options&, const Tiling&);
+template int potrf<double>(Runtime&, int64_t, double*, int64_t, const Options&, const Tiling&);
 
 }  // namespace starfact

@@ -27,6 +27,12 @@ double potrs_flops(int64_t n, int64_t nrhs) {
 
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
+    RunStats ignored;
+    potrs(L, B, opts, ignored);
+}
+
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunStats& stats) {
     require(L.m() == L.n(), "potrs", "A", "must be square (got " + std::to_string(L.m()) + " x " +
                                              std::to_string(L.n()) + ")");
     require(B.m() == L.n(), "potrs", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
@@ -41,8 +47,8 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
     const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
     detail::TaskNames name;
     detail::TaskOptions o;
-    o.mapping = opts.mapping;
-    o.counter = opts.stats ? &opts.stats->tasks : nullptr;
+    o.mapping = detail::task_mapping(rt, opts.mapping, L.nb());
+    o.counter = &stats.tasks;
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));
@@ -86,15 +92,18 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
 }
 
 template <typename T>
-int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts) {
+int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
+         const Tiling& tiling) {
     require(n >= 0, "posv", "n", "must be >= 0 (got " + std::to_string(n) + ")");
     require(nrhs >= 0, "posv", "nrhs", "must be >= 0 (got " + std::to_string(nrhs) + ")");
     require(lda >= std::max<int64_t>(1, n), "posv", "lda",
             "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
     require(ldb >= std::max<int64_t>(1, n), "posv", "ldb",
             "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
-    require(opts.nb > 0, "posv", "nb", "must be > 0 (got " + std::to_string(opts.nb) + ")");
-    TileMatrix<T> a(rt, n, n, opts.nb, opts.residency), b(rt, n, nrhs, opts.nb, opts.residency);
+    require(tiling.nb >= 0, "posv", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb
+                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
+    TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
     a.import(A, lda);
     b.import(B, ldb);
     const int info = posv(a, b, opts);
@@ -105,9 +114,13 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
 
 template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, const Options&);
 template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, const Options&);
+template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, const Options&, RunStats&);
+template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, const Options&, RunStats&);
 template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, const Options&);
 template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&);
-template int posv<float>(Runtime&, int64_t, int64_t, float*, int64_t, float*, int64_t, const Options&);
-template int posv<double>(Runtime&, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&);
+template int posv<float>(Runtime&, int64_t, int64_t, float*, int64_t, float*, int64_t, const Options&,
+                         const Tiling&);
+template int posv<double>(Runtime&, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&,
+                          const Tiling&);
 
 }  // namespace starfact

@@ -48,6 +48,10 @@ uint32_t where_of(Mapping m) {
     return STARPU_CPU | STARPU_CUDA;
 }
 
+Mapping task_mapping(const Runtime& rt, Mapping m, int64_t nb) {
+    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && rt.cuda_workers() > 0 ? Mapping::GpuOnly : m;
+}
+
 void submit(starpu_task* task, const TaskOptions& o, const char* what) {
     task->priority = o.priority;
     task->where = where_of(o.mapping);

@@ -1,6 +1,7 @@
 // gemm codelet: C := alpha * op(A) op(B) + beta * C.
 //   buffers: 0 = A (R), 1 = B (R), 2 = C (RW)
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 
@@ -67,7 +68,7 @@ void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alph
                  starpu_data_handle_t B, T beta, starpu_data_handle_t C) {
     const double m = tile_rows(C), n = tile_cols(C), k = opa == Op::NoTrans ? tile_cols(A) : tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().gemm.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).gemm.cl);
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
@@ -83,8 +84,13 @@ void potrf_fused_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
     if (gpu::potf2_workspace_bytes<T>(t.n) > t.c->work_bytes)
         STARPU_ABORT_MSG("potf2 workspace too small: reserve_potrf_workspace was not called for this tile size");
+    gpu::Potf2Aux aux;
+    aux.stream = t.c->aux_stream;
+    aux.cublas = t.c->aux_cublas;
+    aux.events[0] = t.c->aux_events[0];
+    aux.events[1] = t.c->aux_events[1];
     gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), t.c->stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work,
-                       t.c->work_bytes);
+                       t.c->work_bytes, &aux);
 }
 #endif
 #endif
@@ -133,11 +139,11 @@ void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
                   int64_t offset, bool fused) {
     const double n = tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(fused && fused_potf2_available() ? &rt.codelets<T>().potrf_fused.cl
-                                                                          : &rt.codelets<T>().potrf.cl);
+    t->cl = const_cast<starpu_codelet*>(fused && fused_potf2_available() ? &codelets<T>(rt).potrf_fused.cl
+                                                                          : &codelets<T>(rt).potrf.cl);
     t->handles[0] = A;
     t->handles[1] = info;
-    t->cl_arg = pack(PotrfArgs{offset, const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt)});
     t->cl_arg_size = sizeof(PotrfArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
@@ -148,7 +154,7 @@ template <typename T>
 void reserve_potrf_workspace(const Runtime& rt, int nb) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() > 0)
-        const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, potrf_workspace<T>);
+        cuda_contexts(rt)->reserve(nb, potrf_workspace<T>);
 #else
     (void)rt;
     (void)nb;

@@ -1,6 +1,7 @@
 // syrk codelet: C := alpha * op(A) op(A)^T + beta * C, C symmetric (uplo triangle updated).
 //   buffers: 0 = A (R), 1 = C (RW)
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 
@@ -58,7 +59,7 @@ void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T al
                  T beta, starpu_data_handle_t C) {
     const double n = tile_rows(C), k = op == Op::NoTrans ? tile_cols(A) : tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().syrk.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).syrk.cl);
     t->handles[0] = A;
     t->handles[1] = C;
     t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta});

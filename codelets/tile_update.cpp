@@ -3,6 +3,7 @@
 //   diagonal tile:      C -= sum_j A_j A_j^T    buffers: 0 = C (RW), 1..k = A_j (R)   (lower triangle)
 // The number of buffers varies with the column (STARPU_VARIABLE_NBUFFERS).
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 
@@ -71,7 +72,7 @@ void insert_tile_update(const Runtime& rt, const TaskOptions& o, starpu_data_han
     const int count = static_cast<int>(A.size());
     const int nbuffers = 1 + count + (diagonal ? 0 : count);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().tile_update.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).tile_update.cl);
     t->nbuffers = nbuffers;
     // StarPU frees dyn_handles and dyn_modes with free() when the task is destroyed.
     t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(nbuffers * sizeof(starpu_data_handle_t)));

@@ -1,6 +1,7 @@
 // trsm codelet: B := alpha * op(A)^-1 B (Left) or alpha * B op(A)^-1 (Right), A triangular.
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 
@@ -58,7 +59,7 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
                  starpu_data_handle_t A, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trsm.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trsm.cl);
     t->handles[0] = A;
     t->handles[1] = B;
     t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha});

@@ -4,6 +4,7 @@
 // docs/variants.md); MAGMA's trsm inverts diagonal blocks for the same reason.
 //   buffers: 0 = Linv (R), 1 = B (RW)
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
@@ -67,10 +68,10 @@ template <typename T>
 void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Linv, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trsm_inverse.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trsm_inverse.cl);
     t->handles[0] = Linv;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmInverseArgs{const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt)});
     t->cl_arg_size = sizeof(TrsmInverseArgs);
     t->cl_arg_free = 1;
     t->flops = m * n * n;  // counted as the trsm it replaces

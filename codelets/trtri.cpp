@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
@@ -74,7 +75,7 @@ Workspace trtri_workspace(cusolverDnHandle_t h, int n) {
 template <typename T>
 void reserve_inverse_workspace(const Runtime& rt, int nb) {
 #ifdef STARFACT_HAVE_CUDA
-    if (rt.cuda_workers() > 0) const_cast<CudaContexts*>(rt.cuda_contexts())->reserve(nb, trtri_workspace<T>);
+    if (rt.cuda_workers() > 0) cuda_contexts(rt)->reserve(nb, trtri_workspace<T>);
 #else
     (void)rt;
     (void)nb;
@@ -90,10 +91,10 @@ template <typename T>
 void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t Linv) {
     const double n = tile_rows(L);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&rt.codelets<T>().trtri.cl);
+    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trtri.cl);
     t->handles[0] = L;
     t->handles[1] = Linv;
-    t->cl_arg = pack(TrtriArgs{const_cast<CudaContexts*>(rt.cuda_contexts())});
+    t->cl_arg = pack(TrtriArgs{cuda_contexts(rt)});
     t->cl_arg_size = sizeof(TrtriArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0;

@@ -30,11 +30,15 @@ public:
     DeviceReference(const DeviceReference&) = delete;
     DeviceReference& operator=(const DeviceReference&) = delete;
 
-    VendorRun cusolver_potrf(int warmup, int repeat, bool check);
+    /// cusolverDnXpotrf on the device copy. `host_path`: what a user with the matrix in (pinned) host
+    /// memory does instead: each timed run copies the whole matrix to the GPU, factors it and copies it back.
+    VendorRun cusolver_potrf(int warmup, int repeat, bool check, bool host_path = false);
     /// The original matrix on the device (column-major, ld = n).
     const T* original() const { return orig_; }
     /// ||A - L L^T||_1 / (||A||_1 n eps) with L taken from the tiles (exported on the device).
     double residual_of(const TileMatrix<T>& L);
+    /// The same for a factor in device memory (column-major, leading dimension ld >= n).
+    double residual_of_device(const T* L, int64_t ld);
 
 private:
     double residual_of_work();  // of the factor held in work_
@@ -43,6 +47,11 @@ private:
     T* work_ = nullptr;  // factorization / L
     T* tmp_ = nullptr;   // A - L L^T
 };
+
+/// cuBLAS gemm rate (TFLOP/s, median of `repeat` n x n x n products on the device): the ceiling that
+/// factorization rates are compared with.
+template <typename T>
+double cublas_gemm_tflops(int64_t n, int repeat = 5);
 #endif
 
 }  // namespace starfact::examples

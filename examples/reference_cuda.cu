@@ -93,9 +93,9 @@ DeviceReference<T>::~DeviceReference() {
 }
 
 template <typename T>
-VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check) {
+VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check, bool host_path) {
     VendorRun r;
-    r.name = "cusolver";
+    r.name = host_path ? "cusolver+copies" : "cusolver";
     cusolverDnHandle_t h;
     cusolverDnParams_t params;
     cudaStream_t stream;
@@ -116,12 +116,20 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check)
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
+    T* pinned = nullptr;  // the host user's matrix (host_path)
+    if (host_path) ok(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
     for (int run = 0; run < warmup + repeat; ++run) {
-        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+        if (host_path) {
+            ok(cudaMemcpy(pinned, orig_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
+        } else {
+            ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+        }
         cudaEventRecord(e0, stream);
+        if (host_path) ok(cudaMemcpyAsync(work_, pinned, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpy(H2D)");
         ok(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_, n_, cuda_type<T>(), dwork,
                             dev_bytes, hwork.data(), host_bytes, dinfo),
            "cusolverDnXpotrf");
+        if (host_path) ok(cudaMemcpyAsync(pinned, work_, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpy(D2H)");
         cudaEventRecord(e1, stream);
         ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
         float ms = 0;
@@ -133,6 +141,7 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check)
     cudaEventDestroy(e1);
     cudaFree(dwork);
     cudaFree(dinfo);
+    cudaFreeHost(pinned);
     cusolverDnDestroyParams(params);
     cusolverDnDestroy(h);
     cudaStreamDestroy(stream);
@@ -143,6 +152,13 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check)
 template <typename T>
 double DeviceReference<T>::residual_of(const TileMatrix<T>& L) {
     L.export_to(work_, n_);
+    return residual_of_work();
+}
+
+template <typename T>
+double DeviceReference<T>::residual_of_device(const T* L, int64_t ld) {
+    ok(cudaMemcpy2D(work_, n_ * sizeof(T), L, ld * sizeof(T), n_ * sizeof(T), n_, cudaMemcpyDeviceToDevice),
+       "cudaMemcpy2D(L)");
     return residual_of_work();
 }
 
@@ -166,5 +182,50 @@ double DeviceReference<T>::residual_of_work() {
 
 template class DeviceReference<float>;
 template class DeviceReference<double>;
+
+inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const float* A, const float* B, float* C) {
+    const float one = 1, zero = 0;
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
+}
+inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const double* A, const double* B, double* C) {
+    const double one = 1, zero = 0;
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
+}
+
+template <typename T>
+double cublas_gemm_tflops(int64_t n, int repeat) {
+    const size_t bytes = static_cast<size_t>(n) * n * sizeof(T);
+    T *A = nullptr, *C = nullptr;
+    ok(cudaMalloc(&A, bytes), "cudaMalloc");
+    ok(cudaMalloc(&C, bytes), "cudaMalloc");
+    // Random-looking data (never time products of zeros): a non-trivial bit pattern, finite values.
+    std::vector<T> h(static_cast<size_t>(n) * n);
+    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<T>((i * 2654435761u % 1000) / 1000.0 - 0.5);
+    ok(cudaMemcpy(A, h.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cublasHandle_t handle;
+    ok(cublasCreate(&handle), "cublasCreate");
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<double> t;
+    for (int r = 0; r < repeat + 2; ++r) {
+        cudaEventRecord(e0);
+        ok(gemm(handle, n, A, A, C), "cublas<t>gemm");
+        cudaEventRecord(e1);
+        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 2) t.push_back(ms * 1e-3);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cublasDestroy(handle);
+    cudaFree(A);
+    cudaFree(C);
+    std::sort(t.begin(), t.end());
+    return 2.0 * double(n) * double(n) * double(n) / t[t.size() / 2] * 1e-12;
+}
+template double cublas_gemm_tflops<float>(int64_t, int);
+template double cublas_gemm_tflops<double>(int64_t, int);
 
 }  // namespace starfact::examples

@@ -33,8 +33,9 @@ all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact i
 
 problem
   --n N             matrix order (default 16384 with a GPU, 2000 without)
-  --nb NB           tile size (default: GPU mappings 512 for n <= 4096, 1024 for n <= 12288, else 2048;
-                    cpu-only 256)
+  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
+                    matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
+                    docs/performance.md)
   --prec s|d        precision: s = float, d = double (default d)
   --seed S          random seed (default 1)
 algorithm, mapping and runtime
@@ -51,7 +52,8 @@ algorithm, mapping and runtime
   --cpu-only        every task on CPU workers (default without a GPU)
   --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
   --device-resident tiles live in GPU memory (default: pinned host memory)
-  --ncpus N         CPU workers (default: StarPU's choice; STARPU_NCPU wins)
+  --ncpus N         CPU workers (default: 0 for --gpu-only, whose tasks never run on a CPU, and StarPU's
+                    choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
   --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
   --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
@@ -64,6 +66,14 @@ comparison (one process, one table)
   --variants LIST   comma-separated (default right,lookahead=2,left,noprio)
   --mappings LIST   comma-separated (default gpu-only,hybrid with a GPU, cpu-only without)
   --scheds LIST     comma-separated (default dmdas,lws)
+sweep (one process, one CSV and a plot)
+  --sweep           for every n of --ns, precision of --precs and mapping of --mappings: the tuned plan's
+                    run against the vendor on the same matrix (medians of --repeat after --warmup), one
+                    CSV row each (--sweep-csv), a progress line per point on stderr, and the cuBLAS gemm
+                    rate of each precision as the ceiling; plot with tools/plot_sweep.py
+  --ns LIST         orders for --sweep (default 1024,2048,4096,6000,8192,12288,16384,24576,32768)
+  --precs LIST      precisions for --sweep (default d,s)
+  --sweep-csv FILE  where --sweep writes its CSV (default starpu_chol_sweep.csv)
 runs, models and output
   --warmup K        untimed runs first; they also calibrate the performance models (default 2)
   --repeat R        timed runs (default 3); summaries use their median
@@ -72,7 +82,8 @@ runs, models and output
   --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
                     on the GPU when one is present); exit status 3 if it is >= 60
   --no-check        skip the residual
-  --no-vendor       skip the cuSOLVER / LAPACKE baseline
+  --no-vendor       skip the cuSOLVER / LAPACKE baseline (with host-resident tiles on a GPU, the vendor
+                    path of a host user is timed too: copy to the GPU, cuSOLVER potrf, copy back)
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
                     tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker)
   --csv             CSV rows instead of the table (notes start with '#')
@@ -106,7 +117,30 @@ struct Settings {
     std::vector<Variant> variants;
     std::vector<Mapping> mappings;
     std::vector<std::string> scheds;
+    bool sweep = false;
+    std::vector<int64_t> ns;
+    std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
 };
+
+std::vector<int64_t> int_list(const std::string& text, const char* flag) {
+    std::vector<int64_t> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || v < 1 || v > (int64_t(1) << 20))
+            throw std::invalid_argument(std::string(flag) + " needs integers in [1, 1048576] (got '" + item + "')");
+        out.push_back(v);
+    }
+    if (out.empty()) throw std::invalid_argument(std::string(flag) + " needs at least one value");
+    return out;
+}
 
 Settings parse(int argc, char** argv) {
     Settings s;
@@ -144,21 +178,33 @@ Settings parse(int argc, char** argv) {
         else if (f == "--no-vendor") { cli.no_value(); s.vendor = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--csv") { cli.no_value(); s.csv = true; }
+        else if (f == "--sweep") { cli.no_value(); s.sweep = true; }
+        else if (f == "--ns") s.ns = int_list(cli.value(), "--ns");
+        else if (f == "--precs") {
+            s.precs.clear();
+            for (const auto& p : split(cli.value())) {
+                if (p != "s" && p != "d") throw std::invalid_argument("--precs must list s and/or d (got '" + p + "')");
+                s.precs += p;
+            }
+        } else if (f == "--sweep-csv") s.sweep_csv = cli.value();
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
+    if (s.sweep && (s.compare || !s.trace_dir.empty()))
+        throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
+    if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};
     if (s.scheds.empty()) s.scheds = {"dmdas", "lws"};
     return s;
 }
 
-// From the H100 sweep in docs/results.md (GPU-only, 4 streams): larger tiles keep cuBLAS efficient and
-// the task count low; 1024 wins at n = 8192, 2048 from n = 16384 on.
-int64_t default_nb(Mapping m, int64_t n) {
-    if (m == Mapping::CpuOnly) return 256;
-    return n <= 4096 ? 512 : n <= 12288 ? 1024 : 2048;
+/// The tile size of a run: --nb, else the tuned plan for this order, precision, mapping and residency.
+int64_t tile_size(const Settings& s, Mapping m, int64_t n, bool gpu) {
+    if (s.nb > 0) return s.nb;
+    const Residency r = s.device_resident ? Residency::Device : Residency::Host;
+    return s.prec == 's' ? tile_plan<float>(n, m, r, gpu).nb : tile_plan<double>(n, m, r, gpu).nb;
 }
 
 double median(std::vector<double> v) {
@@ -217,9 +263,18 @@ bool models_present(const Runtime& rt, char prec) {
     return true;
 }
 
-RuntimeConfig runtime_config(const Settings& s, const std::string& sched, bool cpu_only_run) {
+/// The mapping of a run: the flag, else GPU-only when a GPU is visible, CPU-only otherwise.
+Mapping default_mapping(const Settings& s) {
+    if (s.mapping >= 0) return static_cast<Mapping>(s.mapping);
+    return built_with_cuda() && cuda_device_count() > 0 ? Mapping::GpuOnly : Mapping::CpuOnly;
+}
+
+RuntimeConfig runtime_config(const Settings& s, const std::string& sched, bool cpu_only_run,
+                             bool gpu_only_run = false) {
     RuntimeConfig cfg;
-    cfg.ncpus = s.ncpus;
+    // GPU-only tasks never run on a CPU worker: none are started (idle workers polling the scheduler
+    // cost up to 2.6x at n = 4096 on the H100 machine, docs/performance.md), unless --ncpus asks.
+    cfg.ncpus = s.ncpus >= 0 ? s.ncpus : gpu_only_run ? 0 : -1;
     cfg.ncuda = cpu_only_run && s.ncuda < 0 ? 0 : s.ncuda;
     cfg.workers_per_gpu = s.streams;
     cfg.scheduler = sched;
@@ -260,9 +315,10 @@ struct Reference {
         Runtime::Paused quiet(rt);
         return potrf_residual<T>(n, A, n, Lh.data(), n);
     }
-    VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
+    VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check,
+                     bool host_path = false) const {
 #ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->cusolver_potrf(warmup, repeat, check);
+        if (dev) return dev->cusolver_potrf(warmup, repeat, check, host_path);
 #endif
         Runtime::Paused quiet(rt);
         return examples::lapacke_potrf<T>(n, A, warmup, repeat, check);
@@ -283,7 +339,6 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
                  Options opts, bool trace_last, const Table* per_run, const std::vector<std::string>& row_prefix) {
     Measured out;
     RunStats stats;
-    opts.stats = &stats;
     for (int r = 0; r < s.warmup + s.repeat; ++r) {
         const bool timed = r >= s.warmup, last = r == s.warmup + s.repeat - 1;
         const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
@@ -292,7 +347,7 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
         if (trace_last && last) rt.trace_start();
         stats.tasks = 0;
         const auto t0 = std::chrono::steady_clock::now();
-        out.info = potrf(tiles, opts);
+        out.info = potrf(tiles, opts, stats);
         const auto t1 = std::chrono::steady_clock::now();
         if (trace_last && last) rt.trace_stop();
         if (last && s.compare) out.busy = examples::profiling_read();
@@ -322,8 +377,8 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
 template <typename T>
 int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
-    const int64_t nb = s.nb > 0 ? s.nb : default_nb(mapping, n);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const int64_t nb = tile_size(s, mapping, n, rt.cuda_workers() > 0);
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "panel", "diag", "mapping", "sched", "residency",
                               "run", "seconds", "GFLOP/s", "residual", "info"});
@@ -377,6 +432,16 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
         summary += "; " + v.name + " median " + fmt("%.4f", theirs) + " s, " +
                    fmt("%.1f", potrf_flops(n) / theirs * 1e-9) + " GFLOP/s; ratio " + v.name +
                    "/starfact = " + fmt("%.3f", theirs / ours);
+        if (gpu && residency == Residency::Host) {  // what a host user does instead: copies + cuSOLVER
+            const VendorRun h = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false, true);
+            const double th = median(h.seconds);
+            for (size_t i = 0; i < h.seconds.size(); ++i)
+                table.row({h.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-", "-", "-", "-", "host",
+                           std::to_string(i + 1), fmt("%.4f", h.seconds[i]),
+                           fmt("%.1f", potrf_flops(n) / h.seconds[i] * 1e-9), "-", std::to_string(h.info)});
+            summary += "; " + h.name + " median " + fmt("%.4f", th) + " s; ratio " + h.name + "/starfact = " +
+                       fmt("%.3f", th / ours);
+        }
     }
     table.note(summary);
     if (m.residual >= 60) {
@@ -418,7 +483,7 @@ int run_compare(const Settings& s) {
         if (total == 0) total = s.scheds.size() * mappings.size() * s.variants.size();
         if (A.empty()) {
             n = s.n > 0 ? s.n : (gpu ? 16384 : 2000);
-            nb = s.nb > 0 ? s.nb : default_nb(gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n);
+            nb = tile_size(s, gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n, gpu);
             A.resize(static_cast<size_t>(n) * n);
             random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
             table.note("n=" + std::to_string(n) + " nb=" + std::to_string(nb) + " prec=" + s.prec + " panel=" +
@@ -474,6 +539,78 @@ int run_compare(const Settings& s) {
     return 0;
 }
 
+/// One point of --sweep: the plan's run and the vendor's on the same matrix; appends a CSV row.
+template <typename T>
+void sweep_point(const Settings& s, Runtime& rt, Mapping mapping, int64_t n, std::ofstream& csv, size_t index,
+                 size_t total) {
+    Settings one = s;
+    one.prec = sizeof(T) == 4 ? 's' : 'd';
+    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const int64_t nb = tile_size(one, mapping, n, rt.cuda_workers() > 0);
+    std::vector<T> A(static_cast<size_t>(n) * n);
+    random_symmetric<T>(n, A.data(), n, s.seed + static_cast<uint64_t>(n), static_cast<double>(n));
+    const Reference<T> ref(gpu, n, A.data());
+    TileMatrix<T> tiles(rt, n, nb, residency);
+    Options opts;
+    opts.mapping = mapping;
+    opts.variant = s.variant;
+    opts.panel = s.panel;
+    opts.diag = s.diag;
+    const Measured m = measure<T>(one, rt, tiles, ref, A.data(), n, opts, false, nullptr, {});
+    const double ours = median(m.seconds);
+    VendorRun v;
+    if (s.vendor && m.info == 0) v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false);
+    const double theirs = v.seconds.empty() ? 0 : median(v.seconds);
+    const double tf = potrf_flops(n) * 1e-12;
+    csv << to_string(mapping) << ',' << one.prec << ',' << n << ',' << nb << ',' << to_string(residency) << ','
+        << fmt("%.6f", ours) << ',' << fmt("%.3f", tf / ours) << ',' << (v.name.empty() ? "-" : v.name) << ','
+        << fmt("%.6f", theirs) << ',' << fmt("%.3f", theirs > 0 ? tf / theirs : 0) << ','
+        << fmt("%.3f", theirs > 0 ? theirs / ours : 0) << ',' << residual_text(m.residual) << ',' << m.info << '\n';
+    csv.flush();
+    std::fprintf(stderr, "[starpu_chol] sweep %zu/%zu: %s %c n=%lld nb=%lld: %.4f s, %.2f TFLOP/s%s%s\n", index, total,
+                 to_string(mapping), one.prec, static_cast<long long>(n), static_cast<long long>(nb), ours, tf / ours,
+                 theirs > 0 ? (", x" + fmt("%.3f", theirs / ours) + " " + v.name).c_str() : "",
+                 m.residual >= 60 || m.info != 0 ? "  FAILED" : "");
+    if (m.info != 0) throw RuntimeError("--sweep: the test matrix of n = " + std::to_string(n) + " is not SPD");
+    if (m.residual >= 60) throw RuntimeError("--sweep: residual >= 60 at n = " + std::to_string(n));
+}
+
+/// --sweep: every order x precision x mapping, one CSV (see --help), the gemm ceilings first.
+int run_sweep(const Settings& s) {
+    std::vector<Mapping> mappings = s.mappings;
+    const bool have_gpu = built_with_cuda() && cuda_device_count() > 0;
+    if (mappings.empty()) mappings = have_gpu ? std::vector<Mapping>{Mapping::GpuOnly, Mapping::Hybrid}
+                                              : std::vector<Mapping>{Mapping::CpuOnly};
+    std::ofstream csv(s.sweep_csv);
+    if (!csv) throw std::invalid_argument("--sweep-csv: cannot write " + s.sweep_csv);
+    csv << "mapping,prec,n,nb,residency,seconds,TFLOPs,vendor,vendor_seconds,vendor_TFLOPs,ratio,residual,info\n";
+#ifdef STARFACT_HAVE_CUDA
+    if (have_gpu)
+        for (char p : s.precs) {  // the ceiling: cuBLAS gemm at n = 8192
+            const double tf = p == 's' ? examples::cublas_gemm_tflops<float>(8192)
+                                       : examples::cublas_gemm_tflops<double>(8192);
+            csv << "gemm," << p << ",8192,-,device,-," << fmt("%.3f", tf) << ",cublas,-,-,-,-,0\n";
+        }
+#endif
+    const size_t total = mappings.size() * s.precs.size() * s.ns.size();
+    size_t index = 0;
+    for (Mapping mapping : mappings) {
+        Runtime rt(runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+        rt.require_mapping(mapping, "starpu_chol --sweep");
+        std::fprintf(stderr, "[starpu_chol] sweep %s: %s\n", to_string(mapping), rt.describe().c_str());
+        for (char p : s.precs)
+            for (int64_t n : s.ns) {
+                ++index;
+                if (p == 's') sweep_point<float>(s, rt, mapping, n, csv, index, total);
+                else sweep_point<double>(s, rt, mapping, n, csv, index, total);
+            }
+    }
+    std::printf("sweep: %zu points in %s; plot: python3 tools/plot_sweep.py %s -o starpu_chol_sweep.png\n", total,
+                s.sweep_csv.c_str(), s.sweep_csv.c_str());
+    return 0;
+}
+
 int post_process_trace(const Settings& s, const std::vector<std::string>& workers) {
     const std::string err = examples::run_fxt_tool(s.trace_dir);
     if (!err.empty()) {
@@ -515,10 +652,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> workers;  // lane names for the Gantt chart
     try {
         if (s.compare) return s.prec == 's' ? run_compare<float>(s) : run_compare<double>(s);
+        if (s.sweep) return run_sweep(s);
         {
-            Runtime rt(runtime_config(s, s.sched, s.mapping == static_cast<int>(Mapping::CpuOnly)));
-            const Mapping mapping = s.mapping >= 0 ? static_cast<Mapping>(s.mapping)
-                                                   : (rt.cuda_workers() > 0 ? Mapping::GpuOnly : Mapping::CpuOnly);
+            const Mapping mapping = default_mapping(s);
+            Runtime rt(runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
             rt.require_mapping(mapping, "starpu_chol");
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");

@@ -32,12 +32,27 @@ void create_on_worker(void* arg) {
     if (cusolverDnCreate(&c.solver) != CUSOLVER_STATUS_SUCCESS) STARPU_ABORT_MSG("cusolverDnCreate failed");
     cusolverDnSetStream(c.solver, c.stream);
     if (cudaMalloc(&c.dev_info, sizeof(int)) != cudaSuccess) STARPU_ABORT_MSG("cudaMalloc(devInfo) failed");
+    int least = 0, greatest = 0;
+    cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (cudaStreamCreateWithPriority(&c.aux_stream, cudaStreamNonBlocking, greatest) != cudaSuccess)
+        STARPU_ABORT_MSG("cudaStreamCreateWithPriority failed");
+    if (cublasCreate(&c.aux_cublas) != CUBLAS_STATUS_SUCCESS) STARPU_ABORT_MSG("cublasCreate failed");
+    cublasSetStream(c.aux_cublas, c.aux_stream);
+    cublasSetPointerMode(c.aux_cublas, CUBLAS_POINTER_MODE_HOST);
+    for (cudaEvent_t& e : c.aux_events)
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
+            STARPU_ABORT_MSG("cudaEventCreateWithFlags failed");
 }
 void destroy_on_worker(void* arg) {
     auto* ctxs = static_cast<CudaContexts*>(arg);
     CudaWorkerContext& c = ctxs->per_worker[starpu_worker_get_id_check()];
     cudaStreamSynchronize(c.stream);
     if (c.solver) cusolverDnDestroy(c.solver);
+    if (c.aux_stream) cudaStreamSynchronize(c.aux_stream);
+    if (c.aux_cublas) cublasDestroy(c.aux_cublas);
+    for (cudaEvent_t e : c.aux_events)
+        if (e) cudaEventDestroy(e);
+    if (c.aux_stream) cudaStreamDestroy(c.aux_stream);
     cudaFree(c.work);
     cudaFree(c.scratch);
     cudaFree(c.dev_info);
@@ -80,8 +95,12 @@ void CudaContexts::create() {
 }
 void CudaContexts::destroy() { starpu_execute_on_each_worker(destroy_on_worker, this, STARPU_CUDA); }
 void CudaContexts::reserve(int n, Workspace (*need)(cusolverDnHandle_t, int)) {
+    std::lock_guard<std::mutex> lock(reserved_mutex_);
+    auto it = reserved_.find(need);
+    if (it != reserved_.end() && it->second >= n) return;
     Reserve r{this, n, need};
     starpu_execute_on_each_worker(reserve_on_worker, &r, STARPU_CUDA);
+    reserved_[need] = n;
 }
 #else
 void CudaContexts::create() {}

@@ -11,11 +11,14 @@
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "codelets/codelets.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
 #ifdef STARFACT_HAVE_CUDA
+#include <cuda_runtime.h>
 #include <starpu_cublas_v2.h>
 #endif
 
@@ -46,7 +49,47 @@ bool built_with_cuda() {
 #endif
 }
 
-Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
+int cuda_device_count() {
+#ifdef STARFACT_HAVE_CUDA
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();  // no driver or no device: not an error for the caller
+        return 0;
+    }
+    return count;
+#else
+    return 0;
+#endif
+}
+
+namespace detail {
+RuntimeState::RuntimeState() = default;
+RuntimeState::~RuntimeState() = default;
+
+template <typename T>
+const Codelets<T>& codelets(const Runtime& rt) {
+    if constexpr (std::is_same_v<T, float>)
+        return *RuntimeAccess::state(rt).codelets_s;
+    else
+        return *RuntimeAccess::state(rt).codelets_d;
+}
+template const Codelets<float>& codelets<float>(const Runtime&);
+template const Codelets<double>& codelets<double>(const Runtime&);
+CudaContexts* cuda_contexts(const Runtime& rt) { return RuntimeAccess::state(rt).cuda.get(); }
+
+Kernel& kernel(const Runtime& rt, const std::string& key, void (*define)(Kernel&)) {
+    RuntimeState& st = RuntimeAccess::state(rt);
+    std::lock_guard<std::mutex> lock(st.kernels_mutex);
+    auto& slot = st.kernels[key];
+    if (!slot) {
+        slot = std::make_unique<Kernel>();
+        define(*slot);
+    }
+    return *slot;
+}
+}  // namespace detail
+
+Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::make_unique<detail::RuntimeState>()) {
     require(config.ncpus >= -1, "Runtime", "ncpus", "must be >= -1 (got " + std::to_string(config.ncpus) + ")");
     require(config.ncuda >= -1, "Runtime", "ncuda", "must be >= -1 (got " + std::to_string(config.ncuda) + ")");
     require(config.workers_per_gpu >= 0, "Runtime", "workers_per_gpu",
@@ -94,14 +137,14 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
     if (config.trace) starpu_fxt_stop_profiling();
 #endif
     if (config.profiling) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-    blas_threads_before_ = openblas_get_num_threads();
+    state_->blas_threads_before = openblas_get_num_threads();
     openblas_set_num_threads(1);  // CPU codelets are single-threaded inside their worker
 
-    cuda_ = std::make_unique<detail::CudaContexts>();
+    state_->cuda = std::make_unique<detail::CudaContexts>();
 #ifdef STARFACT_HAVE_CUDA
     if (cuda_workers() > 0) {
         starpu_cublas_init();
-        cuda_->create();
+        state_->cuda->create();
         std::set<std::pair<int, unsigned>> devs;
         const int nworkers = static_cast<int>(starpu_worker_get_count());
         for (int w = 0; w < nworkers; ++w)
@@ -115,20 +158,20 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config) {
         throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) +
                            " CUDA device(s) requested, none usable (no GPU, or starfact/StarPU built without CUDA)");
     }
-    codelets_s_ = std::make_unique<detail::Codelets<float>>();
-    codelets_d_ = std::make_unique<detail::Codelets<double>>();
+    state_->codelets_s = std::make_unique<detail::Codelets<float>>();
+    state_->codelets_d = std::make_unique<detail::Codelets<double>>();
 }
 
 Runtime::~Runtime() {
     starpu_task_wait_for_all();
 #ifdef STARFACT_HAVE_CUDA
     if (cuda_workers() > 0) {
-        cuda_->destroy();
+        state_->cuda->destroy();
         starpu_cublas_shutdown();
     }
 #endif
-    openblas_set_num_threads(blas_threads_before_);
-    starpu_shutdown();  // saves the performance models; the codelets die after this
+    openblas_set_num_threads(state_->blas_threads_before);
+    starpu_shutdown();  // saves the performance models; the codelets die after this (state_)
 }
 
 int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
@@ -189,19 +232,6 @@ void Runtime::trace_stop() const {
     if (config_.trace) starpu_fxt_stop_profiling();
 #endif
 }
-
-detail::Kernel& Runtime::kernel(const std::string& key, void (*define)(detail::Kernel&)) const {
-    std::lock_guard<std::mutex> lock(kernels_mutex_);
-    auto& slot = kernels_[key];
-    if (!slot) {
-        slot = std::make_unique<detail::Kernel>();
-        define(*slot);
-    }
-    return *slot;
-}
-
-template <> const detail::Codelets<float>& Runtime::codelets<float>() const { return *codelets_s_; }
-template <> const detail::Codelets<double>& Runtime::codelets<double>() const { return *codelets_d_; }
 
 const char* to_string(Mapping m) {
     switch (m) {

@@ -40,20 +40,22 @@ TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
     Runtime& rt = runtime();
     std::vector<double> A(100, 1.0), B(100, 1.0);
     Options o;
+    Tiling tiling;
     o.mapping = Mapping::CpuOnly;
     CHECK(bad_argument([&] { TileMatrix<double> t(rt, -1, 8); }) == "n");
     CHECK(bad_argument([&] { TileMatrix<double> t(rt, -2, 4, 8); }) == "m");
     CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 0); }) == "nb");
     CHECK(bad_argument([&] { TileMatrix<float> t(rt, 10, -3); }) == "nb");
-    CHECK(bad_argument([&] { potrf<double>(rt, -1, A.data(), 10, o); }) == "n");
-    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 9, o); }) == "lda");
-    CHECK(bad_argument([&] { potrf<double>(rt, 10, nullptr, 10, o); }) == "A");
-    Options zero_nb = o;
-    zero_nb.nb = 0;
-    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 10, zero_nb); }) == "nb");
-    CHECK(bad_argument([&] { posv<double>(rt, 10, -1, A.data(), 10, B.data(), 10, o); }) == "nrhs");
-    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 10, B.data(), 5, o); }) == "ldb");
-    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 3, B.data(), 10, o); }) == "lda");
+    CHECK(bad_argument([&] { potrf<double>(rt, -1, A.data(), 10, o, tiling); }) == "n");
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 9, o, tiling); }) == "lda");
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, nullptr, 10, o, tiling); }) == "A");
+    Tiling negative_nb;
+    negative_nb.nb = -1;
+    CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 10, o, negative_nb); }) == "nb");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, 1, A.data(), 10, B.data(), 10, o, negative_nb); }) == "nb");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, -1, A.data(), 10, B.data(), 10, o, tiling); }) == "nrhs");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 10, B.data(), 5, o, tiling); }) == "ldb");
+    CHECK(bad_argument([&] { posv<double>(rt, 10, 2, A.data(), 3, B.data(), 10, o, tiling); }) == "lda");
     TileMatrix<double> rect(rt, 10, 12, 4), sq(rt, 10, 4), b_rows(rt, 9, 2, 4), b_nb(rt, 10, 2, 5);
     CHECK(bad_argument([&] { potrf(rect, o); }) == "A");
     CHECK(bad_argument([&] { potrs(sq, b_rows, o); }) == "B");
@@ -96,18 +98,20 @@ TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK"
         }
         std::vector<TestType> L = A;
         Options o;
-        o.nb = nb;
+        Tiling tiling;
+        tiling.nb = nb;
         o.mapping = Mapping::CpuOnly;
         o.panel = panel;
-        CHECK(potrf(runtime(), n, L.data(), n, o) == k);
+        CHECK(potrf(runtime(), n, L.data(), n, o, tiling) == k);
         CHECK(runtime().pending_tasks() == 0);
     }
     // The runtime is still usable afterwards.
     std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed()), L = A;
     Options o;
-    o.nb = nb;
+    Tiling tiling;
+    tiling.nb = nb;
     o.mapping = Mapping::CpuOnly;
-    REQUIRE(potrf(runtime(), n, L.data(), n, o) == 0);
+    REQUIRE(potrf(runtime(), n, L.data(), n, o, tiling) == 0);
     CHECK(potrf_residual<TestType>(n, A.data(), n, L.data(), n) < kResidualLimit);
 }
 
@@ -127,9 +131,10 @@ TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]
         std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
         A[c.i + c.j * n] = c.v;
         Options o;
-        o.nb = nb;
+        Tiling tiling;
+        tiling.nb = nb;
         o.mapping = Mapping::CpuOnly;
-        CHECK(potrf(runtime(), n, A.data(), n, o) == c.expected);
+        CHECK(potrf(runtime(), n, A.data(), n, o, tiling) == c.expected);
         CHECK(runtime().pending_tasks() == 0);
     }
 }

@@ -70,12 +70,13 @@ TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double
             const std::vector<TestType> A = spd_matrix<TestType>(1100, 1100, seed);
             std::vector<TestType> L = A;
             Options o;
-            o.nb = 128;
+            Tiling tiling;
+            tiling.nb = 128;
             o.mapping = Mapping::GpuOnly;
-            o.residency = Residency::Device;
+            tiling.residency = Residency::Device;
             o.variant = Variant::parse(v);
             o.panel = panel;
-            REQUIRE(potrf(runtime(), 1100, L.data(), 1100, o) == 0);
+            REQUIRE(potrf(runtime(), 1100, L.data(), 1100, o, tiling) == 0);
             CHECK(potrf_residual<TestType>(1100, A.data(), 1100, L.data(), 1100) < kResidualLimit);
         }
 }
@@ -100,10 +101,11 @@ TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
     for (Residency r : {Residency::Host, Residency::Device}) {
         std::vector<TestType> F = A, X = B;
         Options o;
-        o.nb = nb;
+        Tiling tiling;
+        tiling.nb = nb;
         o.mapping = Mapping::GpuOnly;
-        o.residency = r;
-        REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, o) == 0);
+        tiling.residency = r;
+        REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, o, tiling) == 0);
         CHECK(solve_residual<TestType>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
     }
 }
@@ -113,14 +115,15 @@ TEMPLATE_TEST_CASE("small GPU factorizations for the sanitizers", "[gpu][sanitiz
     for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
         std::vector<TestType> A = spd_matrix<TestType>(200, 200, fresh_seed()), W = A;
         Options o;
-        o.nb = 64;
+        Tiling tiling;
+        tiling.nb = 64;
         o.mapping = Mapping::GpuOnly;
-        o.residency = Residency::Device;
+        tiling.residency = Residency::Device;
         o.panel = panel;
-        REQUIRE(potrf(runtime(), 200, W.data(), 200, o) == 0);
+        REQUIRE(potrf(runtime(), 200, W.data(), 200, o, tiling) == 0);
         CHECK(potrf_residual<TestType>(200, A.data(), 200, W.data(), 200) < kResidualLimit);
         A[70 + 70 * 200] = TestType(-1);
-        CHECK(potrf(runtime(), 200, A.data(), 200, o) == 71);
+        CHECK(potrf(runtime(), 200, A.data(), 200, o, tiling) == 71);
     }
 }
 
@@ -144,11 +147,12 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
             for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
                 std::vector<TestType> W = A;
                 Options o;
-                o.nb = nb;
+                Tiling tiling;
+                tiling.nb = nb;
                 o.mapping = Mapping::GpuOnly;
-                o.residency = r;
+                tiling.residency = r;
                 o.panel = panel;
-                CHECK(potrf(runtime(), n, W.data(), n, o) == c.expected);
+                CHECK(potrf(runtime(), n, W.data(), n, o, tiling) == c.expected);
             }
             CHECK(runtime().pending_tasks() == 0);
         }

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "codelets/cuda/potf2/potf2.hpp"
@@ -26,22 +27,46 @@ using starfact::test::spd_matrix;
 
 namespace {
 
-/// A stream and a cuBLAS handle bound to it, for the calls of one test case.
+/// A stream and a cuBLAS handle bound to it, for the calls of one test case, and the second stream set
+/// of the two-stream form (as every CUDA worker of the runtime has it).
 struct Gpu {
     cudaStream_t stream = nullptr;
     cublasHandle_t cublas = nullptr;
+    detail::gpu::Potf2Aux aux;
     Gpu() {
+        int least = 0, greatest = 0;
+        REQUIRE(cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
         REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
         REQUIRE(cublasCreate(&cublas) == CUBLAS_STATUS_SUCCESS);
         REQUIRE(cublasSetStream(cublas, stream) == CUBLAS_STATUS_SUCCESS);
+        REQUIRE(cudaStreamCreateWithPriority(&aux.stream, cudaStreamNonBlocking, greatest) == cudaSuccess);
+        REQUIRE(cublasCreate(&aux.cublas) == CUBLAS_STATUS_SUCCESS);
+        REQUIRE(cublasSetStream(aux.cublas, aux.stream) == CUBLAS_STATUS_SUCCESS);
+        for (cudaEvent_t& e : aux.events)
+            REQUIRE(cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess);
     }
     ~Gpu() {
+        cudaDeviceSynchronize();
+        for (cudaEvent_t e : aux.events) cudaEventDestroy(e);
+        cublasDestroy(aux.cublas);
+        cudaStreamDestroy(aux.stream);
         cublasDestroy(cublas);
         cudaStreamDestroy(stream);
     }
     Gpu(const Gpu&) = delete;
     Gpu& operator=(const Gpu&) = delete;
 };
+
+/// ib/cutoff/looped/right_looking/blocked/rdiag[/group/bulk_piece], or "default".
+std::string describe(const Potf2Config* c) {
+    if (!c) return "default";
+    std::string s = std::to_string(c->ib) + "/" + std::to_string(c->cutoff) + "/" + std::to_string(c->looped) + "/" +
+                    std::to_string(c->right_looking) + "/" + std::to_string(c->blocked) + "/" +
+                    std::to_string(c->rdiag);
+    if (c->group > 0)
+        s += "/g" + std::to_string(c->group) + "/p" + std::to_string(c->bulk_piece);
+    return s;
+}
 
 template <typename T>
 const char* prec() {
@@ -80,10 +105,10 @@ int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t o
     REQUIRE(cudaMemcpy(dinfo, &info0, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
     if (hog) REQUIRE(test::launch_gpu_hog(hog, hog_us));
     if (config)
-        detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes);
+        detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes, &g.aux);
     else
         detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
-                                   detail::gpu::potf2_workspace_bytes<T>(n));
+                                   detail::gpu::potf2_workspace_bytes<T>(n), &g.aux);
     REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
     if (hog) REQUIRE(cudaStreamSynchronize(hog) == cudaSuccess);
     REQUIRE(cudaGetLastError() == cudaSuccess);
@@ -125,10 +150,7 @@ template <typename T>
 void check_spd(Gpu& g, int n, int ld, const Potf2Config* config = nullptr) {
     const uint64_t seed = fresh_seed();
     INFO("prec=" << prec<T>() << " n=" << n << " ld=" << ld << " seed=" << seed << " config="
-                 << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
-                                std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
-                                std::to_string(config->blocked) + "/" + std::to_string(config->rdiag)
-                          : "default"));
+                 << describe(config));
     const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
     std::vector<T> L = A;
     const int info = run_potf2<T>(g, L, n, ld, 0, 0, config);
@@ -167,10 +189,7 @@ void check_not_spd(Gpu& g, int n, int k, int info0, const Potf2Config* config = 
     const int64_t offset = 1000;
     const uint64_t seed = fresh_seed();
     INFO("prec=" << prec<T>() << " n=" << n << " k=" << k << " info0=" << info0 << " seed=" << seed << " config="
-                 << (config ? std::to_string(config->ib) + "/" + std::to_string(config->cutoff) + "/" +
-                                std::to_string(config->looped) + "/" + std::to_string(config->right_looking) + "/" +
-                                std::to_string(config->blocked) + "/" + std::to_string(config->rdiag)
-                          : "default"));
+                 << describe(config));
     const std::vector<T> A = spd_with_nan_upper<T>(n, ld, seed);
     std::vector<T> ref = A;
     REQUIRE(lapack_potrf(n, ref.data(), ld) == 0);
@@ -277,6 +296,68 @@ TEMPLATE_TEST_CASE("potf2: small tiles, every configuration", "[potf2][sanitize]
           Potf2Config{8, 64, false, false, true, true}, Potf2Config{8, 40, false, false, false, true}})
         for (int n : {1, 2, 17, 33, 64, 100, 129, 200}) check_spd<TestType>(g, n, n + 3, &c);
     for (int n : {1, 31, 128, 256}) check_spd<TestType>(g, n, n + 1);
+}
+
+/// Configurations of the two-stream form: panel widths 64 and 128, groups of one panel and of several,
+/// a group that is not a multiple of the panel width, bulk updates in one piece and in narrow pieces.
+std::vector<Potf2Config> two_stream_configs() {
+    std::vector<Potf2Config> v;
+    for (int cutoff : {64, 128})
+        for (int group : {cutoff, 2 * cutoff, 3 * cutoff - 20})
+            for (int piece : {0, 96, 1 << 16}) {
+                Potf2Config c{8, cutoff, false, false, true, true};
+                c.group = group;
+                c.bulk_piece = piece;
+                v.push_back(c);
+            }
+    return v;
+}
+
+TEMPLATE_TEST_CASE("potf2: two-stream form, residual < 60", "[potf2]", float, double) {
+    Gpu g;
+    for (const Potf2Config& c : two_stream_configs())
+        for (int n : {1, 64, 65, 300, 777, 1500}) check_spd<TestType>(g, n, n + (n % 2 ? 3 : 0), &c);
+    // The tuning table's large rows (the two-stream form above 1024).
+    for (int n : {1025, 2100, 3001}) check_spd<TestType>(g, n, n + 1);
+}
+
+TEMPLATE_TEST_CASE("potf2: two-stream form, small tiles", "[potf2][sanitize]", float, double) {
+    Gpu g;
+    for (const Potf2Config& c : two_stream_configs())
+        for (int n : {1, 63, 130, 200, 300}) check_spd<TestType>(g, n, n + 2, &c);
+    Potf2Config c{8, 32, false, false, true, true};
+    c.group = 64;
+    c.bulk_piece = 32;
+    for (int k : {0, 31, 32, 70, 199}) {
+        check_not_spd<TestType>(g, 200, k, 0, &c);
+        check_not_spd<TestType>(g, 200, k, 5, &c);
+    }
+}
+
+TEMPLATE_TEST_CASE("potf2: two-stream form, non-SPD gives LAPACK's info and stays finite", "[potf2]", float, double) {
+    Gpu g;
+    for (const Potf2Config& c : two_stream_configs())
+        for (int k : {0, 63, 64, 200, 511, 700}) check_not_spd<TestType>(g, 701, k, 0, &c);
+    for (int k : {0, 1500, 2999}) check_not_spd<TestType>(g, 3000, k, 0);  // the table's large rows
+}
+
+TEMPLATE_TEST_CASE("potf2: two-stream form while another stream keeps the GPU busy", "[potf2]", float, double) {
+    Gpu g;
+    cudaStream_t other = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) == cudaSuccess);
+    for (const Potf2Config& c : two_stream_configs())
+        for (int rep = 0; rep < 2; ++rep) {
+            const int n = 900 + 77 * rep;
+            const uint64_t seed = fresh_seed();
+            INFO("prec=" << prec<TestType>() << " n=" << n << " config=" << describe(&c) << " seed=" << seed);
+            const std::vector<TestType> A = spd_with_nan_upper<TestType>(n, n, seed);
+            std::vector<TestType> L = A;
+            REQUIRE(run_potf2<TestType>(g, L, n, n, 0, 0, &c, other, 20.0 + 10.0 * rep) == 0);
+            const double res = potrf_residual<TestType>(n, A.data(), n, L.data(), n);
+            INFO("residual=" << res);
+            CHECK(res < kResidualLimit);
+        }
+    cudaStreamDestroy(other);
 }
 
 TEMPLATE_TEST_CASE("potf2: non-SPD tile gives LAPACK's info and stays finite", "[potf2]", float, double) {
@@ -410,6 +491,10 @@ TEMPLATE_TEST_CASE("potf2: bad arguments throw InvalidArgument naming them", "[p
           }) == "config.ib");
     CHECK(arg_of([&] { potf2_tile_tuned<TestType>({16, 256}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
           "config.cutoff");
+    Potf2Config two{8, 64, false, false, true, true};
+    two.group = 128;
+    CHECK(arg_of([&] { potf2_tile_tuned<TestType>(two, g.cublas, g.stream, 300, A, 300, info, 0, nullptr, 0); }) ==
+          "aux");
     CHECK(detail::gpu::potf2_workspace_bytes<TestType>(1) == 0);
     CHECK(detail::gpu::potf2_workspace_bytes<TestType>(1000) > 0);
     // n = 0 is a no-op (no launch, info untouched).

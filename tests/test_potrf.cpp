@@ -17,9 +17,10 @@ namespace {
 /// Factors a copy of A (order n, leading dimension ld) with opts, requires info == 0, checks the scaled
 /// residual and returns the factor.
 template <typename T>
-std::vector<T> factor_checked(const std::vector<T>& A, int64_t n, int64_t ld, const Options& opts) {
+std::vector<T> factor_checked(const std::vector<T>& A, int64_t n, int64_t ld, const Options& opts,
+                              const Tiling& tiling) {
     std::vector<T> L = A;
-    REQUIRE(potrf(runtime(), n, L.data(), ld, opts) == 0);
+    REQUIRE(potrf(runtime(), n, L.data(), ld, opts, tiling) == 0);
     const double res = potrf_residual<T>(n, A.data(), ld, L.data(), ld);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);
@@ -36,11 +37,12 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, P
     const int64_t ld = n + pad;
     const std::vector<T> A = spd_matrix<T>(n, ld, seed);
     Options opts;
-    opts.nb = nb;
+    Tiling tiling;
+    tiling.nb = nb;
     opts.mapping = mapping;
     opts.variant = variant;
     opts.panel = panel;
-    const std::vector<T> L = factor_checked(A, n, ld, opts);
+    const std::vector<T> L = factor_checked(A, n, ld, opts, tiling);
     // The strictly upper triangle and the padding rows are neither read nor written.
     bool untouched = true;
     for (int64_t j = 0; j < n; ++j)
@@ -111,9 +113,10 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
     const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
     std::vector<double> L = A;
     Options opts;
-    opts.nb = 32;
+    Tiling tiling;
+    tiling.nb = 32;
     opts.mapping = Mapping::CpuOnly;
-    REQUIRE(potrf(runtime(), n, L.data(), n, opts) == 0);
+    REQUIRE(potrf(runtime(), n, L.data(), n, opts, tiling) == 0);
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
     L[150 + 20 * n] += 1e-6;
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) > kResidualLimit);
@@ -135,9 +138,10 @@ TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditi
             INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(m) << " ell=" << ell << " nugget=" << nugget
                       << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
             Options opts;
-            opts.nb = nb;
+            Tiling tiling;
+            tiling.nb = nb;
             opts.mapping = m;
-            factor_checked(A, n, ld, opts);
+            factor_checked(A, n, ld, opts, tiling);
         }
     }
 }

@@ -21,9 +21,10 @@ void check_posv(int64_t n, int64_t nrhs, int64_t nb, Mapping mapping) {
     random_matrix<T>(n, nrhs, B.data(), ldb, seed + 1);
     std::vector<T> F = A, X = B;
     Options opts;
-    opts.nb = nb;
+    Tiling tiling;
+    tiling.nb = nb;
     opts.mapping = mapping;
-    REQUIRE(posv(runtime(), n, nrhs, F.data(), lda, X.data(), ldb, opts) == 0);
+    REQUIRE(posv(runtime(), n, nrhs, F.data(), lda, X.data(), ldb, opts, tiling) == 0);
     const double res = solve_residual<T>(n, nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);
@@ -68,9 +69,10 @@ TEST_CASE("the solve residual check fails on a wrong solution", "[potrs][cpu][ch
     random_matrix<double>(n, nrhs, B.data(), n, 5);
     std::vector<double> F = A, X = B;
     Options opts;
-    opts.nb = 32;
+    Tiling tiling;
+    tiling.nb = 32;
     opts.mapping = Mapping::CpuOnly;
-    REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, opts) == 0);
+    REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, opts, tiling) == 0);
     CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
     X[17] *= 1.0 + 1e-8;
     CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) > kResidualLimit);

@@ -57,20 +57,23 @@ bool have_fused_potf2();
 /// docs/potf2.md), cuSOLVER otherwise; CpuOnly never runs a CUDA codelet (reported as Cusolver).
 DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m);
 
-/// Counters a factorization fills when Options::stats points to one.
-struct RunStats {
-    int64_t tasks = 0;  ///< tasks submitted
-};
-
+/// Algorithm choices of a factorization or solve (what to compute and how; never where the output goes).
 struct Options {
     Mapping mapping = Mapping::Hybrid;
     Variant variant;  ///< right-looking with critical-path priorities by default
     PanelSolve panel = PanelSolve::Auto;
     DiagKernel diag = DiagKernel::Auto;
-    RunStats* stats = nullptr;
-    /// Tile size for the LAPACK-array entry points (the TileMatrix ones use the matrix's nb).
-    int64_t nb = 256;
-    /// Tile residency for the LAPACK-array entry points.
+};
+
+/// What one call did, filled by the overloads that take it.
+struct RunStats {
+    int64_t tasks = 0;  ///< tasks submitted
+};
+
+/// How the LAPACK-array entry points cut their arrays into tiles (the TileMatrix forms use the matrix's own).
+struct Tiling {
+    /// Tile size; 0: the tuned choice for the order, precision, mapping and residency (tile_plan).
+    int64_t nb = 0;
     Residency residency = Residency::Host;
 };
 
@@ -80,20 +83,37 @@ struct Options {
 /// factorization is then incomplete. Throws InvalidArgument for a non-square A or an unusable mapping.
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts = {});
+/// The same, counting what it did into `stats`.
+template <typename T>
+int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats);
 
 /// Solves A X = B with the factor L from potrf; B (n x nrhs, same nb) is overwritten by X.
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts = {});
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunStats& stats);
 
 /// potrf then potrs; returns potrf's info (B untouched when info > 0).
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts = {});
 
-/// LAPACK-array forms: A is column-major n x n (lda >= max(1, n)), lower triangle used.
+/// LAPACK-array forms: A is column-major n x n (lda >= max(1, n)), lower triangle used; the arrays are
+/// copied into tiles as `tiling` says and back.
 template <typename T>
-int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {});
+int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 template <typename T>
-int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts = {});
+int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts = {},
+         const Tiling& tiling = {});
+
+/// The tuned granularity of an order-n factorization on this machine type (algorithms/tile_plan.cpp,
+/// docs/performance.md): the tile size, and the CUDA workers (streams) per GPU a Runtime should have.
+struct TilePlan {
+    int64_t nb = 0;
+    int streams_per_gpu = 0;  ///< 0: no preference (no GPU in the mapping)
+};
+/// What Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA workers.
+template <typename T>
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s.
 double potrf_flops(int64_t n);

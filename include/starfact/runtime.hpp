@@ -1,9 +1,7 @@
 // RAII StarPU session. One Runtime may be alive per process at a time; it owns everything
 // starfact keeps between calls: codelets, performance models, per-worker cuBLAS/cuSOLVER handles.
 #pragma once
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,9 +10,8 @@
 namespace starfact {
 
 namespace detail {
-template <typename T> struct Codelets;
-struct CudaContexts;
-struct Kernel;
+struct RuntimeState;
+struct RuntimeAccess;
 }  // namespace detail
 
 /// How to start StarPU. Every field left at its default lets StarPU decide, and StarPU's
@@ -86,25 +83,16 @@ public:
     /// Directory holding the performance models in effect.
     std::string perfmodel_dir() const;
 
-    // ---- internals used by algorithms/ and codelets/ -------------------------------------------
-    template <typename T> const detail::Codelets<T>& codelets() const;
-    const detail::CudaContexts* cuda_contexts() const { return cuda_.get(); }
-    /// A codelet owned by this Runtime, created by define(kernel) on first use and kept until
-    /// shutdown; `key` names it (e.g. "batched_potrf_chunk<double>"). For feature modules.
-    detail::Kernel& kernel(const std::string& key, void (*define)(detail::Kernel&)) const;
-
 private:
+    friend struct detail::RuntimeAccess;  // codelets, CUDA contexts (runtime/runtime_state.hpp, not installed)
     RuntimeConfig config_;
-    int blas_threads_before_ = 0;  // OpenBLAS thread count restored at shutdown
     std::vector<unsigned> cuda_nodes_;
-    std::unique_ptr<detail::Codelets<float>> codelets_s_;
-    std::unique_ptr<detail::Codelets<double>> codelets_d_;
-    std::unique_ptr<detail::CudaContexts> cuda_;
-    mutable std::mutex kernels_mutex_;
-    mutable std::map<std::string, std::unique_ptr<detail::Kernel>> kernels_;
+    std::unique_ptr<detail::RuntimeState> state_;
 };
 
 /// True when starfact was built with CUDA codelets.
 bool built_with_cuda();
+/// CUDA devices visible to this process (0 without CUDA support or without a device); needs no Runtime.
+int cuda_device_count();
 
 }  // namespace starfact

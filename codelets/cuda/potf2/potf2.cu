@@ -48,6 +48,17 @@ inline cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const double* A, i
     const double minus_one = -1.0, one = 1.0;
     return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minus_one, A, ld, &one, C, ld);
 }
+/// C -= A B^T (m x n, inner dimension k), all three in the same column-major matrix (leading dimension ld).
+inline cublasStatus_t gemm_nt(cublasHandle_t h, int m, int n, int k, const float* A, const float* B, int ld,
+                              float* C) {
+    const float minus_one = -1.0f, one = 1.0f;
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minus_one, A, ld, B, ld, &one, C, ld);
+}
+inline cublasStatus_t gemm_nt(cublasHandle_t h, int m, int n, int k, const double* A, const double* B, int ld,
+                              double* C) {
+    const double minus_one = -1.0, one = 1.0;
+    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minus_one, A, ld, B, ld, &one, C, ld);
+}
 
 /// Opts `kernel` in to `bytes` of dynamic shared memory once per device (the bit set caches a device
 /// attribute; setting it twice is harmless, so a race only costs a repeated call).
@@ -207,6 +218,65 @@ struct MultiKernel {
         }
     }
 
+    /// A[c0:n, c0:c1] -= A[c0:n, k0:k1] A[c0:c1, k0:k1]^T on the lower triangle: syrk on the square
+    /// [c0, c1), gemm on the rows below it (on the stream `h` is bound to).
+    void update_columns(cublasHandle_t h, int c0, int c1, int k0, int k1) const {
+        const int w = c1 - c0, k = k1 - k0, below = n_tile - c1;
+        check_blas(syrk_ln(h, w, k, at(c0, k0), ld, at(c0, c0)), "cublas<t>syrk");
+        if (below > 0) check_blas(gemm_nt(h, below, w, k, at(c1, k0), at(c0, k0), ld, at(c1, c0)), "cublas<t>gemm");
+    }
+
+    /// The trailing lower triangle A[c0:n, c0:n] -= A[c0:n, k0:k1] A[c0:n, k0:k1]^T, in column pieces of
+    /// `piece` columns (each a syrk on its square and a gemm below it: most of the work in gemms).
+    void update_trailing(cublasHandle_t h, int c0, int k0, int k1, int piece) const {
+        for (int c = c0; c < n_tile; c += piece) update_columns(h, c, std::min(c + piece, n_tile), k0, k1);
+    }
+
+    /// Two-stream form with look-ahead (cfg.group > 0). Panels of cfg.cutoff columns: one fused launch
+    /// each factors the diagonal block and solves every row below it. Groups of cfg.group columns: on
+    /// the chain stream (aux.stream, high priority) a group's panels, each followed by the update of the
+    /// group's remaining columns, then the update of the next group by the whole group (look-ahead);
+    /// meanwhile, on `stream`, the update of everything right of the next group by the group (the bulk
+    /// of the flops, rank cfg.group, in gemms). Dependencies: the bulk update of group G waits for G's
+    /// panels (event P); the look-ahead of group G+1 waits for G's bulk update, which wrote the same
+    /// columns (event A). So the chain never waits behind the bulk except for that one hand-over.
+    void factor_lookahead(const Potf2Aux& aux) const {
+        using potf2_impl::kCheck;
+        using potf2_impl::kFirst;
+        using potf2_impl::kLast;
+        const int b = cfg.cutoff;
+        const int B = std::max(b, (cfg.group + b - 1) / b * b);
+        const cudaStream_t chain = aux.stream;
+        const cudaEvent_t evA = aux.events[0], evP = aux.events[1];
+        check_launch("cudaEventRecord", cudaEventRecord(evA, stream));
+        check_launch("cudaStreamWaitEvent", cudaStreamWaitEvent(chain, evA, 0));
+        for (int g0 = 0; g0 < n_tile; g0 += B) {
+            const int g1 = std::min(g0 + B, n_tile);
+            for (int p0 = g0; p0 < g1; p0 += b) {
+                const int p1 = std::min(p0 + b, g1);
+                LeafParams<T> p{at(p0, p0), p1 - p0, ld, info, offset + p0, flag, p0,
+                                (p0 == 0 ? kFirst : kCheck) | (p1 == n_tile ? kLast : 0), A, n_tile,
+                                n_tile - p1, n_tile > p1 ? flag + 1 : nullptr};
+                launch_rdiag<T>(p, chain, false);
+                if (p1 < g1) update_columns(aux.cublas, p1, g1, p0, p1);
+            }
+            if (g1 == n_tile) break;
+            const int g2 = std::min(g1 + B, n_tile);
+            check_launch("cudaEventRecord", cudaEventRecord(evP, chain));
+            check_launch("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, evP, 0));
+            check_launch("cudaStreamWaitEvent", cudaStreamWaitEvent(chain, evA, 0));  // previous bulk update
+            update_columns(aux.cublas, g1, g2, g0, g1);                                  // look-ahead
+            if (g2 < n_tile) {
+                const int rest = n_tile - g2;
+                const int piece = cfg.bulk_piece > 0 ? cfg.bulk_piece : std::max(B, (rest / 4 + 63) / 64 * 64);
+                update_trailing(cublas, g2, g0, g1, piece);
+            }
+            check_launch("cudaEventRecord", cudaEventRecord(evA, stream));
+        }
+        check_launch("cudaEventRecord", cudaEventRecord(evP, chain));
+        check_launch("cudaStreamWaitEvent", cudaStreamWaitEvent(stream, evP, 0));
+    }
+
     /// Factors the diagonal block [off, off + n) of the tile.
     void factor(int off, int n, bool first, bool last) const {
         using potf2_impl::kCheck;
@@ -240,8 +310,10 @@ size_t potf2_workspace_bytes(int n) {
 
 template <typename T>
 void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld,
-                      int* info, int64_t offset, void* workspace, size_t workspace_bytes) {
+                      int* info, int64_t offset, void* workspace, size_t workspace_bytes, const Potf2Aux* aux) {
     const char* fn = "potf2_tile";
+    require(config.group <= 0 || n <= config.cutoff || (config.rdiag && aux && aux->stream && aux->cublas),
+            fn, "aux", "must give a second stream and its cuBLAS handle for the two-stream form (config.group > 0)");
     require(supported_ib(config.ib) && (!config.rdiag || config.ib == 8), fn, "config.ib",
             std::string("must be ") + (config.rdiag ? "8 with rdiag" : "8 or 16") + " (got " +
                 std::to_string(config.ib) + ")");
@@ -271,7 +343,9 @@ void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStre
     if (mode != CUBLAS_POINTER_MODE_HOST) check_blas(cublasSetPointerMode(cublas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
     const MultiKernel<T> r{cublas, stream, config, A, n, ld, info, offset, static_cast<int*>(workspace)};
     try {
-        if (config.blocked)
+        if (config.group > 0)
+            r.factor_lookahead(*aux);
+        else if (config.blocked)
             r.factor_blocked();
         else
             r.factor(0, n, true, true);
@@ -284,9 +358,10 @@ void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStre
 
 template <typename T>
 void potf2_tile(cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld, int* info, int64_t offset,
-                void* workspace, size_t workspace_bytes) {
-    potf2_tile_tuned<T>(potf2_default_config<T>(n), cublas, stream, n, A, ld, info, offset, workspace,
-                        workspace_bytes);
+                void* workspace, size_t workspace_bytes, const Potf2Aux* aux) {
+    Potf2Config c = potf2_default_config<T>(n);
+    if (!aux) c.group = 0;  // no second stream: the one-stream blocked form
+    potf2_tile_tuned<T>(c, cublas, stream, n, A, ld, info, offset, workspace, workspace_bytes, aux);
 }
 
 #ifdef STARFACT_POTF2_PROFILE
@@ -299,10 +374,12 @@ void potf2_rdiag_clocks(long long* out, int count) {
 template size_t potf2_workspace_bytes<float>(int);
 template size_t potf2_workspace_bytes<double>(int);
 template void potf2_tile_tuned<float>(const Potf2Config&, cublasHandle_t, cudaStream_t, int, float*, int, int*,
-                                      int64_t, void*, size_t);
+                                      int64_t, void*, size_t, const Potf2Aux*);
 template void potf2_tile_tuned<double>(const Potf2Config&, cublasHandle_t, cudaStream_t, int, double*, int, int*,
-                                       int64_t, void*, size_t);
-template void potf2_tile<float>(cublasHandle_t, cudaStream_t, int, float*, int, int*, int64_t, void*, size_t);
-template void potf2_tile<double>(cublasHandle_t, cudaStream_t, int, double*, int, int*, int64_t, void*, size_t);
+                                       int64_t, void*, size_t, const Potf2Aux*);
+template void potf2_tile<float>(cublasHandle_t, cudaStream_t, int, float*, int, int*, int64_t, void*, size_t,
+                                const Potf2Aux*);
+template void potf2_tile<double>(cublasHandle_t, cudaStream_t, int, double*, int, int*, int64_t, void*, size_t,
+                                 const Potf2Aux*);
 
 }  // namespace starfact::detail::gpu

@@ -12,6 +12,17 @@
 
 namespace starfact::detail::gpu {
 
+/// What the two-stream form of large tiles needs besides the caller's stream (potf2_tuning.hpp,
+/// Potf2Config::group): a second stream for the panel chain (best created with the highest priority, so
+/// that the chain overtakes other work), a cuBLAS handle bound to it (host pointer mode), and two events
+/// (cudaEventDisableTiming). Owned by the caller, one set per concurrent caller; all work it issues is
+/// joined back into the caller's stream before potf2_tile returns.
+struct Potf2Aux {
+    cudaStream_t stream = nullptr;
+    cublasHandle_t cublas = nullptr;
+    cudaEvent_t events[2] = {nullptr, nullptr};
+};
+
 /// Bytes of device workspace potf2_tile<T> needs for an n x n tile (0 if none).
 template <typename T>
 size_t potf2_workspace_bytes(int n);
@@ -25,8 +36,10 @@ size_t potf2_workspace_bytes(int n);
 /// and later triangular solves with it stay finite. Nothing is written outside the lower triangle of
 /// the tile; the strictly upper triangle is not read. Throws starfact::InvalidArgument on bad arguments
 /// (n < 0, ld < max(1, n), null A or info, workspace smaller than potf2_workspace_bytes<T>(n)).
+/// `aux` (optional): lets tiles that the tuning table gives to the two-stream form use it (without it they
+/// take the one-stream blocked form).
 template <typename T>
 void potf2_tile(cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld, int* info, int64_t offset,
-                void* workspace, size_t workspace_bytes);
+                void* workspace, size_t workspace_bytes, const Potf2Aux* aux = nullptr);
 
 }  // namespace starfact::detail::gpu

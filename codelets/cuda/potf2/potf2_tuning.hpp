@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codelets/cuda/potf2/potf2.hpp"
+
 namespace starfact::detail::gpu {
 
 /// One configuration of the tile Cholesky: `ib` = columns per panel of the fused single-block kernel,
@@ -28,6 +30,13 @@ struct Potf2Config {
     bool right_looking = false;
     bool blocked = false;
     bool rdiag = false;
+    /// > 0: the two-stream form (potf2.cu, factor_lookahead; needs rdiag and a Potf2Aux): panels of
+    /// `cutoff` columns on a chain stream, groups of `group` columns, each group's update of the rest of
+    /// the matrix in gemms on the caller's stream, overlapped with the next group's panels.
+    int group = 0;
+    /// Columns per piece of that update (each piece: a syrk on its square, a gemm below); 0: a quarter
+    /// of the columns to update (at least `group`).
+    int bulk_piece = 0;
 };
 
 /// Largest tile the fused kernel can hold (the whole tile lives in shared memory: 128 x 128 doubles =
@@ -44,20 +53,26 @@ struct Potf2TableRow {
     Potf2Config config;
 };
 
-/// Tuning table from the sweep on the H100 (tools/sweep_potf2.sh = bench_potf2 --auto, fourth session of
-/// 2026-11-22, docs/potf2.md "Tuning"): the fastest configuration per tile order, GPU time; the rdiag
-/// kernel won at every order. Rows by increasing max_n, the last row covers every larger order.
-/// {max_n, {ib, cutoff, looped, right_looking, blocked, rdiag}}
+/// Tuning table: the fastest configuration per tile order on the H100, GPU time. Up to 3000 the one-stream
+/// blocked form (`bench_potf2 --auto`, tools/sweep_potf2.sh), above the two-stream form
+/// (`bench_potrf_tile --sweep`); docs/potf2.md, "Tuning". Rows by increasing max_n, the last row covers
+/// every larger order. {max_n, {ib, cutoff, looped, right_looking, blocked, rdiag, group, bulk_piece}}
 template <typename T> struct Potf2Table;
 template <> struct Potf2Table<float> {
     static constexpr Potf2TableRow rows[] = {
-        {1 << 30, {8, 128, false, false, true, true}},
+        {3000, {8, 128, false, false, true, true}},
+        {5000, {8, 128, false, false, true, true, 1024, 1 << 16}},
+        {7000, {8, 128, false, false, true, true, 256, 1 << 16}},
+        {10000, {8, 128, false, false, true, true, 512, 1 << 16}},
+        {1 << 30, {8, 128, false, false, true, true, 1024}},
     };
 };
 template <> struct Potf2Table<double> {
     static constexpr Potf2TableRow rows[] = {
         {128, {8, 128, false, false, true, true}},
-        {1 << 30, {8, 64, false, false, true, true}},
+        {3000, {8, 64, false, false, true, true}},
+        {14000, {8, 128, false, false, true, true, 512}},
+        {1 << 30, {8, 64, false, false, true, true, 512}},
     };
 };
 
@@ -75,6 +90,7 @@ inline size_t potf2_workspace_bytes_for(int n, int cutoff) { return n > cutoff ?
 /// potf2_tile (potf2.hpp) with an explicit configuration; throws InvalidArgument on an unsupported one.
 template <typename T>
 void potf2_tile_tuned(const Potf2Config& config, cublasHandle_t cublas, cudaStream_t stream, int n, T* A, int ld,
-                      int* info, int64_t offset, void* workspace, size_t workspace_bytes);
+                      int* info, int64_t offset, void* workspace, size_t workspace_bytes,
+                      const Potf2Aux* aux = nullptr);
 
 }  // namespace starfact::detail::gpu

@@ -49,17 +49,22 @@ public:
 
     int64_t mt() const { return mt_; }
 
+    /// Tasks of step k writing tile columns k .. k + depth are urgent (TaskOptions::urgent: the GPU runs
+    /// them on the worker's highest-priority stream); depth < 0: none.
+    void set_urgent_depth(int depth) { urgent_depth_ = depth; }
+
     /// Right-looking step k; raw(task, m, n) gives the raw priority of a task writing tile (m, n).
     template <typename Raw>
     void right_step(int64_t k, Raw raw, std::vector<starpu_task*>* collect = nullptr) {
         o_.collect = collect;
+        step_ = k;
         potrf(k, raw(Task::Potrf, k, k));
         panel(k, [&](int64_t m) { return raw(Task::Trsm, m, k); }, raw(Task::Potrf, k, k));
         for (int64_t m = k + 1; m < mt_; ++m) {
-            set(raw(Task::Syrk, m, m), names_("syrk", m, k));
+            set(raw(Task::Syrk, m, m), names_("syrk", m, k), m);
             detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(m, k), T(1), A_.tile(m, m));
             for (int64_t n = k + 1; n < m; ++n) {
-                set(raw(Task::Gemm, m, n), names_("gemm", m, n, k));
+                set(raw(Task::Gemm, m, n), names_("gemm", m, n, k), n);
                 detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
                                        A_.tile(m, n));
             }
@@ -69,6 +74,7 @@ public:
 
     /// Left-looking column k, fine-grained (syrk/gemm per update) or coarse (one tile_update per tile).
     void left_column(int64_t k, bool coarse) {
+        step_ = k;
         const int col = static_cast<int>(3 * (mt_ - k));  // earlier columns first
         if (coarse && k > 0) {
             std::vector<starpu_data_handle_t> a, b;
@@ -98,12 +104,14 @@ public:
     }
 
 private:
-    void set(int raw, const char* name) {
+    /// Priority and trace name of the next task, which writes tile column `col` (urgency: set_urgent_depth).
+    void set(int raw, const char* name, int64_t col = -1) {
         o_.priority = prio_(raw);
         o_.name = name;
+        o_.urgent = urgent_depth_ >= 0 && col >= 0 && col <= step_ + urgent_depth_;
     }
     void potrf(int64_t k, int raw) {
-        set(raw, names_("potrf", k, k));
+        set(raw, names_("potrf", k, k), k);
         detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb(), fused_);
     }
     /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
@@ -112,7 +120,7 @@ private:
         if (k + 1 >= mt_) return;
         if (!inverse_) {
             for (int64_t m = k + 1; m < mt_; ++m) {
-                set(raw(m), names_("trsm", m, k));
+                set(raw(m), names_("trsm", m, k), k);
                 detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1),
                                        A_.tile(k, k), A_.tile(m, k));
             }
@@ -137,6 +145,8 @@ private:
     int64_t mt_;
     detail::PriorityScale prio_;
     bool inverse_, fused_;
+    int urgent_depth_ = -1;
+    int64_t step_ = 0;  // the step being submitted (left-looking: the column)
     detail::TaskOptions o_;
     detail::TaskNames names_;
 };
@@ -160,6 +170,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
         case K::Right:
         case K::NoPrio: {
             CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(2 * mt + 1), v.kind == K::Right);
+            if (v.kind == K::Right) dag.set_urgent_depth(1);  // the panel and the next column
             for (int64_t k = 0; k < mt; ++k) {
                 starpu_iteration_push(static_cast<unsigned long>(k));
                 dag.right_step(k, critical);
@@ -171,6 +182,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
             // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
             const int raise = static_cast<int>(2 * mt + 2);
             CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(4 * mt + 3), true);
+            dag.set_urgent_depth(v.depth);
             std::deque<std::vector<starpu_task*>> inflight;
             for (int64_t k = 0; k < mt; ++k) {
                 while (static_cast<int>(inflight.size()) > v.depth) {  // at most D earlier steps in flight

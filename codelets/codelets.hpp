@@ -62,6 +62,9 @@ template <typename T> void define_tile_update(Kernel& k);
 template <typename T> void define_trtri(Kernel& k);
 template <typename T> void define_trsm_inverse(Kernel& k);
 
+/// Runs the GPU factorization kernels once on every CUDA worker (small matrices, a few ms), so that
+/// CUDA's lazy module loading happens when the runtime starts, not inside the first factorization.
+void warm_up_gpu_kernels(const Runtime& rt);
 /// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb.
 template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb);
 /// The same for the inverse panel path (trtri workspace, one scratch tile).
@@ -76,6 +79,9 @@ struct TaskOptions {
     /// it (used for bounded submission windows).
     std::vector<starpu_task*>* collect = nullptr;
     int64_t* counter = nullptr;  ///< incremented per submitted task when set
+    /// On the critical path: its CUDA work goes to the worker's highest-priority stream (WorkerStream in
+    /// codelets/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
+    bool urgent = false;
 };
 
 uint32_t where_of(Mapping m);

@@ -54,6 +54,25 @@ inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, int lda, d
     return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
 }
 
+/// Where a CUDA codelet issues its work: StarPU's stream and cuBLAS handle of the worker, or, for a task
+/// the DAG marked urgent (its critical path: TaskOptions::urgent), the worker's highest-priority stream,
+/// whose thread blocks the GPU schedules ahead of those queued by the other workers' streams. Urgent work
+/// is joined back into the worker's stream when the scope ends (StarPU detects the task's completion
+/// there). Its predecessors are complete when StarPU starts the task, so it waits for nothing else.
+class WorkerStream {
+public:
+    WorkerStream(CudaContexts* contexts, bool urgent);  // runtime/cuda_contexts.cpp
+    ~WorkerStream();
+    WorkerStream(const WorkerStream&) = delete;
+    WorkerStream& operator=(const WorkerStream&) = delete;
+    cudaStream_t stream;
+    cublasHandle_t cublas;
+
+private:
+    CudaWorkerContext& c_;
+    bool urgent_;
+};
+
 template <typename T> constexpr cudaDataType_t cuda_type();
 template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
 template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }

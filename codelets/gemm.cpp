@@ -4,6 +4,7 @@
 #include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -12,6 +13,8 @@ template <typename T>
 struct GemmArgs {
     Op opa, opb;
     T alpha, beta;
+    CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+    bool urgent;
 };
 
 struct GemmDims {
@@ -43,7 +46,8 @@ template <typename T>
 void gemm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
     const GemmDims d = gemm_dims(buffers, a);
-    const cublasStatus_t s = gpu::gemm(starpu_cublas_get_local_handle(), a->opa, a->opb, d.m, d.n, d.k, a->alpha,
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s = gpu::gemm(ws.cublas, a->opa, a->opb, d.m, d.n, d.k, a->alpha,
                                        reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), d.lda,
                                        reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1])), d.ldb, a->beta,
                                        reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2])), d.ldc);
@@ -72,7 +76,7 @@ void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alph
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;
-    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta});
+    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(GemmArgs<T>);
     t->cl_arg_free = 1;
     t->flops = 2.0 * m * n * k;

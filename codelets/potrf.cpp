@@ -2,6 +2,7 @@
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or first failing global column)
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "codelets/codelets.hpp"
 #include "runtime/runtime_state.hpp"
@@ -10,6 +11,7 @@
 #include "runtime/cuda_contexts.hpp"
 #ifdef STARFACT_HAVE_POTF2
 #include "codelets/cuda/potf2/potf2.hpp"
+#include "codelets/cuda/potf2/potf2_tuning.hpp"
 #endif
 
 namespace starfact::detail {
@@ -18,6 +20,7 @@ namespace {
 struct PotrfArgs {
     int64_t offset;       // global index of the tile's first column
     CudaContexts* cuda;   // per-worker cuSOLVER handles (CUDA implementation)
+    bool urgent;          // TaskOptions::urgent
 };
 
 /// First column (1-based) among the first n whose diagonal is not a positive finite number, or 0.
@@ -84,6 +87,13 @@ void potrf_fused_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
     if (gpu::potf2_workspace_bytes<T>(t.n) > t.c->work_bytes)
         STARPU_ABORT_MSG("potf2 workspace too small: reserve_potrf_workspace was not called for this tile size");
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    if (a->urgent && gpu::potf2_default_config<T>(t.n).group == 0) {
+        // A one-stream form on the highest-priority stream (the two-stream form puts its chain there).
+        gpu::WorkerStream ws(a->cuda, true);
+        gpu::potf2_tile<T>(ws.cublas, ws.stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work, t.c->work_bytes);
+        return;
+    }
     gpu::Potf2Aux aux;
     aux.stream = t.c->aux_stream;
     aux.cublas = t.c->aux_cublas;
@@ -143,11 +153,61 @@ void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
                                                                           : &codelets<T>(rt).potrf.cl);
     t->handles[0] = A;
     t->handles[1] = info;
-    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt)});
+    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(PotrfArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
     submit(t, o, "potrf");
+}
+
+#ifdef STARFACT_HAVE_POTF2
+/// On one CUDA worker: factors an identity-like matrix of order n with the default configuration of
+/// each precision (the one-stream and the two-stream forms, our kernels and cuBLAS's), synchronously.
+template <typename T>
+void warm_up_order(CudaWorkerContext& c, int n) {
+    T* A = nullptr;
+    int* info = nullptr;
+    void* ws = nullptr;
+    const size_t bytes = static_cast<size_t>(n) * n * sizeof(T);
+    if (cudaMalloc(&A, bytes) != cudaSuccess || cudaMalloc(&info, sizeof(int)) != cudaSuccess ||
+        cudaMalloc(&ws, 256) != cudaSuccess) {
+        cudaFree(A);
+        cudaFree(info);
+        return;  // no memory to spare: the first factorization pays the loading instead
+    }
+    cudaMemsetAsync(A, 0, bytes, c.stream);
+    cudaMemsetAsync(info, 0, sizeof(int), c.stream);
+    cudaStreamSynchronize(c.stream);
+    const std::vector<T> ones(static_cast<size_t>(n), T(1));  // the diagonal, by a strided copy
+    cudaMemcpy2D(A, (n + 1) * sizeof(T), ones.data(), sizeof(T), sizeof(T), n, cudaMemcpyHostToDevice);
+    gpu::Potf2Aux aux;
+    aux.stream = c.aux_stream;
+    aux.cublas = c.aux_cublas;
+    aux.events[0] = c.aux_events[0];
+    aux.events[1] = c.aux_events[1];
+    gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), c.stream, n, A, n, info, 0, ws, 256, &aux);
+    cudaStreamSynchronize(c.stream);
+    cudaFree(A);
+    cudaFree(info);
+    cudaFree(ws);
+}
+
+void warm_up_on_worker(void* arg) {
+    CudaWorkerContext& c = static_cast<CudaContexts*>(arg)->local();
+    for (int n : {1000, 3100}) {  // the one-stream and the two-stream rows of the tuning table
+        warm_up_order<float>(c, n);
+        warm_up_order<double>(c, n);
+    }
+    cudaGetLastError();
+}
+#endif
+
+void warm_up_gpu_kernels(const Runtime& rt) {
+#ifdef STARFACT_HAVE_POTF2
+    if (rt.cuda_workers() > 0) starpu_execute_on_each_worker(warm_up_on_worker, cuda_contexts(rt), STARPU_CUDA);
+#else
+    (void)rt;
+#endif
 }
 
 template <typename T>

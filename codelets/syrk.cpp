@@ -4,6 +4,7 @@
 #include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -13,6 +14,8 @@ struct SyrkArgs {
     Uplo uplo;
     Op op;
     T alpha, beta;
+    CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+    bool urgent;
 };
 
 template <typename T>
@@ -36,7 +39,8 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1]));
     const int k = static_cast<int>(a->op == Op::NoTrans ? STARPU_MATRIX_GET_NY(buffers[0])
                                                         : STARPU_MATRIX_GET_NX(buffers[0]));
-    const cublasStatus_t s = gpu::syrk(starpu_cublas_get_local_handle(), a->uplo, a->op, n, k, a->alpha, A,
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s = gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A,
                                        static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), a->beta, C,
                                        static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
@@ -62,7 +66,7 @@ void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T al
     t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).syrk.cl);
     t->handles[0] = A;
     t->handles[1] = C;
-    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta});
+    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(SyrkArgs<T>);
     t->cl_arg_free = 1;
     t->flops = n * (n + 1) * k;

@@ -4,6 +4,7 @@
 #include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "codelets/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -15,6 +16,8 @@ struct TrsmArgs {
     Op op;
     Diag diag;
     T alpha;
+    CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+    bool urgent;
 };
 
 template <typename T>
@@ -34,8 +37,9 @@ void trsm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrsmArgs<T>*>(cl_arg);
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    gpu::WorkerStream ws(a->cuda, a->urgent);
     const cublasStatus_t s =
-        gpu::trsm(starpu_cublas_get_local_handle(), a->side, a->uplo, a->op, a->diag,
+        gpu::trsm(ws.cublas, a->side, a->uplo, a->op, a->diag,
                   static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])),
                   a->alpha, A, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B,
                   static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
@@ -62,7 +66,7 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
     t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trsm.cl);
     t->handles[0] = A;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha});
+    t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(TrsmArgs<T>);
     t->cl_arg_free = 1;
     t->flops = side == Side::Left ? m * m * n : m * n * n;

@@ -2,6 +2,11 @@
 #include "runtime/cuda_contexts.hpp"
 
 #include <starpu.h>
+#ifdef STARFACT_HAVE_CUDA
+#include <starpu_cublas_v2.h>
+
+#include "codelets/cuda_blas.hpp"
+#endif
 
 #include <cstdlib>
 #include <string>
@@ -89,6 +94,18 @@ void reserve_on_worker(void* arg) {
 }
 }  // namespace
 
+namespace gpu {
+WorkerStream::WorkerStream(CudaContexts* contexts, bool urgent) : c_(contexts->local()), urgent_(urgent) {
+    stream = urgent ? c_.aux_stream : c_.stream;
+    cublas = urgent ? c_.aux_cublas : starpu_cublas_get_local_handle();
+}
+WorkerStream::~WorkerStream() {
+    if (!urgent_) return;
+    cudaEventRecord(c_.aux_events[1], c_.aux_stream);
+    cudaStreamWaitEvent(c_.stream, c_.aux_events[1], 0);
+}
+}  // namespace gpu
+
 void CudaContexts::create() {
     per_worker.assign(starpu_worker_get_count(), CudaWorkerContext{});
     starpu_execute_on_each_worker(create_on_worker, this, STARPU_CUDA);
@@ -103,6 +120,18 @@ void CudaContexts::reserve(int n, Workspace (*need)(cusolverDnHandle_t, int)) {
     reserved_[need] = n;
 }
 #else
+namespace gpu {
+WorkerStream::WorkerStream(CudaContexts* contexts, bool urgent) : c_(contexts->local()), urgent_(urgent) {
+    stream = urgent ? c_.aux_stream : c_.stream;
+    cublas = urgent ? c_.aux_cublas : starpu_cublas_get_local_handle();
+}
+WorkerStream::~WorkerStream() {
+    if (!urgent_) return;
+    cudaEventRecord(c_.aux_events[1], c_.aux_stream);
+    cudaStreamWaitEvent(c_.stream, c_.aux_events[1], 0);
+}
+}  // namespace gpu
+
 void CudaContexts::create() {}
 void CudaContexts::destroy() {}
 #endif

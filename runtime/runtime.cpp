@@ -160,6 +160,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     }
     state_->codelets_s = std::make_unique<detail::Codelets<float>>();
     state_->codelets_d = std::make_unique<detail::Codelets<double>>();
+    if (config.warm_up) detail::warm_up_gpu_kernels(*this);
 }
 
 Runtime::~Runtime() {

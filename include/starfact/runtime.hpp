@@ -29,6 +29,9 @@ struct RuntimeConfig {
     std::string perfmodel_dir;
     bool calibrate = false;         ///< keep calibrating performance models (STARPU_CALIBRATE=1)
     bool profiling = false;         ///< per-worker busy/idle counters (starpu_profiling_worker_get_info)
+    /// Run the GPU factorization kernels once on every CUDA worker at start (small matrices, tens of ms in
+    /// all): CUDA loads kernel code lazily, on first launch, which otherwise lands in the first timed call.
+    bool warm_up = true;
 };
 
 class Runtime {

@@ -1,7 +1,8 @@
 # Fused potf2 (issue 4): the tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
 # CUDA only; without CUDA nothing here is built.
 if(STARFACT_HAVE_CUDA)
-  # potf2.cu itself is part of the library (top-level CMakeLists.txt), used by the potrf codelet (--diag fused).
+  # The kernel is part of the library: the potrf codelet's CUDA diagonal implementation (--diag fused).
+  target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/codelets/cuda/potf2/potf2.cu)
 
   if(STARFACT_BUILD_BENCH)
     add_executable(bench_potf2 ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu)
@@ -34,4 +35,6 @@ if(STARFACT_HAVE_CUDA)
       ENVIRONMENT "STARPU_HOME=${CMAKE_CURRENT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"
       SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS gpu)
   endif()
+else()
+  set(STARFACT_HAVE_POTF2 OFF)  # nothing built: STARFACT_HAVE_POTF2 stays undefined in config.hpp
 endif()

@@ -1,10 +1,18 @@
-// Umbrella header for the starfact C++ API.
+// Umbrella header for the starfact C++ API: the core, and the headers of the feature modules this build
+// contains (starfact/config.hpp says which).
 #pragma once
-#include "starfact/batched_cholesky.hpp"
-#include "starfact/batched_lu.hpp"
+#include "starfact/config.hpp"
+
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/tile_matrix.hpp"
+
+#ifdef STARFACT_HAVE_BATCHED_CHOL
+#include "starfact/batched_cholesky.hpp"
+#endif
+#ifdef STARFACT_HAVE_BATCHED_LU
+#include "starfact/batched_lu.hpp"
+#endif

@@ -1,6 +1,6 @@
-// Batched Cholesky chunk codelets: one task factors (and for posv solves) a contiguous chunk of a
-// strided batch of small matrices. CPU: a loop of LAPACKE calls; CUDA: the batched kernels
-// (codelets/cuda/batched_chol/) on StarPU's stream of the worker.
+// The batched Cholesky chunk codelets (chunk_codelet.hpp): one task factors (and for posv solves) a
+// contiguous chunk of a strided batch of small matrices. CPU: a loop of LAPACKE calls; CUDA: the batched
+// kernels (launch.hpp) on StarPU's stream of the worker.
 //   potrf: buffers 0 = A chunk (RW, vector of T), 1 = info chunk (W, vector of int)
 //   posv:  buffers 0 = A chunk (RW), 1 = B chunk (RW), 2 = info chunk (W)
 // Each codelet is owned by the Runtime (Runtime::kernel), one per precision and operation.
@@ -43,37 +43,48 @@ int factor_one(int n, T* A, int lda) {
     return info < 0 ? 0 : info;
 }
 
+/// A task's buffers (the same on CPU and GPU workers: pointers into the worker's memory node).
+template <typename T, bool POSV>
+struct Buffers {
+    T* A;
+    T* B;
+    int* info;
+    explicit Buffers(void* buffers[])
+        : A(reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[0]))),
+          B(POSV ? reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[1])) : nullptr),
+          info(reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[POSV ? 2 : 1]))) {}
+};
+
 template <typename T, bool POSV>
 void chunk_cpu(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const BatchedChunkArgs*>(cl_arg);
-    T* A = reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    T* B = POSV ? reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[1])) : nullptr;
-    int* info = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[POSV ? 2 : 1]));
-    for (int64_t i = 0; i < a->count; ++i) {
-        T* Ai = A + i * a->strideA;
-        const int inf = factor_one(a->n, Ai, a->lda);
-        info[i] = inf;
-        if (POSV && inf == 0 && a->nrhs > 0) potrs_lapacke(a->n, a->nrhs, Ai, a->lda, B + i * a->strideB, a->ldb);
+    const auto* c = static_cast<const CholeskyChunk*>(cl_arg);
+    const Buffers<T, POSV> b(buffers);
+    for (int64_t i = 0; i < c->count; ++i) {
+        T* Ai = b.A + i * c->strideA;
+        const int inf = factor_one(c->n, Ai, c->lda);
+        b.info[i] = inf;
+        if (POSV && inf == 0 && c->nrhs > 0) potrs_lapacke(c->n, c->nrhs, Ai, c->lda, b.B + i * c->strideB, c->ldb);
     }
 }
 
 #ifdef STARFACT_HAVE_CUDA
 template <typename T, bool POSV>
 void chunk_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const BatchedChunkArgs*>(cl_arg);
+    const auto* c = static_cast<const CholeskyChunk*>(cl_arg);
+    const Buffers<T, POSV> b(buffers);
     batched::gpu::Args<T> g;
-    g.n = a->n;
-    g.nrhs = a->nrhs;
-    g.A.base = reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    g.A.stride = a->strideA;
-    g.lda = a->lda;
+    g.n = c->n;
+    g.nrhs = c->nrhs;
+    g.A.base = b.A;
+    g.A.stride = c->strideA;
+    g.lda = c->lda;
     if (POSV) {
-        g.B.base = reinterpret_cast<T*>(STARPU_VECTOR_GET_PTR(buffers[1]));
-        g.B.stride = a->strideB;
-        g.ldb = a->ldb;
+        g.B.base = b.B;
+        g.B.stride = c->strideB;
+        g.ldb = c->ldb;
     }
-    g.info = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[POSV ? 2 : 1]));
-    g.batch = a->count;
+    g.info = b.info;
+    g.batch = c->count;
     g.stream = starpu_cuda_get_local_stream();
     const bool ok = POSV ? batched::gpu::launch_posv<T>(g) : batched::gpu::launch_potrf<T>(g);
     if (!ok) STARPU_ABORT_MSG("batched chunk: no kernel for this order");
@@ -107,8 +118,8 @@ template <> const char* chunk_key<double, true>() { return "batched_posv_chunk<d
 }  // namespace
 
 template <typename T>
-void insert_batched_chunk(const Runtime& rt, Mapping mapping, const BatchedChunkArgs& args, starpu_data_handle_t A,
-                          starpu_data_handle_t B, starpu_data_handle_t info, std::vector<starpu_task*>* collect) {
+void insert_cholesky_chunk(const Runtime& rt, const TaskOptions& o, const CholeskyChunk& c, starpu_data_handle_t A,
+                           starpu_data_handle_t B, starpu_data_handle_t info) {
     const bool posv = B != nullptr;
     Kernel& k = posv ? rt.kernel(chunk_key<T, true>(), define_chunk<T, true>)
                      : rt.kernel(chunk_key<T, false>(), define_chunk<T, false>);
@@ -117,21 +128,18 @@ void insert_batched_chunk(const Runtime& rt, Mapping mapping, const BatchedChunk
     t->handles[0] = A;
     if (posv) t->handles[1] = B;
     t->handles[posv ? 2 : 1] = info;
-    t->cl_arg = pack(args);
-    t->cl_arg_size = sizeof(BatchedChunkArgs);
+    t->cl_arg = pack(c);
+    t->cl_arg_size = sizeof(CholeskyChunk);
     t->cl_arg_free = 1;
-    t->flops = static_cast<double>(args.count) *
-               (potrf_flops(args.n) + (posv ? potrs_flops(args.n, args.nrhs) : 0.0));
-    TaskOptions o;
-    o.mapping = mapping;
-    o.name = posv ? "batched_posv_chunk" : "batched_potrf_chunk";
-    o.collect = collect;
-    submit(t, o, o.name);
+    t->flops = static_cast<double>(c.count) * (potrf_flops(c.n) + (posv ? potrs_flops(c.n, c.nrhs) : 0.0));
+    TaskOptions named = o;
+    named.name = posv ? "batched_posv_chunk" : "batched_potrf_chunk";
+    submit(t, named, named.name);
 }
 
-template void insert_batched_chunk<float>(const Runtime&, Mapping, const BatchedChunkArgs&, starpu_data_handle_t,
-                                          starpu_data_handle_t, starpu_data_handle_t, std::vector<starpu_task*>*);
-template void insert_batched_chunk<double>(const Runtime&, Mapping, const BatchedChunkArgs&, starpu_data_handle_t,
-                                           starpu_data_handle_t, starpu_data_handle_t, std::vector<starpu_task*>*);
+template void insert_cholesky_chunk<float>(const Runtime&, const TaskOptions&, const CholeskyChunk&,
+                                           starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t);
+template void insert_cholesky_chunk<double>(const Runtime&, const TaskOptions&, const CholeskyChunk&,
+                                            starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t);
 
 }  // namespace starfact::detail

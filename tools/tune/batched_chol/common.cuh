@@ -3,6 +3,7 @@
 //   prec,n,d,nb,nt,mpb,occ,us,ok
 // (median of 7 timed runs after 2 warm-ups, CUDA events; ok = info all 0 and the first 16 members
 // match a host Cholesky). Candidate lists: candidates_*.cu (tools/tune_batched_chol.sh candidates).
+// Shared by the left-looking sweep (tune_one) and the resident one (resident.cu).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -52,7 +53,7 @@ bool host_check(int n, const std::vector<T>& in, const std::vector<T>& out, int 
 
 /// Times launch(args) on kBatch random SPD matrices of order n (strided, lda = n): median of 7 runs
 /// after 2 warm-ups (CUDA events, input restored before each); ok = info all 0 and the first 16 members
-/// match a host Cholesky. Shared by the left-looking (tune_one) and the resident (tune_resident.cu) sweeps.
+/// match a host Cholesky. Shared by the left-looking (tune_one) and the resident (resident.cu) sweeps.
 struct Timing {
     double us;
     bool ok;

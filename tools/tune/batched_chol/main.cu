@@ -1,6 +1,6 @@
 // Autotuning sweep driver (tools/tune_batched_chol.sh run): `tune_batched_chol` (or `panel`) prints
 // the CSV of the left-looking kernel's candidate lists (candidates_*.cu); `tune_batched_chol resident`
-// the resident-kernel sweep (tune_resident.cu).
+// the resident-kernel sweep (resident.cu).
 #include <cstdio>
 #include <cstring>
 

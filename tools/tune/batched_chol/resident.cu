@@ -1,11 +1,11 @@
 // The resident-kernel sweep (tune_batched_chol resident): for orders n = 40, 48, ..., 128 and both
-// precisions, times every resident variant (resident_dispatch.cuh: kResidentVariants) at n and the
-// library's tuned left-looking kernel at its compiled orders (tuned_table.hpp), same harness as
+// precisions, times every resident variant of the tuning space (variants.hpp, kCandidateVariants) at n
+// and the library's tuned left-looking kernel at its compiled orders (tuning.hpp), same harness as
 // tune_one (10,000 matrices, median of 7 after 2 warm-ups, results checked). CSV lines:
-//   prec,n,kernel,nt,occ,us,ok      (kernel: resident (IB 8) | resident16 (IB 16) | residentw1 (W1) | left; left rows carry nt = occ = 0)
+//   prec,n,kernel,nt,occ,us,ok      (kernel: variants.hpp's family_kind, or left with nt = occ = 0)
 // `tools/tune_batched_chol.sh table ... RESIDENT_CSV` picks, per order, the faster of the two.
-#include "codelets/cuda/batched_chol/resident_dispatch.cuh"
-#include "codelets/cuda/batched_chol/tune/tune_common.cuh"
+#include "tools/tune/batched_chol/common.cuh"
+#include "tools/tune/batched_chol/variants.hpp"
 
 namespace starfact::batched::tune {
 
@@ -32,9 +32,9 @@ void sweep_resident_prec() {
     left_row<T, 112>();
     left_row<T, 128>();
     for (int n = 40; n <= 128; n += 8)
-        for (const gpu::ResidentConfig v : gpu::kResidentVariants)
-            time_resident_row<T>(n, gpu::resident_kind(v.ib, v.w1), v.nt, v.occ, [&](const gpu::Args<T>& a) {
-                if (!gpu::run_resident_variant<T, false>(a, v)) std::exit(3);
+        for (const gpu::Variant v : gpu::kCandidateVariants)
+            time_resident_row<T>(n, gpu::family_kind(v.family), v.nt, v.occ, [&](const gpu::Args<T>& a) {
+                if (!gpu::launch_potrf_candidate<T>(a, v)) std::exit(3);
                 check(cudaGetLastError(), "resident launch");
             });
 }

@@ -40,7 +40,7 @@ Variant potrf_choice(int n, bool is_double, bool aligned) {
 
 namespace {
 /// Largest order whose posv takes the fused kernel (bench_batched_chol's forced posv columns, batch
-/// 10,000, H100; docs/batched_cholesky.md, "posv").
+/// 10,000, H100; docs/batched_cholesky.md, "Kernels").
 constexpr int kPosvFusedMaxFloat = 48;
 constexpr int kPosvFusedMaxDouble = 40;
 

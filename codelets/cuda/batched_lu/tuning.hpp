@@ -19,7 +19,7 @@ struct LuConfig {
 /// nFTB giving `threads` lanes per block.
 constexpr int nftb_for(int n, int threads) { return threads / seg_lanes(n); }
 
-// Sweep on the H100 (batch 10^6, docs/batched_lu.md, "Tuning"): the direct register path beats the
+// Sweep on the H100 (batch 10^6, docs/batched_lu.md, "Retuning"): the direct register path beats the
 // staged one everywhere; the warp-reduction pivot search beats the butterfly at n = 16 and 32 by
 // 10-25%; the look-ahead costs registers (occupancy) and does not pay (kept as a sweep variant);
 // nFTB matters little except through occupancy. Double getrf at n >= 25 needs ~128

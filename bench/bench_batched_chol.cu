@@ -1,9 +1,10 @@
 // Bench: batched small Cholesky (starfact::batched::device) vs cuSOLVER potrfBatched/potrsBatched and a
 // loop of LAPACKE calls on the CPU, same data, same run. For each precision, batch and order n:
 // potrf (the library's tuned kernel choice, IEEE default and the fast-math variant; then each kernel
-// forced: the left-looking one and every resident variant), potrs (nrhs = 1; also on members off 16-byte
-// boundaries, which stage with one-element copies), posv (the library's choice, and the fused kernel and
-// the two passes potrf + potrs forced), cuSOLVER, CPU loop;
+// forced: the left-looking one and every resident variant of the tuning space, tools/tune/batched_chol/
+// variants.hpp), potrs (nrhs = 1; also on members off 16-byte boundaries, which stage with one-element
+// copies), posv (the library's choice, and the fused kernel and the two passes potrf + potrs forced),
+// cuSOLVER, CPU loop;
 // median times (CUDA events, warm-up first; the input is restored, untimed, before every run),
 // GFLOP/s, GB/s and the ratio to a device-to-device copy of the same bytes measured in this run
 // (one copy of potrf's bytes, one of potrs's: at small n both are latency-bound, so each kernel is held
@@ -20,7 +21,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -34,6 +34,7 @@
 #include "examples/cli.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
+#include "tools/tune/batched_chol/variants.hpp"
 
 using namespace starfact;
 using starfact::bench::time_median;
@@ -71,14 +72,14 @@ template <typename T, int I = 0>
 void potrf_fast(const batched::gpu::Args<T>& a) {
     using namespace batched::gpu;
     if constexpr (I == 0) {
-        const ResidentConfig r = resident_config(a.n, sizeof(T) == 8, columns_aligned16(a));
-        if (r.nt > 0) {
-            run_resident_variant<T, true>(a, r);
+        const batched::gpu::Variant v = potrf_choice(a.n, sizeof(T) == 8, columns_aligned16(a));
+        if (v.family != Family::LeftLooking) {
+            run_variant_of<T, true, kLibraryVariants>(a, v);
             return;
         }
     }
     if constexpr (I < kNumSizes) {
-        if constexpr (tuned<T>(kSizes[I]).nt > 0)  // not skipped by T
+        if constexpr (left_looking<T>(kSizes[I]).nt > 0)  // not skipped by T
             if (padded_order<T>(a.n) == kSizes[I]) return run_factor_tuned<T, kSizes[I], true, false>(a);
         potrf_fast<T, I + 1>(a);
     }
@@ -126,8 +127,8 @@ struct Row {
     double launch;                   // an empty kernel, timed like the others
     double ours_s_elem;  // potrs on misaligned members (one-element copies instead of 16-byte ones), batch - 1
     double left;                                         // left-looking kernel forced
-    double res[std::size(batched::gpu::kResidentVariants)];  // each resident variant forced
-    int res_nt, res_occ, res_ib, res_w1;                 // the library's choice: NT 0 left-looking, else resident (NT, OCC, IB, W1)
+    double res[std::size(batched::gpu::kCandidateVariants)];  // each resident variant forced
+    batched::gpu::Variant choice;                             // the library's choice
 };
 
 template <typename T>
@@ -160,7 +161,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     auto resetA = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, abytes, cudaMemcpyDeviceToDevice, s)); };
     auto resetB = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(B, B0, bbytes, cudaMemcpyDeviceToDevice, s)); };
     const int w = cfg.warmup, r = cfg.repeat;
-    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, lda, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, 8, 0};
+    Row row{sizeof(T) == 4 ? "s" : "d", batch, n, lda, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {}, {}};
     row.copy_bw = bench::copy_bandwidth(matrix_bytes, st);
     row.copy_s_bw = bench::copy_bandwidth(static_cast<size_t>(batch * (int64_t(n) * n + 2 * n) / 2) * sizeof(T), st);
     row.launch = time_median(st, w, r, [&](cudaStream_t s) { empty_kernel<<<1, 32, 0, s>>>(); });
@@ -177,27 +178,24 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     fa.info = info;
     fa.batch = batch;
     fa.stream = st;
-    {
-        const batched::gpu::ResidentConfig rc = batched::gpu::resident_config(n, sizeof(T) == 8, batched::gpu::columns_aligned16(fa));
-        row.res_nt = rc.nt, row.res_occ = rc.occ, row.res_ib = rc.ib, row.res_w1 = rc.w1;
-    }
+    row.choice = batched::gpu::potrf_choice(n, sizeof(T) == 8, batched::gpu::columns_aligned16(fa));
     const double nan = std::nan("");
     row.fast = cfg.quick ? nan : time_median(st, w, r, [&](cudaStream_t) { potrf_fast<T>(fa); }, resetA);
     STARFACT_BENCH_CUDA(cudaGetLastError());
-    row.left = cfg.quick ? nan : time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_left<T>(fa); }, resetA);
-    // STARFACT_BENCH_SKIP_W1=3,4: variants with those w1 values are not run (time NaN), e.g. when their
-    // forced tests failed just before on the same machine.
-    const char* skip = std::getenv("STARFACT_BENCH_SKIP_W1");
-    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
-        const batched::gpu::ResidentConfig c = batched::gpu::kResidentVariants[v];
-        if (cfg.quick || (skip && std::strchr(skip, '0' + c.w1))) {
+    row.left = cfg.quick ? nan : time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_variant<T>(fa, {}); }, resetA);
+    // STARFACT_BENCH_SKIP_KINDS=residentdyn,residentpipe: variants of those kinds (variants.hpp, family_kind)
+    // are not run (time NaN), e.g. when their forced tests failed just before on the same machine.
+    const std::string skip = std::string(",") + (std::getenv("STARFACT_BENCH_SKIP_KINDS") ? std::getenv("STARFACT_BENCH_SKIP_KINDS") : "") + ",";
+    for (size_t v = 0; v < std::size(batched::gpu::kCandidateVariants); ++v) {
+        const batched::gpu::Variant c = batched::gpu::kCandidateVariants[v];
+        if (cfg.quick || skip.find(std::string(",") + batched::gpu::family_kind(c.family) + ",") != std::string::npos) {
             row.res[v] = std::nan("");
             continue;
         }
-        row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_resident<T>(fa, c); }, resetA);
+        row.res[v] = time_median(st, w, r, [&](cudaStream_t) { batched::gpu::launch_potrf_candidate<T>(fa, c); }, resetA);
     }
     STARFACT_BENCH_CUDA(cudaGetLastError());
-    row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, lda, nn, batch, info, s); }, resetA);
+    row.ours = time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrf<T>(n, A, lda, nn, info, batch, s); }, resetA);
     // our factor vs cuSOLVER's on the first members, and every info
     std::vector<T> ours(vend.size());
     STARFACT_BENCH_CUDA(cudaMemcpy(ours.data(), A, ours.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -218,7 +216,7 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     // the same solve with every member one element off a 16-byte boundary: the staging falls back to
     // one-element copies (batch - 1 members so that the shifted last one stays inside A)
     row.ours_s_elem = batch > 1 && !cfg.quick ? time_median(st, w, r, [&](cudaStream_t s) { batched::device::potrs<T>(n, 1, A + 1, lda, nn, B, n, n, batch - 1, s); }, resetB) : 0.0;
-    row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, lda, nn, B, n, n, batch, info, s); },
+    row.posv = time_median(st, w, r, [&](cudaStream_t s) { batched::device::posv<T>(n, 1, A, lda, nn, B, n, n, info, batch, s); },
                            [&](cudaStream_t s) { resetA(s); resetB(s); });
     batched::gpu::Args<T> pa = fa;  // posv, strided, nrhs = 1
     pa.nrhs = 1;
@@ -245,19 +243,26 @@ Row bench_one(int n, int64_t batch, const Config& cfg, cudaStream_t st, cusolver
     return row;
 }
 
+/// "NT/OCC/IB" + the family's tag, as the bench has always printed a resident variant.
+std::string variant_name(const batched::gpu::Variant& v) {
+    return std::to_string(v.nt) + "/" + std::to_string(v.occ) + "/" + std::to_string(batched::gpu::inner_block(v.family)) +
+           batched::gpu::family_tag(v.family);
+}
+std::string fixed1(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x);
+    return buf;
+}
+
 void print(const Row& w, size_t word, std::FILE* csv) {
     const double n = w.n, b = double(w.batch), gf = b * potrf_flops(w.n) * 1e-9, gs = b * potrs_flops(w.n, 1) * 1e-9;
     const double brief = 2.0 * n * n * word * b, touched = n * (n + 1) * word * b;
     const double sbrief = (n * n + 2 * n) * word * b, stouched = (n * (n + 1) / 2 + 2 * n) * word * b;
     const double copy = w.copy_bw, copy_s = w.copy_s_bw;
-    const std::string kernel = w.res_nt ? "res" + std::to_string(w.res_nt) + "/" + std::to_string(w.res_occ) + "/" + std::to_string(w.res_ib) + batched::gpu::resident_tag(w.res_w1) : "left";
+    const std::string kernel = w.choice.family != batched::gpu::Family::LeftLooking ? "res" + variant_name(w.choice) : "left";
     std::string variants;
-    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v) {
-        char buf[64];
-        const batched::gpu::ResidentConfig& c = batched::gpu::kResidentVariants[v];
-        std::snprintf(buf, sizeof buf, " %d/%d/%d%s %.1f", c.nt, c.occ, c.ib, batched::gpu::resident_tag(c.w1), w.res[v] * 1e6);
-        variants += buf;
-    }
+    for (size_t v = 0; v < std::size(batched::gpu::kCandidateVariants); ++v)
+        variants += " " + variant_name(batched::gpu::kCandidateVariants[v]) + " " + fixed1(w.res[v] * 1e6);
     std::printf("%s %6lld %3d | potrf %8.1f us %7.1f GF/s %6.0f GB/s %5.1f%% copy (touched %5.1f%%) | fast %8.1f us | "
                 "cuSOLVER %9.1f us x%5.1f | potrs %7.1f us %5.1f%% copy (touched %5.1f%%) vs cuSOLVER %8.1f us x%5.1f | "
                 "potrs(elem copies) %7.1f us | posv %8.1f us (fused %8.1f, two-pass %8.1f) vs cuSOLVER potrf+potrs x%5.1f | "
@@ -269,14 +274,14 @@ void print(const Row& w, size_t word, std::FILE* csv) {
                 (w.vendor + w.vendor_s) / w.posv, w.cpu * 1e6, w.cpu > 0 ? w.cpu / w.ours : 0.0, copy * 1e-9, copy_s * 1e-9,
                 w.launch * 1e6, kernel.c_str(), w.left * 1e6, variants.c_str());
     std::fflush(stdout);
-    std::string csv_variants;  // resident variant times, in kResidentVariants order, ';'-separated
-    for (size_t v = 0; v < std::size(batched::gpu::kResidentVariants); ++v)
+    std::string csv_variants;  // resident variant times, in kCandidateVariants order, ';'-separated
+    for (size_t v = 0; v < std::size(batched::gpu::kCandidateVariants); ++v)
         csv_variants += (v ? ";" : "") + std::to_string(w.res[v] * 1e6);
     if (csv)
         std::fprintf(csv, "%s,%lld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%.3f,%s,%.3f,%.3f,%.3f,%.2f,%.3f,%d\n", w.prec,
                      static_cast<long long>(w.batch), w.n, w.ours * 1e6, w.fast * 1e6, w.vendor * 1e6, w.ours_s * 1e6,
                      w.vendor_s * 1e6, w.posv * 1e6, w.cpu * 1e6, copy * 1e-9, gf / w.ours, gf / w.fast, gf / w.vendor,
-                     w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s, w.res_nt, w.res_occ, w.left * 1e6,
+                     w.cpu > 0 ? gf / w.cpu : 0.0, gs / w.ours_s, gs / w.vendor_s, w.choice.nt, w.choice.occ, w.left * 1e6,
                      csv_variants.c_str(), w.ours_s_elem * 1e6, w.posv_fused * 1e6, w.posv_two * 1e6, copy_s * 1e-9,
                      w.launch * 1e6, w.lda);
 }

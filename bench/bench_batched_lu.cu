@@ -189,10 +189,10 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
     Case c{sizeof(T) == 4 ? "s" : "d", n, batch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     c.copy_s = time_median(st, o.warmup, o.repeat, reset);
     c.ours_getrf_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        sb::getrf_batched<T>(n, A, n, nn, piv, n, info, batch, s);
+        sb::device::getrf<T>(n, A, n, nn, piv, n, info, batch, s);
     }, reset);
     c.ours_inv_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        sb::inverse_batched<T>(n, A0, n, nn, C, n, nn, nullptr, n, info, batch, s);
+        sb::device::inverse<T>(n, A0, n, nn, C, n, nn, nullptr, n, info, batch, s);
     });
     if (o.vendor) {
         // Same data: our factors vs cuBLAS's on a sample (pivots equal, largest entry difference).
@@ -200,7 +200,7 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
         std::vector<T> ours(k * nn), theirs(k * nn);
         std::vector<int> p1(k * n), p2(k * n);
         reset(st);
-        sb::getrf_batched<T>(n, A, n, nn, piv, n, info, batch, st);
+        sb::device::getrf<T>(n, A, n, nn, piv, n, info, batch, st);
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(ours.data(), A, k * nn * sizeof(T), cudaMemcpyDeviceToHost, st));
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(p1.data(), piv, k * n * sizeof(int), cudaMemcpyDeviceToHost, st));
         c.cublas_getrf_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
@@ -268,18 +268,18 @@ void report(const Case& c, FILE* csv) {
 }
 
 #ifdef STARFACT_BLU_SWEEP
-namespace k = starfact::batched::kernels;
+namespace k = starfact::batched::gpu;
 
 template <typename T, int N, int THREADS, bool STAGE, int SEARCH, bool LA, int MINB = 0>
 void sweep_one(const Options& o, T* A0, T* A, T* C, int* piv, int* info, size_t bytes, double copy_s, cudaStream_t st) {
     constexpr int NFTB = THREADS / k::seg_lanes(N);
-    const k::BatchRef<T> ra{A, nullptr, N * N, N}, r0{A0, nullptr, N * N, N}, rc{C, nullptr, N * N, N};
+    const k::LuBatch<T> ra{A, nullptr, N * N, N}, r0{A0, nullptr, N * N, N}, rc{C, nullptr, N * N, N};
     auto reset = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, bytes, cudaMemcpyDeviceToDevice, s)); };
     const double tf = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        STARFACT_BENCH_CUDA((k::launch_getrf<T, N, NFTB, STAGE, SEARCH, LA, MINB>(ra, piv, N, info, o.batch, s)));
+        STARFACT_BENCH_CUDA((k::run_getrf<T, N, NFTB, STAGE, SEARCH, LA, MINB>(ra, piv, N, info, o.batch, s)));
     }, reset);
     const double ti = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
-        STARFACT_BENCH_CUDA((k::launch_inverse<T, N, NFTB, STAGE, SEARCH, LA, MINB>(r0, rc, nullptr, N, info, o.batch, s)));
+        STARFACT_BENCH_CUDA((k::run_inverse<T, N, NFTB, STAGE, SEARCH, LA, MINB>(r0, rc, nullptr, N, info, o.batch, s)));
     });
     std::printf("sweep %s n=%2d nftb=%3d threads=%3d stage=%d search=%-6s lookahead=%d minblocks=%2d | getrf %8.3f ms"
                 " %5.1f%% copy | inverse %8.3f ms %5.1f%% copy\n",

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "starfact/batched_cholesky.hpp"
-#include "tests/batched_chol_support.hpp"
+#include "tests/batched_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
-using namespace starfact::test::batched_chol;
+using namespace starfact::test::batched;
 
 namespace {
 
@@ -49,8 +49,8 @@ void check_batched(int n, int64_t nrhs, int64_t batch, int64_t chunk, Mapping ma
     o.mapping = mapping;
     o.chunk = chunk;
     const int64_t failed = nrhs >= 0 ? batched::posv<T>(runtime(), n, nrhs, F.data(), lda, strideA, X.data(), ldb,
-                                                        strideB, batch, info.data(), o)
-                                     : batched::potrf<T>(runtime(), n, F.data(), lda, strideA, batch, info.data(), o);
+                                                        strideB, info.data(), batch, o)
+                                     : batched::potrf<T>(runtime(), n, F.data(), lda, strideA, info.data(), batch, o);
     CHECK(failed == std::count_if(expected.begin(), expected.end(), [](int v) { return v != 0; }));
     const double tol = tolerance<T>(n);
     for (int64_t i = 0; i < batch; ++i) {
@@ -106,27 +106,27 @@ TEMPLATE_TEST_CASE("batched potrf/posv: argument checks name the argument", "[ba
     std::vector<int> info(3);
     auto arg = [](auto&& f) { return thrown_argument(f); };
     Runtime& rt = runtime();
-    CHECK(arg([&] { batched::potrf<T>(rt, 129, A.data(), 129, 129 * 129, 1, info.data()); }) == "n");
-    CHECK(arg([&] { batched::potrf<T>(rt, -2, A.data(), 1, 0, 1, info.data()); }) == "n");
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 7, 64, 1, info.data()); }) == "lda");
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 10, 2, info.data()); }) == "strideA");
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, -1, info.data()); }) == "batch");
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, nullptr, 8, 64, 1, info.data()); }) == "A");
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, nullptr); }) == "info");
+    CHECK(arg([&] { batched::potrf<T>(rt, 129, A.data(), 129, 129 * 129, info.data(), 1); }) == "n");
+    CHECK(arg([&] { batched::potrf<T>(rt, -2, A.data(), 1, 0, info.data(), 1); }) == "n");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 7, 64, info.data(), 1); }) == "lda");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 10, info.data(), 2); }) == "strideA");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, info.data(), -1); }) == "batch");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, nullptr, 8, 64, info.data(), 1); }) == "A");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, nullptr, 1); }) == "info");
     batched::Options bad;
     bad.chunk = -1;
-    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, info.data(), bad); }) == "opts.chunk");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, info.data(), 1, bad); }) == "opts.chunk");
     batched::Options gpu;
     gpu.mapping = Mapping::GpuOnly;
     if (rt.cuda_workers() == 0)
-        CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, 1, info.data(), gpu); }) == "mapping");
-    CHECK(arg([&] { batched::posv<T>(rt, 8, -1, A.data(), 8, 64, B.data(), 8, 8, 1, info.data()); }) == "nrhs");
-    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 7, 8, 1, info.data()); }) == "ldb");
-    CHECK(arg([&] { batched::posv<T>(rt, 8, 2, A.data(), 8, 64, B.data(), 8, 15, 2, info.data()); }) == "strideB");
-    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, nullptr, 8, 8, 1, info.data()); }) == "B");
+        CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, 64, info.data(), 1, gpu); }) == "mapping");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, -1, A.data(), 8, 64, B.data(), 8, 8, info.data(), 1); }) == "nrhs");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 7, 8, info.data(), 1); }) == "ldb");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 2, A.data(), 8, 64, B.data(), 8, 15, info.data(), 2); }) == "strideB");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, nullptr, 8, 8, info.data(), 1); }) == "B");
     // empty problems: nothing to do, n = 0 reports info = 0 for every member
     std::fill(info.begin(), info.end(), 5);
-    CHECK(batched::potrf<T>(rt, 0, A.data(), 1, 0, 3, info.data()) == 0);
+    CHECK(batched::potrf<T>(rt, 0, A.data(), 1, 0, info.data(), 3) == 0);
     CHECK(std::all_of(info.begin(), info.end(), [](int v) { return v == 0; }));
-    CHECK(batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 8, 8, 0, nullptr) == 0);
+    CHECK(batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 8, 8, nullptr, 0) == 0);
 }

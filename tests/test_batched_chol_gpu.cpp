@@ -17,32 +17,16 @@
 
 #include "codelets/cuda/batched_chol/launch.hpp"
 #include "starfact/batched_cholesky.hpp"
-#include "tests/batched_chol_support.hpp"
+#include "tests/batched_support.hpp"
 #include "tests/support.hpp"
+#include "tools/tune/batched_chol/variants.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
-using namespace starfact::test::batched_chol;
+using namespace starfact::test::batched;
 
 namespace {
-
-
-template <typename T>
-struct DeviceBuffer {
-    T* p = nullptr;
-    size_t count = 0;
-    explicit DeviceBuffer(size_t n) : count(n) { REQUIRE(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)) == cudaSuccess); }
-    ~DeviceBuffer() { cudaFree(p); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    void upload(const std::vector<T>& h) { REQUIRE(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess); }
-    std::vector<T> download() const {
-        std::vector<T> h(count);
-        REQUIRE(cudaMemcpy(h.data(), p, count * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-};
 
 enum class Layout { Strided, Array };
 const char* name(Layout l) { return l == Layout::Strided ? "strided" : "array"; }
@@ -124,33 +108,36 @@ void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vec
     CHECK(changed == 0);
 }
 
-/// Which potrf kernel a test runs: the library's tuned choice (nt < 0, the public device API), the
-/// left-looking kernel (nt == 0) or the resident variant (nt, occ, ib, w1), the last two forced through the
-/// internal entry points (gpu::launch_potrf_left / launch_potrf_resident).
+using batched::gpu::Family;
+using batched::gpu::Variant;
+
+/// Which potrf kernel a test runs: the library's tuned choice (the public device API) or a kernel forced
+/// through the internal entry point (gpu::launch_potrf_candidate): the left-looking one or a resident
+/// variant of the tuning space.
 struct Kernel {
-    int nt = -1, occ = 0, ib = 8, w1 = 0;
+    bool library = true;
+    Variant v;
 };
-const Kernel kLibrary{-1, 0}, kLeft{0, 0};
-const Kernel kResident[] = {{64, 256, 8, 0},   {64, 512, 8, 0}, {128, 512, 8, 0}, {256, 512, 8, 0},
-                            {128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1}, {64, 512, 8, 2},
-                            {128, 384, 8, 2},  {256, 512, 8, 2}, {64, 512, 8, 3}, {128, 384, 8, 3},
-                            {256, 512, 8, 3}, {64, 512, 8, 4}, {128, 384, 8, 4}, {256, 512, 8, 4},
-                            {96, 384, 8, 2}, {96, 384, 8, 4}, {96, 576, 8, 5},
-                            {128, 768, 8, 5}, {128, 1024, 8, 5}, {256, 1024, 8, 5}, {64, 1024, 8, 5},
-                            {128, 384, 8, 5}, {160, 480, 8, 5}, {96, 480, 8, 5}, {128, 512, 8, 5}};  // resident_dispatch.cuh: kResidentVariants
-// The variants added in the third session (two panels per step (IB = 16), (A) by one warp (W1)) and
-// the fifth (w1 = 2: the fragment-layout kernel, potrf_frag.cuh; w1 = 3: the same, dynamic (C);
-// w1 = 4: the pipelined variant, the next diagonal block's chain overlapping the panel solve; sixth session,
-// replacing the Schur variant; (96, 384): three warps, sixth session; w1 = 5: the vector-row kernel,
-// potrf_vec.cuh, seventh session).
-const Kernel kResidentNew[] = {{128, 512, 16, 0}, {64, 512, 8, 1}, {128, 512, 8, 1},
-                               {64, 512, 8, 2},   {128, 384, 8, 2}, {256, 512, 8, 2},
-                               {64, 512, 8, 3},   {128, 384, 8, 3}, {256, 512, 8, 3},
-                               {64, 512, 8, 4},   {128, 384, 8, 4}, {256, 512, 8, 4},
-                               {96, 384, 8, 2},   {96, 384, 8, 4},  {96, 576, 8, 5},
-                               {128, 768, 8, 5},  {128, 1024, 8, 5}, {256, 1024, 8, 5},
-                               {64, 1024, 8, 5},  {128, 384, 8, 5},  {160, 480, 8, 5},
-                               {96, 480, 8, 5},   {128, 512, 8, 5}};
+const Kernel kLibrary{true, {}}, kLeft{false, {}};
+std::ostream& operator<<(std::ostream& os, const Kernel& k) {
+    if (k.library) return os << "library";
+    if (k.v.family == Family::LeftLooking) return os << "left-looking";
+    return os << k.v.nt << "/" << k.v.occ << "/" << batched::gpu::inner_block(k.v.family)
+              << batched::gpu::family_tag(k.v.family);
+}
+
+/// Every resident variant of the tuning space (tools/tune/batched_chol/variants.hpp), forced.
+std::vector<Kernel> candidates(bool (*keep)(Family) = nullptr) {
+    std::vector<Kernel> v;
+    for (const Variant& c : batched::gpu::kCandidateVariants)
+        if (!keep || keep(c.family)) v.push_back(Kernel{false, c});
+    return v;
+}
+const std::vector<Kernel> kResident = candidates();
+/// The resident variants other than potrf_resident.cuh's first form (one panel per step, phase (A) by
+/// every row-owning thread): two panels per step (IB = 16), (A) by one warp (W1), the fragment-layout
+/// kernels (static, dynamic, pipelined) and the vector-row kernel.
+const std::vector<Kernel> kResidentNew = candidates([](Family f) { return f != Family::Resident; });
 
 /// Kernel arguments for a batch of A (strided: base + i * stride; array: ptrs), order n, with info.
 template <typename T>
@@ -169,8 +156,7 @@ batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
     const batched::gpu::Args<T> a = factor_args(n, base, stride, ptrs, lda, batch, info);
-    const bool ran = k.nt == 0 ? batched::gpu::launch_potrf_left<T>(a) : batched::gpu::launch_potrf_resident<T>(a, batched::gpu::ResidentConfig{k.nt, k.occ, k.ib, k.w1});
-    REQUIRE(ran);
+    REQUIRE(batched::gpu::launch_potrf_candidate<T>(a, k.v));
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
@@ -178,22 +164,21 @@ template <typename T>
 void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = kLibrary) {
     const uint64_t seed = fresh_seed();
     INFO("potrf n=" << n << " lda=" << lda << " batch=" << batch << " layout=" << name(layout)
-                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel.nt << "/" << kernel.occ << "/" << kernel.ib << batched::gpu::resident_tag(kernel.w1)
-                    << " seed=" << seed);
+                    << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " kernel=" << kernel << " seed=" << seed);
     Batch<T> b = make_batch<T>(n, lda, batch, layout, seed, true);
     DeviceBuffer<T> dA(b.data.size());
     dA.upload(b.data);
     DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
-    REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemset(dinfo.get(), 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
-        if (kernel.nt < 0) batched::device::potrf<T>(n, dA.p, lda, b.stride, batch, dinfo.p);
-        else forced_potrf<T>(kernel, n, dA.p, b.stride, nullptr, lda, batch, dinfo.p);
+        if (kernel.library) batched::device::potrf<T>(n, dA.get(), lda, b.stride, dinfo.get(), batch);
+        else forced_potrf<T>(kernel, n, dA.get(), b.stride, nullptr, lda, batch, dinfo.get());
     } else {
-        const std::vector<T*> hp = member_pointers(b, dA.p);
+        const std::vector<T*> hp = member_pointers(b, dA.get());
         DeviceBuffer<T*> dp(hp.size());
         dp.upload(hp);
-        if (kernel.nt < 0) batched::device::potrf<T>(n, dp.p, lda, batch, dinfo.p);
-        else forced_potrf<T>(kernel, n, nullptr, 0, dp.p, lda, batch, dinfo.p);
+        if (kernel.library) batched::device::potrf<T>(n, dp.get(), lda, dinfo.get(), batch);
+        else forced_potrf<T>(kernel, n, nullptr, 0, dp.get(), lda, batch, dinfo.get());
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -241,33 +226,33 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
     dA.upload(a.data);
     dB.upload(B);
     DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
-    REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemset(dinfo.get(), 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
         if (how == Solve::Posv) {
-            batched::device::posv<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch, dinfo.p);
+            batched::device::posv<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, dinfo.get(), batch);
         } else if (is_posv) {
-            forced_posv<T>(how, n, nrhs, dA.p, a.stride, nullptr, lda, dB.p, strideB, nullptr, ldb, batch, dinfo.p);
+            forced_posv<T>(how, n, nrhs, dA.get(), a.stride, nullptr, lda, dB.get(), strideB, nullptr, ldb, batch, dinfo.get());
         } else {
-            batched::device::potrf<T>(n, dA.p, lda, a.stride, batch, dinfo.p);
-            batched::device::potrs<T>(n, nrhs, dA.p, lda, a.stride, dB.p, ldb, strideB, batch);
+            batched::device::potrf<T>(n, dA.get(), lda, a.stride, dinfo.get(), batch);
+            batched::device::potrs<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, batch);
         }
     } else {
-        const std::vector<T*> pa = member_pointers(a, dA.p);
+        const std::vector<T*> pa = member_pointers(a, dA.get());
         std::vector<T*> pb(static_cast<size_t>(batch));
-        for (int64_t i = 0; i < batch; ++i) pb[i] = dB.p + offB[i];
+        for (int64_t i = 0; i < batch; ++i) pb[i] = dB.get() + offB[i];
         DeviceBuffer<T*> dpa(pa.size()), dpb(pb.size());
         dpa.upload(pa);
         dpb.upload(pb);
         if (how == Solve::Posv) {
-            batched::device::posv<T>(n, nrhs, dpa.p, lda, dpb.p, ldb, batch, dinfo.p);
+            batched::device::posv<T>(n, nrhs, dpa.get(), lda, dpb.get(), ldb, dinfo.get(), batch);
         } else if (is_posv) {
-            forced_posv<T>(how, n, nrhs, nullptr, 0, dpa.p, lda, nullptr, 0, dpb.p, ldb, batch, dinfo.p);
+            forced_posv<T>(how, n, nrhs, nullptr, 0, dpa.get(), lda, nullptr, 0, dpb.get(), ldb, batch, dinfo.get());
         } else {
-            batched::device::potrf<T>(n, dpa.p, lda, batch, dinfo.p);
+            batched::device::potrf<T>(n, dpa.get(), lda, dinfo.get(), batch);
             std::vector<const T*> pc(pa.begin(), pa.end());
             DeviceBuffer<const T*> dpc(pc.size());
             dpc.upload(pc);
-            batched::device::potrs<T>(n, nrhs, dpc.p, lda, dpb.p, ldb, batch);
+            batched::device::potrs<T>(n, nrhs, dpc.get(), lda, dpb.get(), ldb, batch);
         }
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
@@ -321,7 +306,8 @@ TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every re
     }
 }
 
-TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16), one-warp (A) (W1) and fragment layout (w1 = 2, 3, 4) forced: "
+TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16), one-warp (A) (W1), fragment layout "
+                   "(static, dynamic, pipelined) and vector-row forced: "
                    "orders 1..128, both layouts, bad members",
                    "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
@@ -374,14 +360,14 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
         }
         DeviceBuffer<T> dA(A.size());
         DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
-        double by_family[5] = {0, 0, 0, 0, 0};  // library, left-looking, resident (w1 0, 1), fragment layout (w1 2..4), vector-row (w1 5)
+        double by_family[5] = {0, 0, 0, 0, 0};  // library, left-looking, potrf_resident.cuh, fragment layout, vector-row
         for (const Kernel& k : kernels) {
-            INFO("n=" << n << " cond=" << cond << " ell=" << ell << " nugget=" << nugget << " kernel=" << k.nt << "/" << k.occ << "/" << k.ib << "/w1=" << k.w1
+            INFO("n=" << n << " cond=" << cond << " ell=" << ell << " nugget=" << nugget << " kernel=" << k
                       << " seed=" << seed);
             dA.upload(A);
-            REQUIRE(cudaMemset(dinfo.p, 0x7f, batch * sizeof(int)) == cudaSuccess);
-            if (k.nt < 0) batched::device::potrf<T>(n, dA.p, lda, stride, batch, dinfo.p);
-            else forced_potrf<T>(k, n, dA.p, stride, nullptr, lda, batch, dinfo.p);
+            REQUIRE(cudaMemset(dinfo.get(), 0x7f, batch * sizeof(int)) == cudaSuccess);
+            if (k.library) batched::device::potrf<T>(n, dA.get(), lda, stride, dinfo.get(), batch);
+            else forced_potrf<T>(k, n, dA.get(), stride, nullptr, lda, batch, dinfo.get());
             REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
             const std::vector<T> L = dA.download();
             const std::vector<int> info = dinfo.download();
@@ -394,7 +380,14 @@ TEMPLATE_TEST_CASE("batched potrf: ill-conditioned SPD members (Q D Q^T of cond 
             }
             INFO("worst scaled residual " << worst << " (member " << worst_member << (worst_member < 24 ? ", Q D Q^T)" : ", Gaussian kernel)"));
             CHECK(worst < 60.0);
-            double& f = by_family[k.nt < 0 ? 0 : k.nt == 0 ? 1 : k.w1 < 2 ? 2 : k.w1 < 5 ? 3 : 4];
+            const Family fam = k.v.family;
+            const bool resident = fam == Family::Resident || fam == Family::ResidentTwoPanels ||
+                                  fam == Family::ResidentWarpA;
+            double& f = by_family[k.library ? 0
+                                  : fam == Family::LeftLooking ? 1
+                                  : resident                   ? 2
+                                  : fam == Family::VectorRow   ? 4
+                                                               : 3];
             f = std::max(f, worst);
         }
         std::printf("ill-conditioned %s n=%3d: worst scaled residual: library %.3g, left-looking %.3g, "
@@ -413,7 +406,7 @@ TEMPLATE_TEST_CASE("batched potrf, resident kernel: small cases for the sanitize
                 check_potrf<TestType>(n, n + 1, 6, l, k);
                 // The vector-row kernel's bulk copies need no shift when every column starts on 16 bytes
                 // (lda = n here for n = 16, 100, 128, float and double); the other cases shift columns.
-                if (k.w1 == 5) check_potrf<TestType>(n, n, 6, l, k);
+                if (k.v.family == Family::VectorRow) check_potrf<TestType>(n, n, 6, l, k);
             }
 }
 
@@ -428,7 +421,7 @@ TEMPLATE_TEST_CASE("batched posv (library choice, fused and two-pass forced) and
     }
 }
 
-TEMPLATE_TEST_CASE("batched potrs (column blocks staged lazily, fourth session): every order 1..128, both layouts, "
+TEMPLATE_TEST_CASE("batched potrs (column blocks staged lazily): every order 1..128, both layouts, "
                    "nrhs 1 and 2",
                    "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
@@ -479,20 +472,20 @@ TEMPLATE_TEST_CASE("batched device API: argument checks", "[batched][sanitize]",
     DeviceBuffer<T> dA(64 * 64 * 2);
     DeviceBuffer<int> dinfo(2);
     auto arg = [](auto&& f) { return thrown_argument(f); };
-    CHECK(arg([&] { batched::device::potrf<T>(129, dA.p, 129, 129 * 129, 1, dinfo.p); }) == "n");
-    CHECK(arg([&] { batched::device::potrf<T>(-1, dA.p, 1, 1, 1, dinfo.p); }) == "n");
-    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 7, 64, 1, dinfo.p); }) == "lda");
-    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 63, 2, dinfo.p); }) == "strideA");
-    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 64, -1, dinfo.p); }) == "batch");
-    CHECK(arg([&] { batched::device::potrf<T>(8, static_cast<T*>(nullptr), 8, 64, 1, dinfo.p); }) == "A");
-    CHECK(arg([&] { batched::device::potrf<T>(8, dA.p, 8, 64, 1, nullptr); }) == "info");
-    CHECK(arg([&] { batched::device::potrs<T>(8, -1, dA.p, 8, 64, dA.p, 8, 8, 1); }) == "nrhs");
-    CHECK(arg([&] { batched::device::potrs<T>(8, 2, dA.p, 8, 64, dA.p, 8, 15, 2); }) == "strideB");
-    CHECK(arg([&] { batched::device::posv<T>(8, 1, dA.p, 8, 64, dA.p, 4, 64, 1, dinfo.p); }) == "ldb");
+    CHECK(arg([&] { batched::device::potrf<T>(129, dA.get(), 129, 129 * 129, dinfo.get(), 1); }) == "n");
+    CHECK(arg([&] { batched::device::potrf<T>(-1, dA.get(), 1, 1, dinfo.get(), 1); }) == "n");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.get(), 7, 64, dinfo.get(), 1); }) == "lda");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.get(), 8, 63, dinfo.get(), 2); }) == "strideA");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.get(), 8, 64, dinfo.get(), -1); }) == "batch");
+    CHECK(arg([&] { batched::device::potrf<T>(8, static_cast<T*>(nullptr), 8, 64, dinfo.get(), 1); }) == "A");
+    CHECK(arg([&] { batched::device::potrf<T>(8, dA.get(), 8, 64, nullptr, 1); }) == "info");
+    CHECK(arg([&] { batched::device::potrs<T>(8, -1, dA.get(), 8, 64, dA.get(), 8, 8, 1); }) == "nrhs");
+    CHECK(arg([&] { batched::device::potrs<T>(8, 2, dA.get(), 8, 64, dA.get(), 8, 15, 2); }) == "strideB");
+    CHECK(arg([&] { batched::device::posv<T>(8, 1, dA.get(), 8, 64, dA.get(), 4, 64, dinfo.get(), 1); }) == "ldb");
     // empty problems are no-ops (n = 0 reports info = 0)
-    REQUIRE(cudaMemset(dinfo.p, 0x7f, 2 * sizeof(int)) == cudaSuccess);
-    batched::device::potrf<T>(0, dA.p, 1, 0, 2, dinfo.p);
-    batched::device::potrf<T>(8, dA.p, 8, 64, 0, dinfo.p);
+    REQUIRE(cudaMemset(dinfo.get(), 0x7f, 2 * sizeof(int)) == cudaSuccess);
+    batched::device::potrf<T>(0, dA.get(), 1, 0, dinfo.get(), 2);
+    batched::device::potrf<T>(8, dA.get(), 8, 64, dinfo.get(), 0);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     const std::vector<int> info = dinfo.download();
     CHECK(info[0] == 0);
@@ -522,7 +515,7 @@ TEMPLATE_TEST_CASE("batched posv through StarPU chunks on the GPU (gpu-only and 
             o.mapping = m;
             o.chunk = 250;
             const int64_t failed =
-                batched::posv<T>(runtime(), n, nrhs, F.data(), n, a.stride, X.data(), n, strideB, batch, info.data(), o);
+                batched::posv<T>(runtime(), n, nrhs, F.data(), n, a.stride, X.data(), n, strideB, info.data(), batch, o);
             CHECK(runtime().pending_tasks() == 0);
             const Runtime::Paused paused(runtime());  // host-side checks
             CHECK(failed == 2);

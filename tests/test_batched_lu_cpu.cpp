@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "starfact/batched_lu.hpp"
+#include "tests/batched_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
+using starfact::test::batched::thrown_argument;
 
 namespace {
 
@@ -44,11 +46,12 @@ void check(int n, int batch, int64_t chunk) {
     const std::vector<T> A0 = make_batch<T>(n, batch, seed);
     std::vector<T> A = A0, X = A0, R = A0;
     std::vector<int> piv(size_t(n) * batch), info(batch, -1), xinfo(batch, -1), rpiv(size_t(n) * batch), rinfo(batch);
-    batched::BatchOptions o;
+    batched::Options o;
     o.mapping = Mapping::CpuOnly;
     o.chunk = chunk;
-    batched::getrf<T>(runtime(), n, A.data(), piv.data(), info.data(), batch, o);
-    batched::inverse<T>(runtime(), n, X.data(), xinfo.data(), batch, o);
+    const int64_t nn = int64_t(n) * n;
+    batched::getrf<T>(runtime(), n, A.data(), n, nn, piv.data(), n, info.data(), batch, o);
+    batched::inverse<T>(runtime(), n, X.data(), n, nn, xinfo.data(), batch, o);
     int singular = 0;
     for (int b = 0; b < batch; ++b) {
         rinfo[b] = ref_getrf(n, R.data() + size_t(b) * n * n, rpiv.data() + size_t(b) * n);
@@ -98,24 +101,18 @@ TEMPLATE_TEST_CASE("StarPU batched getrf / inverse on CPU workers equal a LAPACK
 TEST_CASE("StarPU batched entry points reject bad arguments, naming them", "[cpu][batched_lu][errors]") {
     std::vector<double> A(64);
     std::vector<int> piv(8), info(1);
-    auto arg = [](auto f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.argument();
-        }
-        return "(nothing thrown)";
-    };
-    batched::BatchOptions cpu;
+    auto arg = [](auto f) { return thrown_argument(f); };
+    Runtime& rt = runtime();
+    batched::Options cpu;
     cpu.mapping = Mapping::CpuOnly;
-    CHECK(arg([&] { batched::getrf<double>(runtime(), 33, A.data(), piv.data(), info.data(), 1, cpu); }) == "n");
-    CHECK(arg([&] { batched::getrf<double>(runtime(), 8, A.data(), piv.data(), info.data(), -1, cpu); }) == "batch");
-    CHECK(arg([&] { batched::getrf<double>(runtime(), 8, A.data(), nullptr, info.data(), 1, cpu); }) == "ipiv");
-    CHECK(arg([&] { batched::inverse<double>(runtime(), 8, A.data(), nullptr, 1, cpu); }) == "info");
-    batched::BatchOptions bad = cpu;
+    CHECK(arg([&] { batched::getrf<double>(rt, 33, A.data(), 33, 33 * 33, piv.data(), 33, info.data(), 1, cpu); }) == "n");
+    CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, piv.data(), 8, info.data(), -1, cpu); }) == "batch");
+    CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, nullptr, 8, info.data(), 1, cpu); }) == "ipiv");
+    CHECK(arg([&] { batched::inverse<double>(rt, 8, A.data(), 8, 64, nullptr, 1, cpu); }) == "info");
+    batched::Options bad = cpu;
     bad.chunk = -2;
-    CHECK(arg([&] { batched::inverse<double>(runtime(), 8, A.data(), info.data(), 1, bad); }) == "opts.chunk");
-    batched::BatchOptions gpu;
+    CHECK(arg([&] { batched::inverse<double>(rt, 8, A.data(), 8, 64, info.data(), 1, bad); }) == "opts.chunk");
+    batched::Options gpu;
     gpu.mapping = Mapping::GpuOnly;  // this runtime has no CUDA worker
-    CHECK(arg([&] { batched::getrf<double>(runtime(), 8, A.data(), piv.data(), info.data(), 1, gpu); }) == "mapping");
+    CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, piv.data(), 8, info.data(), 1, gpu); }) == "mapping");
 }

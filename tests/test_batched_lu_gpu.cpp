@@ -14,37 +14,16 @@
 #include <vector>
 
 #include "starfact/batched_lu.hpp"
+#include "tests/batched_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
+using starfact::test::batched::DeviceBuffer;
+using starfact::test::batched::thrown_argument;
 
 namespace {
-
-template <typename T>
-class Dev {  // device buffer
-public:
-    explicit Dev(size_t n) : n_(n) { REQUIRE(cudaMalloc(&p_, std::max<size_t>(n, 1) * sizeof(T)) == cudaSuccess); }
-    explicit Dev(const std::vector<T>& h) : Dev(h.size()) { upload(h); }
-    ~Dev() { cudaFree(p_); }
-    Dev(const Dev&) = delete;
-    Dev& operator=(const Dev&) = delete;
-    void upload(const std::vector<T>& h) {
-        REQUIRE(cudaMemcpy(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-    }
-    std::vector<T> download() const {
-        std::vector<T> h(n_);
-        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-        REQUIRE(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        return h;
-    }
-    T* get() const { return p_; }
-
-private:
-    T* p_ = nullptr;
-    size_t n_;
-};
 
 inline int lapack_getrf(int n, float* A, int lda, int* ipiv) {
     return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
@@ -259,16 +238,16 @@ void check_getrf(Kind kind, int n, int lda, int batch, bool pointer_array) {
                   << " seed=" << seed);
     const std::vector<T> A0 = make_batch<T>(kind, n, lda, batch, seed, &ooo);
     const int64_t stride = int64_t(lda) * n;
-    Dev<T> dA(A0);
-    Dev<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
+    DeviceBuffer<T> dA(A0);
+    DeviceBuffer<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
     if (pointer_array) {
         std::vector<T*> ptrs(batch);
         for (int b = 0; b < batch; ++b) ptrs[b] = dA.get() + b * stride;
-        Dev<T*> dptrs(ptrs);
-        batched::getrf_batched<T>(n, dptrs.get(), lda, dpiv.get(), n, dinfo.get(), batch);
+        DeviceBuffer<T*> dptrs(ptrs);
+        batched::device::getrf<T>(n, dptrs.get(), lda, dpiv.get(), n, dinfo.get(), batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::getrf_batched<T>(n, dA.get(), lda, stride, dpiv.get(), n, dinfo.get(), batch);
+        batched::device::getrf<T>(n, dA.get(), lda, stride, dpiv.get(), n, dinfo.get(), batch);
     }
     const std::vector<T> F = dA.download();
     const std::vector<int> piv = dpiv.download(), info = dinfo.download();
@@ -319,11 +298,11 @@ void check_inverse(Kind kind, int n, int batch, bool pointer_array, bool in_plac
     const std::vector<T> A0 = make_batch<T>(kind, n, in_place ? ldc : lda, batch, seed);
     const int la = in_place ? ldc : lda;
     const int64_t sa = int64_t(la) * n, sc = int64_t(ldc) * n;
-    Dev<T> dA(A0);
-    Dev<T> dC(size_t(sc) * batch);
+    DeviceBuffer<T> dA(A0);
+    DeviceBuffer<T> dC(size_t(sc) * batch);
     REQUIRE(cudaMemset(dC.get(), 0xff, size_t(sc) * batch * sizeof(T)) == cudaSuccess);  // NaN sentinel
     T* C = in_place ? dA.get() : dC.get();
-    Dev<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
+    DeviceBuffer<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
     if (pointer_array) {
         std::vector<const T*> pa(batch);
         std::vector<T*> pc(batch);
@@ -331,12 +310,12 @@ void check_inverse(Kind kind, int n, int batch, bool pointer_array, bool in_plac
             pa[b] = dA.get() + b * sa;
             pc[b] = C + b * sc;
         }
-        Dev<const T*> dpa(pa);
-        Dev<T*> dpc(pc);
-        batched::inverse_batched<T>(n, dpa.get(), la, dpc.get(), ldc, dpiv.get(), n, dinfo.get(), batch);
+        DeviceBuffer<const T*> dpa(pa);
+        DeviceBuffer<T*> dpc(pc);
+        batched::device::inverse<T>(n, dpa.get(), la, dpc.get(), ldc, dpiv.get(), n, dinfo.get(), batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::inverse_batched<T>(n, dA.get(), la, sa, C, ldc, sc, dpiv.get(), n, dinfo.get(), batch);
+        batched::device::inverse<T>(n, dA.get(), la, sa, C, ldc, sc, dpiv.get(), n, dinfo.get(), batch);
     }
     const std::vector<T> X = in_place ? dA.download() : dC.download();
     const std::vector<int> piv = dpiv.download(), info = dinfo.download();
@@ -381,9 +360,9 @@ void check_solve(int n, int nrhs, int batch, bool pointer_array) {
     std::uniform_real_distribution<double> u(-1, 1);
     for (auto& x : B0) x = T(u(g));
     const int64_t sa = int64_t(lda) * n, sb = int64_t(ldb) * std::max(nrhs, 1), sc = int64_t(n) * n;
-    Dev<T> dA(A0), dB(B0), dC(size_t(sc) * batch);
-    Dev<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
-    batched::getrf_batched<T>(n, dA.get(), lda, sa, dpiv.get(), n, dinfo.get(), batch);
+    DeviceBuffer<T> dA(A0), dB(B0), dC(size_t(sc) * batch);
+    DeviceBuffer<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
+    batched::device::getrf<T>(n, dA.get(), lda, sa, dpiv.get(), n, dinfo.get(), batch);
     if (pointer_array) {
         std::vector<const T*> pa(batch);
         std::vector<T*> pb(batch), pc(batch);
@@ -392,14 +371,14 @@ void check_solve(int n, int nrhs, int batch, bool pointer_array) {
             pb[b] = dB.get() + b * sb;
             pc[b] = dC.get() + b * sc;
         }
-        Dev<const T*> dpa(pa);
-        Dev<T*> dpb(pb), dpc(pc);
-        batched::getrs_batched<T>(n, nrhs, dpa.get(), lda, dpiv.get(), n, dpb.get(), ldb, batch);
-        batched::getri_batched<T>(n, dpa.get(), lda, dpiv.get(), n, dpc.get(), n, batch);
+        DeviceBuffer<const T*> dpa(pa);
+        DeviceBuffer<T*> dpb(pb), dpc(pc);
+        batched::device::getrs<T>(n, nrhs, dpa.get(), lda, dpiv.get(), n, dpb.get(), ldb, batch);
+        batched::device::getri<T>(n, dpa.get(), lda, dpiv.get(), n, dpc.get(), n, batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::getrs_batched<T>(n, nrhs, dA.get(), lda, sa, dpiv.get(), n, dB.get(), ldb, sb, batch);
-        batched::getri_batched<T>(n, dA.get(), lda, sa, dpiv.get(), n, dC.get(), n, sc, batch);
+        batched::device::getrs<T>(n, nrhs, dA.get(), lda, sa, dpiv.get(), n, dB.get(), ldb, sb, batch);
+        batched::device::getri<T>(n, dA.get(), lda, sa, dpiv.get(), n, dC.get(), n, sc, batch);
     }
     const std::vector<T> X = dB.download(), C = dC.download();
     const std::vector<int> info = dinfo.download();
@@ -499,11 +478,11 @@ TEMPLATE_TEST_CASE("StarPU batched getrf / inverse on host arrays (gpu-only and 
             const std::vector<TestType> A0 = make_batch<TestType>(Kind::Singular, n, n, batch, seed + n);
             std::vector<TestType> A = A0, X = A0;
             std::vector<int> piv(size_t(n) * batch), info(batch), xinfo(batch);
-            batched::BatchOptions o;
+            batched::Options o;
             o.mapping = m;
             o.chunk = 611;
-            batched::getrf<TestType>(runtime(), n, A.data(), piv.data(), info.data(), batch, o);
-            batched::inverse<TestType>(runtime(), n, X.data(), xinfo.data(), batch, o);
+            batched::getrf<TestType>(runtime(), n, A.data(), n, int64_t(n) * n, piv.data(), n, info.data(), batch, o);
+            batched::inverse<TestType>(runtime(), n, X.data(), n, int64_t(n) * n, xinfo.data(), batch, o);
             Compare<TestType> c;
             double worst = 0;
             int bad_info = 0;
@@ -525,31 +504,25 @@ TEMPLATE_TEST_CASE("StarPU batched getrf / inverse on host arrays (gpu-only and 
 }
 
 TEST_CASE("batched kernels reject bad arguments, naming them", "[gpu][errors]") {
-    Dev<double> dA(64 * 64);
-    Dev<int> dpiv(64), dinfo(2);
-    auto arg = [](auto f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.argument();
-        }
-        return "(nothing thrown)";
-    };
-    CHECK(arg([&] { batched::getrf_batched<double>(33, dA.get(), 33, 33 * 33, dpiv.get(), 33, dinfo.get(), 1); }) == "n");
-    CHECK(arg([&] { batched::getrf_batched<double>(8, dA.get(), 7, 64, dpiv.get(), 8, dinfo.get(), 1); }) == "lda");
-    CHECK(arg([&] { batched::getrf_batched<double>(8, dA.get(), 8, 63, dpiv.get(), 8, dinfo.get(), 1); }) == "strideA");
-    CHECK(arg([&] { batched::getrf_batched<double>(8, dA.get(), 8, 64, dpiv.get(), 7, dinfo.get(), 1); }) ==
+    DeviceBuffer<double> dA(64 * 64);
+    DeviceBuffer<int> dpiv(64), dinfo(2);
+    auto arg = [](auto f) { return thrown_argument(f); };
+    CHECK(arg([&] { batched::device::getrf<double>(33, dA.get(), 33, 33 * 33, dpiv.get(), 33, dinfo.get(), 1); }) ==
+          "n");
+    CHECK(arg([&] { batched::device::getrf<double>(8, dA.get(), 7, 64, dpiv.get(), 8, dinfo.get(), 1); }) == "lda");
+    CHECK(arg([&] { batched::device::getrf<double>(8, dA.get(), 8, 63, dpiv.get(), 8, dinfo.get(), 1); }) == "strideA");
+    CHECK(arg([&] { batched::device::getrf<double>(8, dA.get(), 8, 64, dpiv.get(), 7, dinfo.get(), 1); }) ==
           "stride_piv");
-    CHECK(arg([&] { batched::getrf_batched<double>(8, dA.get(), 8, 64, dpiv.get(), 8, dinfo.get(), -1); }) == "batch");
-    CHECK(arg([&] { batched::getrf_batched<double>(8, dA.get(), 8, 64, nullptr, 8, dinfo.get(), 1); }) == "ipiv");
-    CHECK(arg([&] { batched::getrs_batched<double>(8, -1, dA.get(), 8, 64, dpiv.get(), 8, dA.get(), 8, 64, 1); }) ==
+    CHECK(arg([&] { batched::device::getrf<double>(8, dA.get(), 8, 64, dpiv.get(), 8, dinfo.get(), -1); }) == "batch");
+    CHECK(arg([&] { batched::device::getrf<double>(8, dA.get(), 8, 64, nullptr, 8, dinfo.get(), 1); }) == "ipiv");
+    CHECK(arg([&] { batched::device::getrs<double>(8, -1, dA.get(), 8, 64, dpiv.get(), 8, dA.get(), 8, 64, 1); }) ==
           "nrhs");
-    CHECK(arg([&] { batched::getri_batched<double>(8, dA.get(), 8, 64, dpiv.get(), 8, dA.get(), 8, 64, 1); }) == "C");
+    CHECK(arg([&] { batched::device::getri<double>(8, dA.get(), 8, 64, dpiv.get(), 8, dA.get(), 8, 64, 1); }) == "C");
     CHECK(arg([&] {
-              batched::inverse_batched<double>(8, dA.get(), 8, 64, dA.get(), 9, 72, nullptr, 8, dinfo.get(), 1);
+              batched::device::inverse<double>(8, dA.get(), 8, 64, dA.get(), 9, 72, nullptr, 8, dinfo.get(), 1);
           }) == "C");
-    CHECK(arg([&] { batched::inverse_batched<double>(8, dA.get(), 8, 64, dA.get(), 8, 64, nullptr, 8, nullptr, 1); }) ==
+    CHECK(arg([&] { batched::device::inverse<double>(8, dA.get(), 8, 64, dA.get(), 8, 64, nullptr, 8, nullptr, 1); }) ==
           "info");
     // n == 0 and batch == 0 are quick returns.
-    CHECK(arg([&] { batched::getrf_batched<double>(0, nullptr, 1, 0, nullptr, 0, nullptr, 5); }) == "(nothing thrown)");
+    CHECK(arg([&] { batched::device::getrf<double>(0, nullptr, 1, 0, nullptr, 0, nullptr, 5); }) == "(nothing thrown)");
 }

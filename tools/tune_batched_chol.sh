@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Autotuning sweep for the batched Cholesky kernels (codelets/cuda/batched_chol/).
+# Autotuning of the batched Cholesky kernels (codelets/cuda/batched_chol/; the sweep drivers are in
+# tools/tune/batched_chol/, docs/batched_cholesky.md "Retuning" walks through a whole round).
 #
-#   Here (regenerates the candidate lists, then builds the sweep binary; no GPU needed):
+#   Here (regenerates the left-looking kernel's candidate lists, then builds the sweep binary; no GPU):
 #       tools/tune_batched_chol.sh candidates                 (the whole space)
 #       tools/tune_batched_chol.sh candidates CSV TOP MIN_N   (focused: for orders >= MIN_N, the TOP
 #                                                             fastest (d, NT, MPB) of an earlier sweep's
@@ -13,40 +14,39 @@
 #   On the GPU (writes one CSV line per timed configuration):
 #       tools/tune_batched_chol.sh run [CSV] [panel|resident]   (default $OUT/tune_batched_chol.csv, panel)
 #         panel:    the left-looking kernel's candidate lists (candidates_*.cu)
-#         resident: the resident kernel's variants at n = 40, 48, ..., 128 beside the tuned left-looking
-#                   kernel at its compiled orders (tune/tune_resident.cu)
-#   Here again (best configuration per order and precision -> the table the library compiles in):
+#         resident: every resident variant (tools/tune/batched_chol/variants.hpp) at n = 40, 48, ..., 128
+#                   beside the tuned left-looking kernel at its compiled orders (resident.cu)
+#       The per-order kernel choice wants every kernel forced at every order, for both column alignments:
+#           bench_batched_chol --sizes $(seq -s, 33 128) --batches 10000 --no-cpu --csv A.csv
+#           bench_batched_chol --sizes $(seq -s, 33 128) --batches 10000 --no-cpu --lda-align16 --csv B.csv
+#   Here again (best configuration per order and precision -> codelets/cuda/batched_chol/tuning.hpp):
 #       tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV[,CSV2,...]]
 #       (TABLE_SKIP_KINDS=residentpipe,...: resident kinds the table must not pick)
-#       Per-order sweep for RESIDENT-CSV (ninth session; every kernel forced at every order, both layouts
-#       of the columns):  bench_batched_chol --sizes $(seq -s, 33 128) --batches 10000 --no-cpu --csv A.csv
-#                         bench_batched_chol ... --lda-align16 --csv B.csv
 #   Plot (needs matplotlib; Debian's /usr/bin/python3 has it): GFLOP/s vs n per precision from a bench
-#   CSV (bench_batched_chol --csv) and a resident sweep CSV:
-#       tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png
-#   (several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only;
-#   RESIDENT-CSV (resident sweeps, or bench CSVs with every variant forced): an order measured itself picks
-#   the fastest kernel there, for the aligned table with 16-byte-aligned columns (lda = n or --lda-align16),
-#   for the unaligned table with lda = n not aligned; other orders run the resident kernel when its fastest
-#   variant at 8 ceil(n/8) beat the left-looking kernel at n's compiled order).
+#   CSV (bench_batched_chol --csv, or docs/data/batched_chol_h100.csv), optionally with a resident sweep CSV:
+#       tools/tune_batched_chol.sh plot BENCH-CSV OUT.png [RESIDENT-CSV]
 #
-# The sweep (codelets/cuda/batched_chol/tune/) times potrf_batched on a batch of 10,000 matrices
-# for every compiled order N (ranges.hpp kSizes: 4, 8, .., 32, 33, 34, 36, 38, .., 48, 52, 56, 64, 80, .., 128)
-# over the space
+# Several CSVs: an order and precision swept in a later CSV takes its rows from that CSV only.
+# RESIDENT-CSV (resident sweeps, or bench CSVs with every variant forced): an order measured itself picks
+# the fastest kernel there, for the aligned table with 16-byte-aligned columns (lda = n or --lda-align16),
+# for the unaligned table with lda = n not aligned; other orders run the resident kernel when its fastest
+# variant at 8 ceil(n/8) beat the left-looking kernel at n's compiled order.
+#
+# The left-looking sweep times potrf_batched on a batch of 10,000 matrices for every compiled order N
+# (ranges.hpp kSizes, which this script reads) over the space
 #   NB = ceil(N/d), d in {1, 2, 3, 4, 6, 8} (NB >= 4, distinct);
-#   NT (threads per matrix) in {P/8, P/4, P/2, P} with P the power of two >= N, 4 <= NT <= 128
-#   (P/8 since the eighth session: NT = 8 was best at N = 32, and N = 36 has P = 64);
+#   NT (threads per matrix) in {P/8, P/4, P/2, P} with P the power of two >= N, 4 <= NT <= 128;
 #   threads per block NT*MPB = 64 (NT <= 64) or 128 (NT = 128);
 #   OCC (resident threads per SM asked of the register allocator) in {256, 512}
 # skipping configurations whose register panel (ceil(N/NT) * NB words) exceeds 64 registers.
-# CSV columns: prec,n,d,nb,nt,mpb,occ,us,ok (rows of the first sweep, without occ, mean occ = 256).
+# CSV columns: prec,n,d,nb,nt,mpb,occ,us,ok (rows without occ mean occ = 256).
 # `table` gives every order the best (d, NT, MPB) measured at the nearest swept order (NB = ceil(n/d),
-# d raised if the register panel would not fit) and writes codelets/cuda/batched_chol/tuned_table.hpp;
-# the library uses the entries of the compiled orders. A compiled order that is not a multiple of 4 (33,
-# 34, 38, ..: potrf only) whose best time is not below the next compiled order's gets {0, 0, 0, 0}: that
-# precision skips it (ranges.hpp padded_order<T>; tenth session: float 42, double 46).
+# d raised if the register panel would not fit); the library uses the entries of the compiled orders. A
+# compiled order that is not a multiple of 4 (potrf only) whose best time is not below the next compiled
+# order's gets {0, 0, 0, 0}: that precision skips it (ranges.hpp padded_order<T>).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+tune=$root/tools/tune/batched_chol
 # The compiled orders (ranges.hpp kSizes, the one list of them), for the candidate lists and the table.
 COMPILED_ORDERS=$(sed -n 's/^constexpr int kSizes\[\] = {\(.*\)};.*/\1/p' "$root/codelets/cuda/batched_chol/ranges.hpp" | tr -d ' ')
 [ -n "$COMPILED_ORDERS" ] || { echo "tune_batched_chol.sh: no kSizes list in ranges.hpp" >&2; exit 1; }
@@ -54,7 +54,7 @@ export COMPILED_ORDERS
 cmd=${1:-}
 case $cmd in
 candidates)
-    /usr/bin/env python3 - "$root/codelets/cuda/batched_chol/tune" "${2:-}" "${3:-4}" "${4:-1}" <<'PY'
+    /usr/bin/env python3 - "$tune" "${2:-}" "${3:-4}" "${4:-1}" <<'PY'
 import csv, math, os, sys
 out, src, top, min_n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 orders_env = os.environ.get('ORDERS', '')  # ORDERS=36,44: these compiled orders only
@@ -110,7 +110,7 @@ for prec, T, word in (('s', 'float', 1), ('d', 'double', 2)):
         wanted = prec in precs_env.split(',')
         what = f'orders {sel[0]}..{sel[-1]}' + (f' (ORDERS={",".join(map(str, sorted(only)))} only)' if only else '')
         lines = [f'// GENERATED by tools/tune_batched_chol.sh candidates: the sweep space for {T}, {what}.',
-                 '#include "codelets/cuda/batched_chol/tune/tune_common.cuh"', '',
+                 '#include "tools/tune/batched_chol/common.cuh"', '',
                  'namespace starfact::batched::tune {', '', f'void sweep_{prec}{part}() {{']
         for N in sel:
             for d, nb, nt, mpb, occ in (candidates(N, word, prec) if wanted else []):
@@ -127,11 +127,12 @@ run)
     "$bin" "${3:-panel}" > "$csv"
     echo "sweep: $(wc -l < "$csv") lines in $csv" >&2 ;;
 table)
-    csv=${2:?usage: tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME]}
+    csv=${2:?usage: tools/tune_batched_chol.sh table CSV[,CSV2,...] [DEVICE-NAME] [RESIDENT-CSV[,CSV2,...]]}
     device=${3:-H100}
-    /usr/bin/env python3 - "$csv" "$device" "$root/codelets/cuda/batched_chol/tuned_table.hpp" "${4:-}" <<'PY'
-import csv, math, os, sys
-src, device, out, rsrc = sys.argv[1:5]
+    /usr/bin/env python3 - "$csv" "$device" "$root/codelets/cuda/batched_chol/tuning.hpp" "${4:-}" \
+        "$tune/variants.hpp" <<'PY'
+import csv, math, os, re, sys, textwrap
+src, device, out, rsrc, variants_hpp = sys.argv[1:6]
 best = {}  # (prec, n) -> (us, d, nt, mpb, occ)
 for path in src.split(','):
     mine = {}
@@ -140,7 +141,7 @@ for path in src.split(','):
             continue
         if len(row) >= 9:
             prec, n, d, nb, nt, mpb, occ, us, ok = row[:9]
-        else:  # first sweep: no occ column
+        else:  # sweeps without the occ column
             prec, n, d, nb, nt, mpb, us, ok = row[:8]
             occ = 256
         if ok.strip() == '0':
@@ -179,28 +180,30 @@ def table(prec):
     return rows
 
 SIZES = [int(x) for x in os.environ['COMPILED_ORDERS'].split(',')]  # ranges.hpp kSizes
-res, left = {}, {}  # (prec, n) -> (us, nt, occ, ib, w1) best resident variant; (prec, N) -> us of the left-looking kernel
+# Kernel kinds (CSV names) and the Family enumerators of variants.hpp that they name.
+FAMILY = {'resident': 'Resident', 'resident16': 'ResidentTwoPanels', 'residentw1': 'ResidentWarpA',
+          'residentfrag': 'Fragment', 'residentdyn': 'FragmentDynamic', 'residentpipe': 'FragmentPipelined',
+          'residentvec': 'VectorRow'}
+KIND = {f: k for k, f in FAMILY.items()}
+# Equal times: the kind earlier in this list wins (with NT, then OCC, compared before it).
+TIE_ORDER = ['resident', 'residentw1', 'residentfrag', 'residentdyn', 'residentpipe', 'residentvec', 'resident16']
+# The candidate variants (tools/tune/batched_chol/variants.hpp, kCandidateVariants) in their order: the order of a
+# bench CSV's resident_variants_us column (bench_batched_chol --csv), which can stand for the resident sweep.
+VARIANTS = [(KIND[f], int(nt), int(occ)) for f, nt, occ in
+            re.findall(r'\{Family::(\w+), (\d+), (\d+)\}', open(variants_hpp).read().split('kCandidateVariants')[1])]
+if not VARIANTS:
+    sys.exit('no kCandidateVariants in ' + variants_hpp)
+res, left = {}, {}  # (prec, n) -> (us, nt, occ, rank, kind) best resident variant; (prec, N) -> us of the left-looking kernel
 res_unal = {}  # the same without the kinds of UNALIGNED_SKIP[prec], for batches that are not 16-byte aligned
 # Batches whose columns are not 16-byte aligned (launch.hpp: columns_aligned16): a bench CSV's rows at an order
 # n with n * sizeof(T) not a multiple of 16 (lda = n) are such measurements; the unaligned table takes group
 # r = 8 ceil(n / 8) from the largest such n measured in it (meas_unal, left_unal), else from the aligned rows
 # without the kinds of UNALIGNED_SKIP (the vector-row kernel shifts unaligned columns in shared memory after
-# its bulk copies: at double n = 65 it lost to the pipelined fragment kernel, 335 vs 295 us, bench_e5).
+# its bulk copies: at double n = 65 it lost to the pipelined fragment kernel, 335 vs 295 us).
 UNALIGNED_SKIP = {'d': {'residentvec'}, 's': set()}
 meas_unal, left_unal, unal_n = {}, {}, {}  # (prec, r) -> best variant / left-looking us / the n measured
 def unaligned_order(prec, n):
     return n % (4 if prec == 's' else 2) != 0
-# kResidentVariants of resident_dispatch.cuh, in order (nt, occ, ib, w1): a bench CSV (bench_batched_chol
-# --csv, column resident_variants_us) can stand for the resident sweep (kernel at n, left-looking at n).
-VARIANTS = [(64, 256, 8, 0), (64, 512, 8, 0), (128, 512, 8, 0), (256, 512, 8, 0), (128, 512, 16, 0),
-            (64, 512, 8, 1), (128, 512, 8, 1), (64, 512, 8, 2), (128, 384, 8, 2), (256, 512, 8, 2),
-            (64, 512, 8, 3), (128, 384, 8, 3), (256, 512, 8, 3),
-            (64, 512, 8, 4), (128, 384, 8, 4), (256, 512, 8, 4), (96, 384, 8, 2), (96, 384, 8, 4),
-            (96, 576, 8, 5), (128, 768, 8, 5), (128, 1024, 8, 5), (256, 1024, 8, 5), (64, 1024, 8, 5),
-            (128, 384, 8, 5), (160, 480, 8, 5), (96, 480, 8, 5), (128, 512, 8, 5)]
-# w1 -> kind (launch.hpp: resident_kind); IB 16 is 'resident16'
-KINDS = {0: 'resident', 1: 'residentw1', 2: 'residentfrag', 3: 'residentdyn', 4: 'residentpipe', 5: 'residentvec'}
-W1 = {k: w for w, k in KINDS.items()}
 def resident_source(path):
     rows = list(csv.reader(open(path)))
     if rows and 'resident_variants_us' in rows[0]:
@@ -209,10 +212,9 @@ def resident_source(path):
             d = dict(zip(h, r))
             if d['batch'] != '10000':
                 continue
-            lda = d.get('lda') or d['n']  # bench CSVs before the ninth session: lda = n
+            lda = d.get('lda') or d['n']  # bench CSVs without the lda column: lda = n
             yield [d['prec'], d['n'], 'left', '0', '0', d['left_us'], '1', lda]
-            for (nt, occ, ib, w1), us in zip(VARIANTS, d['resident_variants_us'].split(';')):
-                kind = 'resident16' if ib == 16 else KINDS[w1]
+            for (kind, nt, occ), us in zip(VARIANTS, d['resident_variants_us'].split(';')):
                 yield [d['prec'], d['n'], kind, str(nt), str(occ), us, '1', lda]
     else:
         for r in rows:
@@ -221,10 +223,10 @@ skip_kinds = set(os.environ.get('TABLE_SKIP_KINDS', '').split(','))  # resident 
 def keep_min(d, key, v):
     if key not in d or v < d[key]:
         d[key] = v
-# Ninth session: measurements at the order itself. A bench CSV row at order n with leading dimension lda
-# decides n's entry of the aligned table (lda a multiple of 16 bytes: bench --lda-align16, or lda = n when
-# n * sizeof(T) is one) or of the unaligned table (lda = n otherwise): the fastest of the left-looking kernel
-# and every resident variant measured there. Orders without such a row keep the group rules below.
+# Measurements at the order itself. A bench CSV row at order n with leading dimension lda decides n's entry of
+# the aligned table (lda a multiple of 16 bytes: bench --lda-align16, or lda = n when n * sizeof(T) is one) or of
+# the unaligned table (lda = n otherwise): the fastest of the left-looking kernel and every resident variant
+# measured there. Orders without such a row keep the group rules below.
 exact, exact_left = {}, {}  # (prec, n, aligned) -> best resident variant / left-looking us, measured at n
 # Several resident CSVs: each key (an order and layout, a group) takes its values from the last CSV that has
 # it, so a later sweep of a changed kernel replaces the earlier sweeps' measurements instead of mixing with them.
@@ -235,10 +237,10 @@ def read_resident(path):
             continue
         prec, n, kernel, nt, occ, us, lda = row[0], int(row[1]), row[2], int(row[3]), int(row[4]), float(row[5]), int(row[7])
         if kernel == 'residentschur':
-            continue  # fifth session's w1 = 4 (older CSVs): its update through inv(A11) is not backward stable (docs)
+            continue  # the Schur variant of older CSVs: its update through inv(A11) is not backward stable
         if us != us or (kernel != 'left' and kernel in skip_kinds):
             continue  # not timed (NaN), or left out on request (TABLE_SKIP_KINDS=residentpipe,...)
-        v = (us, nt, occ, 16 if kernel == 'resident16' else 8, W1.get(kernel, 0))  # resident (IB 8), resident16 (IB 16), ...
+        v = (us, nt, occ, TIE_ORDER.index(kernel) if kernel != 'left' else -1, kernel)
         key = (prec, n, lda % (4 if prec == 's' else 2) == 0)
         if kernel == 'left':
             d['exact_left'][key] = us
@@ -276,46 +278,56 @@ if rsrc:
             left_unal.pop(key, None)
         meas_unal.update(d['meas_unal']); left_unal.update(d['left_unal'])
 
+LEFT = ('left', 0, 0)
 def resident_rows(prec, unaligned=False):
+    """(n, (kind, nt, occ), why) per order: the left-looking kernel or the resident variant chosen."""
     rows = []
     for n in range(1, 129):
         r, N = (n + 7) // 8 * 8, next(s for s in SIZES if s >= n)
-        pick = (0, 0, 8, 0, '')
+        pick, why = LEFT, ''
         key = (prec, n, not unaligned)
         if key in exact and key in exact_left:  # measured at n itself (with such an lda)
-            us, nt, occ, ib, w1 = exact[key]
+            us, nt, occ, _, kind = exact[key]
             if us < exact_left[key]:
-                pick = (nt, occ, ib, w1, f'  {us:.1f} us at n = {n} vs left-looking {exact_left[key]:.1f} us there')
-            rows.append((n,) + pick)
+                pick, why = (kind, nt, occ), f'  {us:.1f} us at n = {n} vs left-looking {exact_left[key]:.1f} us there'
+            rows.append((n, pick, why))
             continue
         if unaligned and (prec, r) in meas_unal and (prec, r) in left_unal:  # measured unaligned in this group
             m = unal_n[(prec, r)]
             if meas_unal[(prec, r)][0] < left_unal[(prec, r)]:
-                us, nt, occ, ib, w1 = meas_unal[(prec, r)]
-                pick = (nt, occ, ib, w1, f'  {us:.1f} us at n = {m} (lda = {m}) vs left-looking {left_unal[(prec, r)]:.1f} us there')
-            rows.append((n,) + pick)
+                us, nt, occ, _, kind = meas_unal[(prec, r)]
+                pick, why = (kind, nt, occ), f'  {us:.1f} us at n = {m} (lda = {m}) vs left-looking {left_unal[(prec, r)]:.1f} us there'
+            rows.append((n, pick, why))
             continue
         res_ = res_unal if unaligned else res
         if (prec, r) in res_ and (prec, N) in left and res_[(prec, r)][0] < left[(prec, N)]:
-            us, nt, occ, ib, w1 = res_[(prec, r)]
-            pick = (nt, occ, ib, w1, f'  {us:.1f} us at n = {r} vs left-looking {left[(prec, N)]:.1f} us at N = {N}')
-        rows.append((n,) + pick)
+            us, nt, occ, _, kind = res_[(prec, r)]
+            pick, why = (kind, nt, occ), f'  {us:.1f} us at n = {r} vs left-looking {left[(prec, N)]:.1f} us at N = {N}'
+        rows.append((n, pick, why))
     return rows
 
-def emit_resident(name, rows):
-    s = 'constexpr ResidentConfig %s[129] = {\n    {0, 0, 8, 0},\n' % name
-    for n, nt, occ, ib, w1, why in rows:
-        s += '    {%d, %d, %d, %d},  // n = %d%s\n' % (nt, occ, ib, w1, n, why)
+def variant(pick):
+    kind, nt, occ = pick
+    return '{Family::%s, %d, %d}' % ('LeftLooking' if kind == 'left' else FAMILY[kind], nt, occ)
+
+def emit_choice(name, rows):
+    s = 'constexpr Variant %s[129] = {\n    {},\n' % name
+    for n, pick, why in rows:
+        s += '    %s,  // n = %d%s\n' % (variant(pick), n, why)
     return s + '};\n'
 
-def emit_unaligned(name, aligned_name, prec):  # the table for unaligned batches, or an alias when it is the same
-    rows = resident_rows(prec, unaligned=True)
-    if [r[:5] for r in rows] == [r[:5] for r in resident_rows(prec)]:
-        return 'constexpr const ResidentConfig* %s = %s;  // the same choice\n' % (name, aligned_name)
-    return emit_resident(name, rows)
+choices = {}  # table name -> rows, for kLibraryVariants
+def emit_choices(prec, name):
+    aligned, unaligned = resident_rows(prec), resident_rows(prec, unaligned=True)
+    choices[name] = aligned
+    s = emit_choice(name, aligned) + '\n'
+    if [r[1] for r in unaligned] == [r[1] for r in aligned]:  # an alias when the choice is the same
+        return s + 'constexpr const Variant* %sUnaligned = %s;  // the same choice\n' % (name, name)
+    choices[name + 'Unaligned'] = unaligned
+    return s + emit_choice(name + 'Unaligned', unaligned)
 
-def emit(name, rows):
-    s = 'constexpr PotrfConfig %s[129] = {\n    {0, 0, 0, 0},\n' % name
+def emit_left(name, rows):
+    s = 'constexpr LeftLookingConfig %s[129] = {\n    {0, 0, 0, 0},\n' % name
     for n, nb, nt, mpb, occ, rep in rows:
         if nt == 0:  # rep = (next order, its time, this order's time)
             s += '    {0, 0, 0, 0},  // n = %d: compiled order skipped, order %d measured %.1f us against %.1f\n' % ((n,) + rep)
@@ -323,36 +335,37 @@ def emit(name, rows):
             s += '    {%d, %d, %d, %d},  // n = %d (from n = %d)\n' % (nb, nt, mpb, occ, n, rep)
     return s + '};\n'
 
-text = f'''// Tuned potrf_batched configurations (NB = panel width, NT = threads per matrix, MPB = matrices per
-// block, OCC = resident threads per SM asked of ptxas) for every order 1..128, per precision. GENERATED by tools/tune_batched_chol.sh table from
-// {', '.join(p.split('/')[-1] for p in src.split(','))} ({device}); do not edit by hand: re-run the sweep and regenerate.
-// Index = n. The library instantiates exactly these configurations ({{0, 0, 0, 0}} at a compiled order: this precision
-// skips it, ranges.hpp padded_order).
+names = lambda paths: ', '.join(p.split('/')[-1] for p in paths.split(',')) if paths else 'none'
+sources = '\n'.join(textwrap.wrap(f'Measured on {device}. Left-looking sweeps: {names(src)}. Kernel choice: {names(rsrc)}.',
+                                  width=114, initial_indent='// ', subsequent_indent='// ', break_on_hyphens=False))
+choice_text = emit_choices('d', 'kPotrfDouble') + '\n' + emit_choices('s', 'kPotrfFloat')
+library = sorted({r[1] for rows in choices.values() for r in rows if r[1] != LEFT},
+                 key=lambda v: (list(FAMILY).index(v[0]), v[1], v[2]))
+library_text = ''.join('    %s,\n' % variant(v) for v in library)
+text = f'''// Kernel choice and tuned configurations of the batched potrf for every order 1..128 and precision.
+// GENERATED by tools/tune_batched_chol.sh table (docs/batched_cholesky.md, "Retuning"); do not edit.
+{sources}
 #pragma once
-#include "codelets/cuda/batched_chol/launch.hpp"
+#include "codelets/cuda/batched_chol/variants.hpp"
 
 namespace starfact::batched::gpu {{
 
-{emit('kTunedDouble', table('d'))}
-{emit('kTunedFloat', table('s'))}
-// Resident kernel (potrf_resident.cuh) per order: {{threads per block, OCC, IB, W1}}, {{0, 0, 8, 0}} = the left-looking
-// kernel above; from {', '.join(p.split('/')[-1] for p in rsrc.split(',')) if rsrc else 'no resident sweep'}:
-// an order measured itself with 16-byte-aligned columns takes the fastest kernel there ("there"), others the
-// group rule (the variant fastest at n = 8 ceil(n / 8)).
-{emit_resident('kResidentDouble', resident_rows('d'))}
-{emit_resident('kResidentFloat', resident_rows('s'))}
-// The same for batches whose columns are not all 16-byte aligned (launch.hpp: columns_aligned16): an order measured
-// itself with lda = n unaligned takes the fastest kernel there, others per group of 8 orders the variant measured
-// fastest at the largest unaligned order of the group (lda = n), else the aligned choice without the kinds
-// {UNALIGNED_SKIP}.
-{emit_unaligned('kResidentDoubleUnaligned', 'kResidentDouble', 'd')}
-{emit_unaligned('kResidentFloatUnaligned', 'kResidentFloat', 's')}
-/// Lanes per system for potrs of compiled order n: a power of two >= n for n <= 8, then 16 lanes (1..4
-/// register rows each) up to n = 40 (float) / 64 (double), then a warp. Ninth session, batch 10,000: a warp
-/// per system from n = 17 on left 10,000 systems at 1.2 waves; 16 lanes took float n = 17..40 10..30% and
-/// double 17..64 up to 30% faster, float 44..64 up to 16% slower (four register rows of float per lane).
-template <typename T>
-constexpr int potrs_group_for(int n) {{ return n <= 4 ? 4 : n <= 8 ? 8 : n <= (sizeof(T) == 8 ? 64 : 40) ? 16 : 32; }}
+/// Left-looking kernel per order n: {{NB, NT, MPB, OCC}}, the best configuration measured at the nearest swept
+/// compiled order ("from n = ..."). Only the entries of the compiled orders (ranges.hpp kSizes) are instantiated;
+/// {{0, 0, 0, 0}} at a compiled order: this precision skips it (ranges.hpp padded_order).
+{emit_left('kLeftLookingDouble', table('d'))}
+{emit_left('kLeftLookingFloat', table('s'))}
+/// Kernel per order n for batches whose columns all start on 16 bytes (launch.hpp: columns_aligned16): an order
+/// measured itself takes the fastest kernel there ("there"), the others the variant fastest at n = 8 ceil(n / 8)
+/// when it beat the left-looking kernel at n's compiled order.
+/// *Unaligned: the same for the other batches; an order measured itself with lda = n unaligned takes the fastest
+/// kernel there, the others per group of 8 orders the variant fastest at the group's largest unaligned order,
+/// else the aligned rule without the kinds {UNALIGNED_SKIP}.
+{choice_text}
+/// The resident variants that the tables above choose: the only ones the library compiles
+/// (tools/tune/batched_chol/variants.hpp instantiates the other candidates for the tests, the bench and the sweep).
+inline constexpr Variant kLibraryVariants[] = {{
+{library_text}}};
 
 }}  // namespace starfact::batched::gpu
 '''
@@ -362,30 +375,29 @@ for prec in 'sd':
     for (p, n), (us, d, nt, mpb, occ) in sorted(best.items()):
         if p == prec:
             print(f'{prec} n={n:3d}: d={d} NB={math.ceil(n/d)} NT={nt} MPB={mpb} OCC={occ}  {us:.1f} us', file=sys.stderr)
-    for (p, n), (us, nt, occ, ib, w1) in sorted(res.items()):
+    for (p, n), (us, nt, occ, _, kind) in sorted(res.items()):
         if p == prec:
             N = next(s for s in SIZES if s >= n)
-            print(f'{prec} n={n:3d}: resident NT={nt} OCC={occ} IB={ib} W1={w1} {us:.1f} us; left-looking at N={N}: {left.get((prec, N), float("nan")):.1f} us', file=sys.stderr)
+            print(f'{prec} n={n:3d}: {kind} NT={nt} OCC={occ} {us:.1f} us; left-looking at N={N}: {left.get((prec, N), float("nan")):.1f} us', file=sys.stderr)
 PY
     ;;
 plot)
-    bench=${2:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
-    sweep=${3:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
-    png=${4:?usage: tools/tune_batched_chol.sh plot BENCH-CSV RESIDENT-CSV OUT.png}
-    /usr/bin/python3 - "$bench" "$sweep" "$png" <<'PY'
+    bench=${2:?usage: tools/tune_batched_chol.sh plot BENCH-CSV OUT.png [RESIDENT-CSV]}
+    png=${3:?usage: tools/tune_batched_chol.sh plot BENCH-CSV OUT.png [RESIDENT-CSV]}
+    /usr/bin/python3 - "$bench" "$png" "${4:-}" <<'PY'
 import csv, sys
 import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt
-bench, sweep, png = sys.argv[1:4]
+bench, png, sweep = sys.argv[1:4]
 flops = lambda n: n ** 3 / 3 + n ** 2 / 2 + n / 6  # LAWN 41
 rows = [r for r in csv.DictReader(open(bench)) if r['batch'] == '10000']
-sw = list(csv.DictReader(open(sweep)))
+sw = list(csv.DictReader(open(sweep))) if sweep else []
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
 for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
     b = sorted((int(r['n']), r) for r in rows if r['prec'] == prec)
     gf = lambda n, us: 1e4 * flops(n) / (us * 1e-6) * 1e-9
-    def res_us(r):  # the fastest resident variant of a bench row (both CSV layouts of the bench)
+    def res_us(r):  # the fastest resident variant of a bench row (bench CSV, or its trimmed copy in docs/data)
         if 'resident_variants_us' in r:
             return min(float(x) for x in r['resident_variants_us'].split(';'))
         return min(float(v) for k, v in r.items() if k.startswith('res') and k.endswith('_us'))
@@ -398,8 +410,9 @@ for ax, prec, name in zip(axes, 'sd', ('float', 'double')):
         if r['prec'] == prec and r['kernel'] == 'resident' and r['ok'] == '1':
             n, us = int(r['n']), float(r['us'])
             res[n] = min(res.get(n, us), us)
-    ns = sorted(res)
-    ax.plot(ns, [gf(n, res[n]) for n in ns], 'x:', label='old resident kernel, fastest variant (third-session sweep)')
+    if res:
+        ns = sorted(res)
+        ax.plot(ns, [gf(n, res[n]) for n in ns], 'x:', label='resident kernel (potrf_resident.cuh), fastest variant (sweep)')
     ax.set_title(f'{name}, batch 10,000, H100')
     ax.set_xlabel('n')
     ax.set_ylabel('GFLOP/s (potrf)')
@@ -410,5 +423,5 @@ fig.savefig(png, dpi=110)
 print('wrote', png, file=sys.stderr)
 PY
     ;;
-*) echo "usage: tools/tune_batched_chol.sh candidates [CSV TOP MIN_N] | build | run [CSV] [panel|resident] | table CSV[,CSV2...] [DEVICE-NAME] [RESIDENT-CSV] | plot BENCH-CSV RESIDENT-CSV OUT.png" >&2; exit 1 ;;
+*) echo "usage: tools/tune_batched_chol.sh candidates [CSV TOP MIN_N] | build | run [CSV] [panel|resident] | table CSV[,CSV2...] [DEVICE-NAME] [RESIDENT-CSV] | plot BENCH-CSV OUT.png [RESIDENT-CSV]" >&2; exit 1 ;;
 esac

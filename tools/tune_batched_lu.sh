@@ -49,9 +49,9 @@ with open(src) as f:
     rows = [dict(zip(head, x[:len(head)])) for x in r if x]
 fig, axes = plt.subplots(2, 2, figsize=(13, 9), sharex=True)
 series = {
-    "getrf": [("getrf_GFs", "starfact getrf_batched", "-o"), ("cublas_getrf_GFs", "cuBLAS getrfBatched", "--s"),
+    "getrf": [("getrf_GFs", "starfact batched::device::getrf", "-o"), ("cublas_getrf_GFs", "cuBLAS getrfBatched", "--s"),
               ("cpu_getrf_GFs", "LAPACKE loop (CPU, all cores)", ":^")],
-    "inverse": [("inv_GFs", "starfact inverse_batched (fused)", "-o"),
+    "inverse": [("inv_GFs", "starfact batched::device::inverse (fused)", "-o"),
                 ("cublas_getri_GFs", "cuBLAS getrfBatched + getriBatched", "--s"),
                 ("cublas_matinv_GFs", "cuBLAS matinvBatched", "-.d"), ("cpu_inv_GFs", "LAPACKE getrf+getri loop (CPU)", ":^")],
 }

@@ -1,91 +1,78 @@
-// Batched LU with partial pivoting, solve and inversion for many tiny matrices (n = 1..32),
-// float and double, in namespace starfact::batched.
-//
-// Device entry points (CUDA builds): column-major matrices in device memory, in the strided
-// layout (matrix b at A + b * strideA) or as a device array of device pointers (Aarray[b]).
-// Pivots are LAPACK's (1-based, row k swapped with ipiv[k] - 1, first maximum on ties) and
-// stored at ipiv + b * stride_piv (stride_piv >= n). info[b] is LAPACK's: 0, or k > 0 when
-// U(k,k) is exactly zero (that member alone is affected). Calls are asynchronous on `stream`.
-//
-// StarPU entry points (every build): host arrays, the batch split into chunks that run as
-// tasks on the CPU workers (a LAPACKE loop) and on the CUDA workers (the kernels above).
-//
-// Bad arguments throw starfact::InvalidArgument naming the argument; a failed launch throws
-// starfact::RuntimeError.
+// Batched LU with partial pivoting, solve and inversion for many tiny matrices (n = 0..32), float and
+// double, in namespace starfact::batched (conventions: batched_options.hpp):
+//   starfact::batched::getrf / inverse (Runtime&, host arrays): the batch is cut into chunks, one StarPU
+//       task per chunk, run by CPU workers (a LAPACKE loop) and CUDA workers (the kernels below).
+//   starfact::batched::device::getrf / getrs / getri / inverse (CUDA builds): the kernels themselves on
+//       device arrays, asynchronous on a CUDA stream, strided or pointer-array layouts.
+// Pivots are LAPACK's (1-based, row k swapped with ipiv[k] - 1, first maximum on ties) and stored at
+// ipiv + i * stride_piv (stride_piv >= n). info[i] is LAPACK's: 0, or k > 0 when U(k,k) is exactly zero
+// (that member alone is affected).
 #pragma once
 #include <cstdint>
 
-#include "starfact/mapping.hpp"
+#include "starfact/batched_options.hpp"
 #include "starfact/runtime.hpp"
-
-struct CUstream_st;  // cudaStream_t is CUstream_st*: no CUDA header needed here
 
 namespace starfact::batched {
 
-using Stream = CUstream_st*;
+/// Largest order the batched LU kernels handle.
+constexpr int64_t kMaxLuOrder = 32;
 
-/// Largest order the batched kernels accept.
-constexpr int kMaxOrder = 32;
+/// LU = P A_i of A_i = A + i * strideA (host memory, n x n, leading dimension lda, strideA >= lda * n),
+/// in place; pivots at ipiv + i * stride_piv, info: host array of batch ints. Returns the number of
+/// members with info != 0.
+template <typename T>
+int64_t getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t strideA, int* ipiv, int64_t stride_piv, int* info,
+              int64_t batch, const Options& opts = {});
 
-// ---- device, strided layout ----------------------------------------------------------------------
+/// A_i^-1 in place (A_i unspecified where info[i] > 0, info as getrf's). Returns the number of singular members.
+template <typename T>
+int64_t inverse(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t strideA, int* info, int64_t batch,
+                const Options& opts = {});
+
+/// LAWN 41 flop counts of one matrix.
+double getrf_flops(int64_t n);
+double getri_flops(int64_t n);
+double getrs_flops(int64_t n, int64_t nrhs);
+
+#ifdef STARFACT_HAVE_CUDA
+namespace device {
 
 /// LU = P A of each n x n matrix, in place (LAPACK ?getrf).
 template <typename T>
-void getrf_batched(int n, T* A, int lda, int64_t strideA, int* ipiv, int64_t stride_piv, int* info,
-                   int64_t batch, Stream stream = nullptr);
+void getrf(int64_t n, T* A, int64_t lda, int64_t strideA, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+           Stream stream = nullptr);
+template <typename T>
+void getrf(int64_t n, T* const* A, int64_t lda, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+           Stream stream = nullptr);
 
 /// Solves A X = B with getrf's factors, B (n x nrhs, any nrhs >= 0) overwritten by X (LAPACK ?getrs 'N').
 template <typename T>
-void getrs_batched(int n, int nrhs, const T* LU, int lda, int64_t strideA, const int* ipiv, int64_t stride_piv,
-                   T* B, int ldb, int64_t strideB, int64_t batch, Stream stream = nullptr);
+void getrs(int64_t n, int64_t nrhs, const T* LU, int64_t lda, int64_t strideLU, const int* ipiv, int64_t stride_piv,
+           T* B, int64_t ldb, int64_t strideB, int64_t batch, Stream stream = nullptr);
+template <typename T>
+void getrs(int64_t n, int64_t nrhs, const T* const* LU, int64_t lda, const int* ipiv, int64_t stride_piv,
+           T* const* B, int64_t ldb, int64_t batch, Stream stream = nullptr);
 
 /// C = A^-1 from getrf's factors (out of place, like cublas<t>getriBatched).
 template <typename T>
-void getri_batched(int n, const T* LU, int lda, int64_t strideA, const int* ipiv, int64_t stride_piv, T* C, int ldc,
-                   int64_t strideC, int64_t batch, Stream stream = nullptr);
+void getri(int64_t n, const T* LU, int64_t lda, int64_t strideLU, const int* ipiv, int64_t stride_piv, T* C,
+           int64_t ldc, int64_t strideC, int64_t batch, Stream stream = nullptr);
+template <typename T>
+void getri(int64_t n, const T* const* LU, int64_t lda, const int* ipiv, int64_t stride_piv, T* const* C,
+           int64_t ldc, int64_t batch, Stream stream = nullptr);
 
 /// C = A^-1 straight from A, factorization and inversion fused in one kernel (Gauss-Jordan with
-/// LAPACK's partial pivoting). C may be A (same ld and stride: in place). ipiv may be null (else
-/// it receives the pivot order). Members with info > 0 (exactly singular) leave C unwritten.
+/// LAPACK's partial pivoting). C may be A (same ld and stride: in place). ipiv may be null (else it
+/// receives the pivot order). Members with info > 0 (exactly singular) leave C unwritten.
 template <typename T>
-void inverse_batched(int n, const T* A, int lda, int64_t strideA, T* C, int ldc, int64_t strideC, int* ipiv,
-                     int64_t stride_piv, int* info, int64_t batch, Stream stream = nullptr);
-
-// ---- device, pointer-array layout (device arrays of device pointers) -------------------------------
-
+void inverse(int64_t n, const T* A, int64_t lda, int64_t strideA, T* C, int64_t ldc, int64_t strideC, int* ipiv,
+             int64_t stride_piv, int* info, int64_t batch, Stream stream = nullptr);
 template <typename T>
-void getrf_batched(int n, T* const* Aarray, int lda, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
-                   Stream stream = nullptr);
-template <typename T>
-void getrs_batched(int n, int nrhs, const T* const* LUarray, int lda, const int* ipiv, int64_t stride_piv,
-                   T* const* Barray, int ldb, int64_t batch, Stream stream = nullptr);
-template <typename T>
-void getri_batched(int n, const T* const* LUarray, int lda, const int* ipiv, int64_t stride_piv, T* const* Carray,
-                   int ldc, int64_t batch, Stream stream = nullptr);
-template <typename T>
-void inverse_batched(int n, const T* const* Aarray, int lda, T* const* Carray, int ldc, int* ipiv,
-                     int64_t stride_piv, int* info, int64_t batch, Stream stream = nullptr);
+void inverse(int64_t n, const T* const* A, int64_t lda, T* const* C, int64_t ldc, int* ipiv, int64_t stride_piv,
+             int* info, int64_t batch, Stream stream = nullptr);
 
-// ---- StarPU: host arrays spread over CPU and CUDA workers -----------------------------------------
-
-struct BatchOptions {
-    Mapping mapping = Mapping::Hybrid;
-    /// Matrices per task; 0 picks about 4 chunks per worker (at least 256 matrices each).
-    int64_t chunk = 0;
-};
-
-/// getrf of `batch` contiguous n x n matrices (A: batch * n * n values, lda = n, column-major),
-/// ipiv: batch * n, info: batch. Blocks until done.
-template <typename T>
-void getrf(Runtime& rt, int n, T* A, int* ipiv, int* info, int64_t batch, const BatchOptions& opts = {});
-
-/// In-place inverse of `batch` contiguous n x n matrices; info as getrf's (A unspecified where info > 0).
-template <typename T>
-void inverse(Runtime& rt, int n, T* A, int* info, int64_t batch, const BatchOptions& opts = {});
-
-/// LAWN 41 flop counts of one matrix.
-double getrf_flops(int n);
-double getri_flops(int n);
-double getrs_flops(int n, int nrhs);
+}  // namespace device
+#endif
 
 }  // namespace starfact::batched

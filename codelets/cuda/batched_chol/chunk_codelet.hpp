@@ -1,28 +1,26 @@
-// Interface of the batched Cholesky chunk codelets (defined in codelets/batched_posv_chunk.cpp; kept
-// here with the kernels it drives): the task arguments and the insert helper used by
-// algorithms/batched_cholesky.cpp. Plain C++ (also built without CUDA).
+// Internal: the StarPU chunk codelet of the batched Cholesky (chunk_codelet.cpp). One task factors (potrf)
+// or factors and solves (posv) a chunk of consecutive members of a strided batch held in StarPU vector
+// handles; CPU workers run a LAPACKE loop, CUDA workers the batched kernels. Plain C++ (also built
+// without CUDA); used by algorithms/batched_cholesky.cpp.
 #pragma once
 #include <starpu.h>
 
 #include <cstdint>
-#include <vector>
 
-#include "starfact/mapping.hpp"
-#include "starfact/runtime.hpp"
+#include "codelets/codelets.hpp"
 
 namespace starfact::detail {
 
-/// One chunk: `count` matrices at A + i * strideA (and right-hand sides at B + i * strideB).
-struct BatchedChunkArgs {
+/// One chunk: `count` matrices at A + i * strideA (and, for posv, right-hand sides at B + i * strideB).
+struct CholeskyChunk {
     int n, nrhs, lda, ldb;
     int64_t strideA, strideB, count;
 };
 
-/// Submits one chunk task: potrf when B is null (buffers A, info), else posv (A, B, info). A and B are
-/// vector handles over the chunk's elements, info a vector of `count` ints. The task is not detached:
-/// it is appended to `collect` and the caller must starpu_task_wait() it.
+/// Submits one chunk task: potrf when B is null (buffers A (RW), info (W)), else posv (A, B (RW), info).
+/// A and B are vector handles over the chunk's elements, info a vector of `count` ints. o.name is set here.
 template <typename T>
-void insert_batched_chunk(const Runtime& rt, Mapping mapping, const BatchedChunkArgs& args, starpu_data_handle_t A,
-                          starpu_data_handle_t B, starpu_data_handle_t info, std::vector<starpu_task*>* collect);
+void insert_cholesky_chunk(const Runtime& rt, const TaskOptions& o, const CholeskyChunk& c, starpu_data_handle_t A,
+                           starpu_data_handle_t B, starpu_data_handle_t info);
 
 }  // namespace starfact::detail

@@ -1,53 +1,70 @@
-// Host side of the batched Cholesky kernels: dispatch of a runtime order to the range that
-// instantiates it (ranges.hpp), and the public starfact::batched::device API with its argument checks.
+// Host side of the batched Cholesky kernels: the kernel choice (tuning.hpp), the dispatch of a runtime
+// order to the range that instantiates it (ranges.hpp), and the public starfact::batched::device API
+// with its argument checks.
 #include "codelets/cuda/batched_chol/launch.hpp"
 
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstddef>
 #include <string>
+#include <utility>
 
 #include "codelets/cuda/batched_chol/ranges.hpp"
-#include "codelets/cuda/batched_chol/tuned_table.hpp"
+#include "codelets/cuda/batched_chol/tuning.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/error.hpp"
 
 namespace starfact::batched::gpu {
 
-PotrfConfig potrf_config(int n, bool is_double) {
-    const int p = is_double ? padded_order<double>(n) : padded_order<float>(n);
-    if (p == 0) return PotrfConfig{0, 0, 0, 0};
-    return is_double ? kTunedDouble[p] : kTunedFloat[p];
+namespace {
+/// Whether every kernel that table chooses is compiled: the left-looking kernel or a kLibraryVariants entry.
+constexpr bool compiled(const Variant* table) {
+    for (int n = 1; n <= 128; ++n) {
+        bool found = table[n].family == Family::LeftLooking;
+        for (const Variant& v : kLibraryVariants) found = found || v == table[n];
+        if (!found) return false;
+    }
+    return true;
 }
+static_assert(compiled(kPotrfDouble) && compiled(kPotrfDoubleUnaligned) && compiled(kPotrfFloat) &&
+                  compiled(kPotrfFloatUnaligned),
+              "tuning.hpp: a chosen resident variant is missing from kLibraryVariants");
+}  // namespace
 
-ResidentConfig resident_config(int n, bool is_double, bool aligned) {
-    if (n < 1 || n > 128) return ResidentConfig{0, 0};
-    if (is_double) return aligned ? kResidentDouble[n] : kResidentDoubleUnaligned[n];
-    return aligned ? kResidentFloat[n] : kResidentFloatUnaligned[n];
+Variant potrf_choice(int n, bool is_double, bool aligned) {
+    if (n < 1 || n > 128) return Variant{};
+    if (is_double) return (aligned ? kPotrfDouble : kPotrfDoubleUnaligned)[n];
+    return (aligned ? kPotrfFloat : kPotrfFloatUnaligned)[n];
 }
 
 namespace {
 /// Largest order whose posv takes the fused kernel (bench_batched_chol's forced posv columns, batch
-/// 10,000, H100; docs/batched_cholesky.md, "Ninth session").
+/// 10,000, H100; docs/batched_cholesky.md, "Kernels").
 constexpr int kPosvFusedMaxFloat = 48;
 constexpr int kPosvFusedMaxDouble = 40;
 
+template <typename T, Op OP, size_t... I>
+bool dispatch_ranges(const Args<T>& a, int padded, std::index_sequence<I...>) {
+    auto one = [&](auto i) {
+        constexpr Range r = kRanges[decltype(i)::value];
+        return r.op == OP && padded >= r.lo && padded <= r.hi && range<T, r.op, r.lo, r.hi>(a);
+    };
+    return (one(std::integral_constant<size_t, I>{}) || ...);
+}
 template <typename T, Op OP>
 bool dispatch(const Args<T>& a) {
     const int padded = padded_order<T>(a.n);  // posv's and potrs's orders lie in the same range
-#define STARFACT_BATCHED_CALL(R_OP, LO, HI) \
-    if (Op::R_OP == OP && padded >= LO && padded <= HI) return range<T, Op::R_OP, LO, HI>(a);
-    STARFACT_BATCHED_RANGES(STARFACT_BATCHED_CALL)
-#undef STARFACT_BATCHED_CALL
-    return false;
+    return dispatch_ranges<T, OP>(a, padded, std::make_index_sequence<kNumRanges>{});
 }
 }  // namespace
 
-template <typename T> bool launch_potrf_left(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrf>(a); }
+template <typename T> bool launch_potrf_variant(const Args<T>& a, const Variant& v) {
+    if (v.family != Family::LeftLooking) return launch_resident_variant<T>(a, v);
+    return a.batch == 0 || dispatch<T, Op::Potrf>(a);
+}
 template <typename T> bool launch_potrf(const Args<T>& a) {
-    const ResidentConfig r = resident_config(a.n, sizeof(T) == 8, columns_aligned16(a));
-    if (r.nt > 0) return launch_potrf_resident<T>(a, r);
-    return launch_potrf_left<T>(a);
+    return launch_potrf_variant<T>(a, potrf_choice(a.n, sizeof(T) == 8, columns_aligned16(a)));
 }
 template <typename T> bool launch_potrs(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Potrs>(a); }
 template <typename T> bool launch_posv_fused(const Args<T>& a) { return a.batch == 0 || dispatch<T, Op::Posv>(a); }
@@ -60,18 +77,16 @@ template <typename T> bool launch_posv(const Args<T>& a) {
 
 bool posv_two_pass(int n, bool is_double) { return n > (is_double ? kPosvFusedMaxDouble : kPosvFusedMaxFloat); }
 
-template bool launch_potrf<float>(const Args<float>&);
-template bool launch_potrf<double>(const Args<double>&);
-template bool launch_potrf_left<float>(const Args<float>&);
-template bool launch_potrf_left<double>(const Args<double>&);
-template bool launch_potrs<float>(const Args<float>&);
-template bool launch_potrs<double>(const Args<double>&);
-template bool launch_posv<float>(const Args<float>&);
-template bool launch_posv<double>(const Args<double>&);
-template bool launch_posv_fused<float>(const Args<float>&);
-template bool launch_posv_fused<double>(const Args<double>&);
-template bool launch_posv_two_pass<float>(const Args<float>&);
-template bool launch_posv_two_pass<double>(const Args<double>&);
+#define STARFACT_BATCHED_CHOL_LAUNCHERS(T)                                    \
+    template bool launch_potrf<T>(const Args<T>&);                            \
+    template bool launch_potrf_variant<T>(const Args<T>&, const Variant&);    \
+    template bool launch_potrs<T>(const Args<T>&);                            \
+    template bool launch_posv<T>(const Args<T>&);                             \
+    template bool launch_posv_fused<T>(const Args<T>&);                       \
+    template bool launch_posv_two_pass<T>(const Args<T>&);
+STARFACT_BATCHED_CHOL_LAUNCHERS(float)
+STARFACT_BATCHED_CHOL_LAUNCHERS(double)
+#undef STARFACT_BATCHED_CHOL_LAUNCHERS
 
 }  // namespace starfact::batched::gpu
 
@@ -103,7 +118,7 @@ struct Call {
 /// The one argument check of every entry point (in argument order: n, nrhs, lda, strideA, ldb,
 /// strideB, batch, A, B, info), then the kernel arguments.
 template <typename T>
-gpu::Args<T> checked(const char* f, const Call<T>& c, CUstream_st* stream) {
+gpu::Args<T> checked(const char* f, const Call<T>& c, Stream stream) {
     const bool solve = c.kind != Kind::Potrf, strided = c.A.ptrs == nullptr;
     const char* a_name = c.kind == Kind::Potrs ? "L" : "A";
     const char* sa_name = c.kind == Kind::Potrs ? "strideL" : "strideA";
@@ -162,7 +177,7 @@ gpu::Layout<T> array(T* const* p) {
 /// Checks, then launches a batch; an empty order still reports info = 0 for every member, and
 /// solves with nrhs = 0 do nothing.
 template <typename T>
-void run(const char* f, bool (*launch)(const gpu::Args<T>&), const Call<T>& c, CUstream_st* stream) {
+void run(const char* f, bool (*launch)(const gpu::Args<T>&), const Call<T>& c, Stream stream) {
     const gpu::Args<T> a = checked(f, c, stream);
     if (c.kind == Kind::Potrs && a.nrhs == 0) return;
     if (a.n == 0 && a.batch > 0 && a.info) {
@@ -177,20 +192,20 @@ void run(const char* f, bool (*launch)(const gpu::Args<T>&), const Call<T>& c, C
 }  // namespace
 
 template <typename T>
-void potrf(int64_t n, T* A, int64_t lda, int64_t strideA, int64_t batch, int* info, CUstream_st* stream) {
+void potrf(int64_t n, T* A, int64_t lda, int64_t strideA, int* info, int64_t batch, Stream stream) {
     run<T>("batched::device::potrf", gpu::launch_potrf<T>,
            Call<T>{Kind::Potrf, n, 0, lda, 0, batch, strided(A, strideA), {}, A, nullptr, strideA, 0, info}, stream);
 }
 
 template <typename T>
-void potrf(int64_t n, T* const* A, int64_t lda, int64_t batch, int* info, CUstream_st* stream) {
+void potrf(int64_t n, T* const* A, int64_t lda, int* info, int64_t batch, Stream stream) {
     run<T>("batched::device::potrf", gpu::launch_potrf<T>,
            Call<T>{Kind::Potrf, n, 0, lda, 0, batch, array(A), {}, A, nullptr, 0, 0, info}, stream);
 }
 
 template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* L, int64_t lda, int64_t strideL, T* B, int64_t ldb, int64_t strideB,
-           int64_t batch, CUstream_st* stream) {
+           int64_t batch, Stream stream) {
     T* l = const_cast<T*>(L);  // the kernels only read it
     run<T>("batched::device::potrs", gpu::launch_potrs<T>,
            Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, strided(l, strideL), strided(B, strideB), L, B, strideL,
@@ -200,15 +215,15 @@ void potrs(int64_t n, int64_t nrhs, const T* L, int64_t lda, int64_t strideL, T*
 
 template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* const* L, int64_t lda, T* const* B, int64_t ldb, int64_t batch,
-           CUstream_st* stream) {
+           Stream stream) {
     T* const* l = const_cast<T* const*>(L);  // the kernels only read the factors
     run<T>("batched::device::potrs", gpu::launch_potrs<T>,
            Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, array(l), array(B), L, B, 0, 0, nullptr}, stream);
 }
 
 template <typename T>
-void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int64_t ldb, int64_t strideB,
-          int64_t batch, int* info, CUstream_st* stream) {
+void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int64_t ldb, int64_t strideB, int* info,
+          int64_t batch, Stream stream) {
     run<T>("batched::device::posv", gpu::launch_posv<T>,
            Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, strided(A, strideA), strided(B, strideB), A, B, strideA,
                    strideB, info},
@@ -216,22 +231,19 @@ void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int
 }
 
 template <typename T>
-void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_t ldb, int64_t batch, int* info,
-          CUstream_st* stream) {
+void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_t ldb, int* info, int64_t batch,
+          Stream stream) {
     run<T>("batched::device::posv", gpu::launch_posv<T>,
            Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, array(A), array(B), A, B, 0, 0, info}, stream);
 }
 
 #define STARFACT_BATCHED_INSTANTIATE(T)                                                                        \
-    template void potrf<T>(int64_t, T*, int64_t, int64_t, int64_t, int*, CUstream_st*);                        \
-    template void potrf<T>(int64_t, T* const*, int64_t, int64_t, int*, CUstream_st*);                          \
-    template void potrs<T>(int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, int64_t,        \
-                           CUstream_st*);                                                                      \
-    template void potrs<T>(int64_t, int64_t, const T* const*, int64_t, T* const*, int64_t, int64_t,            \
-                           CUstream_st*);                                                                      \
-    template void posv<T>(int64_t, int64_t, T*, int64_t, int64_t, T*, int64_t, int64_t, int64_t, int*,         \
-                          CUstream_st*);                                                                       \
-    template void posv<T>(int64_t, int64_t, T* const*, int64_t, T* const*, int64_t, int64_t, int*, CUstream_st*);
+    template void potrf<T>(int64_t, T*, int64_t, int64_t, int*, int64_t, Stream);                              \
+    template void potrf<T>(int64_t, T* const*, int64_t, int*, int64_t, Stream);                                \
+    template void potrs<T>(int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, int64_t, Stream); \
+    template void potrs<T>(int64_t, int64_t, const T* const*, int64_t, T* const*, int64_t, int64_t, Stream);   \
+    template void posv<T>(int64_t, int64_t, T*, int64_t, int64_t, T*, int64_t, int64_t, int*, int64_t, Stream); \
+    template void posv<T>(int64_t, int64_t, T* const*, int64_t, T* const*, int64_t, int*, int64_t, Stream);
 STARFACT_BATCHED_INSTANTIATE(float)
 STARFACT_BATCHED_INSTANTIATE(double)
 #undef STARFACT_BATCHED_INSTANTIATE

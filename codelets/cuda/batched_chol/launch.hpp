@@ -1,10 +1,12 @@
 // Internal host-side entry points of the batched Cholesky kernels (plain C++, no kernel syntax), used by
-// the public device API (launch.cpp), the StarPU chunk codelet, the bench and the tests.
+// the public device API (launch.cpp), the StarPU chunk codelet (chunk_codelet.cpp), the bench and the tests.
 // Every function returns false when n is outside 1..128 (the caller reports it); batch == 0 is a no-op.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "codelets/cuda/batched_chol/variants.hpp"
 
 namespace starfact::batched::gpu {
 
@@ -32,34 +34,11 @@ struct Args {
     cudaStream_t stream = nullptr;
 };
 
-/// The tuned configuration of the kernel that serves order n (tuned_table.hpp); zeros outside 1..128:
-/// panel width, threads per matrix, matrices per block, resident threads per SM asked of ptxas.
-struct PotrfConfig {
-    int nb, nt, mpb, occ;
-};
-PotrfConfig potrf_config(int n, bool is_double);
-/// Kernel choice for potrf of order n (tuned_table.hpp): nt == 0 the left-looking kernel (potrf_config),
-/// else the resident kernel (potrf_resident.cuh) with nt threads per block, OCC = occ, inner block
-/// ib (8: one panel per step, 16: two) and w1 (1: phase (A) by one warp, potrf_resident.cuh: W1; 2, 3, 4:
-/// the fragment-layout kernel, static, dynamic, pipelined (potrf_frag.cuh); 5: the vector-row kernel,
-/// potrf_vec.cuh).
-struct ResidentConfig {
-    int nt, occ;
-    int ib = 8;
-    int w1 = 0;
-};
-/// The one-letter tag of a variant's kernel in bench and test output ("" for the resident kernel).
-constexpr const char* resident_tag(int w1) {
-    return w1 == 5 ? "v" : w1 == 4 ? "p" : w1 == 3 ? "d" : w1 == 2 ? "f" : w1 == 1 ? "w" : "";
-}
-/// The kind name of a variant in sweep CSVs and in tools/tune_batched_chol.sh.
-constexpr const char* resident_kind(int ib, int w1) {
-    return ib == 16 ? "resident16" : w1 == 5 ? "residentvec" : w1 == 4 ? "residentpipe" : w1 == 3 ? "residentdyn" : w1 == 2 ? "residentfrag" : w1 ? "residentw1" : "resident";
-}
-/// aligned: whether the batch's columns are known to start on 16 bytes (columns_aligned16); batches that
-/// are not take kResident*Unaligned, chosen from measurements at unaligned orders (the vector-row kernel
-/// shifts such columns in shared memory after its bulk copies, which costs 15..25%).
-ResidentConfig resident_config(int n, bool is_double, bool aligned = true);
+/// The kernel that the tuning table (tuning.hpp) chooses for potrf of order n: the left-looking kernel
+/// outside 1..128. aligned: whether the batch's columns are known to start on 16 bytes
+/// (columns_aligned16); batches that are not take kPotrf*Unaligned, chosen from measurements at unaligned
+/// orders (the vector-row kernel shifts such columns in shared memory after its bulk copies).
+Variant potrf_choice(int n, bool is_double, bool aligned = true);
 /// Whether every column of every matrix of a's batch starts on 16 bytes (the vector-row kernel's bulk
 /// copies then need no shift): strided: base, stride and lda; pointer array: lda only (the pointers are on the device; the
 /// kernel checks each matrix anyway, this only steers the kernel choice).
@@ -72,13 +51,12 @@ bool columns_aligned16(const Args<T>& a) {
 }
 
 template <typename T> bool launch_potrf(const Args<T>& a);  // the tuned choice of kernel
-/// potrf forced onto one kernel (tests, bench): the left-looking one, or the resident variant (nt, occ, ib, w1)
-/// (false if that variant is not compiled in or n is outside 1..128).
-template <typename T> bool launch_potrf_left(const Args<T>& a);
-template <typename T> bool launch_potrf_resident(const Args<T>& a, const ResidentConfig& v);
-// defined in instances_potrf_resident_{f,d}.cu
-template <> bool launch_potrf_resident<float>(const Args<float>& a, const ResidentConfig& v);
-template <> bool launch_potrf_resident<double>(const Args<double>& a, const ResidentConfig& v);
+/// potrf forced onto kernel v (tests, bench): the left-looking kernel or one of the resident variants the
+/// library compiles (tuning.hpp, kLibraryVariants; tools/tune/batched_chol/ has the others); false if v is
+/// not compiled in or n is outside 1..128.
+template <typename T> bool launch_potrf_variant(const Args<T>& a, const Variant& v);
+/// The library's resident variants (resident_dispatch.cuh, instantiated per precision).
+template <typename T> bool launch_resident_variant(const Args<T>& a, const Variant& v);
 template <typename T> bool launch_potrs(const Args<T>& a);  // A holds the factors L
 /// posv: the fused kernel (one pass: factor, then solve from the block's shared memory) or two passes
 /// (launch_potrf, the tuned kernel choice, then potrs skipping the members whose info is not 0), as

@@ -1,5 +1,5 @@
-// Batched small Cholesky, *fragment-layout* resident kernel (orders up to 128, meant for n >= 65; fifth
-// session): one matrix per thread block of NT threads, its lower triangle (padded with the identity to
+// Batched small Cholesky, *fragment-layout* resident kernel (orders up to 128, meant for n >= 65): one
+// matrix per thread block of NT threads, its lower triangle (padded with the identity to
 // 8 ceil(n / 8)) kept in shared memory as 8 x 8 blocks, each block row-major, so that the 16 bytes of lane
 // l at offset 2 l (double) are exactly the lane's element pair (g, 2t), (g, 2t + 1) (g = l / 4, t = l % 4)
 // of the accumulator of the FP64 tensor-core step mma.m8n8k4. With the reduction index permuted
@@ -19,15 +19,15 @@
 //       (with a single update warp, NW = 2, warp 0 updates the whole block column p + 1);     barrier
 // Two barriers per panel (static split; the DYN template argument hands the update out by a shared
 // counter instead; potrf_frag_pipe_kernel below overlaps the solve with warp 0's chain). Warp 0's chain
-// (diagonal update, factorization, inverse) is the critical path: ncu (double n = 128, sixth session)
+// (diagonal update, factorization, inverse) is the critical path: Nsight Compute (double n = 128)
 // found the update warps waiting at the barrier for it 22 % of the time, hence its light share. The
 // diagonal factorization runs once per panel and block (not once per thread or warp), and the rows
 // below it are a product, not a substitution (the "invert the diagonal block, then multiply" TRSM of
 // batched GPU Cholesky codes, e.g. Abdelfattah, Haidar, Tomov, Dongarra, "Factorization and inversion
 // of a million matrices using GPUs", ICCS 2017, and MAGMA's batched routines; alone its error grows with
 // cond(L11) instead of being backward stable per row, which the double refinement step repairs
-// (solve_panel); the fifth session's Schur variant, an update through inv(A11) without such a repair,
-// was removed: docs/batched_cholesky.md).
+// (solve_panel); an update through inv(A11) without such a repair (a "Schur" variant) was not backward
+// stable and was removed: docs/batched_cholesky.md, "Tried and rejected").
 // info: first (1-based) column whose pivot is not a positive finite number (warp 0 computes every pivot;
 // thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is read and written.
 #pragma once
@@ -598,7 +598,7 @@ __host__ __device__ constexpr int pipe_smem_elems(int n, int nw) { return (nbloc
 
 }  // namespace frag
 
-/// potrf_batched, fragment layout, *pipelined* variant (sixth session): the solve of panel p and the
+/// potrf_batched, fragment layout, *pipelined* variant: the solve of panel p and the
 /// serial chain of the next diagonal block overlap. Phase p (X(p) = inv(L(p, p)) factored in phase p - 1):
 ///   warp 0:        L(p + 1, p) = A(p + 1, p) X(p)^T (with refinement) into its private block, S(p + 1,
 ///                  p + 1) -= L(p + 1, p) L(p + 1, p)^T;                                   barrier

@@ -1,7 +1,7 @@
-// Batched small Cholesky, *vector-row* resident kernel (orders up to 128; seventh session, written for
-// float n >= 65, where the resident kernel of potrf_resident.cuh spent as many instructions on its
-// redundant panel factorizations as on the trailing update; since the ninth session's per-order sweeps the
-// table's choice at most orders 49..128 of both precisions: tuned_table.hpp, docs/batched_cholesky.md).
+// Batched small Cholesky, *vector-row* resident kernel (orders up to 128; written for float n >= 65,
+// where the resident kernel of potrf_resident.cuh spent as many instructions on its redundant panel
+// factorizations as on the trailing update; the tuning table's choice at most orders 49..128 of both
+// precisions: tuning.hpp, docs/batched_cholesky.md).
 //
 // Frame: one matrix per thread block of NT threads, its lower triangle padded with the identity to
 // wp = 8 ceil(n / 8) in the panel-packed column-major shared-memory layout of potrf_resident.cuh with a
@@ -26,8 +26,8 @@
 // block), and every shared-memory access of the update is a 16-byte vector.
 // Load and store: one column per thread, each column one bulk asynchronous copy (cp.async.bulk, sm_90)
 // between A and its 16-byte-aligned slot; when A's columns do not start on 16 bytes (odd lda in float,
-// say), the column lands shifted by its phase and the thread shifts it in place (eighth session: the
-// earlier cp.async pieces cost 4,500 (16-byte pieces) to 7,700 (elements) instructions per matrix at
+// say), the column lands shifted by its phase and the thread shifts it in place (cp.async pieces instead
+// of bulk copies cost 4,500 (16-byte pieces) to 7,700 (elements) instructions per matrix at
 // n = 96, against ~17,000 for the factorization). A's upper triangle is never written.
 // info: the first (1-based) column whose pivot is not a positive finite number (warp 0 computes every
 // pivot; thread 0 reports); the math goes on with NaNs. Only the lower n x n triangle is written.
@@ -90,9 +90,8 @@ __device__ __forceinline__ void ld8(const T* p, T (&x)[8]) {
 /// (resident::ldp's layout, but the pad is 16 bytes in both precisions, kPad elements). Every column starts
 /// on 16 bytes, and column starts are an odd number of 16-byte units apart (ldp * sizeof(T) = 16 mod 32
 /// bytes), so 16-byte accesses of 8 threads at the same row of 8 consecutive columns (the shifts of the
-/// load and the store) fall on 8 different bank groups. Ninth session: double used resident::ldp's pad of 4
-/// elements (32 bytes: 2-way conflicts there) and, at n = 105..112, 1.9 KB more per matrix than fits four
-/// blocks per SM.
+/// load and the store) fall on 8 different bank groups. (resident::ldp's pad of 4 double elements, 32 bytes,
+/// gives 2-way conflicts there and, at n = 105..112, 1.9 KB more per matrix than fits four blocks per SM.)
 template <typename T>
 constexpr int kPad = 16 / static_cast<int>(sizeof(T));
 /// Leading dimension of panel p for padded order wp (elements).
@@ -198,9 +197,9 @@ __device__ __forceinline__ void window(const T (&lo)[V16<T>::E], const T (&hi)[V
 /// In place, c[i] = c[i + f] for i = 0 .. L - 1 (0 < f < E; c 16-byte aligned), front to back by the
 /// calling thread, two output vectors per step: the step's two input vectors are read (both in flight),
 /// then its two outputs written; the three vector registers rotate their roles over three unrolled steps,
-/// so no register is copied (tenth session: the earlier loop, two vectors per batch, rotated its buffer by
-/// copies and zero-filled it before predicated reads, 27 instructions per two vectors at double n = 121
-/// under Nsight Compute, a tenth of the kernel's instructions with odd lda). Input vectors are read only
+/// so no register is copied (a loop that rotated its buffer by copies and zero-filled it before predicated
+/// reads took 27 instructions per two vectors at double n = 121 under Nsight Compute, a tenth of the
+/// kernel's instructions with odd lda). Input vectors are read only
 /// while they hold data (below L + f).
 template <typename T>
 __device__ __forceinline__ void shift_down(T* c, int f, int L) {
@@ -262,13 +261,13 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// k0 .. wp - 1 of A's column j in a slot that starts on 16 bytes (off, ldp). The copy starts
 /// at the 16-byte boundary at or below row k0 (f = phase16 elements earlier: rows above k0 of the same
 /// column, or for j = 0 the bytes before A in the same 16-byte-aligned piece of its allocation) and ends
-/// at the boundary at or after the end of row n - 1 (tenth session; the few bytes after row n - 1 are the
+/// at the boundary at or after the end of row n - 1 (the few bytes after row n - 1 are the
 /// next column's top rows or A's padding rows, inside the matrix: for j < n - 1 and lda * sizeof(T) >= 16
 /// the 16-byte piece of A(n - 1, j) ends at or before A(n - 1, j + 1); they land in the slot's rows >= L,
 /// overwritten below, or in its 16-byte pad, never read). It lands at the slot's start, so row r sits at
 /// slot index r - k0 + f. In the last column (j = n - 1) the copy ends at the last boundary at or below
 /// row n and the rows after it come by element cp.async (one thread per column: those element copies touch
-/// a line per lane; the other columns' tails were such copies until the tenth session); the thread then waits on the
+/// a line per lane, which is why the other columns over-read instead); the thread then waits on the
 /// mbarrier (all bulk copies of the matrix landed) and for its element copies, shifts its column down by
 /// f (shift_down: none when A's columns start on 16 bytes) and writes the padding: zeros below row n,
 /// the identity in padding columns. Rows above j in the diagonal block hold A's upper triangle or stale
@@ -276,8 +275,8 @@ __device__ __forceinline__ void shift_up(T* c, int f, int lo, int hi) {
 /// two: load_issue (the copies and the arrival) and load_finish (the waits and the fixes); a thread only
 /// touches its own columns' slots, so the kernel issues the next matrix's loads right after the thread's
 /// own stores of this one have read their slots. The caller's barrier publishes. (A warp per column for
-/// the shifts was tried in the eighth session, but measured only on a device instance where every
-/// version's unaligned path ran 1.5..2x slower than elsewhere: docs/batched_cholesky.md, "Eighth session".)
+/// the shifts was tried, but measured only on a device instance where every version's unaligned path ran
+/// 1.5..2x slower than elsewhere: docs/batched_cholesky.md, "Tried and rejected".)
 template <typename T, int NT>
 __device__ __forceinline__ void load_issue(const T* A, int n, int lda, int wp, T* S, int t, unsigned bar) {
     constexpr int E = V16<T>::E;

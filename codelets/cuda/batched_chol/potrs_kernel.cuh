@@ -13,9 +13,15 @@
 
 #include "codelets/cuda/batched_chol/potrf_kernel.cuh"
 #include "codelets/cuda/batched_chol/solve_staged.cuh"
-#include "codelets/cuda/batched_chol/tuned_table.hpp"
 
 namespace starfact::batched::gpu {
+
+/// Lanes per system for potrs of compiled order n: a power of two >= n for n <= 8, then 16 lanes (1..4
+/// register rows each) up to n = 40 (float) / 64 (double), then a warp. Batch 10,000 on the H100: a warp
+/// per system from n = 17 on left 10,000 systems at 1.2 waves; 16 lanes took float n = 17..40 10..30% and
+/// double 17..64 up to 30% faster, float 44..64 up to 16% slower (four register rows of float per lane).
+template <typename T>
+constexpr int potrs_group_for(int n) { return n <= 4 ? 4 : n <= 8 ? 8 : n <= (sizeof(T) == 8 ? 64 : 40) ? 16 : 32; }
 
 /// Warps per potrs block for order N: as many as fit in 48 KiB of shared memory, 1..4.
 template <typename T, int N>

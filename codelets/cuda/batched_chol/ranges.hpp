@@ -1,20 +1,27 @@
-// The compiled orders (size grouping: order n runs on the kernel for the smallest compiled N >= n,
-// see potrf_kernel.cuh; potrf/posv and potrs have their own lists) and their split into translation units (instances_*.cu): one X-macro list
-// used for the declarations here, the dispatch in launch.cpp and (checked at link time) the files.
+// The compiled orders of the per-order kernels (size grouping: order n runs on the kernel for the
+// smallest compiled N >= n, see potrf_kernel.cuh; potrf/posv and potrs have their own lists) and their
+// split into translation units: kRanges, which launch.cpp dispatches over and from which
+// cmake/features/batched_chol.cmake generates one translation unit per range and precision.
 #pragma once
+#include <cstddef>
+
 #include "codelets/cuda/batched_chol/launch.hpp"
-#include "codelets/cuda/batched_chol/tuned_table.hpp"
+#include "codelets/cuda/batched_chol/tuning.hpp"
 
 namespace starfact::batched::gpu {
 
-enum class Op { Potrf, Potrs, Posv };
-
-/// Orders with a compiled potrf kernel (ascending; the last is the largest order handled): n = 33 on
-/// order 40 did 1.8x the flops of n = 33 (eighth session: 36 and 44 added); tenth session: 33, 34 and
-/// step 2 up to 48 (the left-looking kernel's time follows its compiled order), 52. posv takes the
-/// multiples of 4 among them (kPosvSizes). tools/tune_batched_chol.sh reads this list.
+/// Orders with a compiled potrf kernel (ascending; the last is the largest order handled). The left-looking
+/// kernel's time follows its compiled order, not n (n = 33 on order 40 did 1.8x the flops of n = 33), hence
+/// the steps of 2 from 32 to 48, and 52. posv takes the multiples of 4 among them (kPosvSizes).
+/// tools/tune_batched_chol.sh reads this list.
 constexpr int kSizes[] = {4, 8, 12, 16, 20, 24, 28, 32, 33, 34, 36, 38, 40, 42, 44, 46, 48, 52, 56, 64, 80, 96, 112, 128};
 constexpr int kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
+
+/// The left-looking kernel's configuration for compiled order n in precision T (tuning.hpp).
+template <typename T>
+constexpr LeftLookingConfig left_looking(int n) {
+    return sizeof(T) == 8 ? kLeftLookingDouble[n] : kLeftLookingFloat[n];
+}
 
 /// The compiled potrf order that serves n in precision T (0 if n is out of range): the smallest compiled
 /// order >= n that T does not skip. A precision skips a compiled order whose tuned configuration is
@@ -23,7 +30,7 @@ constexpr int kNumSizes = sizeof(kSizes) / sizeof(kSizes[0]);
 template <typename T>
 constexpr int padded_order(int n) {
     for (int i = 0; i < kNumSizes; ++i)
-        if (n <= kSizes[i] && (sizeof(T) == 8 ? kTunedDouble : kTunedFloat)[kSizes[i]].nt > 0) return n >= 1 ? kSizes[i] : 0;
+        if (n <= kSizes[i] && left_looking<T>(kSizes[i]).nt > 0) return n >= 1 ? kSizes[i] : 0;
     return 0;
 }
 
@@ -65,27 +72,31 @@ constexpr int padded_solve_order(int n) {
     return 0;
 }
 
-/// Handles the orders whose compiled order lies in LO..HI (defined by STARFACT_BATCHED_RANGE in one
-/// instances_*.cu), false otherwise.
+enum class Op { Potrf, Potrs, Posv };
+
+/// One translation unit's share of an operation's compiled orders: those in lo..hi.
+struct Range {
+    Op op;
+    int lo, hi;
+};
+/// Every range exists for float and double. cmake/features/batched_chol.cmake reads this list (one
+/// `{Op::..., lo, hi}` per line) and generates the translation units; a range missing there fails to link.
+constexpr Range kRanges[] = {
+    {Op::Potrf, 1, 32},
+    {Op::Potrf, 33, 64},
+    {Op::Potrf, 65, 96},
+    {Op::Potrf, 97, 128},
+    {Op::Posv, 1, 32},
+    {Op::Posv, 33, 64},
+    {Op::Posv, 65, 96},
+    {Op::Posv, 97, 128},
+    {Op::Potrs, 1, 128},
+};
+constexpr size_t kNumRanges = sizeof(kRanges) / sizeof(kRanges[0]);
+
+/// Runs a.n's kernel when its compiled order lies in LO..HI (dispatch.cuh; explicitly instantiated, one
+/// range per translation unit), false otherwise.
 template <typename T, Op OP, int LO, int HI>
 bool range(const Args<T>& a);
-
-// X(OP, LO, HI) for every range; each exists for float and double.
-#define STARFACT_BATCHED_RANGES(X) \
-    X(Potrf, 1, 32)                \
-    X(Potrf, 33, 64)               \
-    X(Potrf, 65, 96)               \
-    X(Potrf, 97, 128)              \
-    X(Posv, 1, 32)                 \
-    X(Posv, 33, 64)                \
-    X(Posv, 65, 96)                \
-    X(Posv, 97, 128)               \
-    X(Potrs, 1, 128)
-
-#define STARFACT_BATCHED_DECLARE(OP, LO, HI)                          \
-    template <> bool range<float, Op::OP, LO, HI>(const Args<float>&); \
-    template <> bool range<double, Op::OP, LO, HI>(const Args<double>&);
-STARFACT_BATCHED_RANGES(STARFACT_BATCHED_DECLARE)
-#undef STARFACT_BATCHED_DECLARE
 
 }  // namespace starfact::batched::gpu

@@ -1,37 +1,22 @@
-// Host launch of the resident potrf kernel (potrf_resident.cuh) and the switch from a runtime
-// variant (NT, OCC) to the compiled ones; included by instances_potrf_resident_*.cu (the library's
-// variants), the bench (fast-math variants) and the sweep.
+// Host launch of the resident potrf kernels (potrf_resident.cuh, potrf_frag.cuh, potrf_vec.cuh) and the
+// switch from a runtime Variant to the compiled variants of a list: the library's (tuning.hpp,
+// kLibraryVariants; STARFACT_BATCHED_CHOL_VARIANTS(T) instantiates them in one translation unit, generated
+// by cmake/features/batched_chol.cmake), the bench's fast-math copies of them, and the other candidates of
+// the tuning space (tools/tune/batched_chol/).
 #pragma once
 #include <cuda_runtime.h>
+
+#include <cstddef>
+#include <iterator>
+#include <utility>
 
 #include "codelets/cuda/batched_chol/dispatch.cuh"
 #include "codelets/cuda/batched_chol/potrf_frag.cuh"
 #include "codelets/cuda/batched_chol/potrf_resident.cuh"
 #include "codelets/cuda/batched_chol/potrf_vec.cuh"
+#include "codelets/cuda/batched_chol/tuning.hpp"
 
 namespace starfact::batched::gpu {
-
-/// The resident variants compiled into the library (and swept): (threads per block, OCC, inner block, W1);
-/// OCC also sets how many threads run phase (A) (potrf_resident.cuh: AT) unless W1 = 1 (one warp);
-/// inner block 16 = two panels per step (KP = 2). IB 16 with NT = 64 (OCC 256 and 512) was measured
-/// and dropped (slower everywhere; docs/batched_cholesky.md). W1 = 2: the fragment-layout kernel
-/// (potrf_frag.cuh; fifth session), OCC / NT blocks per SM asked of ptxas; W1 = 3: the same with the
-/// trailing update handed out dynamically (DYN); W1 = 4: the pipelined variant (potrf_frag_pipe_kernel,
-/// sixth session: warp 0's next diagonal block overlaps the panel solve; it replaced the fifth session's
-/// Schur variant, whose update through inv(A11) was not backward stable). NT = 96 (OCC 384): three warps,
-/// four blocks per SM (sixth session). W1 = 5: the vector-row kernel (potrf_vec.cuh, seventh session: one
-/// diagonal factorization per panel, 16-byte items in the update), OCC / NT blocks per SM asked of ptxas;
-/// (The kernel's RI = 32-byte items were measured and dropped: docs/batched_cholesky.md.)
-constexpr ResidentConfig kResidentVariants[] = {{64, 256, 8, 0},  {64, 512, 8, 0},  {128, 512, 8, 0},
-                                                {256, 512, 8, 0}, {128, 512, 16, 0}, {64, 512, 8, 1},
-                                                {128, 512, 8, 1}, {64, 512, 8, 2},  {128, 384, 8, 2},
-                                                {256, 512, 8, 2}, {64, 512, 8, 3},  {128, 384, 8, 3},
-                                                {256, 512, 8, 3}, {64, 512, 8, 4},  {128, 384, 8, 4},
-                                                {256, 512, 8, 4}, {96, 384, 8, 2},  {96, 384, 8, 4},
-                                                {96, 576, 8, 5},  {128, 768, 8, 5}, {128, 1024, 8, 5},
-                                                {256, 1024, 8, 5}, {64, 1024, 8, 5},
-                                                {128, 384, 8, 5}, {160, 480, 8, 5}, {96, 480, 8, 5},
-                                                {128, 512, 8, 5}};
 
 /// Launches the resident potrf kernel for a.n <= 128, one block per matrix (grid-stride beyond INT_MAX).
 template <typename T, int NT, int OCC, bool FAST, int KP, bool W1 = false>
@@ -70,48 +55,62 @@ void run_vec(const Args<T>& a) {
     k<<<grid_for(a.batch, 1), NT, smem, a.stream>>>(ref(a.A), a.n, a.lda, a.info, a.batch);
 }
 
-/// Runs variant v if it is one of kResidentVariants; false otherwise or for n outside 1..128.
-template <typename T, bool FAST>
-bool run_resident_variant(const Args<T>& a, const ResidentConfig& v) {
-    if (a.n < 1 || a.n > resident::kMaxOrder) return false;
-    const int nt = v.nt, occ = v.occ;
-    if (v.ib == 8 && v.w1 == 0) {
-        if (nt == 64 && occ == 256) return run_resident<T, 64, 256, FAST, 1>(a), true;
-        if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST, 1>(a), true;
-        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 1>(a), true;
-        if (nt == 256 && occ == 512) return run_resident<T, 256, 512, FAST, 1>(a), true;
-    } else if (v.ib == 16 && v.w1 == 0) {
-        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 2>(a), true;
-    } else if (v.ib == 8 && v.w1 == 1) {
-        if (nt == 64 && occ == 512) return run_resident<T, 64, 512, FAST, 1, true>(a), true;
-        if (nt == 128 && occ == 512) return run_resident<T, 128, 512, FAST, 1, true>(a), true;
-    } else if (v.ib == 8 && v.w1 == 2) {
-        if (nt == 64 && occ == 512) return run_frag<T, 64, 512, false>(a), true;
-        if (nt == 128 && occ == 384) return run_frag<T, 128, 384, false>(a), true;
-        if (nt == 256 && occ == 512) return run_frag<T, 256, 512, false>(a), true;
-        if (nt == 96 && occ == 384) return run_frag<T, 96, 384, false>(a), true;
-    } else if (v.ib == 8 && v.w1 == 3) {
-        if (nt == 64 && occ == 512) return run_frag<T, 64, 512, true>(a), true;
-        if (nt == 128 && occ == 384) return run_frag<T, 128, 384, true>(a), true;
-        if (nt == 256 && occ == 512) return run_frag<T, 256, 512, true>(a), true;
-    } else if (v.ib == 8 && v.w1 == 4) {
-        if (nt == 64 && occ == 512) return run_frag_pipe<T, 64, 512>(a), true;
-        if (nt == 128 && occ == 384) return run_frag_pipe<T, 128, 384>(a), true;
-        if (nt == 256 && occ == 512) return run_frag_pipe<T, 256, 512>(a), true;
-        if (nt == 96 && occ == 384) return run_frag_pipe<T, 96, 384>(a), true;
-    } else if (v.ib == 8 && v.w1 == 5) {
-        if (nt == 96 && occ == 576) return run_vec<T, 96, 576>(a), true;
-        if (nt == 128 && occ == 768) return run_vec<T, 128, 768>(a), true;
-        if (nt == 128 && occ == 1024) return run_vec<T, 128, 1024>(a), true;
-        if (nt == 256 && occ == 1024) return run_vec<T, 256, 1024>(a), true;
-        if (nt == 64 && occ == 1024) return run_vec<T, 64, 1024>(a), true;
-        // fewer blocks per SM, more registers: for double, whose shared memory allows 3..5 blocks anyway
-        if (nt == 128 && occ == 384) return run_vec<T, 128, 384>(a), true;
-        if (nt == 160 && occ == 480) return run_vec<T, 160, 480>(a), true;
-        if (nt == 96 && occ == 480) return run_vec<T, 96, 480>(a), true;
-        if (nt == 128 && occ == 512) return run_vec<T, 128, 512>(a), true;
-    }
+/// Launches resident variant (F, NT, OCC) for a.n <= 128; FAST: rcp + Newton and rsqrt pivots in
+/// potrf_resident.cuh's kernel (the fragment-layout and vector-row kernels always take the refined
+/// hardware rsqrt). Inner block IB 16 = two panels per step (KP = 2).
+template <typename T, bool FAST, Family F, int NT, int OCC>
+void run_variant(const Args<T>& a) {
+    static_assert(F != Family::LeftLooking, "the left-looking kernel is instantiated per order (dispatch.cuh)");
+    if constexpr (F == Family::Resident) run_resident<T, NT, OCC, FAST, 1>(a);
+    else if constexpr (F == Family::ResidentTwoPanels) run_resident<T, NT, OCC, FAST, 2>(a);
+    else if constexpr (F == Family::ResidentWarpA) run_resident<T, NT, OCC, FAST, 1, true>(a);
+    else if constexpr (F == Family::Fragment) run_frag<T, NT, OCC, false>(a);
+    else if constexpr (F == Family::FragmentDynamic) run_frag<T, NT, OCC, true>(a);
+    else if constexpr (F == Family::FragmentPipelined) run_frag_pipe<T, NT, OCC>(a);
+    else run_vec<T, NT, OCC>(a);
+}
+
+/// Whether v is one of LIST's variants.
+template <const auto& LIST>
+constexpr bool listed(const Variant& v) {
+    for (const Variant& x : LIST)
+        if (x == v) return true;
     return false;
 }
 
+/// Runs v if it is LIST[I] (never when EXCEPT_LIBRARY and LIST[I] is one of the library's variants).
+template <typename T, bool FAST, const auto& LIST, bool EXCEPT_LIBRARY, size_t I>
+bool run_if(const Args<T>& a, const Variant& v) {
+    constexpr Variant c = LIST[I];
+    if constexpr (EXCEPT_LIBRARY && listed<kLibraryVariants>(c)) {
+        return false;
+    } else {
+        if (v != c) return false;
+        run_variant<T, FAST, c.family, c.nt, c.occ>(a);
+        return true;
+    }
+}
+template <typename T, bool FAST, const auto& LIST, bool EXCEPT_LIBRARY, size_t... I>
+bool run_listed(const Args<T>& a, const Variant& v, std::index_sequence<I...>) {
+    return (run_if<T, FAST, LIST, EXCEPT_LIBRARY, I>(a, v) || ...);
+}
+
+/// Runs v if it is one of LIST's variants (EXCEPT_LIBRARY: and not one of kLibraryVariants); false
+/// otherwise or for n outside 1..128.
+template <typename T, bool FAST, const auto& LIST, bool EXCEPT_LIBRARY = false>
+bool run_variant_of(const Args<T>& a, const Variant& v) {
+    if (a.n < 1 || a.n > resident::kMaxOrder) return false;
+    return run_listed<T, FAST, LIST, EXCEPT_LIBRARY>(a, v, std::make_index_sequence<std::size(LIST)>{});
+}
+
+template <typename T>
+bool launch_resident_variant(const Args<T>& a, const Variant& v) {
+    return a.batch == 0 || run_variant_of<T, kFastMath, kLibraryVariants>(a, v);
+}
+
 }  // namespace starfact::batched::gpu
+
+/// Instantiates the library's resident variants (launch_resident_variant) for precision T.
+#define STARFACT_BATCHED_CHOL_VARIANTS(T)                                                   \
+    template bool starfact::batched::gpu::launch_resident_variant<T>(const starfact::batched::gpu::Args<T>&, \
+                                                                     const starfact::batched::gpu::Variant&);

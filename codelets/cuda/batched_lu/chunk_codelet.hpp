@@ -1,6 +1,7 @@
-// Internal: insert helper of the batched LU chunk codelet (codelets/batched_lu_chunk.cpp): one
-// task factors (getrf) or inverts (inverse) `count` contiguous n x n matrices held in StarPU
-// vector handles; CPU workers run a LAPACKE loop, CUDA workers the batched kernels.
+// Internal: the StarPU chunk codelet of the batched LU (chunk_codelet.cpp). One task factors (getrf) or
+// inverts in place (inverse) a chunk of consecutive members of a strided batch held in StarPU vector
+// handles; CPU workers run a LAPACKE loop, CUDA workers the batched kernels. Plain C++ (also built
+// without CUDA); used by algorithms/batched_lu.cpp.
 #pragma once
 #include <starpu.h>
 
@@ -10,11 +11,20 @@
 
 namespace starfact::detail {
 
-enum class BatchedLuOp { Getrf, Inverse };
+enum class LuChunkOp { Getrf, Inverse };
 
-/// A: count * n * n values (RW); ipiv: count * n ints (W, getrf only, else ignored); info: count ints (W).
+/// One chunk: `count` matrices at A + i * strideA (getrf: pivots at ipiv + i * stride_piv).
+struct LuChunk {
+    LuChunkOp op;
+    int n, lda;
+    int64_t strideA, stride_piv, count;
+};
+
+/// Submits one chunk task: getrf (buffers A (RW), ipiv (W), info (W)) or inverse (A (RW), info (W); ipiv
+/// ignored). A and ipiv are vector handles over the chunk's elements, info a vector of `count` ints.
+/// o.name is set here.
 template <typename T>
-void insert_batched_lu_chunk(const Runtime& rt, const TaskOptions& o, BatchedLuOp op, int n, int64_t count,
-                             starpu_data_handle_t A, starpu_data_handle_t ipiv, starpu_data_handle_t info);
+void insert_lu_chunk(const Runtime& rt, const TaskOptions& o, const LuChunk& c, starpu_data_handle_t A,
+                     starpu_data_handle_t ipiv, starpu_data_handle_t info);
 
 }  // namespace starfact::detail

@@ -9,7 +9,7 @@
 
 #include "codelets/cuda/batched_lu/launch.hpp"
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
 __device__ __forceinline__ float abs_of(float x) { return fabsf(x); }
 __device__ __forceinline__ double abs_of(double x) { return fabs(x); }
@@ -111,7 +111,7 @@ __device__ __forceinline__ void stage_out(const T* sm, T* A, int ld, int lane) {
 /// and its shared memory, and loads row `lane` of the matrix into r (zeros for idle lanes),
 /// directly or through the staging tile (STAGE).
 template <typename T, int N, int NFTB, bool STAGE>
-__device__ __forceinline__ Segment<T> open_segment(BatchRef<T> A, int64_t batch, unsigned char* smem, T (&r)[N]) {
+__device__ __forceinline__ Segment<T> open_segment(LuBatch<T> A, int64_t batch, unsigned char* smem, T (&r)[N]) {
     constexpr int S = seg_lanes(N);
     Segment<T> s;
     const int seg = threadIdx.x / S;
@@ -213,4 +213,4 @@ __device__ __forceinline__ unsigned pivot_search(T x, bool cand, int pos, int wl
     }
 }
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

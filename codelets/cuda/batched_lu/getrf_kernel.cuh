@@ -13,11 +13,11 @@
 #pragma once
 #include "codelets/cuda/batched_lu/common.cuh"
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
 template <typename T, int N, int NFTB, bool STAGE, int SEARCH, bool LOOKAHEAD, int MINB>
 __global__ void __launch_bounds__(seg_lanes(N) * NFTB, MINB)
-getrf_kernel(BatchRef<T> A, int* __restrict__ ipiv, int64_t stride_piv, int* __restrict__ info, int64_t batch) {
+getrf_kernel(LuBatch<T> A, int* __restrict__ ipiv, int64_t stride_piv, int* __restrict__ info, int64_t batch) {
     constexpr int S = seg_lanes(N), RS = pivot_row_stride<T, N>();
     // Speculative reciprocals pay off where the step is latency bound (warp-reduction search,
     // n > 8); for n <= 8 the extra instructions cost more than the latency they hide.
@@ -92,8 +92,8 @@ getrf_kernel(BatchRef<T> A, int* __restrict__ ipiv, int64_t stride_piv, int* __r
 
 /// Grid of ceil(batch / NFTB) blocks of S * NFTB lanes; opts into large shared memory when needed.
 template <typename T, int N, int NFTB, bool STAGE, int SEARCH, bool LOOKAHEAD, int MINB = 0>
-cudaError_t launch_getrf(BatchRef<T> A, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
-                         cudaStream_t stream) {
+cudaError_t run_getrf(LuBatch<T> A, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+                      cudaStream_t stream) {
     constexpr size_t smem = lu_smem_bytes<T, N, NFTB, STAGE>();
     auto* kern = getrf_kernel<T, N, NFTB, STAGE, SEARCH, LOOKAHEAD, MINB>;
     if (smem > 48 * 1024) {
@@ -105,4 +105,4 @@ cudaError_t launch_getrf(BatchRef<T> A, int* ipiv, int64_t stride_piv, int* info
     return cudaGetLastError();
 }
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

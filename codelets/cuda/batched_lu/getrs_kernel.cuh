@@ -6,13 +6,13 @@
 #pragma once
 #include "codelets/cuda/batched_lu/common.cuh"
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
 constexpr int kGetrsThreads = 32;
 
 template <typename T, int N>
 __global__ void __launch_bounds__(kGetrsThreads)
-getrs_kernel(BatchRef<T> LU, const int* __restrict__ ipiv, int64_t stride_piv, BatchRef<T> B, BatchRef<T> X,
+getrs_kernel(LuBatch<T> LU, const int* __restrict__ ipiv, int64_t stride_piv, LuBatch<T> B, LuBatch<T> X,
              int nrhs, bool identity_rhs) {
     __shared__ T lu[N * N];
     __shared__ int perm[N];
@@ -57,11 +57,11 @@ getrs_kernel(BatchRef<T> LU, const int* __restrict__ ipiv, int64_t stride_piv, B
 }
 
 template <typename T, int N>
-cudaError_t launch_getrs(BatchRef<T> LU, const int* ipiv, int64_t stride_piv, BatchRef<T> B, BatchRef<T> X, int nrhs,
-                         bool identity_rhs, int64_t batch, cudaStream_t stream) {
+cudaError_t run_getrs(LuBatch<T> LU, const int* ipiv, int64_t stride_piv, LuBatch<T> B, LuBatch<T> X, int nrhs,
+                      bool identity_rhs, int64_t batch, cudaStream_t stream) {
     getrs_kernel<T, N><<<static_cast<unsigned>(batch), kGetrsThreads, 0, stream>>>(LU, ipiv, stride_piv, B, X, nrhs,
                                                                                    identity_rhs);
     return cudaGetLastError();
 }
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

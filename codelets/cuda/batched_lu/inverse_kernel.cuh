@@ -14,11 +14,11 @@
 #pragma once
 #include "codelets/cuda/batched_lu/common.cuh"
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
 template <typename T, int N, int NFTB, bool STAGE, int SEARCH, bool LOOKAHEAD, int MINB>
 __global__ void __launch_bounds__(seg_lanes(N) * NFTB, MINB)
-inverse_kernel(BatchRef<T> A, BatchRef<T> C, int* __restrict__ ipiv, int64_t stride_piv, int* __restrict__ info,
+inverse_kernel(LuBatch<T> A, LuBatch<T> C, int* __restrict__ ipiv, int64_t stride_piv, int* __restrict__ info,
                int64_t batch) {
     constexpr int S = seg_lanes(N), RS = pivot_row_stride<T, N>();
     constexpr bool SPEC = search_for<S, SEARCH>() == kSearchReduce;  // as in getrf
@@ -97,8 +97,8 @@ inverse_kernel(BatchRef<T> A, BatchRef<T> C, int* __restrict__ ipiv, int64_t str
 }
 
 template <typename T, int N, int NFTB, bool STAGE, int SEARCH, bool LOOKAHEAD, int MINB = 0>
-cudaError_t launch_inverse(BatchRef<T> A, BatchRef<T> C, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
-                           cudaStream_t stream) {
+cudaError_t run_inverse(LuBatch<T> A, LuBatch<T> C, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+                        cudaStream_t stream) {
     constexpr size_t smem = lu_smem_bytes<T, N, NFTB, STAGE>();
     auto* kern = inverse_kernel<T, N, NFTB, STAGE, SEARCH, LOOKAHEAD, MINB>;
     if (smem > 48 * 1024) {
@@ -110,4 +110,4 @@ cudaError_t launch_inverse(BatchRef<T> A, BatchRef<T> C, int* ipiv, int64_t stri
     return cudaGetLastError();
 }
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

@@ -1,5 +1,6 @@
-// Internal: the batch addressing struct and the per-precision dispatchers (n -> kernel
-// instantiation chosen by the tuning table) that the host API and the StarPU codelet call.
+// Internal host-side entry points of the batched LU kernels: the batch addressing struct and the
+// launchers from a runtime order n to the kernel instance the tuning table picks (dispatch.cuh), used
+// by the public device API (launch.cpp), the StarPU chunk codelet (chunk_codelet.cpp) and the bench.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -16,16 +17,17 @@
 #define STARFACT_BLU_CONSTEXPR constexpr
 #endif
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
 /// Lanes per matrix: the smallest power of two >= n (n <= 32), so segments never straddle a warp.
 STARFACT_BLU_CONSTEXPR int seg_lanes(int n) {
     return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
 }
 
-/// One matrix of a batch: base + b * stride (strided layout) or ptrs[b] (pointer array).
+/// The matrices of an LU batch: member b at base + b * stride (strided layout) or ptrs[b] (pointer array),
+/// with their leading dimension (the Cholesky kernels' BatchRef leaves ld to a separate argument).
 template <typename T>
-struct BatchRef {
+struct LuBatch {
     T* base;
     T* const* ptrs;
     int64_t stride;
@@ -33,14 +35,17 @@ struct BatchRef {
     STARFACT_BLU_HD T* operator()(int64_t b) const { return ptrs ? ptrs[b] : base + b * stride; }
 };
 
+/// getrf (pivots at ipiv + b * stride_piv), the fused inverse (C may be A; ipiv may be null) and the solve
+/// with the factors (identity_rhs: B is the identity, generated on the fly: getri) of order n = 1..32;
+/// cudaErrorInvalidValue for other n.
 template <typename T>
-cudaError_t getrf_dispatch(int n, BatchRef<T> A, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
-                           cudaStream_t stream);
+cudaError_t launch_getrf(int n, LuBatch<T> A, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+                         cudaStream_t stream);
 template <typename T>
-cudaError_t inverse_dispatch(int n, BatchRef<T> A, BatchRef<T> C, int* ipiv, int64_t stride_piv, int* info,
-                             int64_t batch, cudaStream_t stream);
+cudaError_t launch_inverse(int n, LuBatch<T> A, LuBatch<T> C, int* ipiv, int64_t stride_piv, int* info,
+                           int64_t batch, cudaStream_t stream);
 template <typename T>
-cudaError_t getrs_dispatch(int n, BatchRef<T> LU, const int* ipiv, int64_t stride_piv, BatchRef<T> B, BatchRef<T> X,
-                           int nrhs, bool identity_rhs, int64_t batch, cudaStream_t stream);
+cudaError_t launch_getrs(int n, LuBatch<T> LU, const int* ipiv, int64_t stride_piv, LuBatch<T> B, LuBatch<T> X,
+                         int nrhs, bool identity_rhs, int64_t batch, cudaStream_t stream);
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

@@ -5,8 +5,9 @@
 #pragma once
 #include "codelets/cuda/batched_lu/launch.hpp"
 
-namespace starfact::batched::kernels {
+namespace starfact::batched::gpu {
 
+/// The configuration of a getrf or inverse kernel instance (template arguments of run_getrf, run_inverse).
 struct LuConfig {
     int nftb;        // matrices (segments of seg_lanes(n) lanes) per thread block
     bool stage;      // coalesced tile copies through shared memory (true) or direct row accesses (false)
@@ -18,7 +19,7 @@ struct LuConfig {
 /// nFTB giving `threads` lanes per block.
 constexpr int nftb_for(int n, int threads) { return threads / seg_lanes(n); }
 
-// Sweeps of 2026-11-22 (H100, batch 10^6, docs/batched_lu.md): the direct register path beats the
+// Sweep on the H100 (batch 10^6, docs/batched_lu.md, "Retuning"): the direct register path beats the
 // staged one everywhere; the warp-reduction pivot search beats the butterfly at n = 16 and 32 by
 // 10-25%; the look-ahead costs registers (occupancy) and does not pay (kept as a sweep variant);
 // nFTB matters little except through occupancy. Double getrf at n >= 25 needs ~128
@@ -38,4 +39,4 @@ constexpr LuConfig inverse_config(int n) {
     return LuConfig{nftb_for(n, dbl ? 256 : 64), false, 1, false, 0};
 }
 
-}  // namespace starfact::batched::kernels
+}  // namespace starfact::batched::gpu

@@ -1,0 +1,93 @@
+// Internal: what the StarPU entry points of both batched families (batched_cholesky.cpp, batched_lu.cpp)
+// share: the argument checks of a strided host batch and the chunk tasks with their vector handles.
+#pragma once
+#include <starpu.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codelets/codelets.hpp"
+#include "starfact/error.hpp"
+
+namespace starfact::detail {
+
+/// Checks of one host call, in argument order.
+struct HostChecks {
+    const char* f;
+    int64_t n;
+    static std::string got(int64_t v) { return " (got " + std::to_string(v) + ")"; }
+    /// n in [0, max_order].
+    HostChecks(const char* function, int64_t order, int64_t max_order) : f(function), n(order) {
+        require(n >= 0 && n <= max_order, f, "n", "must be in [0, " + std::to_string(max_order) + "]" + got(n));
+    }
+    /// ld >= max(1, n) with ld * max(1, cols) < 2^31 (the kernels' 32-bit offsets; cols: n or nrhs).
+    void ld(const char* name, int64_t v, int64_t cols, const char* cols_name) const {
+        const int64_t lo = std::max<int64_t>(1, n);
+        require(v >= lo && v * std::max<int64_t>(1, cols) <= INT32_MAX, f, name,
+                "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * " + cols_name + " < 2^31" +
+                    got(v));
+    }
+    void stride(const char* name, int64_t v, int64_t minimum, const char* rule) const {
+        require(v >= minimum, f, name, std::string("must be >= ") + rule + " = " + std::to_string(minimum) + got(v));
+    }
+    void batch(int64_t v) const { require(v >= 0, f, "batch", "must be >= 0" + got(v)); }
+    /// p may be null only when `empty` (nothing to read or write).
+    void pointer(const char* name, const void* p, bool empty) const {
+        require(p != nullptr || empty, f, name, "is null");
+    }
+    void chunk(int64_t v) const { require(v >= 0, f, "opts.chunk", "must be >= 0" + got(v)); }
+};
+
+/// The chunk tasks of one call and the StarPU vector handles over the caller's host arrays. finish()
+/// waits for the tasks, lets StarPU's count of submitted tasks settle (Runtime::pending_tasks() is 0
+/// afterwards, as after the tile algorithms) and unregisters the handles, which brings the data home;
+/// when a submission threw before finish(), the destructor waits for what was submitted and unregisters.
+class BatchChunks {
+public:
+    BatchChunks() = default;
+    BatchChunks(const BatchChunks&) = delete;
+    BatchChunks& operator=(const BatchChunks&) = delete;
+    ~BatchChunks() {
+        for (starpu_task* t : tasks_)
+            if (starpu_task_wait(t) != 0) continue;  // best effort before the exception goes on
+        release();
+    }
+
+    /// Registers count elements of type T at p (StarPU vectors count elements in 32 bits).
+    template <typename T>
+    starpu_data_handle_t add(T* p, int64_t count) {
+        starpu_data_handle_t h = nullptr;
+        starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(p), static_cast<uint32_t>(count),
+                                    sizeof(T));
+        handles_.push_back(h);
+        return h;
+    }
+    /// Options of a chunk task: the mapping, and this object collects the (not detached) task.
+    TaskOptions task_options(Mapping mapping) {
+        TaskOptions o;
+        o.mapping = mapping;
+        o.collect = &tasks_;
+        return o;
+    }
+
+    void finish(const char* f) {
+        bool waited = true;
+        for (starpu_task* t : tasks_) waited = starpu_task_wait(t) == 0 && waited;  // destroys t
+        tasks_.clear();
+        starpu_task_wait_for_all();  // starpu_task_wait returns before the submitted-task count drops
+        release();
+        if (!waited) throw RuntimeError(std::string("starfact::") + f + ": starpu_task_wait failed");
+    }
+
+private:
+    void release() {
+        for (starpu_data_handle_t h : handles_) starpu_data_unregister(h);
+        handles_.clear();
+    }
+    std::vector<starpu_task*> tasks_;
+    std::vector<starpu_data_handle_t> handles_;
+};
+
+}  // namespace starfact::detail

@@ -1,4 +1,0 @@
-// Instantiates batched posv (double) for the compiled orders in 1..32 (ranges.hpp), tuned configurations.
-#include "codelets/cuda/batched_chol/dispatch.cuh"
-
-STARFACT_BATCHED_RANGE(double, Posv, 1, 32)

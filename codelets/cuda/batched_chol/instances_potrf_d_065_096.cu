@@ -1,4 +1,0 @@
-// Instantiates batched potrf (double) for the compiled orders in 65..96 (ranges.hpp), tuned configurations.
-#include "codelets/cuda/batched_chol/dispatch.cuh"
-
-STARFACT_BATCHED_RANGE(double, Potrf, 65, 96)

@@ -1,4 +1,4 @@
-# Fused potf2 (issue 4): the tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
+# Fused potf2: the GPU tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
 # CUDA only; without CUDA nothing here is built.
 if(STARFACT_HAVE_CUDA)
   # potf2.cu itself is part of the library (top-level CMakeLists.txt), used by the potrf codelet (--diag fused).

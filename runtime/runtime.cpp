@@ -1,4 +1,4 @@
-// Runtime: StarPU session, codelet table, per-worker CUDA contexts.
+// Runtime: the StarPU instance, codelet tables, per-worker CUDA contexts.
 #include "starfact/runtime.hpp"
 
 #include <cblas.h>

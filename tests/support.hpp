@@ -61,4 +61,25 @@ uint64_t gaussian_kernel_spd(int64_t n, T* A, int64_t ld, double ell, double nug
 /// Residual threshold from the LAPACK/Chameleon convention.
 constexpr double kResidualLimit = 60.0;
 
+/// One entry (i, j), i >= j, of an otherwise SPD matrix set to v (negative, NaN or Inf), and the info
+/// LAPACK returns for the result.
+template <typename T>
+struct BadEntry {
+    int64_t i, j;
+    T v;
+    int expected;
+};
+
+/// The names a tile-algorithm test file uses unqualified: the library's and the helpers above.
+/// A test file says `using namespace starfact::test::prelude;` once.
+namespace prelude {
+using namespace starfact;
+using test::BadEntry;
+using test::fresh_seed;
+using test::gaussian_kernel_spd;
+using test::kResidualLimit;
+using test::runtime;
+using test::spd_matrix;
+}  // namespace prelude
+
 }  // namespace starfact::test

@@ -9,11 +9,7 @@
 
 #include "tests/support.hpp"
 
-using namespace starfact;
-using starfact::test::fresh_seed;
-using starfact::test::kResidualLimit;
-using starfact::test::runtime;
-using starfact::test::spd_matrix;
+using namespace starfact::test::prelude;
 
 namespace {
 
@@ -49,8 +45,7 @@ TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
     CHECK(bad_argument([&] { potrf<double>(rt, -1, A.data(), 10, o, tiling); }) == "n");
     CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 9, o, tiling); }) == "lda");
     CHECK(bad_argument([&] { potrf<double>(rt, 10, nullptr, 10, o, tiling); }) == "A");
-    Tiling negative_nb;
-    negative_nb.nb = -1;
+    const Tiling negative_nb{-1};
     CHECK(bad_argument([&] { potrf<double>(rt, 10, A.data(), 10, o, negative_nb); }) == "nb");
     CHECK(bad_argument([&] { posv<double>(rt, 10, 1, A.data(), 10, B.data(), 10, o, negative_nb); }) == "nb");
     CHECK(bad_argument([&] { posv<double>(rt, 10, -1, A.data(), 10, B.data(), 10, o, tiling); }) == "nrhs");
@@ -98,8 +93,7 @@ TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK"
         }
         std::vector<TestType> L = A;
         Options o;
-        Tiling tiling;
-        tiling.nb = nb;
+        const Tiling tiling{nb};
         o.mapping = Mapping::CpuOnly;
         o.panel = panel;
         CHECK(potrf(runtime(), n, L.data(), n, o, tiling) == k);
@@ -108,8 +102,7 @@ TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK"
     // The runtime is still usable afterwards.
     std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed()), L = A;
     Options o;
-    Tiling tiling;
-    tiling.nb = nb;
+    const Tiling tiling{nb};
     o.mapping = Mapping::CpuOnly;
     REQUIRE(potrf(runtime(), n, L.data(), n, o, tiling) == 0);
     CHECK(potrf_residual<TestType>(n, A.data(), n, L.data(), n) < kResidualLimit);
@@ -119,11 +112,7 @@ TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]
     const int64_t n = 100, nb = 24;
     const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
     const TestType inf = std::numeric_limits<TestType>::infinity();
-    struct Case {
-        int64_t i, j;
-        TestType v;
-        int expected;
-    };
+    using Case = BadEntry<TestType>;
     // A bad entry (i, j), i >= j, reaches diagonal i first: info = i + 1.
     for (const Case c : {Case{0, 0, nan, 1}, Case{50, 50, nan, 51}, Case{60, 10, nan, 61}, Case{99, 98, nan, 100},
                          Case{30, 30, inf, 31}, Case{70, 3, inf, 71}, Case{40, 40, -inf, 41}}) {
@@ -131,8 +120,7 @@ TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]
         std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
         A[c.i + c.j * n] = c.v;
         Options o;
-        Tiling tiling;
-        tiling.nb = nb;
+        const Tiling tiling{nb};
         o.mapping = Mapping::CpuOnly;
         CHECK(potrf(runtime(), n, A.data(), n, o, tiling) == c.expected);
         CHECK(runtime().pending_tasks() == 0);

@@ -7,11 +7,7 @@
 
 #include "tests/support.hpp"
 
-using namespace starfact;
-using starfact::test::fresh_seed;
-using starfact::test::kResidualLimit;
-using starfact::test::runtime;
-using starfact::test::spd_matrix;
+using namespace starfact::test::prelude;
 
 namespace {
 
@@ -70,10 +66,8 @@ TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double
             const std::vector<TestType> A = spd_matrix<TestType>(1100, 1100, seed);
             std::vector<TestType> L = A;
             Options o;
-            Tiling tiling;
-            tiling.nb = 128;
+            const Tiling tiling{128, Residency::Device};
             o.mapping = Mapping::GpuOnly;
-            tiling.residency = Residency::Device;
             o.variant = Variant::parse(v);
             o.panel = panel;
             REQUIRE(potrf(runtime(), 1100, L.data(), 1100, o, tiling) == 0);
@@ -101,10 +95,8 @@ TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
     for (Residency r : {Residency::Host, Residency::Device}) {
         std::vector<TestType> F = A, X = B;
         Options o;
-        Tiling tiling;
-        tiling.nb = nb;
+        const Tiling tiling{nb, r};
         o.mapping = Mapping::GpuOnly;
-        tiling.residency = r;
         REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, o, tiling) == 0);
         CHECK(solve_residual<TestType>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
     }
@@ -115,10 +107,8 @@ TEMPLATE_TEST_CASE("small GPU factorizations for the sanitizers", "[gpu][sanitiz
     for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
         std::vector<TestType> A = spd_matrix<TestType>(200, 200, fresh_seed()), W = A;
         Options o;
-        Tiling tiling;
-        tiling.nb = 64;
+        const Tiling tiling{64, Residency::Device};
         o.mapping = Mapping::GpuOnly;
-        tiling.residency = Residency::Device;
         o.panel = panel;
         REQUIRE(potrf(runtime(), 200, W.data(), 200, o, tiling) == 0);
         CHECK(potrf_residual<TestType>(200, A.data(), 200, W.data(), 200) < kResidualLimit);
@@ -131,11 +121,7 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
     const int64_t n = 300, nb = 64;
     const TestType nan = std::numeric_limits<TestType>::quiet_NaN();
     const TestType inf = std::numeric_limits<TestType>::infinity();
-    struct Case {
-        int64_t i, j;
-        TestType v;
-        int expected;
-    };
+    using Case = BadEntry<TestType>;
     for (Residency r : {Residency::Host, Residency::Device}) {
         for (const Case c : {Case{0, 0, TestType(-1), 1}, Case{63, 63, TestType(-1), 64}, Case{64, 64, TestType(-1), 65},
                              Case{200, 200, TestType(-5), 201}, Case{299, 299, TestType(-1), 300},
@@ -147,10 +133,8 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
             for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
                 std::vector<TestType> W = A;
                 Options o;
-                Tiling tiling;
-                tiling.nb = nb;
+                const Tiling tiling{nb, r};
                 o.mapping = Mapping::GpuOnly;
-                tiling.residency = r;
                 o.panel = panel;
                 CHECK(potrf(runtime(), n, W.data(), n, o, tiling) == c.expected);
             }
@@ -163,12 +147,13 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
 TEMPLATE_TEST_CASE("GPU-only default options factor Gaussian-kernel matrices (ill-conditioned tiles) as LAPACK does",
                    "[gpu]", float, double) {
     using T = TestType;
-    // What the inverse panel solve (the GPU default up to the fifth session) failed with a spurious info.
+    // Matrices on which the inverse panel solve (PanelSolve::Inverse) fails with a spurious info > 0:
+    // the default panel solve must factor them on GPU mappings as LAPACK does.
     const int64_t n = 1500;
     const double ell = 0.1, nugget = sizeof(T) == 4 ? 1e-5 : 1e-12;
     for (int64_t nb : {256, 512}) {
         std::vector<T> A(static_cast<size_t>(n * n));
-        const uint64_t seed = starfact::test::gaussian_kernel_spd<T>(n, A.data(), n, ell, nugget, fresh_seed());
+        const uint64_t seed = gaussian_kernel_spd<T>(n, A.data(), n, ell, nugget, fresh_seed());
         INFO("n=" << n << " nb=" << nb << " ell=" << ell << " nugget=" << nugget << " seed=" << seed
                   << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
         TileMatrix<T> tiles(runtime(), n, nb, Residency::Device);

@@ -6,11 +6,7 @@
 
 #include "tests/support.hpp"
 
-using namespace starfact;
-using starfact::test::fresh_seed;
-using starfact::test::kResidualLimit;
-using starfact::test::runtime;
-using starfact::test::spd_matrix;
+using namespace starfact::test::prelude;
 
 namespace {
 
@@ -37,8 +33,7 @@ void check_potrf(int64_t n, int64_t nb, Mapping mapping, Variant variant = {}, P
     const int64_t ld = n + pad;
     const std::vector<T> A = spd_matrix<T>(n, ld, seed);
     Options opts;
-    Tiling tiling;
-    tiling.nb = nb;
+    const Tiling tiling{nb};
     opts.mapping = mapping;
     opts.variant = variant;
     opts.panel = panel;
@@ -113,8 +108,7 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
     const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
     std::vector<double> L = A;
     Options opts;
-    Tiling tiling;
-    tiling.nb = 32;
+    const Tiling tiling{32};
     opts.mapping = Mapping::CpuOnly;
     REQUIRE(potrf(runtime(), n, L.data(), n, opts, tiling) == 0);
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
@@ -125,8 +119,8 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
 TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditioned tiles) as LAPACK does",
                    "[potrf][cpu]", float, double) {
     using T = TestType;
-    // The inverse panel solve (the GPU mappings' default up to the fifth session) lost definiteness on
-    // these (a spurious info > 0); the default is the backward-stable trsm now, for every mapping.
+    // The inverse panel solve loses definiteness on these (a spurious info > 0), so the default is the
+    // backward-stable trsm, for every mapping.
     for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid})
         CHECK(resolve_panel_solve(PanelSolve::Auto, m, 1024) == PanelSolve::Trsm);
     const int64_t n = 300, ld = n + 2;
@@ -134,12 +128,11 @@ TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditi
     for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid}) {
         for (int64_t nb : {64, 100}) {
             std::vector<T> A(static_cast<size_t>(ld * n), T(-777));
-            const uint64_t seed = starfact::test::gaussian_kernel_spd<T>(n, A.data(), ld, ell, nugget, fresh_seed());
+            const uint64_t seed = gaussian_kernel_spd<T>(n, A.data(), ld, ell, nugget, fresh_seed());
             INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(m) << " ell=" << ell << " nugget=" << nugget
                       << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
             Options opts;
-            Tiling tiling;
-            tiling.nb = nb;
+            const Tiling tiling{nb};
             opts.mapping = m;
             factor_checked(A, n, ld, opts, tiling);
         }

@@ -3,11 +3,7 @@
 
 #include "tests/support.hpp"
 
-using namespace starfact;
-using starfact::test::fresh_seed;
-using starfact::test::kResidualLimit;
-using starfact::test::runtime;
-using starfact::test::spd_matrix;
+using namespace starfact::test::prelude;
 
 namespace {
 
@@ -21,8 +17,7 @@ void check_posv(int64_t n, int64_t nrhs, int64_t nb, Mapping mapping) {
     random_matrix<T>(n, nrhs, B.data(), ldb, seed + 1);
     std::vector<T> F = A, X = B;
     Options opts;
-    Tiling tiling;
-    tiling.nb = nb;
+    const Tiling tiling{nb};
     opts.mapping = mapping;
     REQUIRE(posv(runtime(), n, nrhs, F.data(), lda, X.data(), ldb, opts, tiling) == 0);
     const double res = solve_residual<T>(n, nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
@@ -69,8 +64,7 @@ TEST_CASE("the solve residual check fails on a wrong solution", "[potrs][cpu][ch
     random_matrix<double>(n, nrhs, B.data(), n, 5);
     std::vector<double> F = A, X = B;
     Options opts;
-    Tiling tiling;
-    tiling.nb = 32;
+    const Tiling tiling{32};
     opts.mapping = Mapping::CpuOnly;
     REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, opts, tiling) == 0);
     CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);

@@ -86,14 +86,14 @@ remote() {
                 TAIL=2 run_phase panel_${p}_$n "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n --panel $p
             done; done ;;
         diag)
-            # Fused potf2 vs cuSOLVER potrf on the diagonal tiles, whole factorization (issue 4); DIAG_ROUNDS
-            # rounds of the pairs (interleaved, so drift hits both alike), each with cuSOLVER's full potrf.
+            # Fused potf2 vs cuSOLVER potrf on the diagonal tiles, whole factorization; DIAG_ROUNDS rounds
+            # of the pairs (interleaved, so drift hits both alike), each with cuSOLVER's full potrf.
             for r in $(seq "${DIAG_ROUNDS:-1}"); do for n in ${DIAG_N:-8192 16384}; do for k in cusolver fused; do
                 TAIL=2 run_phase diag_${k}_${n}_r$r "$bin/starpu_chol" --gpu-only --device-resident --prec d --n $n \
                     --diag $k --warmup 2 --repeat 5
             done; done; done ;;
         compare)
-            # Issue 3: every variant x mapping x scheduler in one table, double, device-resident.
+            # Every variant x mapping x scheduler in one table, double, device-resident.
             for n in ${COMPARE_N:-16384 32768}; do
                 TAIL=30 run_phase compare_$n "$bin/starpu_chol" --compare --device-resident --prec d --n $n
             done ;;

@@ -1,4 +1,4 @@
-# Fused potf2 (issue 4): the tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
+# Fused potf2: the GPU tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
 # CUDA only; without CUDA nothing here is built.
 if(STARFACT_HAVE_CUDA)
   # The kernel is part of the library: the potrf codelet's CUDA diagonal implementation (--diag fused).

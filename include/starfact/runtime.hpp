@@ -1,4 +1,4 @@
-// RAII StarPU session. One Runtime may be alive per process at a time; it owns everything
+// The StarPU instance, RAII. One Runtime may be alive per process at a time; it owns everything
 // starfact keeps between calls: codelets, performance models, per-worker cuBLAS/cuSOLVER handles.
 #pragma once
 #include <memory>

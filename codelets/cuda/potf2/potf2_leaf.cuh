@@ -6,6 +6,8 @@
 // row below against the diagonal block and (5) the prefetched panel is stored. Two barriers per panel.
 // Also: a right-looking look-ahead variant of the same kernel (potf2_leaf_rl_kernel), the device helpers
 // both share, and the failure protocol of the multi-kernel forms (flag in the workspace; see potf2.cu).
+// Both kernels are configurations the tuning sweep times (Potf2Config::rdiag = false); the tuned table
+// uses the replicated-diagonal kernel (potf2_rdiag.cuh) everywhere (docs/potf2.md).
 #pragma once
 #include <cuda_runtime.h>
 

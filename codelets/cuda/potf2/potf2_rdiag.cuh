@@ -7,9 +7,9 @@
 //       single-warp phase, no barrier between the diagonal factorization and the rows below; the
 //       pivot chain uses a branch-free reciprocal square root (rsqrt_ftz);
 //   (B) one barrier (the diagonal block's own rows are stored after it); (C) the trailing update with
-//       the panel: in double 8 x 8 blocks on the FP64 tensor cores (mma.m8n8k4) with a static split of
-//       the blocks over the warps, in float items of 4 rows x 8 columns on the FMA units spread over
-//       all threads afresh every panel; one barrier.
+//       the panel: in double 8 x 8 blocks on the FP64 tensor cores (mma.m8n8k4) split statically over
+//       the warps, in float items of RI rows x 8 columns on the FMA units split statically over the
+//       threads; in both, the accumulators stay in registers across panels; one barrier.
 // With RMAX > 0 each thread block owns RMAX rows below the diagonal block and factors the diagonal block
 // itself (redundantly across thread blocks); the last block to read A11 (a device-wide count) alone
 // writes L11 over it, info and the failure flag. The tile is padded to a multiple of 8 columns

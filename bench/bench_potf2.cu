@@ -257,7 +257,7 @@ template <typename T>
 double time_batched_leaf(const Handles& h, const Tile<T>& t, const Options& o, bool queued) {
     return sb::time_median(
         h.stream, o.warmup, o.repeat,
-        [&](cudaStream_t s) { starfact::batched::device::potrf<T>(t.n, t.work, t.n, int64_t(t.n) * t.n, 1, t.info, s); },
+        [&](cudaStream_t s) { starfact::batched::device::potrf<T>(t.n, t.work, t.n, int64_t(t.n) * t.n, t.info, 1, s); },
         [&](cudaStream_t s) { prepare_run(t, s, queued); });
 }
 #endif

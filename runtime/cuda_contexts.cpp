@@ -120,18 +120,6 @@ void CudaContexts::reserve(int n, Workspace (*need)(cusolverDnHandle_t, int)) {
     reserved_[need] = n;
 }
 #else
-namespace gpu {
-WorkerStream::WorkerStream(CudaContexts* contexts, bool urgent) : c_(contexts->local()), urgent_(urgent) {
-    stream = urgent ? c_.aux_stream : c_.stream;
-    cublas = urgent ? c_.aux_cublas : starpu_cublas_get_local_handle();
-}
-WorkerStream::~WorkerStream() {
-    if (!urgent_) return;
-    cudaEventRecord(c_.aux_events[1], c_.aux_stream);
-    cudaStreamWaitEvent(c_.stream, c_.aux_events[1], 0);
-}
-}  // namespace gpu
-
 void CudaContexts::create() {}
 void CudaContexts::destroy() {}
 #endif

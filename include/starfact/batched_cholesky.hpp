@@ -58,15 +58,6 @@ template <typename T>
 void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_t ldb, int* info, int64_t batch,
           Stream stream = nullptr);
 
-/// The argument order before the two batched families were unified (batch before info). Kept for
-/// callers not yet converted; to be removed.
-template <typename T>
-[[deprecated("use potrf(n, A, lda, strideA, info, batch, stream)")]] void potrf(int64_t n, T* A, int64_t lda,
-                                                                                 int64_t strideA, int64_t batch,
-                                                                                 int* info, Stream stream = nullptr) {
-    potrf<T>(n, A, lda, strideA, info, batch, stream);
-}
-
 }  // namespace device
 #endif
 

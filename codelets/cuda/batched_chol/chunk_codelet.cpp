@@ -3,12 +3,13 @@
 // kernels (launch.hpp) on StarPU's stream of the worker.
 //   potrf: buffers 0 = A chunk (RW, vector of T), 1 = info chunk (W, vector of int)
 //   posv:  buffers 0 = A chunk (RW), 1 = B chunk (RW), 2 = info chunk (W)
-// Each codelet is owned by the Runtime (Runtime::kernel), one per precision and operation.
+// Each codelet is owned by the Runtime (detail::kernel in runtime/runtime_state.hpp), one per precision and operation.
 #include "codelets/cuda/batched_chol/chunk_codelet.hpp"
 
 #include <cmath>
 
 #include "codelets/codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "codelets/cpu_blas.hpp"
 #include "starfact/cholesky.hpp"
 #ifdef STARFACT_HAVE_CUDA
@@ -121,8 +122,8 @@ template <typename T>
 void insert_cholesky_chunk(const Runtime& rt, const TaskOptions& o, const CholeskyChunk& c, starpu_data_handle_t A,
                            starpu_data_handle_t B, starpu_data_handle_t info) {
     const bool posv = B != nullptr;
-    Kernel& k = posv ? rt.kernel(chunk_key<T, true>(), define_chunk<T, true>)
-                     : rt.kernel(chunk_key<T, false>(), define_chunk<T, false>);
+    Kernel& k = posv ? kernel(rt, chunk_key<T, true>(), define_chunk<T, true>)
+                     : kernel(rt, chunk_key<T, false>(), define_chunk<T, false>);
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     t->handles[0] = A;

@@ -3,13 +3,14 @@
 //   getrf buffers:   0 = A (vector, RW), 1 = ipiv (vector, W), 2 = info (vector, W, count)
 //   inverse buffers: 0 = A (vector, RW), 1 = info (vector, W)
 // CPU: a LAPACKE loop; CUDA: the batched kernels (launch.hpp) on the worker's stream (asynchronous).
-// Defined through Runtime::kernel, so the codelets belong to the Runtime.
+// Defined through detail::kernel(rt, ...), so the codelets belong to the Runtime.
 #include "codelets/cuda/batched_lu/chunk_codelet.hpp"
 
 #include <lapacke.h>
 
 #include <string>
 
+#include "runtime/runtime_state.hpp"
 #include "starfact/batched_lu.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <starpu_cuda.h>
@@ -106,7 +107,7 @@ void insert_lu_chunk(const Runtime& rt, const TaskOptions& o, const LuChunk& c, 
                      starpu_data_handle_t ipiv, starpu_data_handle_t info) {
     const bool inv = c.op == LuChunkOp::Inverse;
     const std::string key = std::string(inv ? "batched_inverse_chunk<" : "batched_getrf_chunk<") + prec_name<T>() + ">";
-    Kernel& k = rt.kernel(key, inv ? define_chunk<T, true> : define_chunk<T, false>);
+    Kernel& k = kernel(rt, key, inv ? define_chunk<T, true> : define_chunk<T, false>);
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     t->handles[0] = A;

@@ -4,7 +4,7 @@
 // --sweep times every compiled (ib, cut-off, looped), GPU time (queued), and prints the best per
 // (precision, nb): the tuning table. With the batched Cholesky module in the build, tiles of order <= 128
 // are also factored by its small-matrix kernel with a batch of one (the "leaf" line): is it ever the faster
-// diagonal-tile kernel (issue 5's "leaf for tiny diagonal tiles")?
+// diagonal-tile kernel (a leaf for tiny diagonal tiles)?
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>

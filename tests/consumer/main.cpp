@@ -45,9 +45,9 @@ int run(bool perturb) {
     if (perturb) X[n / 2] += 1e-6 * std::abs(X[n / 2]) + 1e-9;  // residual about 1e5
 
     starfact::Runtime rt;
-    starfact::Options opts;
-    opts.nb = 64;  // 4 x 4 tiles: a task graph, not one call
-    const int info = starfact::posv(rt, n, nrhs, L.data(), lda, X.data(), ldb, opts);
+    starfact::Tiling tiling;
+    tiling.nb = 64;  // 4 x 4 tiles: a task graph, not one call
+    const int info = starfact::posv(rt, n, nrhs, L.data(), lda, X.data(), ldb, starfact::Options{}, tiling);
     if (info != 0) {
         std::fprintf(stderr, "FAIL: posv info = %d\n", info);
         return 1;

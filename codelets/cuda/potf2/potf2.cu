@@ -158,7 +158,7 @@ void launch_rdiag(const LeafParams<T>& p, cudaStream_t stream, bool dependent) {
                   : launch_rdiag_shape<T, 128, 0>(p, stream, dependent);
 }
 
-/// `dependent` applies to the rdiag kernel only (the first session's leaves do not wait).
+/// `dependent` applies to the rdiag kernel only (the left/right-looking leaves do not wait).
 template <typename T>
 void launch_leaf(const Potf2Config& c, const LeafParams<T>& p, cudaStream_t stream, bool dependent = false) {
     if (c.rdiag)

@@ -1,8 +1,8 @@
-// Fused potf2: in-place lower Cholesky of one diagonal tile on the GPU, fully asynchronous.
-// Tiles up to the cut-off run in one single-block kernel (left-looking, inner blocking ib, whole tile
-// in shared memory, next panel prefetched into registers); larger tiles are factored block column by
-// block column (our trsm/syrk kernels) or split recursively (cuBLAS trsm/syrk), per the tuning table
-// (potf2_tuning.hpp). Design, measurements and limits: docs/potf2.md.
+// Fused potf2: in-place lower Cholesky of one diagonal tile on the GPU, fully asynchronous. Tiles up to
+// the cut-off run in one launch of the replicated-diagonal kernel (whole tile in shared memory); larger
+// tiles are factored block column by block column (fused panel launches and our syrk), and the largest by
+// the two-stream form (fused panels on a high-priority chain stream, cuBLAS updates overlapped on the
+// caller's stream), per the tuning table (potf2_tuning.hpp). Design and numbers: docs/potf2.md.
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

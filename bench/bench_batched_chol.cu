@@ -96,27 +96,6 @@ struct Config {
     std::string csv;
 };
 
-std::vector<int64_t> parse_list(const std::string& s, const std::string& flag, int64_t lo, int64_t hi) {
-    std::vector<int64_t> v;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        size_t used = 0;
-        long long x = 0;
-        try {
-            x = std::stoll(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size() || x < lo || x > hi)
-            throw std::invalid_argument(flag + " needs integers in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                        "] separated by commas (got '" + s + "')");
-        v.push_back(x);
-    }
-    if (v.empty()) throw std::invalid_argument(flag + " needs at least one value");
-    return v;
-}
-
 struct Row {
     const char* prec;
     int64_t batch;
@@ -300,10 +279,10 @@ int main(int argc, char** argv) {
                 if (v == "all") {
                     for (int n = 1; n <= 128; ++n) cfg.sizes.push_back(n);
                 } else {
-                    for (int64_t x : parse_list(v, f, 1, 128)) cfg.sizes.push_back(static_cast<int>(x));
+                    for (int64_t x : starfact::examples::int_list(v, f, 1, 128)) cfg.sizes.push_back(static_cast<int>(x));
                 }
             } else if (f == "--batches") {
-                cfg.batches = parse_list(cli.value(), f, 1, 2000000);
+                cfg.batches = starfact::examples::int_list(cli.value(), f, 1, 2000000);
             } else if (f == "--prec") {
                 const std::string p = cli.choice({"s", "d", "both"});
                 cfg.single = p != "d";

@@ -70,26 +70,6 @@ void usage() {
         "         starfact::batched::device::potrf with a batch of one, cold and queued, and ours_q / leaf_q\n");
 }
 
-std::vector<int> parse_list(const std::string& s) {
-    std::vector<int> v;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        size_t used = 0;
-        int x = 0;
-        try {
-            x = std::stoi(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != item.size() || item.empty() || x < 1 || x > 16384)
-            throw std::invalid_argument("--nb needs integers in [1, 16384] (got '" + item + "')");
-        v.push_back(x);
-    }
-    if (v.empty()) throw std::invalid_argument("--nb needs at least one value");
-    return v;
-}
-
 Options parse(int argc, char** argv) {
     Options o;
     starfact::examples::Cli cli(argc, argv);
@@ -99,7 +79,8 @@ Options parse(int argc, char** argv) {
             usage();
             std::exit(0);
         } else if (f == "--nb") {
-            o.nbs = parse_list(cli.value());
+            o.nbs.clear();
+            for (int64_t nb : starfact::examples::int_list(cli.value(), "--nb", 1, 16384)) o.nbs.push_back(static_cast<int>(nb));
         } else if (f == "--prec") {
             o.prec = cli.choice({"s", "d", "both"});
         } else if (f == "--warmup") {

@@ -50,26 +50,6 @@ struct Options {
     bool sweep = false, csv = false;
 };
 
-std::vector<int> parse_list(const std::string& s) {
-    std::vector<int> v;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        size_t used = 0;
-        long x = 0;
-        try {
-            x = std::stol(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size() || x < 1 || x > 46340)
-            throw std::invalid_argument("--n needs integers in [1, 46340] (got '" + item + "')");
-        v.push_back(static_cast<int>(x));
-    }
-    if (v.empty()) throw std::invalid_argument("--n needs at least one value");
-    return v;
-}
-
 Options parse(int argc, char** argv) {
     Options o;
     starfact::examples::Cli cli(argc, argv);
@@ -78,7 +58,10 @@ Options parse(int argc, char** argv) {
         if (f == "--help") {
             std::printf("%s", kHelp);
             std::exit(0);
-        } else if (f == "--n") o.ns = parse_list(cli.value());
+        } else if (f == "--n") {
+            o.ns.clear();
+            for (int64_t n : starfact::examples::int_list(cli.value(), "--n", 1, 46340)) o.ns.push_back(static_cast<int>(n));
+        }
         else if (f == "--prec") o.prec = cli.choice({"s", "d", "both"});
         else if (f == "--warmup") o.warmup = static_cast<int>(cli.integer(0, 1000));
         else if (f == "--repeat") o.repeat = static_cast<int>(cli.integer(1, 1000));

@@ -33,15 +33,6 @@ const char* kHelp =
 void empty_cpu(void*[], void*) {}
 void empty_cuda(void*[], void*) {}
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
@@ -108,10 +99,11 @@ int main(int argc, char** argv) {
                 std::printf("%s", kHelp);
                 return 0;
             } else if (f == "--tasks") ntasks = static_cast<int>(cli.integer(1, 10000000));
-            else if (f == "--scheds") scheds = split(cli.value());
+            else if (f == "--scheds") scheds = starfact::examples::split_list(cli.value());
             else if (f == "--ncpus") {
                 ncpus.clear();
-                for (const auto& v : split(cli.value())) ncpus.push_back(std::stoi(v));
+                for (int64_t v : starfact::examples::int_list(cli.value(), "--ncpus", -1, 4096))
+                    ncpus.push_back(static_cast<int>(v));
             } else if (f == "--streams") streams = static_cast<int>(cli.integer(1, 64));
             else if (f == "--repeat") repeat = static_cast<int>(cli.integer(1, 1000));
             else cli.unknown();

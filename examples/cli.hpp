@@ -8,6 +8,46 @@
 
 namespace starfact::examples {
 
+/// "a,b,c" -> {"a", "b", "c"}; empty items are dropped.
+inline std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::string item;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || text[i] == ',') {
+            if (!item.empty()) out.push_back(item);
+            item.clear();
+        } else {
+            item += text[i];
+        }
+    }
+    return out;
+}
+
+/// Comma-separated integers in [lo, hi]; throws std::invalid_argument naming `flag` otherwise.
+inline std::vector<int64_t> int_list(const std::string& text, const std::string& flag, int64_t lo, int64_t hi) {
+    std::vector<int64_t> out;
+    std::string item;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] != ',') {
+            item += text[i];
+            continue;
+        }
+        size_t used = 0;
+        long long x = 0;
+        try {
+            x = std::stoll(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || x < lo || x > hi)
+            throw std::invalid_argument(flag + " needs integers in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                        "] separated by commas (got '" + text + "')");
+        out.push_back(x);
+        item.clear();
+    }
+    return out;
+}
+
 class Cli {
 public:
     Cli(int argc, char** argv) : args_(argv + 1, argv + argc) {}

@@ -67,7 +67,8 @@ comparison (one process, one table)
   --mappings LIST   comma-separated (default gpu-only,hybrid with a GPU, cpu-only without)
   --scheds LIST     comma-separated (default dmdas,lws)
 sweep (one process, one CSV and a plot)
-  --sweep           for every n of --ns, precision of --precs and mapping of --mappings: the tuned plan's
+  --sweep           for every n of --ns, precision of --precs and mapping of --mappings (default: the
+                    mapping flag given, else gpu-only and hybrid with a GPU, cpu-only without): the tuned plan's
                     run against the vendor on the same matrix (medians of --repeat after --warmup), one
                     CSV row each (--sweep-csv), a progress line per point on stderr, and the cuBLAS gemm
                     rate of each precision as the ceiling; plot with tools/plot_sweep.py
@@ -92,15 +93,6 @@ runs, models and output
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
 )";
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 struct Settings {
     int64_t n = -1, nb = -1;
     char prec = 'd';
@@ -121,26 +113,6 @@ struct Settings {
     std::vector<int64_t> ns;
     std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
 };
-
-std::vector<int64_t> int_list(const std::string& text, const char* flag) {
-    std::vector<int64_t> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        size_t used = 0;
-        long long v = 0;
-        try {
-            v = std::stoll(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (item.empty() || used != item.size() || v < 1 || v > (int64_t(1) << 20))
-            throw std::invalid_argument(std::string(flag) + " needs integers in [1, 1048576] (got '" + item + "')");
-        out.push_back(v);
-    }
-    if (out.empty()) throw std::invalid_argument(std::string(flag) + " needs at least one value");
-    return out;
-}
 
 Settings parse(int argc, char** argv) {
     Settings s;
@@ -167,9 +139,9 @@ Settings parse(int argc, char** argv) {
         else if (f == "--streams") s.streams = static_cast<int>(cli.integer(1, 64));
         else if (f == "--perfmodel-dir") s.perfmodel_dir = cli.value();
         else if (f == "--compare") { cli.no_value(); s.compare = true; }
-        else if (f == "--variants") for (const auto& v : split(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
-        else if (f == "--mappings") for (const auto& m : split(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
-        else if (f == "--scheds") s.scheds = split(cli.value());
+        else if (f == "--variants") for (const auto& v : examples::split_list(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
+        else if (f == "--mappings") for (const auto& m : examples::split_list(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
+        else if (f == "--scheds") s.scheds = examples::split_list(cli.value());
         else if (f == "--warmup") s.warmup = static_cast<int>(cli.integer(0, 1000));
         else if (f == "--repeat") s.repeat = static_cast<int>(cli.integer(1, 1000));
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
@@ -179,10 +151,10 @@ Settings parse(int argc, char** argv) {
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--csv") { cli.no_value(); s.csv = true; }
         else if (f == "--sweep") { cli.no_value(); s.sweep = true; }
-        else if (f == "--ns") s.ns = int_list(cli.value(), "--ns");
+        else if (f == "--ns") s.ns = examples::int_list(cli.value(), "--ns", 1, int64_t(1) << 20);
         else if (f == "--precs") {
             s.precs.clear();
-            for (const auto& p : split(cli.value())) {
+            for (const auto& p : examples::split_list(cli.value())) {
                 if (p != "s" && p != "d") throw std::invalid_argument("--precs must list s and/or d (got '" + p + "')");
                 s.precs += p;
             }
@@ -580,6 +552,7 @@ void sweep_point(const Settings& s, Runtime& rt, Mapping mapping, int64_t n, std
 int run_sweep(const Settings& s) {
     std::vector<Mapping> mappings = s.mappings;
     const bool have_gpu = built_with_cuda() && cuda_device_count() > 0;
+    if (mappings.empty() && s.mapping >= 0) mappings = {static_cast<Mapping>(s.mapping)};  // --gpu-only etc.
     if (mappings.empty()) mappings = have_gpu ? std::vector<Mapping>{Mapping::GpuOnly, Mapping::Hybrid}
                                               : std::vector<Mapping>{Mapping::CpuOnly};
     std::ofstream csv(s.sweep_csv);

@@ -172,6 +172,16 @@ Settings parse(int argc, char** argv) {
     return s;
 }
 
+/// The algorithm choices of a run: the flags' panel solve and diagonal kernel, this mapping and variant.
+Options options_for(const Settings& s, Mapping mapping, const Variant& variant) {
+    Options opts;
+    opts.mapping = mapping;
+    opts.variant = variant;
+    opts.panel = s.panel;
+    opts.diag = s.diag;
+    return opts;
+}
+
 /// The tile size of a run: --nb, else the tuned plan for this order, precision, mapping and residency.
 int64_t tile_size(const Settings& s, Mapping m, int64_t n, bool gpu) {
     if (s.nb > 0) return s.nb;
@@ -363,11 +373,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);
-    Options opts;
-    opts.mapping = mapping;
-    opts.variant = s.variant;
-    opts.panel = s.panel;
-    opts.diag = s.diag;
+    const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(resolve_diag_kernel(s.diag, mapping));
     const std::string panel = to_string(resolve_panel_solve(s.panel, mapping, nb));
@@ -474,11 +480,7 @@ int run_compare(const Settings& s) {
             for (const Variant& v : s.variants) {
                 std::fprintf(stderr, "[starpu_chol] compare %zu/%zu: %s %s %s\n", ++done, total, sched.c_str(),
                              to_string(mapping), v.name().c_str());
-                Options opts;
-                opts.mapping = mapping;
-                opts.variant = v;
-                opts.panel = s.panel;
-                opts.diag = s.diag;
+                const Options opts = options_for(s, mapping, v);
                 rows.push_back({rt.scheduler(), to_string(mapping), v.name(),
                                 measure<T>(s, rt, tiles, ref, A.data(), n, opts, false, nullptr, {})});
                 if (rows.back().m.info != 0) {
@@ -524,11 +526,7 @@ void sweep_point(const Settings& s, Runtime& rt, Mapping mapping, int64_t n, std
     random_symmetric<T>(n, A.data(), n, s.seed + static_cast<uint64_t>(n), static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);
-    Options opts;
-    opts.mapping = mapping;
-    opts.variant = s.variant;
-    opts.panel = s.panel;
-    opts.diag = s.diag;
+    const Options opts = options_for(s, mapping, s.variant);
     const Measured m = measure<T>(one, rt, tiles, ref, A.data(), n, opts, false, nullptr, {});
     const double ours = median(m.seconds);
     VendorRun v;

@@ -81,6 +81,16 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
 }
 
 #ifdef STARFACT_HAVE_POTF2
+/// The worker's second stream set, as the two-stream form of large tiles takes it.
+gpu::Potf2Aux aux_of(const CudaWorkerContext& c) {
+    gpu::Potf2Aux aux;
+    aux.stream = c.aux_stream;
+    aux.cublas = c.aux_cublas;
+    aux.events[0] = c.aux_events[0];
+    aux.events[1] = c.aux_events[1];
+    return aux;
+}
+
 /// Our fused potf2 (codelets/cuda/potf2/): one asynchronous call, info merged on the device.
 template <typename T>
 void potrf_fused_cuda(void* buffers[], void* cl_arg) {
@@ -94,11 +104,7 @@ void potrf_fused_cuda(void* buffers[], void* cl_arg) {
         gpu::potf2_tile<T>(ws.cublas, ws.stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work, t.c->work_bytes);
         return;
     }
-    gpu::Potf2Aux aux;
-    aux.stream = t.c->aux_stream;
-    aux.cublas = t.c->aux_cublas;
-    aux.events[0] = t.c->aux_events[0];
-    aux.events[1] = t.c->aux_events[1];
+    const gpu::Potf2Aux aux = aux_of(*t.c);
     gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), t.c->stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work,
                        t.c->work_bytes, &aux);
 }
@@ -180,11 +186,7 @@ void warm_up_order(CudaWorkerContext& c, int n) {
     cudaStreamSynchronize(c.stream);
     const std::vector<T> ones(static_cast<size_t>(n), T(1));  // the diagonal, by a strided copy
     cudaMemcpy2D(A, (n + 1) * sizeof(T), ones.data(), sizeof(T), sizeof(T), n, cudaMemcpyHostToDevice);
-    gpu::Potf2Aux aux;
-    aux.stream = c.aux_stream;
-    aux.cublas = c.aux_cublas;
-    aux.events[0] = c.aux_events[0];
-    aux.events[1] = c.aux_events[1];
+    const gpu::Potf2Aux aux = aux_of(c);
     gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), c.stream, n, A, n, info, 0, ws, 256, &aux);
     cudaStreamSynchronize(c.stream);
     cudaFree(A);

@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "algorithms/dag.hpp"
+#include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
+#include "runtime/sequence_state.hpp"
 
 namespace starfact {
 
@@ -38,13 +40,14 @@ enum class Task { Potrf, Trsm, Syrk, Gemm };
 template <typename T>
 class CholeskyDag {
 public:
-    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats, int raw_max,
-                bool priorities)
+    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats,
+                detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
           fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused) {
         o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
         o_.counter = stats ? &stats->tasks : nullptr;
+        o_.sequence = seq;
     }
 
     int64_t mt() const { return mt_; }
@@ -158,7 +161,8 @@ void wait_tasks(std::vector<starpu_task*>& tasks) {
 }
 
 template <typename T>
-void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats) {
+void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats,
+                      detail::SequenceState* seq) {
     const int64_t mt = A.mt();
     const Variant v = opts.variant;
     using K = Variant::Kind;
@@ -169,7 +173,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
     switch (v.kind) {
         case K::Right:
         case K::NoPrio: {
-            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(2 * mt + 1), v.kind == K::Right);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right);
             if (v.kind == K::Right) dag.set_urgent_depth(1);  // the panel and the next column
             for (int64_t k = 0; k < mt; ++k) {
                 starpu_iteration_push(static_cast<unsigned long>(k));
@@ -181,7 +185,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
         case K::Lookahead: {
             // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
             const int raise = static_cast<int>(2 * mt + 2);
-            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(4 * mt + 3), true);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(4 * mt + 3), true);
             dag.set_urgent_depth(v.depth);
             std::deque<std::vector<starpu_task*>> inflight;
             for (int64_t k = 0; k < mt; ++k) {
@@ -202,7 +206,7 @@ void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options
         }
         case K::Left:
         case K::LeftCoarse: {
-            CholeskyDag<T> dag(A, info, opts, stats, static_cast<int>(3 * mt + 2), true);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true);
             for (int64_t k = 0; k < mt; ++k) {
                 starpu_iteration_push(static_cast<unsigned long>(k));
                 dag.left_column(k, v.kind == K::LeftCoarse);
@@ -223,29 +227,47 @@ int potrf(TileMatrix<T>& A, const Options& opts) {
 
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
+    Sequence seq(A.runtime());
+    detail::submit_potrf(A, seq, opts, &stats);
+    return seq.wait();
+}
+
+namespace detail {
+template <typename T>
+int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
     require(A.m() == A.n(), "potrf", "A", "must be square (got " + std::to_string(A.m()) + " x " +
                                              std::to_string(A.n()) + ")");
     Runtime& rt = A.runtime();
+    require(&seq.runtime() == &rt, "potrf", "seq", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, "potrf");
     require(opts.diag != DiagKernel::Fused || detail::fused_potf2_available(), "potrf", "diag",
             "is fused but this build has no fused potf2 kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
-    if (A.n() == 0) return 0;
-    if (opts.mapping != Mapping::CpuOnly) {
-        detail::reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
-        if (resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse)
-            detail::reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
-    }
-
-    int info = 0;
+    SequenceState& state = SequenceAccess::state(seq);
     starpu_data_handle_t info_handle;
-    starpu_variable_data_register(&info_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&info), sizeof(int));
-    submit_potrf_dag(A, info_handle, opts, &stats);
-    starpu_task_wait_for_all();
-    starpu_data_unregister(info_handle);  // brings the final info back to `info`
-    return info;
+    const int op = state.add_operation(&info_handle);
+    if (A.n() == 0) return op;
+    if (opts.mapping != Mapping::CpuOnly) {
+        reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
+        if (resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse)
+            reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
+    }
+    submit_potrf_dag(A, info_handle, opts, stats, &state);
+    return op;
 }
+template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
+template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*);
+}  // namespace detail
+
+namespace async {
+template <typename T>
+int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
+    return detail::submit_potrf(A, seq, opts, nullptr);
+}
+template int potrf<float>(TileMatrix<float>&, Sequence&, const Options&);
+template int potrf<double>(TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
 
 template <typename T>
 int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {

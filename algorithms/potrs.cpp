@@ -10,6 +10,8 @@
 #include <string>
 
 #include "algorithms/dag.hpp"
+#include "algorithms/submit.hpp"
+#include "runtime/sequence_state.hpp"
 #include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
@@ -33,6 +35,14 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
 
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunStats& stats) {
+    Sequence seq(L.runtime());
+    detail::submit_potrs(L, B, seq, opts, &stats);
+    seq.wait();
+}
+
+namespace detail {
+template <typename T>
+void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats) {
     require(L.m() == L.n(), "potrs", "A", "must be square (got " + std::to_string(L.m()) + " x " +
                                              std::to_string(L.n()) + ")");
     require(B.m() == L.n(), "potrs", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
@@ -40,6 +50,7 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunSta
     require(B.nb() == L.nb(), "potrs", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
                                                 ", A has nb=" + std::to_string(L.nb()) + ")");
     require(&B.runtime() == &L.runtime(), "potrs", "B", "belongs to another Runtime");
+    require(&seq.runtime() == &L.runtime(), "potrs", "seq", "belongs to another Runtime than A");
     Runtime& rt = L.runtime();
     rt.require_mapping(opts.mapping, "potrs");
     const int64_t mt = L.mt(), nt = B.nt();
@@ -48,7 +59,8 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunSta
     detail::TaskNames name;
     detail::TaskOptions o;
     o.mapping = detail::task_mapping(rt, opts.mapping, L.nb());
-    o.counter = &stats.tasks;
+    o.counter = stats ? &stats->tasks : nullptr;
+    o.sequence = &SequenceAccess::state(seq);
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));
@@ -77,8 +89,32 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunSta
             }
         }
     }
-    starpu_task_wait_for_all();
 }
+template void submit_potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, RunStats*);
+template void submit_potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&,
+                                   RunStats*);
+}  // namespace detail
+
+namespace async {
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    detail::submit_potrs(L, B, seq, opts, nullptr);
+}
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
+                                             ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
+    require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    const int op = detail::submit_potrf(A, seq, opts, nullptr);
+    detail::submit_potrs(A, B, seq, opts, nullptr);
+    return op;
+}
+template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&);
+template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&);
+template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&);
+template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
 
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {

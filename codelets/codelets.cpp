@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codelets/kernel_colors.hpp"
+#include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 
 namespace starfact::detail {
@@ -57,8 +58,12 @@ void submit(starpu_task* task, const TaskOptions& o, const char* what) {
     task->where = where_of(o.mapping);
     task->name = o.name;
     if (o.collect) task->detach = 0;
+    if (o.sequence) o.sequence->attach(task);
     const int ret = starpu_task_submit(task);
-    if (ret != 0) starpu_task_destroy(task);
+    if (ret != 0) {
+        if (o.sequence) o.sequence->detach_refused();
+        starpu_task_destroy(task);
+    }
     if (ret == -ENODEV)
         throw RuntimeError(std::string("starfact: no worker can run the ") + what + " task (check the mapping)");
     if (ret != 0) throw RuntimeError(std::string("starfact: starpu_task_submit(") + what + ") failed: " + std::to_string(ret));

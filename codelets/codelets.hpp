@@ -15,6 +15,8 @@
 
 namespace starfact::detail {
 
+struct SequenceState;
+
 enum class Side { Left, Right };
 enum class Uplo { Lower, Upper };
 enum class Op { NoTrans, Trans };
@@ -82,6 +84,8 @@ struct TaskOptions {
     /// On the critical path: its CUDA work goes to the worker's highest-priority stream (WorkerStream in
     /// codelets/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
     bool urgent = false;
+    /// The Sequence the task belongs to (its completion is counted there); nullptr: none.
+    SequenceState* sequence = nullptr;
 };
 
 uint32_t where_of(Mapping m);
@@ -104,7 +108,7 @@ void* pack(const Args& a) {
     return p;
 }
 
-/// Applies o (priority, where, name, collect, counter) and submits; throws RuntimeError if StarPU
+/// Applies o (priority, where, name, collect, counter, sequence) and submits; throws RuntimeError if StarPU
 /// refuses the task (e.g. no worker can run it).
 void submit(starpu_task* task, const TaskOptions& o, const char* what);
 

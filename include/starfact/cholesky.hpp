@@ -4,6 +4,7 @@
 #include <string>
 
 #include "starfact/mapping.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact {
@@ -104,6 +105,22 @@ int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, c
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts = {},
          const Tiling& tiling = {});
+
+/// Submit forms: each returns once its tasks are submitted into `seq` (sequence.hpp); seq.wait() blocks
+/// until they completed and gathers the infos. Operations on the same tiles chain without waiting
+/// (StarPU orders them by their data): potrf, then potrs on its factor, runs as one task graph.
+namespace async {
+/// Submits the factorization of A; returns the operation index whose info seq.info(op) gives after wait().
+template <typename T>
+int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
+/// Submits the solve with the factor L (from potrf, submitted before it or completed).
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+/// potrf then potrs without a wait in between; returns potrf's operation index. Unlike the synchronous
+/// posv, B is overwritten even when the factorization fails (its content is then meaningless).
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+}  // namespace async
 
 /// The tuned granularity of an order-n factorization on this machine type (algorithms/tile_plan.cpp,
 /// docs/performance.md): the tile size, and the CUDA workers (streams) per GPU a Runtime should have.

@@ -8,6 +8,7 @@
 #include "starfact/error.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 #ifdef STARFACT_HAVE_BATCHED_CHOL

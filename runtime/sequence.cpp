@@ -1,0 +1,124 @@
+// Sequence: completion counting through task callbacks, so that wait() covers its own tasks only.
+#include "runtime/sequence_state.hpp"
+
+#include <string>
+
+#include "starfact/error.hpp"
+
+namespace starfact {
+namespace detail {
+namespace {
+void task_done(void* arg) {
+    auto* s = static_cast<SequenceState*>(arg);
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (--s->pending == 0) s->all_done.notify_all();
+}
+}  // namespace
+
+int SequenceState::add_operation(starpu_data_handle_t* handle) {
+    std::lock_guard<std::mutex> lock(mutex);
+    infos.push_back(0);
+    starpu_variable_data_register(handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&infos.back()), sizeof(int));
+    info_handles.push_back(*handle);
+    return static_cast<int>(infos.size()) - 1;
+}
+
+void SequenceState::attach(starpu_task* task) {
+    task->callback_func = task_done;
+    task->callback_arg = this;
+    std::lock_guard<std::mutex> lock(mutex);
+    ++pending;
+    ++submitted;
+}
+
+void SequenceState::detach_refused() {
+    std::lock_guard<std::mutex> lock(mutex);
+    --submitted;
+    if (--pending == 0) all_done.notify_all();
+}
+}  // namespace detail
+
+Sequence::Sequence(Runtime& runtime) : rt_(&runtime), state_(std::make_unique<detail::SequenceState>()) {}
+
+Sequence::~Sequence() {
+    try {
+        wait();
+    } catch (...) {
+    }
+}
+
+int Sequence::wait() {
+    detail::SequenceState& s = *state_;
+    {
+        std::unique_lock<std::mutex> lock(s.mutex);
+        s.all_done.wait(lock, [&] { return s.pending == 0; });
+    }
+    // Unregistering brings each info back into its int (from a GPU when a CUDA codelet wrote it last).
+    std::vector<starpu_data_handle_t> handles;
+    size_t upto = 0;  // operations registered so far: their handles are in `handles` or already gathered
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        handles.swap(s.info_handles);
+        upto = s.infos.size();
+    }
+    for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.gathered = upto;
+    for (size_t i = 0; i < upto; ++i)
+        if (s.infos[i] != 0) return s.infos[i];
+    return 0;
+}
+
+bool Sequence::done() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->pending == 0;
+}
+
+int64_t Sequence::pending() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->pending;
+}
+
+int64_t Sequence::submitted() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return state_->submitted;
+}
+
+int Sequence::info() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    for (size_t i = 0; i < state_->gathered; ++i)
+        if (state_->infos[i] != 0) return state_->infos[i];
+    return 0;
+}
+
+int Sequence::info(int op) const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    require(op >= 0 && static_cast<size_t>(op) < state_->infos.size(), "Sequence::info", "op",
+            "is not an operation of this sequence (got " + std::to_string(op) + ", it has " +
+                std::to_string(state_->infos.size()) + ")");
+    if (static_cast<size_t>(op) >= state_->gathered)
+        throw RuntimeError("starfact::Sequence::info: operation " + std::to_string(op) +
+                           " has not been waited for (call wait() first)");
+    return state_->infos[static_cast<size_t>(op)];
+}
+
+int Sequence::operations() const {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    return static_cast<int>(state_->infos.size());
+}
+
+void Sequence::submit(starpu_task* task) {
+    require(task != nullptr, "Sequence::submit", "task", "is null");
+    require(task->callback_func == nullptr, "Sequence::submit", "task",
+            "has a callback; the sequence needs that slot to count completions");
+    state_->attach(task);
+    const int ret = starpu_task_submit(task);
+    if (ret != 0) {
+        state_->detach_refused();
+        starpu_task_destroy(task);
+        throw RuntimeError("starfact::Sequence::submit: starpu_task_submit failed (" + std::to_string(ret) +
+                           (ret == -ENODEV ? ": no worker can run this codelet)" : ")"));
+    }
+}
+
+}  // namespace starfact

@@ -1,0 +1,35 @@
+// Internal: what a Sequence counts (its pending tasks, the info variables of its operations).
+#pragma once
+#include <starpu.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "starfact/sequence.hpp"
+
+namespace starfact::detail {
+
+struct SequenceState {
+    mutable std::mutex mutex;
+    std::condition_variable all_done;
+    int64_t pending = 0, submitted = 0;
+    std::deque<int> infos;                              // one per operation (stable addresses for StarPU)
+    std::vector<starpu_data_handle_t> info_handles;     // registered on `infos`, unregistered by wait()
+    size_t gathered = 0;                                // operations whose info is back in `infos`
+
+    /// A new operation: a zeroed info variable registered with StarPU; returns its index.
+    int add_operation(starpu_data_handle_t* handle);
+    /// Sets the task's completion callback to this sequence and counts it; call right before submitting.
+    void attach(starpu_task* task);
+    /// Undoes attach() for a task StarPU refused.
+    void detach_refused();
+};
+
+struct SequenceAccess {
+    static SequenceState& state(Sequence& s) { return *s.state_; }
+};
+
+}  // namespace starfact::detail

@@ -126,19 +126,21 @@ TEST_CASE("two threads factor two matrices in their own sequences", "[async][cpu
 }
 
 TEST_CASE("a sequence waits for its own tasks, not for the others", "[async][cpu]") {
-    // A task of the caller's codelet that blocks until released stays pending outside the sequence.
-    static std::atomic<bool> release{false};
+    // A task outside the sequence stays pending: it reads a variable the test holds acquired for writing.
+    int gate_value = 0;
+    starpu_data_handle_t gate;
+    starpu_variable_data_register(&gate, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&gate_value), sizeof(int));
+    REQUIRE(starpu_data_acquire(gate, STARPU_W) == 0);
     starpu_codelet cl;
     starpu_codelet_init(&cl);
-    cl.cpu_funcs[0] = [](void*[], void*) {
-        while (!release.load()) std::this_thread::yield();
-    };
-    cl.nbuffers = 0;
-    cl.name = "blocker";
-    release = false;
-    starpu_task* blocker = starpu_task_create();
-    blocker->cl = &cl;
-    REQUIRE(starpu_task_submit(blocker) == 0);
+    cl.cpu_funcs[0] = [](void*[], void*) {};
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_R;
+    cl.name = "gated";
+    starpu_task* gated = starpu_task_create();
+    gated->cl = &cl;
+    gated->handles[0] = gate;
+    REQUIRE(starpu_task_submit(gated) == 0);
 
     const int64_t n = 150;
     const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
@@ -148,10 +150,11 @@ TEST_CASE("a sequence waits for its own tasks, not for the others", "[async][cpu
     o.mapping = Mapping::CpuOnly;
     Sequence seq(runtime());
     async::potrf(a, seq, o);
-    CHECK(seq.wait() == 0);  // returns although the blocker still runs
+    CHECK(seq.wait() == 0);  // returns although the gated task has not run
     CHECK(runtime().pending_tasks() >= 1);
-    release = true;
+    starpu_data_release(gate);
     runtime().wait_all();
+    starpu_data_unregister(gate);
 
     // A caller's task submitted into a sequence is covered by wait(); one with a callback is refused.
     std::atomic<int> ran{0};
@@ -168,9 +171,10 @@ TEST_CASE("a sequence waits for its own tasks, not for the others", "[async][cpu
     }
     seq.wait();
     CHECK(ran.load() == 4);
-    starpu_task* t = starpu_task_create();
-    t->cl = &count;
-    t->callback_func = [](void*) {};
-    CHECK_THROWS_AS(seq.submit(t), InvalidArgument);
-    starpu_task_destroy(t);
+    starpu_task with_callback;
+    starpu_task_init(&with_callback);
+    with_callback.cl = &count;
+    with_callback.callback_func = [](void*) {};
+    CHECK_THROWS_AS(seq.submit(&with_callback), InvalidArgument);
+    starpu_task_clean(&with_callback);
 }

@@ -14,7 +14,7 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
 # 1. Debian packages ---------------------------------------------------------------------------
 packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libopenblas-dev liblapacke-dev
-          catch2 libopenmpi-dev openmpi-bin vite)
+          catch2 libopenmpi-dev openmpi-bin vite zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

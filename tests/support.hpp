@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <chrono>
 #include <random>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -58,6 +60,13 @@ uint64_t gaussian_kernel_spd(int64_t n, T* A, int64_t ld, double ell, double nug
     }
 }
 
+/// Tasks still submitted once StarPU has settled: a Sequence's wait() returns when the last task's callback
+/// ran, and StarPU drops the task from its submitted count a moment later. Polls up to one second.
+inline int settled_pending_tasks(const Runtime& rt) {
+    for (int i = 0; i < 1000 && rt.pending_tasks() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return rt.pending_tasks();
+}
+
 /// Residual threshold from the LAPACK/Chameleon convention.
 constexpr double kResidualLimit = 60.0;
 
@@ -75,6 +84,7 @@ struct BadEntry {
 namespace prelude {
 using namespace starfact;
 using test::BadEntry;
+using test::settled_pending_tasks;
 using test::fresh_seed;
 using test::gaussian_kernel_spd;
 using test::kResidualLimit;

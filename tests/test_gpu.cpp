@@ -44,7 +44,7 @@ double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency reside
     const double res = potrf_residual<T>(n, A.data(), n, L.data(), n);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);
-    CHECK(runtime().pending_tasks() == 0);
+    CHECK(settled_pending_tasks(runtime()) == 0);
     return res;
 }
 
@@ -138,7 +138,7 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
                 o.panel = panel;
                 CHECK(potrf(runtime(), n, W.data(), n, o, tiling) == c.expected);
             }
-            CHECK(runtime().pending_tasks() == 0);
+            CHECK(settled_pending_tasks(runtime()) == 0);
         }
     }
     factor_and_check<TestType>(n, nb, Mapping::GpuOnly, Residency::Device, false);  // still usable
@@ -167,4 +167,36 @@ TEMPLATE_TEST_CASE("GPU-only default options factor Gaussian-kernel matrices (il
         INFO("residual=" << res);
         CHECK(res < kResidualLimit);
     }
+}
+
+TEMPLATE_TEST_CASE("GPU factorizations and a solve submitted together report their own info", "[gpu][async]", float,
+                   double) {
+    // Device-resident tiles: the infos are written by CUDA codelets and brought back by Sequence::wait().
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const int64_t n1 = 1000, n2 = 700, nb = 256, nrhs = 3, bad = 400;
+    const std::vector<T> A1 = spd_matrix<T>(n1, n1, seed);
+    std::vector<T> A2 = spd_matrix<T>(n2, n2, seed + 1), B(static_cast<size_t>(n1 * nrhs)), X(B.size()),
+                   L1(A1.size());
+    A2[bad + bad * n2] = T(-1);
+    random_matrix<T>(n1, nrhs, B.data(), n1, seed + 2);
+    TileMatrix<T> a1(runtime(), n1, nb, Residency::Device), a2(runtime(), n2, nb, Residency::Device),
+        b(runtime(), n1, nrhs, nb, Residency::Device);
+    a1.import(A1.data(), n1);
+    a2.import(A2.data(), n2);
+    b.import(B.data(), n1);
+    Options o;
+    o.mapping = Mapping::GpuOnly;
+    Sequence seq(runtime());
+    const int op1 = async::potrf(a1, seq, o);
+    async::potrs(a1, b, seq, o);
+    const int op2 = async::potrf(a2, seq, o);
+    CHECK(seq.wait() == bad + 1);
+    CHECK(seq.info(op1) == 0);
+    CHECK(seq.info(op2) == bad + 1);
+    b.export_to(X.data(), n1);
+    a1.export_to(L1.data(), n1);
+    CHECK(solve_residual<T>(n1, nrhs, A1.data(), n1, X.data(), n1, B.data(), n1) < kResidualLimit);
+    CHECK(potrf_residual<T>(n1, A1.data(), n1, L1.data(), n1) < kResidualLimit);
 }

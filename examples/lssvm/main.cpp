@@ -32,7 +32,7 @@ Data (features scaled to [0, 1]):
 Model:
   --kernel K            rbf (default) or linear
   --gamma G             RBF width (default: 1 / (d * variance of the training features))
-  --C C                 regularisation, H = K + I/C (default 10)
+  --C C                 regularisation, H = K + I/C (default 100)
 Solver and machine:
   --solver S            cholesky (default), cg, or both (one table)
   --cg-tol LIST         CG tolerances |r|/|b|, one row each (default 1e-2,1e-4)
@@ -40,6 +40,7 @@ Solver and machine:
   --prec P              d (default), s, or both
   --gpu-only | --hybrid | --cpu-only   where tasks run (default: gpu-only when a GPU is present)
   --nb N                tile size (default: starfact's tuned plan for the order)
+  --streams N           CUDA workers (streams) per GPU (default: starfact's tuned plan)
   --no-overlap          wait after each phase (per-phase durations instead of completion times)
   --vendor | --no-vendor   the cuBLAS/cuSOLVER pipeline on the same data (default: on with a GPU)
   --reference           the LAPACKE reference (host, full matrix; for small sets)
@@ -50,18 +51,23 @@ Solver and machine:
   --csv FILE            also write the table as CSV
   --quiet               no progress lines
 Exit status: 0 ok, 1 bad arguments or data, 2 H not positive definite, 3 below --min-accuracy or a
-residual above 1e-2 (Cholesky rows), 4 runtime failure.
+Cholesky residual above 1e-6 (double) or 1e-2 (single), 4 runtime failure.
 )";
 
 struct Args {
     std::string data_dir = "/usr/share/datasets/fashion-mnist", train, test, format = "auto";
     int64_t features = 0, train_size = -1, test_size = -1;
-    Hyper hyper;
+    Hyper hyper = [] {
+        Hyper h;
+        h.C = 100;  // test accuracy 0.908 on Fashion-MNIST with the RBF "scale" width (docs/lssvm.md)
+        return h;
+    }();
     std::string solver = "cholesky", prec = "d";
     std::vector<double> cg_tols = {1e-2, 1e-4};
     int cg_maxit = 2000;
     int mapping = -1;  // -1: default
     int64_t nb = 0;
+    int streams = 0;
     bool overlap = true, reference = false, check = true, quiet = false;
     int vendor = -1;
     int warmup = -1, repeat = 1;
@@ -113,6 +119,7 @@ Args parse(int argc, char** argv) {
         else if (f == "--hybrid") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::Hybrid);
         else if (f == "--cpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::CpuOnly);
         else if (f == "--nb") a.nb = cli.integer(16, 32768);
+        else if (f == "--streams") a.streams = static_cast<int>(cli.integer(1, 16));
         else if (f == "--no-overlap") cli.no_value(), a.overlap = false;
         else if (f == "--vendor") cli.no_value(), a.vendor = 1;
         else if (f == "--no-vendor") cli.no_value(), a.vendor = 0;
@@ -215,8 +222,9 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
                          w.r.test_accuracy, a.min_accuracy);
             status = std::max(status, 3);
         }
-        if (o.solver == Solver::Cholesky && w.residual > 1e-2) {
-            std::fprintf(stderr, "error: Cholesky relative residual %.2e above 1e-2\n", w.residual);
+        const double limit = sizeof(T) == 4 ? 1e-2 : 1e-6;  // well above what a backward-stable solve leaves
+        if (o.solver == Solver::Cholesky && w.residual > limit) {
+            std::fprintf(stderr, "error: Cholesky relative residual %.2e above %.0e\n", w.residual, limit);
             status = std::max(status, 3);
         }
         rows.push_back(std::move(w));
@@ -268,6 +276,11 @@ int main(int argc, char** argv) {
         else mapping = starfact::cuda_device_count() > 0 ? starfact::Mapping::GpuOnly : starfact::Mapping::CpuOnly;
         if (mapping == starfact::Mapping::CpuOnly) cfg.ncuda = 0;
         if (mapping == starfact::Mapping::GpuOnly) cfg.ncpus = 0;
+        if (mapping != starfact::Mapping::CpuOnly)  // the factorization's tuned stream count for this order
+            cfg.workers_per_gpu = a.streams > 0 ? a.streams
+                                                : starfact::tile_plan<double>(data.train.n, mapping,
+                                                                              starfact::Residency::Device, true)
+                                                      .streams_per_gpu;
         starfact::Runtime rt(cfg);
         Engine engine(rt);
         const double gamma = effective_gamma(a.hyper, data.train);

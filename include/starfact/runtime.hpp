@@ -60,7 +60,8 @@ public:
 
     /// Blocks until every submitted task has completed.
     void wait_all() const;
-    /// Tasks submitted and not yet completed.
+    /// Tasks submitted and not yet completed (StarPU's count: a task leaves it a moment after a Sequence
+    /// has seen it complete).
     int pending_tasks() const;
 
     /// Puts the workers to sleep (StarPU's workers poll while idle, which starves host code

@@ -134,6 +134,25 @@ double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T*
 }
 
 template <typename T>
+double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi) {
+    if (n == 0) return 0.0;
+    std::vector<T> X(static_cast<size_t>(n) * n), R(static_cast<size_t>(n) * n, T(0));
+    parallel_columns(n, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j) {
+            R[j + j * n] = T(1);
+            for (int64_t i = 0; i < n; ++i) X[i + j * n] = i >= j ? Ainv[i + j * ldi] : Ainv[j + i * ldi];
+        }
+    });
+    {
+        AllBlasThreads threads;
+        symm(n, n, T(1), A, lda, X.data(), n, T(-1), R.data(), n);  // R = A X - I
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(ge_norm1(n, n, R.data(), n),
+                 sym_norm1(n, A, lda) * sym_norm1(n, Ainv, ldi) * static_cast<double>(n) * eps);
+}
+
+template <typename T>
 void random_symmetric(int64_t n, T* A, int64_t lda, uint64_t seed, double shift) {
     parallel_columns(n, [=](int64_t j0, int64_t j1) {
         for (int64_t j = j0; j < j1; ++j)
@@ -156,6 +175,8 @@ template double solve_residual<float>(int64_t, int64_t, const float*, int64_t, c
                                       int64_t);
 template double solve_residual<double>(int64_t, int64_t, const double*, int64_t, const double*, int64_t,
                                        const double*, int64_t);
+template double potri_residual<float>(int64_t, const float*, int64_t, const float*, int64_t);
+template double potri_residual<double>(int64_t, const double*, int64_t, const double*, int64_t);
 template void random_symmetric<float>(int64_t, float*, int64_t, uint64_t, double);
 template void random_symmetric<double>(int64_t, double*, int64_t, uint64_t, double);
 template void random_matrix<float>(int64_t, int64_t, float*, int64_t, uint64_t);

@@ -19,6 +19,11 @@ struct VendorRun {
 template <typename T>
 VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check);
 
+/// LAPACKE potrf + potri (multithreaded OpenBLAS) on a copy of the host matrix, one pair of calls per run;
+/// `check`: the inverse residual (potri_residual) of the last run.
+template <typename T>
+VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool check);
+
 #ifdef STARFACT_HAVE_CUDA
 /// Holds the original matrix and a work copy on the GPU; times cusolverDnXpotrf with CUDA events,
 /// and computes residuals on the device with cuBLAS (fast for n in the tens of thousands).
@@ -33,6 +38,11 @@ public:
     /// cusolverDnXpotrf on the device copy. `host_path`: what a user with the matrix in (pinned) host
     /// memory does instead: each timed run copies the whole matrix to the GPU, factors it and copies it back.
     VendorRun cusolver_potrf(int warmup, int repeat, bool check, bool host_path = false);
+    /// cusolverDn<t>potrf + cusolverDn<t>potri on the device copy (device-resident data), timed together with
+    /// CUDA events; `check`: the inverse residual of the last run.
+    VendorRun cusolver_potri(int warmup, int repeat, bool check);
+    /// ||A X - I||_1 / (||A||_1 ||X||_1 n eps) for the inverse X (lower triangle) held in the tiles.
+    double inverse_residual_of(const TileMatrix<T>& X);
     /// The original matrix on the device (column-major, ld = n).
     const T* original() const { return orig_; }
     /// ||A - L L^T||_1 / (||A||_1 n eps) with L taken from the tiles (exported on the device).
@@ -41,7 +51,8 @@ public:
     double residual_of_device(const T* L, int64_t ld);
 
 private:
-    double residual_of_work();  // of the factor held in work_
+    double residual_of_work();          // of the factor held in work_
+    double inverse_residual_of_work();  // of the inverse held in work_ (lower triangle)
     int64_t n_;
     T* orig_ = nullptr;  // A, never modified
     T* work_ = nullptr;  // factorization / L

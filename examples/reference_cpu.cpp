@@ -13,6 +13,8 @@ namespace starfact::examples {
 namespace {
 inline int potrf(int64_t n, float* A) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
 inline int potrf(int64_t n, double* A) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+inline int potri(int64_t n, float* A) { return LAPACKE_spotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+inline int potri(int64_t n, double* A) { return LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
 }  // namespace
 
 template <typename T>
@@ -34,6 +36,28 @@ VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool chec
     return r;
 }
 
+template <typename T>
+VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool check) {
+    VendorRun r;
+    r.name = "lapacke";
+    const int before = openblas_get_num_threads();
+    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    std::vector<T> W(static_cast<size_t>(n) * n);
+    for (int run = 0; run < warmup + repeat; ++run) {
+        std::copy(A, A + W.size(), W.begin());
+        const auto t0 = std::chrono::steady_clock::now();
+        r.info = potrf(n, W.data());
+        if (r.info == 0) r.info = potri(n, W.data());
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run >= warmup) r.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    openblas_set_num_threads(before);
+    if (check && r.info == 0) r.residual = potri_residual<T>(n, A, n, W.data(), n);
+    return r;
+}
+
+template VendorRun lapacke_potri<float>(int64_t, const float*, int, int, bool);
+template VendorRun lapacke_potri<double>(int64_t, const double*, int, int, bool);
 template VendorRun lapacke_potrf<float>(int64_t, const float*, int, int, bool);
 template VendorRun lapacke_potrf<double>(int64_t, const double*, int, int, bool);
 

@@ -40,6 +40,58 @@ inline cublasStatus_t syrk(cublasHandle_t h, int64_t n, const double* A, double*
     return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &alpha, A, n, &beta, C, n);
 }
 
+inline cusolverStatus_t potri_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
+    return cusolverDnSpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
+}
+inline cusolverStatus_t potri_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
+    return cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
+}
+inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
+    return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
+}
+inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
+    return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
+}
+inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, float* A, float* work, int lwork, int* info) {
+    return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
+}
+inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, double* work, int lwork, int* info) {
+    return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
+}
+inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, float* A, float* work, int lwork, int* info) {
+    return cusolverDnSpotri(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
+}
+inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, double* A, double* work, int lwork, int* info) {
+    return cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
+}
+/// C := B X + beta C with X symmetric (lower triangle read), all n x n with ld = n.
+inline cublasStatus_t symm_right(cublasHandle_t h, int64_t n, const float* X, const float* B, float beta, float* C) {
+    const float one = 1;
+    return cublasSsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, n, n, &one, X, n, B, n, &beta, C, n);
+}
+inline cublasStatus_t symm_right(cublasHandle_t h, int64_t n, const double* X, const double* B, double beta,
+                                 double* C) {
+    const double one = 1;
+    return cublasDsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, n, n, &one, X, n, B, n, &beta, C, n);
+}
+
+template <typename T>
+__global__ void set_identity(T* A, int64_t n) {
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
+        for (int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            A[i + j * n] = i == j ? T(1) : T(0);
+}
+
+/// col[j] = sum_i |A(i, j)| of a general n x n matrix (one block per column).
+template <typename T>
+__global__ void ge_colsums(const T* A, int64_t n, double* col) {
+    const int64_t j = blockIdx.x;
+    double own = 0;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) own += fabs(static_cast<double>(A[i + j * n]));
+    for (int off = 16; off > 0; off /= 2) own += __shfl_down_sync(0xffffffff, own, off);
+    if ((threadIdx.x & 31) == 0) atomicAdd(&col[j], own);
+}
+
 template <typename T>
 __global__ void zero_upper(T* A, int64_t n) {
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
@@ -66,6 +118,20 @@ double sym_norm1(const T* dA, int64_t n) {
     ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
     ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
     sym_colsums<T><<<n, 256>>>(dA, n, col);
+    std::vector<double> h(n);
+    ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cudaFree(col);
+    double norm = 0;
+    for (double c : h) norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
+    return norm;
+}
+
+template <typename T>
+double ge_norm1(const T* dA, int64_t n) {
+    double* col = nullptr;
+    ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
+    ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
+    ge_colsums<T><<<n, 256>>>(dA, n, col);
     std::vector<double> h(n);
     ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
     cudaFree(col);
@@ -176,6 +242,74 @@ double DeviceReference<T>::residual_of_work() {
     ok(cudaDeviceSynchronize(), "syrk");
     cublasDestroy(h);
     const double num = sym_norm1(tmp_, n_), den = sym_norm1(orig_, n_);
+    const double eps = std::numeric_limits<T>::epsilon();
+    return num / (den * static_cast<double>(n_) * eps);
+}
+
+template <typename T>
+VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check) {
+    VendorRun r;
+    r.name = "cusolver";
+    cusolverDnHandle_t h;
+    cudaStream_t stream;
+    ok(cusolverDnCreate(&h), "cusolverDnCreate");
+    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
+    const int n = static_cast<int>(n_);
+    int lwork_f = 0, lwork_i = 0;
+    ok(potrf_buffer_size(h, n, work_, &lwork_f), "cusolverDn<t>potrf_bufferSize");
+    ok(potri_buffer_size(h, n, work_, &lwork_i), "cusolverDn<t>potri_bufferSize");
+    const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
+    T* dwork = nullptr;
+    int* dinfo = nullptr;
+    ok(cudaMalloc(&dwork, static_cast<size_t>(lwork) * sizeof(T)), "cudaMalloc(workspace)");
+    ok(cudaMalloc(&dinfo, 2 * sizeof(int)), "cudaMalloc(info)");
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
+    int infos[2] = {0, 0};
+    for (int run = 0; run < warmup + repeat; ++run) {
+        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+        cudaEventRecord(e0, stream);
+        ok(potrf(h, n, work_, dwork, lwork, dinfo), "cusolverDn<t>potrf");
+        ok(potri(h, n, work_, dwork, lwork, dinfo + 1), "cusolverDn<t>potri");
+        cudaEventRecord(e1, stream);
+        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
+    }
+    ok(cudaMemcpy(infos, dinfo, 2 * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    r.info = infos[0] != 0 ? infos[0] : infos[1];
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(dwork);
+    cudaFree(dinfo);
+    cusolverDnDestroy(h);
+    cudaStreamDestroy(stream);
+    if (check && r.info == 0) r.residual = inverse_residual_of_work();
+    return r;
+}
+
+template <typename T>
+double DeviceReference<T>::inverse_residual_of(const TileMatrix<T>& X) {
+    X.export_to(work_, n_);
+    return inverse_residual_of_work();
+}
+
+template <typename T>
+double DeviceReference<T>::inverse_residual_of_work() {
+    const unsigned gx = static_cast<unsigned>(std::min<int64_t>(64, (n_ + 255) / 256));
+    const unsigned gy = static_cast<unsigned>(std::min<int64_t>(65535, n_));
+    set_identity<T><<<dim3(gx, gy), 256>>>(tmp_, n_);
+    ok(cudaGetLastError(), "set_identity");
+    cublasHandle_t h;
+    ok(cublasCreate(&h), "cublasCreate");
+    ok(symm_right(h, n_, work_, orig_, T(-1), tmp_), "cublas<t>symm");  // tmp = A X - I (orig_ holds all of A)
+    ok(cudaDeviceSynchronize(), "symm");
+    cublasDestroy(h);
+    const double num = ge_norm1(tmp_, n_), den = sym_norm1(orig_, n_) * sym_norm1(work_, n_);
     const double eps = std::numeric_limits<T>::epsilon();
     return num / (den * static_cast<double>(n_) * eps);
 }

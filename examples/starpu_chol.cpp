@@ -32,6 +32,10 @@ in the same process (cuSOLVER on device-resident data when a GPU is used, else o
 all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact is faster).
 
 problem
+  --op OP           potrf (default): the factorization; potri: the SPD inverse, potrf + trtri + lauum as one
+                    task graph (tiles: starfact::potri_tile_plan unless --nb), its residual
+                    ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
+                    same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
   --n N             matrix order (default 16384 with a GPU, 2000 without)
   --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
                     matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
@@ -112,6 +116,7 @@ struct Settings {
     bool sweep = false;
     std::vector<int64_t> ns;
     std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
+    std::string op = "potrf";
 };
 
 Settings parse(int argc, char** argv) {
@@ -122,7 +127,8 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << kHelp;
             std::exit(0);
-        } else if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
+        } else if (f == "--op") s.op = cli.choice({"potrf", "potri"});
+        else if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
         else if (f == "--nb") s.nb = cli.integer(1, 16384);
         else if (f == "--prec") s.prec = cli.choice({"s", "d"})[0];
         else if (f == "--seed") s.seed = static_cast<uint64_t>(cli.integer(0, INT64_MAX));
@@ -165,6 +171,8 @@ Settings parse(int argc, char** argv) {
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
     if (s.sweep && (s.compare || !s.trace_dir.empty()))
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
+    if (s.op == "potri" && (s.compare || s.sweep || s.calibrate || !s.trace_dir.empty()))
+        throw std::invalid_argument("--op potri runs one configuration: drop --compare, --sweep, --calibrate and --trace");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};
@@ -429,6 +437,92 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     return 0;
 }
 
+/// --op potri: potrf + trtri + lauum as one graph, timed per run; its inverse residual; the vendor's potrf +
+/// potri on the same matrix (cuSOLVER on device-resident data, else LAPACKE) and the ratio vendor / ours.
+template <typename T>
+int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
+    const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
+    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const int64_t nb = s.nb > 0 ? s.nb : potri_tile_plan<T>(n, mapping, residency, rt.cuda_workers() > 0).nb;
+    const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
+                              "residual", "info"});
+    table.note("starpu_chol --op potri: " + rt.describe());
+    std::vector<T> A(static_cast<size_t>(n) * n);
+    random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+    const Reference<T> ref(gpu, n, A.data());
+    TileMatrix<T> tiles(rt, n, nb, residency);
+    const Options opts = options_for(s, mapping, s.variant);
+    const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
+                                             to_string(mapping), rt.scheduler(), to_string(residency)};
+    table.header();
+    Measured m;
+    RunStats stats;
+    for (int r = 0; r < s.warmup + s.repeat; ++r) {
+        const bool last = r == s.warmup + s.repeat - 1;
+        tiles.import(residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data(), n);
+        stats.tasks = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        m.info = potri(tiles, opts, stats);
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (r < s.warmup) {
+            std::fprintf(stderr, "[starpu_chol] warm-up %d/%d: %.3f s\n", r + 1, s.warmup, sec);
+            continue;
+        }
+        m.seconds.push_back(sec);
+        m.tasks = stats.tasks;
+        if (last && s.check && m.info == 0) {
+#ifdef STARFACT_HAVE_CUDA
+            if (ref.dev) m.residual = ref.dev->inverse_residual_of(tiles);
+#endif
+            if (m.residual < 0) {
+                std::vector<T> X(A.size());
+                tiles.export_to(X.data(), n);
+                Runtime::Paused quiet(rt);
+                m.residual = potri_residual<T>(n, A.data(), n, X.data(), n);
+            }
+        }
+        std::vector<std::string> cells = prefix;
+        for (const std::string& c : {std::to_string(r - s.warmup + 1), fmt("%.4f", sec),
+                                     fmt("%.1f", potri_flops(n) / sec * 1e-9), residual_text(last ? m.residual : -1),
+                                     std::to_string(m.info)})
+            cells.push_back(c);
+        table.row(cells);
+        if (m.info != 0) break;
+    }
+    if (m.info != 0) {
+        table.note("matrix is not positive definite: info = " + std::to_string(m.info));
+        return 2;
+    }
+    const double ours = median(m.seconds);
+    std::string summary = "summary: starfact potri median " + fmt("%.4f", ours) + " s, " +
+                          fmt("%.1f", potri_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
+    if (s.vendor) {
+        VendorRun v;
+#ifdef STARFACT_HAVE_CUDA
+        if (ref.dev) v = ref.dev->cusolver_potri(s.warmup, s.repeat, s.check);
+#endif
+        if (v.name.empty()) {
+            Runtime::Paused quiet(rt);
+            v = examples::lapacke_potri<T>(n, A.data(), s.warmup, s.repeat, s.check);
+        }
+        for (size_t i = 0; i < v.seconds.size(); ++i)
+            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-",
+                       v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
+                       fmt("%.1f", potri_flops(n) / v.seconds[i] * 1e-9),
+                       residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
+        const double theirs = median(v.seconds);
+        summary += "; " + v.name + " potrf+potri median " + fmt("%.4f", theirs) + " s; ratio " + v.name +
+                   "/starfact = " + fmt("%.3f", theirs / ours);
+    }
+    table.note(summary);
+    if (m.residual >= 60) {
+        table.note("residual check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
 struct CompareRow {
     std::string sched, mapping, variant;
     Measured m;
@@ -630,7 +724,8 @@ int main(int argc, char** argv) {
             rt.require_mapping(mapping, "starpu_chol");
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
-            rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
+            if (s.op == "potri") rc = s.prec == 's' ? run_potri<float>(s, rt, mapping) : run_potri<double>(s, rt, mapping);
+            else rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
             for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
                 char name[64];
                 starpu_worker_get_name(static_cast<int>(w), name, sizeof name);

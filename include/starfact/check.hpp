@@ -14,6 +14,11 @@ template <typename T>
 double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx,
                       const T* B, int64_t ldb);
 
+/// ||A X - I||_1 / (||A||_1 * ||X||_1 * n * eps) for X = A^-1 from potri: A and X symmetric, both given by
+/// their lower triangles (upper parts ignored).
+template <typename T>
+double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi);
+
 /// Fills the lower and upper triangles of the n x n column-major A with a random symmetric
 /// matrix, entries uniform in [-0.5, 0.5], plus `shift` on the diagonal (shift = n makes it SPD
 /// and well conditioned). Entry (i, j) depends only on (seed, i, j): any tiling or thread count

@@ -1,0 +1,93 @@
+// Inverse of an SPD matrix (LAPACK's potri after potrf): potrf, trtri and lauum of A submitted as one task
+// graph, without a wait in between (Agullo, Bouwmeester, Dongarra, Kurzak, Langou and Rosenberg, "Towards an
+// efficient tile matrix inversion of symmetric positive definite matrices on multicore architectures",
+// VECPAR 2010). StarPU orders the three phases tile by tile: step k of trtri starts once potrf has finished
+// tile column k and the updates that read it, step k of lauum once trtri has finished tile row k. The loops
+// are in algorithms/potrf.cpp, algorithms/trtri.cpp and algorithms/lauum.cpp.
+#include <algorithm>
+#include <string>
+
+#include "algorithms/inverse_submit.hpp"
+#include "algorithms/submit.hpp"
+#include "starfact/error.hpp"
+#include "starfact/inverse.hpp"
+
+namespace starfact {
+
+double potri_flops(int64_t n) {
+    const double N = static_cast<double>(n);
+    return potrf_flops(n) + (N * N * N / 3.0 + 2.0 * N / 3.0) + (N * N * N / 3.0 + N * N / 2.0 + N / 6.0);
+}
+
+template <typename T>
+TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+    TilePlan plan = tile_plan<T>(n, mapping, residency, gpu);
+    if (mapping == Mapping::CpuOnly || !gpu) return plan;
+    constexpr int64_t kMinTileRows = 4, kMinTile = 512;  // below 512 a tile task no longer fills an H100
+    if ((n + plan.nb - 1) / plan.nb < kMinTileRows)
+        plan.nb = std::max<int64_t>(std::min<int64_t>(kMinTile, std::max<int64_t>(n, 1)),
+                                    (n + kMinTileRows - 1) / kMinTileRows);
+    return plan;
+}
+
+namespace {
+template <typename T>
+int submit_potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
+    require(A.m() == A.n(), "potri", "A", "must be square (got " + std::to_string(A.m()) + " x " +
+                                              std::to_string(A.n()) + ")");
+    const int op = detail::submit_potrf(A, seq, opts, stats);
+    detail::submit_trtri(A, seq, opts, stats);
+    detail::submit_lauum(A, seq, opts, stats);
+    return op;
+}
+}  // namespace
+
+template <typename T>
+int potri(TileMatrix<T>& A, const Options& opts) {
+    RunStats ignored;
+    return potri(A, opts, ignored);
+}
+
+template <typename T>
+int potri(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
+    Sequence seq(A.runtime());
+    submit_potri(A, seq, opts, &stats);
+    return seq.wait();  // the first nonzero info: potrf's, else trtri's
+}
+
+namespace async {
+template <typename T>
+int potri(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
+    return submit_potri(A, seq, opts, nullptr);
+}
+template int potri<float>(TileMatrix<float>&, Sequence&, const Options&);
+template int potri<double>(TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
+
+template <typename T>
+int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
+    require(n >= 0, "potri", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(lda >= std::max<int64_t>(1, n), "potri", "lda",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
+    require(tiling.nb >= 0, "potri", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    require(A != nullptr || n == 0, "potri", "A", "is null");
+    const int64_t nb = tiling.nb > 0
+                           ? tiling.nb
+                           : potri_tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
+    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
+    tiles.import(A, lda);
+    const int info = potri(tiles, opts);
+    tiles.export_to(A, lda);
+    return info;
+}
+
+template int potri<float>(TileMatrix<float>&, const Options&);
+template int potri<double>(TileMatrix<double>&, const Options&);
+template int potri<float>(TileMatrix<float>&, const Options&, RunStats&);
+template int potri<double>(TileMatrix<double>&, const Options&, RunStats&);
+template int potri<float>(Runtime&, int64_t, float*, int64_t, const Options&, const Tiling&);
+template int potri<double>(Runtime&, int64_t, double*, int64_t, const Options&, const Tiling&);
+template TilePlan potri_tile_plan<float>(int64_t, Mapping, Residency, bool);
+template TilePlan potri_tile_plan<double>(int64_t, Mapping, Residency, bool);
+
+}  // namespace starfact

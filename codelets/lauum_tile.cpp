@@ -1,0 +1,82 @@
+// lauum_tile codelet: A := L^T L for the lower-triangular tile L held in A (lower triangle in and out).
+//   buffers: 0 = A (RW, the tile; its strictly upper part is neither read nor written)
+// cuSOLVER has no lauum: the CUDA implementation copies L into the worker's scratch tile, zeroes the copy's
+// upper part (Lz) and writes the lower triangle of Lz^T Lz into A with one cuBLAS syrk (which reads the full
+// Lz and writes only the lower triangle, so the upper part of A stays as it was).
+#include <string>
+
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+#include "codelets/inverse_codelets.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct LauumTileArgs {
+    CudaContexts* cuda;  // per-worker scratch tiles (CUDA implementation)
+    bool urgent;         // TaskOptions::urgent
+};
+
+inline int lauum(int n, float* A, int lda) { return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+inline int lauum(int n, double* A, int lda) { return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
+
+template <typename T>
+void lauum_tile_cpu(void* buffers[], void*) {
+    lauum(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+          static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void lauum_tile_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const LauumTileArgs*>(cl_arg);
+    CudaWorkerContext& c = a->cuda->local();
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    if (c.scratch_bytes < static_cast<size_t>(n) * n * sizeof(T))
+        STARPU_ABORT_MSG("lauum_tile: scratch tile not reserved (reserve_inverse_tile_workspace)");
+    T* Lz = static_cast<T*>(c.scratch);
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    gpu::after_worker_stream(c, ws.stream);
+    if (cudaMemcpy2DAsync(Lz, n * sizeof(T), A, ld * sizeof(T), n * sizeof(T), n, cudaMemcpyDeviceToDevice,
+                          ws.stream) != cudaSuccess)
+        STARPU_ABORT_MSG("lauum_tile: cudaMemcpy2DAsync failed");
+    gpu::launch_zero_upper<T>(Lz, n, n, ws.stream);
+    const cublasStatus_t s = gpu::syrk(ws.cublas, Uplo::Lower, Op::Trans, n, n, T(1), Lz, n, T(0), A, ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T> constexpr const char* lauum_tile_symbol();
+template <> constexpr const char* lauum_tile_symbol<float>() { return "starfact_slauum_tile"; }
+template <> constexpr const char* lauum_tile_symbol<double>() { return "starfact_dlauum_tile"; }
+
+template <typename T>
+void define_lauum_tile(Kernel& k) {
+    define_kernel(k, "lauum", lauum_tile_symbol<T>(), lauum_tile_cpu<T>, STARFACT_CUDA_IMPL(lauum_tile_cuda<T>),
+                  {STARPU_RW});
+}
+
+}  // namespace
+
+template <typename T>
+void insert_lauum_tile(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A) {
+    const double n = tile_rows(A);
+    starpu_task* t = starpu_task_create();
+    t->cl = &kernel(rt, std::string("lauum_tile<") + (sizeof(T) == 4 ? "float>" : "double>"), define_lauum_tile<T>).cl;
+    t->handles[0] = A;
+    t->cl_arg = pack(LauumTileArgs{cuda_contexts(rt), o.urgent});
+    t->cl_arg_size = sizeof(LauumTileArgs);
+    t->cl_arg_free = 1;
+    t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
+    submit(t, o, "lauum");
+}
+
+template void insert_lauum_tile<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
+template void insert_lauum_tile<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
+
+}  // namespace starfact::detail

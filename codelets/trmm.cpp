@@ -1,0 +1,99 @@
+// trmm codelet: B := alpha * op(A) B (Left) or alpha * B op(A) (Right), A triangular.
+//   buffers: 0 = A (R, triangular tile), 1 = B (RW)
+// cuBLAS's trmm is out of place (C := alpha op(A) B); passing B as C gives BLAS's in-place product.
+#include <string>
+
+#include "codelets/codelets.hpp"
+#include "codelets/cpu_blas.hpp"
+#include "codelets/cuda_blas.hpp"
+#include "codelets/inverse_codelets.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace starfact::detail {
+namespace {
+
+template <typename T>
+struct TrmmArgs {
+    Side side;
+    Uplo uplo;
+    Op op;
+    Diag diag;
+    T alpha;
+    CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+    bool urgent;
+};
+
+inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A, int lda, float* B, int ldb) {
+    cblas_strmm(CblasColMajor, cpu::side(s), cpu::uplo(u), cpu::op(o), cpu::diag(d), m, n, alpha, A, lda, B, ldb);
+}
+inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, double alpha, const double* A, int lda, double* B,
+                 int ldb) {
+    cblas_dtrmm(CblasColMajor, cpu::side(s), cpu::uplo(u), cpu::op(o), cpu::diag(d), m, n, alpha, A, lda, B, ldb);
+}
+
+template <typename T>
+void trmm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrmmArgs<T>*>(cl_arg);
+    trmm(a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+         static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha,
+         reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
+         reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A,
+                           int lda, float* B, int ldb) {
+    return cublasStrmm(h, gpu::side(s), gpu::uplo(u), gpu::op(o), gpu::diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
+}
+inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, double alpha,
+                           const double* A, int lda, double* B, int ldb) {
+    return cublasDtrmm(h, gpu::side(s), gpu::uplo(u), gpu::op(o), gpu::diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
+}
+
+template <typename T>
+void trmm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const TrmmArgs<T>*>(cl_arg);
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s =
+        trmm(ws.cublas, a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+             static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha,
+             reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
+             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T> constexpr const char* trmm_symbol();
+template <> constexpr const char* trmm_symbol<float>() { return "starfact_strmm"; }
+template <> constexpr const char* trmm_symbol<double>() { return "starfact_dtrmm"; }
+
+template <typename T>
+void define_trmm(Kernel& k) {
+    define_kernel(k, "trmm", trmm_symbol<T>(), trmm_cpu<T>, STARFACT_CUDA_IMPL(trmm_cuda<T>), {STARPU_R, STARPU_RW});
+}
+
+}  // namespace
+
+template <typename T>
+void insert_trmm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
+                 starpu_data_handle_t A, starpu_data_handle_t B) {
+    const double m = tile_rows(B), n = tile_cols(B);
+    starpu_task* t = starpu_task_create();
+    t->cl = &kernel(rt, std::string("trmm<") + (sizeof(T) == 4 ? "float>" : "double>"), define_trmm<T>).cl;
+    t->handles[0] = A;
+    t->handles[1] = B;
+    t->cl_arg = pack(TrmmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent});
+    t->cl_arg_size = sizeof(TrmmArgs<T>);
+    t->cl_arg_free = 1;
+    t->flops = side == Side::Left ? m * m * n : m * n * n;
+    submit(t, o, "trmm");
+}
+
+template void insert_trmm<float>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, float,
+                                 starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trmm<double>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, double,
+                                  starpu_data_handle_t, starpu_data_handle_t);
+
+}  // namespace starfact::detail

@@ -23,7 +23,10 @@ template <typename T>
 TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu) {
     TilePlan plan = tile_plan<T>(n, mapping, residency, gpu);
     if (mapping == Mapping::CpuOnly || !gpu) return plan;
-    constexpr int64_t kMinTileRows = 4, kMinTile = 512;  // below 512 a tile task no longer fills an H100
+    // At least 8 tile rows: three phases pipeline through the tiles (H100, n = 16384 double: 2048 tiles gave 1.98x
+    // cuSOLVER potrf + potri, 4096 tiles 1.69x, 8192 tiles 1.24x; docs/results.md). Below 512 a tile task no
+    // longer fills an H100.
+    constexpr int64_t kMinTileRows = 8, kMinTile = 512;
     if ((n + plan.nb - 1) / plan.nb < kMinTileRows)
         plan.nb = std::max<int64_t>(std::min<int64_t>(kMinTile, std::max<int64_t>(n, 1)),
                                     (n + kMinTileRows - 1) / kMinTileRows);

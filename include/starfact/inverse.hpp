@@ -39,8 +39,8 @@ template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 
 /// The granularity potri's array form and starpu_chol --op potri use: tile_plan's, except that a GPU
-/// plan with fewer than four tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384)
-/// is cut into four, so that the three phases have tiles to overlap on.
+/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384)
+/// is cut into eight (tiles of at least 512), so that the three phases have tiles to overlap on.
 template <typename T>
 TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
 

@@ -289,10 +289,13 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
         if (o.overlap) {
             s_asm.wait();
             res.t.assemble = since(t0);
+            if (o.progress) std::fprintf(stderr, "  kernel matrix assembled at %.3f s\n", res.t.assemble);
             s_fac.wait();
             res.t.factor = since(t0);
+            if (o.progress) std::fprintf(stderr, "  factored at %.3f s\n", res.t.factor);
             s_sol.wait();
             res.t.solve = since(t0);
+            if (o.progress) std::fprintf(stderr, "  solved at %.3f s\n", res.t.solve);
         }
         res.info = s_fac.info(op);
         s_pred.wait();

@@ -3,92 +3,14 @@
 // info without NaN; gesv, getrf_nopiv, the async forms and bad arguments.
 #include <catch2/catch.hpp>
 
-#include <cmath>
-#include <limits>
 #include <random>
-#include <type_traits>
 
-#include "tests/support.hpp"
+#include "tests/lu_support.hpp"
 
 using namespace starfact::test::prelude;
+using namespace starfact::test::lu;
 
 namespace {
-
-template <typename T>
-int lapack_getrf(int n, T* A, int lda, int* ipiv) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-    else
-        return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-}
-
-/// ||P A - L U||_1 / (||A||_1 n eps), L unit lower and U upper from LU, P from LAPACK's 1-based ipiv
-/// (computed in double).
-template <typename T>
-double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t ldlu, const std::vector<int64_t>& ipiv) {
-    std::vector<double> PA(static_cast<size_t>(n * n));
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) PA[i + j * n] = A[i + j * lda];
-    for (int64_t i = 0; i < n; ++i) {
-        const int64_t p = ipiv[i] - 1;
-        if (p != i)
-            for (int64_t j = 0; j < n; ++j) std::swap(PA[i + j * n], PA[p + j * n]);
-    }
-    double norm_r = 0, norm_a = 0;
-    for (int64_t j = 0; j < n; ++j) {
-        double col_r = 0, col_a = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            double s = 0;  // (L U)(i, j) = sum_{k <= min(i, j)} L(i, k) U(k, j)
-            for (int64_t k = 0; k <= std::min(i, j); ++k)
-                s += (k == i ? 1.0 : double(LU[i + k * ldlu])) * double(LU[k + j * ldlu]);
-            col_r += std::abs(PA[i + j * n] - s);
-            col_a += std::abs(double(A[i + j * lda]));
-        }
-        norm_r = std::max(norm_r, col_r);
-        norm_a = std::max(norm_a, col_a);
-    }
-    const double eps = std::numeric_limits<T>::epsilon();
-    return norm_a == 0 ? norm_r : norm_r / (norm_a * double(n) * eps);
-}
-
-/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) for a general A (in double).
-template <typename T>
-double gesv_residual(int64_t n, int64_t nrhs, const T* A, const T* X, const T* B) {
-    double norm_r = 0, norm_a = 0, norm_x = 0;
-    for (int64_t j = 0; j < nrhs; ++j) {
-        double col_r = 0, col_x = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            double s = 0;
-            for (int64_t k = 0; k < n; ++k) s += double(A[i + k * n]) * double(X[k + j * n]);
-            col_r += std::abs(s - double(B[i + j * n]));
-            col_x += std::abs(double(X[i + j * n]));
-        }
-        norm_r = std::max(norm_r, col_r);
-        norm_x = std::max(norm_x, col_x);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-        double col = 0;
-        for (int64_t i = 0; i < n; ++i) col += std::abs(double(A[i + j * n]));
-        norm_a = std::max(norm_a, col);
-    }
-    return norm_r / (norm_a * norm_x * double(n) * std::numeric_limits<T>::epsilon());
-}
-
-template <typename T>
-std::vector<T> random_general(int64_t n, int64_t ld, uint64_t seed) {
-    std::vector<T> A(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(-777));
-    random_matrix<T>(n, n, A.data(), ld, seed);
-    return A;
-}
-
-bool all_finite(const std::vector<float>& v) {
-    for (float x : v) if (!std::isfinite(x)) return false;
-    return true;
-}
-bool all_finite(const std::vector<double>& v) {
-    for (double x : v) if (!std::isfinite(x)) return false;
-    return true;
-}
 
 Options on(Mapping m) {
     Options o;
@@ -105,7 +27,7 @@ std::vector<T> check_getrf(const std::vector<T>& A, int64_t n, int64_t ld, int64
     std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
     const int info = getrf(runtime(), n, LU.data(), ld, ipiv.data(), on(mapping), Tiling{nb});
     REQUIRE(info == 0);
-    const double res = getrf_residual<T>(n, A.data(), ld, LU.data(), ld, ipiv);
+    const double res = lu_residual<T>(n, A.data(), ld, LU.data(), ld, ipiv);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);
     // The padding rows are neither read nor written.
@@ -183,7 +105,7 @@ TEMPLATE_TEST_CASE("getrf pivots equal LAPACK's, ties included", "[lu][cpu]", fl
                     CHECK(same);
                 }
                 CHECK(all_finite(LU));
-                CHECK(getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+                CHECK(lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
             }
         }
     }
@@ -236,7 +158,7 @@ TEMPLATE_TEST_CASE("exactly singular matrices give LAPACK's info and no NaN", "[
             CHECK(info <= n);
             CHECK(all_finite(LU));
             // The factorization completed: P A = L U still holds.
-            CHECK(getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+            CHECK(lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
         }
     }
 }
@@ -248,12 +170,15 @@ TEST_CASE("the LU residual check fails on a wrong factor", "[lu][cpu][check]") {
     std::vector<double> LU = A;
     std::vector<int64_t> ipiv(static_cast<size_t>(n));
     REQUIRE(getrf(runtime(), n, LU.data(), n, ipiv.data(), on(Mapping::CpuOnly), Tiling{32}) == 0);
-    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+    CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
     LU[150 + 20 * n] += 1e-6;
-    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv) > kResidualLimit);
+    CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, ipiv) > kResidualLimit);
+    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv.data()) > kResidualLimit);
     LU[150 + 20 * n] -= 1e-6;
+    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv.data()) < kResidualLimit);
     std::swap(ipiv[10], ipiv[11]);  // wrong interchanges
-    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv) > kResidualLimit);
+    CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, ipiv) > kResidualLimit);
+    CHECK(getrf_residual<double>(n, A.data(), n, LU.data(), n, ipiv.data()) > kResidualLimit);
 }
 
 TEMPLATE_TEST_CASE("gesv: solve residual < 60", "[lu][cpu]", float, double) {
@@ -269,10 +194,11 @@ TEMPLATE_TEST_CASE("gesv: solve residual < 60", "[lu][cpu]", float, double) {
             std::vector<T> LU = A, X = B;
             std::vector<int64_t> ipiv(static_cast<size_t>(n));
             REQUIRE(gesv(runtime(), n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, on(m), Tiling{nb}) == 0);
-            const double res = gesv_residual<T>(n, nrhs, A.data(), X.data(), B.data());
+            const double res = general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data());
             INFO("residual=" << res);
             CHECK(res < kResidualLimit);
-            CHECK(getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+            CHECK(gesv_residual<T>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+            CHECK(lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
         }
     }
 }
@@ -291,7 +217,7 @@ TEMPLATE_TEST_CASE("getrf_nopiv on a diagonally dominant matrix", "[lu][cpu]", f
         a.export_to(LU.data(), n);
         std::vector<int64_t> identity(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) identity[i] = i + 1;
-        CHECK(getrf_residual<T>(n, A.data(), n, LU.data(), n, identity) < kResidualLimit);
+        CHECK(lu_residual<T>(n, A.data(), n, LU.data(), n, identity) < kResidualLimit);
     }
     // A zero pivot is reported (1-based, global).
     const int64_t n = 40;
@@ -331,10 +257,10 @@ TEMPLATE_TEST_CASE("async getrf: two factorizations in one sequence report their
     a1.export_to(LU1.data(), n1);
     a2.export_to(LU2.data(), n2);
     b.export_to(X.data(), n1);
-    CHECK(getrf_residual<T>(n1, A1.data(), n1, LU1.data(), n1, p1.ipiv()) < kResidualLimit);
-    CHECK(gesv_residual<T>(n1, 3, A1.data(), X.data(), B.data()) < kResidualLimit);
+    CHECK(lu_residual<T>(n1, A1.data(), n1, LU1.data(), n1, p1.ipiv()) < kResidualLimit);
+    CHECK(general_solve_residual<T>(n1, 3, A1.data(), X.data(), B.data()) < kResidualLimit);
     CHECK(all_finite(LU2));
-    CHECK(getrf_residual<T>(n2, A2.data(), n2, LU2.data(), n2, p2.ipiv()) < kResidualLimit);
+    CHECK(lu_residual<T>(n2, A2.data(), n2, LU2.data(), n2, p2.ipiv()) < kResidualLimit);
     CHECK(seq.done());
 }
 

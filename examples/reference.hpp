@@ -1,4 +1,4 @@
-// Vendor baselines and large-n accuracy checks used by starpu_chol (not part of the library API).
+// Vendor baselines and large-n accuracy checks used by starpu_chol and starpu_lu (not part of the library API).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,6 +19,11 @@ struct VendorRun {
 template <typename T>
 VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check);
 
+/// LAPACKE getrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run; with `check`, the
+/// residual ||P A - L U||_1 / (||A||_1 n eps) of the last run.
+template <typename T>
+VendorRun lapacke_getrf(int64_t n, const T* A, int warmup, int repeat, bool check);
+
 #ifdef STARFACT_HAVE_CUDA
 /// Holds the original matrix and a work copy on the GPU; times cusolverDnXpotrf with CUDA events,
 /// and computes residuals on the device with cuBLAS (fast for n in the tens of thousands).
@@ -33,6 +38,8 @@ public:
     /// cusolverDnXpotrf on the device copy. `host_path`: what a user with the matrix in (pinned) host
     /// memory does instead: each timed run copies the whole matrix to the GPU, factors it and copies it back.
     VendorRun cusolver_potrf(int warmup, int repeat, bool check, bool host_path = false);
+    /// cusolverDnXgetrf (partial pivoting) on the device copy, timed with CUDA events (no residual).
+    VendorRun cusolver_getrf(int warmup, int repeat);
     /// The original matrix on the device (column-major, ld = n).
     const T* original() const { return orig_; }
     /// ||A - L L^T||_1 / (||A||_1 n eps) with L taken from the tiles (exported on the device).

@@ -176,8 +176,8 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     const int op = state.add_operation(&info_handle);
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
-        if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.nb());
-        else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), A.nb());
+        if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
+        else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), 0);
     }
     LuDag<T> dag(A, piv, info_handle, opts, stats, &state);
     for (int64_t k = 0; k < A.mt(); ++k) {
@@ -249,7 +249,7 @@ template <typename T>
 int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu) {
     if (mapping == Mapping::CpuOnly || !gpu) return 256;
     const bool device = residency == Residency::Device;
-    if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER on the gathered matrix
+    if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
     return device && n > 24576 ? 4096 : 2048;
 }
 

@@ -4,7 +4,8 @@
 // CPU: gathers the column into a contiguous array, LAPACKE getrf, scatters it back.
 // CUDA: gathers into the worker's device scratch (cudaMemcpy2DAsync on the worker's stream), cuSOLVER
 // <t>getrf with device pivots, scatters back, and a one-block kernel writes the global pivots and info.
-// Without pivoting (getrf_nopiv) the column is the diagonal tile alone, factored in place.
+// A column of one tile (the last step, or a matrix of one tile) is factored in place, without the copies;
+// so is the diagonal tile without pivoting (getrf_nopiv).
 #include <lapacke.h>
 
 #include <algorithm>
@@ -68,6 +69,12 @@ void panel_cpu(void* buffers[], void* cl_arg) {
     if (!a->pivoting) {
         local = getrf_nopiv_tile(kb, reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
                                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
+    } else if (a->count == 1) {
+        std::vector<int> ip(static_cast<size_t>(kb));
+        local = lapack_getrf(kb, kb, reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ip.data());
+        int* piv = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[a->count + 1]));
+        for (int i = 0; i < kb; ++i) piv[i] = static_cast<int>(a->offset + ip[i]);
     } else {
         int rows = 0;
         for (int t = 0; t < a->count; ++t) rows += static_cast<int>(STARPU_MATRIX_GET_NX(buffers[t]));
@@ -146,7 +153,8 @@ void panel_cuda(void* buffers[], void* cl_arg) {
     for (int t = 0; t < a->count; ++t) rows += static_cast<int>(STARPU_MATRIX_GET_NX(buffers[t]));
     T* P;
     int ldp;
-    if (a->pivoting) {
+    const bool gather = a->pivoting && a->count > 1;
+    if (gather) {
         if (static_cast<size_t>(rows) * kb * sizeof(T) > c.scratch_bytes)
             STARPU_ABORT_MSG("getrf panel scratch too small: reserve_getrf_panel_workspace was not called");
         P = static_cast<T*>(c.scratch);
@@ -174,7 +182,7 @@ void panel_cuda(void* buffers[], void* cl_arg) {
     if (getrf(c.solver, rows, kb, P, ldp, static_cast<T*>(c.work), dev_ipiv, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>getrf failed");
     int* piv = nullptr;
-    if (a->pivoting) {
+    if (gather) {
         int r0 = 0;
         for (int t = 0; t < a->count; ++t) {
             const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[t]));
@@ -184,8 +192,8 @@ void panel_cuda(void* buffers[], void* cl_arg) {
                 STARPU_ABORT_MSG("getrf panel: scatter failed");
             r0 += m;
         }
-        piv = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[a->count + 1]));
     }
+    if (a->pivoting) piv = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[a->count + 1]));
     gpu::launch_panel_pivots(dev_ipiv, a->pivoting ? kb : 0, c.dev_info, piv, info, a->offset, s);
 }
 #endif
@@ -236,16 +244,17 @@ void insert_getrf_panel(const Runtime& rt, const TaskOptions& o, const std::vect
 }
 
 template <typename T>
-void reserve_getrf_panel_workspace(const Runtime& rt, int64_t rows, int64_t nb) {
+void reserve_getrf_panel_workspace(const Runtime& rt, int64_t rows, int64_t gathered_cols) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() == 0 || rows == 0) return;
     CudaContexts* c = cuda_contexts(rt);
     c->reserve(static_cast<int>(rows), getrf_work_need<T>);
-    c->reserve(static_cast<int>((rows * std::min(rows, nb) + 1023) / 1024), getrf_panel_need<T>);
+    if (gathered_cols > 0)
+        c->reserve(static_cast<int>((rows * std::min(rows, gathered_cols) + 1023) / 1024), getrf_panel_need<T>);
 #else
     (void)rt;
     (void)rows;
-    (void)nb;
+    (void)gathered_cols;
 #endif
 }
 

@@ -32,10 +32,11 @@ template <typename T>
 void insert_laswp(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& col,
                   starpu_data_handle_t piv, int64_t offset);
 
-/// Makes every CUDA worker's workspace large enough for a panel of `rows` x `nb` (gathered copy, cuSOLVER
-/// getrf workspace, device pivots).
+/// Makes every CUDA worker's workspace large enough for panels of up to `rows` rows: cuSOLVER's getrf
+/// workspace and device pivots, and, when `gathered_cols` > 0, the gathered copy of a rows x gathered_cols
+/// column of several tiles (a column of one tile is factored in place).
 template <typename T>
-void reserve_getrf_panel_workspace(const Runtime& rt, int64_t rows, int64_t nb);
+void reserve_getrf_panel_workspace(const Runtime& rt, int64_t rows, int64_t gathered_cols);
 
 #ifdef STARFACT_HAVE_CUDA
 namespace gpu {

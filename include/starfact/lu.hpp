@@ -99,7 +99,7 @@ int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
 
 /// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
 /// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
-/// (cuSOLVER's getrf on the gathered matrix), then 2048 (device-resident above 24576: 4096), so that
+/// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
 /// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few.
 /// `gpu`: whether the runtime has CUDA workers.
 template <typename T>

@@ -90,6 +90,21 @@ inline void symm(int64_t n, int64_t k, double alpha, const double* A, int64_t ld
     cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+inline void trmm_lower_unit(int64_t n, const float* L, int64_t ldl, float* B, int64_t ldb) {
+    cblas_strmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0f, L, ldl, B, ldb);
+}
+inline void trmm_lower_unit(int64_t n, const double* L, int64_t ldl, double* B, int64_t ldb) {
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0, L, ldl, B, ldb);
+}
+inline void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
+                 int64_t ldb, float beta, float* C, int64_t ldc) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+inline void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* A, int64_t lda, const double* B,
+                 int64_t ldb, double beta, double* C, int64_t ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 double ratio(double num, double den) {
     if (std::isnan(num) || std::isnan(den)) return NAN;
     if (den == 0.0) return num == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
@@ -153,6 +168,45 @@ double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t
 }
 
 template <typename T>
+double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t ldlu, const int64_t* ipiv) {
+    if (n == 0) return 0.0;
+    std::vector<T> W(static_cast<size_t>(n) * n, T(0)), PA(static_cast<size_t>(n) * n);
+    parallel_columns(n, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j) {
+            for (int64_t i = 0; i <= j; ++i) W[i + j * n] = LU[i + j * ldlu];  // U
+            for (int64_t i = 0; i < n; ++i) PA[i + j * n] = A[i + j * lda];
+            for (int64_t i = 0; i < n; ++i) std::swap(PA[i + j * n], PA[ipiv[i] - 1 + j * n]);  // in order
+        }
+    });
+    {
+        AllBlasThreads threads;
+        trmm_lower_unit(n, LU, ldlu, W.data(), n);  // W = L U
+    }
+    parallel_columns(n, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = 0; i < n; ++i) W[i + j * n] = PA[i + j * n] - W[i + j * n];
+    });
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(ge_norm1(n, n, W.data(), n), ge_norm1(n, n, A, lda) * static_cast<double>(n) * eps);
+}
+
+template <typename T>
+double gesv_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb) {
+    if (n == 0 || nrhs == 0) return 0.0;
+    std::vector<T> R(static_cast<size_t>(n) * nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
+    {
+        AllBlasThreads threads;
+        gemm(n, nrhs, n, T(-1), A, lda, X, ldx, T(1), R.data(), n);  // R = B - A X
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(ge_norm1(n, nrhs, R.data(), n),
+                 ge_norm1(n, n, A, lda) * ge_norm1(n, nrhs, X, ldx) * static_cast<double>(n) * eps);
+}
+
+template <typename T>
 void random_symmetric(int64_t n, T* A, int64_t lda, uint64_t seed, double shift) {
     parallel_columns(n, [=](int64_t j0, int64_t j1) {
         for (int64_t j = j0; j < j1; ++j)
@@ -177,6 +231,12 @@ template double solve_residual<double>(int64_t, int64_t, const double*, int64_t,
                                        const double*, int64_t);
 template double potri_residual<float>(int64_t, const float*, int64_t, const float*, int64_t);
 template double potri_residual<double>(int64_t, const double*, int64_t, const double*, int64_t);
+template double getrf_residual<float>(int64_t, const float*, int64_t, const float*, int64_t, const int64_t*);
+template double getrf_residual<double>(int64_t, const double*, int64_t, const double*, int64_t, const int64_t*);
+template double gesv_residual<float>(int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*,
+                                     int64_t);
+template double gesv_residual<double>(int64_t, int64_t, const double*, int64_t, const double*, int64_t,
+                                      const double*, int64_t);
 template void random_symmetric<float>(int64_t, float*, int64_t, uint64_t, double);
 template void random_symmetric<double>(int64_t, double*, int64_t, uint64_t, double);
 template void random_matrix<float>(int64_t, int64_t, float*, int64_t, uint64_t);

@@ -1,4 +1,4 @@
-// Vendor baselines and large-n accuracy checks used by starpu_chol (not part of the library API).
+// Vendor baselines and large-n accuracy checks used by starpu_chol and starpu_lu (not part of the library API).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,6 +24,11 @@ VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool chec
 template <typename T>
 VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool check);
 
+/// LAPACKE getrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run; with `check`, the
+/// residual ||P A - L U||_1 / (||A||_1 n eps) of the last run.
+template <typename T>
+VendorRun lapacke_getrf(int64_t n, const T* A, int warmup, int repeat, bool check);
+
 #ifdef STARFACT_HAVE_CUDA
 /// Holds the original matrix and a work copy on the GPU; times cusolverDnXpotrf with CUDA events,
 /// and computes residuals on the device with cuBLAS (fast for n in the tens of thousands).
@@ -43,6 +48,8 @@ public:
     VendorRun cusolver_potri(int warmup, int repeat, bool check);
     /// ||A X - I||_1 / (||A||_1 ||X||_1 n eps) for the inverse X (lower triangle) held in the tiles.
     double inverse_residual_of(const TileMatrix<T>& X);
+    /// cusolverDnXgetrf (partial pivoting) on the device copy, timed with CUDA events (no residual).
+    VendorRun cusolver_getrf(int warmup, int repeat);
     /// The original matrix on the device (column-major, ld = n).
     const T* original() const { return orig_; }
     /// ||A - L L^T||_1 / (||A||_1 n eps) with L taken from the tiles (exported on the device).

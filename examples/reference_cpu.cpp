@@ -1,4 +1,4 @@
-// CPU baseline for starpu_chol: one LAPACKE potrf call (OpenBLAS with all its threads).
+// CPU baselines for starpu_chol and starpu_lu: one LAPACKE potrf or getrf call (OpenBLAS with all its threads).
 #include <cblas.h>
 #include <lapacke.h>
 
@@ -15,6 +15,8 @@ inline int potrf(int64_t n, float* A) { return LAPACKE_spotrf_work(LAPACK_COL_MA
 inline int potrf(int64_t n, double* A) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
 inline int potri(int64_t n, float* A) { return LAPACKE_spotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
 inline int potri(int64_t n, double* A) { return LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
+inline int getrf(int64_t n, float* A, int* ipiv) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv); }
+inline int getrf(int64_t n, double* A, int* ipiv) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv); }
 }  // namespace
 
 template <typename T>
@@ -58,6 +60,32 @@ VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool chec
 
 template VendorRun lapacke_potri<float>(int64_t, const float*, int, int, bool);
 template VendorRun lapacke_potri<double>(int64_t, const double*, int, int, bool);
+
+template <typename T>
+VendorRun lapacke_getrf(int64_t n, const T* A, int warmup, int repeat, bool check) {
+    VendorRun r;
+    r.name = "lapacke";
+    const int before = openblas_get_num_threads();
+    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    std::vector<T> W(static_cast<size_t>(n) * n);
+    std::vector<int> ipiv(static_cast<size_t>(n));
+    for (int run = 0; run < warmup + repeat; ++run) {
+        std::copy(A, A + W.size(), W.begin());
+        const auto t0 = std::chrono::steady_clock::now();
+        r.info = getrf(n, W.data(), ipiv.data());
+        const auto t1 = std::chrono::steady_clock::now();
+        if (run >= warmup) r.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    openblas_set_num_threads(before);
+    if (check && r.info == 0) {
+        const std::vector<int64_t> p(ipiv.begin(), ipiv.end());
+        r.residual = getrf_residual<T>(n, A, n, W.data(), n, p.data());
+    }
+    return r;
+}
+
+template VendorRun lapacke_getrf<float>(int64_t, const float*, int, int, bool);
+template VendorRun lapacke_getrf<double>(int64_t, const double*, int, int, bool);
 template VendorRun lapacke_potrf<float>(int64_t, const float*, int, int, bool);
 template VendorRun lapacke_potrf<double>(int64_t, const double*, int, int, bool);
 

@@ -1,5 +1,6 @@
-// GPU baseline for starpu_chol: cusolverDnXpotrf on device-resident data, timed with CUDA events,
-// and residuals ||A - L L^T||_1 / (||A||_1 n eps) computed on the device with cuBLAS.
+// GPU baselines: cusolverDnXpotrf (starpu_chol) and cusolverDnXgetrf (starpu_lu) on device-resident data,
+// timed with CUDA events, and Cholesky residuals ||A - L L^T||_1 / (||A||_1 n eps) computed on the device
+// with cuBLAS.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -212,6 +213,56 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check,
     cusolverDnDestroy(h);
     cudaStreamDestroy(stream);
     if (check && r.info == 0) r.residual = residual_of_work();
+    return r;
+}
+
+template <typename T>
+VendorRun DeviceReference<T>::cusolver_getrf(int warmup, int repeat) {
+    VendorRun r;
+    r.name = "cusolver";
+    cusolverDnHandle_t h;
+    cusolverDnParams_t params;
+    cudaStream_t stream;
+    ok(cusolverDnCreate(&h), "cusolverDnCreate");
+    ok(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
+    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
+    size_t dev_bytes = 0, host_bytes = 0;
+    ok(cusolverDnXgetrf_bufferSize(h, params, n_, n_, cuda_type<T>(), work_, n_, cuda_type<T>(), &dev_bytes,
+                                   &host_bytes),
+       "cusolverDnXgetrf_bufferSize");
+    void* dwork = nullptr;
+    int* dinfo = nullptr;
+    int64_t* dipiv = nullptr;
+    ok(cudaMalloc(&dwork, dev_bytes + 1), "cudaMalloc(workspace)");
+    ok(cudaMalloc(&dinfo, sizeof(int)), "cudaMalloc(info)");
+    ok(cudaMalloc(&dipiv, static_cast<size_t>(n_) * sizeof(int64_t)), "cudaMalloc(ipiv)");
+    std::vector<char> hwork(host_bytes + 1);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
+    for (int run = 0; run < warmup + repeat; ++run) {
+        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+        cudaEventRecord(e0, stream);
+        ok(cusolverDnXgetrf(h, params, n_, n_, cuda_type<T>(), work_, n_, dipiv, cuda_type<T>(), dwork, dev_bytes,
+                            hwork.data(), host_bytes, dinfo),
+           "cusolverDnXgetrf");
+        cudaEventRecord(e1, stream);
+        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
+    }
+    ok(cudaMemcpy(&r.info, dinfo, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(dwork);
+    cudaFree(dinfo);
+    cudaFree(dipiv);
+    cusolverDnDestroyParams(params);
+    cusolverDnDestroy(h);
+    cudaStreamDestroy(stream);
     return r;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "examples/cli.hpp"
+#include "examples/driver_common.hpp"
 #include "examples/profile.hpp"
 #include "examples/reference.hpp"
 #include "examples/trace.hpp"
@@ -22,6 +23,13 @@ namespace {
 
 using namespace starfact;
 using starfact::examples::Cli;
+using starfact::examples::default_mapping;
+using starfact::examples::fmt;
+using starfact::examples::median;
+using starfact::examples::model_based;
+using starfact::examples::residual_text;
+using starfact::examples::runtime_config;
+using starfact::examples::Table;
 using starfact::examples::VendorRun;
 
 const char* kHelp = R"(usage: starpu_chol [flags]
@@ -97,19 +105,12 @@ runs, models and output
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
 )";
 
-struct Settings {
-    int64_t n = -1, nb = -1;
-    char prec = 'd';
-    uint64_t seed = 1;
-    int mapping = -1;  // -1: default from the hardware
+/// The shared flags (examples/driver_common.hpp) and the Cholesky driver's own.
+struct Settings : examples::DriverFlags {
     Variant variant;
     PanelSolve panel = PanelSolve::Auto;
     DiagKernel diag = DiagKernel::Auto;
-    std::string sched = "dmdas";
-    bool device_resident = false, check = true, vendor = true, csv = false, compare = false, calibrate = false;
-    int ncpus = -1, ncuda = -1, streams = 4;
-    int warmup = -1, repeat = 3;
-    std::string perfmodel_dir, trace_dir;
+    bool compare = false;
     std::vector<Variant> variants;
     std::vector<Mapping> mappings;
     std::vector<std::string> scheds;
@@ -127,35 +128,17 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << kHelp;
             std::exit(0);
+        } else if (examples::parse_common_flag(cli, f, s)) {
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri"});
-        else if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
-        else if (f == "--nb") s.nb = cli.integer(1, 16384);
-        else if (f == "--prec") s.prec = cli.choice({"s", "d"})[0];
-        else if (f == "--seed") s.seed = static_cast<uint64_t>(cli.integer(0, INT64_MAX));
         else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
         else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
-        else if (f == "--gpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::GpuOnly); }
-        else if (f == "--hybrid") { cli.no_value(); s.mapping = static_cast<int>(Mapping::Hybrid); }
-        else if (f == "--cpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::CpuOnly); }
-        else if (f == "--sched") s.sched = cli.value();
-        else if (f == "--device-resident") { cli.no_value(); s.device_resident = true; }
-        else if (f == "--ncpus") s.ncpus = static_cast<int>(cli.integer(0, 4096));
-        else if (f == "--ncuda") s.ncuda = static_cast<int>(cli.integer(0, 64));
-        else if (f == "--streams") s.streams = static_cast<int>(cli.integer(1, 64));
-        else if (f == "--perfmodel-dir") s.perfmodel_dir = cli.value();
         else if (f == "--compare") { cli.no_value(); s.compare = true; }
         else if (f == "--variants") for (const auto& v : examples::split_list(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
         else if (f == "--mappings") for (const auto& m : examples::split_list(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
         else if (f == "--scheds") s.scheds = examples::split_list(cli.value());
-        else if (f == "--warmup") s.warmup = static_cast<int>(cli.integer(0, 1000));
-        else if (f == "--repeat") s.repeat = static_cast<int>(cli.integer(1, 1000));
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
-        else if (f == "--check") { cli.no_value(); s.check = true; }
-        else if (f == "--no-check") { cli.no_value(); s.check = false; }
-        else if (f == "--no-vendor") { cli.no_value(); s.vendor = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
-        else if (f == "--csv") { cli.no_value(); s.csv = true; }
         else if (f == "--sweep") { cli.no_value(); s.sweep = true; }
         else if (f == "--ns") s.ns = examples::int_list(cli.value(), "--ns", 1, int64_t(1) << 20);
         else if (f == "--precs") {
@@ -168,6 +151,7 @@ Settings parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
+    s.profiling = s.compare;
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
     if (s.sweep && (s.compare || !s.trace_dir.empty()))
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
@@ -197,84 +181,9 @@ int64_t tile_size(const Settings& s, Mapping m, int64_t n, bool gpu) {
     return s.prec == 's' ? tile_plan<float>(n, m, r, gpu).nb : tile_plan<double>(n, m, r, gpu).nb;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t k = v.size();
-    return k == 0 ? 0.0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
-std::string fmt(const char* f, double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
-std::string residual_text(double r) { return r < 0 ? "-" : fmt("%.3g", r); }
-
-/// Prints rows as an aligned table or as CSV; notes become '#' lines in CSV.
-class Table {
-public:
-    Table(bool csv, std::vector<std::string> columns) : csv_(csv), cols_(std::move(columns)) {}
-    void header() const { row(cols_); }
-    void row(const std::vector<std::string>& cells) const {
-        std::string line;
-        for (size_t i = 0; i < cells.size(); ++i) {
-            if (csv_) line += (i ? "," : "") + cells[i];
-            else {
-                const size_t w = std::max<size_t>(cols_[i].size(), i == 0 ? 11 : 9);
-                std::string c = cells[i];
-                if (c.size() < w) c = (i == 0 ? c + std::string(w - c.size(), ' ') : std::string(w - c.size(), ' ') + c);
-                line += (i ? " " : "") + c;
-            }
-        }
-        std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-    }
-    void note(const std::string& text) const {
-        std::printf("%s%s\n", csv_ ? "# " : "", text.c_str());
-        std::fflush(stdout);
-    }
-
-private:
-    bool csv_;
-    std::vector<std::string> cols_;
-};
-
-/// Model-based schedulers rely on calibrated performance models.
-bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 || sched == "pheft" || sched == "peager"; }
-
 /// Whether this machine already has history for the four Cholesky kernels of this precision.
 bool models_present(const Runtime& rt, char prec) {
-    char host[256] = "";
-    gethostname(host, sizeof host);
-    for (const char* k : {"potrf", "trsm", "syrk", "gemm"}) {
-        const std::string f = rt.perfmodel_dir() + "/codelets/45/starfact_" + prec + k + "." + host;
-        if (access(f.c_str(), R_OK) != 0) return false;
-    }
-    return true;
-}
-
-/// The mapping of a run: the flag, else GPU-only when a GPU is visible, CPU-only otherwise.
-Mapping default_mapping(const Settings& s) {
-    if (s.mapping >= 0) return static_cast<Mapping>(s.mapping);
-    return built_with_cuda() && cuda_device_count() > 0 ? Mapping::GpuOnly : Mapping::CpuOnly;
-}
-
-RuntimeConfig runtime_config(const Settings& s, const std::string& sched, bool cpu_only_run,
-                             bool gpu_only_run = false) {
-    RuntimeConfig cfg;
-    // GPU-only tasks never run on a CPU worker: none are started (idle workers polling the scheduler
-    // cost up to 2.6x at n = 4096 on the H100 machine, docs/performance.md), unless --ncpus asks.
-    cfg.ncpus = s.ncpus >= 0 ? s.ncpus : gpu_only_run ? 0 : -1;
-    cfg.ncuda = cpu_only_run && s.ncuda < 0 ? 0 : s.ncuda;
-    cfg.workers_per_gpu = s.streams;
-    cfg.scheduler = sched;
-    cfg.trace = !s.trace_dir.empty();
-    cfg.calibrate = s.calibrate;
-    cfg.profiling = s.compare;
-    const char* cache = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    cfg.perfmodel_dir = std::string(cache ? cache : std::string(home ? home : ".") + "/.cache") + "/starfact/perfmodels";
-    return cfg;
+    return examples::models_present(rt, prec, {"potrf", "trsm", "syrk", "gemm"});
 }
 
 /// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
@@ -329,37 +238,33 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
                  Options opts, bool trace_last, const Table* per_run, const std::vector<std::string>& row_prefix) {
     Measured out;
     RunStats stats;
-    for (int r = 0; r < s.warmup + s.repeat; ++r) {
-        const bool timed = r >= s.warmup, last = r == s.warmup + s.repeat - 1;
-        const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
-        tiles.import(src, n);
-        if (last && s.compare) examples::profiling_reset();  // busy shares of the last timed run
-        if (trace_last && last) rt.trace_start();
-        stats.tasks = 0;
-        const auto t0 = std::chrono::steady_clock::now();
-        out.info = potrf(tiles, opts, stats);
-        const auto t1 = std::chrono::steady_clock::now();
-        if (trace_last && last) rt.trace_stop();
-        if (last && s.compare) out.busy = examples::profiling_read();
-        const double sec = std::chrono::duration<double>(t1 - t0).count();
-        if (!timed) {
-            std::fprintf(stderr, "[starpu_chol] warm-up %d/%d: %.3f s\n", r + 1, s.warmup, sec);
-            continue;
-        }
-        out.seconds.push_back(sec);
-        out.tasks = stats.tasks;
-        if (last && s.check && out.info == 0) out.residual = ref.residual(rt, tiles, n, A);
-        if (per_run) {
-            std::vector<std::string> cells = row_prefix;
-            cells.push_back(std::to_string(r - s.warmup + 1));
-            cells.push_back(fmt("%.4f", sec));
-            cells.push_back(fmt("%.1f", potrf_flops(n) / sec * 1e-9));
-            cells.push_back(residual_text(last ? out.residual : -1));
-            cells.push_back(std::to_string(out.info));
-            per_run->row(cells);
-        }
-        if (out.info != 0) break;
-    }
+    const bool profile_last = s.compare;  // busy shares of the last timed run
+    out.seconds = examples::timed_runs(
+        "starpu_chol", s.warmup, s.repeat,
+        [&](const examples::Run& run) {
+            const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
+            tiles.import(src, n);
+            if (run.last && profile_last) examples::profiling_reset();
+            if (trace_last && run.last) rt.trace_start();
+            stats.tasks = 0;
+        },
+        [&](const examples::Run&) { out.info = potrf(tiles, opts, stats); },
+        [&](const examples::Run& run, double sec) {
+            if (trace_last && run.last) rt.trace_stop();
+            if (run.last && profile_last) out.busy = examples::profiling_read();
+            out.tasks = stats.tasks;
+            if (run.last && s.check && out.info == 0) out.residual = ref.residual(rt, tiles, n, A);
+            if (per_run) {
+                std::vector<std::string> cells = row_prefix;
+                cells.push_back(std::to_string(run.timed_index));
+                cells.push_back(fmt("%.4f", sec));
+                cells.push_back(fmt("%.1f", potrf_flops(n) / sec * 1e-9));
+                cells.push_back(residual_text(run.last ? out.residual : -1));
+                cells.push_back(std::to_string(out.info));
+                per_run->row(cells);
+            }
+            return out.info == 0;
+        });
     return out;
 }
 
@@ -414,10 +319,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
                        fmt("%.1f", potrf_flops(n) / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
-        const double theirs = median(v.seconds);
-        summary += "; " + v.name + " median " + fmt("%.4f", theirs) + " s, " +
-                   fmt("%.1f", potrf_flops(n) / theirs * 1e-9) + " GFLOP/s; ratio " + v.name +
-                   "/starfact = " + fmt("%.3f", theirs / ours);
+        summary += examples::vendor_summary(v, potrf_flops(n), ours);
         if (gpu && residency == Residency::Host) {  // what a host user does instead: copies + cuSOLVER
             const VendorRun h = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false, true);
             const double th = median(h.seconds);

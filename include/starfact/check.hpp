@@ -18,6 +18,15 @@ double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T*
 /// their lower triangles (upper parts ignored).
 template <typename T>
 double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi);
+/// ||P A - L U||_1 / (||A||_1 * n * eps) for a general A and the output of getrf: L unit lower and U upper
+/// in LU, P from LAPACK's 1-based ipiv (n entries).
+template <typename T>
+double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t ldlu, const int64_t* ipiv);
+
+/// ||A X - B||_1 / (||A||_1 * ||X||_1 * n * eps) for a general A (every entry read).
+template <typename T>
+double gesv_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb);
 
 /// Fills the lower and upper triangles of the n x n column-major A with a random symmetric
 /// matrix, entries uniform in [-0.5, 0.5], plus `shift` on the diagonal (shift = n makes it SPD

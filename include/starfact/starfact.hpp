@@ -7,6 +7,7 @@
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
 #include "starfact/inverse.hpp"
+#include "starfact/lu.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"

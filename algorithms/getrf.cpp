@@ -1,0 +1,267 @@
+// Tile LU with partial pivoting, P A = L U, right-looking (docs/algorithms.md):
+//
+//   for k = 0 .. mt-1
+//     getrf_panel  A[k..mt-1][k], piv[k]            (partial pivoting over the whole tile column)
+//     for j > k:   laswp  A[k..mt-1][j] by piv[k]
+//                  trsm   A[k][j] := L[k][k]^-1 A[k][j]          (left, lower, unit)
+//                  for m > k:  gemm  A[m][j] -= A[m][k] A[k][j]
+//     for j < k:   laswp  A[k..mt-1][j] by piv[k]   (L into LAPACK's layout; lowest priority)
+//
+// Without pivoting (getrf_nopiv), step k: getrf_nopiv A[k][k]; trsm A[k][j] (left, lower, unit) for j > k;
+// trsm A[m][k] := A[m][k] U[k][k]^-1 (right, upper) for m > k; gemm A[m][j] -= A[m][k] A[k][j].
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "algorithms/dag.hpp"
+#include "algorithms/lu_submit.hpp"
+#include "codelets/codelets.hpp"
+#include "codelets/lu_codelets.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/lu.hpp"
+
+namespace starfact {
+
+using detail::Diag;
+using detail::Op;
+using detail::Side;
+using detail::Uplo;
+
+double getrf_flops(int64_t n) {
+    const double N = static_cast<double>(n);
+    return 2.0 * N * N * N / 3.0;
+}
+
+// ---- Pivots ---------------------------------------------------------------------------------------
+
+Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : runtime_(&runtime), n_(n), nb_(nb) {
+    require(n >= 0, "Pivots", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(nb > 0, "Pivots", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
+    const int64_t steps = (n + nb - 1) / nb;
+    storage_.resize(static_cast<size_t>(steps));
+    handles_.resize(static_cast<size_t>(steps));
+    for (int64_t k = 0; k < steps; ++k) {
+        const int64_t kb = std::min(nb, n - k * nb);
+        std::vector<int>& s = storage_[static_cast<size_t>(k)];
+        s.resize(static_cast<size_t>(kb));
+        for (int64_t i = 0; i < kb; ++i) s[static_cast<size_t>(i)] = static_cast<int>(k * nb + i + 1);  // identity
+        starpu_vector_data_register(&handles_[static_cast<size_t>(k)], STARPU_MAIN_RAM,
+                                    reinterpret_cast<uintptr_t>(s.data()), static_cast<uint32_t>(kb), sizeof(int));
+    }
+}
+
+Pivots::~Pivots() {
+    for (starpu_data_handle_t h : handles_) starpu_data_unregister(h);  // waits for the tasks using it
+}
+
+std::vector<int64_t> Pivots::ipiv() const {
+    std::vector<int64_t> out;
+    out.reserve(static_cast<size_t>(n_));
+    for (size_t k = 0; k < handles_.size(); ++k) {
+        if (starpu_data_acquire(handles_[k], STARPU_R) != 0) throw RuntimeError("starfact::Pivots::ipiv: acquire failed");
+        for (int v : storage_[k]) out.push_back(v);
+        starpu_data_release(handles_[k]);
+    }
+    return out;
+}
+
+namespace {
+
+/// Submits the task graph of one LU (pivoting when piv is not null).
+template <typename T>
+class LuDag {
+public:
+    LuDag(TileMatrix<T>& A, Pivots* piv, starpu_data_handle_t info, const Options& opts, RunStats* stats,
+          detail::SequenceState* seq)
+        : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
+          priorities_(opts.variant.kind == Variant::Kind::Right),
+          prio_(priorities_, static_cast<int>(2 * mt_ + 1)) {
+        o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
+        o_.counter = stats ? &stats->tasks : nullptr;
+        o_.sequence = seq;
+    }
+
+    void step(int64_t k) {
+        const int64_t off = k * A_.nb();
+        set(panel_raw(k), piv_ ? names_("getrf_panel", k) : names_("getrf_nopiv", k, k), false);
+        if (piv_) {
+            detail::insert_getrf_panel<T>(rt_, o_, column(k, k), piv_->step(k), info_, off, true);
+        } else {
+            detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info_, off, false);
+            for (int64_t m = k + 1; m < mt_; ++m) {
+                set(2 * (mt_ - k), names_("trsm_col", m, k), true);
+                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, T(1),
+                                       A_.tile(k, k), A_.tile(m, k));
+            }
+        }
+        // Column k+1 first: it holds the next panel.
+        for (int64_t j = k + 1; j < mt_; ++j) {
+            const bool next = j == k + 1;
+            if (piv_) {
+                set(2 * (mt_ - j), names_("laswp", k, j), next);
+                detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), off);
+            }
+            set(2 * (mt_ - j), names_("trsm", k, j, k), next);
+            detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1), A_.tile(k, k),
+                                   A_.tile(k, j));
+            for (int64_t m = k + 1; m < mt_; ++m) {
+                set(2 * (mt_ - j) - 1, names_("gemm", m, j, k), next);
+                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::NoTrans, T(-1), A_.tile(m, k), A_.tile(k, j), T(1),
+                                       A_.tile(m, j));
+            }
+        }
+        // The columns of L to the left: off the critical path.
+        if (piv_)
+            for (int64_t j = 0; j < k; ++j) {
+                set(0, names_("laswp", k, j), false);
+                detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), off);
+            }
+    }
+
+private:
+    int panel_raw(int64_t k) const { return static_cast<int>(2 * (mt_ - k) + 1); }
+    void set(int64_t raw, const char* name, bool urgent) {
+        o_.priority = prio_(static_cast<int>(raw));
+        o_.name = name;
+        o_.urgent = priorities_ && urgent;
+    }
+    /// Tiles k .. mt-1 of tile column j.
+    std::vector<starpu_data_handle_t> column(int64_t k, int64_t j) const {
+        std::vector<starpu_data_handle_t> c;
+        for (int64_t m = k; m < mt_; ++m) c.push_back(A_.tile(m, j));
+        return c;
+    }
+
+    Runtime& rt_;
+    TileMatrix<T>& A_;
+    Pivots* piv_;
+    starpu_data_handle_t info_;
+    int64_t mt_;
+    bool priorities_;
+    detail::PriorityScale prio_;
+    detail::TaskOptions o_;
+    detail::TaskNames names_;
+};
+
+/// What a mapping that may run CUDA codelets needs of a tile column (the CUDA laswp's pointer table).
+void require_gpu_tiles(const Runtime& rt, const Options& opts, int64_t mt, const char* function, const char* arg) {
+    require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= detail::kLaswpMaxTiles, function, arg,
+            "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
+                std::to_string(detail::kLaswpMaxTiles) + " (use a larger nb)");
+}
+
+}  // namespace
+
+namespace detail {
+template <typename T>
+int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
+                 const char* function) {
+    require(A.m() == A.n(), function, "A", "must be square (got " + std::to_string(A.m()) + " x " +
+                                               std::to_string(A.n()) + ")");
+    Runtime& rt = A.runtime();
+    if (piv) {
+        require(piv->n() == A.n() && piv->nb() == A.nb(), function, "piv",
+                "must be shaped for A (got n=" + std::to_string(piv->n()) + " nb=" + std::to_string(piv->nb()) +
+                    ", A has n=" + std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")");
+        require(&piv->runtime() == &rt, function, "piv", "belongs to another Runtime than A");
+    }
+    require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than A");
+    rt.require_mapping(opts.mapping, function);
+    require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
+            "variant", "must be right or noprio for LU (got '" + opts.variant.name() + "')");
+    require_gpu_tiles(rt, opts, A.mt(), function, "A");
+    SequenceState& state = SequenceAccess::state(seq);
+    starpu_data_handle_t info_handle;
+    const int op = state.add_operation(&info_handle);
+    if (A.n() == 0) return op;
+    if (opts.mapping != Mapping::CpuOnly) {
+        if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
+        else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), 0);
+    }
+    LuDag<T> dag(A, piv, info_handle, opts, stats, &state);
+    for (int64_t k = 0; k < A.mt(); ++k) {
+        starpu_iteration_push(static_cast<unsigned long>(k));
+        dag.step(k);
+        starpu_iteration_pop();
+    }
+    return op;
+}
+template int submit_getrf<float>(TileMatrix<float>&, Pivots*, Sequence&, const Options&, RunStats*, const char*);
+template int submit_getrf<double>(TileMatrix<double>&, Pivots*, Sequence&, const Options&, RunStats*, const char*);
+}  // namespace detail
+
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
+    RunStats ignored;
+    return getrf(A, piv, opts, ignored);
+}
+
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats) {
+    Sequence seq(A.runtime());
+    detail::submit_getrf(A, &piv, seq, opts, &stats, "getrf");
+    return seq.wait();
+}
+
+template <typename T>
+int getrf_nopiv(TileMatrix<T>& A, const Options& opts) {
+    Sequence seq(A.runtime());
+    detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv");
+    return seq.wait();
+}
+
+namespace async {
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts) {
+    return detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf");
+}
+template <typename T>
+int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
+    return detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv");
+}
+template int getrf<float>(TileMatrix<float>&, Pivots&, Sequence&, const Options&);
+template int getrf<double>(TileMatrix<double>&, Pivots&, Sequence&, const Options&);
+template int getrf_nopiv<float>(TileMatrix<float>&, Sequence&, const Options&);
+template int getrf_nopiv<double>(TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
+
+template <typename T>
+int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Options& opts, const Tiling& tiling) {
+    require(n >= 0, "getrf", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(lda >= std::max<int64_t>(1, n), "getrf", "lda",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
+    require(tiling.nb >= 0, "getrf", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    require(A != nullptr || n == 0, "getrf", "A", "is null");
+    require(ipiv != nullptr || n == 0, "getrf", "ipiv", "is null");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
+    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
+    Pivots piv(tiles);
+    tiles.import(A, lda);
+    const int info = getrf(tiles, piv, opts);
+    tiles.export_to(A, lda);
+    const std::vector<int64_t> p = piv.ipiv();
+    std::copy(p.begin(), p.end(), ipiv);
+    return info;
+}
+
+template <typename T>
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+    if (mapping == Mapping::CpuOnly || !gpu) return 256;
+    const bool device = residency == Residency::Device;
+    if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
+    return device && n > 24576 ? 4096 : 2048;
+}
+
+template int64_t lu_tile_size<float>(int64_t, Mapping, Residency, bool);
+template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool);
+template int getrf<float>(TileMatrix<float>&, Pivots&, const Options&);
+template int getrf<double>(TileMatrix<double>&, Pivots&, const Options&);
+template int getrf<float>(TileMatrix<float>&, Pivots&, const Options&, RunStats&);
+template int getrf<double>(TileMatrix<double>&, Pivots&, const Options&, RunStats&);
+template int getrf_nopiv<float>(TileMatrix<float>&, const Options&);
+template int getrf_nopiv<double>(TileMatrix<double>&, const Options&);
+template int getrf<float>(Runtime&, int64_t, float*, int64_t, int64_t*, const Options&, const Tiling&);
+template int getrf<double>(Runtime&, int64_t, double*, int64_t, int64_t*, const Options&, const Tiling&);
+
+}  // namespace starfact

@@ -1,0 +1,177 @@
+// Tile LU solve with the factors of getrf: A X = B  <=>  L U X = P B.
+//
+//   interchanges:  for every tile column j of B, k = 0 .. mt-1:  laswp  B[k..mt-1][j] by piv[k]
+//   forward:       for k = 0 .. mt-1, every j:
+//                    trsm  B[k][j] := L[k][k]^-1 B[k][j]               (left, lower, unit)
+//                    for m = k+1 .. mt-1:  gemm  B[m][j] -= L[m][k] B[k][j]
+//   backward:      for k = mt-1 .. 0, every j:
+//                    trsm  B[k][j] := U[k][k]^-1 B[k][j]               (left, upper, non-unit)
+//                    for m = 0 .. k-1:     gemm  B[m][j] -= U[m][k] B[k][j]
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "algorithms/dag.hpp"
+#include "algorithms/lu_submit.hpp"
+#include "codelets/codelets.hpp"
+#include "codelets/lu_codelets.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/lu.hpp"
+
+namespace starfact {
+
+using detail::Diag;
+using detail::Op;
+using detail::Side;
+using detail::Uplo;
+
+namespace detail {
+template <typename T>
+void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                  RunStats* stats, const char* function) {
+    require(LU.m() == LU.n(), function, "A", "must be square (got " + std::to_string(LU.m()) + " x " +
+                                                 std::to_string(LU.n()) + ")");
+    require(B.m() == LU.n(), function, "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
+                                                std::to_string(LU.n()) + " x " + std::to_string(LU.n()) + ")");
+    require(B.nb() == LU.nb(), function, "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                                  ", A has nb=" + std::to_string(LU.nb()) + ")");
+    require(piv.n() == LU.n() && piv.nb() == LU.nb(), function, "piv",
+            "must be shaped for A (got n=" + std::to_string(piv.n()) + " nb=" + std::to_string(piv.nb()) +
+                ", A has n=" + std::to_string(LU.n()) + " nb=" + std::to_string(LU.nb()) + ")");
+    require(&B.runtime() == &LU.runtime(), function, "B", "belongs to another Runtime");
+    require(&piv.runtime() == &LU.runtime(), function, "piv", "belongs to another Runtime");
+    require(&seq.runtime() == &LU.runtime(), function, "seq", "belongs to another Runtime than A");
+    Runtime& rt = LU.runtime();
+    rt.require_mapping(opts.mapping, function);
+    const int64_t mt = LU.mt(), nt = B.nt();
+    require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= kLaswpMaxTiles, function, "A",
+            "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
+                std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
+    if (mt == 0 || nt == 0) return;
+    const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 2));
+    TaskNames name;
+    TaskOptions o;
+    o.mapping = task_mapping(rt, opts.mapping, LU.nb());
+    o.counter = stats ? &stats->tasks : nullptr;
+    o.sequence = &SequenceAccess::state(seq);
+    for (int64_t j = 0; j < nt; ++j)
+        for (int64_t k = 0; k < mt; ++k) {
+            std::vector<starpu_data_handle_t> col;
+            for (int64_t m = k; m < mt; ++m) col.push_back(B.tile(m, j));
+            o.priority = prio(static_cast<int>(2 * mt + 2));
+            o.name = name("laswp_rhs", k, j);
+            insert_laswp<T>(rt, o, col, piv.step(k), k * LU.nb());
+        }
+    for (int64_t k = 0; k < mt; ++k) {
+        for (int64_t j = 0; j < nt; ++j) {
+            o.priority = prio(static_cast<int>(2 * mt - 2 * k));
+            o.name = name("trsm_fwd", k, j);
+            insert_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1), LU.tile(k, k), B.tile(k, j));
+            for (int64_t m = k + 1; m < mt; ++m) {
+                o.priority = prio(static_cast<int>(2 * mt - 2 * k - (m - k)));
+                o.name = name("gemm_fwd", m, j, k);
+                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), LU.tile(m, k), B.tile(k, j), T(1), B.tile(m, j));
+            }
+        }
+    }
+    for (int64_t k = mt - 1; k >= 0; --k) {
+        for (int64_t j = 0; j < nt; ++j) {
+            o.priority = prio(static_cast<int>(2 * k + 1));
+            o.name = name("trsm_bwd", k, j);
+            insert_trsm<T>(rt, o, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, T(1), LU.tile(k, k),
+                           B.tile(k, j));
+            for (int64_t m = 0; m < k; ++m) {
+                o.priority = prio(static_cast<int>(2 * k - (k - m)));
+                o.name = name("gemm_bwd", m, j, k);
+                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), LU.tile(m, k), B.tile(k, j), T(1), B.tile(m, j));
+            }
+        }
+    }
+}
+template void submit_getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&,
+                                  const Options&, RunStats*, const char*);
+template void submit_getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&,
+                                   const Options&, RunStats*, const char*);
+}  // namespace detail
+
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts) {
+    Sequence seq(LU.runtime());
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs");
+    seq.wait();
+}
+
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
+    require(B.m() == A.n(), "gesv", "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
+                                             std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
+    require(B.nb() == A.nb(), "gesv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    Sequence seq(A.runtime());
+    detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
+    const int info = seq.wait();
+    if (info == 0) {
+        detail::submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv");
+        seq.wait();
+    }
+    return info;
+}
+
+namespace async {
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs");
+}
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    require(B.m() == A.n(), "gesv", "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
+                                             std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
+    require(B.nb() == A.nb(), "gesv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
+                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    const int op = detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
+    detail::submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv");
+    return op;
+}
+template void getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&, const Options&);
+template void getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&, const Options&);
+template int gesv<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, Sequence&, const Options&);
+template int gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
+
+template <typename T>
+int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv, T* B, int64_t ldb,
+         const Options& opts, const Tiling& tiling) {
+    require(n >= 0, "gesv", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(nrhs >= 0, "gesv", "nrhs", "must be >= 0 (got " + std::to_string(nrhs) + ")");
+    require(lda >= std::max<int64_t>(1, n), "gesv", "lda",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
+    require(ldb >= std::max<int64_t>(1, n), "gesv", "ldb",
+            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
+    require(tiling.nb >= 0, "gesv", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    require(A != nullptr || n == 0, "gesv", "A", "is null");
+    require(ipiv != nullptr || n == 0, "gesv", "ipiv", "is null");
+    require(B != nullptr || n == 0 || nrhs == 0, "gesv", "B", "is null");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
+    TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
+    Pivots piv(a);
+    a.import(A, lda);
+    b.import(B, ldb);
+    const int info = gesv(a, piv, b, opts);
+    a.export_to(A, lda);
+    const std::vector<int64_t> p = piv.ipiv();
+    std::copy(p.begin(), p.end(), ipiv);
+    if (info == 0) b.export_to(B, ldb);
+    return info;
+}
+
+template void getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, const Options&);
+template void getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, const Options&);
+template int gesv<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, const Options&);
+template int gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, const Options&);
+template int gesv<float>(Runtime&, int64_t, int64_t, float*, int64_t, int64_t*, float*, int64_t, const Options&,
+                         const Tiling&);
+template int gesv<double>(Runtime&, int64_t, int64_t, double*, int64_t, int64_t*, double*, int64_t, const Options&,
+                          const Tiling&);
+
+}  // namespace starfact

@@ -1,0 +1,108 @@
+// What the experiment drivers (starpu_chol, starpu_lu) share: the flags that mean the same in both, the
+// Runtime configuration they give, the timing loop (warm-up runs, then timed runs summarised by their
+// median), the output table, and the vendor comparison line.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "examples/cli.hpp"
+#include "examples/reference.hpp"
+#include "starfact/mapping.hpp"
+#include "starfact/runtime.hpp"
+
+namespace starfact::examples {
+
+/// The flags both drivers take (see their --help): problem, mapping, runtime, runs and output.
+struct DriverFlags {
+    int64_t n = -1, nb = -1;
+    char prec = 'd';
+    uint64_t seed = 1;
+    int mapping = -1;  // -1: default from the hardware
+    std::string sched = "dmdas";
+    bool device_resident = false, check = true, vendor = true, csv = false;
+    int ncpus = -1, ncuda = -1, streams = 4;
+    int warmup = -1, repeat = 3;
+    std::string perfmodel_dir;
+    // Set by driver-specific flags, read by runtime_config():
+    std::string trace_dir;   ///< FxT tracing on when not empty
+    bool calibrate = false;  ///< STARPU_CALIBRATE
+    bool profiling = false;  ///< StarPU's per-worker profiling counters
+};
+
+/// If `flag` is one of DriverFlags' (--n, --nb, --prec, --seed, --gpu-only, --hybrid, --cpu-only, --sched,
+/// --device-resident, --ncpus, --ncuda, --streams, --perfmodel-dir, --warmup, --repeat, --check, --no-check,
+/// --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
+bool parse_common_flag(Cli& cli, const std::string& flag, DriverFlags& f);
+
+/// The mapping of a run: the flag, else GPU-only when a GPU is visible, CPU-only otherwise.
+Mapping default_mapping(const DriverFlags& f);
+
+/// The Runtime of a run: GPU-only runs start no CPU worker unless --ncpus asks (idle workers polling the
+/// scheduler cost up to 2.6x at n = 4096 on the H100 machine, docs/performance.md); CPU-only runs no CUDA
+/// worker unless --ncuda asks; models under ~/.cache/starfact/perfmodels.
+RuntimeConfig runtime_config(const DriverFlags& f, const std::string& sched, bool cpu_only_run,
+                             bool gpu_only_run = false);
+
+/// Model-based schedulers rely on calibrated performance models.
+bool model_based(const std::string& sched);
+/// Whether this machine already has history for every kernel of `kernels` in precision `prec` (the
+/// models' symbols are starfact_<prec><kernel>).
+bool models_present(const Runtime& rt, char prec, const std::vector<const char*>& kernels);
+
+double median(std::vector<double> v);
+std::string fmt(const char* f, double v);
+/// "%.3g", or "-" when not computed (< 0).
+std::string residual_text(double r);
+
+/// Prints rows as an aligned table or as CSV; notes become '#' lines in CSV.
+class Table {
+public:
+    Table(bool csv, std::vector<std::string> columns) : csv_(csv), cols_(std::move(columns)) {}
+    void header() const { row(cols_); }
+    void row(const std::vector<std::string>& cells) const;
+    void note(const std::string& text) const;
+
+private:
+    bool csv_;
+    std::vector<std::string> cols_;
+};
+
+/// One run of a loop of timed_runs().
+struct Run {
+    int index;        ///< 0 .. warmup + repeat - 1
+    bool timed;       ///< after the warm-up runs
+    bool last;        ///< the last run
+    int timed_index;  ///< 1-based among the timed runs (0 for warm-ups)
+};
+
+/// `warmup` untimed runs (a line each on stderr, tagged `tag`), then `repeat` timed runs: before(run)
+/// (untimed: refill the matrix), then body(run) timed on the host's steady clock, then for a timed run
+/// after(run, seconds), which returns false to stop early (a failed factorization). Returns the timed seconds.
+template <typename Before, typename Body, typename After>
+std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before before, Body body, After after) {
+    std::vector<double> seconds;
+    for (int r = 0; r < warmup + repeat; ++r) {
+        const Run run{r, r >= warmup, r == warmup + repeat - 1, r >= warmup ? r - warmup + 1 : 0};
+        before(run);
+        const auto t0 = std::chrono::steady_clock::now();
+        body(run);
+        const auto t1 = std::chrono::steady_clock::now();
+        const double sec = std::chrono::duration<double>(t1 - t0).count();
+        if (!run.timed) {
+            std::fprintf(stderr, "[%s] warm-up %d/%d: %.3f s\n", tag, r + 1, warmup, sec);
+            continue;
+        }
+        seconds.push_back(sec);
+        if (!after(run, sec)) break;
+    }
+    return seconds;
+}
+
+/// The vendor's part of a summary line: "; <name> median S s, G GFLOP/s; ratio <name>/starfact = R"
+/// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.
+std::string vendor_summary(const VendorRun& v, double flops, double ours);
+
+}  // namespace starfact::examples

@@ -1,0 +1,230 @@
+// starpu_lu: the starfact experiment driver for the tile LU with partial pivoting. See --help and
+// docs/starpu_lu.md.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "examples/cli.hpp"
+#include "examples/driver_common.hpp"
+#include "examples/reference.hpp"
+#include "starfact/starfact.hpp"
+
+namespace {
+
+using namespace starfact;
+using starfact::examples::Cli;
+using starfact::examples::fmt;
+using starfact::examples::median;
+using starfact::examples::residual_text;
+using starfact::examples::Table;
+using starfact::examples::VendorRun;
+
+const char* kHelp = R"(usage: starpu_lu [flags]
+
+Factors a random general matrix (entries uniform in [-0.5, 0.5]) with starfact's tile LU with partial
+pivoting under StarPU, prints one line per timed run, solves A X = B with the factors, then runs the
+vendor's getrf on the same matrix in the same process (cusolverDnXgetrf on device-resident data when a GPU
+is used, else one LAPACKE getrf call with all OpenBLAS threads) and the ratio vendor_time / starfact_time
+(> 1: starfact is faster).
+
+problem
+  --n N             matrix order (default 16384 with a GPU, 2000 without)
+  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
+                    to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096)
+  --nrhs R          right-hand sides of the solve (default 1)
+  --prec s|d        precision: s = float, d = double (default d)
+  --seed S          random seed (default 1)
+mapping and runtime
+  --gpu-only        every task on CUDA workers (default when a GPU is present)
+  --hybrid          StarPU chooses among CPU and CUDA workers
+  --cpu-only        every task on CPU workers (default without a GPU)
+  --noprio          submit without priorities (Variant noprio)
+  --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
+  --device-resident tiles live in GPU memory (default: pinned host memory)
+  --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
+  --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
+  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
+  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
+                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
+runs and output
+  --warmup K        untimed runs first; they also calibrate the performance models (default 2)
+  --repeat R        timed runs (default 3); summaries use their median
+  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
+                    ||A X - B||_1 / (||A||_1 ||X||_1 n eps), on the host (default on); exit status 3 if
+                    either is >= 60
+  --no-check        skip both residuals (and the solve)
+  --no-vendor       skip the cuSOLVER / LAPACKE baseline
+  --csv             CSV rows instead of the table (notes start with '#')
+  --help            this text
+
+exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60
+)";
+
+/// The shared flags (examples/driver_common.hpp) and the LU driver's own.
+struct Settings : examples::DriverFlags {
+    int64_t nrhs = 1;
+    bool priorities = true;
+};
+
+Settings parse(int argc, char** argv) {
+    Settings s;
+    Cli cli(argc, argv);
+    while (!cli.done()) {
+        const std::string f = cli.next();
+        if (f == "--help") {
+            std::cout << kHelp;
+            std::exit(0);
+        } else if (examples::parse_common_flag(cli, f, s)) {
+        } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
+        else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
+        else cli.unknown();
+    }
+    if (s.warmup < 0) s.warmup = 2;
+    return s;
+}
+
+/// The vendor's getrf on the same matrix: cuSOLVER on a device copy when a GPU is in use, else LAPACKE.
+template <typename T>
+struct Reference {
+#ifdef STARFACT_HAVE_CUDA
+    std::unique_ptr<examples::DeviceReference<T>> dev;
+#endif
+    Reference(bool gpu, int64_t n, const T* A) {
+#ifdef STARFACT_HAVE_CUDA
+        if (gpu) dev = std::make_unique<examples::DeviceReference<T>>(n, A);
+#else
+        (void)gpu, (void)n, (void)A;
+#endif
+    }
+    const T* device_copy() const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->original();
+#endif
+        return nullptr;
+    }
+    VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->cusolver_getrf(warmup, repeat);
+#endif
+        Runtime::Paused quiet(rt);
+        return examples::lapacke_getrf<T>(n, A, warmup, repeat, check);
+    }
+};
+
+template <typename T>
+int run(const Settings& s, Runtime& rt, Mapping mapping) {
+    const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
+    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const int64_t nb = s.nb > 0 ? s.nb : lu_tile_size<T>(n, mapping, residency, rt.cuda_workers() > 0);
+    const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
+                              "residual", "info"});
+    table.note("starpu_lu: " + rt.describe());
+    if (examples::model_based(rt.scheduler()) &&
+        !examples::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
+        table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
+                   " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
+
+    std::vector<T> A(static_cast<size_t>(n) * n);
+    random_matrix<T>(n, n, A.data(), n, s.seed);
+    const Reference<T> ref(gpu, n, A.data());
+    TileMatrix<T> tiles(rt, n, nb, residency);
+    Pivots piv(tiles);
+    Options opts;
+    opts.mapping = mapping;
+    opts.variant = Variant::parse(s.priorities ? "right" : "noprio");
+    table.header();
+    const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
+                                             to_string(mapping), rt.scheduler(), to_string(residency)};
+    int info = 0;
+    double residual = -1;
+    RunStats stats;
+    const std::vector<double> seconds = examples::timed_runs(
+        "starpu_lu", s.warmup, s.repeat,
+        [&](const examples::Run&) {
+            const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
+            tiles.import(src, n);
+            stats.tasks = 0;
+        },
+        [&](const examples::Run&) { info = getrf(tiles, piv, opts, stats); },
+        [&](const examples::Run& r, double sec) {
+            if (r.last && s.check && info == 0) {
+                std::vector<T> LU(A.size());
+                tiles.export_to(LU.data(), n);
+                const std::vector<int64_t> ipiv = piv.ipiv();
+                Runtime::Paused quiet(rt);
+                residual = getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv.data());
+            }
+            std::vector<std::string> cells = prefix;
+            cells.push_back(std::to_string(r.timed_index));
+            cells.push_back(fmt("%.4f", sec));
+            cells.push_back(fmt("%.1f", getrf_flops(n) / sec * 1e-9));
+            cells.push_back(residual_text(r.last ? residual : -1));
+            cells.push_back(std::to_string(info));
+            table.row(cells);
+            return info == 0;
+        });
+    if (info != 0) {
+        table.note("matrix is singular: info = " + std::to_string(info));
+        return 2;
+    }
+    double solve_residual = -1;
+    if (s.check) {  // A X = B with the factors of the last run
+        std::vector<T> B(static_cast<size_t>(n) * s.nrhs), X(B.size());
+        random_matrix<T>(n, s.nrhs, B.data(), n, s.seed + 1);
+        TileMatrix<T> b(rt, n, s.nrhs, nb, residency);
+        b.import(B.data(), n);
+        getrs(tiles, piv, b, opts);
+        b.export_to(X.data(), n);
+        Runtime::Paused quiet(rt);
+        solve_residual = gesv_residual<T>(n, s.nrhs, A.data(), n, X.data(), n, B.data(), n);
+        table.note("solve: nrhs = " + std::to_string(s.nrhs) + ", residual ||A X - B|| / (||A|| ||X|| n eps) = " +
+                   residual_text(solve_residual));
+    }
+    const double ours = median(seconds);
+    std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
+                          fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(stats.tasks) +
+                          " tasks";
+    if (s.vendor) {
+        const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
+        for (size_t i = 0; i < v.seconds.size(); ++i)
+            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-",
+                       v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
+                       fmt("%.1f", getrf_flops(n) / v.seconds[i] * 1e-9),
+                       residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
+        summary += examples::vendor_summary(v, getrf_flops(n), ours);
+    }
+    table.note(summary);
+    if (residual >= 60 || solve_residual >= 60) {
+        table.note("residual check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Settings s;
+    try {
+        s = parse(argc, argv);
+        if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "starpu_lu: %s\n", e.what());
+        return 1;
+    }
+    try {
+        const Mapping mapping = examples::default_mapping(s);
+        Runtime rt(examples::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+        rt.require_mapping(mapping, "starpu_lu");
+        if (s.device_resident && rt.cuda_devices() == 0)
+            throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
+        return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "starpu_lu: %s\n", e.what());
+        return 1;
+    }
+}

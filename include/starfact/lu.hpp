@@ -1,0 +1,111 @@
+// Tile LU factorization with partial pivoting (P A = L U) of square matrices, as StarPU task graphs.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "starfact/cholesky.hpp"
+#include "starfact/runtime.hpp"
+#include "starfact/sequence.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact {
+
+/// The row interchanges of a tile LU: one StarPU vector of int per tile step k (min(nb, n - k nb) entries),
+/// written by the panel task of step k and read by the row-interchange tasks. Entry i of step k holds
+/// the global 1-based row (LAPACK's convention) swapped with row k nb + i. Owns its handles and storage
+/// (host memory; StarPU copies a step's pivots to a GPU when a task there needs them).
+class Pivots {
+public:
+    /// Pivots of an order-n matrix in nb x nb tiles. Throws InvalidArgument naming 'n' or 'nb'.
+    Pivots(Runtime& runtime, int64_t n, int64_t nb);
+    /// Pivots shaped for the square matrix A (its order and tile size).
+    template <typename T>
+    explicit Pivots(const TileMatrix<T>& A) : Pivots(A.runtime(), A.n(), A.nb()) {}
+    /// Waits for the tasks still using the pivots, then unregisters them.
+    ~Pivots();
+    Pivots(const Pivots&) = delete;
+    Pivots& operator=(const Pivots&) = delete;
+
+    Runtime& runtime() const { return *runtime_; }
+    int64_t n() const { return n_; }
+    int64_t nb() const { return nb_; }
+    /// Tile steps: ceil(n / nb).
+    int64_t steps() const { return static_cast<int64_t>(handles_.size()); }
+    /// The handle of step k's pivots (a vector of int).
+    starpu_data_handle_t step(int64_t k) const { return handles_[static_cast<size_t>(k)]; }
+    /// LAPACK's ipiv (global, 1-based: row i was interchanged with row ipiv[i] - 1, in order), n entries.
+    /// Waits for the tasks writing the pivots (call it after getrf or Sequence::wait()).
+    std::vector<int64_t> ipiv() const;
+
+private:
+    Runtime* runtime_;
+    int64_t n_, nb_;
+    std::vector<std::vector<int>> storage_;
+    std::vector<starpu_data_handle_t> handles_;
+};
+
+/// Factors A = P L U in place with partial pivoting over the whole column (LAPACK's getrf): L unit lower
+/// (below the diagonal), U upper, the interchanges in `piv` (shaped for A: Pivots(A)). Returns LAPACK's
+/// info: 0, or k > 0 if U(k, k) (1-based, global) is exactly zero: the factorization is then complete,
+/// without any division by zero, but U is singular. Options: `mapping`; `variant` Right (critical-path
+/// priorities) or NoPrio; panel and diag do not apply. Throws InvalidArgument naming 'A' (not square),
+/// 'piv' (shaped for another matrix), 'variant' or 'mapping'.
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts = {});
+/// The same, counting what it did into `stats`.
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats);
+
+/// Solves A X = B with the factors of getrf (LU, piv); B (n x nrhs, same nb) is overwritten by X.
+/// Throws InvalidArgument naming 'A', 'B' or 'piv'.
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
+
+/// getrf then getrs; returns getrf's info (B untouched when info > 0).
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
+
+/// LU without pivoting, A = L U in place: only for matrices that need no interchanges (diagonally dominant
+/// by rows or columns, or symmetric positive definite); on others it is unstable or fails. Returns the first
+/// exactly-zero pivot as info (1-based, global); the factors are then meaningless (later columns divide by it).
+template <typename T>
+int getrf_nopiv(TileMatrix<T>& A, const Options& opts = {});
+
+/// LAPACK-array forms: A column-major n x n (lda >= max(1, n)), overwritten by L and U; ipiv (n entries)
+/// receives LAPACK's 1-based interchanges. Tiling::nb = 0 takes lu_tile_size.
+template <typename T>
+int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Options& opts = {},
+          const Tiling& tiling = {});
+/// A X = B: A as getrf's form, B n x nrhs (ldb >= max(1, n)) overwritten by X when info == 0.
+template <typename T>
+int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv, T* B, int64_t ldb,
+         const Options& opts = {}, const Tiling& tiling = {});
+
+/// Submit forms (see sequence.hpp and async::potrf): each returns once its tasks are in `seq`.
+namespace async {
+/// Submits the factorization; returns the operation index whose info seq.info(op) gives after wait().
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts = {});
+/// Submits the solve with the factors of getrf (submitted before it or completed).
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+/// getrf then getrs without a wait; returns getrf's operation index (B is meaningless when it fails).
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+/// Submits getrf_nopiv; returns its operation index.
+template <typename T>
+int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
+}  // namespace async
+
+/// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
+/// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
+/// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
+/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few.
+/// `gpu`: whether the runtime has CUDA workers.
+template <typename T>
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu);
+
+/// Flop count of getrf for reporting GFLOP/s: 2 n^3 / 3.
+double getrf_flops(int64_t n);
+
+}  // namespace starfact

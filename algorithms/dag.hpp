@@ -4,13 +4,23 @@
 
 #include <cstdio>
 #include <deque>
+#include <memory>
 #include <string>
+
+#include "runtime/sequence_state.hpp"
 
 namespace starfact::detail {
 
-/// Owns the task names ("gemm(3,1,0)") until the graph has completed; StarPU keeps pointers.
+/// Owns the task names ("gemm(3,1,0)") until the graph has completed: StarPU keeps pointers to them, and a
+/// submit form returns before its tasks run, so the names pass to the Sequence when this object dies and
+/// are freed by the Sequence's next wait().
 class TaskNames {
 public:
+    explicit TaskNames(SequenceState& seq) : seq_(seq), names_(std::make_shared<std::deque<std::string>>()) {}
+    ~TaskNames() { seq_.keep(std::move(names_)); }
+    TaskNames(const TaskNames&) = delete;
+    TaskNames& operator=(const TaskNames&) = delete;
+
     template <typename... Ix>
     const char* operator()(const char* kernel, Ix... ix) {
         std::string s = kernel;
@@ -18,12 +28,13 @@ public:
         const long long v[] = {static_cast<long long>(ix)...};
         for (size_t i = 0; i < sizeof...(Ix); ++i) s += (i ? "," : "") + std::to_string(v[i]);
         s += ')';
-        names_.push_back(std::move(s));
-        return names_.back().c_str();
+        names_->push_back(std::move(s));
+        return names_->back().c_str();
     }
 
 private:
-    std::deque<std::string> names_;
+    SequenceState& seq_;
+    std::shared_ptr<std::deque<std::string>> names_;
 };
 
 /// Maps raw priorities in [0, raw_max] into the scheduler's range when that range is narrower

@@ -76,7 +76,7 @@ public:
           detail::SequenceState* seq)
         : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
           priorities_(opts.variant.kind == Variant::Kind::Right),
-          prio_(priorities_, static_cast<int>(2 * mt_ + 1)) {
+          prio_(priorities_, static_cast<int>(2 * mt_ + 1)), names_(*seq) {
         o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
         o_.counter = stats ? &stats->tasks : nullptr;
         o_.sequence = seq;

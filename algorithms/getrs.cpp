@@ -50,7 +50,7 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
                 std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
     if (mt == 0 || nt == 0) return;
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 2));
-    TaskNames name;
+    TaskNames name(SequenceAccess::state(seq));
     TaskOptions o;
     o.mapping = task_mapping(rt, opts.mapping, LU.nb());
     o.counter = stats ? &stats->tasks : nullptr;

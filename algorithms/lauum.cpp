@@ -39,7 +39,7 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
     if (mt == 0) return;
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, inverse_raw_max(mt));
-    TaskNames name;
+    TaskNames name(SequenceAccess::state(seq));
     TaskOptions o;
     o.mapping = task_mapping(rt, opts.mapping, L.nb());
     o.counter = stats ? &stats->tasks : nullptr;

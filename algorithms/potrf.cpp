@@ -44,7 +44,7 @@ public:
                 detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
-          fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused) {
+          fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused), names_(*seq) {
         o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
         o_.counter = stats ? &stats->tasks : nullptr;
         o_.sequence = seq;

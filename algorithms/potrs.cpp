@@ -56,7 +56,7 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
     const int64_t mt = L.mt(), nt = B.nt();
     if (mt == 0 || nt == 0) return;
     const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
-    detail::TaskNames name;
+    detail::TaskNames name(SequenceAccess::state(seq));
     detail::TaskOptions o;
     o.mapping = detail::task_mapping(rt, opts.mapping, L.nb());
     o.counter = stats ? &stats->tasks : nullptr;

@@ -44,7 +44,7 @@ int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats*
     if (mt == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, inverse_raw_max(mt));
-    TaskNames name;
+    TaskNames name(state);
     TaskOptions o;
     o.mapping = task_mapping(rt, opts.mapping, L.nb());
     o.counter = stats ? &stats->tasks : nullptr;

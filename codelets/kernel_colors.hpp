@@ -14,6 +14,11 @@ inline constexpr KernelColor kKernelColors[] = {
     {"potrf", 0xd62728}, {"trsm", 0x1f77b4},        {"syrk", 0x2ca02c},
     {"gemm", 0xff7f0e},  {"tile_update", 0x9467bd}, {"trtri", 0x8c564b},
     {"trsm_inv", 0x17becf},
+    // The inverse's later phases in their own hues: trtri in browns, lauum in purples and pinks.
+    {"trtri_trsm_r", 0xa0522d}, {"trtri_trsm_l", 0xc49c94}, {"trtri_gemm", 0xe6a15c},
+    {"lauum", 0x6a3d9a},        {"lauum_syrk", 0xb07cc6},   {"lauum_gemm", 0xe377c2}, {"trmm", 0xf7b6d2},
+    // LU.
+    {"getrf_panel", 0xd62728},  {"getrf_nopiv", 0xd62728},  {"laswp", 0xbcbd22},      {"trsm_col", 0x1f77b4},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

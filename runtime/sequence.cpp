@@ -49,8 +49,10 @@ Sequence::~Sequence() {
 
 int Sequence::wait() {
     detail::SequenceState& s = *state_;
+    std::vector<std::shared_ptr<std::deque<std::string>>> names;  // of tasks submitted before this wait()
     {
         std::unique_lock<std::mutex> lock(s.mutex);
+        names.swap(s.names);
         s.all_done.wait(lock, [&] { return s.pending == 0; });
     }
     // Unregistering brings each info back into its int (from a GPU when a CUDA codelet wrote it last).

@@ -5,7 +5,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "starfact/sequence.hpp"
@@ -19,6 +21,14 @@ struct SequenceState {
     std::deque<int> infos;                              // one per operation (stable addresses for StarPU)
     std::vector<starpu_data_handle_t> info_handles;     // registered on `infos`, unregistered by wait()
     size_t gathered = 0;                                // operations whose info is back in `infos`
+    /// Task names of submitted tasks (StarPU points into them), freed by the wait() after their tasks.
+    std::vector<std::shared_ptr<std::deque<std::string>>> names;
+
+    /// Keeps a block of task names alive until the next wait() has seen its tasks complete.
+    void keep(std::shared_ptr<std::deque<std::string>> block) {
+        std::lock_guard<std::mutex> lock(mutex);
+        names.push_back(std::move(block));
+    }
 
     /// A new operation: a zeroed info variable registered with StarPU; returns its index.
     int add_operation(starpu_data_handle_t* handle);

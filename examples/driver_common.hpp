@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,29 @@ std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before b
     }
     return seconds;
 }
+
+/// The run's matrix copied to the GPU when one is in use (DeviceReference: the cuSOLVER baselines and the
+/// residuals computed on the device); nothing without. Each driver derives its Reference from it.
+template <typename T>
+struct DeviceCopy {
+#ifdef STARFACT_HAVE_CUDA
+    std::unique_ptr<DeviceReference<T>> dev;
+#endif
+    DeviceCopy(bool gpu, int64_t n, const T* A) {
+#ifdef STARFACT_HAVE_CUDA
+        if (gpu) dev = std::make_unique<DeviceReference<T>>(n, A);
+#else
+        (void)gpu, (void)n, (void)A;
+#endif
+    }
+    /// The device copy of the matrix, or nullptr.
+    const T* device_copy() const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->original();
+#endif
+        return nullptr;
+    }
+};
 
 /// The vendor's part of a summary line: "; <name> median S s, G GFLOP/s; ratio <name>/starfact = R"
 /// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.

@@ -188,26 +188,11 @@ bool models_present(const Runtime& rt, char prec) {
 
 /// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
 template <typename T>
-struct Reference {
-#ifdef STARFACT_HAVE_CUDA
-    std::unique_ptr<examples::DeviceReference<T>> dev;
-#endif
-    Reference(bool gpu, int64_t n, const T* A) {
-#ifdef STARFACT_HAVE_CUDA
-        if (gpu) dev = std::make_unique<examples::DeviceReference<T>>(n, A);
-#else
-        (void)gpu, (void)n, (void)A;
-#endif
-    }
-    const T* device_copy() const {
-#ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->original();
-#endif
-        return nullptr;
-    }
+struct Reference : examples::DeviceCopy<T> {
+    using examples::DeviceCopy<T>::DeviceCopy;
     double residual(const Runtime& rt, const TileMatrix<T>& L, int64_t n, const T* A) const {
 #ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->residual_of(L);
+        if (this->dev) return this->dev->residual_of(L);
 #endif
         std::vector<T> Lh(static_cast<size_t>(n) * n);
         L.export_to(Lh.data(), n);
@@ -217,7 +202,7 @@ struct Reference {
     VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check,
                      bool host_path = false) const {
 #ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->cusolver_potrf(warmup, repeat, check, host_path);
+        if (this->dev) return this->dev->cusolver_potrf(warmup, repeat, check, host_path);
 #endif
         Runtime::Paused quiet(rt);
         return examples::lapacke_potrf<T>(n, A, warmup, repeat, check);

@@ -88,26 +88,11 @@ Settings parse(int argc, char** argv) {
 
 /// The vendor's getrf on the same matrix: cuSOLVER on a device copy when a GPU is in use, else LAPACKE.
 template <typename T>
-struct Reference {
-#ifdef STARFACT_HAVE_CUDA
-    std::unique_ptr<examples::DeviceReference<T>> dev;
-#endif
-    Reference(bool gpu, int64_t n, const T* A) {
-#ifdef STARFACT_HAVE_CUDA
-        if (gpu) dev = std::make_unique<examples::DeviceReference<T>>(n, A);
-#else
-        (void)gpu, (void)n, (void)A;
-#endif
-    }
-    const T* device_copy() const {
-#ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->original();
-#endif
-        return nullptr;
-    }
+struct Reference : examples::DeviceCopy<T> {
+    using examples::DeviceCopy<T>::DeviceCopy;
     VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
 #ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->cusolver_getrf(warmup, repeat);
+        if (this->dev) return this->dev->cusolver_getrf(warmup, repeat);
 #endif
         Runtime::Paused quiet(rt);
         return examples::lapacke_getrf<T>(n, A, warmup, repeat, check);

@@ -4,7 +4,8 @@
 #include <starpu.h>
 
 #include <algorithm>
-#include <new>
+#include <stdexcept>
+#include <string>
 #include <cstdint>
 #include <vector>
 
@@ -56,7 +57,9 @@ template <typename T>
 class HostArray {
 public:
     explicit HostArray(size_t n) : n_(n) {
-        if (n && starpu_malloc(reinterpret_cast<void**>(&p_), n * sizeof(T)) != 0) throw std::bad_alloc();
+        if (n && starpu_malloc(reinterpret_cast<void**>(&p_), n * sizeof(T)) != 0)
+            throw std::runtime_error("cannot allocate " + std::to_string(n * sizeof(T) >> 20) +
+                                     " MiB of host memory for the features");
     }
     ~HostArray() {
         if (p_) starpu_free(p_);

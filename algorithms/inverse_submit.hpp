@@ -8,9 +8,24 @@
 // row m), step k of lauum just below it (2(mt - k) - 2): the factorization leads, and each phase's step
 // k runs as soon as the previous phase has delivered what it reads.
 #pragma once
+#include <string>
+
+#include "starfact/error.hpp"
 #include "starfact/inverse.hpp"
 
 namespace starfact::detail {
+
+/// The argument checks trtri and lauum share: a square L, `seq` on L's runtime, a mapping the runtime can run.
+/// Returns L's runtime.
+template <typename T>
+Runtime& checked_triangle(const TileMatrix<T>& L, const Sequence& seq, const Options& opts, const char* function) {
+    require(L.m() == L.n(), function, "L", "must be square (got " + std::to_string(L.m()) + " x " +
+                                                std::to_string(L.n()) + ")");
+    Runtime& rt = L.runtime();
+    require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than L");
+    rt.require_mapping(opts.mapping, function);
+    return rt;
+}
 
 /// Validates, registers the operation's info in `seq` and submits the trtri DAG; returns the operation index.
 template <typename T>

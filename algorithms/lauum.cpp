@@ -30,11 +30,7 @@ using detail::Uplo;
 namespace detail {
 template <typename T>
 void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats* stats) {
-    require(L.m() == L.n(), "lauum", "L", "must be square (got " + std::to_string(L.m()) + " x " +
-                                              std::to_string(L.n()) + ")");
-    Runtime& rt = L.runtime();
-    require(&seq.runtime() == &rt, "lauum", "seq", "belongs to another Runtime than L");
-    rt.require_mapping(opts.mapping, "lauum");
+    Runtime& rt = checked_triangle(L, seq, opts, "lauum");
     const int64_t mt = L.mt();
     if (mt == 0) return;
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));

@@ -32,11 +32,7 @@ using detail::Uplo;
 namespace detail {
 template <typename T>
 int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats* stats) {
-    require(L.m() == L.n(), "trtri", "L", "must be square (got " + std::to_string(L.m()) + " x " +
-                                              std::to_string(L.n()) + ")");
-    Runtime& rt = L.runtime();
-    require(&seq.runtime() == &rt, "trtri", "seq", "belongs to another Runtime than L");
-    rt.require_mapping(opts.mapping, "trtri");
+    Runtime& rt = checked_triangle(L, seq, opts, "trtri");
     SequenceState& state = SequenceAccess::state(seq);
     starpu_data_handle_t info;
     const int op = state.add_operation(&info);

@@ -113,12 +113,13 @@ __global__ void sym_colsums(const T* A, int64_t n, double* col) {
     if ((threadIdx.x & 31) == 0) atomicAdd(&col[j], own);
 }
 
-template <typename T>
-double sym_norm1(const T* dA, int64_t n) {
+/// max over columns of the column sums that `colsums` (one block per column, 256 threads) adds into col; NaN wins.
+template <typename Launch>
+double max_column_sum(int64_t n, Launch colsums) {
     double* col = nullptr;
     ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
     ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
-    sym_colsums<T><<<n, 256>>>(dA, n, col);
+    colsums(col);
     std::vector<double> h(n);
     ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
     cudaFree(col);
@@ -128,17 +129,13 @@ double sym_norm1(const T* dA, int64_t n) {
 }
 
 template <typename T>
+double sym_norm1(const T* dA, int64_t n) {
+    return max_column_sum(n, [&](double* col) { sym_colsums<T><<<n, 256>>>(dA, n, col); });
+}
+
+template <typename T>
 double ge_norm1(const T* dA, int64_t n) {
-    double* col = nullptr;
-    ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
-    ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
-    ge_colsums<T><<<n, 256>>>(dA, n, col);
-    std::vector<double> h(n);
-    ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cudaFree(col);
-    double norm = 0;
-    for (double c : h) norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
-    return norm;
+    return max_column_sum(n, [&](double* col) { ge_colsums<T><<<n, 256>>>(dA, n, col); });
 }
 
 }  // namespace

@@ -8,47 +8,16 @@
 #include <limits>
 #include <type_traits>
 
+#include "tests/inverse_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
+using namespace starfact::test::inverse;
 
 namespace {
 
 const char* prec_name(size_t bytes) { return bytes == 4 ? "s" : "d"; }
 
-template <typename T>
-int lapacke_potrf(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-}
-template <typename T>
-int lapacke_trtri(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
-}
-template <typename T>
-int lapacke_lauum(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-}
-
-/// max |X - Y| over the lower triangles, relative to max |Y|.
-template <typename T>
-double lower_rel_diff(int64_t n, const std::vector<T>& X, const std::vector<T>& Y, int64_t ld) {
-    double diff = 0, scale = 0;
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = j; i < n; ++i) {
-            diff = std::max(diff, std::abs(double(X[i + j * ld]) - double(Y[i + j * ld])));
-            scale = std::max(scale, std::abs(double(Y[i + j * ld])));
-        }
-    return scale > 0 ? diff / scale : diff;
-}
 
 /// Whether X equals Y outside the lower triangle of the leading n x n block (strictly upper part, padding rows).
 template <typename T>

@@ -8,44 +8,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "tests/inverse_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
+using namespace starfact::test::inverse;
 
 namespace {
-
-template <typename T>
-int lapacke_potrf(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-}
-template <typename T>
-int lapacke_trtri(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
-}
-template <typename T>
-int lapacke_lauum(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-}
-
-template <typename T>
-double lower_rel_diff(int64_t n, const std::vector<T>& X, const std::vector<T>& Y) {
-    double diff = 0, scale = 0;
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = j; i < n; ++i) {
-            diff = std::max(diff, std::abs(double(X[i + j * n]) - double(Y[i + j * n])));
-            scale = std::max(scale, std::abs(double(Y[i + j * n])));
-        }
-    return scale > 0 ? diff / scale : diff;
-}
 
 /// potri of a fresh SPD matrix on tiles of nb (0: potri_tile_plan), from host or device arrays; checks
 /// info, the residual and that the strictly upper triangle is untouched.
@@ -105,7 +74,7 @@ void tile_ops_against_lapacke(int64_t n, int64_t nb, Residency residency) {
         tiles.import(got.data(), n);
         REQUIRE(trtri(tiles, o) == 0);
         tiles.export_to(got.data(), n);
-        CHECK(lower_rel_diff(n, got, ref) < tol);
+        CHECK(lower_rel_diff(n, got, ref, n) < tol);
     }
     {
         std::vector<T> ref = L, got = L;
@@ -114,7 +83,7 @@ void tile_ops_against_lapacke(int64_t n, int64_t nb, Residency residency) {
         tiles.import(got.data(), n);
         lauum(tiles, o);
         tiles.export_to(got.data(), n);
-        CHECK(lower_rel_diff(n, got, ref) < tol);
+        CHECK(lower_rel_diff(n, got, ref, n) < tol);
     }
 }
 

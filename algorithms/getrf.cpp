@@ -84,7 +84,7 @@ public:
 
     void step(int64_t k) {
         const int64_t off = k * A_.nb();
-        set(panel_raw(k), piv_ ? names_("getrf_panel", k) : names_("getrf_nopiv", k, k), false);
+        set(panel_raw(k), piv_ ? names_("getrf_panel", k) : names_("getrf_nopiv", k, k), true);
         if (piv_) {
             detail::insert_getrf_panel<T>(rt_, o_, column(k, k), piv_->step(k), info_, off, true);
         } else {

@@ -2,7 +2,8 @@
 //   buffers: 0 .. count-1 = the tiles A[k][k] .. A[mt-1][k] (RW), count = info (RW, one int),
 //            count+1 = the step's pivots (W, vector of int; absent without pivoting)
 // CPU: gathers the column into a contiguous array, LAPACKE getrf, scatters it back.
-// CUDA: gathers into the worker's device scratch (cudaMemcpy2DAsync on the worker's stream), cuSOLVER
+// CUDA: gathers into the worker's device scratch (cudaMemcpy2DAsync on the worker's stream, or its
+// highest-priority stream when the task is urgent), cuSOLVER
 // <t>getrf with device pivots, scatters back, and a one-block kernel writes the global pivots and info.
 // A column of one tile (the last step, or a matrix of one tile) is factored in place, without the copies;
 // so is the diagonal tile without pivoting (getrf_nopiv).
@@ -25,6 +26,7 @@ struct PanelArgs {
     int64_t offset;      // global index of the panel's first row and column
     int count;           // tiles in the column
     bool pivoting;
+    bool urgent;         // CUDA: on the worker's highest-priority stream (the panel is the critical path)
     CudaContexts* cuda;  // per-worker cuSOLVER handles and workspaces (CUDA implementation)
 };
 
@@ -146,7 +148,15 @@ template <typename T>
 void panel_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const PanelArgs*>(cl_arg);
     CudaWorkerContext& c = a->cuda->local();
-    const cudaStream_t s = c.stream;  // cuSOLVER's handle is bound to it
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cudaStream_t s = ws.stream;
+    // cuSOLVER's handle is bound to the worker's stream: moved to the urgent one for this task only
+    struct SolverStream {
+        cusolverDnHandle_t h;
+        cudaStream_t home;
+        ~SolverStream() { cusolverDnSetStream(h, home); }
+    } bind{c.solver, c.stream};
+    if (cusolverDnSetStream(c.solver, s) != CUSOLVER_STATUS_SUCCESS) STARPU_ABORT_MSG("cusolverDnSetStream failed");
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[a->count]));
     const int kb = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
     int rows = 0;
@@ -235,7 +245,7 @@ void insert_getrf_panel(const Runtime& rt, const TaskOptions& o, const std::vect
         t->dyn_handles[count + 1] = piv;
         t->dyn_modes[count + 1] = STARPU_W;
     }
-    t->cl_arg = pack(PanelArgs{offset, count, pivoting, cuda_contexts(rt)});
+    t->cl_arg = pack(PanelArgs{offset, count, pivoting, o.urgent, cuda_contexts(rt)});
     t->cl_arg_size = sizeof(PanelArgs);
     t->cl_arg_free = 1;
     const double n = tile_cols(col[0]);

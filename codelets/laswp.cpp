@@ -1,7 +1,8 @@
 // laswp codelet: applies the row interchanges of one tile-LU step to one tile column.
 //   buffers: 0 .. count-1 = the tiles A[k][j] .. A[mt-1][j] (RW), count = the step's pivots (R)
 // The interchanges, in order: row offset + i (row i of the first tile) with global row piv[i] - 1, which
-// lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: one thread per column
+// lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: the interchanges composed into one
+// permutation, then the rows moved in parallel
 // (codelets/cuda/lu/laswp.cu).
 #include <algorithm>
 #include <string>

@@ -566,26 +566,6 @@ int run_sweep(const Settings& s) {
     return 0;
 }
 
-int post_process_trace(const Settings& s, const std::vector<std::string>& workers) {
-    const std::string err = examples::run_fxt_tool(s.trace_dir);
-    if (!err.empty()) {
-        std::fprintf(stderr, "starpu_chol: %s\n", err.c_str());
-        return 1;
-    }
-    try {
-        std::ofstream names(s.trace_dir + "/workers.txt");
-        for (const auto& w : workers) names << w << "\n";
-        const int tasks = examples::gantt_svg(s.trace_dir + "/tasks.rec", s.trace_dir + "/gantt.svg",
-                                              "starpu_chol " + s.variant.name() + " (last timed run)", workers);
-        std::printf("%strace: %s/paje.trace, dag.dot, tasks.rec, workers.txt and gantt.svg (%d tasks)\n", s.csv ? "# " : "",
-                    s.trace_dir.c_str(), tasks);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "starpu_chol: gantt: %s\n", e.what());
-        return 1;
-    }
-    return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -593,12 +573,7 @@ int main(int argc, char** argv) {
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
-        if (!s.trace_dir.empty()) {
-            if (std::system(("mkdir -p '" + s.trace_dir + "'").c_str()) != 0)
-                throw std::invalid_argument("--trace: cannot create " + s.trace_dir);
-            setenv("STARPU_FXT_PREFIX", (s.trace_dir + "/").c_str(), 1);
-            setenv("STARPU_FXT_TRACE", "1", 1);
-        }
+        if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;
@@ -616,13 +591,10 @@ int main(int argc, char** argv) {
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
             if (s.op == "potri") rc = s.prec == 's' ? run_potri<float>(s, rt, mapping) : run_potri<double>(s, rt, mapping);
             else rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
-            for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-                char name[64];
-                starpu_worker_get_name(static_cast<int>(w), name, sizeof name);
-                workers.push_back(name);
-            }
+            workers = examples::worker_names();
         }  // StarPU shuts down here and writes the FxT file
-        if (!s.trace_dir.empty() && rc == 0) rc = post_process_trace(s, workers);
+        if (!s.trace_dir.empty() && rc == 0) rc = examples::finish_trace(s.trace_dir, workers, "starpu_chol " + s.variant.name() + " (last timed run)",
+                                   "starpu_chol", s.csv);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;

@@ -10,6 +10,7 @@
 #include "examples/cli.hpp"
 #include "examples/driver_common.hpp"
 #include "examples/reference.hpp"
+#include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
 
 namespace {
@@ -57,6 +58,8 @@ runs and output
                     either is >= 60
   --no-check        skip both residuals (and the solve)
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
+  --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
+                    tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker); see docs/traces.md
   --csv             CSV rows instead of the table (notes start with '#')
   --help            this text
 
@@ -80,6 +83,7 @@ Settings parse(int argc, char** argv) {
         } else if (examples::parse_common_flag(cli, f, s)) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
+        else if (f == "--trace") s.trace_dir = cli.value();
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;
@@ -134,7 +138,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
             tiles.import(src, n);
             stats.tasks = 0;
         },
-        [&](const examples::Run&) { info = getrf(tiles, piv, opts, stats); },
+        [&](const examples::Run& r) {
+            const bool trace = r.last && !s.trace_dir.empty();
+            if (trace) rt.trace_start();
+            info = getrf(tiles, piv, opts, stats);
+            if (trace) rt.trace_stop();
+        },
         [&](const examples::Run& r, double sec) {
             if (r.last && s.check && info == 0) {
                 std::vector<T> LU(A.size());
@@ -197,17 +206,26 @@ int main(int argc, char** argv) {
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
+        if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());
         return 1;
     }
     try {
-        const Mapping mapping = examples::default_mapping(s);
-        Runtime rt(examples::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
-        rt.require_mapping(mapping, "starpu_lu");
-        if (s.device_resident && rt.cuda_devices() == 0)
-            throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
-        return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+        int rc;
+        std::vector<std::string> workers;
+        {
+            const Mapping mapping = examples::default_mapping(s);
+            Runtime rt(examples::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+            rt.require_mapping(mapping, "starpu_lu");
+            if (s.device_resident && rt.cuda_devices() == 0)
+                throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
+            rc = s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+            workers = examples::worker_names();
+        }  // StarPU shuts down here and writes the FxT file
+        if (!s.trace_dir.empty() && rc == 0)
+            rc = examples::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
+        return rc;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());
         return 1;

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <starpu.h>
+
 namespace starfact::examples {
 namespace {
 
@@ -144,6 +146,47 @@ int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const s
     }
     svg << "</svg>\n";
     return static_cast<int>(recs.size());
+}
+
+}  // namespace starfact::examples
+
+namespace starfact::examples {
+
+void prepare_trace(const std::string& dir) {
+    if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0)
+        throw std::invalid_argument("--trace: cannot create " + dir);
+    setenv("STARPU_FXT_PREFIX", (dir + "/").c_str(), 1);
+    setenv("STARPU_FXT_TRACE", "1", 1);
+}
+
+std::vector<std::string> worker_names() {
+    std::vector<std::string> names;
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
+        char name[64];
+        starpu_worker_get_name(static_cast<int>(w), name, sizeof name);
+        names.push_back(name);
+    }
+    return names;
+}
+
+int finish_trace(const std::string& dir, const std::vector<std::string>& workers, const std::string& title,
+                 const char* tool, bool csv) {
+    const std::string err = run_fxt_tool(dir);
+    if (!err.empty()) {
+        std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
+        return 1;
+    }
+    try {
+        std::ofstream names(dir + "/workers.txt");
+        for (const auto& w : workers) names << w << "\n";
+        const int tasks = gantt_svg(dir + "/tasks.rec", dir + "/gantt.svg", title, workers);
+        std::printf("%strace: %s/paje.trace, dag.dot, tasks.rec, workers.txt and gantt.svg (%d tasks)\n", csv ? "# " : "",
+                    dir.c_str(), tasks);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: gantt: %s\n", tool, e.what());
+        return 1;
+    }
+    return 0;
 }
 
 }  // namespace starfact::examples

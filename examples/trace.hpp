@@ -16,3 +16,20 @@ int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const s
               const std::vector<std::string>& workers = {});
 
 }  // namespace starfact::examples
+
+namespace starfact::examples {
+
+/// Before the Runtime starts: creates DIR and points FxT at it (STARPU_FXT_PREFIX=DIR/, STARPU_FXT_TRACE=1).
+/// Throws std::invalid_argument naming --trace when DIR cannot be created.
+void prepare_trace(const std::string& dir);
+
+/// The StarPU worker names of the running Runtime (the Gantt chart's lanes), index = worker id.
+std::vector<std::string> worker_names();
+
+/// After starpu_shutdown wrote DIR/prof_file_*: starpu_fxt_tool, DIR/workers.txt and DIR/gantt.svg titled
+/// `title`; prints where they are (a '#' note in CSV mode). Returns 0, or 1 with a message on stderr
+/// prefixed by `tool`.
+int finish_trace(const std::string& dir, const std::vector<std::string>& workers, const std::string& title,
+                 const char* tool, bool csv);
+
+}  // namespace starfact::examples

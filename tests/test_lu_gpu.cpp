@@ -1,9 +1,13 @@
-// GPU tile LU [gpu][lu]: the CUDA panel (cuSOLVER getrf on the gathered column), laswp and solves under the
+// GPU tile LU [gpu][lu]: the CUDA panel (cuSOLVER getrf on the gathered column), laswp (and its kernel against
+// LAPACK's order of interchanges) and solves under the
 // GPU-only mapping, host- and device-resident tiles, both precisions; residuals, LAPACK's pivots on one tile,
 // singular matrices (LAPACK's info, no NaN). Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <random>
+
+#include "codelets/lu_codelets.hpp"
 #include "tests/lu_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -132,4 +136,69 @@ TEMPLATE_TEST_CASE("small GPU LU for the sanitizers", "[gpu][lu][sanitize]", flo
     std::vector<T> B(static_cast<size_t>(n * 2), T(1));
     CHECK(gesv(runtime(), n, 2, A.data(), n, ipiv.data(), B.data(), n, gpu_only(), Tiling{8}) == 6);
     CHECK(all_finite(A));
+}
+
+namespace {
+
+/// Applies kb interchanges (global 1-based pivots, first row `offset`) to a tile column held in device
+/// tiles through the CUDA laswp kernel and compares with LAPACK's sequential order on the host.
+template <typename T>
+void check_gpu_laswp(int64_t nb, int64_t m, int cols, int kb, uint64_t seed, bool duplicates) {
+    INFO("nb=" << nb << " m=" << m << " cols=" << cols << " kb=" << kb << " seed=" << seed << " duplicates=" << duplicates);
+    const int64_t offset = 3 * nb;
+    std::mt19937_64 rng(seed);
+    std::vector<int> piv(static_cast<size_t>(kb));
+    for (int i = 0; i < kb; ++i) {
+        int64_t r = i + static_cast<int64_t>(rng() % static_cast<uint64_t>(m - i));
+        if (duplicates && i > 0 && rng() % 3 == 0) r = std::max<int64_t>(i, piv[rng() % i] - 1 - offset);  // reuse
+        if (duplicates && rng() % 7 == 0) r = i;                                                          // no swap
+        if (duplicates && i + 1 < kb && rng() % 11 == 0) r = i + 1;                                       // chain
+        piv[i] = static_cast<int>(offset + r + 1);
+    }
+    std::vector<T> host(static_cast<size_t>(m * cols));
+    for (size_t e = 0; e < host.size(); ++e) host[e] = static_cast<T>(e);
+    std::vector<T> expect = host;
+    for (int i = 0; i < kb; ++i) {
+        const int64_t r = piv[i] - 1 - offset;
+        for (int j = 0; j < cols; ++j) std::swap(expect[i + j * m], expect[r + j * m]);
+    }
+    starfact::detail::gpu::ColumnTiles<T> tiles{};
+    tiles.count = static_cast<int>((m + nb - 1) / nb);
+    tiles.nb = static_cast<int>(nb);
+    tiles.ld = static_cast<int>(nb);
+    tiles.ld_last = static_cast<int>(m - (tiles.count - 1) * nb);
+    tiles.cols = cols;
+    for (int t = 0; t < tiles.count; ++t) {
+        const int64_t rows = t == tiles.count - 1 ? tiles.ld_last : nb;
+        REQUIRE(cudaMalloc(&tiles.tile[t], rows * cols * sizeof(T)) == cudaSuccess);
+        REQUIRE(cudaMemcpy2D(tiles.tile[t], rows * sizeof(T), host.data() + t * nb, m * sizeof(T), rows * sizeof(T),
+                             cols, cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    int* dpiv = nullptr;
+    REQUIRE(cudaMalloc(&dpiv, kb * sizeof(int)) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dpiv, piv.data(), kb * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+    starfact::detail::gpu::launch_laswp<T>(tiles, dpiv, kb, offset, nullptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<T> got(host.size());
+    for (int t = 0; t < tiles.count; ++t) {
+        const int64_t rows = t == tiles.count - 1 ? tiles.ld_last : nb;
+        REQUIRE(cudaMemcpy2D(got.data() + t * nb, m * sizeof(T), tiles.tile[t], rows * sizeof(T), rows * sizeof(T), cols,
+                             cudaMemcpyDeviceToHost) == cudaSuccess);
+        cudaFree(tiles.tile[t]);
+    }
+    cudaFree(dpiv);
+    CHECK(got == expect);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU row interchanges equal LAPACK's order", "[gpu][lu][sanitize]", float, double) {
+    const uint64_t seed = fresh_seed();
+    for (bool dup : {false, true}) {
+        check_gpu_laswp<TestType>(64, 64 * 3 + 40, 5, 64, seed, dup);   // planned, three tiles and a short one
+        check_gpu_laswp<TestType>(64, 50, 3, 50, seed + 1, dup);        // one short tile
+        check_gpu_laswp<TestType>(32, 32 * 9, 300, 32, seed + 2, dup);  // more columns than blocks
+    }
+    check_gpu_laswp<TestType>(4096, 4096 + 100, 2, 4096, seed + 3, true);  // the largest planned step
+    check_gpu_laswp<TestType>(4100, 4100 + 60, 2, 4100, seed + 4, true);   // sequential form
 }

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "examples/reference.hpp"
@@ -26,6 +28,137 @@ void ok(cublasStatus_t s, const char* what) {
 void ok(cusolverStatus_t s, const char* what) {
     if (s != CUSOLVER_STATUS_SUCCESS)
         throw std::runtime_error(std::string(what) + ": cuSOLVER status " + std::to_string(s));
+}
+
+/// Owners that release a CUDA, cuBLAS or cuSOLVER object on every exit path.
+template <auto Destroy>
+struct Destroyer {
+    template <typename P>
+    void operator()(P p) const { Destroy(p); }
+};
+template <typename Handle, auto Destroy>
+using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Destroyer<Destroy>>;
+using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
+using Event = Owned<cudaEvent_t, cudaEventDestroy>;
+using BlasHandle = Owned<cublasHandle_t, cublasDestroy>;
+using SolverHandle = Owned<cusolverDnHandle_t, cusolverDnDestroy>;
+using SolverParams = Owned<cusolverDnParams_t, cusolverDnDestroyParams>;
+template <typename T>
+using DevicePtr = std::unique_ptr<T, Destroyer<cudaFree>>;
+template <typename T>
+using PinnedPtr = std::unique_ptr<T, Destroyer<cudaFreeHost>>;
+
+template <typename T>
+DevicePtr<T> device_alloc(size_t count, const char* what) {
+    T* p = nullptr;
+    ok(cudaMalloc(&p, count * sizeof(T)), what);
+    return DevicePtr<T>(p);
+}
+
+Event new_event() {
+    cudaEvent_t e = nullptr;
+    cudaEventCreate(&e);
+    return Event(e);
+}
+
+BlasHandle new_blas() {
+    cublasHandle_t h = nullptr;
+    ok(cublasCreate(&h), "cublasCreate");
+    return BlasHandle(h);
+}
+
+/// A cuSOLVER handle on a stream of its own, with the 64-bit API's params when `x_api`.
+struct Solver {
+    Stream stream;  // declared first: released after the handle and the params
+    SolverHandle handle;
+    SolverParams params;
+
+    explicit Solver(bool x_api) {
+        cusolverDnHandle_t h = nullptr;
+        ok(cusolverDnCreate(&h), "cusolverDnCreate");
+        handle.reset(h);
+        if (x_api) {
+            cusolverDnParams_t p = nullptr;
+            ok(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
+            params.reset(p);
+        }
+        cudaStream_t s = nullptr;
+        ok(cudaStreamCreate(&s), "cudaStreamCreate");
+        stream.reset(s);
+        ok(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+    }
+};
+
+/// The device and host workspaces of a cusolverDnX routine, sized by `query(&dev_bytes, &host_bytes)` (one byte
+/// more than asked for, so neither is empty).
+struct XWorkspace {
+    size_t dev_bytes = 0, host_bytes = 0;
+    DevicePtr<char> dev;
+    std::vector<char> host;
+
+    template <typename Query>
+    XWorkspace(Query query, const char* what) {
+        ok(query(&dev_bytes, &host_bytes), what);
+        dev = device_alloc<char>(dev_bytes + 1, "cudaMalloc(workspace)");
+        host.resize(host_bytes + 1);
+    }
+};
+
+/// warmup + repeat runs on `stream`: `restore` (untimed), then `call` between two CUDA events; the seconds of the
+/// runs after the warm-up.
+template <typename Restore, typename Call>
+std::vector<double> timed_runs(cudaStream_t stream, int warmup, int repeat, Restore restore, Call call) {
+    const Event e0 = new_event(), e1 = new_event();
+    std::vector<double> seconds;
+    for (int run = 0; run < warmup + repeat; ++run) {
+        restore();
+        cudaEventRecord(e0.get(), stream);
+        call();
+        cudaEventRecord(e1.get(), stream);
+        ok(cudaEventSynchronize(e1.get()), "cudaEventSynchronize");
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0.get(), e1.get());
+        if (run >= warmup) seconds.push_back(ms * 1e-3);
+    }
+    return seconds;
+}
+
+template <typename T>
+size_t matrix_bytes(int64_t n) {
+    return static_cast<size_t>(n) * n * sizeof(T);
+}
+
+/// The untimed step before each run: the work copy reset to the original matrix (on `stream`).
+template <typename T>
+auto restore_work(T* work, const T* orig, int64_t n, cudaStream_t stream) {
+    return [=] {
+        ok(cudaMemcpyAsync(work, orig, matrix_bytes<T>(n), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+    };
+}
+
+void read_info(int* host, const int* dev, int count) {
+    ok(cudaMemcpy(host, dev, count * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+}
+
+/// The grid of the element-wise kernels over an n x n matrix (256 threads a block).
+dim3 elementwise_grid(int64_t n) {
+    return dim3(static_cast<unsigned>(std::min<int64_t>(64, (n + 255) / 256)),
+                static_cast<unsigned>(std::min<int64_t>(65535, n)));
+}
+
+/// `call(handle)` on a cuBLAS handle of its own (default stream), then a device-wide wait.
+template <typename Call>
+void blas_and_wait(Call call, const char* what, const char* wait_what) {
+    const BlasHandle h = new_blas();
+    ok(call(h.get()), what);
+    ok(cudaDeviceSynchronize(), wait_what);
+}
+
+/// A residual's norm num over den, scaled by n eps.
+template <typename T>
+double scaled_residual(double num, double den, int64_t n) {
+    const double eps = std::numeric_limits<T>::epsilon();
+    return num / (den * static_cast<double>(n) * eps);
 }
 
 template <typename T> constexpr cudaDataType_t cuda_type();
@@ -116,13 +249,13 @@ __global__ void sym_colsums(const T* A, int64_t n, double* col) {
 /// max over columns of the column sums that `colsums` (one block per column, 256 threads) adds into col; NaN wins.
 template <typename Launch>
 double max_column_sum(int64_t n, Launch colsums) {
-    double* col = nullptr;
-    ok(cudaMalloc(&col, n * sizeof(double)), "cudaMalloc");
-    ok(cudaMemset(col, 0, n * sizeof(double)), "cudaMemset");
-    colsums(col);
     std::vector<double> h(n);
-    ok(cudaMemcpy(h.data(), col, n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cudaFree(col);
+    {
+        const DevicePtr<double> col = device_alloc<double>(n, "cudaMalloc");
+        ok(cudaMemset(col.get(), 0, n * sizeof(double)), "cudaMemset");
+        colsums(col.get());
+        ok(cudaMemcpy(h.data(), col.get(), n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    }
     double norm = 0;
     for (double c : h) norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
     return norm;
@@ -142,11 +275,14 @@ double ge_norm1(const T* dA, int64_t n) {
 
 template <typename T>
 DeviceReference<T>::DeviceReference(int64_t n, const T* A_host) : n_(n) {
-    const size_t bytes = static_cast<size_t>(n) * n * sizeof(T);
-    ok(cudaMalloc(&orig_, bytes), "cudaMalloc(A)");
-    ok(cudaMalloc(&work_, bytes), "cudaMalloc(work)");
-    ok(cudaMalloc(&tmp_, bytes), "cudaMalloc(tmp)");
-    ok(cudaMemcpy(orig_, A_host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(A)");
+    const size_t count = static_cast<size_t>(n) * n;
+    DevicePtr<T> orig = device_alloc<T>(count, "cudaMalloc(A)");
+    DevicePtr<T> work = device_alloc<T>(count, "cudaMalloc(work)");
+    DevicePtr<T> tmp = device_alloc<T>(count, "cudaMalloc(tmp)");
+    ok(cudaMemcpy(orig.get(), A_host, matrix_bytes<T>(n), cudaMemcpyHostToDevice), "cudaMemcpy(A)");
+    orig_ = orig.release();
+    work_ = work.release();
+    tmp_ = tmp.release();
 }
 
 template <typename T>
@@ -160,55 +296,46 @@ template <typename T>
 VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check, bool host_path) {
     VendorRun r;
     r.name = host_path ? "cusolver+copies" : "cusolver";
-    cusolverDnHandle_t h;
-    cusolverDnParams_t params;
-    cudaStream_t stream;
-    ok(cusolverDnCreate(&h), "cusolverDnCreate");
-    ok(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
-    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
-    size_t dev_bytes = 0, host_bytes = 0;
-    ok(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_, n_, cuda_type<T>(),
-                                   &dev_bytes, &host_bytes),
-       "cusolverDnXpotrf_bufferSize");
-    void* dwork = nullptr;
-    int* dinfo = nullptr;
-    ok(cudaMalloc(&dwork, dev_bytes + 1), "cudaMalloc(workspace)");
-    ok(cudaMalloc(&dinfo, sizeof(int)), "cudaMalloc(info)");
-    std::vector<char> hwork(host_bytes + 1);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
-    T* pinned = nullptr;  // the host user's matrix (host_path)
-    if (host_path) ok(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
-    for (int run = 0; run < warmup + repeat; ++run) {
+    {
+        const Solver s(true);
+        XWorkspace ws(
+            [&](size_t* dev_bytes, size_t* host_bytes) {
+                return cusolverDnXpotrf_bufferSize(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_,
+                                                   cuda_type<T>(), work_, n_, cuda_type<T>(), dev_bytes, host_bytes);
+            },
+            "cusolverDnXpotrf_bufferSize");
+        const DevicePtr<int> dinfo = device_alloc<int>(1, "cudaMalloc(info)");
+        const size_t bytes = matrix_bytes<T>(n_);
+        PinnedPtr<T> pinned;  // the host user's matrix (host_path)
         if (host_path) {
-            ok(cudaMemcpy(pinned, orig_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
-        } else {
-            ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
+            T* p = nullptr;
+            ok(cudaMallocHost(&p, bytes), "cudaMallocHost");
+            pinned.reset(p);
         }
-        cudaEventRecord(e0, stream);
-        if (host_path) ok(cudaMemcpyAsync(work_, pinned, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpy(H2D)");
-        ok(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_, n_, cuda_type<T>(), dwork,
-                            dev_bytes, hwork.data(), host_bytes, dinfo),
-           "cusolverDnXpotrf");
-        if (host_path) ok(cudaMemcpyAsync(pinned, work_, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpy(D2H)");
-        cudaEventRecord(e1, stream);
-        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
+        const auto to_device = restore_work(work_, orig_, n_, s.stream.get());
+        r.seconds = timed_runs(
+            s.stream.get(), warmup, repeat,
+            [&] {
+                if (host_path) {
+                    ok(cudaMemcpy(pinned.get(), orig_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
+                } else {
+                    to_device();
+                }
+            },
+            [&] {
+                if (host_path)
+                    ok(cudaMemcpyAsync(work_, pinned.get(), bytes, cudaMemcpyHostToDevice, s.stream.get()),
+                       "cudaMemcpy(H2D)");
+                ok(cusolverDnXpotrf(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_, cuda_type<T>(), work_,
+                                    n_, cuda_type<T>(), ws.dev.get(), ws.dev_bytes, ws.host.data(), ws.host_bytes,
+                                    dinfo.get()),
+                   "cusolverDnXpotrf");
+                if (host_path)
+                    ok(cudaMemcpyAsync(pinned.get(), work_, bytes, cudaMemcpyDeviceToHost, s.stream.get()),
+                       "cudaMemcpy(D2H)");
+            });
+        read_info(&r.info, dinfo.get(), 1);
     }
-    ok(cudaMemcpy(&r.info, dinfo, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(dwork);
-    cudaFree(dinfo);
-    cudaFreeHost(pinned);
-    cusolverDnDestroyParams(params);
-    cusolverDnDestroy(h);
-    cudaStreamDestroy(stream);
     if (check && r.info == 0) r.residual = residual_of_work();
     return r;
 }
@@ -217,49 +344,21 @@ template <typename T>
 VendorRun DeviceReference<T>::cusolver_getrf(int warmup, int repeat) {
     VendorRun r;
     r.name = "cusolver";
-    cusolverDnHandle_t h;
-    cusolverDnParams_t params;
-    cudaStream_t stream;
-    ok(cusolverDnCreate(&h), "cusolverDnCreate");
-    ok(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
-    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
-    size_t dev_bytes = 0, host_bytes = 0;
-    ok(cusolverDnXgetrf_bufferSize(h, params, n_, n_, cuda_type<T>(), work_, n_, cuda_type<T>(), &dev_bytes,
-                                   &host_bytes),
-       "cusolverDnXgetrf_bufferSize");
-    void* dwork = nullptr;
-    int* dinfo = nullptr;
-    int64_t* dipiv = nullptr;
-    ok(cudaMalloc(&dwork, dev_bytes + 1), "cudaMalloc(workspace)");
-    ok(cudaMalloc(&dinfo, sizeof(int)), "cudaMalloc(info)");
-    ok(cudaMalloc(&dipiv, static_cast<size_t>(n_) * sizeof(int64_t)), "cudaMalloc(ipiv)");
-    std::vector<char> hwork(host_bytes + 1);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
-    for (int run = 0; run < warmup + repeat; ++run) {
-        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
-        cudaEventRecord(e0, stream);
-        ok(cusolverDnXgetrf(h, params, n_, n_, cuda_type<T>(), work_, n_, dipiv, cuda_type<T>(), dwork, dev_bytes,
-                            hwork.data(), host_bytes, dinfo),
+    const Solver s(true);
+    XWorkspace ws(
+        [&](size_t* dev_bytes, size_t* host_bytes) {
+            return cusolverDnXgetrf_bufferSize(s.handle.get(), s.params.get(), n_, n_, cuda_type<T>(), work_, n_,
+                                               cuda_type<T>(), dev_bytes, host_bytes);
+        },
+        "cusolverDnXgetrf_bufferSize");
+    const DevicePtr<int> dinfo = device_alloc<int>(1, "cudaMalloc(info)");
+    const DevicePtr<int64_t> dipiv = device_alloc<int64_t>(static_cast<size_t>(n_), "cudaMalloc(ipiv)");
+    r.seconds = timed_runs(s.stream.get(), warmup, repeat, restore_work(work_, orig_, n_, s.stream.get()), [&] {
+        ok(cusolverDnXgetrf(s.handle.get(), s.params.get(), n_, n_, cuda_type<T>(), work_, n_, dipiv.get(),
+                            cuda_type<T>(), ws.dev.get(), ws.dev_bytes, ws.host.data(), ws.host_bytes, dinfo.get()),
            "cusolverDnXgetrf");
-        cudaEventRecord(e1, stream);
-        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
-    }
-    ok(cudaMemcpy(&r.info, dinfo, sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(dwork);
-    cudaFree(dinfo);
-    cudaFree(dipiv);
-    cusolverDnDestroyParams(params);
-    cusolverDnDestroy(h);
-    cudaStreamDestroy(stream);
+    });
+    read_info(&r.info, dinfo.get(), 1);
     return r;
 }
 
@@ -278,64 +377,37 @@ double DeviceReference<T>::residual_of_device(const T* L, int64_t ld) {
 
 template <typename T>
 double DeviceReference<T>::residual_of_work() {
-    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
-    const unsigned gx = static_cast<unsigned>(std::min<int64_t>(64, (n_ + 255) / 256));
-    const unsigned gy = static_cast<unsigned>(std::min<int64_t>(65535, n_));
-    zero_upper<T><<<dim3(gx, gy), 256>>>(work_, n_);
+    zero_upper<T><<<elementwise_grid(n_), 256>>>(work_, n_);
     ok(cudaGetLastError(), "zero_upper");
-    ok(cudaMemcpy(tmp_, orig_, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy(D2D)");
-    cublasHandle_t h;
-    ok(cublasCreate(&h), "cublasCreate");
-    ok(syrk(h, n_, work_, tmp_), "cublas<t>syrk");  // tmp = A - L L^T (lower)
-    ok(cudaDeviceSynchronize(), "syrk");
-    cublasDestroy(h);
+    ok(cudaMemcpy(tmp_, orig_, matrix_bytes<T>(n_), cudaMemcpyDeviceToDevice), "cudaMemcpy(D2D)");
+    // tmp = A - L L^T (lower)
+    blas_and_wait([&](cublasHandle_t h) { return syrk(h, n_, work_, tmp_); }, "cublas<t>syrk", "syrk");
     const double num = sym_norm1(tmp_, n_), den = sym_norm1(orig_, n_);
-    const double eps = std::numeric_limits<T>::epsilon();
-    return num / (den * static_cast<double>(n_) * eps);
+    return scaled_residual<T>(num, den, n_);
 }
 
 template <typename T>
 VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check) {
     VendorRun r;
     r.name = "cusolver";
-    cusolverDnHandle_t h;
-    cudaStream_t stream;
-    ok(cusolverDnCreate(&h), "cusolverDnCreate");
-    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-    ok(cusolverDnSetStream(h, stream), "cusolverDnSetStream");
-    const int n = static_cast<int>(n_);
-    int lwork_f = 0, lwork_i = 0;
-    ok(potrf_buffer_size(h, n, work_, &lwork_f), "cusolverDn<t>potrf_bufferSize");
-    ok(potri_buffer_size(h, n, work_, &lwork_i), "cusolverDn<t>potri_bufferSize");
-    const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
-    T* dwork = nullptr;
-    int* dinfo = nullptr;
-    ok(cudaMalloc(&dwork, static_cast<size_t>(lwork) * sizeof(T)), "cudaMalloc(workspace)");
-    ok(cudaMalloc(&dinfo, 2 * sizeof(int)), "cudaMalloc(info)");
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    const size_t bytes = static_cast<size_t>(n_) * n_ * sizeof(T);
-    int infos[2] = {0, 0};
-    for (int run = 0; run < warmup + repeat; ++run) {
-        ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
-        cudaEventRecord(e0, stream);
-        ok(potrf(h, n, work_, dwork, lwork, dinfo), "cusolverDn<t>potrf");
-        ok(potri(h, n, work_, dwork, lwork, dinfo + 1), "cusolverDn<t>potri");
-        cudaEventRecord(e1, stream);
-        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (run >= warmup) r.seconds.push_back(ms * 1e-3);
+    {
+        const Solver s(false);
+        cusolverDnHandle_t h = s.handle.get();
+        const int n = static_cast<int>(n_);
+        int lwork_f = 0, lwork_i = 0;
+        ok(potrf_buffer_size(h, n, work_, &lwork_f), "cusolverDn<t>potrf_bufferSize");
+        ok(potri_buffer_size(h, n, work_, &lwork_i), "cusolverDn<t>potri_bufferSize");
+        const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
+        const DevicePtr<T> dwork = device_alloc<T>(static_cast<size_t>(lwork), "cudaMalloc(workspace)");
+        const DevicePtr<int> dinfo = device_alloc<int>(2, "cudaMalloc(info)");
+        r.seconds = timed_runs(s.stream.get(), warmup, repeat, restore_work(work_, orig_, n_, s.stream.get()), [&] {
+            ok(potrf(h, n, work_, dwork.get(), lwork, dinfo.get()), "cusolverDn<t>potrf");
+            ok(potri(h, n, work_, dwork.get(), lwork, dinfo.get() + 1), "cusolverDn<t>potri");
+        });
+        int infos[2] = {0, 0};
+        read_info(infos, dinfo.get(), 2);
+        r.info = infos[0] != 0 ? infos[0] : infos[1];
     }
-    ok(cudaMemcpy(infos, dinfo, 2 * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
-    r.info = infos[0] != 0 ? infos[0] : infos[1];
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(dwork);
-    cudaFree(dinfo);
-    cusolverDnDestroy(h);
-    cudaStreamDestroy(stream);
     if (check && r.info == 0) r.residual = inverse_residual_of_work();
     return r;
 }
@@ -348,18 +420,13 @@ double DeviceReference<T>::inverse_residual_of(const TileMatrix<T>& X) {
 
 template <typename T>
 double DeviceReference<T>::inverse_residual_of_work() {
-    const unsigned gx = static_cast<unsigned>(std::min<int64_t>(64, (n_ + 255) / 256));
-    const unsigned gy = static_cast<unsigned>(std::min<int64_t>(65535, n_));
-    set_identity<T><<<dim3(gx, gy), 256>>>(tmp_, n_);
+    set_identity<T><<<elementwise_grid(n_), 256>>>(tmp_, n_);
     ok(cudaGetLastError(), "set_identity");
-    cublasHandle_t h;
-    ok(cublasCreate(&h), "cublasCreate");
-    ok(symm_right(h, n_, work_, orig_, T(-1), tmp_), "cublas<t>symm");  // tmp = A X - I (orig_ holds all of A)
-    ok(cudaDeviceSynchronize(), "symm");
-    cublasDestroy(h);
+    // tmp = A X - I (orig_ holds all of A)
+    blas_and_wait([&](cublasHandle_t h) { return symm_right(h, n_, work_, orig_, T(-1), tmp_); }, "cublas<t>symm",
+                  "symm");
     const double num = ge_norm1(tmp_, n_), den = sym_norm1(orig_, n_) * sym_norm1(work_, n_);
-    const double eps = std::numeric_limits<T>::epsilon();
-    return num / (den * static_cast<double>(n_) * eps);
+    return scaled_residual<T>(num, den, n_);
 }
 
 template class DeviceReference<float>;
@@ -376,34 +443,17 @@ inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const double* A, const d
 
 template <typename T>
 double cublas_gemm_tflops(int64_t n, int repeat) {
-    const size_t bytes = static_cast<size_t>(n) * n * sizeof(T);
-    T *A = nullptr, *C = nullptr;
-    ok(cudaMalloc(&A, bytes), "cudaMalloc");
-    ok(cudaMalloc(&C, bytes), "cudaMalloc");
+    const size_t count = static_cast<size_t>(n) * n;
+    const DevicePtr<T> A = device_alloc<T>(count, "cudaMalloc");
+    const DevicePtr<T> C = device_alloc<T>(count, "cudaMalloc");
     // Random-looking data (never time products of zeros): a non-trivial bit pattern, finite values.
-    std::vector<T> h(static_cast<size_t>(n) * n);
+    std::vector<T> h(count);
     for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<T>((i * 2654435761u % 1000) / 1000.0 - 0.5);
-    ok(cudaMemcpy(A, h.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-    cublasHandle_t handle;
-    ok(cublasCreate(&handle), "cublasCreate");
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<double> t;
-    for (int r = 0; r < repeat + 2; ++r) {
-        cudaEventRecord(e0);
-        ok(gemm(handle, n, A, A, C), "cublas<t>gemm");
-        cudaEventRecord(e1);
-        ok(cudaEventSynchronize(e1), "cudaEventSynchronize");
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (r >= 2) t.push_back(ms * 1e-3);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cublasDestroy(handle);
-    cudaFree(A);
-    cudaFree(C);
+    ok(cudaMemcpy(A.get(), h.data(), matrix_bytes<T>(n), cudaMemcpyHostToDevice), "cudaMemcpy");
+    const BlasHandle handle = new_blas();
+    // Two warm-up products on the default stream, nothing to restore between runs.
+    std::vector<double> t = timed_runs(nullptr, 2, repeat, [] {},
+                                       [&] { ok(gemm(handle.get(), n, A.get(), A.get(), C.get()), "cublas<t>gemm"); });
     std::sort(t.begin(), t.end());
     return 2.0 * double(n) * double(n) * double(n) / t[t.size() / 2] * 1e-12;
 }

@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -41,6 +43,36 @@ struct Pinned {
     ~Pinned() { cudaFreeHost(p); }
     Pinned(const Pinned&) = delete;
     Pinned& operator=(const Pinned&) = delete;
+};
+
+/// A handle released by `Status destroy(Handle)`.
+template <typename Handle, typename Status>
+using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Status (*)(Handle)>;
+
+/// The pipeline's stream and its cuBLAS and cuSOLVER handles (both on the stream), released on every exit path:
+/// the params, the solver, cuBLAS, then the stream.
+struct Handles {
+    Owned<cudaStream_t, cudaError_t> stream{nullptr, cudaStreamDestroy};
+    Owned<cublasHandle_t, cublasStatus_t> blas{nullptr, cublasDestroy};
+    Owned<cusolverDnHandle_t, cusolverStatus_t> solver{nullptr, cusolverDnDestroy};
+    Owned<cusolverDnParams_t, cusolverStatus_t> params{nullptr, cusolverDnDestroyParams};
+
+    Handles() {
+        cudaStream_t s = nullptr;
+        ok(cudaStreamCreate(&s), "cudaStreamCreate");
+        stream.reset(s);
+        cublasHandle_t b = nullptr;
+        ok(cublasCreate(&b), "cublasCreate");
+        blas.reset(b);
+        ok(cublasSetStream(b, s), "cublasSetStream");
+        cusolverDnHandle_t h = nullptr;
+        ok(cusolverDnCreate(&h), "cusolverDnCreate");
+        solver.reset(h);
+        ok(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+        cusolverDnParams_t p = nullptr;
+        ok(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
+        params.reset(p);
+    }
 };
 
 template <typename T>
@@ -94,16 +126,11 @@ Result vendor_pipeline(const Dataset& train, const Dataset& test, const Hyper& h
     Dev<T> x(n * d, "cudaMalloc(X)"), xt(nt * d, "cudaMalloc(X test)"), nrm(n, "cudaMalloc"), nrmt(nt, "cudaMalloc"),
         H(static_cast<size_t>(n) * n, "cudaMalloc(H)"), B(n * r, "cudaMalloc(B)"),
         Kt(static_cast<size_t>(nt) * n, "cudaMalloc(K test)"), S(nt * r, "cudaMalloc(S)");
-    cudaStream_t stream;
-    ok(cudaStreamCreate(&stream), "cudaStreamCreate");
-    cublasHandle_t blas;
-    cusolverDnHandle_t solver;
-    cusolverDnParams_t params;
-    ok(cublasCreate(&blas), "cublasCreate");
-    ok(cublasSetStream(blas, stream), "cublasSetStream");
-    ok(cusolverDnCreate(&solver), "cusolverDnCreate");
-    ok(cusolverDnSetStream(solver, stream), "cusolverDnSetStream");
-    ok(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+    const Handles handles;
+    cudaStream_t stream = handles.stream.get();
+    cublasHandle_t blas = handles.blas.get();
+    cusolverDnHandle_t solver = handles.solver.get();
+    cusolverDnParams_t params = handles.params.get();
     size_t dev_bytes = 0, host_bytes = 0;
     ok(cusolverDnXpotrf_bufferSize(solver, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), H.p, n, cuda_type<T>(),
                                    &dev_bytes, &host_bytes),
@@ -160,10 +187,6 @@ Result vendor_pipeline(const Dataset& train, const Dataset& test, const Hyper& h
     res.t.predict = secs(t3, t4);
     res.t.total = secs(t0, t4);
     res.solution = std::move(sol);
-    cusolverDnDestroyParams(params);
-    cusolverDnDestroy(solver);
-    cublasDestroy(blas);
-    cudaStreamDestroy(stream);
     return res;
 }
 

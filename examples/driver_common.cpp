@@ -4,7 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
+#include <utility>
 #include <cstdlib>
+#include <new>
 
 #include "starfact/error.hpp"
 
@@ -24,6 +28,7 @@ bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     else if (f == "--ncuda") s.ncuda = static_cast<int>(cli.integer(0, 64));
     else if (f == "--streams") s.streams = static_cast<int>(cli.integer(1, 64));
     else if (f == "--perfmodel-dir") s.perfmodel_dir = cli.value();
+    else if (f == "--gpu-mem-limit") s.gpu_mem_limit_mb = cli.integer(1, int64_t(1) << 30);
     else if (f == "--warmup") s.warmup = static_cast<int>(cli.integer(0, 1000));
     else if (f == "--repeat") s.repeat = static_cast<int>(cli.integer(1, 1000));
     else if (f == "--check") { cli.no_value(); s.check = true; }
@@ -47,12 +52,89 @@ RuntimeConfig runtime_config(const DriverFlags& s, const std::string& sched, boo
     cfg.scheduler = sched;
     cfg.trace = !s.trace_dir.empty();
     cfg.calibrate = s.calibrate;
-    cfg.profiling = s.profiling;
+    cfg.profiling = s.profiling || counts_transfers(s, cpu_only_run);
+    cfg.cuda_memory_limit_mb = s.gpu_mem_limit_mb;
     const char* cache = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
     cfg.perfmodel_dir = std::string(cache ? cache : std::string(home ? home : ".") + "/.cache") + "/starfact/perfmodels";
     return cfg;
 }
+
+template <typename T>
+std::vector<T> host_matrix(int64_t n, const char* tool) {
+    const double bytes = static_cast<double>(n) * static_cast<double>(n) * sizeof(T);
+    try {
+        return std::vector<T>(static_cast<size_t>(n) * static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+        throw RuntimeError(std::string(tool) + ": cannot allocate the " + std::to_string(n) + " x " + std::to_string(n) +
+                           " host matrix (" + fmt("%.1f", bytes * 1e-9) +
+                           " GB)" + (std::string(tool) == "starpu_chol"
+                                         ? "; --no-check --no-vendor generates the matrix tile by tile instead"
+                                         : ""));
+    }
+}
+template std::vector<float> host_matrix<float>(int64_t, const char*);
+template std::vector<double> host_matrix<double>(int64_t, const char*);
+
+bool counts_transfers(const DriverFlags& s, bool cpu_only_run) {
+    return !cpu_only_run && !s.device_resident && s.mapping != static_cast<int>(Mapping::CpuOnly);
+}
+
+std::string transfer_summary(const Runtime::Transfers& t, double seconds) {
+    const double gb = 1e-9;
+    return "; moved host->GPU " + fmt("%.2f", t.host_to_gpu * gb) + " GB, GPU->host " + fmt("%.2f", t.gpu_to_host * gb) +
+           " GB" + (t.gpu_to_gpu ? ", GPU->GPU " + fmt("%.2f", t.gpu_to_gpu * gb) + " GB" : std::string()) + " in " +
+           std::to_string(t.count) + " transfers (" + fmt("%.1f", seconds > 0 ? t.total() * gb / seconds : 0.0) +
+           " GB/s over the run)";
+}
+
+namespace {
+/// splitmix64: a well-mixed 64-bit hash, so entry (i, j) needs no generator state.
+inline uint64_t mix(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+}  // namespace
+
+template <typename T>
+void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift) {
+    std::vector<std::pair<int64_t, int64_t>> work;
+    for (int64_t j = 0; j < A.nt(); ++j)
+        for (int64_t i = j; i < A.mt(); ++i) work.push_back({i, j});
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    const uint64_t key = mix(seed);
+    auto worker = [&] {
+        for (size_t w; (w = next.fetch_add(1)) < work.size();) {
+            const auto [ti, tj] = work[w];
+            starpu_data_handle_t h = A.tile(ti, tj);
+            if (starpu_data_acquire(h, STARPU_W) != 0) {
+                failed = true;
+                return;
+            }
+            T* p = reinterpret_cast<T*>(starpu_matrix_get_local_ptr(h));
+            const int64_t ld = starpu_matrix_get_local_ld(h), rows = A.tile_rows(ti), cols = A.tile_cols(tj);
+            for (int64_t c = 0; c < cols; ++c)
+                for (int64_t r = 0; r < rows; ++r) {
+                    const uint64_t gi = static_cast<uint64_t>(ti * A.nb() + r), gj = static_cast<uint64_t>(tj * A.nb() + c);
+                    const uint64_t lo = gi < gj ? gi : gj, hi = gi < gj ? gj : gi;
+                    double v = static_cast<double>(mix(key ^ (hi * 0x100000001b3ull + lo)) >> 11) * 0x1.0p-53 - 0.5;
+                    if (gi == gj) v += shift;
+                    p[r + c * ld] = static_cast<T>(v);
+                }
+            starpu_data_release(h);
+        }
+    };
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    if (failed) throw RuntimeError("fill_random_spd_tiles: starpu_data_acquire failed");
+}
+template void fill_random_spd_tiles<float>(TileMatrix<float>&, uint64_t, double);
+template void fill_random_spd_tiles<double>(TileMatrix<double>&, uint64_t, double);
 
 bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 || sched == "pheft" || sched == "peager"; }
 

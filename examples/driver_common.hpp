@@ -13,6 +13,7 @@
 #include "examples/reference.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
+#include "starfact/tile_matrix.hpp"
 
 namespace starfact::examples {
 
@@ -27,6 +28,7 @@ struct DriverFlags {
     int ncpus = -1, ncuda = -1, streams = 4;
     int warmup = -1, repeat = 3;
     std::string perfmodel_dir;
+    long long gpu_mem_limit_mb = -1;  ///< --gpu-mem-limit: StarPU's CUDA memory limit (out-of-core runs)
     // Set by driver-specific flags, read by runtime_config():
     std::string trace_dir;   ///< FxT tracing on when not empty
     bool calibrate = false;  ///< STARPU_CALIBRATE
@@ -34,8 +36,8 @@ struct DriverFlags {
 };
 
 /// If `flag` is one of DriverFlags' (--n, --nb, --prec, --seed, --gpu-only, --hybrid, --cpu-only, --sched,
-/// --device-resident, --ncpus, --ncuda, --streams, --perfmodel-dir, --warmup, --repeat, --check, --no-check,
-/// --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
+/// --device-resident, --ncpus, --ncuda, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --check,
+/// --no-check, --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
 bool parse_common_flag(Cli& cli, const std::string& flag, DriverFlags& f);
 
 /// The mapping of a run: the flag, else GPU-only when a GPU is visible, CPU-only otherwise.
@@ -43,7 +45,8 @@ Mapping default_mapping(const DriverFlags& f);
 
 /// The Runtime of a run: GPU-only runs start no CPU worker unless --ncpus asks (idle workers polling the
 /// scheduler cost up to 2.6x at n = 4096 on the H100 machine, docs/performance.md); CPU-only runs no CUDA
-/// worker unless --ncuda asks; models under ~/.cache/starfact/perfmodels.
+/// worker unless --ncuda asks; models under ~/.cache/starfact/perfmodels. Runs that move tiles between
+/// host and GPU (host-resident tiles, no CPU-only mapping) count the bytes moved (StarPU's bus profiling).
 RuntimeConfig runtime_config(const DriverFlags& f, const std::string& sched, bool cpu_only_run,
                              bool gpu_only_run = false);
 
@@ -124,6 +127,23 @@ struct DeviceCopy {
         return nullptr;
     }
 };
+
+/// An n x n host array; throws RuntimeError naming `tool`, n and the bytes asked for when the host cannot
+/// hold it (instead of std::bad_alloc).
+template <typename T>
+std::vector<T> host_matrix(int64_t n, const char* tool);
+
+/// Whether runs with these flags count the bytes StarPU moves (RuntimeConfig::profiling on).
+bool counts_transfers(const DriverFlags& f, bool cpu_only_run);
+/// "; moved host->GPU X GB, GPU->host Y GB in N transfers (R GB/s over S s)" for a summary line.
+std::string transfer_summary(const Runtime::Transfers& t, double seconds);
+
+/// Fills the lower triangle of tiles (i >= j) of an n x n tile matrix with a random symmetric matrix whose
+/// diagonal is shifted by `shift` (n makes it diagonally dominant, hence SPD), tile by tile on all host
+/// threads, without an n x n host array: the matrices of out-of-core runs that only fit as tiles. Entries
+/// are uniform in [-0.5, 0.5], a hash of (seed, row, column); tiles above the diagonal are not touched.
+template <typename T>
+void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift);
 
 /// The vendor's part of a summary line: "; <name> median S s, G GFLOP/s; ratio <name>/starfact = R"
 /// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.

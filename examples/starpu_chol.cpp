@@ -68,6 +68,10 @@ algorithm, mapping and runtime
                     choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
   --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
+  --gpu-mem-limit MB
+                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
+                    host-resident tiles beyond it are evicted and fetched again (out-of-core,
+                    docs/out_of_core.md); not with --device-resident
   --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
                     STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
 comparison (one process, one table)
@@ -152,6 +156,8 @@ Settings parse(int argc, char** argv) {
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
     s.profiling = s.compare;
+    if (s.gpu_mem_limit_mb > 0 && s.device_resident)
+        throw std::invalid_argument("--gpu-mem-limit limits where StarPU caches host-resident tiles: drop --device-resident");
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
     if (s.sweep && (s.compare || !s.trace_dir.empty()))
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
@@ -215,6 +221,7 @@ struct Measured {
     int info = 0;
     int64_t tasks = 0;
     examples::BusyShare busy;
+    Runtime::Transfers moved;  ///< bytes StarPU moved in the last timed run (when counted)
 };
 
 /// Warm-up + timed runs of one configuration on `tiles` (refilled from A before every run).
@@ -227,8 +234,13 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
     out.seconds = examples::timed_runs(
         "starpu_chol", s.warmup, s.repeat,
         [&](const examples::Run& run) {
-            const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
-            tiles.import(src, n);
+            if (A) {
+                const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
+                tiles.import(src, n);
+            } else {
+                examples::fill_random_spd_tiles(tiles, s.seed, static_cast<double>(n));
+            }
+            rt.transfers();  // resets StarPU's bus counters
             if (run.last && profile_last) examples::profiling_reset();
             if (trace_last && run.last) rt.trace_start();
             stats.tasks = 0;
@@ -237,6 +249,7 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
         [&](const examples::Run& run, double sec) {
             if (trace_last && run.last) rt.trace_stop();
             if (run.last && profile_last) out.busy = examples::profiling_read();
+            out.moved = rt.transfers();
             out.tasks = stats.tasks;
             if (run.last && s.check && out.info == 0) out.residual = ref.residual(rt, tiles, n, A);
             if (per_run) {
@@ -267,9 +280,17 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    std::vector<T> A(static_cast<size_t>(n) * n);
-    random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
-    const Reference<T> ref(gpu, n, A.data());
+    // Without a residual check or a vendor run, nothing needs the n x n array: the matrix is generated tile
+    // by tile (the out-of-core runs, whose matrices may only fit as tiles).
+    const bool tiles_only = !s.check && !s.vendor && !s.calibrate;
+    std::vector<T> A;
+    if (!tiles_only) {
+        A = examples::host_matrix<T>(n, "starpu_chol");
+        random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+    } else {
+        table.note("matrix generated tile by tile (--no-check --no-vendor: no n x n host array)");
+    }
+    const Reference<T> ref(gpu && !tiles_only, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
@@ -289,7 +310,8 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
                                              s.variant.name(), panel, diag, to_string(mapping), rt.scheduler(),
                                              to_string(residency)};
-    const Measured m = measure<T>(s, rt, tiles, ref, A.data(), n, opts, !s.trace_dir.empty(), &table, prefix);
+    const Measured m = measure<T>(s, rt, tiles, ref, tiles_only ? nullptr : A.data(), n, opts, !s.trace_dir.empty(),
+                                  &table, prefix);
     if (m.info != 0) {
         table.note("matrix is not positive definite: info = " + std::to_string(m.info));
         return 2;
@@ -297,6 +319,8 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const double ours = median(m.seconds);
     std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
                           fmt("%.1f", potrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
+    if (examples::counts_transfers(s, mapping == Mapping::CpuOnly) && gpu)
+        summary += examples::transfer_summary(m.moved, m.seconds.empty() ? 0.0 : m.seconds.back());
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         for (size_t i = 0; i < v.seconds.size(); ++i)
@@ -335,7 +359,7 @@ int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_chol --op potri: " + rt.describe());
-    std::vector<T> A(static_cast<size_t>(n) * n);
+    std::vector<T> A = examples::host_matrix<T>(n, "starpu_chol");
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);

@@ -48,6 +48,10 @@ mapping and runtime
   --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
   --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
+  --gpu-mem-limit MB
+                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
+                    host-resident tiles beyond it are evicted and fetched again (out-of-core,
+                    docs/out_of_core.md); not with --device-resident
   --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
                     STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
 runs and output
@@ -87,6 +91,8 @@ Settings parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;
+    if (s.gpu_mem_limit_mb > 0 && s.device_resident)
+        throw std::invalid_argument("--gpu-mem-limit limits where StarPU caches host-resident tiles: drop --device-resident");
     return s;
 }
 
@@ -117,7 +123,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    std::vector<T> A(static_cast<size_t>(n) * n);
+    std::vector<T> A = examples::host_matrix<T>(n, "starpu_lu");
     random_matrix<T>(n, n, A.data(), n, s.seed);
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency);
@@ -131,11 +137,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     int info = 0;
     double residual = -1;
     RunStats stats;
+    Runtime::Transfers moved;  // in the last run
     const std::vector<double> seconds = examples::timed_runs(
         "starpu_lu", s.warmup, s.repeat,
         [&](const examples::Run&) {
             const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
             tiles.import(src, n);
+            rt.transfers();  // resets StarPU's bus counters
             stats.tasks = 0;
         },
         [&](const examples::Run& r) {
@@ -143,6 +151,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
             if (trace) rt.trace_start();
             info = getrf(tiles, piv, opts, stats);
             if (trace) rt.trace_stop();
+            moved = rt.transfers();
         },
         [&](const examples::Run& r, double sec) {
             if (r.last && s.check && info == 0) {
@@ -182,6 +191,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
                           fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(stats.tasks) +
                           " tasks";
+    if (gpu && examples::counts_transfers(s, false))
+        summary += examples::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         for (size_t i = 0; i < v.seconds.size(); ++i)

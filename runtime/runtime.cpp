@@ -113,6 +113,9 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
 #ifdef STARPU_USE_FXT
     if (config.trace) starpu_fxt_autostart_profiling(0);
 #endif
+    require(config.cuda_memory_limit_mb == -1 || config.cuda_memory_limit_mb > 0, "Runtime", "cuda_memory_limit_mb",
+            "must be > 0 or -1 (no limit) (got " + std::to_string(config.cuda_memory_limit_mb) + ")");
+    if (config.cuda_memory_limit_mb > 0) default_env("STARPU_LIMIT_CUDA_MEM", std::to_string(config.cuda_memory_limit_mb));
     if (config.workers_per_gpu > 0) default_env("STARPU_NWORKER_PER_CUDA", std::to_string(config.workers_per_gpu));
     if (!config.perfmodel_dir.empty() && !std::getenv("STARPU_HOME")) default_env("STARPU_PERF_MODEL_DIR", config.perfmodel_dir);
 
@@ -189,6 +192,7 @@ std::string Runtime::describe() const {
     os << "StarPU " << STARPU_MAJOR_VERSION << "." << STARPU_MINOR_VERSION << ": " << cpu_workers()
        << " CPU worker(s), " << cuda_workers() << " CUDA worker(s) on " << cuda_devices()
        << " device(s), scheduler " << scheduler() << ", tracing " << (config_.trace ? "on" : "off");
+    if (cuda_workers() > 0 && cuda_memory_limit_mb() > 0) os << ", GPU memory limit " << cuda_memory_limit_mb() << " MiB";
     os << ", perf models in " << perfmodel_dir();
     return os.str();
 }
@@ -221,6 +225,27 @@ std::string Runtime::perfmodel_dir() const {
     if (const char* home = std::getenv("STARPU_HOME")) return std::string(home) + "/.starpu/sampling";
     const char* home = std::getenv("HOME");
     return std::string(home ? home : ".") + "/.starpu/sampling";
+}
+
+Runtime::Transfers Runtime::transfers() const {
+    Transfers t;
+    const int buses = starpu_bus_get_count();
+    for (int b = 0; b < buses; ++b) {
+        starpu_profiling_bus_info info{};
+        if (starpu_bus_get_profiling_info(b, &info) != 0) continue;  // also resets the bus's counters
+        const bool from_ram = starpu_node_get_kind(static_cast<unsigned>(starpu_bus_get_src(b))) == STARPU_CPU_RAM;
+        const bool to_ram = starpu_node_get_kind(static_cast<unsigned>(starpu_bus_get_dst(b))) == STARPU_CPU_RAM;
+        if (from_ram && !to_ram) t.host_to_gpu += info.transferred_bytes;
+        else if (!from_ram && to_ram) t.gpu_to_host += info.transferred_bytes;
+        else if (!from_ram && !to_ram) t.gpu_to_gpu += info.transferred_bytes;
+        t.count += info.transfer_count;
+    }
+    return t;
+}
+
+long long Runtime::cuda_memory_limit_mb() const {
+    if (const char* env = std::getenv("STARPU_LIMIT_CUDA_MEM")) return std::atoll(env);
+    return config_.cuda_memory_limit_mb;
 }
 
 void Runtime::trace_start() const {

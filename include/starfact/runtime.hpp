@@ -28,7 +28,11 @@ struct RuntimeConfig {
     /// empty: StarPU's default ($HOME/.starpu/sampling).
     std::string perfmodel_dir;
     bool calibrate = false;         ///< keep calibrating performance models (STARPU_CALIBRATE=1)
-    bool profiling = false;         ///< per-worker busy/idle counters (starpu_profiling_worker_get_info)
+    bool profiling = false;         ///< per-worker busy/idle counters and bytes moved (Runtime::transfers)
+    /// MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM); -1: all of it. Host-resident
+    /// tiles beyond the limit are evicted to host memory and fetched again when a task needs them
+    /// (out-of-core: docs/out_of_core.md). Workspaces of the CUDA codelets come on top.
+    long long cuda_memory_limit_mb = -1;
     /// Run the GPU factorization kernels once on every CUDA worker at start (small matrices, tens of ms in
     /// all): CUDA loads kernel code lazily, on first launch, which otherwise lands in the first timed call.
     bool warm_up = true;
@@ -79,6 +83,18 @@ public:
     private:
         const Runtime& rt_;
     };
+
+    /// Bytes StarPU moved between memory nodes (host <-> GPU, GPU <-> GPU) since the previous call (or the
+    /// start): StarPU's bus counters, which this call resets. All zero unless RuntimeConfig::profiling.
+    struct Transfers {
+        long long host_to_gpu = 0, gpu_to_host = 0, gpu_to_gpu = 0;
+        long long count = 0;  ///< transfers
+        long long total() const { return host_to_gpu + gpu_to_host + gpu_to_gpu; }
+    };
+    Transfers transfers() const;
+    /// MiB of GPU memory StarPU may use per device (the limit in effect, STARPU_LIMIT_CUDA_MEM winning over
+    /// RuntimeConfig::cuda_memory_limit_mb); -1: no limit.
+    long long cuda_memory_limit_mb() const;
 
     /// FxT recording of the timed region (no-op without FxT or with trace=false).
     void trace_start() const;

@@ -134,6 +134,14 @@ void mpi_register(starpu_data_handle_t h, int64_t tag, int owner) {
 #endif
 }
 
+void mpi_cache_flush(starpu_data_handle_t h) {
+#ifdef STARFACT_HAVE_MPI
+    starpu_mpi_cache_flush(MPI_COMM_WORLD, h);
+#else
+    (void)h;
+#endif
+}
+
 bool is_distributed(starpu_data_handle_t h) { return h && starpu_data_get_user_data(h) == &distributed_marker; }
 
 void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu_task*)>& submit_local) {

@@ -40,6 +40,8 @@ void mpi_barrier(const Runtime& rt);
 int64_t reserve_tags(const Runtime& rt, int64_t count);
 /// Registers h with StarPU-MPI (tag, owning rank) and marks it as distributed (is_distributed()).
 void mpi_register(starpu_data_handle_t h, int64_t tag, int owner);
+/// Forgets what StarPU-MPI's cache knows of h (copies received, sends made): for data changed outside tasks.
+void mpi_cache_flush(starpu_data_handle_t h);
 /// Whether h was registered by mpi_register(): its tasks go through owner-computes insertion.
 bool is_distributed(starpu_data_handle_t h);
 

@@ -185,8 +185,11 @@ void TileMatrix<T>::import(const T* A, int64_t lda) {
     const bool src_dev = m_ * n_ > 0 && is_device_pointer(A, runtime_->cuda_devices() > 0);
     for (int64_t j = 0; j < nt_; ++j) {
         for (int64_t i = 0; i < mt_; ++i) {
-            if (!local(i, j)) continue;
             const int64_t idx = i + j * mt_;
+            // New content outside tasks: copies of the tile other ranks received, and the owner's record of
+            // them, are stale (every rank imports, so every rank flushes).
+            if (distributed() && stored(i, j)) detail::mpi_cache_flush(handles_[idx]);
+            if (!local(i, j)) continue;
             starpu_data_acquire_on_node(handles_[idx], static_cast<int>(home_[idx]), STARPU_W);
             copy_block(static_cast<T*>(storage_[idx]), tile_rows(i), home_[idx] != STARPU_MAIN_RAM,
                        A + i * nb_ + j * nb_ * lda, lda, src_dev, tile_rows(i), tile_cols(j));

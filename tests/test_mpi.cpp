@@ -135,6 +135,30 @@ TEST_CASE("distributed async posv: one sequence, potrf then potrs", "[mpi][potrs
     CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
 }
 
+TEST_CASE("distributed potrs with factors imported one after the other uses the new one", "[mpi][potrs]") {
+    // The factors come from LAPACK, not from tasks: after the first solve, other ranks hold copies of its tiles in
+    // StarPU-MPI's cache, which the second import must drop.
+    const int64_t n = 260, nrhs = 3, nb = 64;
+    const TileLayout layout{Grid::square(runtime().mpi_size()), true};
+    TileMatrix<double> L(runtime(), n, nb, Residency::Host, layout);
+    TileMatrix<double> b(runtime(), n, nrhs, nb, Residency::Host, TileLayout{layout.grid, false});
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    for (int round = 0; round < 2; ++round) {
+        const uint64_t seed = shared_seed();
+        INFO("round " << round << " seed " << seed);
+        const std::vector<double> A = spd_matrix<double>(n, n, seed);
+        std::vector<double> F(A), B(static_cast<size_t>(n * nrhs)), X(B.size());
+        REQUIRE(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), F.data(), static_cast<int>(n)) == 0);
+        random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
+        L.import(F.data(), n);
+        b.import(B.data(), n);
+        potrs(L, b, opts);
+        b.export_to(X.data(), n);
+        CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+}
+
 TEMPLATE_TEST_CASE("distributed potrf of a matrix that is not SPD: LAPACK's info on every rank", "[mpi][potrf][info]",
                    float, double) {
     const int64_t n = 300, nb = 64;

@@ -84,7 +84,8 @@ public:
 
     /// Copies the column-major array A (leading dimension lda >= max(1, m)) into the tiles.
     /// A may be host memory or, in a CUDA build, device memory. Waits for pending tasks on the tiles.
-    /// Distributed: every rank passes the whole matrix and copies the tiles it owns. Tiles that are not
+    /// Distributed: collective, every rank passes the whole matrix and copies the tiles it owns (the copies of
+    /// other ranks' tiles it received before are dropped from StarPU-MPI's cache). Tiles that are not
     /// stored (lower_only) are skipped.
     void import(const T* A, int64_t lda);
     /// Copies the tiles into A (host or device memory, lda >= max(1, m)); entries of tiles that are not stored

@@ -794,6 +794,11 @@ int main(int argc, char** argv) {
         if (mpi.rank() == 0) std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;
     }
+    if (!mpi.active() && s.grid.ranks() > 1) {
+        std::fprintf(stderr, "starpu_chol: --grid %dx%d needs MPI, and this starpu_chol was built without it\n",
+                     s.grid.p, s.grid.q);
+        return 1;
+    }
     const bool distributed = mpi.active() && (mpi.size() > 1 || s.grid.p > 0);
     if (distributed) {
         // Checks every rank makes alike (the flags), then the GPUs, which differ per rank: all ranks stop together.

@@ -485,7 +485,7 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     Measured m;
     RunStats stats;
     m.seconds = examples::timed_runs(
-        "starpu_chol", s.warmup, s.repeat,
+        root ? "starpu_chol" : nullptr, s.warmup, s.repeat,  // one process prints
         [&](const examples::Run&) {
             tiles.import(A.data(), n);
             if (solve) rhs->import(B.data(), n);

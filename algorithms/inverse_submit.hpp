@@ -24,6 +24,7 @@ Runtime& checked_triangle(const TileMatrix<T>& L, const Sequence& seq, const Opt
     Runtime& rt = L.runtime();
     require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than L");
     rt.require_mapping(opts.mapping, function);
+    require(!L.distributed(), function, "L", "is distributed over MPI ranks, which the inverse does not support");
     return rt;
 }
 

@@ -40,7 +40,7 @@ enum class Task { Potrf, Trsm, Syrk, Gemm };
 template <typename T>
 class CholeskyDag {
 public:
-    CholeskyDag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats,
+    CholeskyDag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts, RunStats* stats,
                 detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel, opts.mapping, A.nb()) == PanelSolve::Inverse),
@@ -115,7 +115,9 @@ private:
     }
     void potrf(int64_t k, int raw) {
         set(raw, names_("potrf", k, k), k);
-        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info_, k * A_.nb(), fused_);
+        // Distributed: the info variable of the rank that runs the task (the owner of the tile).
+        starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
+        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info, k * A_.nb(), fused_);
     }
     /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
     template <typename Raw>
@@ -144,7 +146,7 @@ private:
 
     Runtime& rt_;
     TileMatrix<T>& A_;
-    starpu_data_handle_t info_;
+    std::vector<starpu_data_handle_t> info_;  // one, or one per rank (distributed)
     int64_t mt_;
     detail::PriorityScale prio_;
     bool inverse_, fused_;
@@ -161,8 +163,8 @@ void wait_tasks(std::vector<starpu_task*>& tasks) {
 }
 
 template <typename T>
-void submit_potrf_dag(TileMatrix<T>& A, starpu_data_handle_t info, const Options& opts, RunStats* stats,
-                      detail::SequenceState* seq) {
+void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
+                      RunStats* stats, detail::SequenceState* seq) {
     const int64_t mt = A.mt();
     const Variant v = opts.variant;
     using K = Variant::Kind;
@@ -244,9 +246,12 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
             "is fused but this build has no fused potf2 kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
+    require(!A.distributed() || resolve_panel_solve(opts.panel, opts.mapping, A.nb()) != PanelSolve::Inverse, "potrf",
+            "panel", "is inverse, which distributed matrices do not support (its temporary tile is not distributed)");
     SequenceState& state = SequenceAccess::state(seq);
-    starpu_data_handle_t info_handle;
-    const int op = state.add_operation(&info_handle);
+    std::vector<starpu_data_handle_t> info_handle(1);
+    const int op = A.distributed() ? state.add_distributed_operation(rt, &info_handle)
+                                   : state.add_operation(&info_handle[0]);
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
         reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));

@@ -38,6 +38,7 @@ template <typename T>
 int submit_potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
     require(A.m() == A.n(), "potri", "A", "must be square (got " + std::to_string(A.m()) + " x " +
                                               std::to_string(A.n()) + ")");
+    require(!A.distributed(), "potri", "A", "is distributed over MPI ranks, which potri does not support");
     const int op = detail::submit_potrf(A, seq, opts, stats);
     detail::submit_trtri(A, seq, opts, stats);
     detail::submit_lauum(A, seq, opts, stats);

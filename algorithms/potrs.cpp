@@ -51,6 +51,11 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
                                                 ", A has nb=" + std::to_string(L.nb()) + ")");
     require(&B.runtime() == &L.runtime(), "potrs", "B", "belongs to another Runtime");
     require(&seq.runtime() == &L.runtime(), "potrs", "seq", "belongs to another Runtime than A");
+    require(B.grid() == L.grid(), "potrs", "B",
+            "must be distributed over the grid of A (got " + std::to_string(B.grid().p) + " x " +
+                std::to_string(B.grid().q) + ", A has " + std::to_string(L.grid().p) + " x " +
+                std::to_string(L.grid().q) + ")");
+    require(!B.layout().lower_only, "potrs", "B", "must store every tile (got a lower_only matrix)");
     Runtime& rt = L.runtime();
     rt.require_mapping(opts.mapping, "potrs");
     const int64_t mt = L.mt(), nt = B.nt();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codelets/kernel_colors.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 
@@ -53,7 +54,10 @@ Mapping task_mapping(const Runtime& rt, Mapping m, int64_t nb) {
     return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && rt.cuda_workers() > 0 ? Mapping::GpuOnly : m;
 }
 
-void submit(starpu_task* task, const TaskOptions& o, const char* what) {
+namespace {
+
+/// Submits a task this process runs: the options, the Sequence's completion counting, StarPU's submit.
+void submit_here(starpu_task* task, const TaskOptions& o, const char* what) {
     task->priority = o.priority;
     task->where = where_of(o.mapping);
     task->name = o.name;
@@ -69,6 +73,20 @@ void submit(starpu_task* task, const TaskOptions& o, const char* what) {
     if (ret != 0) throw RuntimeError(std::string("starfact: starpu_task_submit(") + what + ") failed: " + std::to_string(ret));
     if (o.collect) o.collect->push_back(task);
     if (o.counter) ++*o.counter;
+}
+
+}  // namespace
+
+void submit(starpu_task* task, const TaskOptions& o, const char* what) {
+    // Tiles of a distributed TileMatrix (registered with StarPU-MPI): owner-computes insertion, the rank that
+    // owns the written tile runs the task, so that only the tasks a rank runs reach its Sequence.
+    bool distributed = false;
+    for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task) && !distributed; ++i)
+        distributed = is_distributed(STARPU_TASK_GET_HANDLE(task, i));
+    if (distributed)
+        mpi_insert(task, o.priority, [&](starpu_task* local) { submit_here(local, o, what); });
+    else
+        submit_here(task, o, what);
 }
 
 }  // namespace starfact::detail

@@ -109,7 +109,9 @@ void* pack(const Args& a) {
 }
 
 /// Applies o (priority, where, name, collect, counter, sequence) and submits; throws RuntimeError if StarPU
-/// refuses the task (e.g. no worker can run it).
+/// refuses the task (e.g. no worker can run it). A task on tiles of a distributed TileMatrix goes through
+/// StarPU-MPI's owner-computes insertion (runtime/mpi.hpp, mpi_insert): the rank owning the data it writes
+/// runs it and only there do the options (collect, counter, sequence) apply; other ranks post the transfers.
 void submit(starpu_task* task, const TaskOptions& o, const char* what);
 
 template <typename T>

@@ -82,7 +82,7 @@ struct Run {
     int timed_index;  ///< 1-based among the timed runs (0 for warm-ups)
 };
 
-/// `warmup` untimed runs (a line each on stderr, tagged `tag`), then `repeat` timed runs: before(run)
+/// `warmup` untimed runs (a line each on stderr, tagged `tag`; none when `tag` is null), then `repeat` timed runs: before(run)
 /// (untimed: refill the matrix), then body(run) timed on the host's steady clock, then for a timed run
 /// after(run, seconds), which returns false to stop early (a failed factorization). Returns the timed seconds.
 template <typename Before, typename Body, typename After>
@@ -96,7 +96,7 @@ std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before b
         const auto t1 = std::chrono::steady_clock::now();
         const double sec = std::chrono::duration<double>(t1 - t0).count();
         if (!run.timed) {
-            std::fprintf(stderr, "[%s] warm-up %d/%d: %.3f s\n", tag, r + 1, warmup, sec);
+            if (tag) std::fprintf(stderr, "[%s] warm-up %d/%d: %.3f s\n", tag, r + 1, warmup, sec);
             continue;
         }
         seconds.push_back(sec);

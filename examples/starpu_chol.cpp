@@ -18,6 +18,9 @@
 #include "examples/reference.hpp"
 #include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
+#ifdef STARFACT_HAVE_MPI
+#include <mpi.h>
+#endif
 
 namespace {
 
@@ -40,10 +43,13 @@ in the same process (cuSOLVER on device-resident data when a GPU is used, else o
 all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact is faster).
 
 problem
-  --op OP           potrf (default): the factorization; potri: the SPD inverse, potrf + trtri + lauum as one
+  --op OP           potrf (default): the factorization; posv: potrf then potrs on --nrhs random right-hand
+                    sides, residual ||A X - B||_1 / (||A||_1 ||X||_1 n eps), no vendor baseline;
+                    potri: the SPD inverse, potrf + trtri + lauum as one
                     task graph (tiles: starfact::potri_tile_plan unless --nb), its residual
                     ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
+  --nrhs K          right-hand sides of --op posv (default 1)
   --n N             matrix order (default 16384 with a GPU, 2000 without)
   --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
                     matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
@@ -74,6 +80,14 @@ algorithm, mapping and runtime
                     docs/out_of_core.md); not with --device-resident
   --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
                     STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
+distributed (mpirun -np N starpu_chol ...; docs/mpi.md)
+  --grid PxQ        the P x Q process grid: tile (i, j) on rank (i mod P) * Q + (j mod Q), P * Q must be the
+                    number of ranks (default: the most square P x Q with P <= Q). With more than one rank (or
+                    --grid), the matrix is spread over the ranks (lower triangle of tiles only), StarPU-MPI runs
+                    each task on the rank owning the tile it writes; rank 0 prints the table, the residual is
+                    checked on rank 0 after gathering the factor (or solution); no vendor baseline. Not
+                    supported on several ranks: --op potri, --compare, --sweep, --calibrate, --trace.
+                    --gpu-only needs a GPU on every rank. Run with one rank, starpu_chol is one process
 comparison (one process, one table)
   --compare         run every variant x mapping x scheduler below on the same matrix, print one table:
                     median seconds, GFLOP/s, time relative to the best row, residual, tasks, and for
@@ -122,7 +136,28 @@ struct Settings : examples::DriverFlags {
     std::vector<int64_t> ns;
     std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
     std::string op = "potrf";
+    int64_t nrhs = 1;
+    Grid grid{0, 0};  // --grid; 0 x 0: not given
 };
+
+/// "PxQ" -> {P, Q}; throws std::invalid_argument naming --grid otherwise.
+Grid parse_grid(const std::string& text) {
+    const auto x = text.find('x');
+    int p = 0, q = 0;
+    size_t used_p = 0, used_q = 0;
+    try {
+        if (x != std::string::npos) {
+            p = std::stoi(text.substr(0, x), &used_p);
+            q = std::stoi(text.substr(x + 1), &used_q);
+        }
+    } catch (const std::exception&) {
+        used_p = 0;
+    }
+    if (x == std::string::npos || used_p != x || used_q != text.size() - x - 1 || p < 1 || q < 1 || p > 65536 ||
+        q > 65536)
+        throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x3 (got '" + text + "')");
+    return {p, q};
+}
 
 Settings parse(int argc, char** argv) {
     Settings s;
@@ -133,7 +168,9 @@ Settings parse(int argc, char** argv) {
             std::cout << kHelp;
             std::exit(0);
         } else if (examples::parse_common_flag(cli, f, s)) {
-        } else if (f == "--op") s.op = cli.choice({"potrf", "potri"});
+        } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
+        else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
+        else if (f == "--grid") s.grid = parse_grid(cli.value());
         else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
         else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
@@ -161,8 +198,8 @@ Settings parse(int argc, char** argv) {
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
     if (s.sweep && (s.compare || !s.trace_dir.empty()))
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
-    if (s.op == "potri" && (s.compare || s.sweep || s.calibrate))
-        throw std::invalid_argument("--op potri runs one configuration: drop --compare, --sweep and --calibrate");
+    if (s.op != "potrf" && (s.compare || s.sweep || s.calibrate))
+        throw std::invalid_argument("--op " + s.op + " runs one configuration: drop --compare, --sweep and --calibrate");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};
@@ -291,7 +328,9 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("matrix generated tile by tile (--no-check --no-vendor: no n x n host array)");
     }
     const Reference<T> ref(gpu && !tiles_only, n, A.data());
-    TileMatrix<T> tiles(rt, n, nb, residency);
+    TileLayout layout;
+    layout.lower_only = tiles_only;  // the generated matrix has no upper triangle of tiles
+    TileMatrix<T> tiles(rt, n, nb, residency, layout);
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(resolve_diag_kernel(s.diag, mapping));
@@ -431,6 +470,89 @@ int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
     }
     table.note(summary);
     if (m.residual >= 60) {
+        table.note("residual check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
+/// Sum over the ranks of a distributed run (the value itself in one process).
+int64_t sum_over_ranks(const Runtime& rt, int64_t v) {
+#ifdef STARFACT_HAVE_MPI
+    if (rt.mpi()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+#else
+    (void)rt;
+#endif
+    return v;
+}
+
+/// potrf, or posv (--op posv), on a matrix spread over `grid` (1 x 1: this process's own matrix): the table and
+/// the residual on rank 0, after gathering the factor or the solution; no vendor baseline.
+template <typename T>
+int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
+    const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
+    const int64_t nb = tile_size(s, mapping, n, rt.cuda_workers() > 0);
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const bool solve = s.op == "posv", root = rt.mpi_rank() == 0;
+    const int64_t nrhs = solve ? s.nrhs : 0;
+    const std::string grid_text = std::to_string(grid.p) + "x" + std::to_string(grid.q);
+    const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "mapping", "sched", "residency", "grid", "run",
+                              "seconds", "GFLOP/s", "residual", "info"});
+    if (root) table.note("starpu_chol" + std::string(solve ? " --op posv" : "") + ": " + rt.describe());
+    std::vector<T> A(static_cast<size_t>(n) * n), B(static_cast<size_t>(n * nrhs));
+    random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));  // the same on every rank (same seed)
+    if (solve) random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
+    TileMatrix<T> tiles(rt, n, nb, residency, TileLayout{grid, true});
+    std::unique_ptr<TileMatrix<T>> rhs;
+    if (solve) rhs = std::make_unique<TileMatrix<T>>(rt, n, nrhs, nb, residency, TileLayout{grid, false});
+    const Options opts = options_for(s, mapping, s.variant);
+    const double flops = potrf_flops(n) + (solve ? potrs_flops(n, nrhs) : 0.0);
+    if (root) table.header();
+    Measured m;
+    RunStats stats;
+    m.seconds = examples::timed_runs(
+        root ? "starpu_chol" : nullptr, s.warmup, s.repeat,  // one process prints
+        [&](const examples::Run&) {
+            tiles.import(A.data(), n);
+            if (solve) rhs->import(B.data(), n);
+            stats.tasks = 0;
+            rt.barrier();  // every rank starts the clock together
+        },
+        [&](const examples::Run&) {
+            m.info = potrf(tiles, opts, stats);  // its wait() agrees on info over the ranks
+            if (solve && m.info == 0) potrs(tiles, *rhs, opts, stats);
+            rt.barrier();  // the slowest rank's time
+        },
+        [&](const examples::Run& run, double sec) {
+            m.tasks = sum_over_ranks(rt, stats.tasks);
+            if (run.last && s.check && m.info == 0) {
+                std::vector<T> out(solve ? B.size() : A.size());
+                if (solve) rhs->export_to(out.data(), n);  // collective: every rank receives it
+                else tiles.export_to(out.data(), n);
+                if (root) {
+                    Runtime::Paused quiet(rt);
+                    m.residual = solve ? solve_residual<T>(n, nrhs, A.data(), n, out.data(), n, B.data(), n)
+                                       : potrf_residual<T>(n, A.data(), n, out.data(), n);
+                }
+            }
+            if (root)
+                table.row({"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec), s.variant.name(),
+                           to_string(mapping), rt.scheduler(), to_string(residency), grid_text,
+                           std::to_string(run.timed_index), fmt("%.4f", sec), fmt("%.1f", flops / sec * 1e-9),
+                           residual_text(run.last ? m.residual : -1), std::to_string(m.info)});
+            return m.info == 0;
+        });
+    if (m.info != 0) {
+        if (root) table.note("matrix is not positive definite: info = " + std::to_string(m.info));
+        return 2;
+    }
+    const double ours = median(m.seconds);
+    if (root)
+        table.note("summary: starfact" + std::string(solve ? " posv" : "") + " median " + fmt("%.4f", ours) + " s, " +
+                   fmt("%.1f", flops / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks on " +
+                   std::to_string(rt.mpi_size()) + " MPI rank" + (rt.mpi_size() > 1 ? "s" : "") + ", grid " + grid_text +
+                   (s.vendor ? " (no vendor baseline for this run)" : ""));
+    if (root && m.residual >= 60) {
         table.note("residual check FAILED (>= 60)");
         return 3;
     }
@@ -590,17 +712,126 @@ int run_sweep(const Settings& s) {
     return 0;
 }
 
+/// MPI for a distributed run (several ranks, or --grid), started by the driver before its Runtime so that the
+/// checks of the set-up are collective; nothing otherwise.
+class MpiSession {
+public:
+    /// Under mpirun (or another launcher), or asked for by --grid: MPI_Init_thread.
+    MpiSession(int* argc, char*** argv, bool wanted) {
+#ifdef STARFACT_HAVE_MPI
+        const char* launched[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"};
+        for (const char* v : launched) wanted = wanted || std::getenv(v) != nullptr;
+        if (!wanted) return;
+        int provided = 0;
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        active_ = true;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+        MPI_Comm_size(MPI_COMM_WORLD, &size_);
+#else
+        (void)argc, (void)argv, (void)wanted;
+#endif
+    }
+    ~MpiSession() {
+#ifdef STARFACT_HAVE_MPI
+        if (active_) MPI_Finalize();
+#endif
+    }
+    bool active() const { return active_; }
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+    /// Whether `ok` holds on every rank (collective); `failed` lists the ranks where it does not.
+    bool all(bool ok, std::string* failed) const {
+        std::vector<int> oks(static_cast<size_t>(size_), ok ? 1 : 0);
+#ifdef STARFACT_HAVE_MPI
+        int mine = ok ? 1 : 0;
+        if (active_) MPI_Allgather(&mine, 1, MPI_INT, oks.data(), 1, MPI_INT, MPI_COMM_WORLD);
+#endif
+        for (int r = 0; r < size_; ++r)
+            if (!oks[r]) *failed += (failed->empty() ? "" : ",") + std::to_string(r);
+        return failed->empty();
+    }
+    /// Ends every rank after an error that only this rank may have seen.
+    [[noreturn]] void abort() const {
+#ifdef STARFACT_HAVE_MPI
+        MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+        std::exit(1);
+    }
+
+private:
+    bool active_ = false;
+    int rank_ = 0, size_ = 1;
+};
+
+/// The grid of a distributed run; throws std::invalid_argument for a set-up it cannot run (the same on every rank).
+Grid distributed_setup(const Settings& s, const MpiSession& mpi) {
+    const Grid grid = s.grid.p > 0 ? s.grid : Grid::square(mpi.size());
+    if (grid.ranks() != mpi.size())
+        throw std::invalid_argument("--grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) + " has " +
+                                    std::to_string(grid.ranks()) + " processes but " + std::to_string(mpi.size()) +
+                                    " MPI ranks run (P * Q must be the number of ranks)");
+    if (mpi.size() == 1) return grid;
+    const std::pair<bool, const char*> unsupported[] = {{s.op == "potri", "--op potri"}, {s.compare, "--compare"},
+                                                        {s.sweep, "--sweep"}, {s.calibrate, "--calibrate"},
+                                                        {!s.trace_dir.empty(), "--trace"}};
+    for (const auto& u : unsupported)
+        if (u.first)
+            throw std::invalid_argument(std::string(u.second) + " is not supported on several MPI ranks (run it with one)");
+    return grid;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool grid_flag = false;  // --grid asks for MPI even without a launcher
+    for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]).rfind("--grid", 0) == 0;
+    MpiSession mpi(&argc, &argv, grid_flag);
     Settings s;
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
         if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "starpu_chol: %s\n", e.what());
+        if (mpi.rank() == 0) std::fprintf(stderr, "starpu_chol: %s\n", e.what());
         return 1;
+    }
+    if (!mpi.active() && s.grid.ranks() > 1) {
+        std::fprintf(stderr, "starpu_chol: --grid %dx%d needs MPI, and this starpu_chol was built without it\n",
+                     s.grid.p, s.grid.q);
+        return 1;
+    }
+    const bool distributed = mpi.active() && (mpi.size() > 1 || s.grid.p > 0);
+    if (distributed) {
+        // Checks every rank makes alike (the flags), then the GPUs, which differ per rank: all ranks stop together.
+        Grid grid;
+        try {
+            grid = distributed_setup(s, mpi);
+        } catch (const std::exception& e) {
+            if (mpi.rank() == 0) std::fprintf(stderr, "starpu_chol: %s\n", e.what());
+            return 1;
+        }
+        const Mapping mapping = default_mapping(s);
+        std::string no_gpu;
+        const bool gpu_here = built_with_cuda() && cuda_device_count() > 0 && s.ncuda != 0;
+        if (!mpi.all(mapping != Mapping::GpuOnly || gpu_here, &no_gpu)) {
+            if (mpi.rank() == 0)
+                std::fprintf(stderr, "starpu_chol: --gpu-only: no usable GPU on MPI rank(s) %s\n", no_gpu.c_str());
+            return 1;
+        }
+        int rc = 0;
+        try {
+            RuntimeConfig cfg = runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly);
+            cfg.mpi = true;
+            Runtime rt(cfg);
+            rt.require_mapping(mapping, "starpu_chol");
+            if (s.device_resident && rt.cuda_devices() == 0)
+                throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
+            rc = s.prec == 's' ? run_grid<float>(s, rt, mapping, grid) : run_grid<double>(s, rt, mapping, grid);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "starpu_chol: rank %d: %s\n", mpi.rank(), e.what());
+            mpi.abort();  // the other ranks may be waiting for this one
+        }
+        return rc;
     }
     int rc = 0;
     std::vector<std::string> workers;  // lane names for the Gantt chart
@@ -614,6 +845,8 @@ int main(int argc, char** argv) {
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
             if (s.op == "potri") rc = s.prec == 's' ? run_potri<float>(s, rt, mapping) : run_potri<double>(s, rt, mapping);
+            else if (s.op == "posv") rc = s.prec == 's' ? run_grid<float>(s, rt, mapping, Grid{})
+                                                        : run_grid<double>(s, rt, mapping, Grid{});
             else rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
             workers = examples::worker_names();
         }  // StarPU shuts down here and writes the FxT file

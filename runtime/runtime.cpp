@@ -15,6 +15,7 @@
 
 #include "codelets/codelets.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
 #ifdef STARFACT_HAVE_CUDA
@@ -130,7 +131,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     conf.nopencl = 0;
     conf.sched_policy_name = sched.c_str();
     if (config.calibrate) conf.calibrate = 1;
-    const int ret = starpu_init(&conf);
+    const int ret = config.mpi ? detail::mpi_start(&conf, &state_->mpi) : starpu_init(&conf);
     if (ret == -ENODEV) throw RuntimeError("starfact::Runtime: StarPU found no worker (ncpus=0 and no GPU?)");
     if (ret != 0) throw RuntimeError("starfact::Runtime: starpu_init failed (" + std::to_string(ret) + ")");
 
@@ -139,6 +140,10 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     // fut_active, which the initial key mask keeps non-zero): stop explicitly until trace_start().
     if (config.trace) starpu_fxt_stop_profiling();
 #endif
+    if (state_->mpi) {
+        mpi_rank_ = state_->mpi->rank;
+        mpi_size_ = state_->mpi->size;
+    }
     if (config.profiling) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     state_->blas_threads_before = openblas_get_num_threads();
     openblas_set_num_threads(1);  // CPU codelets are single-threaded inside their worker
@@ -157,7 +162,10 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     }
 #endif
     if (config.ncuda > 0 && cuda_workers() == 0) {
-        starpu_shutdown();
+        if (state_->mpi)
+            detail::mpi_stop(state_->mpi);
+        else
+            starpu_shutdown();
         throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) +
                            " CUDA device(s) requested, none usable (no GPU, or starfact/StarPU built without CUDA)");
     }
@@ -167,7 +175,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
 }
 
 Runtime::~Runtime() {
-    starpu_task_wait_for_all();
+    starpu_task_wait_for_all();  // this rank's tasks; mpi_stop() waits for the communications of all
 #ifdef STARFACT_HAVE_CUDA
     if (cuda_workers() > 0) {
         state_->cuda->destroy();
@@ -175,7 +183,11 @@ Runtime::~Runtime() {
     }
 #endif
     openblas_set_num_threads(state_->blas_threads_before);
-    starpu_shutdown();  // saves the performance models; the codelets die after this (state_)
+    // Saves the performance models; the codelets die after this (state_).
+    if (state_->mpi)
+        detail::mpi_stop(state_->mpi);
+    else
+        starpu_shutdown();
 }
 
 int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
@@ -193,6 +205,7 @@ std::string Runtime::describe() const {
        << " CPU worker(s), " << cuda_workers() << " CUDA worker(s) on " << cuda_devices()
        << " device(s), scheduler " << scheduler() << ", tracing " << (config_.trace ? "on" : "off");
     if (cuda_workers() > 0 && cuda_memory_limit_mb() > 0) os << ", GPU memory limit " << cuda_memory_limit_mb() << " MiB";
+    if (mpi()) os << ", MPI rank " << mpi_rank() << " of " << mpi_size();
     os << ", perf models in " << perfmodel_dir();
     return os.str();
 }
@@ -213,6 +226,7 @@ void Runtime::require_mapping(Mapping m, const char* function) const {
 }
 
 void Runtime::wait_all() const { starpu_task_wait_for_all(); }
+void Runtime::barrier() const { detail::mpi_barrier(*this); }
 int Runtime::pending_tasks() const { return starpu_task_nsubmitted(); }
 void Runtime::pause() const {
     starpu_task_wait_for_all();

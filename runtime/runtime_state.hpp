@@ -14,12 +14,14 @@ namespace starfact::detail {
 template <typename T> struct Codelets;
 struct CudaContexts;
 struct Kernel;
+struct MpiState;
 
 struct RuntimeState {
     int blas_threads_before = 0;  // OpenBLAS thread count restored at shutdown
     std::unique_ptr<Codelets<float>> codelets_s;
     std::unique_ptr<Codelets<double>> codelets_d;
     std::unique_ptr<CudaContexts> cuda;
+    std::unique_ptr<MpiState> mpi;  // RuntimeConfig::mpi (runtime/mpi.hpp)
     std::mutex kernels_mutex;
     std::map<std::string, std::unique_ptr<Kernel>> kernels;
     RuntimeState();

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "runtime/mpi.hpp"
 #include "starfact/error.hpp"
 
 namespace starfact {
@@ -20,6 +21,28 @@ int SequenceState::add_operation(starpu_data_handle_t* handle) {
     infos.push_back(0);
     starpu_variable_data_register(handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&infos.back()), sizeof(int));
     info_handles.push_back(*handle);
+    return static_cast<int>(infos.size()) - 1;
+}
+
+int SequenceState::add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const int ranks = rt.mpi_size(), me = rt.mpi_rank();
+    const int64_t tag = reserve_tags(rt, ranks);
+    infos.push_back(0);
+    rank_infos.push_back(0);
+    runtime = &rt;
+    to_reduce.emplace_back(infos.size() - 1, &rank_infos.back());
+    per_rank->assign(static_cast<size_t>(ranks), nullptr);
+    for (int r = 0; r < ranks; ++r) {
+        starpu_data_handle_t& h = (*per_rank)[static_cast<size_t>(r)];
+        if (r == me)
+            starpu_variable_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&rank_infos.back()),
+                                          sizeof(int));
+        else
+            starpu_variable_data_register(&h, -1, 0, sizeof(int));  // never used here: no storage
+        mpi_register(h, tag + r, r);
+        info_handles.push_back(h);
+    }
     return static_cast<int>(infos.size()) - 1;
 }
 
@@ -58,12 +81,25 @@ int Sequence::wait() {
     // Unregistering brings each info back into its int (from a GPU when a CUDA codelet wrote it last).
     std::vector<starpu_data_handle_t> handles;
     size_t upto = 0;  // operations registered so far: their handles are in `handles` or already gathered
+    std::vector<std::pair<size_t, int*>> reduce;  // distributed operations among those
+    const Runtime* rt = nullptr;
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         handles.swap(s.info_handles);
         upto = s.infos.size();
+        reduce.swap(s.to_reduce);
+        rt = s.runtime;
     }
     for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
+    // Distributed operations: every rank has its own tasks' info; the first failing column over all ranks
+    // becomes the operation's info on every rank (collective: every rank calls wait()).
+    if (!reduce.empty()) {
+        std::vector<int> values;
+        for (const auto& r : reduce) values.push_back(*r.second);
+        detail::allreduce_first_nonzero(*rt, values);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        for (size_t i = 0; i < reduce.size(); ++i) s.infos[reduce[i].first] = values[i];
+    }
     std::lock_guard<std::mutex> lock(s.mutex);
     s.gathered = upto;
     for (size_t i = 0; i < upto; ++i)

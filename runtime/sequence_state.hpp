@@ -20,6 +20,11 @@ struct SequenceState {
     int64_t pending = 0, submitted = 0;
     std::deque<int> infos;                              // one per operation (stable addresses for StarPU)
     std::vector<starpu_data_handle_t> info_handles;     // registered on `infos`, unregistered by wait()
+    /// Distributed operations: this rank's info variable of each (stable addresses), and which operation it
+    /// belongs to; wait() reduces them over the ranks into `infos`.
+    std::deque<int> rank_infos;
+    std::vector<std::pair<size_t, int*>> to_reduce;
+    const Runtime* runtime = nullptr;                   // for the reduction's collective
     size_t gathered = 0;                                // operations whose info is back in `infos`
     /// Task names of submitted tasks (StarPU points into them), freed by the wait() after their tasks.
     std::vector<std::shared_ptr<std::deque<std::string>>> names;
@@ -32,6 +37,10 @@ struct SequenceState {
 
     /// A new operation: a zeroed info variable registered with StarPU; returns its index.
     int add_operation(starpu_data_handle_t* handle);
+    /// A new operation on a distributed matrix: one info variable per rank of rt (per_rank[r], owned by
+    /// rank r, registered with StarPU-MPI); the tasks a rank runs write its own. wait() gathers the first
+    /// failing column over the ranks, so that info(op) is the same on every rank. Returns its index.
+    int add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank);
     /// Sets the task's completion callback to this sequence and counts it; call right before submitting.
     void attach(starpu_task* task);
     /// Undoes attach() for a task StarPU refused.

@@ -75,6 +75,38 @@ TEST_CASE("invalid arguments throw and name the argument", "[errors][cpu]") {
     CHECK(settled_pending_tasks(rt) == 0);
 }
 
+TEST_CASE("layouts: a grid needs MPI ranks, lower_only a square matrix", "[errors][cpu][layout]") {
+    Runtime& rt = runtime();
+    const TileLayout grid2{Grid{1, 2}, false}, lower{Grid{}, true};
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 4, Residency::Host, grid2); }) == "layout");
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 12, 4, Residency::Host, lower); }) == "layout");
+    CHECK(bad_argument([&] { TileMatrix<double> t(rt, 10, 4, Residency::Host, TileLayout{Grid{0, 1}, false}); }) ==
+          "layout");
+    TileMatrix<double> l(rt, 10, 4, Residency::Host, lower);
+    CHECK(bad_argument([&] { l.tile(0, 2); }) == "j");
+    CHECK(l.stored_bytes() == (4 * 4 * 3 + 4 * 2 * 2 + 2 * 2) * sizeof(double));  // tiles (0,0) (1,0) (1,1) ...
+    CHECK(Grid::square(1) == Grid{1, 1});
+    CHECK(Grid::square(2) == Grid{1, 2});
+    CHECK(Grid::square(6) == Grid{2, 3});
+    CHECK(Grid::square(16) == Grid{4, 4});
+    CHECK(Grid::square(7) == Grid{1, 7});
+}
+
+TEST_CASE("a tile that cannot be allocated throws, naming the bytes and the matrix order", "[errors][cpu]") {
+    // 8 TiB tiles: more than this machine's memory (the first allocation fails) and, 64 of them, more than a
+    // process's address space (some allocation fails even where memory is overcommitted).
+    const int64_t n = int64_t(1) << 23, nb = int64_t(1) << 20;
+    try {
+        TileMatrix<double> t(runtime(), n, nb);
+        FAIL("the allocation succeeded");
+    } catch (const RuntimeError& e) {
+        INFO(e.what());
+        CHECK_THAT(e.what(), Catch::Contains("8796093022208 bytes") && Catch::Contains("8388608 x 8388608") &&
+                                 Catch::Contains("out of host memory"));
+    }
+    CHECK(settled_pending_tasks(runtime()) == 0);
+}
+
 TEST_CASE("a second Runtime is refused while one is alive", "[errors][cpu]") {
     CHECK_THROWS_AS(Runtime(), RuntimeError);
 }

@@ -36,6 +36,13 @@ struct RuntimeConfig {
     /// Run the GPU factorization kernels once on every CUDA worker at start (small matrices, tens of ms in
     /// all): CUDA loads kernel code lazily, on first launch, which otherwise lands in the first timed call.
     bool warm_up = true;
+    /// Start StarPU-MPI (docs/mpi.md): every rank of MPI_COMM_WORLD constructs its Runtime, and TileMatrix
+    /// grids larger than 1 x 1 spread their tiles over the ranks. MPI is initialized here (thread level
+    /// MPI_THREAD_MULTIPLE) unless the application did it before, in which case it must have asked for
+    /// MPI_THREAD_MULTIPLE; MPI is finalized by the destructor only if this Runtime initialized it (an
+    /// application that creates several MPI Runtimes one after the other initializes MPI itself).
+    /// Throws RuntimeError in a build without MPI (built_with_mpi()).
+    bool mpi = false;
 };
 
 class Runtime {
@@ -62,7 +69,17 @@ public:
     /// Throws InvalidArgument naming `argument` if `m` cannot run here.
     void require_mapping(Mapping m, const char* function) const;
 
-    /// Blocks until every submitted task has completed.
+    /// Whether StarPU-MPI runs (RuntimeConfig::mpi).
+    bool mpi() const { return mpi_size_ > 0; }
+    /// This process's rank in MPI_COMM_WORLD (0 without MPI).
+    int mpi_rank() const { return mpi_rank_; }
+    /// Number of ranks in MPI_COMM_WORLD (1 without MPI).
+    int mpi_size() const { return mpi_size_ > 0 ? mpi_size_ : 1; }
+    /// An MPI barrier over every rank (no-op without MPI): collective, every rank must call it.
+    void barrier() const;
+
+    /// Blocks until every task submitted by this process has completed (with MPI: this rank's tasks only;
+    /// a distributed operation's Sequence::wait() is the collective form).
     void wait_all() const;
     /// Tasks submitted and not yet completed (StarPU's count: a task leaves it a moment after a Sequence
     /// has seen it complete).
@@ -107,11 +124,14 @@ private:
     friend struct detail::RuntimeAccess;  // codelets, CUDA contexts (runtime/runtime_state.hpp, not installed)
     RuntimeConfig config_;
     std::vector<unsigned> cuda_nodes_;
+    int mpi_rank_ = 0, mpi_size_ = 0;  // mpi_size_ 0: no StarPU-MPI
     std::unique_ptr<detail::RuntimeState> state_;
 };
 
 /// True when starfact was built with CUDA codelets.
 bool built_with_cuda();
+/// True when starfact was built with StarPU-MPI (RuntimeConfig::mpi, distributed TileMatrix grids).
+bool built_with_mpi();
 /// CUDA devices visible to this process (0 without CUDA support or without a device); needs no Runtime.
 int cuda_device_count();
 

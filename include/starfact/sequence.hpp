@@ -38,7 +38,9 @@ public:
     Runtime& runtime() const { return *rt_; }
 
     /// Blocks until every task submitted into this sequence so far has completed and gathers the infos
-    /// of its operations; returns info(). Tasks outside the sequence are not waited for.
+    /// of its operations; returns info(). Tasks outside the sequence are not waited for. With a factorization
+    /// of a distributed matrix in it: this rank's tasks, then a reduction of the infos over the ranks (every
+    /// rank calls wait(), and gets the same info; docs/mpi.md).
     int wait();
     /// Whether every task submitted into the sequence so far has completed (never blocks).
     bool done() const;
@@ -59,7 +61,8 @@ public:
     /// Submits a task of the caller's own codelet into the sequence (so that wait() covers it), e.g. the
     /// tasks that assemble a matrix before async::potrf factors it. The task must have no callback (the
     /// sequence uses that slot). Throws InvalidArgument if it has one, RuntimeError if StarPU refuses it
-    /// (the task is then destroyed).
+    /// (the task is then destroyed). The task is submitted on this process as it is: not for tiles of a
+    /// distributed TileMatrix, whose tasks StarPU-MPI places on their owners (docs/mpi.md).
     void submit(starpu_task* task);
 
 private:

@@ -1,8 +1,10 @@
 // A matrix cut into nb x nb tiles, each a StarPU data handle. The last tile row/column may be
-// smaller. Tiles are column-major with leading dimension = their row count.
+// smaller. Tiles are column-major with leading dimension = their row count. A TileLayout spreads the
+// tiles over MPI ranks (docs/mpi.md) and/or stores only the lower triangle of tiles.
 #pragma once
 #include <starpu.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -11,16 +13,44 @@
 
 namespace starfact {
 
+/// A P x Q grid of MPI ranks. Tile (i, j) belongs to rank (i mod P) * Q + (j mod Q): 2D block-cyclic,
+/// ranks numbered row-major over the grid (ScaLAPACK's and Chameleon's convention). 1 x 1 is no
+/// distribution: the matrix belongs to the calling process alone, even in an MPI run.
+struct Grid {
+    int p = 1, q = 1;
+    int ranks() const { return p * q; }
+    int owner(int64_t i, int64_t j) const { return static_cast<int>((i % p) * q + (j % q)); }
+    bool operator==(const Grid& o) const { return p == o.p && q == o.q; }
+    bool operator!=(const Grid& o) const { return !(*this == o); }
+    /// The most square P x Q = ranks with P <= Q (2 -> 1 x 2, 4 -> 2 x 2, 6 -> 2 x 3, 7 -> 1 x 7).
+    static Grid square(int ranks);
+};
+
+/// Where the tiles live and which exist.
+struct TileLayout {
+    /// Larger than 1 x 1: a distributed matrix over the ranks of a Runtime started with RuntimeConfig::mpi;
+    /// grid.ranks() must equal Runtime::mpi_size(). Each rank allocates only the tiles it owns; the others are
+    /// registered without storage, so that StarPU-MPI receives into them (docs/mpi.md).
+    Grid grid;
+    /// Only the tiles on and below the diagonal (i >= j) exist: tile(i, j) with i < j throws. What potrf, potrs
+    /// and posv touch, in about half the memory (a float factor of order 200,000 takes 80 GB instead of 160).
+    bool lower_only = false;
+};
+
 template <typename T>
 class TileMatrix {
 public:
     /// m x n matrix in nb x nb tiles. Residency::Device puts tile (i, j) on CUDA device
     /// (i + j) mod ndevices; it needs a Runtime with CUDA workers.
-    /// Throws InvalidArgument naming 'm', 'n', 'nb' or 'residency'.
-    TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency = Residency::Host);
+    /// Throws InvalidArgument naming 'm', 'n', 'nb', 'residency' or 'layout' (a grid that is not the Runtime's
+    /// rank count, lower_only on a matrix that is not square), RuntimeError when memory for a tile cannot be
+    /// allocated (the message gives the bytes asked for and the matrix's order).
+    TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency = Residency::Host,
+               const TileLayout& layout = {});
     /// Square n x n.
-    TileMatrix(Runtime& runtime, int64_t n, int64_t nb, Residency residency = Residency::Host)
-        : TileMatrix(runtime, checked_order(n), n, nb, residency) {}
+    TileMatrix(Runtime& runtime, int64_t n, int64_t nb, Residency residency = Residency::Host,
+               const TileLayout& layout = {})
+        : TileMatrix(runtime, checked_order(n), n, nb, residency, layout) {}
     ~TileMatrix();
     TileMatrix(const TileMatrix&) = delete;
     TileMatrix& operator=(const TileMatrix&) = delete;
@@ -34,21 +64,44 @@ public:
     int64_t tile_cols(int64_t j) const { return j == nt_ - 1 ? n_ - j * nb_ : nb_; }
     Residency residency() const { return residency_; }
     Runtime& runtime() const { return *runtime_; }
-    starpu_data_handle_t tile(int64_t i, int64_t j) const { return handles_[i + j * mt_]; }
+    /// Bytes of the tiles this process stores (its own, and only the lower triangle when lower_only).
+    size_t stored_bytes() const;
+    const TileLayout& layout() const { return layout_; }
+    const Grid& grid() const { return layout_.grid; }
+    /// Spread over several MPI ranks (a grid larger than 1 x 1).
+    bool distributed() const { return layout_.grid.ranks() > 1; }
+    /// The rank owning tile (i, j) (0 when not distributed).
+    int owner(int64_t i, int64_t j) const { return layout_.grid.owner(i, j); }
+    /// Whether tile (i, j) exists (false above the diagonal of a lower_only matrix).
+    bool stored(int64_t i, int64_t j) const { return !layout_.lower_only || i >= j; }
+    /// The handle of tile (i, j); throws InvalidArgument naming 'j' for a tile above the diagonal of a
+    /// lower_only matrix.
+    starpu_data_handle_t tile(int64_t i, int64_t j) const {
+        starpu_data_handle_t h = handles_[i + j * mt_];
+        if (!h) missing_tile(i, j);
+        return h;
+    }
 
     /// Copies the column-major array A (leading dimension lda >= max(1, m)) into the tiles.
     /// A may be host memory or, in a CUDA build, device memory. Waits for pending tasks on the tiles.
+    /// Distributed: collective, every rank passes the whole matrix and copies the tiles it owns (the copies of
+    /// other ranks' tiles it received before are dropped from StarPU-MPI's cache). Tiles that are not
+    /// stored (lower_only) are skipped.
     void import(const T* A, int64_t lda);
-    /// Copies the tiles into A (host or device memory, lda >= max(1, m)).
+    /// Copies the tiles into A (host or device memory, lda >= max(1, m)); entries of tiles that are not stored
+    /// are left as they are. Distributed: collective, every rank receives the whole matrix.
     void export_to(T* A, int64_t lda) const;
 
 private:
     static int64_t checked_order(int64_t n);  // throws InvalidArgument naming 'n' if n < 0
+    [[noreturn]] void missing_tile(int64_t i, int64_t j) const;
     void release() noexcept;  // unregisters and frees every tile (destructor, failed constructor)
+    bool local(int64_t i, int64_t j) const;  // stored and owned by this process
 
     Runtime* runtime_;
     int64_t m_, n_, nb_, mt_, nt_;
     Residency residency_;
+    TileLayout layout_;
     std::vector<starpu_data_handle_t> handles_;
     std::vector<void*> storage_;
     std::vector<unsigned> home_;  // StarPU memory node of each tile's storage

@@ -248,6 +248,19 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
     require(!A.distributed() || resolve_panel_solve(opts.panel, opts.mapping, A.nb()) != PanelSolve::Inverse, "potrf",
             "panel", "is inverse, which distributed matrices do not support (its temporary tile is not distributed)");
+    // left-coarse's update of tile (m, k) reads 2k tiles in one task: under a GPU memory limit StarPU 1.3 must hold
+    // every buffer of a running task, and with fewer than two of the widest tasks' worth it evicts and refetches
+    // without progress (seen at n = 49152, nb = 2048 with a 2304 MiB limit, docs/out_of_core.md)
+    const long long limit_mb = rt.cuda_workers() > 0 && opts.mapping != Mapping::CpuOnly && A.residency() == Residency::Host
+                                   ? rt.cuda_memory_limit_mb()
+                                   : -1;
+    if (opts.variant.kind == Variant::Kind::LeftCoarse && limit_mb > 0) {
+        const double widest = static_cast<double>(2 * A.mt() - 1) * A.nb() * A.nb() * sizeof(T) / (1024.0 * 1024.0);
+        require(limit_mb >= 2 * widest, "potrf", "variant",
+                "is left-coarse, whose widest update task holds " + std::to_string(static_cast<long long>(widest)) +
+                    " MiB of tiles, more than half the GPU memory limit of " + std::to_string(limit_mb) +
+                    " MiB: use right or lookahead=D under this limit, or a smaller nb");
+    }
     SequenceState& state = SequenceAccess::state(seq);
     std::vector<starpu_data_handle_t> info_handle(1);
     const int op = A.distributed() ? state.add_distributed_operation(rt, &info_handle)

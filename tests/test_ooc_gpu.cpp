@@ -82,3 +82,14 @@ TEMPLATE_TEST_CASE("getrf with the matrix four times the GPU memory limit", "[gp
     CHECK(static_cast<double>(moved.host_to_gpu) > 1.2 * static_cast<double>(n) * n * sizeof(T));
     CHECK(moved.gpu_to_host > 0);
 }
+
+TEST_CASE("left-coarse whose update tasks do not fit twice under the limit is refused", "[gpu][ooc]") {
+    // nb 2048 doubles: 32 MiB tiles; n = 8192 gives update tasks of up to 7 tiles (224 MiB), and 2 x 224 > 256 MiB
+    TileMatrix<double> tiles(runtime(), 8192, 2048, Residency::Host);
+    Options o = gpu_only();
+    o.variant = Variant::parse("left-coarse");
+    REQUIRE_THROWS_WITH(potrf(tiles, o), Catch::Contains("left-coarse") && Catch::Contains("256 MiB"));
+    o.variant = Variant::parse("right");  // the same matrix, refused only for the variant
+    tiles.import(spd_matrix<double>(8192, 8192, fresh_seed()).data(), 8192);
+    CHECK(potrf(tiles, o) == 0);
+}

@@ -30,6 +30,12 @@ prepare() {
     for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done
     cp -L "$prefix/lib/libstarpu-1.3.so.9" "$carry/lib/"
     cp -L "$(ldconfig -p | awk '/libfxt.so.2 /{print $NF; exit}')" "$carry/lib/libfxt.so.2"
+    # A build with MPI links StarPU-MPI and Debian's OpenMPI: carry them (single-process runs need only the
+    # libraries; mpirun on the device is its own OpenMPI 4.1, binary-compatible with these).
+    local lib
+    for lib in $(ldd "$build/examples/starpu_chol" 2>/dev/null | awk '/starpumpi|libmpi\.|open-rte|open-pal|libevent/ {print $3}'); do
+        cp -L "$lib" "$carry/lib/"
+    done
     strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
     # Binaries that link the batched kernels weigh 20-30 MB each: ship them xz-packed (the carry is
     # limited to 64 MiB); tools/device-env.sh unpacks them on the device.

@@ -1,30 +1,4 @@
 // Test main for GPU tests: exits with 77 (ctest: skipped) when no CUDA worker is available.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "tests/gpu_main.hpp"
 
-#include <memory>
-
-#include "tests/support.hpp"
-
-namespace {
-std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
-}
-
-starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
-
-int main(int argc, char** argv) {
-    if (!starfact::built_with_cuda()) {
-        std::printf("GPU tests skipped: starfact was built without CUDA\n");
-        return 77;
-    }
-    g_runtime = std::make_unique<starfact::Runtime>();
-    if (g_runtime->cuda_workers() == 0) {
-        std::printf("GPU tests skipped: no CUDA device (%s)\n", g_runtime->describe().c_str());
-        g_runtime.reset();
-        return 77;
-    }
-    std::printf("%s\n", g_runtime->describe().c_str());
-    const int rc = Catch::Session().run(argc, argv);
-    g_runtime.reset();
-    return rc;
-}
+int main(int argc, char** argv) { return starfact::test::run_gpu_tests(argc, argv, {}, "GPU tests"); }

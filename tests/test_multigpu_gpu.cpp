@@ -27,6 +27,20 @@ void check_homes(const TileMatrix<T>& A) {
         }
 }
 
+/// potrf of A on device-resident tiles laid out as `layout` (homes checked first); the scaled residual.
+template <typename T>
+double factor_placed(Runtime& rt, const TileLayout& layout, int64_t n, int64_t nb, const std::vector<T>& A) {
+    Options o;
+    o.mapping = Mapping::GpuOnly;
+    TileMatrix<T> tiles(rt, n, nb, Residency::Device, layout);
+    check_homes(tiles);
+    tiles.import(A.data(), n);
+    REQUIRE(potrf(tiles, o) == 0);
+    std::vector<T> L(A.size());
+    tiles.export_to(L.data(), n);
+    return potrf_residual<T>(n, A.data(), n, L.data(), n);
+}
+
 std::vector<TileLayout> placements(int ndev, bool lower_only) {
     std::vector<TileLayout> out;
     TileLayout l;
@@ -57,17 +71,9 @@ TEMPLATE_TEST_CASE("device-resident potrf and posv over every GPU, each placemen
             INFO("ndev=" << ndev << " placement=" << to_string(layout.placement) << " grid=" << layout.device_grid.p << "x"
                          << layout.device_grid.q << " n=" << n << " nb=" << nb << " seed=" << seed);
             const std::vector<T> A = spd_matrix<T>(n, n, seed);
-            {  // potrf
-                TileMatrix<T> tiles(rt, n, nb, Residency::Device, layout);
-                check_homes(tiles);
-                tiles.import(A.data(), n);
-                REQUIRE(potrf(tiles, o) == 0);
-                std::vector<T> L(A.size());
-                tiles.export_to(L.data(), n);
-                const double res = potrf_residual<T>(n, A.data(), n, L.data(), n);
-                INFO("potrf residual=" << res);
-                CHECK(res < kResidualLimit);
-            }
+            const double potrf_res = factor_placed(rt, layout, n, nb, A);
+            INFO("potrf residual=" << potrf_res);
+            CHECK(potrf_res < kResidualLimit);
             {  // posv, the right-hand sides placed alike
                 std::vector<T> B(static_cast<size_t>(n * nrhs)), X(B.size());
                 random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
@@ -88,14 +94,9 @@ TEMPLATE_TEST_CASE("device-resident potrf and posv over every GPU, each placemen
     // The lower triangle of tiles only (what starpu_chol generates tile by tile).
     for (const TileLayout& layout : placements(ndev, true)) {
         const int64_t nb = 128, n = 7 * nb + 5;
-        const std::vector<T> A = spd_matrix<T>(n, n, fresh_seed());
-        TileMatrix<T> tiles(rt, n, nb, Residency::Device, layout);
-        check_homes(tiles);
-        tiles.import(A.data(), n);
-        REQUIRE(potrf(tiles, o) == 0);
-        std::vector<T> L(A.size());
-        tiles.export_to(L.data(), n);
-        CHECK(potrf_residual<T>(n, A.data(), n, L.data(), n) < kResidualLimit);
+        const uint64_t seed = fresh_seed();
+        INFO("lower_only placement=" << to_string(layout.placement) << " seed=" << seed);
+        CHECK(factor_placed(rt, layout, n, nb, spd_matrix<T>(n, n, seed)) < kResidualLimit);
     }
 }
 

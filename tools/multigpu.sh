@@ -11,10 +11,12 @@
 # from this same call, each GPU's busy % (two bounds) and the bytes moved between GPUs. The cuSOLVER baseline runs
 # with K = 1 where its copies fit one GPU (n <= VENDOR_MAX_N). A point that fails or times out is recorded as such
 # and the script goes on; points that would start past the time budget are skipped.
-# Writes $OUT/multigpu.csv, $OUT/multigpu.md and one log per point ($OUT/multigpu_*.log).
+# Writes $OUT/multigpu.csv, $OUT/multigpu.md and the logs of every point packed in $OUT/multigpu_logs.tgz (only a
+# few files come back from the device machine).
 #
 # env: CARRY_DIR (.carry), OUT, NS ("32768 65536"[ 98304]), KS ("1 2 4"[ 8]), PLACEMENTS ("2d cyclic"),
-#      PREC (d), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s per point, 180), BUDGET (s for the whole script, 560),
+#      PREC (d), WARMUP (1), REPEAT (3), NB (the tile size; default: the tuned plan, 4096 at these orders),
+#      POINT_TIMEOUT (s per point, 180), BUDGET (s for the whole script, 540: the device call's limit is 600),
 #      VENDOR_MAX_N (32768), STARPU_PERF_MODEL_HOMOGENEOUS_CUDA (1: the GPUs share their performance models)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,12 +28,14 @@ chol=$(command -v starpu_chol) || { echo "[multigpu] starpu_chol not found: run 
 export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=${STARPU_PERF_MODEL_HOMOGENEOUS_CUDA:-1}
 export STARPU_HOME=${STARPU_HOME:-/tmp/starfact-starpu-home}
 start=$SECONDS
-budget=${BUDGET:-560}
+budget=${BUDGET:-540}
 point_timeout=${POINT_TIMEOUT:-180}
 prec=${PREC:-d}
 warmup=${WARMUP:-1}
 repeat=${REPEAT:-3}
 vendor_max_n=${VENDOR_MAX_N:-32768}
+nb_flags=(); [ -n "${NB:-}" ] && nb_flags=(--nb "$NB")
+trap 'cd "$out" && ls multigpu_*.log >/dev/null 2>&1 && tar czf multigpu_logs.tgz multigpu_*.log && rm -f multigpu_*.log' EXIT
 
 ngpu=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
 echo "[multigpu] $ngpu GPU(s):"
@@ -80,7 +84,7 @@ busy_of() {
 # Calibration first (not timed): the kernels' models at this tile size and, on a fresh STARPU_HOME, StarPU's bus
 # calibration between the host and every GPU pair (tens of seconds with 8 GPUs).
 run_point calibrate 240 --gpu-only --device-resident --ncuda 1 --prec "$prec" --n "${ns[0]}" --no-check --no-vendor \
-    --calibrate --warmup 3
+    --calibrate --warmup 3 "${nb_flags[@]}"
 
 for n in "${ns[@]}"; do
     for k in "${ks[@]}"; do
@@ -93,7 +97,7 @@ for n in "${ns[@]}"; do
                 continue
             fi
             flags=(--gpu-only --device-resident --ncuda "$k" --prec "$prec" --n "$n" --no-check --warmup "$warmup"
-                   --repeat "$repeat" --placement "$pl")
+                   --repeat "$repeat" --placement "$pl" "${nb_flags[@]}")
             [ "$k" -gt 1 ] || [ "$n" -gt "$vendor_max_n" ] && flags+=(--no-vendor)
             run_point "$label" "$point_timeout" "${flags[@]}"
             status=ok; [ $rc -eq 124 ] || [ $rc -eq 137 ] && status=timeout; [ $rc -ne 0 ] && [ $status = ok ] && status="rc$rc"

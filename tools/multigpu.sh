@@ -5,7 +5,7 @@
 # Here (no GPU):   tools/device.sh prepare
 # There (GPUs):    bash tools/multigpu.sh          (device tool: carry .carry, a kind with 4 or 8 GPUs)
 #
-# For K = 1, 2, 4 (and 8) GPUs, as many as nvidia-smi lists, and n = 32768, 65536 (and 98304 with 8 GPUs), double,
+# For K = 1, 2, 4 (and 8) GPUs, as many as nvidia-smi lists, and n = 65536, 32768 (98304 first with 8 GPUs), double,
 # device-resident: starpu_chol --gpu-only --device-resident --ncuda K --n N --no-check --warmup 1 --repeat 3,
 # once per placement for K > 1. Each point records the median seconds, TFLOP/s, the speed-up over K = 1 at the same n
 # from this same call, each GPU's busy % (two bounds) and the bytes moved between GPUs. The cuSOLVER baseline runs
@@ -42,10 +42,12 @@ echo "[multigpu] $ngpu GPU(s):"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2>/dev/null
 nvidia-smi topo -m 2>/dev/null | head -n $((ngpu + 2))
 [ "$ngpu" -ge 1 ] || { echo "[multigpu] no GPU" >&2; exit 1; }
-default_ks="1 2 4"; default_ns="32768 65536"
-[ "$ngpu" -ge 8 ] && { default_ks="1 2 4 8"; default_ns="32768 65536 98304"; }
+# Largest order first: the points the goals name run before the time budget can run out.
+default_ks="1 2 4"; default_ns="65536 32768"
+[ "$ngpu" -ge 8 ] && { default_ks="1 2 4 8"; default_ns="98304 65536 32768"; }
 ks=(); for k in ${KS:-$default_ks}; do [ "$k" -le "$ngpu" ] && ks+=("$k"); done
 ns=(${NS:-$default_ns})
+cal_n=$(printf '%s\n' "${ns[@]}" | sort -n | head -n 1)  # the smallest: its host and device copies fit one GPU
 placements=(${PLACEMENTS:-2d cyclic})
 
 csv=$out/multigpu.csv
@@ -83,7 +85,7 @@ busy_of() {
 
 # Calibration first (not timed): the kernels' models at this tile size and, on a fresh STARPU_HOME, StarPU's bus
 # calibration between the host and every GPU pair (tens of seconds with 8 GPUs).
-run_point calibrate 240 --gpu-only --device-resident --ncuda 1 --prec "$prec" --n "${ns[0]}" --no-check --no-vendor \
+run_point calibrate 240 --gpu-only --device-resident --ncuda 1 --prec "$prec" --n "$cal_n" --no-check --no-vendor \
     --calibrate --warmup 3 "${nb_flags[@]}"
 
 for n in "${ns[@]}"; do

@@ -76,8 +76,20 @@ std::vector<T> host_matrix(int64_t n, const char* tool) {
 template std::vector<float> host_matrix<float>(int64_t, const char*);
 template std::vector<double> host_matrix<double>(int64_t, const char*);
 
+int gpus_in_use(const DriverFlags& s) {
+    int ndev = built_with_cuda() ? cuda_device_count() : 0;
+    if (s.ncuda >= 0) ndev = std::min(ndev, s.ncuda);
+    if (const char* e = std::getenv("STARPU_NCUDA")) {  // StarPU's variable wins over --ncuda
+        const int v = std::atoi(e);
+        if (v >= 0) ndev = std::min(built_with_cuda() ? cuda_device_count() : 0, v);
+    }
+    return ndev;
+}
+
 bool counts_transfers(const DriverFlags& s, bool cpu_only_run) {
-    return !cpu_only_run && !s.device_resident && s.mapping != static_cast<int>(Mapping::CpuOnly);
+    if (cpu_only_run || s.mapping == static_cast<int>(Mapping::CpuOnly)) return false;
+    // Host-resident tiles move host <-> GPU; device-resident ones move only between GPUs, so only with several.
+    return !s.device_resident || gpus_in_use(s) > 1;
 }
 
 std::string transfer_summary(const Runtime::Transfers& t, double seconds) {
@@ -125,6 +137,16 @@ void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift) {
                     p[r + c * ld] = static_cast<T>(v);
                 }
             starpu_data_release(h);
+            // Device-resident: back to the tile's home GPU (RW there drops the host copy), so that the timed run
+            // starts from the placement, not from host copies the first task on any GPU would fetch.
+            const int home = A.home_node(ti, tj);
+            if (A.residency() == Residency::Device && home >= 0) {
+                if (starpu_data_acquire_on_node(h, home, STARPU_RW) != 0) {
+                    failed = true;
+                    return;
+                }
+                starpu_data_release_on_node(h, home);
+            }
         }
     };
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -46,7 +46,7 @@ Mapping default_mapping(const DriverFlags& f);
 /// The Runtime of a run: GPU-only runs start no CPU worker unless --ncpus asks (idle workers polling the
 /// scheduler cost up to 2.6x at n = 4096 on the H100 machine, docs/performance.md); CPU-only runs no CUDA
 /// worker unless --ncuda asks; models under ~/.cache/starfact/perfmodels. Runs that move tiles between
-/// host and GPU (host-resident tiles, no CPU-only mapping) count the bytes moved (StarPU's bus profiling).
+/// memory nodes (counts_transfers) count the bytes moved (StarPU's bus profiling).
 RuntimeConfig runtime_config(const DriverFlags& f, const std::string& sched, bool cpu_only_run,
                              bool gpu_only_run = false);
 
@@ -133,7 +133,10 @@ struct DeviceCopy {
 template <typename T>
 std::vector<T> host_matrix(int64_t n, const char* tool);
 
-/// Whether runs with these flags count the bytes StarPU moves (RuntimeConfig::profiling on).
+/// The CUDA devices a run with these flags uses: the visible ones, at most --ncuda, STARPU_NCUDA winning.
+int gpus_in_use(const DriverFlags& f);
+/// Whether runs with these flags count the bytes StarPU moves (RuntimeConfig::profiling on): runs on a GPU with
+/// host-resident tiles, and device-resident runs on more than one GPU (the tiles then move between GPUs).
 bool counts_transfers(const DriverFlags& f, bool cpu_only_run);
 /// "; moved host->GPU X GB, GPU->host Y GB in N transfers (R GB/s over S s)" for a summary line.
 std::string transfer_summary(const Runtime::Transfers& t, double seconds);
@@ -142,6 +145,7 @@ std::string transfer_summary(const Runtime::Transfers& t, double seconds);
 /// diagonal is shifted by `shift` (n makes it diagonally dominant, hence SPD), tile by tile on all host
 /// threads, without an n x n host array: the matrices of out-of-core runs that only fit as tiles. Entries
 /// are uniform in [-0.5, 0.5], a hash of (seed, row, column); tiles above the diagonal are not touched.
+/// Device-resident tiles end on their home GPU (TileMatrix::home_node) with no other valid copy.
 template <typename T>
 void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift);
 

@@ -69,10 +69,19 @@ algorithm, mapping and runtime
   --hybrid          StarPU chooses among CPU and CUDA workers
   --cpu-only        every task on CPU workers (default without a GPU)
   --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
-  --device-resident tiles live in GPU memory (default: pinned host memory)
+  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
+                    them as --placement says
+  --placement P     how device-resident tiles spread over the GPUs (docs/multigpu.md): 2d (default): 2D
+                    block-cyclic over a Pd x Qd device grid, tile (i, j) on GPU (i mod Pd) * Qd + (j mod Qd);
+                    cyclic: tile (i, j) on GPU (i + j) mod K. The same with one GPU
+  --device-grid PxQ the Pd x Qd device grid of --placement 2d; Pd * Qd must be the number of GPUs in use
+                    (default: the most square with Pd <= Qd: 2 -> 1x2, 4 -> 2x2, 8 -> 2x4)
   --ncpus N         CPU workers (default: 0 for --gpu-only, whose tasks never run on a CPU, and StarPU's
                     choice otherwise; STARPU_NCPU wins)
-  --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
+  --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins). Runs on a GPU report, for the last timed run,
+                    each GPU's busy % (two bounds from the per-stream counters: the busiest stream's share
+                    and the streams' summed shares) and, with host-resident tiles or several GPUs, the
+                    bytes StarPU moved (host->GPU, GPU->host, GPU->GPU)
   --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
   --gpu-mem-limit MB
                     MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
@@ -138,10 +147,12 @@ struct Settings : examples::DriverFlags {
     std::string op = "potrf";
     int64_t nrhs = 1;
     Grid grid{0, 0};  // --grid; 0 x 0: not given
+    DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement
+    Grid device_grid{0, 0};                                      // --device-grid; 0 x 0: the most square
 };
 
-/// "PxQ" -> {P, Q}; throws std::invalid_argument naming --grid otherwise.
-Grid parse_grid(const std::string& text) {
+/// "PxQ" -> {P, Q}; throws std::invalid_argument naming `flag` otherwise.
+Grid parse_grid(const std::string& text, const char* flag = "--grid") {
     const auto x = text.find('x');
     int p = 0, q = 0;
     size_t used_p = 0, used_q = 0;
@@ -155,7 +166,8 @@ Grid parse_grid(const std::string& text) {
     }
     if (x == std::string::npos || used_p != x || used_q != text.size() - x - 1 || p < 1 || q < 1 || p > 65536 ||
         q > 65536)
-        throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x3 (got '" + text + "')");
+        throw std::invalid_argument(std::string(flag) + " needs PxQ with positive integers P and Q, e.g. 2x3 (got '" +
+                                    text + "')");
     return {p, q};
 }
 
@@ -171,6 +183,8 @@ Settings parse(int argc, char** argv) {
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
         else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--grid") s.grid = parse_grid(cli.value());
+        else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
+        else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
         else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
         else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
@@ -192,7 +206,10 @@ Settings parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
-    s.profiling = s.compare;
+    // Busy shares of the last timed run: --compare's table, and every run on a GPU (per-GPU busy %).
+    s.profiling = s.compare || (default_mapping(s) != Mapping::CpuOnly && examples::gpus_in_use(s) > 0);
+    if (s.device_grid.p > 0 && s.placement == DevicePlacement::Cyclic)
+        throw std::invalid_argument("--device-grid is the grid of --placement 2d: drop it with --placement cyclic");
     if (s.gpu_mem_limit_mb > 0 && s.device_resident)
         throw std::invalid_argument("--gpu-mem-limit limits where StarPU caches host-resident tiles: drop --device-resident");
     if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
@@ -205,6 +222,28 @@ Settings parse(int argc, char** argv) {
                                           Variant::parse("noprio")};
     if (s.scheds.empty()) s.scheds = {"dmdas", "lws"};
     return s;
+}
+
+/// The tile layout of a run: this process's matrix (or `grid`'s ranks), the flags' device placement.
+TileLayout layout_of(const Settings& s, bool lower_only, const Grid& grid = Grid{}) {
+    TileLayout layout;
+    layout.grid = grid;
+    layout.lower_only = lower_only;
+    layout.placement = s.placement;
+    layout.device_grid = s.device_grid;
+    return layout;
+}
+
+/// "placement=2d device-grid=2x2" for the notes of device-resident runs ("" for host-resident ones).
+template <typename T>
+std::string placement_text(const TileMatrix<T>& tiles) {
+    if (tiles.residency() != Residency::Device) return "";
+    const Grid& g = tiles.device_grid();
+    return "placement=" + std::string(to_string(tiles.layout().placement)) +
+           (tiles.layout().placement == DevicePlacement::BlockCyclic2D
+                ? " device-grid=" + std::to_string(g.p) + "x" + std::to_string(g.q)
+                : "") +
+           " over " + std::to_string(tiles.runtime().cuda_devices()) + " GPU(s)";
 }
 
 /// The algorithm choices of a run: the flags' panel solve and diagonal kernel, this mapping and variant.
@@ -267,7 +306,7 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
                  Options opts, bool trace_last, const Table* per_run, const std::vector<std::string>& row_prefix) {
     Measured out;
     RunStats stats;
-    const bool profile_last = s.compare;  // busy shares of the last timed run
+    const bool profile_last = s.compare || s.profiling;  // busy shares of the last timed run
     out.seconds = examples::timed_runs(
         "starpu_chol", s.warmup, s.repeat,
         [&](const examples::Run& run) {
@@ -328,9 +367,9 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("matrix generated tile by tile (--no-check --no-vendor: no n x n host array)");
     }
     const Reference<T> ref(gpu && !tiles_only, n, A.data());
-    TileLayout layout;
-    layout.lower_only = tiles_only;  // the generated matrix has no upper triangle of tiles
-    TileMatrix<T> tiles(rt, n, nb, residency, layout);
+    // The generated matrix has no upper triangle of tiles.
+    TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, tiles_only));
+    if (residency == Residency::Device) table.note(placement_text(tiles));
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(resolve_diag_kernel(s.diag, mapping));
@@ -360,6 +399,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
                           fmt("%.1f", potrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
     if (examples::counts_transfers(s, mapping == Mapping::CpuOnly) && gpu)
         summary += examples::transfer_summary(m.moved, m.seconds.empty() ? 0.0 : m.seconds.back());
+    if (gpu && !examples::gpu_busy_text(m.busy).empty()) table.note(examples::gpu_busy_text(m.busy) + " (last timed run)");
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         for (size_t i = 0; i < v.seconds.size(); ++i)
@@ -401,7 +441,8 @@ int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
     std::vector<T> A = examples::host_matrix<T>(n, "starpu_chol");
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
-    TileMatrix<T> tiles(rt, n, nb, residency);
+    TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, false));
+    if (residency == Residency::Device) table.note(placement_text(tiles));
     const Options opts = options_for(s, mapping, s.variant);
     const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
                                              to_string(mapping), rt.scheduler(), to_string(residency)};
@@ -502,9 +543,10 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     std::vector<T> A(static_cast<size_t>(n) * n), B(static_cast<size_t>(n * nrhs));
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));  // the same on every rank (same seed)
     if (solve) random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
-    TileMatrix<T> tiles(rt, n, nb, residency, TileLayout{grid, true});
+    TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, true, grid));
+    if (root && residency == Residency::Device) table.note(placement_text(tiles));
     std::unique_ptr<TileMatrix<T>> rhs;
-    if (solve) rhs = std::make_unique<TileMatrix<T>>(rt, n, nrhs, nb, residency, TileLayout{grid, false});
+    if (solve) rhs = std::make_unique<TileMatrix<T>>(rt, n, nrhs, nb, residency, layout_of(s, false, grid));
     const Options opts = options_for(s, mapping, s.variant);
     const double flops = potrf_flops(n) + (solve ? potrs_flops(n, nrhs) : 0.0);
     if (root) table.header();
@@ -600,7 +642,7 @@ int run_compare(const Settings& s) {
                        std::to_string(s.repeat) + " timed runs per row (warm-ups calibrate the models)");
         }
         const Reference<T> ref(gpu, n, A.data());
-        TileMatrix<T> tiles(rt, n, nb, s.device_resident ? Residency::Device : Residency::Host);
+        TileMatrix<T> tiles(rt, n, nb, s.device_resident ? Residency::Device : Residency::Host, layout_of(s, false));
         if (s.vendor && vendor.name.empty()) vendor = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false);
         for (Mapping mapping : mappings) {
             if (!rt.supports(mapping)) {
@@ -655,7 +697,7 @@ void sweep_point(const Settings& s, Runtime& rt, Mapping mapping, int64_t n, std
     std::vector<T> A(static_cast<size_t>(n) * n);
     random_symmetric<T>(n, A.data(), n, s.seed + static_cast<uint64_t>(n), static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
-    TileMatrix<T> tiles(rt, n, nb, residency);
+    TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, false));
     const Options opts = options_for(s, mapping, s.variant);
     const Measured m = measure<T>(one, rt, tiles, ref, A.data(), n, opts, false, nullptr, {});
     const double ours = median(m.seconds);

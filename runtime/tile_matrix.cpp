@@ -62,6 +62,34 @@ Grid Grid::square(int ranks) {
     return g;
 }
 
+const char* to_string(DevicePlacement placement) {
+    return placement == DevicePlacement::Cyclic ? "cyclic" : "2d";
+}
+
+DevicePlacement parse_device_placement(const std::string& text, const char* argument) {
+    if (text == "2d") return DevicePlacement::BlockCyclic2D;
+    if (text == "cyclic") return DevicePlacement::Cyclic;
+    throw InvalidArgument("parse_device_placement", argument, "must be 2d or cyclic (got '" + text + "')");
+}
+
+Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int ndev, const char* function,
+                         const char* argument) {
+    require(ndev >= 1, function, argument, "needs at least one CUDA device (got " + std::to_string(ndev) + ")");
+    const bool given = requested.p != 0 || requested.q != 0;
+    const std::string text = std::to_string(requested.p) + " x " + std::to_string(requested.q);
+    if (placement == DevicePlacement::Cyclic) {
+        require(!given, function, argument, "device grid " + text + " given with the cyclic placement, which has none");
+        return Grid{1, ndev};
+    }
+    if (!given) return Grid::square(ndev);
+    require(requested.p >= 1 && requested.q >= 1, function, argument,
+            "device grid must be at least 1 x 1 (got " + text + ")");
+    require(requested.ranks() == ndev, function, argument,
+            "device grid " + text + " has " + std::to_string(requested.ranks()) + " device(s) but the runtime has " +
+                std::to_string(ndev) + " CUDA device(s) (Pd * Qd must be the device count)");
+    return requested;
+}
+
 template <typename T>
 int64_t TileMatrix<T>::checked_order(int64_t n) {
     require(n >= 0, "TileMatrix", "n", "must be >= 0 (got " + std::to_string(n) + ")");
@@ -101,6 +129,10 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
                 std::to_string(runtime.mpi_size()) + " MPI rank(s)");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
+    const int ndev = residency == Residency::Device ? runtime.cuda_devices() : 1;
+    device_grid_ = residency == Residency::Device
+                       ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout")
+                       : Grid{};
     mt_ = (m + nb - 1) / nb;
     nt_ = (n + nb - 1) / nb;
     handles_.assign(mt_ * nt_, nullptr);
@@ -125,7 +157,9 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
             if (residency == Residency::Host) {
                 if (starpu_malloc_flags(&p, bytes, STARPU_MALLOC_PINNED) != 0) p = nullptr;
             } else {
-                home_[idx] = gpus[(i + j) % gpus.size()];
+                // Local coordinates: a distributed rank's own tiles are every grid.p-th row and grid.q-th column.
+                home_[idx] = gpus[static_cast<size_t>(
+                    device_of(i / g.p, j / g.q, layout.placement, device_grid_, static_cast<int>(gpus.size())))];
                 p = reinterpret_cast<void*>(starpu_malloc_on_node(home_[idx], bytes));
             }
             if (!p) {

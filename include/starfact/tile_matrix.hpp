@@ -1,11 +1,13 @@
 // A matrix cut into nb x nb tiles, each a StarPU data handle. The last tile row/column may be
 // smaller. Tiles are column-major with leading dimension = their row count. A TileLayout spreads the
-// tiles over MPI ranks (docs/mpi.md) and/or stores only the lower triangle of tiles.
+// tiles over MPI ranks (docs/mpi.md) and/or stores only the lower triangle of tiles; with device-resident tiles it
+// also says how they are spread over the CUDA devices of the process (docs/multigpu.md).
 #pragma once
 #include <starpu.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "starfact/mapping.hpp"
@@ -26,6 +28,37 @@ struct Grid {
     static Grid square(int ranks);
 };
 
+/// How device-resident tiles (Residency::Device) are spread over the CUDA devices of one process
+/// (docs/multigpu.md). With one device every placement puts every tile on it.
+enum class DevicePlacement {
+    /// 2D block-cyclic over a Pd x Qd grid of devices: tile (i, j) on device (i mod Pd) * Qd + (j mod Qd),
+    /// devices numbered row-major over the grid (as Grid numbers MPI ranks). A tile row touches Qd devices and a
+    /// tile column Pd, so the panel broadcasts of a factorization reach Pd + Qd - 1 devices rather than all.
+    BlockCyclic2D,
+    /// Tile (i, j) on device (i + j) mod K: every anti-diagonal on one device. The diagonal tiles land on
+    /// devices 2k mod K, i.e. only on the even devices when K is even.
+    Cyclic,
+};
+const char* to_string(DevicePlacement placement);
+/// "2d" or "cyclic"; throws InvalidArgument naming `argument` otherwise.
+DevicePlacement parse_device_placement(const std::string& text, const char* argument);
+
+/// The device grid in effect for `ndev` devices: `requested` when given (p, q >= 1), else (0 x 0) the most square
+/// Grid::square(ndev). Cyclic placement has no grid: it takes none (0 x 0) and returns 1 x ndev.
+/// Throws InvalidArgument from `function` naming `argument` when ndev < 1, when a requested grid's product is not
+/// ndev, when it has a negative or a single zero side, or when a grid is given with Cyclic placement.
+Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int ndev, const char* function,
+                         const char* argument);
+
+/// The device index (0 .. ndev - 1, an index into Runtime::cuda_memory_nodes()) holding tile (i, j): a pure
+/// function of the tile's coordinates. `device_grid` is the resolved grid (resolve_device_grid) for BlockCyclic2D,
+/// ignored for Cyclic.
+inline int device_of(int64_t i, int64_t j, DevicePlacement placement, const Grid& device_grid, int ndev) {
+    if (ndev <= 1) return 0;
+    if (placement == DevicePlacement::Cyclic) return static_cast<int>((i + j) % ndev);
+    return device_grid.owner(i, j);
+}
+
 /// Where the tiles live and which exist.
 struct TileLayout {
     /// Larger than 1 x 1: a distributed matrix over the ranks of a Runtime started with RuntimeConfig::mpi;
@@ -35,15 +68,24 @@ struct TileLayout {
     /// Only the tiles on and below the diagonal (i >= j) exist: tile(i, j) with i < j throws. What potrf, potrs
     /// and posv touch, in about half the memory (a float factor of order 200,000 takes 80 GB instead of 160).
     bool lower_only = false;
+    /// How device-resident tiles spread over the Runtime's CUDA devices (ignored for host-resident tiles). In a
+    /// distributed matrix the placement applies to the tiles a rank owns, in its local coordinates
+    /// (i / grid.p, j / grid.q), so that a rank's tiles cover all its devices whatever the two grids are.
+    DevicePlacement placement = DevicePlacement::BlockCyclic2D;
+    /// The Pd x Qd device grid of BlockCyclic2D; 0 x 0 (default): the most square, Grid::square(devices)
+    /// (2 -> 1 x 2, 4 -> 2 x 2, 8 -> 2 x 4). Pd * Qd must be the Runtime's CUDA device count.
+    Grid device_grid{0, 0};
 };
 
 template <typename T>
 class TileMatrix {
 public:
-    /// m x n matrix in nb x nb tiles. Residency::Device puts tile (i, j) on CUDA device
-    /// (i + j) mod ndevices; it needs a Runtime with CUDA workers.
+    /// m x n matrix in nb x nb tiles. Residency::Device puts tile (i, j) on the CUDA device layout.placement
+    /// names (device_of; by default 2D block-cyclic over the most square device grid), allocated in that device's
+    /// memory; it needs a Runtime with CUDA workers.
     /// Throws InvalidArgument naming 'm', 'n', 'nb', 'residency' or 'layout' (a grid that is not the Runtime's
-    /// rank count, lower_only on a matrix that is not square), RuntimeError when memory for a tile cannot be
+    /// rank count, lower_only on a matrix that is not square, a device grid whose product is not the Runtime's
+    /// CUDA device count), RuntimeError when memory for a tile cannot be
     /// allocated (the message gives the bytes asked for and the matrix's order).
     TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency = Residency::Host,
                const TileLayout& layout = {});
@@ -72,6 +114,13 @@ public:
     bool distributed() const { return layout_.grid.ranks() > 1; }
     /// The rank owning tile (i, j) (0 when not distributed).
     int owner(int64_t i, int64_t j) const { return layout_.grid.owner(i, j); }
+    /// The StarPU memory node holding this process's storage of tile (i, j): STARPU_MAIN_RAM for host-resident
+    /// tiles, the owning GPU's node for device-resident ones; -1 for a tile this process does not store.
+    int home_node(int64_t i, int64_t j) const {
+        return local(i, j) ? static_cast<int>(home_[i + j * mt_]) : -1;
+    }
+    /// The device grid in effect for device-resident tiles (resolve_device_grid; 1 x 1 for host-resident ones).
+    const Grid& device_grid() const { return device_grid_; }
     /// Whether tile (i, j) exists (false above the diagonal of a lower_only matrix).
     bool stored(int64_t i, int64_t j) const { return !layout_.lower_only || i >= j; }
     /// The handle of tile (i, j); throws InvalidArgument naming 'j' for a tile above the diagonal of a
@@ -102,6 +151,7 @@ private:
     int64_t m_, n_, nb_, mt_, nt_;
     Residency residency_;
     TileLayout layout_;
+    Grid device_grid_;
     std::vector<starpu_data_handle_t> handles_;
     std::vector<void*> storage_;
     std::vector<unsigned> home_;  // StarPU memory node of each tile's storage

@@ -206,8 +206,11 @@ Settings parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
-    // Busy shares of the last timed run: --compare's table, and every run on a GPU (per-GPU busy %).
-    s.profiling = s.compare || (default_mapping(s) != Mapping::CpuOnly && examples::gpus_in_use(s) > 0);
+    // Busy shares of the last timed run: --compare's table, and the per-GPU busy % of runs that count transfers
+    // anyway (host-resident tiles, several GPUs). A device-resident run on one GPU keeps StarPU's profiling off,
+    // so that its timings are those of an application's call.
+    s.profiling = s.compare || (default_mapping(s) != Mapping::CpuOnly && examples::gpus_in_use(s) > 0 &&
+                                examples::counts_transfers(s, false));
     if (s.device_grid.p > 0 && s.placement == DevicePlacement::Cyclic)
         throw std::invalid_argument("--device-grid is the grid of --placement 2d: drop it with --placement cyclic");
     if (s.gpu_mem_limit_mb > 0 && s.device_resident)

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "tests/gpu_arrays.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
@@ -20,27 +21,14 @@ double factor_and_check(int64_t n, int64_t nb, Mapping mapping, Residency reside
     const std::vector<T> A = spd_matrix<T>(n, n, seed);
     std::vector<T> L(A.size());
     TileMatrix<T> tiles(runtime(), n, nb, residency);
-    T* dA = nullptr;
-    if (device_arrays) {
-        REQUIRE(cudaMalloc(&dA, A.size() * sizeof(T)) == cudaSuccess);
-        REQUIRE(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-        tiles.import(dA, n);
-    } else {
-        tiles.import(A.data(), n);
-    }
+    const ArrayPath<T> path(A, device_arrays);
+    path.import(tiles, A, n);
     Options o;
     o.mapping = mapping;
     o.panel = panel;
     const int info = potrf(tiles, o);
     REQUIRE(info == 0);
-    if (device_arrays) {
-        REQUIRE(cudaMemset(dA, 0, A.size() * sizeof(T)) == cudaSuccess);
-        tiles.export_to(dA, n);
-        REQUIRE(cudaMemcpy(L.data(), dA, A.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        cudaFree(dA);
-    } else {
-        tiles.export_to(L.data(), n);
-    }
+    path.export_to(tiles, L, n);  // L is zero: every entry the result has comes from the export
     const double res = potrf_residual<T>(n, A.data(), n, L.data(), n);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "codelets/lu_codelets.hpp"
+#include "tests/gpu_arrays.hpp"
 #include "tests/lu_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -32,22 +33,10 @@ void check_gpu_getrf(int64_t n, int64_t nb, Residency residency, bool device_arr
     std::vector<T> LU(A.size());
     TileMatrix<T> tiles(runtime(), n, nb, residency);
     Pivots piv(tiles);
-    T* dA = nullptr;
-    if (device_arrays) {
-        REQUIRE(cudaMalloc(&dA, A.size() * sizeof(T)) == cudaSuccess);
-        REQUIRE(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-        tiles.import(dA, n);
-    } else {
-        tiles.import(A.data(), n);
-    }
+    const ArrayPath<T> path(A, device_arrays);
+    path.import(tiles, A, n);
     REQUIRE(getrf(tiles, piv, gpu_only()) == 0);
-    if (device_arrays) {
-        tiles.export_to(dA, n);
-        REQUIRE(cudaMemcpy(LU.data(), dA, A.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        cudaFree(dA);
-    } else {
-        tiles.export_to(LU.data(), n);
-    }
+    path.export_to(tiles, LU, n);
     const std::vector<int64_t> ipiv = piv.ipiv();
     const double res = lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv);
     INFO("residual=" << res);

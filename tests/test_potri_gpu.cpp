@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "tests/gpu_arrays.hpp"
 #include "tests/inverse_support.hpp"
 #include "tests/support.hpp"
 
@@ -27,25 +28,13 @@ void invert_and_check(int64_t n, int64_t nb, Mapping mapping, Residency residenc
     const std::vector<T> A = spd_matrix<T>(n, n, seed);
     std::vector<T> X(A.size());
     TileMatrix<T> tiles(runtime(), n, nb, residency);
-    T* dA = nullptr;
-    if (device_arrays) {
-        REQUIRE(cudaMalloc(&dA, A.size() * sizeof(T)) == cudaSuccess);
-        REQUIRE(cudaMemcpy(dA, A.data(), A.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
-        tiles.import(dA, n);
-    } else {
-        tiles.import(A.data(), n);
-    }
+    const ArrayPath<T> path(A, device_arrays);
+    path.import(tiles, A, n);
     Options o;
     o.mapping = mapping;
     REQUIRE(potri(tiles, o) == 0);
-    if (device_arrays) {
-        tiles.export_to(dA, n);
-        REQUIRE(cudaMemcpy(X.data(), dA, A.size() * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-        cudaFree(dA);
-    } else {
-        X = A;  // export_to writes every tile: the upper tiles come back as they were imported
-        tiles.export_to(X.data(), n);
-    }
+    X = A;  // export_to writes every tile: the upper tiles come back as they were imported
+    path.export_to(tiles, X, n);
     const double res = potri_residual<T>(n, A.data(), n, X.data(), n);
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);

@@ -111,6 +111,23 @@ double ratio(double num, double den) {
     return num / den;
 }
 
+/// ||B - A X||_1 / (||A||_1 ||X||_1 n eps) of a solve: R = B, then subtract(R) makes it B - A X with
+/// multithreaded BLAS; norm_a() gives ||A||_1 (symmetric or general storage).
+template <typename T, typename NormA, typename Subtract>
+double backward_error(int64_t n, int64_t nrhs, const T* X, int64_t ldx, const T* B, int64_t ldb, NormA norm_a,
+                      Subtract subtract) {
+    if (n == 0 || nrhs == 0) return 0.0;
+    std::vector<T> R(static_cast<size_t>(n) * nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
+    {
+        AllBlasThreads threads;
+        subtract(R.data());
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return ratio(ge_norm1(n, nrhs, R.data(), n), norm_a() * ge_norm1(n, nrhs, X, ldx) * static_cast<double>(n) * eps);
+}
+
 }  // namespace
 
 template <typename T>
@@ -135,17 +152,9 @@ double potrf_residual(int64_t n, const T* A, int64_t lda, const T* L, int64_t ld
 template <typename T>
 double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                       int64_t ldb) {
-    if (n == 0 || nrhs == 0) return 0.0;
-    std::vector<T> R(static_cast<size_t>(n) * nrhs);
-    for (int64_t j = 0; j < nrhs; ++j)
-        for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
-    {
-        AllBlasThreads threads;
-        symm(n, nrhs, T(-1), A, lda, X, ldx, T(1), R.data(), n);  // R = B - A X
-    }
-    const double eps = std::numeric_limits<T>::epsilon();
-    return ratio(ge_norm1(n, nrhs, R.data(), n),
-                 sym_norm1(n, A, lda) * ge_norm1(n, nrhs, X, ldx) * static_cast<double>(n) * eps);
+    return backward_error<T>(n, nrhs, X, ldx, B, ldb, [&] { return sym_norm1(n, A, lda); }, [&](T* R) {
+        symm(n, nrhs, T(-1), A, lda, X, ldx, T(1), R, n);  // R = B - A X
+    });
 }
 
 template <typename T>
@@ -193,17 +202,9 @@ double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t l
 template <typename T>
 double gesv_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                      int64_t ldb) {
-    if (n == 0 || nrhs == 0) return 0.0;
-    std::vector<T> R(static_cast<size_t>(n) * nrhs);
-    for (int64_t j = 0; j < nrhs; ++j)
-        for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
-    {
-        AllBlasThreads threads;
-        gemm(n, nrhs, n, T(-1), A, lda, X, ldx, T(1), R.data(), n);  // R = B - A X
-    }
-    const double eps = std::numeric_limits<T>::epsilon();
-    return ratio(ge_norm1(n, nrhs, R.data(), n),
-                 ge_norm1(n, n, A, lda) * ge_norm1(n, nrhs, X, ldx) * static_cast<double>(n) * eps);
+    return backward_error<T>(n, nrhs, X, ldx, B, ldb, [&] { return ge_norm1(n, n, A, lda); }, [&](T* R) {
+        gemm(n, nrhs, n, T(-1), A, lda, X, ldx, T(1), R, n);  // R = B - A X
+    });
 }
 
 template <typename T>

@@ -24,11 +24,14 @@ const char* kHelp = R"(starfact_lssvm: LS-SVM classification (one-vs-all) on sta
 Data (features scaled to [0, 1]):
   --data-dir DIR        Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist,
                         Debian package dataset-fashion-mnist); used unless --train is given
-  --train FILE          LIBSVM or CSV training file (label first); --test FILE the test file
+  --train FILE          LIBSVM or CSV training file (label first); --test FILE the test file, with
+                        the training file's feature count (without --test: training only, no test
+                        accuracy)
   --format F            auto (by extension: .csv is CSV, else LIBSVM), libsvm, csv
   --features D          LIBSVM feature count (default: the largest index seen)
-  --train-size N        first N training samples (default: all)
-  --test-size N         first N test samples (default: all)
+  --train-size N        first N training samples (default: all; more than the file has is an error)
+  --test-size N         first N test samples (default: all; more than the file has is an error;
+                        0: training only)
 Model:
   --kernel K            rbf (default) or linear
   --gamma G             RBF width (default: 1 / (d * variance of the training features))
@@ -133,28 +136,45 @@ Args parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (!a.test.empty() && a.train.empty()) throw std::invalid_argument("--test needs --train");
+    const bool no_test = (!a.train.empty() && a.test.empty()) || a.test_size == 0;
+    if (!a.train.empty() && a.test.empty() && a.test_size >= 0)
+        throw std::invalid_argument("--test-size needs --test (without it there is no test set)");
+    if (a.min_accuracy >= 0 && no_test)
+        throw std::invalid_argument("--min-accuracy needs a test set (--test FILE, and a --test-size above 0)");
     return a;
+}
+
+/// A size flag asks for the first N samples: a set with fewer is an error, not a smaller run than the one asked for.
+void check_size(const char* flag, int64_t want, const Dataset& ds) {
+    if (want > ds.n)
+        throw DataError(std::string(flag) + " " + std::to_string(want) + " is more than the " + std::to_string(ds.n) +
+                        " samples in " + ds.source + " (leave " + flag + " out to use them all)");
 }
 
 struct Row {
     std::string solver, prec;
     Result r;
+    bool tested = true;  // false: no test set, so no test accuracy to print
     double residual = -1;
     double vendor_total = 0;  // the vendor row's total in the same precision (ratio column)
 };
 
 void print_row(const Row& w, FILE* csv) {
     const Timings& t = w.r.t;
-    char iters[32] = "-", res[32] = "-", ratio[32] = "";
+    char iters[32] = "-", res[32] = "-", ratio[32] = "", test[32] = "-", test_csv[32] = "";
     if (w.solver.rfind("cg", 0) == 0) std::snprintf(iters, sizeof iters, "%d%s", w.r.cg_iterations, w.r.cg_converged ? "" : "*");
     if (w.residual >= 0) std::snprintf(res, sizeof res, "%.2e", w.residual);
     if (w.vendor_total > 0) std::snprintf(ratio, sizeof ratio, "%.2f", w.vendor_total / t.total);
-    std::printf("%-16s %-4s %9.3f %9.3f %9.3f %9.3f %9.3f %7s %8.4f %8.4f %9s %6s\n", w.solver.c_str(), w.prec.c_str(),
-                t.assemble, t.factor, t.solve, t.predict, t.total, iters, w.r.train_accuracy, w.r.test_accuracy, res, ratio);
+    if (w.tested) {
+        std::snprintf(test, sizeof test, "%.4f", w.r.test_accuracy);
+        std::snprintf(test_csv, sizeof test_csv, "%.6f", w.r.test_accuracy);
+    }
+    std::printf("%-16s %-4s %9.3f %9.3f %9.3f %9.3f %9.3f %7s %8.4f %8s %9s %6s\n", w.solver.c_str(), w.prec.c_str(),
+                t.assemble, t.factor, t.solve, t.predict, t.total, iters, w.r.train_accuracy, test, res, ratio);
     if (csv)
-        std::fprintf(csv, "%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s,%.6f,%.6f,%s,%s\n", w.solver.c_str(), w.prec.c_str(),
+        std::fprintf(csv, "%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s,%.6f,%s,%s,%s\n", w.solver.c_str(), w.prec.c_str(),
                      t.setup, t.assemble, t.factor, t.solve, t.predict, t.total, iters, w.r.train_accuracy,
-                     w.r.test_accuracy, res, ratio);
+                     test_csv, res, ratio);
     std::fflush(stdout);
 }
 
@@ -178,6 +198,7 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
     double vendor_total = 0;
     if (a.vendor == 1 || (a.vendor == -1 && gpu && have_vendor_pipeline())) {
         Row w{"vendor", prec};
+        w.tested = test.n > 0;
         w.r = timed(base, [&](const RunOptions&) { return vendor_pipeline<T>(train, test, a.hyper); });
         if (w.r.info > 0) {
             std::fprintf(stderr, "vendor pipeline: cuSOLVER potrf reports H not positive definite (column %d)\n", w.r.info);
@@ -204,6 +225,7 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
         }
     for (auto& [name, o] : runs) {
         Row w{name, prec};
+        w.tested = test.n > 0;
         w.r = timed(o, [&](const RunOptions& oo) { return run<T>(engine, train, test, a.hyper, oo); });
         if (w.r.info > 0) {
             std::fprintf(stderr,
@@ -259,6 +281,8 @@ int main(int argc, char** argv) {
             scale.apply(data.train);
             if (data.test.n > 0) scale.apply(data.test);
         }
+        check_size("--train-size", a.train_size, data.train);
+        check_size("--test-size", a.test_size, data.test);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starfact_lssvm: %s\n", e.what());
         return 1;
@@ -287,6 +311,9 @@ int main(int argc, char** argv) {
         std::printf("data: %lld training, %lld test samples, %lld features, %d classes (loaded in %.2f s)\n",
                     static_cast<long long>(data.train.n), static_cast<long long>(data.test.n),
                     static_cast<long long>(data.train.d), data.train.classes(), load_s);
+        if (data.test.n == 0)
+            std::printf("no test set (%s): training only, without predictions or test accuracy\n",
+                        a.test_size == 0 ? "--test-size 0" : "--train without --test");
         std::printf("model: %s kernel%s, C = %g; %s\n", to_string(a.hyper.kernel),
                     a.hyper.kernel == KernelType::Rbf ? (", gamma = " + std::to_string(gamma)).c_str() : "",
                     a.hyper.C, rt.describe().c_str());
@@ -313,6 +340,7 @@ int main(int argc, char** argv) {
         if (a.prec != "d") status = std::max(status, run_all<float>(a, engine, data.train, data.test, base, rows, csv));
         if (a.reference) {
             Row w{"lapacke", "d"};
+            w.tested = data.test.n > 0;
             const auto t0 = std::chrono::steady_clock::now();
             w.r = reference_lapacke(data.train, data.test, a.hyper);
             w.r.t.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 
 namespace fs = std::filesystem;
@@ -53,6 +55,24 @@ void write_gz(const std::string& path, const Bytes& data) {
     REQUIRE(f != nullptr);
     REQUIRE(gzwrite(f, data.data(), static_cast<unsigned>(data.size())) == static_cast<int>(data.size()));
     REQUIRE(gzclose(f) == Z_OK);
+}
+
+Bytes read_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in.good());
+    return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Writes `data` gzip-compressed, then damages the compressed file: `flip` >= 1 inverts the byte that many bytes
+/// before its end (the gzip trailer is its last 8 bytes: CRC-32, then the length), `cut` >= 1 drops that many bytes
+/// from its end.
+void write_bad_gz(const std::string& path, const Bytes& data, size_t flip, size_t cut = 0) {
+    write_gz(path, data);
+    Bytes gz = read_bytes(path);
+    REQUIRE(gz.size() > 8 + std::max(flip, cut));
+    if (flip) gz[gz.size() - flip] ^= 0xff;
+    gz.resize(gz.size() - cut);
+    write_plain(path, gz);
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -185,8 +205,11 @@ TEST_CASE("IDX errors name the file", "[idx]") {
         msg = error_of([&] { lssvm::load_idx(tmp.file("images.gz"), lab); });
         CHECK(contains(msg, "images.gz"));
         CHECK(contains(msg, "truncated"));
-        // a limit that stops before the cut reads fine
-        check_idx(lssvm::load_idx(img, lab, 4), 4);
+        // a limit that stops before the cut still finds the file short of its declared records
+        msg = error_of([&] { lssvm::load_idx(img, lab, 2); });
+        CHECK(contains(msg, "images.idx"));
+        CHECK(contains(msg, "truncated"));
+        CHECK(contains(msg, "record 4 of the 5 declared"));
     }
     SECTION("cut gzip stream") {
         write_gz(tmp.file("images.gz"), idx_images(50, 2, 3));
@@ -196,6 +219,41 @@ TEST_CASE("IDX errors name the file", "[idx]") {
         write_plain(tmp.file("images.gz"), gz);
         write_plain(lab, idx_labels(Bytes(50, 1)));
         CHECK(contains(error_of([&] { lssvm::load_idx(tmp.file("images.gz"), lab); }), "images.gz"));
+    }
+    SECTION("a damaged gzip file fails even where a limit reads only its first records") {
+        // 2,000 images: the first two records are decompressed long before the damage at the end of the file.
+        const std::string gz = tmp.file("images.gz");
+        const Bytes images = idx_images(2000, 2, 3);
+        write_plain(lab, idx_labels(Bytes(2000, 1)));
+        for (const int64_t limit : {int64_t(2), int64_t(-1)}) {
+            INFO("limit " << limit);
+            write_bad_gz(gz, images, 6);  // inside the CRC-32
+            std::string msg = error_of([&] { lssvm::load_idx(gz, lab, limit); });
+            CHECK(contains(msg, "images.gz"));
+            CHECK(contains(msg, "corrupt gzip data"));
+            CHECK(contains(msg, "CRC-32"));
+            write_bad_gz(gz, images, 2);  // inside the length
+            msg = error_of([&] { lssvm::load_idx(gz, lab, limit); });
+            CHECK(contains(msg, "images.gz"));
+            CHECK(contains(msg, "length in the gzip trailer"));
+            write_bad_gz(gz, images, 0, 8);  // no trailer: all the data, nothing to check it with
+            msg = error_of([&] { lssvm::load_idx(gz, lab, limit); });
+            CHECK(contains(msg, "images.gz"));
+            CHECK(contains(msg, "truncated gzip file"));
+            CHECK(contains(msg, "unexpected end of file"));
+            write_bad_gz(gz, images, 0, read_bytes(gz).size() / 2);  // cut inside the records
+            msg = error_of([&] { lssvm::load_idx(gz, lab, limit); });
+            CHECK(contains(msg, "images.gz"));
+            CHECK(contains(msg, "truncated"));
+            CHECK(contains(msg, "of the 2000 declared"));
+        }
+        // the labels file is checked the same way
+        write_gz(gz, images);
+        write_bad_gz(tmp.file("labels.gz"), idx_labels(Bytes(2000, 1)), 6);
+        const std::string msg = error_of([&] { lssvm::load_idx(gz, tmp.file("labels.gz"), 2); });
+        CHECK(contains(msg, "labels.gz"));
+        CHECK(contains(msg, "CRC-32"));
+        check_idx(lssvm::load_idx(gz, lab, 2), 2);  // the intact pair reads
     }
     SECTION("truncated header") {
         write_plain(img, Bytes{0, 0, 8, 3, 0, 0});
@@ -212,6 +270,13 @@ TEST_CASE("IDX errors name the file", "[idx]") {
         const std::string msg = error_of([&] { lssvm::load_idx(img, lab); });
         CHECK(contains(msg, "labels.idx"));
         CHECK(contains(msg, "record 2"));
+    }
+    SECTION("no images") {
+        write_plain(img, idx_images(0, 2, 3));
+        write_plain(lab, idx_labels({}));
+        const std::string msg = error_of([&] { lssvm::load_idx(img, lab); });
+        CHECK(contains(msg, "images.idx"));
+        CHECK(contains(msg, "no samples"));
     }
     SECTION("trailing data") {
         Bytes b = idx_images(5, 2, 3);
@@ -286,6 +351,9 @@ TEST_CASE("LIBSVM text", "[libsvm]") {
         CHECK(contains(line_error("1.5 1:1\n"), "bad.svm:1:"));
         CHECK(contains(line_error("1 1:1\n1 99999999999999:1\n"), "bad.svm:2:"));
         CHECK(contains(line_error("# only comments\n"), "bad.svm"));
+        msg = line_error("+1\n-1 # no index:value pair anywhere\n");
+        CHECK(contains(msg, "bad.svm"));
+        CHECK(contains(msg, "no features"));
         CHECK(contains(line_error("1 1:1\n1 1:1\0 2:3\n"s), "bad.svm:2:"));
     }
 }
@@ -331,6 +399,23 @@ TEST_CASE("CSV text", "[csv]") {
         CHECK(contains(line_error("1 2 3\n"), "bad.csv:1:"));
         CHECK(contains(line_error("y,a\n"), "bad.csv"));
     }
+    SECTION("a damaged gzip file fails even where a limit reads only its first lines") {
+        const std::string gz = tmp.file("data.csv.gz");
+        std::string text;
+        for (int i = 0; i < 500; ++i) text += std::to_string(i % 2) + "," + std::to_string(i) + ",0.5\n";
+        const Bytes data(text.begin(), text.end());
+        write_bad_gz(gz, data, 6);
+        std::string msg = error_of([&] { lssvm::load_text(gz, lssvm::Format::Auto, 0, 10); });
+        CHECK(contains(msg, "data.csv.gz"));
+        CHECK(contains(msg, "corrupt gzip data"));
+        CHECK(contains(msg, "CRC-32"));
+        write_bad_gz(gz, data, 0, 8);  // every line there, the trailer missing
+        msg = error_of([&] { lssvm::load_text(gz, lssvm::Format::Auto, 0, 10); });
+        CHECK(contains(msg, "data.csv.gz"));
+        CHECK(contains(msg, "truncated gzip file"));
+        write_gz(gz, data);
+        CHECK(lssvm::load_text(gz, lssvm::Format::Auto, 0, 10).n == 10);
+    }
 }
 
 TEST_CASE("format names", "[text]") {
@@ -342,7 +427,7 @@ TEST_CASE("format names", "[text]") {
     CHECK(contains(error_of([] { lssvm::load_text("x.idx", lssvm::Format::Idx); }), "load_idx"));
 }
 
-TEST_CASE("align_to maps labels and pads features", "[align]") {
+TEST_CASE("align_to maps labels and refuses other feature counts", "[align]") {
     Dataset train;
     train.n = 3;
     train.d = 3;
@@ -353,8 +438,8 @@ TEST_CASE("align_to maps labels and pads features", "[align]") {
 
     Dataset test;
     test.n = 2;
-    test.d = 2;
-    test.X = {1, 2, 3, 4};
+    test.d = 3;
+    test.X = {1, 2, 3, 4, 5, 6};
     test.y = {1, 0};
     test.label_values = {4, 9};
     test.source = "test.svm";
@@ -364,7 +449,7 @@ TEST_CASE("align_to maps labels and pads features", "[align]") {
         CHECK(test.label_values == train.label_values);
         CHECK(test.y == std::vector<int>{2, 1});
         CHECK(test.d == 3);
-        CHECK(test.X == std::vector<double>{1, 2, 3, 4, 0, 0});
+        CHECK(test.X == std::vector<double>{1, 2, 3, 4, 5, 6});
     }
     SECTION("unseen label") {
         test.label_values = {4, 5};
@@ -374,10 +459,27 @@ TEST_CASE("align_to maps labels and pads features", "[align]") {
         CHECK(contains(msg, "test.svm"));
         CHECK(test.y == std::vector<int>{0, 1});  // left unchanged
     }
+    SECTION("fewer features than train: no zero padding") {
+        test.d = 2;
+        test.X.resize(4);
+        const std::string msg = error_of([&] { lssvm::align_to(test, train); });
+        CHECK(contains(msg, "test.svm: 2 features"));
+        CHECK(contains(msg, "train.svm has 3"));
+        CHECK(test.d == 2);  // left unchanged
+    }
     SECTION("more features than train") {
         test.d = 4;
-        test.n = 1;
-        CHECK(contains(error_of([&] { lssvm::align_to(test, train); }), "test.svm"));
+        test.X.resize(8);
+        const std::string msg = error_of([&] { lssvm::align_to(test, train); });
+        CHECK(contains(msg, "test.svm: 4 features"));
+        CHECK(contains(msg, "train.svm has 3"));
+    }
+    SECTION("an empty test set takes train's feature count") {
+        test = Dataset{};
+        test.source = "test.svm";
+        lssvm::align_to(test, train);
+        CHECK(test.d == 3);
+        CHECK(test.n == 0);
     }
 }
 

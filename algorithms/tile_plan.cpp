@@ -20,6 +20,12 @@ constexpr PlanRow kDevice[] = {
     {16384, 0, 4},
     {int64_t(1) << 40, 4096, 4},
 };
+// GPU mappings, device-resident tiles over several GPUs: a whole-matrix task would leave all but one GPU idle, and
+// the finer 2048 tiles beat 4096 at every order measured on 2 GPUs (16384 to 65536, docs/multigpu.md).
+constexpr PlanRow kDeviceMulti[] = {
+    {12288, 0, 4},
+    {int64_t(1) << 40, 2048, 4},
+};
 // GPU mappings, host-resident tiles: tiles small enough that transfers overlap the factorization.
 constexpr PlanRow kHost[] = {
     {4096, 0, 4},
@@ -35,13 +41,15 @@ TilePlan from(const PlanRow* rows, size_t count, int64_t n) {
 }  // namespace
 
 template <typename T>
-TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
     if (mapping == Mapping::CpuOnly || !gpu) return {256, 0};
+    if (residency == Residency::Device && gpus > 1)
+        return from(kDeviceMulti, sizeof kDeviceMulti / sizeof kDeviceMulti[0], n);
     if (residency == Residency::Device) return from(kDevice, sizeof kDevice / sizeof kDevice[0], n);
     return from(kHost, sizeof kHost / sizeof kHost[0], n);
 }
 
-template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool);
-template TilePlan tile_plan<double>(int64_t, Mapping, Residency, bool);
+template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool, int);
+template TilePlan tile_plan<double>(int64_t, Mapping, Residency, bool, int);
 
 }  // namespace starfact

@@ -63,14 +63,20 @@ RuntimeConfig runtime_config(const DriverFlags& s, const std::string& sched, boo
 template <typename T>
 std::vector<T> host_matrix(int64_t n, const char* tool) {
     const double bytes = static_cast<double>(n) * static_cast<double>(n) * sizeof(T);
+    const double available = static_cast<double>(available_host_memory());
+    const auto refuse = [&](const std::string& why) {
+        return RuntimeError(std::string(tool) + ": cannot allocate the " + std::to_string(n) + " x " + std::to_string(n) +
+                            " host matrix (" + fmt("%.1f", bytes * 1e-9) + " GB" + why + ")" +
+                            (std::string(tool) == "starpu_chol" ? "; --no-check generates the matrix tile by tile instead"
+                                                                : ""));
+    };
+    // Refused up front: under Linux's overcommit an allocation beyond the memory succeeds and the OOM killer ends
+    // the run later, while the matrix is being filled.
+    if (bytes > available) throw refuse(", " + fmt("%.1f", available * 1e-9) + " GB available");
     try {
         return std::vector<T>(static_cast<size_t>(n) * static_cast<size_t>(n));
     } catch (const std::bad_alloc&) {
-        throw RuntimeError(std::string(tool) + ": cannot allocate the " + std::to_string(n) + " x " + std::to_string(n) +
-                           " host matrix (" + fmt("%.1f", bytes * 1e-9) +
-                           " GB)" + (std::string(tool) == "starpu_chol"
-                                         ? "; --no-check --no-vendor generates the matrix tile by tile instead"
-                                         : ""));
+        throw refuse("");
     }
 }
 template std::vector<float> host_matrix<float>(int64_t, const char*);
@@ -100,63 +106,6 @@ std::string transfer_summary(const Runtime::Transfers& t, double seconds) {
            " GB/s over the run)";
 }
 
-namespace {
-/// splitmix64: a well-mixed 64-bit hash, so entry (i, j) needs no generator state.
-inline uint64_t mix(uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-}  // namespace
-
-template <typename T>
-void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift) {
-    std::vector<std::pair<int64_t, int64_t>> work;
-    for (int64_t j = 0; j < A.nt(); ++j)
-        for (int64_t i = j; i < A.mt(); ++i) work.push_back({i, j});
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    const uint64_t key = mix(seed);
-    auto worker = [&] {
-        for (size_t w; (w = next.fetch_add(1)) < work.size();) {
-            const auto [ti, tj] = work[w];
-            starpu_data_handle_t h = A.tile(ti, tj);
-            if (starpu_data_acquire(h, STARPU_W) != 0) {
-                failed = true;
-                return;
-            }
-            T* p = reinterpret_cast<T*>(starpu_matrix_get_local_ptr(h));
-            const int64_t ld = starpu_matrix_get_local_ld(h), rows = A.tile_rows(ti), cols = A.tile_cols(tj);
-            for (int64_t c = 0; c < cols; ++c)
-                for (int64_t r = 0; r < rows; ++r) {
-                    const uint64_t gi = static_cast<uint64_t>(ti * A.nb() + r), gj = static_cast<uint64_t>(tj * A.nb() + c);
-                    const uint64_t lo = gi < gj ? gi : gj, hi = gi < gj ? gj : gi;
-                    double v = static_cast<double>(mix(key ^ (hi * 0x100000001b3ull + lo)) >> 11) * 0x1.0p-53 - 0.5;
-                    if (gi == gj) v += shift;
-                    p[r + c * ld] = static_cast<T>(v);
-                }
-            starpu_data_release(h);
-            // Device-resident: back to the tile's home GPU (RW there drops the host copy), so that the timed run
-            // starts from the placement, not from host copies the first task on any GPU would fetch.
-            const int home = A.home_node(ti, tj);
-            if (A.residency() == Residency::Device && home >= 0) {
-                if (starpu_data_acquire_on_node(h, home, STARPU_RW) != 0) {
-                    failed = true;
-                    return;
-                }
-                starpu_data_release_on_node(h, home);
-            }
-        }
-    };
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-    if (failed) throw RuntimeError("fill_random_spd_tiles: starpu_data_acquire failed");
-}
-template void fill_random_spd_tiles<float>(TileMatrix<float>&, uint64_t, double);
-template void fill_random_spd_tiles<double>(TileMatrix<double>&, uint64_t, double);
 
 bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 || sched == "pheft" || sched == "peager"; }
 

@@ -119,6 +119,22 @@ struct DeviceCopy {
         (void)gpu, (void)n, (void)A;
 #endif
     }
+    /// random_symmetric(seed, shift) generated on the GPU, for the vendor baseline of a run whose tiles are
+    /// generated too (no host array, no residuals).
+    DeviceCopy(bool gpu, int64_t n, uint64_t seed, double shift) {
+#ifdef STARFACT_HAVE_CUDA
+        if (gpu) dev = std::make_unique<DeviceReference<T>>(n, seed, shift);
+#else
+        (void)gpu, (void)n, (void)seed, (void)shift;
+#endif
+    }
+    /// The CUDA device of the vendor baselines, or -1 without one.
+    int device() const {
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) return dev->device();
+#endif
+        return -1;
+    }
     /// The device copy of the matrix, or nullptr.
     const T* device_copy() const {
 #ifdef STARFACT_HAVE_CUDA
@@ -140,14 +156,6 @@ int gpus_in_use(const DriverFlags& f);
 bool counts_transfers(const DriverFlags& f, bool cpu_only_run);
 /// "; moved host->GPU X GB, GPU->host Y GB in N transfers (R GB/s over S s)" for a summary line.
 std::string transfer_summary(const Runtime::Transfers& t, double seconds);
-
-/// Fills the lower triangle of tiles (i >= j) of an n x n tile matrix with a random symmetric matrix whose
-/// diagonal is shifted by `shift` (n makes it diagonally dominant, hence SPD), tile by tile on all host
-/// threads, without an n x n host array: the matrices of out-of-core runs that only fit as tiles. Entries
-/// are uniform in [-0.5, 0.5], a hash of (seed, row, column); tiles above the diagonal are not touched.
-/// Device-resident tiles end on their home GPU (TileMatrix::home_node) with no other valid copy.
-template <typename T>
-void fill_random_spd_tiles(TileMatrix<T>& A, uint64_t seed, double shift);
 
 /// The vendor's part of a summary line: "; <name> median S s, G GFLOP/s; ratio <name>/starfact = R"
 /// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.

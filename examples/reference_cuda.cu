@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "codelets/cuda/random_symmetric.hpp"
 #include "examples/reference.hpp"
 
 namespace starfact::examples {
@@ -66,6 +67,23 @@ BlasHandle new_blas() {
     ok(cublasCreate(&h), "cublasCreate");
     return BlasHandle(h);
 }
+
+/// Makes `device` the calling thread's current CUDA device for the guard's lifetime (handles, streams and
+/// allocations belong to the device current when they are made: a baseline whose handle sat on another GPU than
+/// its matrix would time peer accesses).
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device) {
+        ok(cudaGetDevice(&before_), "cudaGetDevice");
+        if (before_ != device) ok(cudaSetDevice(device), "cudaSetDevice");
+    }
+    ~DeviceGuard() { cudaSetDevice(before_); }
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int before_ = 0;
+};
 
 /// A cuSOLVER handle on a stream of its own, with the 64-bit API's params when `x_api`.
 struct Solver {
@@ -126,14 +144,6 @@ std::vector<double> timed_runs(cudaStream_t stream, int warmup, int repeat, Rest
 template <typename T>
 size_t matrix_bytes(int64_t n) {
     return static_cast<size_t>(n) * n * sizeof(T);
-}
-
-/// The untimed step before each run: the work copy reset to the original matrix (on `stream`).
-template <typename T>
-auto restore_work(T* work, const T* orig, int64_t n, cudaStream_t stream) {
-    return [=] {
-        ok(cudaMemcpyAsync(work, orig, matrix_bytes<T>(n), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy(D2D)");
-    };
 }
 
 void read_info(int* host, const int* dev, int count) {
@@ -274,26 +284,50 @@ double ge_norm1(const T* dA, int64_t n) {
 }  // namespace
 
 template <typename T>
-DeviceReference<T>::DeviceReference(int64_t n, const T* A_host) : n_(n) {
+DeviceReference<T>::DeviceReference(int64_t n, const T* A_host, int device) : n_(n), device_(device) {
+    const DeviceGuard on(device_);
     const size_t count = static_cast<size_t>(n) * n;
     DevicePtr<T> orig = device_alloc<T>(count, "cudaMalloc(A)");
     DevicePtr<T> work = device_alloc<T>(count, "cudaMalloc(work)");
-    DevicePtr<T> tmp = device_alloc<T>(count, "cudaMalloc(tmp)");
     ok(cudaMemcpy(orig.get(), A_host, matrix_bytes<T>(n), cudaMemcpyHostToDevice), "cudaMemcpy(A)");
     orig_ = orig.release();
     work_ = work.release();
-    tmp_ = tmp.release();
+}
+
+template <typename T>
+DeviceReference<T>::DeviceReference(int64_t n, uint64_t seed, double shift, int device)
+    : n_(n), device_(device), seed_(seed), shift_(shift) {
+    const DeviceGuard on(device_);
+    work_ = device_alloc<T>(static_cast<size_t>(n) * n, "cudaMalloc(work)").release();
 }
 
 template <typename T>
 DeviceReference<T>::~DeviceReference() {
+    const DeviceGuard on(device_);
     cudaFree(orig_);
     cudaFree(work_);
     cudaFree(tmp_);
 }
 
 template <typename T>
+void DeviceReference<T>::restore(void* stream) {
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (orig_)
+        ok(cudaMemcpyAsync(work_, orig_, matrix_bytes<T>(n_), cudaMemcpyDeviceToDevice, st), "cudaMemcpy(D2D)");
+    else
+        ok(detail::gpu::launch_random_symmetric<T>(work_, n_, n_, n_, 0, 0, seed_, shift_, st), "random_symmetric");
+}
+
+template <typename T>
+T* DeviceReference<T>::scratch() {
+    if (!orig_) throw std::runtime_error("DeviceReference: residuals need the original matrix (not kept)");
+    if (!tmp_) tmp_ = device_alloc<T>(static_cast<size_t>(n_) * n_, "cudaMalloc(residual scratch)").release();
+    return tmp_;
+}
+
+template <typename T>
 VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check, bool host_path) {
+    const DeviceGuard on(device_);
     VendorRun r;
     r.name = host_path ? "cusolver+copies" : "cusolver";
     {
@@ -312,14 +346,13 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check,
             ok(cudaMallocHost(&p, bytes), "cudaMallocHost");
             pinned.reset(p);
         }
-        const auto to_device = restore_work(work_, orig_, n_, s.stream.get());
         r.seconds = timed_runs(
             s.stream.get(), warmup, repeat,
             [&] {
+                restore(s.stream.get());
                 if (host_path) {
-                    ok(cudaMemcpy(pinned.get(), orig_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
-                } else {
-                    to_device();
+                    ok(cudaStreamSynchronize(s.stream.get()), "cudaStreamSynchronize");
+                    ok(cudaMemcpy(pinned.get(), work_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
                 }
             },
             [&] {
@@ -342,6 +375,7 @@ VendorRun DeviceReference<T>::cusolver_potrf(int warmup, int repeat, bool check,
 
 template <typename T>
 VendorRun DeviceReference<T>::cusolver_getrf(int warmup, int repeat) {
+    const DeviceGuard on(device_);
     VendorRun r;
     r.name = "cusolver";
     const Solver s(true);
@@ -353,7 +387,7 @@ VendorRun DeviceReference<T>::cusolver_getrf(int warmup, int repeat) {
         "cusolverDnXgetrf_bufferSize");
     const DevicePtr<int> dinfo = device_alloc<int>(1, "cudaMalloc(info)");
     const DevicePtr<int64_t> dipiv = device_alloc<int64_t>(static_cast<size_t>(n_), "cudaMalloc(ipiv)");
-    r.seconds = timed_runs(s.stream.get(), warmup, repeat, restore_work(work_, orig_, n_, s.stream.get()), [&] {
+    r.seconds = timed_runs(s.stream.get(), warmup, repeat, [&] { restore(s.stream.get()); }, [&] {
         ok(cusolverDnXgetrf(s.handle.get(), s.params.get(), n_, n_, cuda_type<T>(), work_, n_, dipiv.get(),
                             cuda_type<T>(), ws.dev.get(), ws.dev_bytes, ws.host.data(), ws.host_bytes, dinfo.get()),
            "cusolverDnXgetrf");
@@ -364,12 +398,14 @@ VendorRun DeviceReference<T>::cusolver_getrf(int warmup, int repeat) {
 
 template <typename T>
 double DeviceReference<T>::residual_of(const TileMatrix<T>& L) {
+    const DeviceGuard on(device_);
     L.export_to(work_, n_);
     return residual_of_work();
 }
 
 template <typename T>
 double DeviceReference<T>::residual_of_device(const T* L, int64_t ld) {
+    const DeviceGuard on(device_);
     ok(cudaMemcpy2D(work_, n_ * sizeof(T), L, ld * sizeof(T), n_ * sizeof(T), n_, cudaMemcpyDeviceToDevice),
        "cudaMemcpy2D(L)");
     return residual_of_work();
@@ -377,17 +413,19 @@ double DeviceReference<T>::residual_of_device(const T* L, int64_t ld) {
 
 template <typename T>
 double DeviceReference<T>::residual_of_work() {
+    T* tmp = scratch();
     zero_upper<T><<<elementwise_grid(n_), 256>>>(work_, n_);
     ok(cudaGetLastError(), "zero_upper");
-    ok(cudaMemcpy(tmp_, orig_, matrix_bytes<T>(n_), cudaMemcpyDeviceToDevice), "cudaMemcpy(D2D)");
+    ok(cudaMemcpy(tmp, orig_, matrix_bytes<T>(n_), cudaMemcpyDeviceToDevice), "cudaMemcpy(D2D)");
     // tmp = A - L L^T (lower)
-    blas_and_wait([&](cublasHandle_t h) { return syrk(h, n_, work_, tmp_); }, "cublas<t>syrk", "syrk");
-    const double num = sym_norm1(tmp_, n_), den = sym_norm1(orig_, n_);
+    blas_and_wait([&](cublasHandle_t h) { return syrk(h, n_, work_, tmp); }, "cublas<t>syrk", "syrk");
+    const double num = sym_norm1(tmp, n_), den = sym_norm1(orig_, n_);
     return scaled_residual<T>(num, den, n_);
 }
 
 template <typename T>
 VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check) {
+    const DeviceGuard on(device_);
     VendorRun r;
     r.name = "cusolver";
     {
@@ -400,7 +438,7 @@ VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check)
         const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
         const DevicePtr<T> dwork = device_alloc<T>(static_cast<size_t>(lwork), "cudaMalloc(workspace)");
         const DevicePtr<int> dinfo = device_alloc<int>(2, "cudaMalloc(info)");
-        r.seconds = timed_runs(s.stream.get(), warmup, repeat, restore_work(work_, orig_, n_, s.stream.get()), [&] {
+        r.seconds = timed_runs(s.stream.get(), warmup, repeat, [&] { restore(s.stream.get()); }, [&] {
             ok(potrf(h, n, work_, dwork.get(), lwork, dinfo.get()), "cusolverDn<t>potrf");
             ok(potri(h, n, work_, dwork.get(), lwork, dinfo.get() + 1), "cusolverDn<t>potri");
         });
@@ -414,18 +452,20 @@ VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check)
 
 template <typename T>
 double DeviceReference<T>::inverse_residual_of(const TileMatrix<T>& X) {
+    const DeviceGuard on(device_);
     X.export_to(work_, n_);
     return inverse_residual_of_work();
 }
 
 template <typename T>
 double DeviceReference<T>::inverse_residual_of_work() {
-    set_identity<T><<<elementwise_grid(n_), 256>>>(tmp_, n_);
+    T* tmp = scratch();
+    set_identity<T><<<elementwise_grid(n_), 256>>>(tmp, n_);
     ok(cudaGetLastError(), "set_identity");
     // tmp = A X - I (orig_ holds all of A)
-    blas_and_wait([&](cublasHandle_t h) { return symm_right(h, n_, work_, orig_, T(-1), tmp_); }, "cublas<t>symm",
+    blas_and_wait([&](cublasHandle_t h) { return symm_right(h, n_, work_, orig_, T(-1), tmp); }, "cublas<t>symm",
                   "symm");
-    const double num = ge_norm1(tmp_, n_), den = sym_norm1(orig_, n_) * sym_norm1(work_, n_);
+    const double num = ge_norm1(tmp, n_), den = sym_norm1(orig_, n_) * sym_norm1(work_, n_);
     return scaled_residual<T>(num, den, n_);
 }
 

@@ -117,3 +117,77 @@ TEST_CASE("a device grid that is not the GPU count throws InvalidArgument naming
     cyclic_with_grid.device_grid = Grid{1, ndev};
     CHECK_THROWS_AS((TileMatrix<double>(rt, 100, 16, Residency::Device, cyclic_with_grid)), InvalidArgument);
 }
+
+TEMPLATE_TEST_CASE("random_symmetric on device-resident tiles over every GPU equals the host array's matrix",
+                   "[gpu][multigpu][generate]", float, double) {
+    using T = TestType;
+    Runtime& rt = runtime();
+    const int ndev = rt.cuda_devices();
+    for (const bool lower_only : {false, true}) {
+        for (const TileLayout& layout : placements(ndev, lower_only)) {
+            const int64_t nb = 96, n = 5 * nb + 17;
+            const uint64_t seed = fresh_seed();
+            INFO("ndev=" << ndev << " placement=" << to_string(layout.placement) << " lower_only=" << lower_only
+                         << " seed=" << seed);
+            std::vector<T> want(static_cast<size_t>(n * n)), got(want.size(), T(-777));
+            random_symmetric<T>(n, want.data(), n, seed, static_cast<double>(n));
+            TileMatrix<T> A(rt, n, nb, Residency::Device, layout);
+            random_symmetric(A, seed, static_cast<double>(n));
+            A.export_to(got.data(), n);
+            int64_t wrong = 0;
+            for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < n; ++i)
+                    if (A.stored(i / nb, j / nb) && got[i + j * n] != want[i + j * n]) ++wrong;
+            CHECK(wrong == 0);
+            // The generated matrix factors like the imported one.
+            Options o;
+            o.mapping = Mapping::GpuOnly;
+            REQUIRE(potrf(A, o) == 0);
+            A.export_to(got.data(), n);
+            CHECK(potrf_residual<T>(n, want.data(), n, got.data(), n) < kResidualLimit);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("every operation's array form over every GPU, host- and device-resident tiles",
+                   "[gpu][multigpu]", float, double) {
+    using T = TestType;
+    Runtime& rt = runtime();
+    Options o;
+    o.mapping = Mapping::GpuOnly;
+    for (const Residency residency : {Residency::Host, Residency::Device}) {
+        const int64_t nb = 128, n = 6 * nb + 29, nrhs = 4;
+        const Tiling tiling{nb, residency};
+        const uint64_t seed = fresh_seed();
+        INFO("ndev=" << rt.cuda_devices() << " residency=" << to_string(residency) << " n=" << n << " seed=" << seed);
+        const std::vector<T> A = spd_matrix<T>(n, n, seed);
+        std::vector<T> B(static_cast<size_t>(n * nrhs));
+        random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
+        {
+            std::vector<T> L = A;
+            REQUIRE(potrf(rt, n, L.data(), n, o, tiling) == 0);
+            CHECK(potrf_residual<T>(n, A.data(), n, L.data(), n) < kResidualLimit);
+        }
+        {
+            std::vector<T> F = A, X = B;
+            REQUIRE(posv(rt, n, nrhs, F.data(), n, X.data(), n, o, tiling) == 0);
+            CHECK(solve_residual<T>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+        }
+        {
+            std::vector<T> Ainv = A;
+            REQUIRE(potri(rt, n, Ainv.data(), n, o, tiling) == 0);
+            CHECK(potri_residual<T>(n, A.data(), n, Ainv.data(), n) < kResidualLimit);
+        }
+        {  // a general matrix: LU with partial pivoting
+            std::vector<T> G(static_cast<size_t>(n * n));
+            random_matrix<T>(n, n, G.data(), n, seed + 2);
+            std::vector<T> LU = G, F = G, X = B;
+            std::vector<int64_t> ipiv(static_cast<size_t>(n));
+            REQUIRE(getrf(rt, n, LU.data(), n, ipiv.data(), o, tiling) == 0);
+            CHECK(getrf_residual<T>(n, G.data(), n, LU.data(), n, ipiv.data()) < kResidualLimit);
+            REQUIRE(gesv(rt, n, nrhs, F.data(), n, ipiv.data(), X.data(), n, o, tiling) == 0);
+            CHECK(gesv_residual<T>(n, nrhs, G.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+        }
+        CHECK(settled_pending_tasks(rt) == 0);
+    }
+}

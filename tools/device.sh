@@ -23,7 +23,8 @@ prepare() {
     build=$("$root/tools/build.sh")
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
-    [ -x "$build/examples/starpu_chol" ] && cp "$build/examples/starpu_chol" "$carry/bin/"
+    local b
+    for b in starpu_chol starpu_lu; do [ -x "$build/examples/$b" ] && cp "$build/examples/$b" "$carry/bin/"; done
     for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' -o -name 'tune_*' \)); do
         cp "$f" "$carry/bin/"
     done

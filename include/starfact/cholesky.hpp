@@ -128,9 +128,11 @@ struct TilePlan {
     int64_t nb = 0;
     int streams_per_gpu = 0;  ///< 0: no preference (no GPU in the mapping)
 };
-/// What Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA workers.
+/// What Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA workers; `gpus`: the
+/// CUDA devices the tiles spread over (device-resident tiles on several GPUs take finer tiles, and never one
+/// whole-matrix task).
 template <typename T>
-TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s.
 double potrf_flops(int64_t n);

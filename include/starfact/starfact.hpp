@@ -6,6 +6,7 @@
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
+#include "starfact/generate.hpp"
 #include "starfact/inverse.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/mapping.hpp"

@@ -41,9 +41,10 @@ struct HostChecks {
 };
 
 /// The chunk tasks of one call and the StarPU vector handles over the caller's host arrays. finish()
-/// waits for the tasks, lets StarPU's count of submitted tasks settle (Runtime::pending_tasks() is 0
-/// afterwards, as after the tile algorithms) and unregisters the handles, which brings the data home;
-/// when a submission threw before finish(), the destructor waits for what was submitted and unregisters.
+/// waits for these tasks only (other threads' task graphs go on; StarPU's count of submitted tasks,
+/// Runtime::pending_tasks(), drops a moment later, as after a Sequence) and unregisters the handles, which
+/// brings the data home; when a submission threw before finish(), the destructor waits for what was
+/// submitted and unregisters.
 class BatchChunks {
 public:
     BatchChunks() = default;
@@ -76,7 +77,6 @@ public:
         bool waited = true;
         for (starpu_task* t : tasks_) waited = starpu_task_wait(t) == 0 && waited;  // destroys t
         tasks_.clear();
-        starpu_task_wait_for_all();  // starpu_task_wait returns before the submitted-task count drops
         release();
         if (!waited) throw RuntimeError(std::string("starfact::") + f + ": starpu_task_wait failed");
     }

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "algorithms/random_entry.hpp"
 
 namespace starfact {
 namespace {
@@ -16,36 +19,53 @@ namespace {
 template <typename F>
 void parallel_columns(int64_t n, F body) {
     const int64_t nthreads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 64 + 1));
+    if (nthreads == 1) return body(0, n);
     std::vector<std::thread> pool;
     for (int64_t t = 0; t < nthreads; ++t)
         pool.emplace_back([=] { body(n * t / nthreads, n * (t + 1) / nthreads); });
     for (auto& th : pool) th.join();
 }
 
-/// Multithreaded OpenBLAS for the duration of a check (codelets run it single-threaded).
+/// Checks of order below this run single-threaded BLAS: threads gain them nothing.
+constexpr int64_t kThreadedCheckOrder = 512;
+
+/// Multithreaded OpenBLAS for the duration of a check of order n >= kThreadedCheckOrder (codelets run it
+/// single-threaded). The thread count is one process-wide OpenBLAS setting, so concurrent checks share one
+/// raise: the first saves the count and raises it, the last puts it back (two save/restore pairs interleaved
+/// could leave OpenBLAS multithreaded for the codelets). Smaller checks leave the setting alone: they may run
+/// from any thread while tasks run.
 class AllBlasThreads {
 public:
-    AllBlasThreads() : before_(openblas_get_num_threads()) {
-        openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    explicit AllBlasThreads(int64_t n) : raise_(n >= kThreadedCheckOrder) {
+        if (!raise_) return;
+        Shared& s = shared();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.users++ == 0) {
+            s.before = openblas_get_num_threads();
+            openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        }
     }
-    ~AllBlasThreads() { openblas_set_num_threads(before_); }
+    ~AllBlasThreads() {
+        if (!raise_) return;
+        Shared& s = shared();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (--s.users == 0) openblas_set_num_threads(s.before);
+    }
+    AllBlasThreads(const AllBlasThreads&) = delete;
+    AllBlasThreads& operator=(const AllBlasThreads&) = delete;
 
 private:
-    int before_;
+    /// Mirrors OpenBLAS's own process-wide state, hence one per process.
+    struct Shared {
+        std::mutex mutex;
+        int users = 0, before = 1;
+    };
+    static Shared& shared() {
+        static Shared s;
+        return s;
+    }
+    bool raise_;
 };
-
-inline uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-/// Uniform in [-0.5, 0.5) from (seed, i, j).
-inline double uniform(uint64_t seed, int64_t i, int64_t j) {
-    const uint64_t h = splitmix64(seed ^ splitmix64(static_cast<uint64_t>(i) * 0x100000001B3ull ^
-                                                    splitmix64(static_cast<uint64_t>(j))));
-    return static_cast<double>(h >> 11) * (1.0 / 9007199254740992.0) - 0.5;
-}
 
 /// 1-norm of a symmetric matrix given by its lower triangle.
 template <typename T>
@@ -121,7 +141,7 @@ double backward_error(int64_t n, int64_t nrhs, const T* X, int64_t ldx, const T*
     for (int64_t j = 0; j < nrhs; ++j)
         for (int64_t i = 0; i < n; ++i) R[i + j * n] = B[i + j * ldb];
     {
-        AllBlasThreads threads;
+        AllBlasThreads threads(n);
         subtract(R.data());
     }
     const double eps = std::numeric_limits<T>::epsilon();
@@ -142,7 +162,7 @@ double potrf_residual(int64_t n, const T* A, int64_t lda, const T* L, int64_t ld
             }
     });
     {
-        AllBlasThreads threads;
+        AllBlasThreads threads(n);
         syrk(n, T(-1), Lc.data(), n, T(1), W.data(), n);  // W = A - L L^T (lower)
     }
     const double eps = std::numeric_limits<T>::epsilon();
@@ -168,7 +188,7 @@ double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t
         }
     });
     {
-        AllBlasThreads threads;
+        AllBlasThreads threads(n);
         symm(n, n, T(1), A, lda, X.data(), n, T(-1), R.data(), n);  // R = A X - I
     }
     const double eps = std::numeric_limits<T>::epsilon();
@@ -188,7 +208,7 @@ double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t l
         }
     });
     {
-        AllBlasThreads threads;
+        AllBlasThreads threads(n);
         trmm_lower_unit(n, LU, ldlu, W.data(), n);  // W = L U
     }
     parallel_columns(n, [&](int64_t j0, int64_t j1) {
@@ -212,7 +232,7 @@ void random_symmetric(int64_t n, T* A, int64_t lda, uint64_t seed, double shift)
     parallel_columns(n, [=](int64_t j0, int64_t j1) {
         for (int64_t j = j0; j < j1; ++j)
             for (int64_t i = 0; i < n; ++i)
-                A[i + j * lda] = static_cast<T>(uniform(seed, std::max(i, j), std::min(i, j)) + (i == j ? shift : 0.0));
+                A[i + j * lda] = static_cast<T>(detail::symmetric_entry(seed, i, j, shift));
     });
 }
 
@@ -220,7 +240,7 @@ template <typename T>
 void random_matrix(int64_t m, int64_t n, T* A, int64_t lda, uint64_t seed) {
     parallel_columns(n, [=](int64_t j0, int64_t j1) {
         for (int64_t j = j0; j < j1; ++j)
-            for (int64_t i = 0; i < m; ++i) A[i + j * lda] = static_cast<T>(uniform(seed, i, j));
+            for (int64_t i = 0; i < m; ++i) A[i + j * lda] = static_cast<T>(detail::uniform_entry(seed, i, j));
     });
 }
 

@@ -1,12 +1,14 @@
-// Internal helpers shared by the DAG builders: task names for traces, priority scaling.
+// Internal helpers shared by the DAG builders: task names and iteration numbers for traces, priority scaling.
 #pragma once
 #include <starpu.h>
 
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 
 namespace starfact::detail {
@@ -35,6 +37,30 @@ public:
 private:
     SequenceState& seq_;
     std::shared_ptr<std::deque<std::string>> names_;
+};
+
+/// Marks the tasks a builder submits in its scope with step k (StarPU's iteration number, which FxT traces show
+/// on each task), while the Runtime traces; otherwise does nothing. StarPU keeps one iteration stack per
+/// scheduling context, shared by every thread and updated without a lock, and reads its top when a task is
+/// submitted: pushes and pops from concurrent submissions corrupt it (its pop asserts) and would label a task
+/// with another thread's step. So the marked region, push to pop with the step's submissions, holds the
+/// Runtime's iteration mutex; concurrent submissions take turns step by step, and only while tracing.
+class TraceIteration {
+public:
+    TraceIteration(const Runtime& rt, int64_t k) {
+        if (!rt.tracing()) return;
+        lock_ = std::unique_lock<std::mutex>(RuntimeAccess::state(rt).iteration_mutex);
+        starpu_iteration_push(static_cast<unsigned long>(k));
+    }
+    /// Also when a submission in the step threw: the stack stays balanced and the mutex is released.
+    ~TraceIteration() {
+        if (lock_.owns_lock()) starpu_iteration_pop();
+    }
+    TraceIteration(const TraceIteration&) = delete;
+    TraceIteration& operator=(const TraceIteration&) = delete;
+
+private:
+    std::unique_lock<std::mutex> lock_;
 };
 
 /// Maps raw priorities in [0, raw_max] into the scheduler's range when that range is narrower

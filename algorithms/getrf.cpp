@@ -17,6 +17,7 @@
 #include "algorithms/lu_submit.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 #include "starfact/lu.hpp"
@@ -38,6 +39,9 @@ double getrf_flops(int64_t n) {
 Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : runtime_(&runtime), n_(n), nb_(nb) {
     require(n >= 0, "Pivots", "n", "must be >= 0 (got " + std::to_string(n) + ")");
     require(nb > 0, "Pivots", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
+    // Joins the Runtime's registry before registering anything: a Runtime destroyed first unregisters the handles.
+    membership_ = std::make_unique<detail::Membership>(
+        runtime, this, [](void* self) noexcept { static_cast<Pivots*>(self)->release(); });
     const int64_t steps = (n + nb - 1) / nb;
     storage_.resize(static_cast<size_t>(steps));
     handles_.resize(static_cast<size_t>(steps));
@@ -52,10 +56,28 @@ Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : runtime_(&runtime), n_
 }
 
 Pivots::~Pivots() {
-    for (starpu_data_handle_t h : handles_) starpu_data_unregister(h);  // waits for the tasks using it
+    // Orphaned (the Runtime was destroyed first): its destructor released the handles, and StarPU is gone.
+    if (!membership_ || !membership_->leave()) return;
+    release();
+    membership_->left();
+}
+
+void Pivots::release() noexcept {
+    for (starpu_data_handle_t& h : handles_) {
+        if (h) starpu_data_unregister(h);  // waits for the tasks using it
+        h = nullptr;
+    }
+}
+
+Runtime& Pivots::runtime() const {
+    if (!membership_ || !membership_->alive())
+        throw RuntimeError("starfact::Pivots::runtime: the Runtime these pivots belong to was destroyed (Pivots must "
+                           "be destroyed before their Runtime)");
+    return *runtime_;
 }
 
 std::vector<int64_t> Pivots::ipiv() const {
+    runtime();  // throws once the Runtime is gone
     std::vector<int64_t> out;
     out.reserve(static_cast<size_t>(n_));
     for (size_t k = 0; k < handles_.size(); ++k) {
@@ -181,9 +203,8 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     }
     LuDag<T> dag(A, piv, info_handle, opts, stats, &state);
     for (int64_t k = 0; k < A.mt(); ++k) {
-        starpu_iteration_push(static_cast<unsigned long>(k));
+        TraceIteration step(rt, k);
         dag.step(k);
-        starpu_iteration_pop();
     }
     return op;
 }

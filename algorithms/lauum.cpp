@@ -41,7 +41,7 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
     o.counter = stats ? &stats->tasks : nullptr;
     o.sequence = &SequenceAccess::state(seq);
     for (int64_t k = 0; k < mt; ++k) {
-        starpu_iteration_push(static_cast<unsigned long>(k));
+        TraceIteration step(rt, k);
         o.priority = prio(static_cast<int>(2 * (mt - k) - 2));
         o.urgent = false;
         for (int64_t n = 0; n < k; ++n) {
@@ -59,7 +59,6 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
         o.urgent = true;  // the diagonal chain: lauum(k) waits for trtri(k), the last step for all of them
         o.name = name("lauum", k, k);
         insert_lauum_tile<T>(rt, o, L.tile(k, k));
-        starpu_iteration_pop();
     }
 }
 template void submit_lauum<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);

@@ -19,6 +19,7 @@
 #include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
 
 namespace starfact {
@@ -178,9 +179,8 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
             CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right);
             if (v.kind == K::Right) dag.set_urgent_depth(1);  // the panel and the next column
             for (int64_t k = 0; k < mt; ++k) {
-                starpu_iteration_push(static_cast<unsigned long>(k));
+                detail::TraceIteration step(A.runtime(), k);
                 dag.right_step(k, critical);
-                starpu_iteration_pop();
             }
             break;
         }
@@ -196,12 +196,11 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
                     inflight.pop_front();
                 }
                 inflight.emplace_back();
-                starpu_iteration_push(static_cast<unsigned long>(k));
+                detail::TraceIteration step(A.runtime(), k);  // released before the next step's waits
                 dag.right_step(
                     k,
                     [&](Task t, int64_t m, int64_t n) { return n <= k + v.depth ? raise + critical(t, m, n) : 0; },
                     &inflight.back());
-                starpu_iteration_pop();
             }
             for (auto& step : inflight) wait_tasks(step);
             break;
@@ -210,9 +209,8 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
         case K::LeftCoarse: {
             CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true);
             for (int64_t k = 0; k < mt; ++k) {
-                starpu_iteration_push(static_cast<unsigned long>(k));
+                detail::TraceIteration step(A.runtime(), k);
                 dag.left_column(k, v.kind == K::LeftCoarse);
-                starpu_iteration_pop();
             }
             break;
         }
@@ -237,6 +235,11 @@ int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
 namespace detail {
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
+    if (A.distributed())  // every rank, before any communication (docs/mpi.md)
+        detail::agree(A.runtime(), "potrf",
+                      {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
+                       {"variant", opts.variant.name()},
+                       {"panel", to_string(resolve_panel_solve(opts.panel, opts.mapping, A.nb()))}});
     require(A.m() == A.n(), "potrf", "A", "must be square (got " + std::to_string(A.m()) + " x " +
                                              std::to_string(A.n()) + ")");
     Runtime& rt = A.runtime();
@@ -295,7 +298,7 @@ int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     require(tiling.nb >= 0, "potrf", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
     require(A != nullptr || n == 0, "potrf", "A", "is null");
     const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
+                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
     TileMatrix<T> tiles(rt, n, nb, tiling.residency);
     tiles.import(A, lda);
     const int info = potrf(tiles, opts);

@@ -11,6 +11,7 @@
 
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
 #include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
@@ -43,6 +44,10 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunSta
 namespace detail {
 template <typename T>
 void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats) {
+    if (L.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
+        detail::agree(L.runtime(), "potrs",
+                      {{"n", L.n()}, {"nb", L.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(L)},
+                       {"B (tag of its first tile)", first_tag(B)}});
     require(L.m() == L.n(), "potrs", "A", "must be square (got " + std::to_string(L.m()) + " x " +
                                              std::to_string(L.n()) + ")");
     require(B.m() == L.n(), "potrs", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
@@ -107,6 +112,11 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Option
 }
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
+        detail::agree(A.runtime(), "posv",
+                      {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
+                       {"A (tag of its first tile)", detail::first_tag(A)},
+                       {"B (tag of its first tile)", detail::first_tag(B)}});
     require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
                                              ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
     require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
@@ -123,6 +133,11 @@ template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, c
 
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
+    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
+        detail::agree(A.runtime(), "posv",
+                      {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
+                       {"A (tag of its first tile)", detail::first_tag(A)},
+                       {"B (tag of its first tile)", detail::first_tag(B)}});
     require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
                                              ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
     require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
@@ -142,8 +157,11 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     require(ldb >= std::max<int64_t>(1, n), "posv", "ldb",
             "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
     require(tiling.nb >= 0, "posv", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
+    require(A != nullptr || n == 0, "posv", "A", "is null");
+    require(B != nullptr || n == 0 || nrhs == 0, "posv", "B", "is null");
     const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
+                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
     a.import(A, lda);
     b.import(B, ldb);

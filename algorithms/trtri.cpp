@@ -47,7 +47,7 @@ int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats*
     o.sequence = &state;
     auto raw = [mt](int64_t k, int64_t m) { return static_cast<int>(2 * (mt - k) - 1 - (m - k)); };
     for (int64_t k = 0; k < mt; ++k) {
-        starpu_iteration_push(static_cast<unsigned long>(k));
+        TraceIteration step(rt, k);
         o.urgent = true;  // the panel feeds this step's updates, the diagonal the next phase
         for (int64_t m = k + 1; m < mt; ++m) {
             o.priority = prio(raw(k, m));
@@ -72,7 +72,6 @@ int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats*
         o.priority = prio(raw(k, k));
         o.name = name("trtri", k, k);
         insert_trtri_tile<T>(rt, o, L.tile(k, k), info, k * L.nb());
-        starpu_iteration_pop();
     }
     return op;
 }

@@ -259,11 +259,13 @@ Options options_for(const Settings& s, Mapping mapping, const Variant& variant) 
     return opts;
 }
 
-/// The tile size of a run: --nb, else the tuned plan for this order, precision, mapping and residency.
-int64_t tile_size(const Settings& s, Mapping m, int64_t n, bool gpu) {
+/// The tile size of a run: --nb, else the tuned plan for this order, precision, mapping, residency and GPU count.
+int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt) {
     if (s.nb > 0) return s.nb;
     const Residency r = s.device_resident ? Residency::Device : Residency::Host;
-    return s.prec == 's' ? tile_plan<float>(n, m, r, gpu).nb : tile_plan<double>(n, m, r, gpu).nb;
+    const bool gpu = rt.cuda_workers() > 0;
+    const int gpus = rt.cuda_devices() * rt.mpi_size();  // a distributed matrix spreads over every rank's GPUs
+    return s.prec == 's' ? tile_plan<float>(n, m, r, gpu, gpus).nb : tile_plan<double>(n, m, r, gpu, gpus).nb;
 }
 
 /// Whether this machine already has history for the four Cholesky kernels of this precision.
@@ -317,7 +319,7 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
                 const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
                 tiles.import(src, n);
             } else {
-                examples::fill_random_spd_tiles(tiles, s.seed, static_cast<double>(n));
+                random_symmetric(tiles, s.seed, static_cast<double>(n));  // where the tiles live
             }
             rt.transfers();  // resets StarPU's bus counters
             if (run.last && profile_last) examples::profiling_reset();
@@ -350,7 +352,7 @@ template <typename T>
 int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
-    const int64_t nb = tile_size(s, mapping, n, rt.cuda_workers() > 0);
+    const int64_t nb = tile_size(s, mapping, n, rt);
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "panel", "diag", "mapping", "sched", "residency",
                               "run", "seconds", "GFLOP/s", "residual", "info"});
@@ -359,17 +361,20 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    // Without a residual check or a vendor run, nothing needs the n x n array: the matrix is generated tile
-    // by tile (the out-of-core runs, whose matrices may only fit as tiles).
-    const bool tiles_only = !s.check && !s.vendor && !s.calibrate;
+    // Without a residual check nothing needs the n x n host array: the tiles are generated where they live (the
+    // out-of-core and multi-GPU runs, whose matrices may only fit as tiles), and the cuSOLVER baseline generates the
+    // same matrix in its GPU's memory. A CPU-only run's LAPACK baseline still needs the array.
+    const bool tiles_only = !s.check && !s.calibrate && (!s.vendor || gpu);
     std::vector<T> A;
     if (!tiles_only) {
         A = examples::host_matrix<T>(n, "starpu_chol");
         random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     } else {
-        table.note("matrix generated tile by tile (--no-check --no-vendor: no n x n host array)");
+        table.note(std::string("matrix generated tile by tile where the tiles live (--no-check: no n x n host array)") +
+                   (s.vendor ? "; the vendor baseline generates the same matrix on its GPU" : ""));
     }
-    const Reference<T> ref(gpu && !tiles_only, n, A.data());
+    const Reference<T> ref = tiles_only ? Reference<T>(gpu && s.vendor, n, s.seed, static_cast<double>(n))
+                                        : Reference<T>(gpu, n, A.data());
     // The generated matrix has no upper triangle of tiles.
     TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, tiles_only));
     if (residency == Residency::Device) table.note(placement_text(tiles));
@@ -405,6 +410,9 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     if (gpu && !examples::gpu_busy_text(m.busy).empty()) table.note(examples::gpu_busy_text(m.busy) + " (last timed run)");
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
+        if (ref.device() >= 0)
+            table.note("vendor: cusolverDnXpotrf on GPU " + std::to_string(ref.device()) +
+                       " alone, on its own copy of the matrix");
         for (size_t i = 0; i < v.seconds.size(); ++i)
             table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-", "-", "-", "-",
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
@@ -535,7 +543,7 @@ int64_t sum_over_ranks(const Runtime& rt, int64_t v) {
 template <typename T>
 int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
-    const int64_t nb = tile_size(s, mapping, n, rt.cuda_workers() > 0);
+    const int64_t nb = tile_size(s, mapping, n, rt);
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const bool solve = s.op == "posv", root = rt.mpi_rank() == 0;
     const int64_t nrhs = solve ? s.nrhs : 0;
@@ -543,8 +551,14 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "mapping", "sched", "residency", "grid", "run",
                               "seconds", "GFLOP/s", "residual", "info"});
     if (root) table.note("starpu_chol" + std::string(solve ? " --op posv" : "") + ": " + rt.describe());
-    std::vector<T> A(static_cast<size_t>(n) * n), B(static_cast<size_t>(n * nrhs));
-    random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));  // the same on every rank (same seed)
+    // Without a residual check each rank generates its own tiles where they live; with one, every rank builds the
+    // whole matrix (the same on every rank: same seed) and imports its tiles.
+    const bool generated = !s.check;
+    std::vector<T> A, B(static_cast<size_t>(n * nrhs));
+    if (!generated) {
+        A = examples::host_matrix<T>(n, "starpu_chol");
+        random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+    }
     if (solve) random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
     TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, true, grid));
     if (root && residency == Residency::Device) table.note(placement_text(tiles));
@@ -558,7 +572,10 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     m.seconds = examples::timed_runs(
         root ? "starpu_chol" : nullptr, s.warmup, s.repeat,  // one process prints
         [&](const examples::Run&) {
-            tiles.import(A.data(), n);
+            if (generated)
+                random_symmetric(tiles, s.seed, static_cast<double>(n));
+            else
+                tiles.import(A.data(), n);
             if (solve) rhs->import(B.data(), n);
             stats.tasks = 0;
             rt.barrier();  // every rank starts the clock together
@@ -636,7 +653,7 @@ int run_compare(const Settings& s) {
         if (total == 0) total = s.scheds.size() * mappings.size() * s.variants.size();
         if (A.empty()) {
             n = s.n > 0 ? s.n : (gpu ? 16384 : 2000);
-            nb = tile_size(s, gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n, gpu);
+            nb = tile_size(s, gpu ? Mapping::GpuOnly : Mapping::CpuOnly, n, rt);
             A.resize(static_cast<size_t>(n) * n);
             random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
             table.note("n=" + std::to_string(n) + " nb=" + std::to_string(nb) + " prec=" + s.prec + " panel=" +
@@ -696,7 +713,7 @@ void sweep_point(const Settings& s, Runtime& rt, Mapping mapping, int64_t n, std
     one.prec = sizeof(T) == 4 ? 's' : 'd';
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = tile_size(one, mapping, n, rt.cuda_workers() > 0);
+    const int64_t nb = tile_size(one, mapping, n, rt);
     std::vector<T> A(static_cast<size_t>(n) * n);
     random_symmetric<T>(n, A.data(), n, s.seed + static_cast<uint64_t>(n), static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
@@ -795,6 +812,19 @@ public:
             if (!oks[r]) *failed += (failed->empty() ? "" : ",") + std::to_string(r);
         return failed->empty();
     }
+    /// Whether every rank's `error` is empty (collective); if not, the first rank with one prints it ("starpu_chol:
+    /// ...", its rank named when some ranks have none) and every rank is to stop.
+    bool all_or_first_says(const std::string& error) const {
+        std::string failed;
+        if (all(error.empty(), &failed)) return true;
+        const int first = std::stoi(failed.substr(0, failed.find(',')));
+        const bool everywhere = std::count(failed.begin(), failed.end(), ',') + 1 == size_;
+        if (first == rank_) {
+            const std::string who = everywhere ? "" : "rank " + std::to_string(rank_) + ": ";
+            std::fprintf(stderr, "starpu_chol: %s%s\n", who.c_str(), error.c_str());
+        }
+        return false;
+    }
     /// Ends every rank after an error that only this rank may have seen.
     [[noreturn]] void abort() const {
 #ifdef STARFACT_HAVE_MPI
@@ -832,14 +862,16 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]).rfind("--grid", 0) == 0;
     MpiSession mpi(&argc, &argv, grid_flag);
     Settings s;
+    std::string bad_flags;
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
         if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
-        if (mpi.rank() == 0) std::fprintf(stderr, "starpu_chol: %s\n", e.what());
-        return 1;
+        bad_flags = e.what();
     }
+    // Ranks may have been given different flags (mpirun ... : ...): all stop when one cannot go on.
+    if (!mpi.all_or_first_says(bad_flags)) return 1;
     if (!mpi.active() && s.grid.ranks() > 1) {
         std::fprintf(stderr, "starpu_chol: --grid %dx%d needs MPI, and this starpu_chol was built without it\n",
                      s.grid.p, s.grid.q);
@@ -849,12 +881,13 @@ int main(int argc, char** argv) {
     if (distributed) {
         // Checks every rank makes alike (the flags), then the GPUs, which differ per rank: all ranks stop together.
         Grid grid;
+        std::string bad_setup;
         try {
             grid = distributed_setup(s, mpi);
         } catch (const std::exception& e) {
-            if (mpi.rank() == 0) std::fprintf(stderr, "starpu_chol: %s\n", e.what());
-            return 1;
+            bad_setup = e.what();
         }
+        if (!mpi.all_or_first_says(bad_setup)) return 1;
         const Mapping mapping = default_mapping(s);
         std::string no_gpu;
         const bool gpu_here = built_with_cuda() && cuda_device_count() > 0 && s.ncuda != 0;
@@ -863,18 +896,29 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "starpu_chol: --gpu-only: no usable GPU on MPI rank(s) %s\n", no_gpu.c_str());
             return 1;
         }
+        // An error on one rank ends every rank (the others may be waiting for this one), with its message.
+        const auto fail = [&](const char* what) {
+            std::fprintf(stderr, "starpu_chol: rank %d: %s\n", mpi.rank(), what);
+            mpi.abort();
+        };
         int rc = 0;
         try {
             RuntimeConfig cfg = runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly);
             cfg.mpi = true;
             Runtime rt(cfg);
-            rt.require_mapping(mapping, "starpu_chol");
-            if (s.device_resident && rt.cuda_devices() == 0)
-                throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
-            rc = s.prec == 's' ? run_grid<float>(s, rt, mapping, grid) : run_grid<double>(s, rt, mapping, grid);
+            // Caught while the Runtime lives: its destructor would abort the job before the handler below runs.
+            try {
+                rt.require_mapping(mapping, "starpu_chol");
+                if (s.device_resident && rt.cuda_devices() == 0)
+                    throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
+                rc = s.prec == 's' ? run_grid<float>(s, rt, mapping, grid) : run_grid<double>(s, rt, mapping, grid);
+            } catch (const std::exception& e) {
+                fail(e.what());
+            } catch (...) {
+                fail("an exception that is not a std::exception");
+            }
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "starpu_chol: rank %d: %s\n", mpi.rank(), e.what());
-            mpi.abort();  // the other ranks may be waiting for this one
+            fail(e.what());
         }
         return rc;
     }

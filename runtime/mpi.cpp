@@ -1,9 +1,16 @@
-// The MPI side of a Runtime (runtime/mpi.hpp): start and stop, tags, owner-computes insertion, collectives.
+// The MPI side of a Runtime (runtime/mpi.hpp): start and stop, tags, owner-computes insertion, the ranks'
+// agreement on their calls, collectives.
 #include "runtime/mpi.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
@@ -29,8 +36,53 @@ namespace {
 /// What a distributed handle's user data points to (the project sets no other user data on tiles).
 char distributed_marker;
 
+/// The message of the last starfact exception created on this thread (note_error).
+thread_local std::string last_error;
+
 [[noreturn]] void no_mpi(const char* what) {
     throw RuntimeError(std::string("starfact: ") + what + " needs MPI, and this build of starfact has none");
+}
+
+/// A 62-bit FNV-1a hash: texts take part in the agreement's integers (62 bits: ~x never overflows below).
+int64_t text_hash(const std::string& text) {
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+    return static_cast<int64_t>(h >> 2);
+}
+
+/// "0-2, 5, 7-8".
+std::string rank_list(const std::vector<int>& ranks) {
+    std::string out;
+    for (size_t i = 0; i < ranks.size();) {
+        size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+        out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+        i = j + 1;
+    }
+    return out;
+}
+
+/// Every rank's text, grouped by value in the order of their first rank: "rank 0 has 1000, ranks 1-3 have 1200"
+/// (`one`, `many`: the verbs). At most 8 values are named.
+std::string per_rank(const std::vector<std::string>& texts, const char* one, const char* many) {
+    std::vector<std::string> values;
+    std::vector<std::vector<int>> ranks;
+    for (size_t r = 0; r < texts.size(); ++r) {
+        size_t k = 0;
+        while (k < values.size() && values[k] != texts[r]) ++k;
+        if (k == values.size()) {
+            values.push_back(texts[r]);
+            ranks.emplace_back();
+        }
+        ranks[k].push_back(static_cast<int>(r));
+    }
+    std::string out;
+    const size_t shown = std::min<size_t>(values.size(), 8);
+    for (size_t k = 0; k < shown; ++k)
+        out += (k ? ", " : "") + std::string(ranks[k].size() == 1 ? "rank " : "ranks ") + rank_list(ranks[k]) + " " +
+               (ranks[k].size() == 1 ? one : many) + " " + values[k];
+    if (shown < values.size()) out += ", and " + std::to_string(values.size() - shown) + " other values on other ranks";
+    return out;
 }
 
 #ifdef STARFACT_HAVE_MPI
@@ -43,9 +95,95 @@ MPI_Comm comm_of(const Runtime& rt) {
 void check_mpi(int ret, const char* what) {
     if (ret != MPI_SUCCESS) throw RuntimeError(std::string("starfact: ") + what + " failed (" + std::to_string(ret) + ")");
 }
+
+/// Ends every rank of the job: this one cannot take part in what the others wait for. Prints the rank, the reason
+/// and the error behind it: the exception being handled (a Runtime whose constructor failed), or with `unwinding` the
+/// last starfact error of this thread (an exception is out of reach while it unwinds, and the application's handler
+/// that would print it runs after the Runtime's destructor).
+[[noreturn]] void abort_job(const MpiState& s, const std::string& reason, bool unwinding) {
+    std::string text = "starfact: MPI rank " + std::to_string(s.rank) + " of " + std::to_string(s.size) + ": " + reason;
+    if (const std::exception_ptr handled = std::current_exception()) {
+        try {
+            std::rethrow_exception(handled);
+        } catch (const std::exception& e) {
+            text += std::string(" (after: ") + e.what() + ")";
+        } catch (...) {
+        }
+    } else if (unwinding) {
+        text += last_error.empty() ? " (no starfact exception was raised on this thread)"
+                                   : " (the last starfact error on this rank: " + last_error + ")";
+    }
+    text += "; aborting every rank (MPI_Abort) rather than leaving them waiting for this one\n";
+    std::fputs(text.c_str(), stderr);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();  // MPI_Abort does not return
+}
+
+constexpr int kAgreedMax = 12;           // values of one agree() call
+constexpr int kSlots = 3 + kAgreedMax;  // the call (hash), the tag counter, the value count, the values
+constexpr int kTextMax = 96;            // characters of a rank's text in a report (a value, or the call's name)
+
+/// The agreement on `s`'s communicator: empty when every rank makes the same call with the same values and the
+/// same tag counter, else what differs (the same text on every rank). Collective: one MPI_Allreduce, and one
+/// MPI_Allgather of fixed-size texts after a mismatch; fixed sizes, so that ranks in different calls match safely.
+std::string disagreement(const MpiState& s, const char* function, std::initializer_list<Agreed> values) {
+    if (values.size() > static_cast<size_t>(kAgreedMax))
+        throw RuntimeError(std::string("starfact::") + function + ": agreement on more than " +
+                           std::to_string(kAgreedMax) + " values");
+    const MPI_Comm comm = *static_cast<MPI_Comm*>(s.comm);
+    int64_t mine[kSlots] = {text_hash(function), s.next_tag.load(), static_cast<int64_t>(values.size())};
+    int slot = 3;
+    for (const Agreed& v : values) mine[slot++] = v.value;
+    // The smallest of x and of ~x (= -x - 1, which reverses the order without overflow): min and max in one call.
+    int64_t reduced[2 * kSlots];
+    for (int k = 0; k < kSlots; ++k) {
+        reduced[k] = mine[k];
+        reduced[kSlots + k] = ~mine[k];
+    }
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, reduced, 2 * kSlots, MPI_INT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    const auto differs = [&](int k) { return reduced[k] != ~reduced[kSlots + k]; };
+    // What to report, from the reduced record: the same choice on every rank. The call first (the values of
+    // different calls mean different things), then the values in order, then the history (the tag counter).
+    int what = -1;
+    if (differs(0) || differs(2)) {
+        what = 0;
+    } else {
+        for (int k = 3; k < 3 + static_cast<int>(values.size()) && what < 0; ++k)
+            if (differs(k)) what = k;
+        if (what < 0 && differs(1)) what = 1;
+    }
+    if (what < 0) return {};
+    const std::string text = what == 0 ? function : what == 1 ? std::to_string(mine[1]) : values.begin()[what - 3].text;
+    std::vector<char> all(static_cast<size_t>(kTextMax) * s.size), own(kTextMax, '\0');
+    std::memcpy(own.data(), text.data(), std::min<size_t>(text.size(), kTextMax - 1));
+    check_mpi(MPI_Allgather(own.data(), kTextMax, MPI_CHAR, all.data(), kTextMax, MPI_CHAR, comm), "MPI_Allgather");
+    std::vector<std::string> texts;
+    for (int r = 0; r < s.size; ++r) texts.emplace_back(all.data() + static_cast<size_t>(r) * kTextMax);
+    if (what == 0)
+        return "ranks disagree on the operation: " + per_rank(texts, "is in", "are in") +
+               " (every rank must make the same distributed calls in the same order; docs/mpi.md)";
+    if (what == 1)
+        return "ranks disagree on the distributed matrices and operations created so far (StarPU-MPI tags taken: " +
+               per_rank(texts, "has", "have") + "; every rank must create them in the same order; docs/mpi.md)";
+    return std::string("ranks disagree on ") + values.begin()[what - 3].name + ": " + per_rank(texts, "has", "have");
+}
 #endif
 
 }  // namespace
+
+void note_error(const char* message) noexcept {
+    try {
+        last_error = message;
+    } catch (...) {
+    }
+}
+
+Agreed::Agreed(const char* name, const Grid& grid)
+    : name(name), value(static_cast<int64_t>(grid.p) * (int64_t(1) << 32) + grid.q),
+      text(std::to_string(grid.p) + "x" + std::to_string(grid.q)) {}
+
+Agreed::Agreed(const char* name, std::string text) : name(name), value(text_hash(text)), text(std::move(text)) {}
 
 MpiState::~MpiState() {
 #ifdef STARFACT_HAVE_MPI
@@ -54,6 +192,38 @@ MpiState::~MpiState() {
 }
 
 MpiState* mpi_state(const Runtime& rt) { return RuntimeAccess::state(rt).mpi.get(); }
+
+#ifdef STARFACT_HAVE_MPI
+namespace {
+/// The node share of this rank (mpi_start's documentation): its node-local rank, its GPUs and its cores.
+void share_node(starpu_conf* conf, MpiState& s) {
+    MPI_Comm node;
+    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+              "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &s.local_rank);
+    MPI_Comm_size(node, &s.local_size);
+    MPI_Comm_free(&node);
+    if (s.local_size <= 1) return;
+    if (!std::getenv("STARPU_WORKERS_NOBIND")) setenv("STARPU_WORKERS_NOBIND", "1", 1);
+    const int ndev = conf->ncuda == 0 ? 0 : cuda_device_count();
+    const bool chosen = std::getenv("STARPU_WORKERS_CUDAID") || std::getenv("STARPU_NCUDA");
+    if (ndev > 0 && !chosen) {
+        for (int d = s.local_rank % ndev; d < ndev && static_cast<int>(s.gpus.size()) < STARPU_NMAXWORKERS;
+             d += s.local_size)
+            s.gpus.push_back(d);
+        if (conf->ncuda > 0 && conf->ncuda < static_cast<int>(s.gpus.size())) s.gpus.resize(conf->ncuda);
+        conf->use_explicit_workers_cuda_gpuid = 1;
+        for (size_t i = 0; i < s.gpus.size(); ++i) conf->workers_cuda_gpuid[i] = static_cast<unsigned>(s.gpus[i]);
+        conf->ncuda = static_cast<int>(s.gpus.size());
+    }
+    if (conf->ncpus == -1 && !std::getenv("STARPU_NCPU")) {
+        // This rank's cores, less one per GPU it drives and one for StarPU-MPI's progression thread.
+        const int cores = static_cast<int>(std::thread::hardware_concurrency()) / s.local_size;
+        conf->ncpus = std::max(1, cores - static_cast<int>(s.gpus.size()) - 1);
+    }
+}
+}  // namespace
+#endif
 
 int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
 #ifdef STARFACT_HAVE_MPI
@@ -77,6 +247,7 @@ int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
     // after that reservation (STARPU_NCPU=1 would leave no worker): an explicit STARPU_NCPU is the worker count.
     if (conf->ncpus == -1)
         if (const char* env = std::getenv("STARPU_NCPU")) conf->ncpus = std::atoi(env);
+    share_node(conf, *s);
     const int ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, conf);
     if (ret != 0) {
         if (s->finalize) MPI_Finalize();
@@ -98,6 +269,17 @@ int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
 
 void mpi_stop(std::unique_ptr<MpiState>& state) {
 #ifdef STARFACT_HAVE_MPI
+    // starpu_mpi_shutdown waits in a barrier for every rank: only when every rank is stopping.
+    if (state->size > 1) {
+        if (std::uncaught_exceptions() > 0) abort_job(*state, "the Runtime is destroyed by an exception", true);
+        std::string report;
+        try {
+            report = disagreement(*state, "~Runtime", {});
+        } catch (const std::exception& e) {
+            report = e.what();
+        }
+        if (!report.empty()) abort_job(*state, "starfact::~Runtime: " + report, false);
+    }
     starpu_mpi_shutdown();  // waits for every rank's communications, then shuts StarPU down
     MPI_Comm_free(static_cast<MPI_Comm*>(state->comm));
     const bool finalize = state->finalize;
@@ -108,12 +290,30 @@ void mpi_stop(std::unique_ptr<MpiState>& state) {
 #endif
 }
 
-void mpi_barrier(const Runtime& rt) {
+void mpi_barrier(const Runtime& rt) { agree(rt, "Runtime::barrier", {}); }
+
+void agree(const Runtime& rt, const char* function, std::initializer_list<Agreed> values) {
 #ifdef STARFACT_HAVE_MPI
-    if (mpi_state(rt)) check_mpi(MPI_Barrier(comm_of(rt)), "MPI_Barrier");
+    const MpiState* s = mpi_state(rt);
+    if (!s || s->size == 1) return;
+    if (std::uncaught_exceptions() > 0)
+        abort_job(*s, std::string("starfact::") + function + " is called while an exception unwinds", true);
+    const std::string report = disagreement(*s, function, values);
+    if (!report.empty()) throw RuntimeError(std::string("starfact::") + function + ": " + report);
 #else
     (void)rt;
+    (void)function;
+    (void)values;
 #endif
+}
+
+int64_t mpi_tag(starpu_data_handle_t h) {
+#ifdef STARFACT_HAVE_MPI
+    if (is_distributed(h)) return static_cast<int64_t>(starpu_mpi_data_get_tag(h));
+#else
+    (void)h;
+#endif
+    return -1;
 }
 
 int64_t reserve_tags(const Runtime& rt, int64_t count) {
@@ -196,7 +396,10 @@ void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu
 
 void allreduce_first_nonzero(const Runtime& rt, std::vector<int>& values) {
 #ifdef STARFACT_HAVE_MPI
-    if (values.empty()) return;
+    // Unwinding (a Sequence destroyed by an exception): nobody reads these infos, and the other ranks may never
+    // get here. The Runtime's destructor ends the job, or, where every rank unwinds alike, every rank skips this.
+    if (values.empty() || std::uncaught_exceptions() > 0) return;
+    agree(rt, "Sequence::wait", {{"distributed operations", static_cast<int64_t>(values.size())}});
     for (int& v : values) v = v == 0 ? INT_MAX : v;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT, MPI_MIN, comm_of(rt)),
               "MPI_Allreduce");
@@ -212,21 +415,38 @@ void allgather_bytes(const Runtime& rt, const std::vector<char>& mine, std::vect
 #ifdef STARFACT_HAVE_MPI
     const MPI_Comm comm = comm_of(rt);
     const int size = mpi_state(rt)->size;
-    if (mine.size() > static_cast<size_t>(INT_MAX))
-        throw RuntimeError("starfact: gathering " + std::to_string(mine.size()) +
-                           " bytes from one rank exceeds MPI's int count (2^31 - 1)");
-    const int count = static_cast<int>(mine.size());
-    std::vector<int> counts(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
-    check_mpi(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm), "MPI_Allgather");
+    agree(rt, "TileMatrix::export_to", {});
+    // The sizes first, in 64 bits: every rank sees them all and refuses alike what MPI's int counts cannot take.
+    const int64_t count = static_cast<int64_t>(mine.size());
+    std::vector<int64_t> counts(static_cast<size_t>(size));
+    check_mpi(MPI_Allgather(&count, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm), "MPI_Allgather");
     offsets->assign(static_cast<size_t>(size) + 1, 0);
     for (int r = 0; r < size; ++r) (*offsets)[r + 1] = (*offsets)[r] + static_cast<size_t>(counts[r]);
-    if (offsets->back() > static_cast<size_t>(INT_MAX))
-        throw RuntimeError("starfact: gathering " + std::to_string(offsets->back()) +
-                           " bytes exceeds MPI's int displacements (2^31 - 1)");
-    for (int r = 0; r < size; ++r) displs[r] = static_cast<int>((*offsets)[r]);
     all->resize(offsets->back());
-    check_mpi(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all->data(), counts.data(), displs.data(), MPI_BYTE, comm),
-              "MPI_Allgatherv");
+    // MPI counts and displacements are ints: rounds of at most INT_MAX / size bytes per rank, each received into a
+    // buffer of at most INT_MAX bytes and copied to its place.
+    const int64_t chunk = std::max<int64_t>(1, INT_MAX / size);
+    std::vector<int64_t> done(static_cast<size_t>(size), 0);
+    std::vector<int> counts32(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
+    std::vector<char> round;
+    for (;;) {
+        int64_t total = 0;
+        for (int r = 0; r < size; ++r) {
+            counts32[r] = static_cast<int>(std::min(chunk, counts[r] - done[r]));
+            displs[r] = static_cast<int>(total);
+            total += counts32[r];
+        }
+        if (total == 0) break;  // the same on every rank: every rank knows every count
+        round.resize(static_cast<size_t>(total));
+        const int me = mpi_state(rt)->rank;
+        check_mpi(MPI_Allgatherv(mine.data() + done[me], counts32[me], MPI_BYTE, round.data(), counts32.data(),
+                                 displs.data(), MPI_BYTE, comm),
+                  "MPI_Allgatherv");
+        for (int r = 0; r < size; ++r) {
+            std::memcpy(all->data() + (*offsets)[r] + done[r], round.data() + displs[r], counts32[r]);
+            done[r] += counts32[r];
+        }
+    }
 #else
     (void)rt;
     (void)mine;

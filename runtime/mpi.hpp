@@ -7,8 +7,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
+#include <string>
+#include <type_traits>
 #include <vector>
+
+#include "starfact/tile_matrix.hpp"
 
 namespace starfact {
 class Runtime;
@@ -21,19 +26,30 @@ namespace starfact::detail {
 struct MpiState {
     int rank = 0, size = 1;
     bool finalize = false;               // MPI_Init_thread was called by the Runtime
+    int local_rank = 0, local_size = 1;  // among the ranks of this node (MPI_COMM_TYPE_SHARED)
+    std::vector<int> gpus;               // CUDA devices this rank chose for its node share (share_node); empty: StarPU's
     std::atomic<int64_t> next_tag{0};    // StarPU-MPI tags handed out so far
     void* comm = nullptr;                // MPI_Comm*, owned (mpi.cpp)
     ~MpiState();
 };
 
-/// Initializes MPI (unless the application did), then StarPU and StarPU-MPI with `conf`. Returns
+/// Initializes MPI (unless the application did), then StarPU and StarPU-MPI with `conf`. Ranks that share a node
+/// share its GPUs: unless the environment names the devices (STARPU_WORKERS_CUDAID, STARPU_NCUDA, or
+/// CUDA_VISIBLE_DEVICES set per rank), node-local rank r of L takes the visible devices r, r + L, r + 2L, ... (one
+/// each when L is the device count; ranks beyond the device count share them round-robin), RuntimeConfig::ncuda
+/// capping the count; CPU workers default to this rank's share of the cores, and StarPU binds no worker to a core
+/// (every rank would bind its workers and its MPI thread to the same first cores). Returns
 /// starpu_init's status (0, -ENODEV, ...) and on success fills *out. Throws RuntimeError without MPI support
 /// or when the application's MPI thread level is below MPI_THREAD_MULTIPLE.
 int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out);
 /// Waits for the communications of every rank, shuts StarPU-MPI and StarPU down, finalizes MPI if started here.
+/// With several ranks it first checks that every rank is stopping (agree()); when they are not, or when an
+/// exception unwinds this rank, it prints the rank and the reason on stderr and aborts the job (MPI_Abort)
+/// instead of waiting in StarPU-MPI's shutdown barrier for ranks that will never get there.
 void mpi_stop(std::unique_ptr<MpiState>& state);
 /// The MPI state of rt, or nullptr when it runs without MPI.
 MpiState* mpi_state(const Runtime& rt);
+/// Runtime::barrier(): agree() over every rank, whose MPI_Allreduce no rank leaves before every rank entered it.
 void mpi_barrier(const Runtime& rt);
 
 /// `count` consecutive StarPU-MPI tags, the same on every rank as long as every rank asks in the same order.
@@ -50,11 +66,43 @@ bool is_distributed(starpu_data_handle_t h);
 /// submit_local(local) submits the task (cl_arg and flops moved over); the template `task` is destroyed.
 void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu_task*)>& submit_local);
 
-/// Element-wise over the ranks: the smallest nonzero value, or 0 where every rank has 0 (LAPACK infos:
-/// the first failing column wins). Collective.
+/// One value that every rank must pass alike to a distributed call: a number, a flag, a grid, or a text (a
+/// variant's name), compared through a hash and printed as it is.
+struct Agreed {
+    Agreed(const char* name, int64_t value) : name(name), value(value), text(std::to_string(value)) {}
+    template <typename B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+    Agreed(const char* name, B flag) : name(name), value(flag ? 1 : 0), text(flag ? "true" : "false") {}
+    Agreed(const char* name, const Grid& grid);
+    Agreed(const char* name, std::string text);
+    const char* name;
+    int64_t value;
+    std::string text;
+};
+
+/// Checks that every rank makes the same distributed call (`function`) with the same `values`, and has created as
+/// many distributed matrices and operations before it (the tag counter), before the call communicates: one
+/// MPI_Allreduce of a fixed-size record (at most 12 values) on the Runtime's own communicator. Every collective of
+/// starfact on that communicator starts with this check, so ranks in two different ones also meet and learn it.
+/// On a mismatch, throws RuntimeError on every rank: "starfact::<function>: ranks disagree on n: rank 0 has 1000,
+/// rank 1 has 1200" (the first value that differs; the operation when the ranks are in different calls). Aborts
+/// the job (MPI_Abort, with a message on stderr) when called while an exception unwinds this rank: the other
+/// ranks may never get there. Nothing without MPI or with one rank.
+void agree(const Runtime& rt, const char* function, std::initializer_list<Agreed> values);
+/// The StarPU-MPI tag of h, -1 for data not registered with StarPU-MPI.
+int64_t mpi_tag(starpu_data_handle_t h);
+/// Which distributed matrix A is, the same on every rank: the tag of its first tile (-1 when it has none).
+template <typename T>
+int64_t first_tag(const TileMatrix<T>& A) {
+    return A.mt() > 0 && A.nt() > 0 ? mpi_tag(A.tile(0, 0)) : -1;
+}
+
+/// Sequence::wait's reduction of its distributed operations' infos, element-wise over the ranks: the smallest
+/// nonzero value, or 0 where every rank has 0 (LAPACK infos: the first failing column wins). Collective (after
+/// agree() on the number of values). While an exception unwinds this rank (a Sequence destroyed by it), the
+/// values stay this rank's own and nothing is communicated: the other ranks may never get there.
 void allreduce_first_nonzero(const Runtime& rt, std::vector<int>& values);
 /// Every rank's `mine` (bytes), concatenated in rank order into *all; *offsets[r] is where rank r's part
-/// starts (size()+1 entries). Collective.
+/// starts (size()+1 entries). Collective (TileMatrix::export_to, after agree()).
 void allgather_bytes(const Runtime& rt, const std::vector<char>& mine, std::vector<char>* all,
                      std::vector<size_t>* offsets);
 

@@ -8,6 +8,7 @@
 #include <starpu_fxt.h>
 #endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -40,6 +41,48 @@ bool known_scheduler(const std::string& name, std::string* known) {
     return found;
 }
 
+/// What a Runtime asked StarPU for and what this process has, for the messages of a start without workers:
+/// StarPU's environment variables win over the configuration, so the one in effect is named.
+std::string workers_asked_and_found(const RuntimeConfig& config) {
+    std::string text = "CPU workers requested: ";
+    if (const char* env = std::getenv("STARPU_NCPU")) text += std::string("STARPU_NCPU=") + env;
+    else if (config.ncpus == -1) text += "StarPU's default (ncpus -1)";
+    else text += std::to_string(config.ncpus) + " (ncpus)";
+    text += "; CUDA devices requested: ";
+    if (const char* env = std::getenv("STARPU_NCUDA")) text += std::string("STARPU_NCUDA=") + env;
+    else text += config.ncuda == -1 ? std::string("all (ncuda -1)") : std::to_string(config.ncuda) + " (ncuda)";
+    if (built_with_cuda())
+        text += "; CUDA devices visible to this process: " + std::to_string(cuda_device_count());
+    else
+        text += "; this build of starfact has no CUDA support (configured with STARFACT_WITH_CUDA=OFF or without nvcc)";
+    return text;
+}
+
+bool same_handler(const struct sigaction& a, const struct sigaction& b) {
+    if ((a.sa_flags & SA_SIGINFO) != (b.sa_flags & SA_SIGINFO)) return false;
+    return (a.sa_flags & SA_SIGINFO) ? a.sa_sigaction == b.sa_sigaction : a.sa_handler == b.sa_handler;
+}
+
+/// Everything ~Runtime does once StarPU runs; also the constructor's way out when it fails after starting StarPU.
+void stop_runtime(detail::RuntimeState& st) noexcept {
+    starpu_task_wait_for_all();  // this rank's tasks; mpi_stop() waits for the communications of all
+    // The matrices and sequences still alive give their StarPU data back while StarPU runs; their later use throws.
+    st.registry->orphan_all();
+#ifdef STARFACT_HAVE_CUDA
+    if (st.cuda_started) {
+        st.cuda->destroy();
+        starpu_cublas_shutdown();
+    }
+#endif
+    if (st.blas_threads_before > 0) openblas_set_num_threads(st.blas_threads_before);
+    // Saves the performance models; the codelets die after this (state_).
+    if (st.mpi)
+        detail::mpi_stop(st.mpi);
+    else
+        starpu_shutdown();
+    st.signals.restore();
+}
+
 }  // namespace
 
 bool built_with_cuda() {
@@ -66,6 +109,60 @@ int cuda_device_count() {
 namespace detail {
 RuntimeState::RuntimeState() = default;
 RuntimeState::~RuntimeState() = default;
+
+void Registry::add(Dependent* d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!alive_.load(std::memory_order_relaxed))
+        throw RuntimeError("starfact: the Runtime is being destroyed (a TileMatrix or Sequence cannot join it)");
+    members_.push_back(d);
+}
+
+bool Registry::leave(Dependent* d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Searched from the back: the most recent objects are usually destroyed first.
+    const auto it = std::find(members_.rbegin(), members_.rend(), d);
+    if (it == members_.rend()) return false;  // orphaned by the Runtime's destructor
+    members_.erase(std::next(it).base());
+    ++leaving_;
+    return true;
+}
+
+void Registry::left() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--leaving_ == 0) all_left_.notify_all();
+}
+
+void Registry::orphan_all() noexcept {
+    std::unique_lock<std::mutex> lock(mutex_);
+    alive_.store(false, std::memory_order_release);
+    for (Dependent* d : members_) d->orphan();
+    members_.clear();
+    // A destructor that left before must finish with StarPU before it shuts down.
+    all_left_.wait(lock, [&] { return leaving_ == 0; });
+}
+
+const int SavedSignals::numbers[SavedSignals::count] = {SIGINT, SIGSEGV, SIGTRAP};
+
+void SavedSignals::save() noexcept {
+    for (int k = 0; k < count; ++k) sigaction(numbers[k], nullptr, &before[k]);
+    saved = true;
+    started = false;
+}
+
+void SavedSignals::note_installed() noexcept {
+    for (int k = 0; k < count; ++k) sigaction(numbers[k], nullptr, &installed[k]);
+    started = true;
+}
+
+void SavedSignals::restore() noexcept {
+    if (!saved) return;
+    for (int k = 0; k < count; ++k) {
+        struct sigaction now {};
+        sigaction(numbers[k], nullptr, &now);
+        if (!started || same_handler(now, installed[k])) sigaction(numbers[k], &before[k], nullptr);
+    }
+    saved = started = false;
+}
 
 template <typename T>
 const Codelets<T>& codelets(const Runtime& rt) {
@@ -96,13 +193,17 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     require(config.workers_per_gpu >= 0, "Runtime", "workers_per_gpu",
             "must be >= 0 (got " + std::to_string(config.workers_per_gpu) + ")");
     std::string sched = config.scheduler.empty() ? "dmdas" : config.scheduler;
+    // The list is filled by known_scheduler(): call it before building the message (an argument list has no
+    // evaluation order).
     std::string known;
-    require(known_scheduler(sched, &known), "Runtime", "scheduler",
+    const bool sched_known = known_scheduler(sched, &known);
+    require(sched_known, "Runtime", "scheduler",
             "names no StarPU scheduling policy (got '" + sched + "'; known: " + known + ")");
     if (const char* env = std::getenv("STARPU_SCHED")) {
         std::string k2;
-        require(known_scheduler(env, &k2), "Runtime", "STARPU_SCHED",
-                "names no StarPU scheduling policy (got '" + std::string(env) + "')");
+        const bool env_known = known_scheduler(env, &k2);
+        require(env_known, "Runtime", "STARPU_SCHED",
+                "names no StarPU scheduling policy (got '" + std::string(env) + "'; known: " + k2 + ")");
     }
 
     if (starpu_is_initialized())
@@ -131,10 +232,33 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     conf.nopencl = 0;
     conf.sched_policy_name = sched.c_str();
     if (config.calibrate) conf.calibrate = 1;
-    const int ret = config.mpi ? detail::mpi_start(&conf, &state_->mpi) : starpu_init(&conf);
-    if (ret == -ENODEV) throw RuntimeError("starfact::Runtime: StarPU found no worker (ncpus=0 and no GPU?)");
-    if (ret != 0) throw RuntimeError("starfact::Runtime: starpu_init failed (" + std::to_string(ret) + ")");
+    // StarPU installs its signal handlers in starpu_init and never puts the previous ones back: stop_runtime() does.
+    state_->signals.save();
+    int ret = 0;
+    try {
+        ret = config.mpi ? detail::mpi_start(&conf, &state_->mpi) : starpu_init(&conf);
+    } catch (...) {
+        state_->signals.restore();
+        throw;
+    }
+    if (ret != 0) {
+        state_->signals.restore();
+        if (ret == -ENODEV)
+            throw RuntimeError("starfact::Runtime: StarPU found no worker to start (" + workers_asked_and_found(config) +
+                               "). A GPU-only configuration needs a visible GPU and a CUDA build of starfact; "
+                               "without one, ask for CPU workers (ncpus -1 for StarPU's default, or > 0)");
+        throw RuntimeError("starfact::Runtime: starpu_init failed (" + std::to_string(ret) + ")");
+    }
+    state_->signals.note_installed();
+    try {
+        start_workers(config);
+    } catch (...) {
+        stop_runtime(*state_);
+        throw;
+    }
+}
 
+void Runtime::start_workers(const RuntimeConfig& config) {
 #ifdef STARPU_USE_FXT
     // With Debian's FxT, StarPU 1.3's autostart=0 still leaves recording active (the probes test
     // fut_active, which the initial key mask keeps non-zero): stop explicitly until trace_start().
@@ -153,6 +277,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     if (cuda_workers() > 0) {
         starpu_cublas_init();
         state_->cuda->create();
+        state_->cuda_started = true;
         std::set<std::pair<int, unsigned>> devs;
         const int nworkers = static_cast<int>(starpu_worker_get_count());
         for (int w = 0; w < nworkers; ++w)
@@ -161,34 +286,15 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
         for (const auto& d : devs) cuda_nodes_.push_back(d.second);
     }
 #endif
-    if (config.ncuda > 0 && cuda_workers() == 0) {
-        if (state_->mpi)
-            detail::mpi_stop(state_->mpi);
-        else
-            starpu_shutdown();
-        throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) +
-                           " CUDA device(s) requested, none usable (no GPU, or starfact/StarPU built without CUDA)");
-    }
+    if (config.ncuda > 0 && cuda_workers() == 0)  // the caller stops StarPU
+        throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) + " CUDA device(s) requested, none " +
+                           "usable (" + workers_asked_and_found(config) + ")");
     state_->codelets_s = std::make_unique<detail::Codelets<float>>();
     state_->codelets_d = std::make_unique<detail::Codelets<double>>();
     if (config.warm_up) detail::warm_up_gpu_kernels(*this);
 }
 
-Runtime::~Runtime() {
-    starpu_task_wait_for_all();  // this rank's tasks; mpi_stop() waits for the communications of all
-#ifdef STARFACT_HAVE_CUDA
-    if (cuda_workers() > 0) {
-        state_->cuda->destroy();
-        starpu_cublas_shutdown();
-    }
-#endif
-    openblas_set_num_threads(state_->blas_threads_before);
-    // Saves the performance models; the codelets die after this (state_).
-    if (state_->mpi)
-        detail::mpi_stop(state_->mpi);
-    else
-        starpu_shutdown();
-}
+Runtime::~Runtime() { stop_runtime(*state_); }
 
 int Runtime::cpu_workers() const { return starpu_cpu_worker_get_count(); }
 int Runtime::cuda_workers() const { return starpu_cuda_worker_get_count(); }
@@ -205,7 +311,15 @@ std::string Runtime::describe() const {
        << " CPU worker(s), " << cuda_workers() << " CUDA worker(s) on " << cuda_devices()
        << " device(s), scheduler " << scheduler() << ", tracing " << (config_.trace ? "on" : "off");
     if (cuda_workers() > 0 && cuda_memory_limit_mb() > 0) os << ", GPU memory limit " << cuda_memory_limit_mb() << " MiB";
-    if (mpi()) os << ", MPI rank " << mpi_rank() << " of " << mpi_size();
+    if (mpi()) {
+        os << ", MPI rank " << mpi_rank() << " of " << mpi_size();
+        const detail::MpiState& m = *state_->mpi;
+        if (m.local_size > 1) {
+            os << " (node-local rank " << m.local_rank << " of " << m.local_size;
+            for (size_t i = 0; i < m.gpus.size(); ++i) os << (i ? "," : ", CUDA device ") << m.gpus[i];
+            os << ")";
+        }
+    }
     os << ", perf models in " << perfmodel_dir();
     return os.str();
 }
@@ -230,9 +344,13 @@ void Runtime::barrier() const { detail::mpi_barrier(*this); }
 int Runtime::pending_tasks() const { return starpu_task_nsubmitted(); }
 void Runtime::pause() const {
     starpu_task_wait_for_all();
+    std::lock_guard<std::mutex> lock(state_->pause_mutex);
     starpu_pause();
 }
-void Runtime::resume() const { starpu_resume(); }
+void Runtime::resume() const {
+    std::lock_guard<std::mutex> lock(state_->pause_mutex);
+    starpu_resume();
+}
 
 std::string Runtime::perfmodel_dir() const {
     if (const char* dir = std::getenv("STARPU_PERF_MODEL_DIR")) return dir;

@@ -59,18 +59,54 @@ void SequenceState::detach_refused() {
     --submitted;
     if (--pending == 0) all_done.notify_all();
 }
+
+void SequenceState::orphan() noexcept {
+    std::vector<starpu_data_handle_t> handles;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        handles.swap(info_handles);
+        names.clear();      // their tasks completed: the Runtime waited for every task
+        to_reduce.clear();  // a reduction over the ranks is a collective, out of reach now
+        runtime = nullptr;
+    }
+    for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
+}
+
+void sequence_orphaned(const char* function) {
+    throw RuntimeError(std::string("starfact::") + function +
+                       ": the Runtime this Sequence belongs to was destroyed (a Sequence must be destroyed before "
+                       "its Runtime; the Runtime completed its tasks, and it cannot be used any more)");
+}
 }  // namespace detail
 
-Sequence::Sequence(Runtime& runtime) : rt_(&runtime), state_(std::make_unique<detail::SequenceState>()) {}
+Sequence::Sequence(Runtime& runtime)
+    : rt_(&runtime),
+      state_(std::make_unique<detail::SequenceState>()),
+      membership_(std::make_unique<detail::Membership>(runtime, this, [](void* self) noexcept {
+          static_cast<Sequence*>(self)->state_->orphan();
+      })) {}
 
 Sequence::~Sequence() {
+    // Orphaned (the Runtime was destroyed first): its destructor completed the tasks, and StarPU is gone.
+    if (!membership_->leave()) return;
     try {
-        wait();
+        wait_tasks();
     } catch (...) {
     }
+    membership_->left();
+}
+
+Runtime& Sequence::runtime() const {
+    if (!membership_->alive()) detail::sequence_orphaned("Sequence::runtime");
+    return *rt_;
 }
 
 int Sequence::wait() {
+    if (!membership_->alive()) detail::sequence_orphaned("Sequence::wait");
+    return wait_tasks();
+}
+
+int Sequence::wait_tasks() {
     detail::SequenceState& s = *state_;
     std::vector<std::shared_ptr<std::deque<std::string>>> names;  // of tasks submitted before this wait()
     {
@@ -134,6 +170,8 @@ int Sequence::info(int op) const {
     require(op >= 0 && static_cast<size_t>(op) < state_->infos.size(), "Sequence::info", "op",
             "is not an operation of this sequence (got " + std::to_string(op) + ", it has " +
                 std::to_string(state_->infos.size()) + ")");
+    if (static_cast<size_t>(op) >= state_->gathered && !membership_->alive())
+        detail::sequence_orphaned("Sequence::info");
     if (static_cast<size_t>(op) >= state_->gathered)
         throw RuntimeError("starfact::Sequence::info: operation " + std::to_string(op) +
                            " has not been waited for (call wait() first)");
@@ -146,6 +184,7 @@ int Sequence::operations() const {
 }
 
 void Sequence::submit(starpu_task* task) {
+    if (!membership_->alive()) detail::sequence_orphaned("Sequence::submit");
     require(task != nullptr, "Sequence::submit", "task", "is null");
     require(task->callback_func == nullptr, "Sequence::submit", "task",
             "has a callback; the sequence needs that slot to count completions");

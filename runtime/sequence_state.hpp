@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/runtime_state.hpp"
 #include "starfact/sequence.hpp"
 
 namespace starfact::detail {
@@ -45,10 +46,19 @@ struct SequenceState {
     void attach(starpu_task* task);
     /// Undoes attach() for a task StarPU refused.
     void detach_refused();
+    /// The Runtime's destructor, after its last task: unregisters the info variables while StarPU still runs.
+    void orphan() noexcept;
 };
 
+/// Throws RuntimeError from `function`: the Runtime of the sequence was destroyed.
+[[noreturn]] void sequence_orphaned(const char* function);
+
 struct SequenceAccess {
-    static SequenceState& state(Sequence& s) { return *s.state_; }
+    /// The state the algorithms submit into; throws RuntimeError once the Runtime was destroyed.
+    static SequenceState& state(Sequence& s) {
+        if (!s.membership_->alive()) sequence_orphaned("Sequence");
+        return *s.state_;
+    }
 };
 
 }  // namespace starfact::detail

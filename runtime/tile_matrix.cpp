@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 
+#include "runtime/memory.hpp"
 #include "runtime/mpi.hpp"
+#include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -50,6 +53,65 @@ void copy_block(T* dst, int64_t ldd, bool dst_dev, const T* src, int64_t lds, bo
     (void)src_dev;
 #endif
     for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * ldd, src + j * lds, rows * sizeof(T));
+}
+
+/// Host memory a tile costs besides its entries: its slots in the handle, storage and home vectors, and the StarPU
+/// handle registered for it (StarPU 1.3's data state keeps a replicate and an interface per memory node: 4,539
+/// bytes measured per matrix handle with the StarPU that deps/setup.sh builds, --enable-maxnodes=16). Tiny tiles
+/// make this the larger part: a double matrix in 1 x 1 tiles needs ~580 times its entries.
+constexpr uint64_t kBookkeepingBytes = sizeof(starpu_data_handle_t) + sizeof(void*) + sizeof(unsigned);
+constexpr uint64_t kHandleBytes = 4608;
+
+/// Entries of the tiles one process stores, counted without visiting the tiles: tile (i, j) is stored when it is
+/// owned (i mod p = pr and j mod q = pc) and, with lower_only, when i >= j. O(1), or O(nt / q) with lower_only.
+/// False when the count does not fit in 64 bits.
+struct Extent {
+    int64_t m, n, nb, mt, nt;
+    int p, q, pr, pc;
+    bool lower;
+
+    /// Rows of the owned tile rows i >= lo.
+    uint64_t rows_from(int64_t lo) const {
+        if (lo >= mt) return 0;
+        const int64_t first = lo + ((pr - lo % p) % p + p) % p;
+        if (first >= mt) return 0;
+        const uint64_t count = static_cast<uint64_t>((mt - 1 - first) / p + 1);
+        uint64_t rows = count * static_cast<uint64_t>(nb);  // <= (m + nb - 1): no overflow
+        if ((mt - 1) % p == pr) rows -= static_cast<uint64_t>(nb - (m - (mt - 1) * nb));  // the short last tile row
+        return rows;
+    }
+    /// Columns of the owned tile columns.
+    uint64_t cols() const {
+        if (pc >= nt) return 0;
+        const uint64_t count = static_cast<uint64_t>((nt - 1 - pc) / q + 1);
+        uint64_t cols = count * static_cast<uint64_t>(nb);
+        if ((nt - 1) % q == pc) cols -= static_cast<uint64_t>(nb - (n - (nt - 1) * nb));
+        return cols;
+    }
+    uint64_t cols_of(int64_t j) const { return static_cast<uint64_t>(j == nt - 1 ? n - j * nb : nb); }
+
+    bool entries(uint64_t* out) const {
+        if (!lower) return detail::checked_mul(rows_from(0), cols(), out);
+        uint64_t total = 0, term = 0;
+        for (int64_t j = pc; j < nt; j += q)
+            if (!detail::checked_mul(cols_of(j), rows_from(j), &term) || !detail::checked_add(total, term, &total))
+                return false;
+        *out = total;
+        return true;
+    }
+};
+
+/// What StarPU may still allocate on the CUDA memory node `node`: the device's free memory, or less when StarPU's
+/// own allowance there (STARPU_LIMIT_CUDA_MEM) is smaller. `source` says which.
+uint64_t device_room(unsigned node, std::string* source) {
+    uint64_t room = detail::device_free_memory(starpu_memory_node_get_devid(node));
+    *source = "free on the device (cudaMemGetInfo)";
+    const starpu_ssize_t allowance = starpu_memory_get_available(node);
+    if (allowance >= 0 && static_cast<uint64_t>(allowance) < room) {
+        room = static_cast<uint64_t>(allowance);
+        *source = "left of StarPU's allowance there (STARPU_LIMIT_CUDA_MEM)";
+    }
+    return room;
 }
 
 }  // namespace
@@ -97,7 +159,28 @@ int64_t TileMatrix<T>::checked_order(int64_t n) {
 }
 
 template <typename T>
+void TileMatrix<T>::require_alive(const char* function) const {
+    if (!membership_ || !membership_->alive())
+        throw RuntimeError(std::string("starfact::") + function +
+                           ": the Runtime this TileMatrix belongs to was destroyed (a TileMatrix must be destroyed "
+                           "before its Runtime; the Runtime released its tiles, and it cannot be used any more)");
+}
+
+template <typename T>
+Runtime& TileMatrix<T>::runtime() const {
+    require_alive("TileMatrix::runtime");
+    return *runtime_;
+}
+
+template <typename T>
+int TileMatrix<T>::home_node(int64_t i, int64_t j) const {
+    require_alive("TileMatrix::home_node");
+    return local(i, j) ? static_cast<int>(home_[i + j * mt_]) : -1;
+}
+
+template <typename T>
 void TileMatrix<T>::missing_tile(int64_t i, int64_t j) const {
+    require_alive("TileMatrix::tile");  // the Runtime's destructor released every tile
     throw InvalidArgument("TileMatrix::tile", "j",
                           "names tile (" + std::to_string(i) + ", " + std::to_string(j) +
                               "), above the diagonal of a lower_only matrix: it is not stored");
@@ -112,6 +195,10 @@ template <typename T>
 TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency,
                           const TileLayout& layout)
     : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(residency), layout_(layout) {
+    if (layout.grid.ranks() > 1)  // every rank, before any check that one rank could fail alone (docs/mpi.md)
+        detail::agree(runtime, "TileMatrix",
+                      {{"n", n}, {"m", m}, {"nb", nb}, {"grid", layout.grid}, {"lower_only", layout.lower_only},
+                       {"precision (bytes per entry)", static_cast<int64_t>(sizeof(T))}});
     require(m >= 0, "TileMatrix", "m", "must be >= 0 (got " + std::to_string(m) + ")");
     require(n >= 0, "TileMatrix", "n", "must be >= 0 (got " + std::to_string(n) + ")");
     require(nb > 0, "TileMatrix", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
@@ -133,11 +220,32 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     device_grid_ = residency == Residency::Device
                        ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout")
                        : Grid{};
-    mt_ = (m + nb - 1) / nb;
-    nt_ = (n + nb - 1) / nb;
-    handles_.assign(mt_ * nt_, nullptr);
-    storage_.assign(mt_ * nt_, nullptr);
-    home_.assign(mt_ * nt_, STARPU_MAIN_RAM);
+    mt_ = m / nb + (m % nb != 0);  // not (m + nb - 1) / nb, which overflows near INT64_MAX
+    nt_ = n / nb + (n % nb != 0);
+    check_memory();  // before anything is allocated: Linux's overcommit would accept what it cannot back
+    // From here on a constructor that throws leaves the Runtime's registry and gives back what it registered (its
+    // destructor does not run).
+    struct Abandon {
+        TileMatrix* self;
+        ~Abandon() {
+            if (self && self->membership_ && self->membership_->leave()) {
+                self->release();
+                self->membership_->left();
+            }
+        }
+    } abandon{this};
+    try {
+        membership_ = std::make_unique<detail::Membership>(
+            runtime, this, [](void* self) noexcept { static_cast<TileMatrix*>(self)->release(); });
+        handles_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        storage_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        home_.assign(static_cast<size_t>(mt_ * nt_), STARPU_MAIN_RAM);
+    } catch (const std::bad_alloc&) {
+        throw RuntimeError("starfact::TileMatrix: out of host memory for the bookkeeping of the " +
+                           std::to_string(mt_ * nt_) + " tiles of a " + std::to_string(m) + " x " + std::to_string(n) +
+                           " matrix (nb " + std::to_string(nb) + ", " +
+                           detail::bytes_text(static_cast<uint64_t>(mt_ * nt_) * kBookkeepingBytes) + ")");
+    }
     // Distributed: tags tag0 + i + j * mt, the same on every rank (every rank builds its matrices in the same order).
     const int64_t tag0 = distributed() ? detail::reserve_tags(runtime, mt_ * nt_) : 0;
     const auto& gpus = runtime.cuda_memory_nodes();
@@ -179,20 +287,98 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
             if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
         }
     }
+    abandon.self = nullptr;
+}
+
+template <typename T>
+void TileMatrix<T>::check_memory() const {
+    const auto mt = static_cast<uint64_t>(mt_), nt = static_cast<uint64_t>(nt_);
+    const std::string what = "starfact::TileMatrix: a " + std::to_string(m_) + " x " + std::to_string(n_) +
+                             " matrix of " + std::to_string(sizeof(T)) + "-byte entries in " + std::to_string(nb_) +
+                             " x " + std::to_string(nb_) + " tiles";
+    const detail::HostMemory host = detail::host_memory();
+    const std::string available =
+        host.limited_by.empty() ? " (no limit known)"
+                                : ", but " + detail::bytes_text(host.bytes) + " are available (" + host.limited_by + ")";
+    const long double entry_bytes = static_cast<long double>(m_) * static_cast<long double>(n_) * sizeof(T);
+
+    uint64_t tiles = 0;
+    if (!detail::checked_mul(mt, nt, &tiles) || tiles > static_cast<uint64_t>(INT64_MAX))  // tile indices are int64_t
+        throw RuntimeError(what + " has " + std::to_string(mt) + " x " + std::to_string(nt) +
+                           " tiles, more than a 64-bit size can count: it would need " + detail::bytes_text(entry_bytes) +
+                           " of host memory for its entries alone" + available);
+    // Every tile has its bookkeeping slots; every stored one (also another rank's) a StarPU handle.
+    const uint64_t stored = layout_.lower_only ? (tiles + mt) / 2 : tiles;  // mt == nt: mt (mt + 1) / 2
+    uint64_t slots = 0, handles = 0, overhead = 0;
+    if (!detail::checked_mul(tiles, kBookkeepingBytes, &slots) || !detail::checked_mul(stored, kHandleBytes, &handles) ||
+        !detail::checked_add(slots, handles, &overhead))
+        throw RuntimeError(what + " would need " +
+                           detail::bytes_text(static_cast<long double>(tiles) * kBookkeepingBytes +
+                                              static_cast<long double>(stored) * kHandleBytes) +
+                           " of host memory for the StarPU handles and bookkeeping of its " + std::to_string(tiles) +
+                           " tiles alone" + available);
+    const std::string overhead_text =
+        detail::bytes_text(overhead) + " for the StarPU handles and bookkeeping of its " + std::to_string(tiles) + " tiles";
+    // lower_only counts its entries column by column: refuse first what cannot fit whatever they come to.
+    if (layout_.lower_only && overhead > host.bytes)
+        throw RuntimeError(what + " needs at least " + detail::bytes_text(overhead) + " of host memory (" +
+                           overhead_text + ")" + available);
+
+    const int rank = distributed() ? runtime_->mpi_rank() : 0;
+    const Grid& g = layout_.grid;
+    const Extent extent{m_, n_, nb_, mt_, nt_, g.p, g.q, rank / g.q, rank % g.q, layout_.lower_only};
+    uint64_t entries = 0, data = 0;
+    if (!extent.entries(&entries) || !detail::checked_mul(entries, sizeof(T), &data))
+        throw RuntimeError(what + " would need " + detail::bytes_text(entry_bytes) + " for its entries" + available);
+    const uint64_t host_data = residency_ == Residency::Host ? data : 0;
+    uint64_t host_need = 0;
+    if (!detail::checked_add(overhead, host_data, &host_need) || host_need > host.bytes)
+        throw RuntimeError(what + " needs " +
+                           detail::bytes_text(static_cast<long double>(overhead) + static_cast<long double>(host_data)) +
+                           " of host memory (" +
+                           (residency_ == Residency::Host
+                                ? detail::bytes_text(host_data) + " for the tiles this process stores, "
+                                : std::string()) +
+                           overhead_text + ")" + available);
+
+    if (residency_ != Residency::Device || data == 0) return;
+    // Device-resident tiles: the bytes each device receives against what is free there.
+    const auto& gpus = runtime_->cuda_memory_nodes();
+    const int ndev = static_cast<int>(gpus.size());
+    std::vector<uint64_t> per_device(gpus.size(), 0);
+    for (int64_t j = extent.pc; j < nt_; j += g.q)
+        for (int64_t i = layout_.lower_only ? j : 0; i < mt_; ++i)
+            if (local(i, j))
+                per_device[static_cast<size_t>(device_of(i / g.p, j / g.q, layout_.placement, device_grid_, ndev))] +=
+                    static_cast<uint64_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
+    for (size_t d = 0; d < gpus.size(); ++d) {
+        std::string source;
+        const uint64_t room = device_room(gpus[d], &source);
+        if (per_device[d] > room)
+            throw RuntimeError(what + " needs " + detail::bytes_text(per_device[d]) + " on CUDA device " +
+                               std::to_string(starpu_memory_node_get_devid(gpus[d])) + " (StarPU memory node " +
+                               std::to_string(gpus[d]) + ") for the tiles placed there, but " +
+                               detail::bytes_text(room) + " are " + source);
+    }
 }
 
 template <typename T>
 size_t TileMatrix<T>::stored_bytes() const {
-    size_t total = 0;
-    for (int64_t j = 0; j < nt_; ++j)
-        for (int64_t i = 0; i < mt_; ++i)
-            if (local(i, j)) total += static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
-    return total;
+    require_alive("TileMatrix::stored_bytes");
+    const int rank = distributed() ? runtime_->mpi_rank() : 0;
+    const Grid& g = layout_.grid;
+    uint64_t entries = 0;
+    // The constructor checked that these bytes fit in memory: no overflow here.
+    Extent{m_, n_, nb_, mt_, nt_, g.p, g.q, rank / g.q, rank % g.q, layout_.lower_only}.entries(&entries);
+    return static_cast<size_t>(entries) * sizeof(T);
 }
 
 template <typename T>
 TileMatrix<T>::~TileMatrix() {
+    // Orphaned (the Runtime was destroyed first): its destructor released the tiles, and StarPU is gone.
+    if (!membership_ || !membership_->leave()) return;
     release();
+    membership_->left();
 }
 
 template <typename T>
@@ -200,7 +386,7 @@ void TileMatrix<T>::release() noexcept {
     for (size_t idx = 0; idx < handles_.size(); ++idx) {
         if (handles_[idx]) starpu_data_unregister(handles_[idx]);
         handles_[idx] = nullptr;
-        if (!storage_[idx]) continue;
+        if (idx >= storage_.size() || !storage_[idx]) continue;  // (a constructor that ran out of memory)
         const int64_t i = idx % mt_, j = idx / mt_;
         const size_t bytes = static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
         if (residency_ == Residency::Host)
@@ -213,6 +399,7 @@ void TileMatrix<T>::release() noexcept {
 
 template <typename T>
 void TileMatrix<T>::import(const T* A, int64_t lda) {
+    require_alive("TileMatrix::import");
     require(lda >= std::max<int64_t>(1, m_), "TileMatrix::import", "lda",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
     require(A != nullptr || m_ * n_ == 0, "TileMatrix::import", "A", "is null");
@@ -234,6 +421,7 @@ void TileMatrix<T>::import(const T* A, int64_t lda) {
 
 template <typename T>
 void TileMatrix<T>::export_to(T* A, int64_t lda) const {
+    require_alive("TileMatrix::export_to");
     require(lda >= std::max<int64_t>(1, m_), "TileMatrix::export_to", "lda",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
     require(A != nullptr || m_ * n_ == 0, "TileMatrix::export_to", "A", "is null");

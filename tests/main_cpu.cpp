@@ -1,9 +1,12 @@
 // Test main for CPU tests: one Runtime (CPU workers only) for the whole binary. The scheduler
-// comes from STARPU_SCHED when ctest sets it (tests/CMakeLists.txt runs the suite per scheduler).
+// comes from STARPU_SCHED when ctest sets it (tests/CMakeLists.txt runs the suite per scheduler);
+// STARFACT_TEST_TRACE=1 starts it with RuntimeConfig::trace, so that the DAG builders mark their steps.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "tests/support.hpp"
 
@@ -16,6 +19,8 @@ starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
 int main(int argc, char** argv) {
     starfact::RuntimeConfig cfg;
     cfg.ncuda = 0;
+    const char* trace = std::getenv("STARFACT_TEST_TRACE");
+    cfg.trace = trace && std::string(trace) == "1";
     g_runtime = std::make_unique<starfact::Runtime>(cfg);
     std::printf("%s\n", g_runtime->describe().c_str());
     const int rc = Catch::Session().run(argc, argv);

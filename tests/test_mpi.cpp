@@ -1,12 +1,16 @@
 // Distributed tile Cholesky (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks: residuals of potrf and
 // posv on tiles spread 2D block-cyclically, the same LAPACK info on every rank for a matrix that is not SPD,
-// the grid checks. Every rank runs every test case in the same order (the operations are collective).
+// the grid checks, and the error every rank gets when the ranks disagree on a distributed call. Every rank runs
+// every test case in the same order (the operations are collective).
 #define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "tests/support.hpp"
 
@@ -44,6 +48,45 @@ std::vector<Grid> grids() {
 }
 
 std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
+
+/// How a disagreement names the ranks' values when the last rank alone has `last`: "rank 0 has 300, rank 1 has
+/// 310" with 2 ranks, "ranks 0-2 have 300, rank 3 has 310" with 4.
+std::string last_rank_differs(const std::string& first, const std::string& last, const std::string& has = "has",
+                              const std::string& have = "have") {
+    const int r = runtime().mpi_size();
+    return (r == 2 ? "rank 0 " + has : "ranks 0-" + std::to_string(r - 2) + " " + have) + " " + first + ", rank " +
+           std::to_string(r - 1) + " " + has + " " + last;
+}
+
+/// Runs `call`, which every rank makes with values that differ between the ranks, and checks the RuntimeError it
+/// must throw on every rank, before any communication: its message has `report`.
+template <typename Call>
+void check_disagreement(Call&& call, const std::string& report) {
+    INFO("rank " << runtime().mpi_rank() << " expects: " << report);
+    try {
+        call();
+    } catch (const RuntimeError& e) {
+        CHECK_THAT(e.what(), Catch::Contains(report));
+        return;
+    }
+    FAIL("no exception on this rank");
+}
+
+/// A distributed factorization every rank makes alike: after a disagreement, the ranks still work together.
+void check_ranks_work_together() {
+    const int64_t n = 150, nb = 48;
+    const uint64_t seed = shared_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{Grid::square(runtime().mpi_size()), true});
+    tiles.import(A.data(), n);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    CHECK(potrf(tiles, opts) == 0);
+    std::vector<double> L(A);
+    tiles.export_to(L.data(), n);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+}
 
 /// Factors a fresh SPD matrix distributed over `grid`, gathers the factor, checks the scaled residual.
 template <typename T>
@@ -209,6 +252,94 @@ TEST_CASE("a grid that is not the number of ranks is rejected, naming the argume
     }
 }
 
+TEST_CASE("ranks that disagree on a distributed matrix get an error naming it on every rank", "[mpi][agree]") {
+    // Unchecked, different orders or tile sizes failed inside StarPU-MPI (MPI_ERR_TRUNCATE) or waited forever for
+    // tiles, and a grid that is not the rank count on one rank threw there alone.
+    const int r = runtime().mpi_size();
+    const bool last = runtime().mpi_rank() == r - 1;  // the rank that differs
+    const Grid grid = Grid::square(r);
+    const TileLayout layout{grid, false};
+    check_disagreement([&] { TileMatrix<double> t(runtime(), last ? 310 : 300, 64, Residency::Host, layout); },
+                       "starfact::TileMatrix: ranks disagree on n: " + last_rank_differs("300", "310"));
+    std::string every_m;  // every rank its own m
+    for (int k = 0; k < r; ++k) every_m += (k ? ", rank " : "rank ") + std::to_string(k) + " has " + std::to_string(300 + 10 * k);
+    check_disagreement(
+        [&] { TileMatrix<double> t(runtime(), 300 + 10 * runtime().mpi_rank(), 300, 64, Residency::Host, layout); },
+        "ranks disagree on m: " + every_m);
+    check_disagreement([&] { TileMatrix<double> t(runtime(), 300, last ? 96 : 64, Residency::Host, layout); },
+                       "ranks disagree on nb: " + last_rank_differs("64", "96"));
+    check_disagreement(
+        [&] { TileMatrix<double> t(runtime(), 300, 64, Residency::Host, TileLayout{last ? Grid{r, 1} : Grid{1, r}}); },
+        "ranks disagree on grid: " + last_rank_differs(grid_name(Grid{1, r}), grid_name(Grid{r, 1})));
+    // One rank's grid is not the rank count: it used to throw there alone, leaving the others waiting.
+    check_disagreement(
+        [&] {
+            TileMatrix<double> t(runtime(), 300, 64, Residency::Host, TileLayout{last ? Grid{1, r + 1} : Grid{1, r}});
+        },
+        "ranks disagree on grid: " + last_rank_differs(grid_name(Grid{1, r}), grid_name(Grid{1, r + 1})));
+    check_disagreement([&] { TileMatrix<double> t(runtime(), 300, 64, Residency::Host, TileLayout{grid, last}); },
+                       "ranks disagree on lower_only: " + last_rank_differs("false", "true"));
+    check_disagreement(
+        [&] {
+            if (last) TileMatrix<float> t(runtime(), 300, 64, Residency::Host, layout);
+            else TileMatrix<double> t(runtime(), 300, 64, Residency::Host, layout);
+        },
+        "ranks disagree on precision (bytes per entry): " + last_rank_differs("8", "4"));
+    check_ranks_work_together();
+}
+
+TEST_CASE("ranks that make different distributed calls get an error naming them on every rank", "[mpi][agree]") {
+    const int r = runtime().mpi_size();
+    const bool last = runtime().mpi_rank() == r - 1;  // the rank that differs
+    const int64_t n = 200, nb = 64;
+    const Grid grid = Grid::square(r);
+    const uint64_t seed = shared_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    TileMatrix<double> a(runtime(), n, nb, Residency::Host, TileLayout{grid, true});
+    TileMatrix<double> a2(runtime(), n, nb, Residency::Host, TileLayout{grid, true});
+    TileMatrix<double> b3(runtime(), n, 3, nb, Residency::Host, TileLayout{grid, false});
+    TileMatrix<double> c3(runtime(), n, 3, nb, Residency::Host, TileLayout{grid, false});
+    TileMatrix<double> b5(runtime(), n, 5, nb, Residency::Host, TileLayout{grid, false});
+    a.import(A.data(), n);
+    a2.import(A.data(), n);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    // Every call below fails its check before any task: the right-hand sides' contents do not matter.
+    const std::string potrf_or_posv = last_rank_differs("potrf", "posv", "is in", "are in");
+    check_disagreement([&] { last ? posv(a, b3, opts) : potrf(a, opts); },
+                       "ranks disagree on the operation: " + potrf_or_posv);
+    check_disagreement(
+        [&] {
+            Sequence seq(runtime());
+            last ? async::posv(a, b3, seq, opts) : async::potrf(a, seq, opts);
+        },
+        "ranks disagree on the operation: " + potrf_or_posv);
+    check_disagreement([&] { potrs(a, last ? b5 : b3, opts); },
+                       "starfact::potrs: ranks disagree on nrhs: " + last_rank_differs("3", "5"));
+    check_disagreement([&] { posv(a, last ? b5 : b3, opts); },
+                       "starfact::posv: ranks disagree on nrhs: " + last_rank_differs("3", "5"));
+    // The same shapes, different matrices: StarPU-MPI would match one rank's tiles with another's.
+    check_disagreement([&] { potrs(a, last ? c3 : b3, opts); }, "ranks disagree on B (");
+    check_disagreement([&] { potrf(last ? a2 : a, opts); }, "ranks disagree on A (");
+    for (const auto& v : {std::make_pair("right", "left"), std::make_pair("lookahead=1", "lookahead=2"),
+                          std::make_pair("right", "left-coarse")}) {
+        Options o = opts;
+        o.variant = Variant::parse(last ? v.second : v.first);
+        check_disagreement([&] { potrf(a, o); }, "ranks disagree on variant: " + last_rank_differs(v.first, v.second));
+    }
+    // One more factorization in one rank's sequence: the others are already gathering the infos.
+    check_disagreement(
+        [&] {
+            Sequence seq(runtime());
+            async::potrf(a, seq, opts);
+            if (!last) async::potrf(a2, seq, opts);
+            seq.wait();
+        },
+        "ranks disagree on the operation: " + last_rank_differs("potrf", "Sequence::wait", "is in", "are in"));
+    check_ranks_work_together();
+}
+
 TEST_CASE("a 1 x 1 grid in an MPI run is this process's own matrix", "[mpi][local]") {
     // Different matrices and orders on different ranks: nothing is shared, no rank waits for another.
     const int64_t n = 200 + 37 * runtime().mpi_rank(), nb = 48;
@@ -243,9 +374,65 @@ TEST_CASE("lower_only: tiles above the diagonal do not exist", "[mpi][layout]") 
     CHECK(t.stored_bytes() == mine);
 }
 
+namespace {
+
+/// test_mpi --rank-failure MODE: the last rank fails where the others go on, as in an application; the job must end
+/// within seconds with the error on stderr and a non-zero status, never hang (ctest mpi.rank_failure.*, through
+/// tests/expect_output.sh). MODE: import (a bad lda on the last rank: the exception leaves the Runtime's scope),
+/// sequence (the application's own exception on the last rank, with a distributed factorization in a Sequence),
+/// caught (the last rank catches the import error and returns: it destroys its Runtime while the others factor).
+int rank_failure(const std::string& mode) {
+    try {
+        starfact::RuntimeConfig cfg;
+        cfg.ncuda = 0;
+        cfg.mpi = true;
+        Runtime rt(cfg);
+        const bool last = rt.mpi_rank() == rt.mpi_size() - 1;
+        const int64_t n = 200, nb = 64;
+        const std::vector<double> A = spd_matrix<double>(n, n, 1);
+        TileMatrix<double> tiles(rt, n, nb, Residency::Host, TileLayout{Grid::square(rt.mpi_size()), true});
+        Options opts;
+        opts.mapping = Mapping::CpuOnly;
+        if (mode == "import") {
+            tiles.import(A.data(), last ? 10 : n);
+        } else if (mode == "caught") {
+            try {
+                tiles.import(A.data(), last ? 10 : n);
+            } catch (const InvalidArgument& e) {
+                std::fprintf(stderr, "rank %d goes on after: %s\n", rt.mpi_rank(), e.what());
+                return 1;
+            }
+        } else if (mode == "sequence") {
+            tiles.import(A.data(), n);
+            Sequence seq(rt);
+            async::potrf(tiles, seq, opts);
+            if (last) throw std::runtime_error("the application gives up on this rank");
+            seq.wait();
+        } else {
+            std::fprintf(stderr, "test_mpi: --rank-failure takes import, caught or sequence (got '%s')\n", mode.c_str());
+            return 2;
+        }
+        potrf(tiles, opts);
+    } catch (const std::exception& e) {
+        // The application's handler: an exception on one rank only never gets here, the Runtime's destructor ends
+        // the job first (printing the error).
+        std::fprintf(stderr, "test_mpi --rank-failure: %s\n", e.what());
+        return 1;
+    }
+    std::printf("test_mpi --rank-failure %s: no rank failed\n", mode.c_str());
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (argc == 3 && std::string(argv[1]) == "--rank-failure") {
+        const int rc = rank_failure(argv[2]);
+        MPI_Finalize();
+        return rc;
+    }
     int rc = 0;
     {
         starfact::RuntimeConfig cfg;

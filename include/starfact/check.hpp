@@ -5,7 +5,9 @@
 namespace starfact {
 
 /// ||A - L L^T||_1 / (||A||_1 * n * eps), A symmetric (lower triangle read), L lower (upper ignored).
-/// Column-major, host memory. Uses multithreaded BLAS; call it while no tasks are running.
+/// Column-major, host memory. From order 512 on, the checks use multithreaded BLAS (OpenBLAS's process-wide
+/// thread count, raised for their duration): call them while no tasks are running. Smaller ones run
+/// single-threaded BLAS and may run from any thread, also while tasks run.
 template <typename T>
 double potrf_residual(int64_t n, const T* A, int64_t lda, const T* L, int64_t ldl);
 

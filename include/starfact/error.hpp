@@ -7,13 +7,21 @@
 
 namespace starfact {
 
+namespace detail {
+/// Keeps the message of the last starfact exception created on this thread: a Runtime that an exception destroys
+/// on one MPI rank prints it before it aborts the job (docs/mpi.md).
+void note_error(const char* message) noexcept;
+}  // namespace detail
+
 /// A bad argument: the message names the function and the argument, e.g.
 /// "starfact::potrf: argument 'nb' must be > 0 (got 0)".
 class InvalidArgument : public std::invalid_argument {
 public:
     InvalidArgument(const std::string& function, const std::string& argument, const std::string& problem)
         : std::invalid_argument("starfact::" + function + ": argument '" + argument + "' " + problem),
-          argument_(argument) {}
+          argument_(argument) {
+        detail::note_error(what());
+    }
     /// Name of the offending argument.
     const std::string& argument() const noexcept { return argument_; }
 
@@ -24,7 +32,8 @@ private:
 /// A failure of the runtime (StarPU, CUDA, cuBLAS, cuSOLVER) or of the environment.
 class RuntimeError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit RuntimeError(const std::string& message) : std::runtime_error(message) { detail::note_error(what()); }
+    explicit RuntimeError(const char* message) : std::runtime_error(message) { detail::note_error(what()); }
 };
 
 /// Throws InvalidArgument(function, argument, problem) unless `ok`.

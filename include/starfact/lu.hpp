@@ -1,6 +1,7 @@
 // Tile LU factorization with partial pivoting (P A = L U) of square matrices, as StarPU task graphs.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "starfact/cholesky.hpp"
@@ -26,7 +27,8 @@ public:
     Pivots(const Pivots&) = delete;
     Pivots& operator=(const Pivots&) = delete;
 
-    Runtime& runtime() const { return *runtime_; }
+    /// Throws RuntimeError once the Runtime has been destroyed (it released the pivots' StarPU data then).
+    Runtime& runtime() const;
     int64_t n() const { return n_; }
     int64_t nb() const { return nb_; }
     /// Tile steps: ceil(n / nb).
@@ -38,10 +40,12 @@ public:
     std::vector<int64_t> ipiv() const;
 
 private:
+    void release() noexcept;  // unregisters the handles (destructor, or the Runtime's destructor first)
     Runtime* runtime_;
     int64_t n_, nb_;
     std::vector<std::vector<int>> storage_;
     std::vector<starpu_data_handle_t> handles_;
+    std::unique_ptr<detail::Membership> membership_;  // in the Runtime's registry (runtime/runtime_state.hpp)
 };
 
 /// Factors A = P L U in place with partial pivoting over the whole column (LAPACK's getrf): L unit lower

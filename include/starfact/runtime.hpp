@@ -1,6 +1,7 @@
 // The StarPU instance, RAII. One Runtime may be alive per process at a time; it owns everything
 // starfact keeps between calls: codelets, performance models, per-worker cuBLAS/cuSOLVER handles.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -122,6 +123,7 @@ public:
 
 private:
     friend struct detail::RuntimeAccess;  // codelets, CUDA contexts (runtime/runtime_state.hpp, not installed)
+    void start_workers(const RuntimeConfig& config);  // the constructor once StarPU runs
     RuntimeConfig config_;
     std::vector<unsigned> cuda_nodes_;
     int mpi_rank_ = 0, mpi_size_ = 0;  // mpi_size_ 0: no StarPU-MPI
@@ -134,5 +136,15 @@ bool built_with_cuda();
 bool built_with_mpi();
 /// CUDA devices visible to this process (0 without CUDA support or without a device); needs no Runtime.
 int cuda_device_count();
+/// Bytes of host memory this process may still allocate; needs no Runtime. The smallest of the kernel's
+/// MemAvailable (/proc/meminfo) and the room left under the memory limit of each cgroup of the process (cgroup v2
+/// memory.max, v1 memory.limit_in_bytes, less what the cgroup uses), whatever the overcommit setting: Linux may
+/// accept an allocation it cannot back, and the OOM killer ends the process once the pages are touched.
+/// TileMatrix refuses host tiles beyond it; a program can check its own arrays against it. UINT64_MAX when
+/// nothing can be read (not Linux).
+uint64_t available_host_memory();
+/// Free bytes on CUDA device `device` (cudaMemGetInfo; the calling thread's current device is kept); 0 without
+/// CUDA support or without that device. StarPU's own limit (RuntimeConfig::cuda_memory_limit_mb) is not applied.
+uint64_t available_device_memory(int device);
 
 }  // namespace starfact

@@ -12,6 +12,7 @@ namespace starfact {
 namespace detail {
 struct SequenceState;
 struct SequenceAccess;
+class Membership;
 }  // namespace detail
 
 /// A group of operations submitted without waiting: the `async::` forms (cholesky.hpp) put their tasks
@@ -27,6 +28,12 @@ struct SequenceAccess;
 ///     if (seq.wait() != 0) ... seq.info(op) ...   // first nonzero info; B is meaningless then
 ///
 /// The tiles an operation uses must stay alive until wait() returns. A Sequence may be reused after wait().
+///
+/// A Sequence belongs to its Runtime and should be destroyed before it. If the Runtime is destroyed first, its
+/// destructor completes the sequence's tasks (it waits for every task) and gives back the sequence's StarPU data;
+/// from then on runtime(), wait(), submit(), info(op) of an operation not waited for, and the async:: forms given
+/// the sequence throw RuntimeError; done(), pending(), submitted(), operations(), info() and info(op) of the
+/// operations already waited for still answer, and the destructor does nothing.
 class Sequence {
 public:
     explicit Sequence(Runtime& runtime);
@@ -35,12 +42,14 @@ public:
     Sequence(const Sequence&) = delete;
     Sequence& operator=(const Sequence&) = delete;
 
-    Runtime& runtime() const { return *rt_; }
+    /// The Runtime this sequence belongs to; throws RuntimeError once that Runtime was destroyed.
+    Runtime& runtime() const;
 
     /// Blocks until every task submitted into this sequence so far has completed and gathers the infos
     /// of its operations; returns info(). Tasks outside the sequence are not waited for. With a factorization
     /// of a distributed matrix in it: this rank's tasks, then a reduction of the infos over the ranks (every
-    /// rank calls wait(), and gets the same info; docs/mpi.md).
+    /// rank calls wait(), and gets the same info; docs/mpi.md). Throws RuntimeError once the Runtime was
+    /// destroyed (the infos of operations not waited for before are lost then).
     int wait();
     /// Whether every task submitted into the sequence so far has completed (never blocks).
     bool done() const;
@@ -67,8 +76,10 @@ public:
 
 private:
     friend struct detail::SequenceAccess;
+    int wait_tasks();  // wait() without the Runtime check (the destructor, once out of the registry)
     Runtime* rt_;
     std::unique_ptr<detail::SequenceState> state_;
+    std::unique_ptr<detail::Membership> membership_;  // in the Runtime's registry (runtime/runtime_state.hpp)
 };
 
 }  // namespace starfact

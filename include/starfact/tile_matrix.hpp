@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@
 #include "starfact/runtime.hpp"
 
 namespace starfact {
+
+namespace detail {
+class Membership;
+}  // namespace detail
 
 /// A P x Q grid of MPI ranks. Tile (i, j) belongs to rank (i mod P) * Q + (j mod Q): 2D block-cyclic,
 /// ranks numbered row-major over the grid (ScaLAPACK's and Chameleon's convention). 1 x 1 is no
@@ -87,6 +92,13 @@ public:
     /// rank count, lower_only on a matrix that is not square, a device grid whose product is not the Runtime's
     /// CUDA device count), RuntimeError when memory for a tile cannot be
     /// allocated (the message gives the bytes asked for and the matrix's order).
+    /// Before allocating anything it checks, with overflow-checked sizes, that the tiles this process stores fit:
+    /// host tiles, their StarPU handles and bookkeeping in available_host_memory(), device tiles in the free memory
+    /// of each device they are placed on; if not it throws RuntimeError giving the bytes asked for and available.
+    /// The matrix belongs to `runtime` and should be destroyed before it. If it is not, the Runtime's destructor
+    /// releases its tiles, and from then on every member that reaches the Runtime or the tiles (runtime(), tile(),
+    /// home_node(), stored_bytes(), import(), export_to(), and every operation given the matrix) throws
+    /// RuntimeError; the shape accessors still answer and the destructor does nothing.
     TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency = Residency::Host,
                const TileLayout& layout = {});
     /// Square n x n.
@@ -105,7 +117,8 @@ public:
     int64_t tile_rows(int64_t i) const { return i == mt_ - 1 ? m_ - i * nb_ : nb_; }
     int64_t tile_cols(int64_t j) const { return j == nt_ - 1 ? n_ - j * nb_ : nb_; }
     Residency residency() const { return residency_; }
-    Runtime& runtime() const { return *runtime_; }
+    /// The Runtime this matrix belongs to; throws RuntimeError once that Runtime was destroyed.
+    Runtime& runtime() const;
     /// Bytes of the tiles this process stores (its own, and only the lower triangle when lower_only).
     size_t stored_bytes() const;
     const TileLayout& layout() const { return layout_; }
@@ -116,15 +129,13 @@ public:
     int owner(int64_t i, int64_t j) const { return layout_.grid.owner(i, j); }
     /// The StarPU memory node holding this process's storage of tile (i, j): STARPU_MAIN_RAM for host-resident
     /// tiles, the owning GPU's node for device-resident ones; -1 for a tile this process does not store.
-    int home_node(int64_t i, int64_t j) const {
-        return local(i, j) ? static_cast<int>(home_[i + j * mt_]) : -1;
-    }
+    int home_node(int64_t i, int64_t j) const;
     /// The device grid in effect for device-resident tiles (resolve_device_grid; 1 x 1 for host-resident ones).
     const Grid& device_grid() const { return device_grid_; }
     /// Whether tile (i, j) exists (false above the diagonal of a lower_only matrix).
     bool stored(int64_t i, int64_t j) const { return !layout_.lower_only || i >= j; }
     /// The handle of tile (i, j); throws InvalidArgument naming 'j' for a tile above the diagonal of a
-    /// lower_only matrix.
+    /// lower_only matrix, RuntimeError once the Runtime was destroyed (its tiles were released then).
     starpu_data_handle_t tile(int64_t i, int64_t j) const {
         starpu_data_handle_t h = handles_[i + j * mt_];
         if (!h) missing_tile(i, j);
@@ -144,8 +155,10 @@ public:
 private:
     static int64_t checked_order(int64_t n);  // throws InvalidArgument naming 'n' if n < 0
     [[noreturn]] void missing_tile(int64_t i, int64_t j) const;
-    void release() noexcept;  // unregisters and frees every tile (destructor, failed constructor)
+    void release() noexcept;  // unregisters and frees every tile (destructor, failed constructor, orphaning)
     bool local(int64_t i, int64_t j) const;  // stored and owned by this process
+    void require_alive(const char* function) const;  // throws RuntimeError once the Runtime was destroyed
+    void check_memory() const;  // throws RuntimeError if the tiles cannot fit (constructor)
 
     Runtime* runtime_;
     int64_t m_, n_, nb_, mt_, nt_;
@@ -155,6 +168,7 @@ private:
     std::vector<starpu_data_handle_t> handles_;
     std::vector<void*> storage_;
     std::vector<unsigned> home_;  // StarPU memory node of each tile's storage
+    std::unique_ptr<detail::Membership> membership_;  // in the Runtime's registry (runtime/runtime_state.hpp)
 };
 
 extern template class TileMatrix<float>;

@@ -13,12 +13,14 @@
 #          its copies from pinned host memory on GPU 0;
 #   lu     starpu_lu --gpu-only --device-resident --ncuda K --n LU_N --no-check --no-vendor;
 #   mpi    mpirun -np K starpu_chol --gpu-only --device-resident --n MPI_N --no-check --grid 1xK: one rank per GPU,
-#          each Runtime taking the GPU of its node-local rank.
+#          each Runtime taking the GPU of its node-local rank;
+#   batched  bench_batched_gpus --n 32 --batch 1000000 --gpus K: starfact::batched::posv on pinned host arrays, the
+#          chunks spread over the K GPUs.
 # Speed-ups are over K = 1 of the same kind and n in this same call. A point that fails or times out is recorded as
 # such and the script goes on; points that would start past the time budget are skipped.
 # Writes $OUT/multigpu.csv, $OUT/multigpu.md and the logs of every point packed in $OUT/multigpu_logs.tgz.
 #
-# env: CARRY_DIR (.carry), OUT, KINDS ("chol host lu mpi"), NS ("65536 32768"), HOST_N (65536), LU_N (65536),
+# env: CARRY_DIR (.carry), OUT, KINDS ("chol host lu mpi batched"), NS ("65536 32768"), HOST_N (65536), LU_N (65536),
 #      MPI_N (65536), KS (every K <= the GPU count of 1 2 4 8), PLACEMENTS ("2d"; "2d cyclic" adds the cyclic
 #      placement), PREC (d), WARMUP (1), REPEAT (3), NB (tile size; default: the tuned plan), POINT_TIMEOUT (s per
 #      point, 150), BUDGET (s for the whole script, 560: the device call's limit is 600),
@@ -48,7 +50,7 @@ nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2>/dev/null
 nvidia-smi topo -m 2>/dev/null | head -n $((ngpu + 2))
 [ "$ngpu" -ge 1 ] || { echo "[multigpu] no GPU" >&2; exit 1; }
 ks=(); for k in ${KS:-1 2 4 8}; do [ "$k" -le "$ngpu" ] && ks+=("$k"); done
-kinds=(${KINDS:-chol host lu mpi})
+kinds=(${KINDS:-chol host lu mpi batched})
 ns=(${NS:-65536 32768})
 placements=(${PLACEMENTS:-2d})
 # One rank per GPU on one node: Open MPI as root, shared memory only.
@@ -166,7 +168,19 @@ for kind in "${kinds[@]}"; do
                 --n "$n" --grid "1x$k" "${common[@]}"
             record mpi "$n" "$k" "1x$k" ""
         done ;;
-    *) echo "[multigpu] unknown kind '$kind' (chol host lu mpi)" >&2 ;;
+    batched)
+        command -v bench_batched_gpus >/dev/null || { echo "=== [multigpu] batched: bench_batched_gpus not carried"; continue; }
+        for k in "${ks[@]}"; do
+            label=batched_${prec}_n32_k$k
+            over_budget "$label" batched 32 "$k" - && continue
+            run_point "$label" "$point_timeout" bench_batched_gpus --n 32 --batch 1000000 --prec "$prec" --gpus "$k" \
+                --warmup "$warmup" --repeat "$repeat"
+            # Its table row: GPUs, median s, matrices/s, speed-up, residual; kept as a starfact summary line.
+            t=$(awk -v k="$k" '$1 == k && $2 ~ /^[0-9.]+$/ {print $2}' "$log" | tail -n 1)
+            [ -n "$t" ] && echo "summary: starfact median $t s, 0 GFLOP/s (batched posv of 10^6 matrices)" >> "$log"
+            record batched 32 "$k" - ""
+        done ;;
+    *) echo "[multigpu] unknown kind '$kind' (chol host lu mpi batched)" >&2 ;;
     esac
 done
 

@@ -89,6 +89,9 @@ if(STARFACT_HAVE_CUDA AND STARFACT_BUILD_BENCH)
   target_include_directories(bench_batched_chol PRIVATE ${PROJECT_SOURCE_DIR} ${LAPACKE_INCLUDE})
   target_link_libraries(bench_batched_chol PRIVATE starfact batched_chol_candidates CUDA::cudart CUDA::cusolver
                                                    PkgConfig::OPENBLAS ${LAPACKE_LIB})
+  # The StarPU form (batched::posv on host arrays) over K GPUs of one process (docs/multigpu.md).
+  add_executable(bench_batched_gpus ${PROJECT_SOURCE_DIR}/bench/bench_batched_gpus.cpp)
+  target_link_libraries(bench_batched_gpus PRIVATE starfact CUDA::cudart)
 endif()
 
 if(STARFACT_HAVE_CUDA)

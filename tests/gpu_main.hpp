@@ -1,5 +1,6 @@
 // The body of a GPU test binary's main: one Runtime for the whole binary (test::runtime()), the Catch2 session,
-// and exit status 77 (ctest: skipped) when the build or the machine has no CUDA worker.
+// and exit status 77 (ctest: skipped) when the build or the machine has no CUDA worker. The first line printed is
+// the base of the tests' random seeds (tests/seeds.hpp).
 #pragma once
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "tests/seed_listener.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test {
@@ -18,6 +20,7 @@ inline std::unique_ptr<Runtime>& gpu_runtime_slot() {
 
 /// Runs the binary's tests on a Runtime started with `config`; `what` names the suite in the skip messages.
 inline int run_gpu_tests(int argc, char** argv, const RuntimeConfig& config, const char* what) {
+    print_seed_banner();
     if (!built_with_cuda()) {
         std::printf("%s skipped: starfact was built without CUDA\n", what);
         return 77;

@@ -1,4 +1,4 @@
-// Shared test helpers: the process-wide Runtime, fresh random seeds, matrix builders.
+// Shared test helpers: the process-wide Runtime, reproducible random seeds (tests/seeds.hpp), matrix builders.
 #pragma once
 #include <lapacke.h>
 
@@ -12,17 +12,12 @@
 #include <vector>
 
 #include "starfact/starfact.hpp"
+#include "tests/seeds.hpp"
 
 namespace starfact::test {
 
 /// The Runtime created by the test binary's main (tests/main_*.cpp).
 Runtime& runtime();
-
-/// A fresh seed per call (std::random_device); tests print it with INFO for reproduction.
-inline uint64_t fresh_seed() {
-    static std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
 
 /// n x n SPD matrix with leading dimension ld (the padding rows hold a marker value).
 template <typename T>
@@ -84,6 +79,7 @@ struct BadEntry {
 namespace prelude {
 using namespace starfact;
 using test::BadEntry;
+using test::base_seed;
 using test::settled_pending_tasks;
 using test::fresh_seed;
 using test::gaussian_kernel_spd;

@@ -143,7 +143,9 @@ TEST_CASE("a sequence waits for its own tasks, not for the others", "[async][cpu
     REQUIRE(starpu_task_submit(gated) == 0);
 
     const int64_t n = 150;
-    const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
     TileMatrix<double> a(runtime(), n, 50);
     a.import(A.data(), n);
     Options o;

@@ -140,7 +140,9 @@ TEMPLATE_TEST_CASE("non-SPD input returns the first failing column, like LAPACK"
         CHECK(settled_pending_tasks(runtime()) == 0);
     }
     // The runtime is still usable afterwards.
-    std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed()), L = A;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::vector<TestType> A = spd_matrix<TestType>(n, n, seed), L = A;
     Options o;
     const Tiling tiling{nb};
     o.mapping = Mapping::CpuOnly;
@@ -156,8 +158,9 @@ TEMPLATE_TEST_CASE("NaN and Inf input are reported through info", "[errors][cpu]
     // A bad entry (i, j), i >= j, reaches diagonal i first: info = i + 1.
     for (const Case c : {Case{0, 0, nan, 1}, Case{50, 50, nan, 51}, Case{60, 10, nan, 61}, Case{99, 98, nan, 100},
                          Case{30, 30, inf, 31}, Case{70, 3, inf, 71}, Case{40, 40, -inf, 41}}) {
-        INFO("entry (" << c.i << "," << c.j << ") = " << c.v);
-        std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
+        const uint64_t seed = fresh_seed();
+        INFO("entry (" << c.i << "," << c.j << ") = " << c.v << " seed=" << seed);
+        std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
         A[c.i + c.j * n] = c.v;
         Options o;
         const Tiling tiling{nb};
@@ -172,8 +175,10 @@ TEMPLATE_TEST_CASE("NaN input to LU is not detected: info 0 and NaN results, as 
     // getrf reports exactly-zero pivots only; a NaN pivot is not zero, and it spreads.
     const int64_t n = 50, nrhs = 2;
     std::vector<TestType> A(static_cast<size_t>(n * n)), B(static_cast<size_t>(n * nrhs));
-    random_matrix<TestType>(n, n, A.data(), n, fresh_seed());
-    random_matrix<TestType>(n, nrhs, B.data(), n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    random_matrix<TestType>(n, n, A.data(), n, seed);
+    random_matrix<TestType>(n, nrhs, B.data(), n, seed + 1);
     A[20 + 7 * n] = std::numeric_limits<TestType>::quiet_NaN();
     std::vector<int64_t> ipiv(static_cast<size_t>(n));
     Options o;

@@ -49,8 +49,8 @@ TEMPLATE_TEST_CASE("GPU-only potrf residual < 60, host and device residency", "[
 TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double) {
     for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse})
         for (const char* v : {"lookahead=0", "lookahead=2", "left", "left-coarse", "noprio"}) {
-            INFO("variant=" << v);
             const uint64_t seed = fresh_seed();
+            INFO("variant=" << v << " seed=" << seed);
             const std::vector<TestType> A = spd_matrix<TestType>(1100, 1100, seed);
             std::vector<TestType> L = A;
             Options o;
@@ -93,7 +93,9 @@ TEMPLATE_TEST_CASE("GPU posv residual < 60", "[gpu]", float, double) {
 TEMPLATE_TEST_CASE("small GPU factorizations for the sanitizers", "[gpu][sanitize]", float, double) {
     // Every CUDA kernel of ours on a failing and a succeeding tile: the info merge, zero_upper, trtri path.
     for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
-        std::vector<TestType> A = spd_matrix<TestType>(200, 200, fresh_seed()), W = A;
+        const uint64_t seed = fresh_seed();
+        INFO("panel=" << to_string(panel) << " seed=" << seed);
+        std::vector<TestType> A = spd_matrix<TestType>(200, 200, seed), W = A;
         Options o;
         const Tiling tiling{64, Residency::Device};
         o.mapping = Mapping::GpuOnly;
@@ -115,8 +117,9 @@ TEMPLATE_TEST_CASE("GPU potrf reports non-SPD, NaN and Inf through info", "[gpu]
                              Case{200, 200, TestType(-5), 201}, Case{299, 299, TestType(-1), 300},
                              Case{150, 20, nan, 151}, Case{77, 77, nan, 78}, Case{100, 100, inf, 101},
                              Case{250, 5, inf, 251}}) {
-            INFO("residency=" << to_string(r) << " entry (" << c.i << "," << c.j << ") = " << c.v);
-            std::vector<TestType> A = spd_matrix<TestType>(n, n, fresh_seed());
+            const uint64_t seed = fresh_seed();
+            INFO("residency=" << to_string(r) << " entry (" << c.i << "," << c.j << ") = " << c.v << " seed=" << seed);
+            std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
             A[c.i + c.j * n] = c.v;
             for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse}) {
                 std::vector<TestType> W = A;

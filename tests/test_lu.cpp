@@ -166,7 +166,9 @@ TEMPLATE_TEST_CASE("exactly singular matrices give LAPACK's info and no NaN", "[
 TEST_CASE("the LU residual check fails on a wrong factor", "[lu][cpu][check]") {
     // Guards the guard: a perturbed factor must push the residual far above the limit.
     const int64_t n = 200;
-    const std::vector<double> A = random_general<double>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = random_general<double>(n, n, seed);
     std::vector<double> LU = A;
     std::vector<int64_t> ipiv(static_cast<size_t>(n));
     REQUIRE(getrf(runtime(), n, LU.data(), n, ipiv.data(), on(Mapping::CpuOnly), Tiling{32}) == 0);

@@ -102,7 +102,9 @@ TEMPLATE_TEST_CASE("GPU gesv and getrf_nopiv", "[gpu][lu]", float, double) {
             CHECK(general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data()) < kResidualLimit);
         }
     }
-    std::vector<T> A = random_general<T>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("getrf_nopiv seed=" << seed);
+    std::vector<T> A = random_general<T>(n, n, seed);
     for (int64_t i = 0; i < n; ++i) A[i + i * n] += T(n);
     TileMatrix<T> a(runtime(), n, nb, Residency::Device);
     a.import(A.data(), n);
@@ -119,7 +121,9 @@ TEMPLATE_TEST_CASE("small GPU LU for the sanitizers", "[gpu][lu][sanitize]", flo
     check_gpu_getrf<TestType>(20, 32, Residency::Host, false);
     using T = TestType;
     const int64_t n = 21;
-    std::vector<T> A = random_general<T>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::vector<T> A = random_general<T>(n, n, seed);
     for (int64_t i = 0; i < n; ++i) A[i + 5 * n] = T(0);
     std::vector<int64_t> ipiv(static_cast<size_t>(n));
     std::vector<T> B(static_cast<size_t>(n * 2), T(1));

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/seed_listener.hpp"
 #include "tests/support.hpp"
 
 namespace {
@@ -24,7 +25,7 @@ using namespace starfact::test::prelude;
 
 namespace {
 
-/// A fresh seed, the same on every rank (rank 0's).
+/// The next seed, the same on every rank (rank 0's: the ranks draw the same ones, as they run the same tests).
 uint64_t shared_seed() {
     uint64_t seed = fresh_seed();
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -343,7 +344,7 @@ TEST_CASE("ranks that make different distributed calls get an error naming them 
 TEST_CASE("a 1 x 1 grid in an MPI run is this process's own matrix", "[mpi][local]") {
     // Different matrices and orders on different ranks: nothing is shared, no rank waits for another.
     const int64_t n = 200 + 37 * runtime().mpi_rank(), nb = 48;
-    const uint64_t seed = fresh_seed();
+    const uint64_t seed = fresh_seed() + static_cast<uint64_t>(runtime().mpi_rank());
     INFO("rank " << runtime().mpi_rank() << " n=" << n << " seed=" << seed);
     const std::vector<double> A = spd_matrix<double>(n, n, seed);
     TileMatrix<double> tiles(runtime(), n, nb);
@@ -439,7 +440,10 @@ int main(int argc, char** argv) {
         cfg.ncuda = 0;
         cfg.mpi = true;
         g_runtime = std::make_unique<starfact::Runtime>(cfg);
-        if (g_runtime->mpi_rank() == 0) std::printf("%s\n", g_runtime->describe().c_str());
+        if (g_runtime->mpi_rank() == 0) {
+            starfact::test::print_seed_banner();
+            std::printf("%s\n", g_runtime->describe().c_str());
+        }
         Catch::Session session;
         rc = session.run(argc, argv);
         // Every rank's status: a failure on one rank fails them all.

@@ -90,6 +90,8 @@ TEST_CASE("left-coarse whose update tasks do not fit twice under the limit is re
     o.variant = Variant::parse("left-coarse");
     REQUIRE_THROWS_WITH(potrf(tiles, o), Catch::Contains("left-coarse") && Catch::Contains("256 MiB"));
     o.variant = Variant::parse("right");  // the same matrix, refused only for the variant
-    tiles.import(spd_matrix<double>(8192, 8192, fresh_seed()).data(), 8192);
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    tiles.import(spd_matrix<double>(8192, 8192, seed).data(), 8192);
     CHECK(potrf(tiles, o) == 0);
 }

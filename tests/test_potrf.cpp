@@ -105,7 +105,9 @@ TEMPLATE_TEST_CASE("potrf on a TileMatrix: n = 0 and repeated factorizations", "
 TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
     // Guards the guard: a perturbed factor must push the residual far above the limit.
     const int64_t n = 200;
-    const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
     std::vector<double> L = A;
     Options opts;
     const Tiling tiling{32};

@@ -106,13 +106,16 @@ TEMPLATE_TEST_CASE("GPU potri infos: potrf's for a non-SPD matrix, trtri's zero 
     Options o;
     o.mapping = Mapping::GpuOnly;
     {
-        std::vector<T> A = spd_matrix<T>(n, n, fresh_seed());
+        const uint64_t seed = fresh_seed();
+        INFO("bad=" << bad << " seed=" << seed);
+        std::vector<T> A = spd_matrix<T>(n, n, seed);
         A[bad + bad * n] = T(-1);
         CHECK(potri(runtime(), n, A.data(), n, o, Tiling{nb}) == bad + 1);
     }
     for (int64_t zero : {int64_t(0), bad, n - 1}) {
-        INFO("zero=" << zero);
-        std::vector<T> L = spd_matrix<T>(n, n, fresh_seed());
+        const uint64_t seed = fresh_seed();
+        INFO("zero=" << zero << " seed=" << seed);
+        std::vector<T> L = spd_matrix<T>(n, n, seed);
         REQUIRE(lapacke_potrf<T>(n, L.data(), n) == 0);
         L[zero + zero * n] = T(0);
         TileMatrix<T> tiles(runtime(), n, nb, Residency::Device);

@@ -59,7 +59,9 @@ TEMPLATE_TEST_CASE("potrs on tiles reuses one factor for several solves", "[potr
 
 TEST_CASE("the solve residual check fails on a wrong solution", "[potrs][cpu][check]") {
     const int64_t n = 120, nrhs = 2;
-    const std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
     std::vector<double> B(n * nrhs);
     random_matrix<double>(n, nrhs, B.data(), n, 5);
     std::vector<double> F = A, X = B;

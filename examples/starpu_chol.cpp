@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
-#include "examples/driver_common.hpp"
-#include "examples/profile.hpp"
-#include "examples/reference.hpp"
-#include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
+#include "support/cli.hpp"
+#include "support/driver_common.hpp"
+#include "support/profile.hpp"
+#include "support/reference.hpp"
+#include "support/trace.hpp"
 #ifdef STARFACT_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -25,15 +25,15 @@
 namespace {
 
 using namespace starfact;
-using starfact::examples::Cli;
-using starfact::examples::default_mapping;
-using starfact::examples::fmt;
-using starfact::examples::median;
-using starfact::examples::model_based;
-using starfact::examples::residual_text;
-using starfact::examples::runtime_config;
-using starfact::examples::Table;
-using starfact::examples::VendorRun;
+using starfact::support::Cli;
+using starfact::support::default_mapping;
+using starfact::support::fmt;
+using starfact::support::median;
+using starfact::support::model_based;
+using starfact::support::residual_text;
+using starfact::support::runtime_config;
+using starfact::support::Table;
+using starfact::support::VendorRun;
 
 const char* kHelp = R"(usage: starpu_chol [flags]
 
@@ -132,8 +132,8 @@ runs, models and output
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
 )";
 
-/// The shared flags (examples/driver_common.hpp) and the Cholesky driver's own.
-struct Settings : examples::DriverFlags {
+/// The shared flags (support/driver_common.hpp) and the Cholesky driver's own.
+struct Settings : support::DriverFlags {
     Variant variant;
     PanelSolve panel = PanelSolve::Auto;
     DiagKernel diag = DiagKernel::Auto;
@@ -179,7 +179,7 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << kHelp;
             std::exit(0);
-        } else if (examples::parse_common_flag(cli, f, s)) {
+        } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
         else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--grid") s.grid = parse_grid(cli.value());
@@ -189,16 +189,16 @@ Settings parse(int argc, char** argv) {
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
         else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
         else if (f == "--compare") { cli.no_value(); s.compare = true; }
-        else if (f == "--variants") for (const auto& v : examples::split_list(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
-        else if (f == "--mappings") for (const auto& m : examples::split_list(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
-        else if (f == "--scheds") s.scheds = examples::split_list(cli.value());
+        else if (f == "--variants") for (const auto& v : support::split_list(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
+        else if (f == "--mappings") for (const auto& m : support::split_list(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
+        else if (f == "--scheds") s.scheds = support::split_list(cli.value());
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--sweep") { cli.no_value(); s.sweep = true; }
-        else if (f == "--ns") s.ns = examples::int_list(cli.value(), "--ns", 1, int64_t(1) << 20);
+        else if (f == "--ns") s.ns = support::int_list(cli.value(), "--ns", 1, int64_t(1) << 20);
         else if (f == "--precs") {
             s.precs.clear();
-            for (const auto& p : examples::split_list(cli.value())) {
+            for (const auto& p : support::split_list(cli.value())) {
                 if (p != "s" && p != "d") throw std::invalid_argument("--precs must list s and/or d (got '" + p + "')");
                 s.precs += p;
             }
@@ -209,8 +209,8 @@ Settings parse(int argc, char** argv) {
     // Busy shares of the last timed run: --compare's table, and the per-GPU busy % of runs that count transfers
     // anyway (host-resident tiles, several GPUs). A device-resident run on one GPU keeps StarPU's profiling off,
     // so that its timings are those of an application's call.
-    s.profiling = s.compare || (default_mapping(s) != Mapping::CpuOnly && examples::gpus_in_use(s) > 0 &&
-                                examples::counts_transfers(s, false));
+    s.profiling = s.compare || (default_mapping(s) != Mapping::CpuOnly && support::gpus_in_use(s) > 0 &&
+                                support::counts_transfers(s, false));
     if (s.device_grid.p > 0 && s.placement == DevicePlacement::Cyclic)
         throw std::invalid_argument("--device-grid is the grid of --placement 2d: drop it with --placement cyclic");
     if (s.gpu_mem_limit_mb > 0 && s.device_resident)
@@ -270,13 +270,13 @@ int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt) {
 
 /// Whether this machine already has history for the four Cholesky kernels of this precision.
 bool models_present(const Runtime& rt, char prec) {
-    return examples::models_present(rt, prec, {"potrf", "trsm", "syrk", "gemm"});
+    return support::models_present(rt, prec, {"potrf", "trsm", "syrk", "gemm"});
 }
 
 /// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
 template <typename T>
-struct Reference : examples::DeviceCopy<T> {
-    using examples::DeviceCopy<T>::DeviceCopy;
+struct Reference : support::DeviceCopy<T> {
+    using support::DeviceCopy<T>::DeviceCopy;
     double residual(const Runtime& rt, const TileMatrix<T>& L, int64_t n, const T* A) const {
 #ifdef STARFACT_HAVE_CUDA
         if (this->dev) return this->dev->residual_of(L);
@@ -292,7 +292,7 @@ struct Reference : examples::DeviceCopy<T> {
         if (this->dev) return this->dev->cusolver_potrf(warmup, repeat, check, host_path);
 #endif
         Runtime::Paused quiet(rt);
-        return examples::lapacke_potrf<T>(n, A, warmup, repeat, check);
+        return support::lapacke_potrf<T>(n, A, warmup, repeat, check);
     }
 };
 
@@ -301,7 +301,7 @@ struct Measured {
     double residual = -1;
     int info = 0;
     int64_t tasks = 0;
-    examples::BusyShare busy;
+    support::BusyShare busy;
     Runtime::Transfers moved;  ///< bytes StarPU moved in the last timed run (when counted)
 };
 
@@ -312,9 +312,9 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
     Measured out;
     RunStats stats;
     const bool profile_last = s.compare || s.profiling;  // busy shares of the last timed run
-    out.seconds = examples::timed_runs(
+    out.seconds = support::timed_runs(
         "starpu_chol", s.warmup, s.repeat,
-        [&](const examples::Run& run) {
+        [&](const support::Run& run) {
             if (A) {
                 const T* src = tiles.residency() == Residency::Device && ref.device_copy() ? ref.device_copy() : A;
                 tiles.import(src, n);
@@ -322,14 +322,14 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
                 random_symmetric(tiles, s.seed, static_cast<double>(n));  // where the tiles live
             }
             rt.transfers();  // resets StarPU's bus counters
-            if (run.last && profile_last) examples::profiling_reset();
+            if (run.last && profile_last) support::profiling_reset();
             if (trace_last && run.last) rt.trace_start();
             stats.tasks = 0;
         },
-        [&](const examples::Run&) { out.info = potrf(tiles, opts, stats); },
-        [&](const examples::Run& run, double sec) {
+        [&](const support::Run&) { out.info = potrf(tiles, opts, stats); },
+        [&](const support::Run& run, double sec) {
             if (trace_last && run.last) rt.trace_stop();
-            if (run.last && profile_last) out.busy = examples::profiling_read();
+            if (run.last && profile_last) out.busy = support::profiling_read();
             out.moved = rt.transfers();
             out.tasks = stats.tasks;
             if (run.last && s.check && out.info == 0) out.residual = ref.residual(rt, tiles, n, A);
@@ -367,7 +367,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const bool tiles_only = !s.check && !s.calibrate && (!s.vendor || gpu);
     std::vector<T> A;
     if (!tiles_only) {
-        A = examples::host_matrix<T>(n, "starpu_chol");
+        A = support::host_matrix<T>(n, "starpu_chol");
         random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     } else {
         table.note(std::string("matrix generated tile by tile where the tiles live (--no-check: no n x n host array)") +
@@ -405,9 +405,9 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
     const double ours = median(m.seconds);
     std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
                           fmt("%.1f", potrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
-    if (examples::counts_transfers(s, mapping == Mapping::CpuOnly) && gpu)
-        summary += examples::transfer_summary(m.moved, m.seconds.empty() ? 0.0 : m.seconds.back());
-    if (gpu && !examples::gpu_busy_text(m.busy).empty()) table.note(examples::gpu_busy_text(m.busy) + " (last timed run)");
+    if (support::counts_transfers(s, mapping == Mapping::CpuOnly) && gpu)
+        summary += support::transfer_summary(m.moved, m.seconds.empty() ? 0.0 : m.seconds.back());
+    if (gpu && !support::gpu_busy_text(m.busy).empty()) table.note(support::gpu_busy_text(m.busy) + " (last timed run)");
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         if (ref.device() >= 0)
@@ -418,7 +418,7 @@ int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
                        fmt("%.1f", potrf_flops(n) / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
-        summary += examples::vendor_summary(v, potrf_flops(n), ours);
+        summary += support::vendor_summary(v, potrf_flops(n), ours);
         if (gpu && residency == Residency::Host) {  // what a host user does instead: copies + cuSOLVER
             const VendorRun h = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, false, true);
             const double th = median(h.seconds);
@@ -449,7 +449,7 @@ int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_chol --op potri: " + rt.describe());
-    std::vector<T> A = examples::host_matrix<T>(n, "starpu_chol");
+    std::vector<T> A = support::host_matrix<T>(n, "starpu_chol");
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, false));
@@ -509,7 +509,7 @@ int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
 #endif
         if (v.name.empty()) {
             Runtime::Paused quiet(rt);
-            v = examples::lapacke_potri<T>(n, A.data(), s.warmup, s.repeat, s.check);
+            v = support::lapacke_potri<T>(n, A.data(), s.warmup, s.repeat, s.check);
         }
         for (size_t i = 0; i < v.seconds.size(); ++i)
             table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-",
@@ -556,7 +556,7 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     const bool generated = !s.check;
     std::vector<T> A, B(static_cast<size_t>(n * nrhs));
     if (!generated) {
-        A = examples::host_matrix<T>(n, "starpu_chol");
+        A = support::host_matrix<T>(n, "starpu_chol");
         random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     }
     if (solve) random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
@@ -569,9 +569,9 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
     if (root) table.header();
     Measured m;
     RunStats stats;
-    m.seconds = examples::timed_runs(
+    m.seconds = support::timed_runs(
         root ? "starpu_chol" : nullptr, s.warmup, s.repeat,  // one process prints
-        [&](const examples::Run&) {
+        [&](const support::Run&) {
             if (generated)
                 random_symmetric(tiles, s.seed, static_cast<double>(n));
             else
@@ -580,12 +580,12 @@ int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) 
             stats.tasks = 0;
             rt.barrier();  // every rank starts the clock together
         },
-        [&](const examples::Run&) {
+        [&](const support::Run&) {
             m.info = potrf(tiles, opts, stats);  // its wait() agrees on info over the ranks
             if (solve && m.info == 0) potrs(tiles, *rhs, opts, stats);
             rt.barrier();  // the slowest rank's time
         },
-        [&](const examples::Run& run, double sec) {
+        [&](const support::Run& run, double sec) {
             m.tasks = sum_over_ranks(rt, stats.tasks);
             if (run.last && s.check && m.info == 0) {
                 std::vector<T> out(solve ? B.size() : A.size());
@@ -751,8 +751,8 @@ int run_sweep(const Settings& s) {
 #ifdef STARFACT_HAVE_CUDA
     if (have_gpu)
         for (char p : s.precs) {  // the ceiling: cuBLAS gemm at n = 8192
-            const double tf = p == 's' ? examples::cublas_gemm_tflops<float>(8192)
-                                       : examples::cublas_gemm_tflops<double>(8192);
+            const double tf = p == 's' ? support::cublas_gemm_tflops<float>(8192)
+                                       : support::cublas_gemm_tflops<double>(8192);
             csv << "gemm," << p << ",8192,-,device,-," << fmt("%.3f", tf) << ",cublas,-,-,-,-,0\n";
         }
 #endif
@@ -866,7 +866,7 @@ int main(int argc, char** argv) {
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
-        if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
+        if (!s.trace_dir.empty()) support::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
         bad_flags = e.what();
     }
@@ -937,9 +937,9 @@ int main(int argc, char** argv) {
             else if (s.op == "posv") rc = s.prec == 's' ? run_grid<float>(s, rt, mapping, Grid{})
                                                         : run_grid<double>(s, rt, mapping, Grid{});
             else rc = s.prec == 's' ? run_single<float>(s, rt, mapping) : run_single<double>(s, rt, mapping);
-            workers = examples::worker_names();
+            workers = support::worker_names();
         }  // StarPU shuts down here and writes the FxT file
-        if (!s.trace_dir.empty() && rc == 0) rc = examples::finish_trace(s.trace_dir, workers, "starpu_chol " + s.variant.name() + " (last timed run)",
+        if (!s.trace_dir.empty() && rc == 0) rc = support::finish_trace(s.trace_dir, workers, "starpu_chol " + s.variant.name() + " (last timed run)",
                                    "starpu_chol", s.csv);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_chol: %s\n", e.what());

@@ -7,21 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
-#include "examples/driver_common.hpp"
-#include "examples/reference.hpp"
-#include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
+#include "support/cli.hpp"
+#include "support/driver_common.hpp"
+#include "support/reference.hpp"
+#include "support/trace.hpp"
 
 namespace {
 
 using namespace starfact;
-using starfact::examples::Cli;
-using starfact::examples::fmt;
-using starfact::examples::median;
-using starfact::examples::residual_text;
-using starfact::examples::Table;
-using starfact::examples::VendorRun;
+using starfact::support::Cli;
+using starfact::support::fmt;
+using starfact::support::median;
+using starfact::support::residual_text;
+using starfact::support::Table;
+using starfact::support::VendorRun;
 
 const char* kHelp = R"(usage: starpu_lu [flags]
 
@@ -70,8 +70,8 @@ runs and output
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60
 )";
 
-/// The shared flags (examples/driver_common.hpp) and the LU driver's own.
-struct Settings : examples::DriverFlags {
+/// The shared flags (support/driver_common.hpp) and the LU driver's own.
+struct Settings : support::DriverFlags {
     int64_t nrhs = 1;
     bool priorities = true;
 };
@@ -84,7 +84,7 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << kHelp;
             std::exit(0);
-        } else if (examples::parse_common_flag(cli, f, s)) {
+        } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
@@ -98,14 +98,14 @@ Settings parse(int argc, char** argv) {
 
 /// The vendor's getrf on the same matrix: cuSOLVER on a device copy when a GPU is in use, else LAPACKE.
 template <typename T>
-struct Reference : examples::DeviceCopy<T> {
-    using examples::DeviceCopy<T>::DeviceCopy;
+struct Reference : support::DeviceCopy<T> {
+    using support::DeviceCopy<T>::DeviceCopy;
     VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
 #ifdef STARFACT_HAVE_CUDA
         if (this->dev) return this->dev->cusolver_getrf(warmup, repeat);
 #endif
         Runtime::Paused quiet(rt);
-        return examples::lapacke_getrf<T>(n, A, warmup, repeat, check);
+        return support::lapacke_getrf<T>(n, A, warmup, repeat, check);
     }
 };
 
@@ -118,12 +118,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_lu: " + rt.describe());
-    if (examples::model_based(rt.scheduler()) &&
-        !examples::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
+    if (support::model_based(rt.scheduler()) &&
+        !support::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    std::vector<T> A = examples::host_matrix<T>(n, "starpu_lu");
+    std::vector<T> A = support::host_matrix<T>(n, "starpu_lu");
     random_matrix<T>(n, n, A.data(), n, s.seed);
     // The device copy serves the cuSOLVER baseline (and the device-resident imports): without the baseline the
     // tiles come from the host array, and the first GPU keeps its memory for them.
@@ -140,22 +140,22 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     double residual = -1;
     RunStats stats;
     Runtime::Transfers moved;  // in the last run
-    const std::vector<double> seconds = examples::timed_runs(
+    const std::vector<double> seconds = support::timed_runs(
         "starpu_lu", s.warmup, s.repeat,
-        [&](const examples::Run&) {
+        [&](const support::Run&) {
             const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
             tiles.import(src, n);
             rt.transfers();  // resets StarPU's bus counters
             stats.tasks = 0;
         },
-        [&](const examples::Run& r) {
+        [&](const support::Run& r) {
             const bool trace = r.last && !s.trace_dir.empty();
             if (trace) rt.trace_start();
             info = getrf(tiles, piv, opts, stats);
             if (trace) rt.trace_stop();
             moved = rt.transfers();
         },
-        [&](const examples::Run& r, double sec) {
+        [&](const support::Run& r, double sec) {
             if (r.last && s.check && info == 0) {
                 std::vector<T> LU(A.size());
                 tiles.export_to(LU.data(), n);
@@ -193,8 +193,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
                           fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(stats.tasks) +
                           " tasks";
-    if (gpu && examples::counts_transfers(s, false))
-        summary += examples::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
+    if (gpu && support::counts_transfers(s, false))
+        summary += support::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         if (ref.device() >= 0)
@@ -205,7 +205,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
                        fmt("%.1f", getrf_flops(n) / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
-        summary += examples::vendor_summary(v, getrf_flops(n), ours);
+        summary += support::vendor_summary(v, getrf_flops(n), ours);
     }
     table.note(summary);
     if (residual >= 60 || solve_residual >= 60) {
@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
-        if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
+        if (!s.trace_dir.empty()) support::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());
         return 1;
@@ -231,16 +231,16 @@ int main(int argc, char** argv) {
         int rc;
         std::vector<std::string> workers;
         {
-            const Mapping mapping = examples::default_mapping(s);
-            Runtime rt(examples::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+            const Mapping mapping = support::default_mapping(s);
+            Runtime rt(support::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
             rt.require_mapping(mapping, "starpu_lu");
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
             rc = s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
-            workers = examples::worker_names();
+            workers = support::worker_names();
         }  // StarPU shuts down here and writes the FxT file
         if (!s.trace_dir.empty() && rc == 0)
-            rc = examples::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
+            rc = support::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
         return rc;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());

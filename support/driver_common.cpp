@@ -1,5 +1,5 @@
 // Shared parts of the experiment drivers (driver_common.hpp).
-#include "examples/driver_common.hpp"
+#include "support/driver_common.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 #include "starfact/error.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 
 bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
@@ -159,4 +159,4 @@ std::string vendor_summary(const VendorRun& v, double flops, double ours) {
            " GFLOP/s; ratio " + v.name + "/starfact = " + fmt("%.3f", theirs / ours);
 }
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
-#include "examples/reference.hpp"
+#include "support/cli.hpp"
+#include "support/reference.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/tile_matrix.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 
 /// The flags both drivers take (see their --help): problem, mapping, runtime, runs and output.
 struct DriverFlags {
@@ -161,4 +161,4 @@ std::string transfer_summary(const Runtime::Transfers& t, double seconds);
 /// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.
 std::string vendor_summary(const VendorRun& v, double flops, double ours);
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "codelets/cuda/random_symmetric.hpp"
-#include "examples/reference.hpp"
+#include "support/reference.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 namespace {
 
 void ok(cudaError_t e, const char* what) {
@@ -500,4 +500,4 @@ double cublas_gemm_tflops(int64_t n, int repeat) {
 template double cublas_gemm_tflops<float>(int64_t, int);
 template double cublas_gemm_tflops<double>(int64_t, int);
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

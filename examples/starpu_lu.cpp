@@ -23,7 +23,9 @@ using starfact::support::residual_text;
 using starfact::support::Table;
 using starfact::support::VendorRun;
 
-const char* kHelp = R"(usage: starpu_lu [flags]
+/// --help: the common flags' lines come from support::common_flags_help().
+std::string help() {
+    return std::string(R"(usage: starpu_lu [flags]
 
 Factors a random general matrix (entries uniform in [-0.5, 0.5]) with starfact's tile LU with partial
 pivoting under StarPU, prints one line per timed run, solves A X = B with the factors, then runs the
@@ -32,43 +34,40 @@ is used, else one LAPACKE getrf call with all OpenBLAS threads) and the ratio ve
 (> 1: starfact is faster).
 
 problem
-  --n N             matrix order (default 16384 with a GPU, 2000 without)
-  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
+)") +
+           support::common_flags_help({"--n"}) +
+           R"(  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
                     to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096)
   --nrhs R          right-hand sides of the solve (default 1)
-  --prec s|d        precision: s = float, d = double (default d)
-  --seed S          random seed (default 1)
-mapping and runtime
-  --gpu-only        every task on CUDA workers (default when a GPU is present)
-  --hybrid          StarPU chooses among CPU and CUDA workers
-  --cpu-only        every task on CPU workers (default without a GPU)
-  --noprio          submit without priorities (Variant noprio)
-  --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
-  --device-resident tiles live in GPU memory (default: pinned host memory)
+)" +
+           support::common_flags_help({"--prec", "--seed"}) +
+           R"(mapping and runtime
+)" +
+           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only"}) +
+           R"(  --noprio          submit without priorities (Variant noprio)
+)" +
+           support::common_flags_help({"--sched"}) +
+           R"(  --device-resident tiles live in GPU memory (default: pinned host memory)
   --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
-  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
-  --gpu-mem-limit MB
-                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
-                    host-resident tiles beyond it are evicted and fetched again (out-of-core,
-                    docs/out_of_core.md); not with --device-resident
-  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
-                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
-runs and output
-  --warmup K        untimed runs first; they also calibrate the performance models (default 2)
-  --repeat R        timed runs (default 3); summaries use their median
-  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
+)" +
+           support::common_flags_help({"--streams", "--gpu-mem-limit", "--perfmodel-dir"}) +
+           R"(runs and output
+)" +
+           support::common_flags_help({"--warmup", "--repeat"}) +
+           R"(  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
                     ||A X - B||_1 / (||A||_1 ||X||_1 n eps), on the host (default on); exit status 3 if
                     either is >= 60
   --no-check        skip both residuals (and the solve)
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
                     tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker); see docs/traces.md
-  --csv             CSV rows instead of the table (notes start with '#')
-  --help            this text
-
+)" +
+           support::common_flags_help({"--csv", "--help"}) +
+           R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60
 )";
+}
 
 /// The shared flags (support/driver_common.hpp) and the LU driver's own.
 struct Settings : support::DriverFlags {
@@ -82,7 +81,7 @@ Settings parse(int argc, char** argv) {
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
-            std::cout << kHelp;
+            std::cout << help();
             std::exit(0);
         } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);

@@ -10,7 +10,9 @@
 namespace starfact::chol_driver {
 namespace {
 
-const char* kHelp = R"(usage: starpu_chol [flags]
+/// --help: the common flags' lines come from support::common_flags_help().
+std::string help() {
+    return std::string(R"(usage: starpu_chol [flags]
 
 Factors a random SPD matrix (entries uniform in [-0.5, 0.5], n added to the diagonal) with starfact's
 tile Cholesky under StarPU, prints one line per timed run, then the vendor's potrf on the same matrix
@@ -25,13 +27,14 @@ problem
                     ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
   --nrhs K          right-hand sides of --op posv (default 1)
-  --n N             matrix order (default 16384 with a GPU, 2000 without)
-  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
+)") +
+           support::common_flags_help({"--n"}) +
+           R"(  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
                     matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
                     docs/performance.md)
-  --prec s|d        precision: s = float, d = double (default d)
-  --seed S          random seed (default 1)
-algorithm, mapping and runtime
+)" +
+           support::common_flags_help({"--prec", "--seed"}) +
+           R"(algorithm, mapping and runtime
   --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
                     diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
@@ -40,11 +43,9 @@ algorithm, mapping and runtime
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
                     (default: fused when the build has it, else cusolver; fused is 1.2-2.0x cuSOLVER
                     per tile on the H100 at nb = 64..2048: docs/potf2.md)
-  --gpu-only        every task on CUDA workers (default when a GPU is present)
-  --hybrid          StarPU chooses among CPU and CUDA workers
-  --cpu-only        every task on CPU workers (default without a GPU)
-  --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
-  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
+)" +
+           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only", "--sched"}) +
+           R"(  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
                     them as --placement says
   --placement P     how device-resident tiles spread over the GPUs (docs/multigpu.md): 2d (default): 2D
                     block-cyclic over a Pd x Qd device grid, tile (i, j) on GPU (i mod Pd) * Qd + (j mod Qd);
@@ -57,14 +58,9 @@ algorithm, mapping and runtime
                     each GPU's busy % (two bounds from the per-stream counters: the busiest stream's share
                     and the streams' summed shares) and, with host-resident tiles or several GPUs, the
                     bytes StarPU moved (host->GPU, GPU->host, GPU->GPU)
-  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
-  --gpu-mem-limit MB
-                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
-                    host-resident tiles beyond it are evicted and fetched again (out-of-core,
-                    docs/out_of_core.md); not with --device-resident
-  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
-                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
-distributed (mpirun -np N starpu_chol ...; docs/mpi.md)
+)" +
+           support::common_flags_help({"--streams", "--gpu-mem-limit", "--perfmodel-dir"}) +
+           R"(distributed (mpirun -np N starpu_chol ...; docs/mpi.md)
   --grid PxQ        the P x Q process grid: tile (i, j) on rank (i mod P) * Q + (j mod Q), P * Q must be the
                     number of ranks (default: the most square P x Q with P <= Q). With more than one rank (or
                     --grid), the matrix is spread over the ranks (lower triangle of tiles only), StarPU-MPI runs
@@ -90,9 +86,9 @@ sweep (one process, one CSV and a plot)
   --precs LIST      precisions for --sweep (default d,s)
   --sweep-csv FILE  where --sweep writes its CSV (default starpu_chol_sweep.csv)
 runs, models and output
-  --warmup K        untimed runs first; they also calibrate the performance models (default 2)
-  --repeat R        timed runs (default 3); summaries use their median
-  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
+)" +
+           support::common_flags_help({"--warmup", "--repeat"}) +
+           R"(  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
                     STARPU_CALIBRATE=1, then report where the models are and exit
   --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
                     on the GPU when one is present); exit status 3 if it is >= 60
@@ -101,11 +97,12 @@ runs, models and output
                     path of a host user is timed too: copy to the GPU, cuSOLVER potrf, copy back)
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
                     tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker)
-  --csv             CSV rows instead of the table (notes start with '#')
-  --help            this text
-
+)" +
+           support::common_flags_help({"--csv", "--help"}) +
+           R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
 )";
+}
 
 /// "PxQ" -> {P, Q}; throws std::invalid_argument naming `flag` otherwise.
 Grid parse_grid(const std::string& text, const char* flag = "--grid") {
@@ -135,7 +132,7 @@ Settings parse(int argc, char** argv) {
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
-            std::cout << kHelp;
+            std::cout << help();
             std::exit(0);
         } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});

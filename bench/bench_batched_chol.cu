@@ -31,9 +31,9 @@
 #include "bench/spd_batch.cuh"
 #include "codelets/cuda/batched_chol/dispatch.cuh"
 #include "codelets/cuda/batched_chol/resident_dispatch.cuh"
-#include "examples/cli.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
+#include "support/cli.hpp"
 #include "tools/tune/batched_chol/variants.hpp"
 
 using namespace starfact;
@@ -270,7 +270,7 @@ void print(const Row& w, size_t word, std::FILE* csv) {
 int main(int argc, char** argv) {
     Config cfg;
     try {
-        starfact::examples::Cli cli(argc, argv);
+        starfact::support::Cli cli(argc, argv);
         while (!cli.done()) {
             const std::string f = cli.next();
             if (f == "--sizes") {
@@ -279,10 +279,10 @@ int main(int argc, char** argv) {
                 if (v == "all") {
                     for (int n = 1; n <= 128; ++n) cfg.sizes.push_back(n);
                 } else {
-                    for (int64_t x : starfact::examples::int_list(v, f, 1, 128)) cfg.sizes.push_back(static_cast<int>(x));
+                    for (int64_t x : starfact::support::int_list(v, f, 1, 128)) cfg.sizes.push_back(static_cast<int>(x));
                 }
             } else if (f == "--batches") {
-                cfg.batches = starfact::examples::int_list(cli.value(), f, 1, 2000000);
+                cfg.batches = starfact::support::int_list(cli.value(), f, 1, 2000000);
             } else if (f == "--prec") {
                 const std::string p = cli.choice({"s", "d", "both"});
                 cfg.single = p != "d";

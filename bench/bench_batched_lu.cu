@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "bench/common.hpp"
-#include "examples/cli.hpp"
 #include "starfact/batched_lu.hpp"
+#include "support/cli.hpp"
 #ifdef STARFACT_BLU_SWEEP
 #include "codelets/cuda/batched_lu/getrf_kernel.cuh"
 #include "codelets/cuda/batched_lu/inverse_kernel.cuh"
@@ -65,7 +65,7 @@ std::vector<int> parse_sizes(const std::string& text) {
 }
 
 Options parse(int argc, char** argv) {
-    starfact::examples::Cli cli(argc, argv);
+    starfact::support::Cli cli(argc, argv);
     Options o;
     o.sizes = parse_sizes("2-32");
     while (!cli.done()) {

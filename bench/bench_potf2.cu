@@ -19,8 +19,8 @@
 #include "bench/common.hpp"
 #include "codelets/cuda/potf2/potf2.hpp"
 #include "codelets/cuda/potf2/potf2_tuning.hpp"
-#include "examples/cli.hpp"
 #include "starfact/check.hpp"
+#include "support/cli.hpp"
 #ifdef STARFACT_BENCH_BATCHED_LEAF
 #include "starfact/batched_cholesky.hpp"
 #endif
@@ -72,7 +72,7 @@ void usage() {
 
 Options parse(int argc, char** argv) {
     Options o;
-    starfact::examples::Cli cli(argc, argv);
+    starfact::support::Cli cli(argc, argv);
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
@@ -80,7 +80,7 @@ Options parse(int argc, char** argv) {
             std::exit(0);
         } else if (f == "--nb") {
             o.nbs.clear();
-            for (int64_t nb : starfact::examples::int_list(cli.value(), "--nb", 1, 16384)) o.nbs.push_back(static_cast<int>(nb));
+            for (int64_t nb : starfact::support::int_list(cli.value(), "--nb", 1, 16384)) o.nbs.push_back(static_cast<int>(nb));
         } else if (f == "--prec") {
             o.prec = cli.choice({"s", "d", "both"});
         } else if (f == "--warmup") {

@@ -16,10 +16,10 @@
 #include "bench/common.hpp"
 #include "codelets/cuda/potf2/potf2.hpp"
 #include "codelets/cuda/potf2/potf2_tuning.hpp"
-#include "examples/cli.hpp"
-#include "examples/reference.hpp"
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
+#include "support/cli.hpp"
+#include "support/reference.hpp"
 
 using starfact::detail::gpu::Potf2Aux;
 using starfact::detail::gpu::Potf2Config;
@@ -52,7 +52,7 @@ struct Options {
 
 Options parse(int argc, char** argv) {
     Options o;
-    starfact::examples::Cli cli(argc, argv);
+    starfact::support::Cli cli(argc, argv);
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
@@ -60,7 +60,7 @@ Options parse(int argc, char** argv) {
             std::exit(0);
         } else if (f == "--n") {
             o.ns.clear();
-            for (int64_t n : starfact::examples::int_list(cli.value(), "--n", 1, 46340)) o.ns.push_back(static_cast<int>(n));
+            for (int64_t n : starfact::support::int_list(cli.value(), "--n", 1, 46340)) o.ns.push_back(static_cast<int>(n));
         }
         else if (f == "--prec") o.prec = cli.choice({"s", "d", "both"});
         else if (f == "--warmup") o.warmup = static_cast<int>(cli.integer(0, 1000));
@@ -116,7 +116,7 @@ struct Result {
 template <typename T>
 struct Problem {
     int n;
-    starfact::examples::DeviceReference<T> ref;
+    starfact::support::DeviceReference<T> ref;
     T* work = nullptr;
     int* info = nullptr;
     void* ws = nullptr;
@@ -175,7 +175,7 @@ bool bench(const Options& o, const Streams& s, int n, const char* prec) {
     std::vector<T> host(static_cast<size_t>(n) * n);
     starfact::random_symmetric<T>(n, host.data(), n, 1, static_cast<double>(n));
     Problem<T> p(n, host);
-    const starfact::examples::VendorRun v = p.ref.cusolver_potrf(o.warmup, o.repeat, true);
+    const starfact::support::VendorRun v = p.ref.cusolver_potrf(o.warmup, o.repeat, true);
     const double vs = sb::median(v.seconds);
     bool ok = v.info == 0;
     auto row = [&](const Potf2Config& c, const Result& r, const char* mark) {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
 #include "starfact/runtime.hpp"
+#include "support/cli.hpp"
 
 namespace {
 
@@ -92,17 +92,17 @@ int main(int argc, char** argv) {
     std::vector<std::string> scheds = {"dmdas", "prio", "eager", "lws"};
     std::vector<int> ncpus = {0, -1};
     try {
-        starfact::examples::Cli cli(argc, argv);
+        starfact::support::Cli cli(argc, argv);
         while (!cli.done()) {
             const std::string f = cli.next();
             if (f == "--help") {
                 std::printf("%s", kHelp);
                 return 0;
             } else if (f == "--tasks") ntasks = static_cast<int>(cli.integer(1, 10000000));
-            else if (f == "--scheds") scheds = starfact::examples::split_list(cli.value());
+            else if (f == "--scheds") scheds = starfact::support::split_list(cli.value());
             else if (f == "--ncpus") {
                 ncpus.clear();
-                for (int64_t v : starfact::examples::int_list(cli.value(), "--ncpus", -1, 4096))
+                for (int64_t v : starfact::support::int_list(cli.value(), "--ncpus", -1, 4096))
                     ncpus.push_back(static_cast<int>(v));
             } else if (f == "--streams") streams = static_cast<int>(cli.integer(1, 64));
             else if (f == "--repeat") repeat = static_cast<int>(cli.integer(1, 1000));

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "examples/trace.hpp"
+#include "support/trace.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 3 || std::string(argv[1]) == "--help") {
@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
             if (!in) throw std::runtime_error(std::string("cannot read ") + argv[4]);
             for (std::string line; std::getline(in, line);) workers.push_back(line);
         }
-        const int n = starfact::examples::gantt_svg(argv[1], argv[2], argc > 3 ? argv[3] : argv[1], workers);
+        const int n = starfact::support::gantt_svg(argv[1], argv[2], argc > 3 ? argv[3] : argv[1], workers);
         std::printf("%d tasks drawn into %s\n", n, argv[2]);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starfact_gantt: %s\n", e.what());

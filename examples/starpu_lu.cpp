@@ -7,23 +7,25 @@
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
-#include "examples/driver_common.hpp"
-#include "examples/reference.hpp"
-#include "examples/trace.hpp"
 #include "starfact/starfact.hpp"
+#include "support/cli.hpp"
+#include "support/driver_common.hpp"
+#include "support/reference.hpp"
+#include "support/trace.hpp"
 
 namespace {
 
 using namespace starfact;
-using starfact::examples::Cli;
-using starfact::examples::fmt;
-using starfact::examples::median;
-using starfact::examples::residual_text;
-using starfact::examples::Table;
-using starfact::examples::VendorRun;
+using starfact::support::Cli;
+using starfact::support::fmt;
+using starfact::support::median;
+using starfact::support::residual_text;
+using starfact::support::Table;
+using starfact::support::VendorRun;
 
-const char* kHelp = R"(usage: starpu_lu [flags]
+/// --help: the common flags' lines come from support::common_flags_help().
+std::string help() {
+    return std::string(R"(usage: starpu_lu [flags]
 
 Factors a random general matrix (entries uniform in [-0.5, 0.5]) with starfact's tile LU with partial
 pivoting under StarPU, prints one line per timed run, solves A X = B with the factors, then runs the
@@ -32,46 +34,43 @@ is used, else one LAPACKE getrf call with all OpenBLAS threads) and the ratio ve
 (> 1: starfact is faster).
 
 problem
-  --n N             matrix order (default 16384 with a GPU, 2000 without)
-  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
+)") +
+           support::common_flags_help({"--n"}) +
+           R"(  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
                     to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096)
   --nrhs R          right-hand sides of the solve (default 1)
-  --prec s|d        precision: s = float, d = double (default d)
-  --seed S          random seed (default 1)
-mapping and runtime
-  --gpu-only        every task on CUDA workers (default when a GPU is present)
-  --hybrid          StarPU chooses among CPU and CUDA workers
-  --cpu-only        every task on CPU workers (default without a GPU)
-  --noprio          submit without priorities (Variant noprio)
-  --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)
-  --device-resident tiles live in GPU memory (default: pinned host memory)
+)" +
+           support::common_flags_help({"--prec", "--seed"}) +
+           R"(mapping and runtime
+)" +
+           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only"}) +
+           R"(  --noprio          submit without priorities (Variant noprio)
+)" +
+           support::common_flags_help({"--sched"}) +
+           R"(  --device-resident tiles live in GPU memory (default: pinned host memory)
   --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
-  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)
-  --gpu-mem-limit MB
-                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):
-                    host-resident tiles beyond it are evicted and fetched again (out-of-core,
-                    docs/out_of_core.md); not with --device-resident
-  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless
-                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)
-runs and output
-  --warmup K        untimed runs first; they also calibrate the performance models (default 2)
-  --repeat R        timed runs (default 3); summaries use their median
-  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
+)" +
+           support::common_flags_help({"--streams", "--gpu-mem-limit", "--perfmodel-dir"}) +
+           R"(runs and output
+)" +
+           support::common_flags_help({"--warmup", "--repeat"}) +
+           R"(  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
                     ||A X - B||_1 / (||A||_1 ||X||_1 n eps), on the host (default on); exit status 3 if
                     either is >= 60
   --no-check        skip both residuals (and the solve)
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
                     tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker); see docs/traces.md
-  --csv             CSV rows instead of the table (notes start with '#')
-  --help            this text
-
+)" +
+           support::common_flags_help({"--csv", "--help"}) +
+           R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60
 )";
+}
 
-/// The shared flags (examples/driver_common.hpp) and the LU driver's own.
-struct Settings : examples::DriverFlags {
+/// The shared flags (support/driver_common.hpp) and the LU driver's own.
+struct Settings : support::DriverFlags {
     int64_t nrhs = 1;
     bool priorities = true;
 };
@@ -82,9 +81,9 @@ Settings parse(int argc, char** argv) {
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
-            std::cout << kHelp;
+            std::cout << help();
             std::exit(0);
-        } else if (examples::parse_common_flag(cli, f, s)) {
+        } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
@@ -98,14 +97,14 @@ Settings parse(int argc, char** argv) {
 
 /// The vendor's getrf on the same matrix: cuSOLVER on a device copy when a GPU is in use, else LAPACKE.
 template <typename T>
-struct Reference : examples::DeviceCopy<T> {
-    using examples::DeviceCopy<T>::DeviceCopy;
+struct Reference : support::DeviceCopy<T> {
+    using support::DeviceCopy<T>::DeviceCopy;
     VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
 #ifdef STARFACT_HAVE_CUDA
         if (this->dev) return this->dev->cusolver_getrf(warmup, repeat);
 #endif
         Runtime::Paused quiet(rt);
-        return examples::lapacke_getrf<T>(n, A, warmup, repeat, check);
+        return support::lapacke_getrf<T>(n, A, warmup, repeat, check);
     }
 };
 
@@ -118,12 +117,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_lu: " + rt.describe());
-    if (examples::model_based(rt.scheduler()) &&
-        !examples::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
+    if (support::model_based(rt.scheduler()) &&
+        !support::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    std::vector<T> A = examples::host_matrix<T>(n, "starpu_lu");
+    std::vector<T> A = support::host_matrix<T>(n, "starpu_lu");
     random_matrix<T>(n, n, A.data(), n, s.seed);
     // The device copy serves the cuSOLVER baseline (and the device-resident imports): without the baseline the
     // tiles come from the host array, and the first GPU keeps its memory for them.
@@ -140,22 +139,22 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     double residual = -1;
     RunStats stats;
     Runtime::Transfers moved;  // in the last run
-    const std::vector<double> seconds = examples::timed_runs(
+    const std::vector<double> seconds = support::timed_runs(
         "starpu_lu", s.warmup, s.repeat,
-        [&](const examples::Run&) {
+        [&](const support::Run&) {
             const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
             tiles.import(src, n);
             rt.transfers();  // resets StarPU's bus counters
             stats.tasks = 0;
         },
-        [&](const examples::Run& r) {
+        [&](const support::Run& r) {
             const bool trace = r.last && !s.trace_dir.empty();
             if (trace) rt.trace_start();
             info = getrf(tiles, piv, opts, stats);
             if (trace) rt.trace_stop();
             moved = rt.transfers();
         },
-        [&](const examples::Run& r, double sec) {
+        [&](const support::Run& r, double sec) {
             if (r.last && s.check && info == 0) {
                 std::vector<T> LU(A.size());
                 tiles.export_to(LU.data(), n);
@@ -193,8 +192,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
                           fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(stats.tasks) +
                           " tasks";
-    if (gpu && examples::counts_transfers(s, false))
-        summary += examples::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
+    if (gpu && support::counts_transfers(s, false))
+        summary += support::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
     if (s.vendor) {
         const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         if (ref.device() >= 0)
@@ -205,7 +204,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
                        fmt("%.1f", getrf_flops(n) / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
-        summary += examples::vendor_summary(v, getrf_flops(n), ours);
+        summary += support::vendor_summary(v, getrf_flops(n), ours);
     }
     table.note(summary);
     if (residual >= 60 || solve_residual >= 60) {
@@ -222,7 +221,7 @@ int main(int argc, char** argv) {
     try {
         s = parse(argc, argv);
         if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
-        if (!s.trace_dir.empty()) examples::prepare_trace(s.trace_dir);
+        if (!s.trace_dir.empty()) support::prepare_trace(s.trace_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());
         return 1;
@@ -231,16 +230,16 @@ int main(int argc, char** argv) {
         int rc;
         std::vector<std::string> workers;
         {
-            const Mapping mapping = examples::default_mapping(s);
-            Runtime rt(examples::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+            const Mapping mapping = support::default_mapping(s);
+            Runtime rt(support::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
             rt.require_mapping(mapping, "starpu_lu");
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
             rc = s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
-            workers = examples::worker_names();
+            workers = support::worker_names();
         }  // StarPU shuts down here and writes the FxT file
         if (!s.trace_dir.empty() && rc == 0)
-            rc = examples::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
+            rc = support::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
         return rc;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "starpu_lu: %s\n", e.what());

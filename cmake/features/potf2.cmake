@@ -16,7 +16,7 @@ if(STARFACT_HAVE_CUDA)
     # Large tiles (the two-stream form) against cuSOLVER, and the sweep behind the tuning table's large rows.
     add_executable(bench_potrf_tile ${PROJECT_SOURCE_DIR}/bench/bench_potrf_tile.cu)
     target_include_directories(bench_potrf_tile PRIVATE ${PROJECT_SOURCE_DIR})
-    target_link_libraries(bench_potrf_tile PRIVATE starfact_examples_support CUDA::cudart CUDA::cublas
+    target_link_libraries(bench_potrf_tile PRIVATE starfact_support CUDA::cudart CUDA::cublas
                                                    CUDA::cusolver)
     # Developer build with phase clocks inside the rdiag kernel (not built by default).
     add_executable(bench_potf2_prof EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu

@@ -1,5 +1,5 @@
 // Shared parts of the experiment drivers (driver_common.hpp).
-#include "examples/driver_common.hpp"
+#include "support/driver_common.hpp"
 
 #include <unistd.h>
 
@@ -8,11 +8,14 @@
 #include <thread>
 #include <utility>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <new>
+#include <stdexcept>
 
 #include "starfact/error.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 
 bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
@@ -37,6 +40,45 @@ bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     else if (f == "--csv") { cli.no_value(); s.csv = true; }
     else return false;
     return true;
+}
+
+namespace {
+
+/// The help of each flag of common_flags_help().
+const std::pair<const char*, const char*> kCommonFlagHelp[] = {
+    {"--n", "  --n N             matrix order (default 16384 with a GPU, 2000 without)\n"},
+    {"--prec", "  --prec s|d        precision: s = float, d = double (default d)\n"},
+    {"--seed", "  --seed S          random seed (default 1)\n"},
+    {"--gpu-only", "  --gpu-only        every task on CUDA workers (default when a GPU is present)\n"},
+    {"--hybrid", "  --hybrid          StarPU chooses among CPU and CUDA workers\n"},
+    {"--cpu-only", "  --cpu-only        every task on CPU workers (default without a GPU)\n"},
+    {"--sched", "  --sched NAME      StarPU scheduler (default dmdas; STARPU_SCHED, if set, wins)\n"},
+    {"--streams", "  --streams N       CUDA workers (streams) per GPU (default 4; STARPU_NWORKER_PER_CUDA wins)\n"},
+    {"--gpu-mem-limit",
+     "  --gpu-mem-limit MB\n"
+     "                    MiB of each GPU's memory StarPU may use for tiles (STARPU_LIMIT_CUDA_MEM, which wins):\n"
+     "                    host-resident tiles beyond it are evicted and fetched again (out-of-core,\n"
+     "                    docs/out_of_core.md); not with --device-resident\n"},
+    {"--perfmodel-dir",
+     "  --perfmodel-dir D performance models directory (default ~/.cache/starfact/perfmodels unless\n"
+     "                    STARPU_PERF_MODEL_DIR or STARPU_HOME is set; this flag wins over both)\n"},
+    {"--warmup", "  --warmup K        untimed runs first; they also calibrate the performance models (default 2)\n"},
+    {"--repeat", "  --repeat R        timed runs (default 3); summaries use their median\n"},
+    {"--csv", "  --csv             CSV rows instead of the table (notes start with '#')\n"},
+    {"--help", "  --help            this text\n"},
+};
+
+}  // namespace
+
+std::string common_flags_help(std::initializer_list<const char*> flags) {
+    std::string text;
+    for (const char* flag : flags) {
+        const auto* entry = std::find_if(std::begin(kCommonFlagHelp), std::end(kCommonFlagHelp),
+                                         [&](const auto& h) { return std::strcmp(h.first, flag) == 0; });
+        if (entry == std::end(kCommonFlagHelp)) throw std::logic_error(std::string("no shared help for ") + flag);
+        text += entry->second;
+    }
+    return text;
 }
 
 Mapping default_mapping(const DriverFlags& s) {
@@ -159,4 +201,4 @@ std::string vendor_summary(const VendorRun& v, double flops, double ours) {
            " GFLOP/s; ratio " + v.name + "/starfact = " + fmt("%.3f", theirs / ours);
 }
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace starfact::examples {
+namespace starfact::support {
 
 struct BusyShare {
     double cpu = 0;       ///< % of the CPU workers' time spent executing tasks
@@ -86,4 +86,4 @@ inline std::string gpu_busy_text(const BusyShare& b) {
     return t;
 }
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

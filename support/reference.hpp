@@ -6,7 +6,7 @@
 
 #include "starfact/tile_matrix.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 
 struct VendorRun {
     std::string name;            // "cusolver" or "lapacke"
@@ -85,4 +85,4 @@ template <typename T>
 double cublas_gemm_tflops(int64_t n, int repeat = 5);
 #endif
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

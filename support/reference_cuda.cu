@@ -15,58 +15,13 @@
 #include <vector>
 
 #include "codelets/cuda/random_symmetric.hpp"
-#include "examples/reference.hpp"
+#include "support/cuda_helpers.cuh"
+#include "support/reference.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 namespace {
 
-void ok(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-void ok(cublasStatus_t s, const char* what) {
-    if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
-}
-void ok(cusolverStatus_t s, const char* what) {
-    if (s != CUSOLVER_STATUS_SUCCESS)
-        throw std::runtime_error(std::string(what) + ": cuSOLVER status " + std::to_string(s));
-}
-
-/// Owners that release a CUDA, cuBLAS or cuSOLVER object on every exit path.
-template <auto Destroy>
-struct Destroyer {
-    template <typename P>
-    void operator()(P p) const { Destroy(p); }
-};
-template <typename Handle, auto Destroy>
-using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Destroyer<Destroy>>;
-using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
-using Event = Owned<cudaEvent_t, cudaEventDestroy>;
-using BlasHandle = Owned<cublasHandle_t, cublasDestroy>;
-using SolverHandle = Owned<cusolverDnHandle_t, cusolverDnDestroy>;
-using SolverParams = Owned<cusolverDnParams_t, cusolverDnDestroyParams>;
-template <typename T>
-using DevicePtr = std::unique_ptr<T, Destroyer<cudaFree>>;
-template <typename T>
-using PinnedPtr = std::unique_ptr<T, Destroyer<cudaFreeHost>>;
-
-template <typename T>
-DevicePtr<T> device_alloc(size_t count, const char* what) {
-    T* p = nullptr;
-    ok(cudaMalloc(&p, count * sizeof(T)), what);
-    return DevicePtr<T>(p);
-}
-
-Event new_event() {
-    cudaEvent_t e = nullptr;
-    cudaEventCreate(&e);
-    return Event(e);
-}
-
-BlasHandle new_blas() {
-    cublasHandle_t h = nullptr;
-    ok(cublasCreate(&h), "cublasCreate");
-    return BlasHandle(h);
-}
+using namespace cuda;
 
 /// Makes `device` the calling thread's current CUDA device for the guard's lifetime (handles, streams and
 /// allocations belong to the device current when they are made: a baseline whose handle sat on another GPU than
@@ -121,30 +76,6 @@ struct XWorkspace {
         host.resize(host_bytes + 1);
     }
 };
-
-/// warmup + repeat runs on `stream`: `restore` (untimed), then `call` between two CUDA events; the seconds of the
-/// runs after the warm-up.
-template <typename Restore, typename Call>
-std::vector<double> timed_runs(cudaStream_t stream, int warmup, int repeat, Restore restore, Call call) {
-    const Event e0 = new_event(), e1 = new_event();
-    std::vector<double> seconds;
-    for (int run = 0; run < warmup + repeat; ++run) {
-        restore();
-        cudaEventRecord(e0.get(), stream);
-        call();
-        cudaEventRecord(e1.get(), stream);
-        ok(cudaEventSynchronize(e1.get()), "cudaEventSynchronize");
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0.get(), e1.get());
-        if (run >= warmup) seconds.push_back(ms * 1e-3);
-    }
-    return seconds;
-}
-
-template <typename T>
-size_t matrix_bytes(int64_t n) {
-    return static_cast<size_t>(n) * n * sizeof(T);
-}
 
 void read_info(int* host, const int* dev, int count) {
     ok(cudaMemcpy(host, dev, count * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
@@ -472,32 +403,4 @@ double DeviceReference<T>::inverse_residual_of_work() {
 template class DeviceReference<float>;
 template class DeviceReference<double>;
 
-inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const float* A, const float* B, float* C) {
-    const float one = 1, zero = 0;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
-}
-inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const double* A, const double* B, double* C) {
-    const double one = 1, zero = 0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
-}
-
-template <typename T>
-double cublas_gemm_tflops(int64_t n, int repeat) {
-    const size_t count = static_cast<size_t>(n) * n;
-    const DevicePtr<T> A = device_alloc<T>(count, "cudaMalloc");
-    const DevicePtr<T> C = device_alloc<T>(count, "cudaMalloc");
-    // Random-looking data (never time products of zeros): a non-trivial bit pattern, finite values.
-    std::vector<T> h(count);
-    for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<T>((i * 2654435761u % 1000) / 1000.0 - 0.5);
-    ok(cudaMemcpy(A.get(), h.data(), matrix_bytes<T>(n), cudaMemcpyHostToDevice), "cudaMemcpy");
-    const BlasHandle handle = new_blas();
-    // Two warm-up products on the default stream, nothing to restore between runs.
-    std::vector<double> t = timed_runs(nullptr, 2, repeat, [] {},
-                                       [&] { ok(gemm(handle.get(), n, A.get(), A.get(), C.get()), "cublas<t>gemm"); });
-    std::sort(t.begin(), t.end());
-    return 2.0 * double(n) * double(n) * double(n) / t[t.size() / 2] * 1e-12;
-}
-template double cublas_gemm_tflops<float>(int64_t, int);
-template double cublas_gemm_tflops<double>(int64_t, int);
-
-}  // namespace starfact::examples
+}  // namespace starfact::support

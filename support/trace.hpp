@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace starfact::examples {
+namespace starfact::support {
 
 /// Runs starpu_fxt_tool on DIR/prof_file_* inside DIR. Returns an empty string or an error.
 std::string run_fxt_tool(const std::string& dir);
@@ -15,9 +15,9 @@ std::string run_fxt_tool(const std::string& dir);
 int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const std::string& title,
               const std::vector<std::string>& workers = {});
 
-}  // namespace starfact::examples
+}  // namespace starfact::support
 
-namespace starfact::examples {
+namespace starfact::support {
 
 /// Before the Runtime starts: creates DIR and points FxT at it (STARPU_FXT_PREFIX=DIR/, STARPU_FXT_TRACE=1).
 /// Throws std::invalid_argument naming --trace when DIR cannot be created.
@@ -32,4 +32,4 @@ std::vector<std::string> worker_names();
 int finish_trace(const std::string& dir, const std::vector<std::string>& workers, const std::string& title,
                  const char* tool, bool csv);
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

@@ -5,17 +5,18 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "examples/cli.hpp"
-#include "examples/reference.hpp"
+#include "support/cli.hpp"
+#include "support/reference.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/tile_matrix.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 
 /// The flags both drivers take (see their --help): problem, mapping, runtime, runs and output.
 struct DriverFlags {
@@ -39,6 +40,12 @@ struct DriverFlags {
 /// --device-resident, --ncpus, --ncuda, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --check,
 /// --no-check, --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
 bool parse_common_flag(Cli& cli, const std::string& flag, DriverFlags& f);
+
+/// The --help lines of flags that read the same in both drivers (--n, --prec, --seed, --gpu-only, --hybrid,
+/// --cpu-only, --sched, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --csv, --help), in the
+/// order of `flags`, each as the drivers print it: two spaces, the flag, its text from column 21, wrapped lines
+/// indented to it. Throws std::logic_error for a flag without a shared text.
+std::string common_flags_help(std::initializer_list<const char*> flags);
 
 /// The mapping of a run: the flag, else GPU-only when a GPU is visible, CPU-only otherwise.
 Mapping default_mapping(const DriverFlags& f);
@@ -161,4 +168,4 @@ std::string transfer_summary(const Runtime::Transfers& t, double seconds);
 /// (R > 1: starfact is faster); `flops` of one run, `ours` starfact's median seconds.
 std::string vendor_summary(const VendorRun& v, double flops, double ours);
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

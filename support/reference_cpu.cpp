@@ -6,10 +6,10 @@
 #include <thread>
 #include <vector>
 
-#include "examples/reference.hpp"
+#include "support/reference.hpp"
 #include "starfact/check.hpp"
 
-namespace starfact::examples {
+namespace starfact::support {
 namespace {
 inline int potrf(int64_t n, float* A) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
 inline int potrf(int64_t n, double* A) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
@@ -77,4 +77,4 @@ template VendorRun lapacke_potri<double>(int64_t, const double*, int, int, bool)
 template VendorRun lapacke_getrf<float>(int64_t, const float*, int, int, bool);
 template VendorRun lapacke_getrf<double>(int64_t, const double*, int, int, bool);
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

@@ -1,5 +1,5 @@
 // starpu_fxt_tool invocation and the Gantt SVG writer (tasks.rec -> SVG).
-#include "examples/trace.hpp"
+#include "support/trace.hpp"
 
 #include "codelets/kernel_colors.hpp"
 
@@ -17,7 +17,7 @@
 
 #include <starpu.h>
 
-namespace starfact::examples {
+namespace starfact::support {
 namespace {
 
 std::string find_fxt_tool() {
@@ -148,9 +148,9 @@ int gantt_svg(const std::string& tasks_rec, const std::string& svg_path, const s
     return static_cast<int>(recs.size());
 }
 
-}  // namespace starfact::examples
+}  // namespace starfact::support
 
-namespace starfact::examples {
+namespace starfact::support {
 
 void prepare_trace(const std::string& dir) {
     if (std::system(("mkdir -p '" + dir + "'").c_str()) != 0)
@@ -189,4 +189,4 @@ int finish_trace(const std::string& dir, const std::vector<std::string>& workers
     return 0;
 }
 
-}  // namespace starfact::examples
+}  // namespace starfact::support

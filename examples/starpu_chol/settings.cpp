@@ -1,0 +1,185 @@
+// starpu_chol's help text and flag parsing (settings.hpp).
+#include "examples/starpu_chol/settings.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+
+#include "support/cli.hpp"
+
+namespace starfact::chol_driver {
+namespace {
+
+/// --help: the common flags' lines come from support::common_flags_help().
+std::string help() {
+    return std::string(R"(usage: starpu_chol [flags]
+
+Factors a random SPD matrix (entries uniform in [-0.5, 0.5], n added to the diagonal) with starfact's
+tile Cholesky under StarPU, prints one line per timed run, then the vendor's potrf on the same matrix
+in the same process (cuSOLVER on device-resident data when a GPU is used, else one LAPACKE call with
+all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact is faster).
+
+problem
+  --op OP           potrf (default): the factorization; posv: potrf then potrs on --nrhs random right-hand
+                    sides, residual ||A X - B||_1 / (||A||_1 ||X||_1 n eps), no vendor baseline;
+                    potri: the SPD inverse, potrf + trtri + lauum as one
+                    task graph (tiles: starfact::potri_tile_plan unless --nb), its residual
+                    ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
+                    same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
+  --nrhs K          right-hand sides of --op posv (default 1)
+)") +
+           support::common_flags_help({"--n"}) +
+           R"(  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
+                    matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
+                    docs/performance.md)
+)" +
+           support::common_flags_help({"--prec", "--seed"}) +
+           R"(algorithm, mapping and runtime
+  --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
+  --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
+                    diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
+                    backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
+                    trsm; docs/algorithms.md)
+  --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
+                    (default: fused when the build has it, else cusolver; fused is 1.2-2.0x cuSOLVER
+                    per tile on the H100 at nb = 64..2048: docs/potf2.md)
+)" +
+           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only", "--sched"}) +
+           R"(  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
+                    them as --placement says
+  --placement P     how device-resident tiles spread over the GPUs (docs/multigpu.md): 2d (default): 2D
+                    block-cyclic over a Pd x Qd device grid, tile (i, j) on GPU (i mod Pd) * Qd + (j mod Qd);
+                    cyclic: tile (i, j) on GPU (i + j) mod K. The same with one GPU
+  --device-grid PxQ the Pd x Qd device grid of --placement 2d; Pd * Qd must be the number of GPUs in use
+                    (default: the most square with Pd <= Qd: 2 -> 1x2, 4 -> 2x2, 8 -> 2x4)
+  --ncpus N         CPU workers (default: 0 for --gpu-only, whose tasks never run on a CPU, and StarPU's
+                    choice otherwise; STARPU_NCPU wins)
+  --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins). Runs on a GPU report, for the last timed run,
+                    each GPU's busy % (two bounds from the per-stream counters: the busiest stream's share
+                    and the streams' summed shares) and, with host-resident tiles or several GPUs, the
+                    bytes StarPU moved (host->GPU, GPU->host, GPU->GPU)
+)" +
+           support::common_flags_help({"--streams", "--gpu-mem-limit", "--perfmodel-dir"}) +
+           R"(distributed (mpirun -np N starpu_chol ...; docs/mpi.md)
+  --grid PxQ        the P x Q process grid: tile (i, j) on rank (i mod P) * Q + (j mod Q), P * Q must be the
+                    number of ranks (default: the most square P x Q with P <= Q). With more than one rank (or
+                    --grid), the matrix is spread over the ranks (lower triangle of tiles only), StarPU-MPI runs
+                    each task on the rank owning the tile it writes; rank 0 prints the table, the residual is
+                    checked on rank 0 after gathering the factor (or solution); no vendor baseline. Not
+                    supported on several ranks: --op potri, --compare, --sweep, --calibrate, --trace.
+                    --gpu-only needs a GPU on every rank. Run with one rank, starpu_chol is one process
+comparison (one process, one table)
+  --compare         run every variant x mapping x scheduler below on the same matrix, print one table:
+                    median seconds, GFLOP/s, time relative to the best row, residual, tasks, and for
+                    the last timed run the CPU and GPU workers' busy % and the GPUs' idle % (an upper
+                    bound with several streams per GPU: 100 - the busiest stream's share)
+  --variants LIST   comma-separated (default right,lookahead=2,left,noprio)
+  --mappings LIST   comma-separated (default gpu-only,hybrid with a GPU, cpu-only without)
+  --scheds LIST     comma-separated (default dmdas,lws)
+sweep (one process, one CSV and a plot)
+  --sweep           for every n of --ns, precision of --precs and mapping of --mappings (default: the
+                    mapping flag given, else gpu-only and hybrid with a GPU, cpu-only without): the tuned plan's
+                    run against the vendor on the same matrix (medians of --repeat after --warmup), one
+                    CSV row each (--sweep-csv), a progress line per point on stderr, and the cuBLAS gemm
+                    rate of each precision as the ceiling; plot with tools/plot_sweep.py
+  --ns LIST         orders for --sweep (default 1024,2048,4096,6000,8192,12288,16384,24576,32768)
+  --precs LIST      precisions for --sweep (default d,s)
+  --sweep-csv FILE  where --sweep writes its CSV (default starpu_chol_sweep.csv)
+runs, models and output
+)" +
+           support::common_flags_help({"--warmup", "--repeat"}) +
+           R"(  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
+                    STARPU_CALIBRATE=1, then report where the models are and exit
+  --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
+                    on the GPU when one is present); exit status 3 if it is >= 60
+  --no-check        skip the residual
+  --no-vendor       skip the cuSOLVER / LAPACKE baseline (with host-resident tiles on a GPU, the vendor
+                    path of a host user is timed too: copy to the GPU, cuSOLVER potrf, copy back)
+  --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
+                    tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker)
+)" +
+           support::common_flags_help({"--csv", "--help"}) +
+           R"(
+exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0), 3 residual >= 60
+)";
+}
+
+/// "PxQ" -> {P, Q}; throws std::invalid_argument naming `flag` otherwise.
+Grid parse_grid(const std::string& text, const char* flag = "--grid") {
+    const auto x = text.find('x');
+    int p = 0, q = 0;
+    size_t used_p = 0, used_q = 0;
+    try {
+        if (x != std::string::npos) {
+            p = std::stoi(text.substr(0, x), &used_p);
+            q = std::stoi(text.substr(x + 1), &used_q);
+        }
+    } catch (const std::exception&) {
+        used_p = 0;
+    }
+    if (x == std::string::npos || used_p != x || used_q != text.size() - x - 1 || p < 1 || q < 1 || p > 65536 ||
+        q > 65536)
+        throw std::invalid_argument(std::string(flag) + " needs PxQ with positive integers P and Q, e.g. 2x3 (got '" +
+                                    text + "')");
+    return {p, q};
+}
+
+}  // namespace
+
+Settings parse(int argc, char** argv) {
+    Settings s;
+    support::Cli cli(argc, argv);
+    while (!cli.done()) {
+        const std::string f = cli.next();
+        if (f == "--help") {
+            std::cout << help();
+            std::exit(0);
+        } else if (support::parse_common_flag(cli, f, s)) {
+        } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
+        else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
+        else if (f == "--grid") s.grid = parse_grid(cli.value());
+        else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
+        else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
+        else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
+        else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
+        else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
+        else if (f == "--compare") { cli.no_value(); s.compare = true; }
+        else if (f == "--variants") for (const auto& v : support::split_list(cli.value())) s.variants.push_back(Variant::parse(v, "--variants"));
+        else if (f == "--mappings") for (const auto& m : support::split_list(cli.value())) s.mappings.push_back(parse_mapping(m, "--mappings"));
+        else if (f == "--scheds") s.scheds = support::split_list(cli.value());
+        else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
+        else if (f == "--trace") s.trace_dir = cli.value();
+        else if (f == "--sweep") { cli.no_value(); s.sweep = true; }
+        else if (f == "--ns") s.ns = support::int_list(cli.value(), "--ns", 1, int64_t(1) << 20);
+        else if (f == "--precs") {
+            s.precs.clear();
+            for (const auto& p : support::split_list(cli.value())) {
+                if (p != "s" && p != "d") throw std::invalid_argument("--precs must list s and/or d (got '" + p + "')");
+                s.precs += p;
+            }
+        } else if (f == "--sweep-csv") s.sweep_csv = cli.value();
+        else cli.unknown();
+    }
+    if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
+    // Busy shares of the last timed run: --compare's table, and the per-GPU busy % of runs that count transfers
+    // anyway (host-resident tiles, several GPUs). A device-resident run on one GPU keeps StarPU's profiling off,
+    // so that its timings are those of an application's call.
+    s.profiling = s.compare || (support::default_mapping(s) != Mapping::CpuOnly && support::gpus_in_use(s) > 0 &&
+                                support::counts_transfers(s, false));
+    if (s.device_grid.p > 0 && s.placement == DevicePlacement::Cyclic)
+        throw std::invalid_argument("--device-grid is the grid of --placement 2d: drop it with --placement cyclic");
+    if (s.gpu_mem_limit_mb > 0 && s.device_resident)
+        throw std::invalid_argument("--gpu-mem-limit limits where StarPU caches host-resident tiles: drop --device-resident");
+    if (s.compare && !s.trace_dir.empty()) throw std::invalid_argument("--trace records one configuration: drop --compare");
+    if (s.sweep && (s.compare || !s.trace_dir.empty()))
+        throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
+    if (s.op != "potrf" && (s.compare || s.sweep || s.calibrate))
+        throw std::invalid_argument("--op " + s.op + " runs one configuration: drop --compare, --sweep and --calibrate");
+    if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
+    if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
+                                          Variant::parse("noprio")};
+    if (s.scheds.empty()) s.scheds = {"dmdas", "lws"};
+    return s;
+}
+
+}  // namespace starfact::chol_driver

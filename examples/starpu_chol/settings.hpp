@@ -1,0 +1,33 @@
+// starpu_chol's flags: the drivers' shared ones (support/driver_common.hpp) and the Cholesky driver's own.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "starfact/starfact.hpp"
+#include "support/driver_common.hpp"
+
+namespace starfact::chol_driver {
+
+struct Settings : support::DriverFlags {
+    Variant variant;
+    PanelSolve panel = PanelSolve::Auto;
+    DiagKernel diag = DiagKernel::Auto;
+    bool compare = false;
+    std::vector<Variant> variants;
+    std::vector<Mapping> mappings;
+    std::vector<std::string> scheds;
+    bool sweep = false;
+    std::vector<int64_t> ns;
+    std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
+    std::string op = "potrf";
+    int64_t nrhs = 1;
+    Grid grid{0, 0};  // --grid; 0 x 0: not given
+    DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement
+    Grid device_grid{0, 0};                                      // --device-grid; 0 x 0: the most square
+};
+
+/// The flags of argv (--help prints the help and exits 0); throws std::invalid_argument for bad flags or values.
+Settings parse(int argc, char** argv);
+
+}  // namespace starfact::chol_driver

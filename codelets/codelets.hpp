@@ -10,17 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/blas_types.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 
 namespace starfact::detail {
 
 struct SequenceState;
-
-enum class Side { Left, Right };
-enum class Uplo { Lower, Upper };
-enum class Op { NoTrans, Trans };
-enum class Diag { NonUnit, Unit };
 
 /// A StarPU codelet with its history-based performance model. Must not move once StarPU saw it.
 struct Kernel {
@@ -53,7 +49,7 @@ struct Codelets {
     Codelets();
 };
 
-/// fused: the CUDA implementation is our potf2 (codelets/cuda/potf2/) instead of cuSOLVER potrf.
+/// fused: the CUDA implementation is our potf2 (kernels/potf2/) instead of cuSOLVER potrf.
 template <typename T> void define_potrf(Kernel& k, bool fused);
 /// Whether this build has the fused potf2 kernel.
 bool fused_potf2_available();
@@ -82,7 +78,7 @@ struct TaskOptions {
     std::vector<starpu_task*>* collect = nullptr;
     int64_t* counter = nullptr;  ///< incremented per submitted task when set
     /// On the critical path: its CUDA work goes to the worker's highest-priority stream (WorkerStream in
-    /// codelets/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
+    /// kernels/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
     bool urgent = false;
     /// The Sequence the task belongs to (its completion is counted there); nullptr: none.
     SequenceState* sequence = nullptr;

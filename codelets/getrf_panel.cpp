@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 

@@ -3,12 +3,12 @@
 // The interchanges, in order: row offset + i (row i of the first tile) with global row piv[i] - 1, which
 // lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: the interchanges composed into one
 // permutation, then the rows moved in parallel
-// (codelets/cuda/lu/laswp.cu).
+// (kernels/lu/laswp.cu).
 #include <algorithm>
 #include <string>
 
-#include "codelets/cuda_blas.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "codelets/codelets.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/inverse_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 

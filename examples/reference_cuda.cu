@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "codelets/cuda/random_symmetric.hpp"
+#include "kernels/random_symmetric.hpp"
 #include "examples/reference.hpp"
 
 namespace starfact::examples {

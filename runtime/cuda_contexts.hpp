@@ -6,6 +6,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
+#include <starpu.h>  // before starpu_cublas_v2.h, which needs starpu_config.h's STARPU_USE_CUDA
+#include <starpu_cublas_v2.h>
 #endif
 #include <cstddef>
 #include <map>
@@ -29,7 +31,7 @@ struct CudaWorkerContext {
     int* dev_info = nullptr;    // one device int for cuSOLVER's devInfo
 #ifdef STARFACT_HAVE_CUDA
     // A second stream (highest priority) with its cuBLAS handle and two events: the chain stream of
-    // the two-stream large-tile potrf (codelets/cuda/potf2/, Potf2Aux).
+    // the two-stream large-tile potrf (kernels/potf2/, Potf2Aux).
     cudaStream_t aux_stream = nullptr;
     cublasHandle_t aux_cublas = nullptr;
     cudaEvent_t aux_events[2] = {nullptr, nullptr};
@@ -61,6 +63,29 @@ public:
 };
 
 #ifdef STARFACT_HAVE_CUDA
+namespace gpu {
+/// Where a CUDA codelet issues its work (declared here, beside the per-worker contexts it draws on: it wraps
+/// StarPU's per-worker stream and handle, which kernels/ must not know; the codelets hand its stream and
+/// handle to the kernels): StarPU's stream and cuBLAS handle of the worker, or, for a task
+/// the DAG marked urgent (its critical path: TaskOptions::urgent), the worker's highest-priority stream,
+/// whose thread blocks the GPU schedules ahead of those queued by the other workers' streams. Urgent work
+/// is joined back into the worker's stream when the scope ends (StarPU detects the task's completion
+/// there). Its predecessors are complete when StarPU starts the task, so it waits for nothing else.
+class WorkerStream {
+public:
+    WorkerStream(CudaContexts* contexts, bool urgent);  // runtime/cuda_contexts.cpp
+    ~WorkerStream();
+    WorkerStream(const WorkerStream&) = delete;
+    WorkerStream& operator=(const WorkerStream&) = delete;
+    cudaStream_t stream;
+    cublasHandle_t cublas;
+
+private:
+    CudaWorkerContext& c_;
+    bool urgent_;
+};
+}  // namespace gpu
+
 void check_cuda(cudaError_t e, const char* what);
 void check_cublas(cublasStatus_t s, const char* what);
 void check_cusolver(cusolverStatus_t s, const char* what);

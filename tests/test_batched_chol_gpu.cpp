@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "codelets/cuda/batched_chol/launch.hpp"
+#include "kernels/batched_chol/launch.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "tests/batched_support.hpp"
 #include "tests/support.hpp"

@@ -3,7 +3,7 @@
 // kernels (launch.hpp) on StarPU's stream of the worker.
 //   potrf: buffers 0 = A chunk (RW, vector of T), 1 = info chunk (W, vector of int)
 //   posv:  buffers 0 = A chunk (RW), 1 = B chunk (RW), 2 = info chunk (W)
-// Each codelet is owned by the Runtime (detail::kernel in runtime/runtime_state.hpp), one per precision and operation.
+// Each codelet is owned by the Runtime (detail::kernel<define> in codelets/codelets.hpp), one per precision and operation.
 #include "codelets/batched_chol_chunk.hpp"
 
 #include <cmath>
@@ -110,11 +110,6 @@ void define_chunk(Kernel& k) {
                       STARFACT_CUDA_IMPL((chunk_cuda<T, POSV>)), {STARPU_RW, STARPU_W});
 }
 
-template <typename T, bool POSV> const char* chunk_key();
-template <> const char* chunk_key<float, false>() { return "batched_potrf_chunk<float>"; }
-template <> const char* chunk_key<double, false>() { return "batched_potrf_chunk<double>"; }
-template <> const char* chunk_key<float, true>() { return "batched_posv_chunk<float>"; }
-template <> const char* chunk_key<double, true>() { return "batched_posv_chunk<double>"; }
 
 }  // namespace
 
@@ -122,8 +117,7 @@ template <typename T>
 void insert_cholesky_chunk(const Runtime& rt, const TaskOptions& o, const CholeskyChunk& c, starpu_data_handle_t A,
                            starpu_data_handle_t B, starpu_data_handle_t info) {
     const bool posv = B != nullptr;
-    Kernel& k = posv ? kernel(rt, chunk_key<T, true>(), define_chunk<T, true>)
-                     : kernel(rt, chunk_key<T, false>(), define_chunk<T, false>);
+    Kernel& k = posv ? kernel<define_chunk<T, true>>(rt) : kernel<define_chunk<T, false>>(rt);
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     t->handles[0] = A;

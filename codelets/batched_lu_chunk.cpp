@@ -3,12 +3,10 @@
 //   getrf buffers:   0 = A (vector, RW), 1 = ipiv (vector, W), 2 = info (vector, W, count)
 //   inverse buffers: 0 = A (vector, RW), 1 = info (vector, W)
 // CPU: a LAPACKE loop; CUDA: the batched kernels (launch.hpp) on the worker's stream (asynchronous).
-// Defined through detail::kernel(rt, ...), so the codelets belong to the Runtime.
+// Defined through detail::kernel<define>(rt) (codelets/codelets.hpp), so the codelets belong to the Runtime.
 #include "codelets/batched_lu_chunk.hpp"
 
 #include <lapacke.h>
-
-#include <string>
 
 #include "runtime/runtime_state.hpp"
 #include "starfact/batched_lu.hpp"
@@ -76,10 +74,6 @@ void chunk_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* prec_name();
-template <> constexpr const char* prec_name<float>() { return "s"; }
-template <> constexpr const char* prec_name<double>() { return "d"; }
-
 /// Perf-model footprint: the order n and the chunk size (history models key on it).
 uint32_t chunk_footprint(starpu_task* task) {
     const auto* c = static_cast<const LuChunk*>(task->cl_arg);
@@ -106,8 +100,7 @@ template <typename T>
 void insert_lu_chunk(const Runtime& rt, const TaskOptions& o, const LuChunk& c, starpu_data_handle_t A,
                      starpu_data_handle_t ipiv, starpu_data_handle_t info) {
     const bool inv = c.op == LuChunkOp::Inverse;
-    const std::string key = std::string(inv ? "batched_inverse_chunk<" : "batched_getrf_chunk<") + prec_name<T>() + ">";
-    Kernel& k = kernel(rt, key, inv ? define_chunk<T, true> : define_chunk<T, false>);
+    Kernel& k = inv ? kernel<define_chunk<T, true>>(rt) : kernel<define_chunk<T, false>>(rt);
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     t->handles[0] = A;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/blas_types.hpp"
+#include "runtime/extensions.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 
@@ -48,6 +49,24 @@ struct Codelets {
     Kernel potrf, potrf_fused, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
     Codelets();
 };
+
+/// The codelet table of precision T: an extension slot of rt (runtime/extensions.hpp), created on first use.
+template <typename T>
+const Codelets<T>& codelets(const Runtime& rt) {
+    return extension<Codelets<T>>(rt);
+}
+
+/// A codelet defined by `Define` and owned by the Runtime: one extension slot per definition function,
+/// created on first use and kept until shutdown (the codelets outside the Codelets table: trmm, the inverse's
+/// tile kernels, the LU panel and interchanges, the batched chunks).
+template <void (*Define)(Kernel&)>
+struct DefinedKernel : Kernel {
+    DefinedKernel() { Define(*this); }
+};
+template <void (*Define)(Kernel&)>
+Kernel& kernel(const Runtime& rt) {
+    return extension<DefinedKernel<Define>>(rt);
+}
 
 /// fused: the CUDA implementation is our potf2 (kernels/potf2/) instead of cuSOLVER potrf.
 template <typename T> void define_potrf(Kernel& k, bool fused);

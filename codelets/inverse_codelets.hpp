@@ -1,5 +1,5 @@
 // Internal: the codelets of the SPD inverse (potri = potrf, trtri, lauum on tiles). They are owned by the
-// Runtime through detail::kernel() (runtime/runtime_state.hpp), one file each:
+// Runtime through detail::kernel<define>() (codelets/codelets.hpp), one file each:
 //   codelets/trtri_tile.cpp   in-place inverse of a lower-triangular tile, with LAPACK info
 //   codelets/lauum_tile.cpp   L := L^T L on a lower-triangular tile
 //   codelets/trmm.cpp         triangular matrix product

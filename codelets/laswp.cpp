@@ -71,7 +71,7 @@ void define_laswp(Kernel& k) {
 template <typename T>
 void insert_laswp(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& col,
                   starpu_data_handle_t piv, int64_t offset) {
-    Kernel& k = kernel(rt, sizeof(T) == 4 ? "laswp<s>" : "laswp<d>", define_laswp<T>);
+    Kernel& k = kernel<define_laswp<T>>(rt);
     const int count = static_cast<int>(col.size());
     if (count > kLaswpMaxTiles && (o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0))
         throw RuntimeError("starfact: a CUDA laswp task takes at most " + std::to_string(kLaswpMaxTiles) + " tiles");

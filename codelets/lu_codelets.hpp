@@ -1,4 +1,4 @@
-// Internal: the tile-LU codelets (defined through detail::kernel, so the Runtime owns them) and their
+// Internal: the tile-LU codelets (defined through detail::kernel<define>, so the Runtime owns them) and their
 // insert helpers, called by algorithms/getrf.cpp and algorithms/getrs.cpp.
 #pragma once
 #include <starpu.h>

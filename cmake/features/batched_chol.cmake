@@ -52,7 +52,7 @@ if(STARFACT_HAVE_CUDA)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${batched_chol_dir}/ranges.hpp)
 
   # The other resident variants of the tuning space (tools/tune/batched_chol/variants.hpp): not in the
-  # library; the forced-kernel tests, the bench and the sweep link them.
+  # library; the bench and the sweep link them (the tests force only the library's variants).
   batched_chol_instances(batched_chol_candidate_sources
                          "tools/tune/batched_chol/variants.cuh|STARFACT_BATCHED_CHOL_CANDIDATES(float)"
                          "tools/tune/batched_chol/variants.cuh|STARFACT_BATCHED_CHOL_CANDIDATES(double)")
@@ -77,7 +77,7 @@ if(STARFACT_BUILD_TESTS)
   if(STARFACT_HAVE_CUDA)
     add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp
                    ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp)
-    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_support batched_chol_candidates CUDA::cudart)
+    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_support CUDA::cudart)
     add_test(NAME batched_chol.gpu COMMAND test_batched_chol_gpu)
     set_tests_properties(batched_chol.gpu PROPERTIES
       ENVIRONMENT "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"

@@ -811,7 +811,7 @@ constexpr Variant kPotrfFloatUnaligned[129] = {
 };
 
 /// The resident variants that the tables above choose: the only ones the library compiles
-/// (tools/tune/batched_chol/variants.hpp instantiates the other candidates for the tests, the bench and the sweep).
+/// (tools/tune/batched_chol/variants.hpp instantiates the other candidates for the bench and the sweep).
 inline constexpr Variant kLibraryVariants[] = {
     {Family::FragmentPipelined, 64, 512},
     {Family::VectorRow, 64, 1024},

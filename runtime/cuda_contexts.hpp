@@ -1,6 +1,7 @@
 // Internal: per-CUDA-worker cuSOLVER handle, workspace and info scratch, created once per Runtime
-// on each worker's own thread and bound to StarPU's per-worker stream. cuBLAS handles are StarPU's
-// (starpu_cublas_init / starpu_cublas_get_local_handle).
+// on each worker's own thread and bound to StarPU's per-worker stream, and WorkerStream, the stream and
+// cuBLAS handle a CUDA codelet runs on. cuBLAS handles are StarPU's (starpu_cublas_init /
+// starpu_cublas_get_local_handle).
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
 #include <cublas_v2.h>
@@ -64,13 +65,14 @@ public:
 
 #ifdef STARFACT_HAVE_CUDA
 namespace gpu {
-/// Where a CUDA codelet issues its work (declared here, beside the per-worker contexts it draws on: it wraps
-/// StarPU's per-worker stream and handle, which kernels/ must not know; the codelets hand its stream and
-/// handle to the kernels): StarPU's stream and cuBLAS handle of the worker, or, for a task
+/// Where a CUDA codelet issues its work: StarPU's stream and cuBLAS handle of the worker, or, for a task
 /// the DAG marked urgent (its critical path: TaskOptions::urgent), the worker's highest-priority stream,
 /// whose thread blocks the GPU schedules ahead of those queued by the other workers' streams. Urgent work
 /// is joined back into the worker's stream when the scope ends (StarPU detects the task's completion
 /// there). Its predecessors are complete when StarPU starts the task, so it waits for nothing else.
+/// It lives in the runtime, beside the per-worker contexts it draws on: it wraps StarPU's per-worker stream,
+/// which kernels/ must not know, and it names no codelet. The codelets open one and pass its stream and
+/// handle to the kernels.
 class WorkerStream {
 public:
     WorkerStream(CudaContexts* contexts, bool urgent);  // runtime/cuda_contexts.cpp

@@ -363,7 +363,7 @@ namespace starfact::batched::gpu {{
 /// else the aligned rule without the kinds {UNALIGNED_SKIP}.
 {choice_text}
 /// The resident variants that the tables above choose: the only ones the library compiles
-/// (tools/tune/batched_chol/variants.hpp instantiates the other candidates for the tests, the bench and the sweep).
+/// (tools/tune/batched_chol/variants.hpp instantiates the other candidates for the bench and the sweep).
 inline constexpr Variant kLibraryVariants[] = {{
 {library_text}}};
 

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Checks the library's layering: each folder includes only from the layers below it.
+#   include/starfact/ -> algorithms/ -> codelets/ -> kernels/, with runtime/ below them all.
+#   runtime/   nothing from codelets/, algorithms/, kernels/
+#   kernels/   nothing from codelets/, algorithms/, runtime/, and no StarPU header
+#   codelets/  nothing from algorithms/
+#   include/   nothing but include/starfact/
+#   tests/     nothing from tools/
+# Prints each offending line and exits 1 if there is one.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+src='--include=*.hpp --include=*.cpp --include=*.cuh --include=*.cu --include=*.h'
+bad=0
+check() {  # description, folder, pattern
+    local hits
+    hits=$(grep -rnE $src "$3" "$2")
+    if [ -n "$hits" ]; then
+        echo "$1:"; echo "$hits"; bad=1
+    fi
+}
+check "runtime/ includes an upper layer" runtime '#\s*include\s*["<](codelets|algorithms|kernels)/'
+check "kernels/ includes an upper layer" kernels '#\s*include\s*["<](codelets|algorithms|runtime)/'
+check "kernels/ includes StarPU" kernels '#\s*include\s*<starpu'
+check "codelets/ includes algorithms/" codelets '#\s*include\s*["<]algorithms/'
+check "include/starfact/ includes internals" include '#\s*include\s*["<](codelets|algorithms|kernels|runtime|tools)/'
+check "tests/ include tools/" tests '#\s*include\s*["<]tools/'
+[ $bad = 0 ] && echo "layers: ok"
+exit $bad

@@ -97,7 +97,7 @@ struct TaskOptions {
     std::vector<starpu_task*>* collect = nullptr;
     int64_t* counter = nullptr;  ///< incremented per submitted task when set
     /// On the critical path: its CUDA work goes to the worker's highest-priority stream (WorkerStream in
-    /// kernels/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
+    /// runtime/cuda_contexts.hpp), so that it is not queued behind other streams' thread blocks.
     bool urgent = false;
     /// The Sequence the task belongs to (its completion is counted there); nullptr: none.
     SequenceState* sequence = nullptr;

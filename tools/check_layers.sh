@@ -2,7 +2,9 @@
 # Checks the library's layering: each folder includes only from the layers below it.
 #   include/starfact/ -> algorithms/ -> codelets/ -> kernels/, with runtime/ below them all.
 #   runtime/   nothing from codelets/, algorithms/, kernels/
-#   kernels/   nothing from codelets/, algorithms/, runtime/, and no StarPU header
+#   kernels/   nothing from codelets/, algorithms/, runtime/, and no StarPU header; of the public headers
+#              only starfact/error.hpp (standard library only: the potf2 entry points throw its
+#              InvalidArgument and RuntimeError, as their contract says)
 #   codelets/  nothing from algorithms/
 #   include/   nothing but include/starfact/
 #   tests/     nothing from tools/
@@ -22,6 +24,8 @@ check() {  # description, folder, pattern
 check "runtime/ includes an upper layer" runtime '#\s*include\s*["<](codelets|algorithms|kernels)/'
 check "kernels/ includes an upper layer" kernels '#\s*include\s*["<](codelets|algorithms|runtime)/'
 check "kernels/ includes StarPU" kernels '#\s*include\s*<starpu'
+hits=$(grep -rnE $src '#\s*include\s*["<]starfact/' kernels | grep -v 'starfact/error\.hpp[">]')
+[ -z "$hits" ] || { echo "kernels/ includes a public header other than starfact/error.hpp:"; echo "$hits"; bad=1; }
 check "codelets/ includes algorithms/" codelets '#\s*include\s*["<]algorithms/'
 check "include/starfact/ includes internals" include '#\s*include\s*["<](codelets|algorithms|kernels|runtime|tools)/'
 check "tests/ include tools/" tests '#\s*include\s*["<]tools/'

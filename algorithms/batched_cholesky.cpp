@@ -1,13 +1,13 @@
 // starfact::batched::potrf / posv on host arrays: the batch is cut into chunks of consecutive matrices,
 // each chunk registered as StarPU vector handles (A, B, info) and factored by one task that StarPU places
 // on a CPU worker (LAPACKE loop) or a GPU (batched kernels), as the mapping allows
-// (codelets/cuda/batched_chol/chunk_codelet.*); the caller waits for its own tasks, then unregistering
+// (codelets/batched_chol_chunk.*); the caller waits for its own tasks, then unregistering
 // brings results and info home.
 #include <algorithm>
 #include <cstdint>
 
 #include "algorithms/batched_chunks.hpp"
-#include "codelets/cuda/batched_chol/chunk_codelet.hpp"
+#include "codelets/batched_chol_chunk.hpp"
 #include "starfact/batched_cholesky.hpp"
 
 namespace starfact::batched {

@@ -1,12 +1,12 @@
 // starfact::batched::getrf / inverse on host arrays: the batch is cut into chunks of consecutive matrices,
 // each chunk registered as StarPU vector handles (A, ipiv, info) and processed by one task (CPU workers: a
-// LAPACKE loop; CUDA workers: the batched kernels; codelets/cuda/batched_lu/chunk_codelet.*). Also the
+// LAPACKE loop; CUDA workers: the batched kernels; codelets/batched_lu_chunk.*). Also the
 // LAWN 41 flop counts.
 #include <algorithm>
 #include <cstdint>
 
 #include "algorithms/batched_chunks.hpp"
-#include "codelets/cuda/batched_lu/chunk_codelet.hpp"
+#include "codelets/batched_lu_chunk.hpp"
 #include "starfact/batched_lu.hpp"
 
 namespace starfact::batched {

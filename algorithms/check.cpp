@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "algorithms/random_entry.hpp"
+#include "kernels/random_entry.hpp"
 
 namespace starfact {
 namespace {

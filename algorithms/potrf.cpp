@@ -17,10 +17,10 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
-#include "starfact/cholesky.hpp"
-#include "starfact/error.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
+#include "starfact/cholesky.hpp"
+#include "starfact/error.hpp"
 
 namespace starfact {
 

@@ -11,9 +11,9 @@
 
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
+#include "codelets/codelets.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
-#include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
 

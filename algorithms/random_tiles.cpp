@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/random_entry.hpp"
+#include "kernels/random_entry.hpp"
 #include "runtime/mpi.hpp"
 #include "starfact/error.hpp"
 #include "starfact/generate.hpp"
 #ifdef STARFACT_HAVE_CUDA
-#include "codelets/cuda/random_symmetric.hpp"
+#include "kernels/random_symmetric.hpp"
 #endif
 
 namespace starfact {

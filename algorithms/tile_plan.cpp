@@ -15,7 +15,7 @@ struct PlanRow {
 };
 
 // GPU mappings, device-resident tiles: up to max_n the whole matrix is one tile, factored by the
-// two-stream GPU kernel (codelets/cuda/potf2/); above, tiles of nb.
+// two-stream GPU kernel (kernels/potf2/); above, tiles of nb.
 constexpr PlanRow kDevice[] = {
     {16384, 0, 4},
     {int64_t(1) << 40, 4096, 4},

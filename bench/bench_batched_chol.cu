@@ -29,8 +29,8 @@
 
 #include "bench/common.hpp"
 #include "bench/spd_batch.cuh"
-#include "codelets/cuda/batched_chol/dispatch.cuh"
-#include "codelets/cuda/batched_chol/resident_dispatch.cuh"
+#include "kernels/batched_chol/dispatch.cuh"
+#include "kernels/batched_chol/resident_dispatch.cuh"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
 #include "support/cli.hpp"

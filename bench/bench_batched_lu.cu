@@ -22,8 +22,8 @@
 #include "starfact/batched_lu.hpp"
 #include "support/cli.hpp"
 #ifdef STARFACT_BLU_SWEEP
-#include "codelets/cuda/batched_lu/getrf_kernel.cuh"
-#include "codelets/cuda/batched_lu/inverse_kernel.cuh"
+#include "kernels/batched_lu/getrf_kernel.cuh"
+#include "kernels/batched_lu/inverse_kernel.cuh"
 #endif
 
 extern "C" void openblas_set_num_threads(int);  // OpenBLAS: the loop's threads each run a 1-thread LAPACK

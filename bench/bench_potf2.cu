@@ -1,4 +1,4 @@
-// bench_potf2: one nb x nb diagonal tile, fused potf2 (codelets/cuda/potf2/) vs cusolverDnXpotrf on the
+// bench_potf2: one nb x nb diagonal tile, fused potf2 (kernels/potf2/) vs cusolverDnXpotrf on the
 // same device data in the same run (input restored before every run, untimed): median times (CUDA
 // events, after warm-up), GFLOP/s (n^3/3), ratio, achieved GB/s vs a device-to-device copy, residuals.
 // --sweep times every compiled (ib, cut-off, looped), GPU time (queued), and prints the best per
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "bench/common.hpp"
-#include "codelets/cuda/potf2/potf2.hpp"
-#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "kernels/potf2/potf2.hpp"
+#include "kernels/potf2/potf2_tuning.hpp"
 #include "starfact/check.hpp"
 #include "support/cli.hpp"
 #ifdef STARFACT_BENCH_BATCHED_LEAF
@@ -59,7 +59,7 @@ void usage() {
         "  --blocked 0|1  tiles above the cut-off: block columns (1) or recursive halving (0) (default: table)\n"
         "  --sweep        time every configuration per precision and nb (GPU time), print the best\n"
         "  --auto         --sweep, then the full row for the best configuration of each nb, and the\n"
-        "                 tuning-table rows (codelets/cuda/potf2/potf2_tuning.hpp) they give\n"
+        "                 tuning-table rows (kernels/potf2/potf2_tuning.hpp) they give\n"
         "  --csv          comma-separated output\n"
         "  --help         this text\n"
         "columns: prec nb ib cutoff looped; ours_us cusolver_us speedup (= cusolver/ours): launched from an idle GPU,\n"

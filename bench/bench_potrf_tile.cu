@@ -1,10 +1,10 @@
-// bench_potrf_tile: one n x n matrix factored on one GPU by our tile kernel (codelets/cuda/potf2/: the
+// bench_potrf_tile: one n x n matrix factored on one GPU by our tile kernel (kernels/potf2/: the
 // one-stream blocked form and the two-stream look-ahead form) against cusolverDnXpotrf on the same device
 // data in the same run: median times (CUDA events on the caller's stream, launched from an idle GPU, so
 // host enqueue latency counts as it does for a lone call), TFLOP/s, ratio cusolver / ours, and the scaled
 // residual ||A - L L^T||_1 / (||A||_1 n eps) of every configuration (computed on the device).
 // --sweep times a grid of configurations per (precision, n) and prints the best: the rows of the tuning
-// table in codelets/cuda/potf2/potf2_tuning.hpp.
+// table in kernels/potf2/potf2_tuning.hpp.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bench/common.hpp"
-#include "codelets/cuda/potf2/potf2.hpp"
-#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "kernels/potf2/potf2.hpp"
+#include "kernels/potf2/potf2_tuning.hpp"
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
 #include "support/cli.hpp"

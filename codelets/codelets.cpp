@@ -1,4 +1,5 @@
-// The codelet table and the submission helpers shared by every codelet.
+// The codelet table, the submission helpers shared by every codelet, and the registration of the codelets'
+// GPU warm-up with the runtime.
 #include "codelets/codelets.hpp"
 
 #include <string>
@@ -23,6 +24,14 @@ Codelets<T>::Codelets() {
 }
 template struct Codelets<float>;
 template struct Codelets<double>;
+
+namespace {
+// A Runtime started with RuntimeConfig::warm_up runs warm_up_gpu_kernels (codelets/potrf.cpp) through the
+// runtime's hook list (runtime/extensions.hpp): the runtime does not know the codelets. Registered here, in
+// the file every codelet's submission links (define_kernel, submit), so that a static libstarfact keeps it
+// whenever a program submits any starfact task.
+const bool warm_up_registered = register_warm_up(warm_up_gpu_kernels);
+}  // namespace
 
 void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_func_t cpu, starpu_cuda_func_t cuda,
                    std::initializer_list<starpu_data_access_mode> modes) {

@@ -10,17 +10,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/blas_types.hpp"
+#include "runtime/extensions.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 
 namespace starfact::detail {
 
 struct SequenceState;
-
-enum class Side { Left, Right };
-enum class Uplo { Lower, Upper };
-enum class Op { NoTrans, Trans };
-enum class Diag { NonUnit, Unit };
 
 /// A StarPU codelet with its history-based performance model. Must not move once StarPU saw it.
 struct Kernel {
@@ -53,7 +50,25 @@ struct Codelets {
     Codelets();
 };
 
-/// fused: the CUDA implementation is our potf2 (codelets/cuda/potf2/) instead of cuSOLVER potrf.
+/// The codelet table of precision T: an extension slot of rt (runtime/extensions.hpp), created on first use.
+template <typename T>
+const Codelets<T>& codelets(const Runtime& rt) {
+    return extension<Codelets<T>>(rt);
+}
+
+/// A codelet defined by `Define` and owned by the Runtime: one extension slot per definition function,
+/// created on first use and kept until shutdown (the codelets outside the Codelets table: trmm, the inverse's
+/// tile kernels, the LU panel and interchanges, the batched chunks).
+template <void (*Define)(Kernel&)>
+struct DefinedKernel : Kernel {
+    DefinedKernel() { Define(*this); }
+};
+template <void (*Define)(Kernel&)>
+Kernel& kernel(const Runtime& rt) {
+    return extension<DefinedKernel<Define>>(rt);
+}
+
+/// fused: the CUDA implementation is our potf2 (kernels/potf2/) instead of cuSOLVER potrf.
 template <typename T> void define_potrf(Kernel& k, bool fused);
 /// Whether this build has the fused potf2 kernel.
 bool fused_potf2_available();
@@ -82,7 +97,7 @@ struct TaskOptions {
     std::vector<starpu_task*>* collect = nullptr;
     int64_t* counter = nullptr;  ///< incremented per submitted task when set
     /// On the critical path: its CUDA work goes to the worker's highest-priority stream (WorkerStream in
-    /// codelets/cuda_blas.hpp), so that it is not queued behind other streams' thread blocks.
+    /// runtime/cuda_contexts.hpp), so that it is not queued behind other streams' thread blocks.
     bool urgent = false;
     /// The Sequence the task belongs to (its completion is counted there); nullptr: none.
     SequenceState* sequence = nullptr;

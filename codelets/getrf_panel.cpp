@@ -10,12 +10,11 @@
 #include <lapacke.h>
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -223,8 +222,7 @@ void define_panel(Kernel& k) {
 template <typename T>
 void insert_getrf_panel(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& col,
                         starpu_data_handle_t piv, starpu_data_handle_t info, int64_t offset, bool pivoting) {
-    const std::string key = std::string(pivoting ? "getrf_panel<" : "getrf_nopiv<") + (sizeof(T) == 4 ? "s>" : "d>");
-    Kernel& k = kernel(rt, key, pivoting ? define_panel<T, true> : define_panel<T, false>);
+    Kernel& k = pivoting ? kernel<define_panel<T, true>>(rt) : kernel<define_panel<T, false>>(rt);
     const int count = static_cast<int>(col.size());
     const int nbuffers = count + (pivoting ? 2 : 1);
     starpu_task* t = starpu_task_create();

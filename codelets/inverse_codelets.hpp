@@ -1,5 +1,5 @@
 // Internal: the codelets of the SPD inverse (potri = potrf, trtri, lauum on tiles). They are owned by the
-// Runtime through detail::kernel() (runtime/runtime_state.hpp), one file each:
+// Runtime through detail::kernel<define>() (codelets/codelets.hpp), one file each:
 //   codelets/trtri_tile.cpp   in-place inverse of a lower-triangular tile, with LAPACK info
 //   codelets/lauum_tile.cpp   L := L^T L on a lower-triangular tile
 //   codelets/trmm.cpp         triangular matrix product
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "codelets/codelets.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail {
@@ -41,8 +42,6 @@ inline void after_worker_stream(CudaWorkerContext& c, cudaStream_t s) {
     cudaEventRecord(c.aux_events[0], c.stream);
     cudaStreamWaitEvent(s, c.aux_events[0], 0);
 }
-/// if (*dev_info > 0 && *info == 0) *info = offset + *dev_info; one thread, on `stream`.
-void launch_merge_info(const int* dev_info, int* info, int64_t offset, cudaStream_t stream);
 }  // namespace gpu
 #endif
 

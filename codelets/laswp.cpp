@@ -3,12 +3,12 @@
 // The interchanges, in order: row offset + i (row i of the first tile) with global row piv[i] - 1, which
 // lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: the interchanges composed into one
 // permutation, then the rows moved in parallel
-// (codelets/cuda/lu/laswp.cu).
+// (kernels/lu/laswp.cu).
 #include <algorithm>
 #include <string>
 
-#include "codelets/cuda_blas.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
@@ -71,7 +71,7 @@ void define_laswp(Kernel& k) {
 template <typename T>
 void insert_laswp(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& col,
                   starpu_data_handle_t piv, int64_t offset) {
-    Kernel& k = kernel(rt, sizeof(T) == 4 ? "laswp<s>" : "laswp<d>", define_laswp<T>);
+    Kernel& k = kernel<define_laswp<T>>(rt);
     const int count = static_cast<int>(col.size());
     if (count > kLaswpMaxTiles && (o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0))
         throw RuntimeError("starfact: a CUDA laswp task takes at most " + std::to_string(kLaswpMaxTiles) + " tiles");

@@ -3,12 +3,11 @@
 // cuSOLVER has no lauum: the CUDA implementation copies L into the worker's scratch tile, zeroes the copy's
 // upper part (Lz) and writes the lower triangle of Lz^T Lz into A with one cuBLAS syrk (which reads the full
 // Lz and writes only the lower triangle, so the upper part of A stays as it was).
-#include <string>
 
 #include "codelets/codelets.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/inverse_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -67,7 +66,7 @@ template <typename T>
 void insert_lauum_tile(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A) {
     const double n = tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = &kernel(rt, std::string("lauum_tile<") + (sizeof(T) == 4 ? "float>" : "double>"), define_lauum_tile<T>).cl;
+    t->cl = &kernel<define_lauum_tile<T>>(rt).cl;
     t->handles[0] = A;
     t->cl_arg = pack(LauumTileArgs{cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(LauumTileArgs);

@@ -1,4 +1,4 @@
-// Internal: the tile-LU codelets (defined through detail::kernel, so the Runtime owns them) and their
+// Internal: the tile-LU codelets (defined through detail::kernel<define>, so the Runtime owns them) and their
 // insert helpers, called by algorithms/getrf.cpp and algorithms/getrs.cpp.
 #pragma once
 #include <starpu.h>
@@ -7,15 +7,9 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
-#ifdef STARFACT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
+#include "kernels/lu/lu_kernels.hpp"
 
 namespace starfact::detail {
-
-/// Largest number of tiles in one column that a CUDA row-interchange task takes (its tile pointers
-/// travel as a kernel argument): a GPU mapping needs ceil(n / nb) <= this.
-constexpr int64_t kLaswpMaxTiles = 256;
 
 /// Panel of step k: factors the column of tiles `col` (A[k][k] .. A[mt-1][k], all nb rows but the last)
 /// with partial pivoting over the whole column; writes the step's pivots (global, 1-based) into `piv`
@@ -37,28 +31,5 @@ void insert_laswp(const Runtime& rt, const TaskOptions& o, const std::vector<sta
 /// column of several tiles (a column of one tile is factored in place).
 template <typename T>
 void reserve_getrf_panel_workspace(const Runtime& rt, int64_t rows, int64_t gathered_cols);
-
-#ifdef STARFACT_HAVE_CUDA
-namespace gpu {
-/// After cuSOLVER's getrf of a panel: piv[i] = offset + dev_ipiv[i] (global, 1-based) for i < kb when
-/// piv is not null, and if *dev_info > 0 and *info == 0, *info = offset + *dev_info. One block.
-void launch_panel_pivots(const int* dev_ipiv, int kb, const int* dev_info, int* piv, int* info, int64_t offset,
-                         cudaStream_t stream);
-/// The tiles of one tile column (tiles k .. mt-1) in a CUDA codelet: the row-interchange kernel takes
-/// them by value; the panel gathers them.
-template <typename T>
-struct ColumnTiles {
-    T* tile[kLaswpMaxTiles];
-    int count;  ///< tiles
-    int nb;     ///< rows of every tile but the last (the row stride between tiles)
-    int ld;     ///< leading dimension of every tile but the last
-    int ld_last;
-    int cols;   ///< columns of the tile column
-};
-/// One thread per column: swaps row i (of tile 0) with row piv[i] - 1 - offset (of the column), i < kb.
-template <typename T>
-void launch_laswp(const ColumnTiles<T>& tiles, const int* piv, int kb, int64_t offset, cudaStream_t stream);
-}  // namespace gpu
-#endif
 
 }  // namespace starfact::detail

@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
-#include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 #ifdef STARFACT_HAVE_POTF2
-#include "codelets/cuda/potf2/potf2.hpp"
-#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "kernels/potf2/potf2.hpp"
+#include "kernels/potf2/potf2_tuning.hpp"
 #endif
 
 namespace starfact::detail {
@@ -91,7 +91,7 @@ gpu::Potf2Aux aux_of(const CudaWorkerContext& c) {
     return aux;
 }
 
-/// Our fused potf2 (codelets/cuda/potf2/): one asynchronous call, info merged on the device.
+/// Our fused potf2 (kernels/potf2/): one asynchronous call, info merged on the device.
 template <typename T>
 void potrf_fused_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);

@@ -1,10 +1,10 @@
 // syrk codelet: C := alpha * op(A) op(A)^T + beta * C, C symmetric (uplo triangle updated).
 //   buffers: 0 = A (R), 1 = C (RW)
 #include "codelets/codelets.hpp"
-#include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace starfact::detail {
 namespace {

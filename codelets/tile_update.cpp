@@ -3,9 +3,10 @@
 //   diagonal tile:      C -= sum_j A_j A_j^T    buffers: 0 = C (RW), 1..k = A_j (R)   (lower triangle)
 // The number of buffers varies with the column (STARPU_VARIABLE_NBUFFERS).
 #include "codelets/codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 
 namespace starfact::detail {
 namespace {

@@ -1,12 +1,11 @@
 // trmm codelet: B := alpha * op(A) B (Left) or alpha * B op(A) (Right), A triangular.
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
 // cuBLAS's trmm is out of place (C := alpha op(A) B); passing B as C gives BLAS's in-place product.
-#include <string>
 
 #include "codelets/codelets.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/inverse_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -81,7 +80,7 @@ void insert_trmm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
                  starpu_data_handle_t A, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    t->cl = &kernel(rt, std::string("trmm<") + (sizeof(T) == 4 ? "float>" : "double>"), define_trmm<T>).cl;
+    t->cl = &kernel<define_trmm<T>>(rt).cl;
     t->handles[0] = A;
     t->handles[1] = B;
     t->cl_arg = pack(TrmmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent});

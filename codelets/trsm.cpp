@@ -1,10 +1,10 @@
 // trsm codelet: B := alpha * op(A)^-1 B (Left) or alpha * B op(A)^-1 (Right), A triangular.
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
 #include "codelets/codelets.hpp"
-#include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace starfact::detail {
 namespace {

@@ -4,10 +4,10 @@
 // docs/variants.md); MAGMA's trsm inverts diagonal blocks for the same reason.
 //   buffers: 0 = Linv (R), 1 = B (RW)
 #include "codelets/codelets.hpp"
-#include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace starfact::detail {
 namespace {

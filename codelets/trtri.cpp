@@ -4,10 +4,10 @@
 #include <cstring>
 
 #include "codelets/codelets.hpp"
-#include "runtime/runtime_state.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace starfact::detail {
 namespace {

@@ -1,12 +1,11 @@
 // trtri_tile codelet: A := A^-1 in place for a lower-triangular, non-unit tile, reporting LAPACK info.
 // (codelets/trtri.cpp is the out-of-place variant of the inverse panel solve of potrf.)
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or the first zero diagonal, global, 1-based)
-#include <string>
 
 #include "codelets/codelets.hpp"
-#include "codelets/cpu_blas.hpp"
-#include "codelets/cuda_blas.hpp"
 #include "codelets/inverse_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -80,7 +79,7 @@ void insert_trtri_tile(const Runtime& rt, const TaskOptions& o, starpu_data_hand
                        int64_t offset) {
     const double n = tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = &kernel(rt, std::string("trtri_tile<") + (sizeof(T) == 4 ? "float>" : "double>"), define_trtri_tile<T>).cl;
+    t->cl = &kernel<define_trtri_tile<T>>(rt).cl;
     t->handles[0] = A;
     t->handles[1] = info;
     t->cl_arg = pack(TrtriTileArgs{offset, cuda_contexts(rt), o.urgent});

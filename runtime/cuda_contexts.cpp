@@ -4,8 +4,6 @@
 #include <starpu.h>
 #ifdef STARFACT_HAVE_CUDA
 #include <starpu_cublas_v2.h>
-
-#include "codelets/cuda_blas.hpp"
 #endif
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// Runtime: the StarPU instance, codelet tables, per-worker CUDA contexts.
+// Runtime: the StarPU instance, per-worker CUDA contexts, the extension slots of the layers above.
 #include "starfact/runtime.hpp"
 
 #include <cblas.h>
@@ -12,10 +12,9 @@
 #include <cstdlib>
 #include <set>
 #include <sstream>
-#include <type_traits>
 
-#include "codelets/codelets.hpp"
 #include "runtime/cuda_contexts.hpp"
+#include "runtime/extensions.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "starfact/error.hpp"
@@ -164,27 +163,7 @@ void SavedSignals::restore() noexcept {
     saved = started = false;
 }
 
-template <typename T>
-const Codelets<T>& codelets(const Runtime& rt) {
-    if constexpr (std::is_same_v<T, float>)
-        return *RuntimeAccess::state(rt).codelets_s;
-    else
-        return *RuntimeAccess::state(rt).codelets_d;
-}
-template const Codelets<float>& codelets<float>(const Runtime&);
-template const Codelets<double>& codelets<double>(const Runtime&);
 CudaContexts* cuda_contexts(const Runtime& rt) { return RuntimeAccess::state(rt).cuda.get(); }
-
-Kernel& kernel(const Runtime& rt, const std::string& key, void (*define)(Kernel&)) {
-    RuntimeState& st = RuntimeAccess::state(rt);
-    std::lock_guard<std::mutex> lock(st.kernels_mutex);
-    auto& slot = st.kernels[key];
-    if (!slot) {
-        slot = std::make_unique<Kernel>();
-        define(*slot);
-    }
-    return *slot;
-}
 }  // namespace detail
 
 Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::make_unique<detail::RuntimeState>()) {
@@ -289,9 +268,8 @@ void Runtime::start_workers(const RuntimeConfig& config) {
     if (config.ncuda > 0 && cuda_workers() == 0)  // the caller stops StarPU
         throw RuntimeError("starfact::Runtime: " + std::to_string(config.ncuda) + " CUDA device(s) requested, none " +
                            "usable (" + workers_asked_and_found(config) + ")");
-    state_->codelets_s = std::make_unique<detail::Codelets<float>>();
-    state_->codelets_d = std::make_unique<detail::Codelets<double>>();
-    if (config.warm_up) detail::warm_up_gpu_kernels(*this);
+    // The codelets create their tables on first use (extension slots); their GPU warm-up registered itself.
+    if (config.warm_up) detail::run_warm_up_hooks(*this);
 }
 
 Runtime::~Runtime() { stop_runtime(*state_); }

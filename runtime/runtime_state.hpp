@@ -1,24 +1,22 @@
-// Internal: what a Runtime owns besides its public state (the codelet tables, the per-worker CUDA
-// contexts, codelets of feature modules) and the accessors that algorithms/ and codelets/ use.
+// Internal: what a Runtime owns besides its public state (the per-worker CUDA contexts, the extension
+// slots where the codelets keep their tables: runtime/extensions.hpp) and the accessors that algorithms/
+// and codelets/ use. The runtime knows no codelet.
 // Not installed: the public header only forward-declares RuntimeState.
 #pragma once
 #include <signal.h>
 
 #include <atomic>
 #include <condition_variable>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <vector>
 
+#include "runtime/extensions.hpp"
 #include "starfact/runtime.hpp"
 
 namespace starfact::detail {
 
-template <typename T> struct Codelets;
 struct CudaContexts;
-struct Kernel;
 struct MpiState;
 
 /// An object that holds StarPU data of a Runtime (a TileMatrix's tiles, a Sequence's info variables) and may be
@@ -78,12 +76,10 @@ struct RuntimeState {
     SavedSignals signals;
     int blas_threads_before = 0;  // OpenBLAS thread count restored at shutdown
     bool cuda_started = false;    // cuBLAS and the CUDA contexts, torn down at shutdown
-    std::unique_ptr<Codelets<float>> codelets_s;
-    std::unique_ptr<Codelets<double>> codelets_d;
+    /// The codelet tables and other per-Runtime objects of the layers above (runtime/extensions.hpp).
+    ExtensionStore extensions;
     std::unique_ptr<CudaContexts> cuda;
     std::unique_ptr<MpiState> mpi;  // RuntimeConfig::mpi (runtime/mpi.hpp)
-    std::mutex kernels_mutex;
-    std::map<std::string, std::unique_ptr<Kernel>> kernels;
     /// Held by a DAG builder for one step marked with StarPU's trace iteration number, while tracing only
     /// (TraceIteration, algorithms/dag.hpp): StarPU keeps that number unsynchronized, one per context.
     std::mutex iteration_mutex;
@@ -126,12 +122,7 @@ private:
     void (*on_orphan_)(void*) noexcept;
 };
 
-/// The codelet table of precision T.
-template <typename T> const Codelets<T>& codelets(const Runtime& rt);
 /// The per-CUDA-worker contexts (handles, workspaces); empty without CUDA workers.
 CudaContexts* cuda_contexts(const Runtime& rt);
-/// A codelet owned by `rt`, created by define(kernel) on first use and kept until shutdown; `key` names
-/// it (e.g. "batched_potrf_chunk<double>"). For feature modules.
-Kernel& kernel(const Runtime& rt, const std::string& key, void (*define)(Kernel&));
 
 }  // namespace starfact::detail

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "codelets/cuda/random_symmetric.hpp"
+#include "kernels/random_symmetric.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference.hpp"
 

@@ -15,11 +15,11 @@
 #include <random>
 #include <vector>
 
-#include "codelets/cuda/batched_chol/launch.hpp"
+#include "kernels/batched_chol/launch.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "tests/batched_support.hpp"
+#include "kernels/batched_chol/tuning.hpp"
 #include "tests/support.hpp"
-#include "tools/tune/batched_chol/variants.hpp"
 
 using namespace starfact;
 using starfact::test::fresh_seed;
@@ -112,8 +112,8 @@ using batched::gpu::Family;
 using batched::gpu::Variant;
 
 /// Which potrf kernel a test runs: the library's tuned choice (the public device API) or a kernel forced
-/// through the internal entry point (gpu::launch_potrf_candidate): the left-looking one or a resident
-/// variant of the tuning space.
+/// through the internal entry point (gpu::launch_potrf_variant): the left-looking one or a resident
+/// variant the library compiles.
 struct Kernel {
     bool library = true;
     Variant v;
@@ -126,18 +126,15 @@ std::ostream& operator<<(std::ostream& os, const Kernel& k) {
               << batched::gpu::family_tag(k.v.family);
 }
 
-/// Every resident variant of the tuning space (tools/tune/batched_chol/variants.hpp), forced.
-std::vector<Kernel> candidates(bool (*keep)(Family) = nullptr) {
+/// Every resident variant the library compiles (kernels/batched_chol/tuning.hpp, kLibraryVariants), forced.
+/// The other candidates of the tuning space are not in the library: the tuning sweep (tools/tune/batched_chol/)
+/// checks their results as it times them.
+std::vector<Kernel> library_variants() {
     std::vector<Kernel> v;
-    for (const Variant& c : batched::gpu::kCandidateVariants)
-        if (!keep || keep(c.family)) v.push_back(Kernel{false, c});
+    for (const Variant& c : batched::gpu::kLibraryVariants) v.push_back(Kernel{false, c});
     return v;
 }
-const std::vector<Kernel> kResident = candidates();
-/// The resident variants other than potrf_resident.cuh's first form (one panel per step, phase (A) by
-/// every row-owning thread): two panels per step (IB = 16), (A) by one warp (W1), the fragment-layout
-/// kernels (static, dynamic, pipelined) and the vector-row kernel.
-const std::vector<Kernel> kResidentNew = candidates([](Family f) { return f != Family::Resident; });
+const std::vector<Kernel> kResident = library_variants();
 
 /// Kernel arguments for a batch of A (strided: base + i * stride; array: ptrs), order n, with info.
 template <typename T>
@@ -156,7 +153,7 @@ batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
     const batched::gpu::Args<T> a = factor_args(n, base, stride, ptrs, lda, batch, info);
-    REQUIRE(batched::gpu::launch_potrf_candidate<T>(a, k.v));
+    REQUIRE(batched::gpu::launch_potrf_variant<T>(a, k.v));
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
@@ -297,7 +294,7 @@ TEMPLATE_TEST_CASE("batched potrf: every order 1..128, both layouts, bad members
         for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 9, l);
 }
 
-TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every resident variant, orders 1..128",
+TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every resident variant of the library, orders 1..128",
                    "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n = 1; n <= 128; ++n) {
@@ -306,13 +303,12 @@ TEMPLATE_TEST_CASE("batched potrf, each kernel forced: left-looking and every re
     }
 }
 
-TEMPLATE_TEST_CASE("batched potrf, resident kernel, two panels per step (IB = 16), one-warp (A) (W1), fragment layout "
-                   "(static, dynamic, pipelined) and vector-row forced: "
+TEMPLATE_TEST_CASE("batched potrf, the library's resident variants (pipelined fragment layout, vector-row) forced: "
                    "orders 1..128, both layouts, bad members",
                    "[batched]", float, double) {
     const Runtime::Paused paused(runtime());  // device API only: idle StarPU workers must not poll
     for (int n = 1; n <= 128; ++n)
-        for (Kernel k : kResidentNew)
+        for (Kernel k : kResident)
             for (Layout l : {Layout::Strided, Layout::Array}) check_potrf<TestType>(n, n + (n % 3), 7, l, k);
 }
 
@@ -464,7 +460,7 @@ TEMPLATE_TEST_CASE("batched potrf/posv: batches beyond 65,535 members", "[batche
     check_solve<TestType>(8, 1, 70003, Layout::Strided, Solve::Posv);
     check_solve<TestType>(8, 1, 70003, Layout::Array, Solve::PosvTwoPass);
     check_solve<TestType>(16, 1, 66001, Layout::Strided, Solve::PotrfPotrs);
-    check_potrf<TestType>(9, 9, 65601, Layout::Strided, kResident[2]);  // resident kernel: one block per member
+    check_potrf<TestType>(9, 9, 65601, Layout::Strided, kResident.front());  // resident kernel: one block per member
 }
 
 TEMPLATE_TEST_CASE("batched device API: argument checks", "[batched][sanitize]", float, double) {

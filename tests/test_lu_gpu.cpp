@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "codelets/lu_codelets.hpp"
+#include "kernels/lu/lu_kernels.hpp"
 #include "tests/gpu_arrays.hpp"
 #include "tests/lu_support.hpp"
 

@@ -1,4 +1,4 @@
-// GPU tests [potf2] of the fused tile Cholesky (codelets/cuda/potf2/): residuals against the input and
+// GPU tests [potf2] of the fused tile Cholesky (kernels/potf2/): residuals against the input and
 // LAPACK's info for many orders, leading dimensions and configurations, both precisions; info, finite
 // output and untouched storage for non-SPD and NaN tiles; per-tile info in a sequence of tiles; bad
 // arguments. Cases tagged [sanitize] are small (n <= 256) for compute-sanitizer. Skipped without a GPU.
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "codelets/cuda/potf2/potf2.hpp"
-#include "codelets/cuda/potf2/potf2_tuning.hpp"
+#include "kernels/potf2/potf2.hpp"
+#include "kernels/potf2/potf2_tuning.hpp"
 #include "tests/gpu_hog.hpp"
 #include "tests/support.hpp"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Tuning sweep of the fused potf2 (codelets/cuda/potf2/): times every configuration (inner blocking ib,
+# Tuning sweep of the fused potf2 (kernels/potf2/): times every configuration (inner blocking ib,
 # cut-off, left/right-looking leaf, recursive/blocked form) for each tile order and precision, then the
 # full bench row of the best one (bench_potf2 --auto), and prints the table that
-# codelets/cuda/potf2/potf2_tuning.hpp and docs/potf2.md take their defaults from.
+# kernels/potf2/potf2_tuning.hpp and docs/potf2.md take their defaults from.
 #   On the device:  source tools/device-env.sh .carry-potf2 && bash tools/sweep_potf2.sh [bench_potf2 flags]
 #   e.g.            bash tools/sweep_potf2.sh --nb 128,512,2048 --prec d
 # Writes $OUT/sweep_potf2.csv (every point) when OUT is set; prints "best" rows and a per-precision vote.

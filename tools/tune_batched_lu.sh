@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tuning sweep of the batched LU kernels (nFTB, shared-memory staging, pivot search, look-ahead,
 # register cap; n = 8, 16, 32, float and double) feeding the table in
-# codelets/cuda/batched_lu/tuning.hpp and docs/batched_lu.md.
+# kernels/batched_lu/tuning.hpp and docs/batched_lu.md.
 #   Here (no GPU):  tools/tune_batched_lu.sh prepare
 #       builds bench_batched_lu with -DSTARFACT_BATCHED_LU_SWEEP=ON into build-batched_lu-sweep/ and
 #       copies the binaries and StarPU libraries into .carry-batched_lu (tools/device.sh prepare).

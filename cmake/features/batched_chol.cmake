@@ -1,11 +1,12 @@
-# Batched small Cholesky: kernels (codelets/cuda/batched_chol/), the StarPU chunk codelet,
+# Batched small Cholesky: kernels (kernels/batched_chol/), the StarPU chunk codelet,
 # starfact::batched::potrf/posv, tests, bench and the autotuning tools (tools/tune/batched_chol/,
 # tools/tune_batched_chol.sh; docs/batched_cholesky.md).
 option(STARFACT_BATCHED_CHOL_FAST_MATH "Batched Cholesky kernels with rsqrt-based pivots (not IEEE)" OFF)
 
-set(batched_chol_dir ${PROJECT_SOURCE_DIR}/codelets/cuda/batched_chol)
+set(batched_chol_dir ${PROJECT_SOURCE_DIR}/kernels/batched_chol)
 set(batched_chol_tune_dir ${PROJECT_SOURCE_DIR}/tools/tune/batched_chol)
-target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky.cpp ${batched_chol_dir}/chunk_codelet.cpp)
+target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky.cpp
+                                ${PROJECT_SOURCE_DIR}/codelets/batched_chol_chunk.cpp)
 
 # One translation unit per line of INSTANCES ("<header>|<instantiating macro call>"), written into the build
 # tree (rewritten only when its text changes); the list of the written files goes to OUT.
@@ -35,7 +36,7 @@ if(STARFACT_HAVE_CUDA)
     string(REGEX MATCH "Op::([A-Za-z]+), ([0-9]+), ([0-9]+)" _ "${line}")
     foreach(T float double)
       list(APPEND batched_chol_instances
-           "codelets/cuda/batched_chol/dispatch.cuh|STARFACT_BATCHED_CHOL_RANGE(${T}, ${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3})")
+           "kernels/batched_chol/dispatch.cuh|STARFACT_BATCHED_CHOL_RANGE(${T}, ${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}, ${CMAKE_MATCH_3})")
     endforeach()
   endforeach()
   if(NOT batched_chol_instances)
@@ -43,14 +44,15 @@ if(STARFACT_HAVE_CUDA)
   endif()
   # The resident variants that the tuning table chooses (tuning.hpp, kLibraryVariants), per precision.
   foreach(T float double)
-    list(APPEND batched_chol_instances "codelets/cuda/batched_chol/resident_dispatch.cuh|STARFACT_BATCHED_CHOL_VARIANTS(${T})")
+    list(APPEND batched_chol_instances "kernels/batched_chol/resident_dispatch.cuh|STARFACT_BATCHED_CHOL_VARIANTS(${T})")
   endforeach()
   batched_chol_instances(batched_chol_library_sources ${batched_chol_instances})
-  target_sources(starfact PRIVATE ${batched_chol_dir}/launch.cpp ${batched_chol_library_sources})
+  target_sources(starfact PRIVATE ${batched_chol_dir}/launch.cpp ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky_device.cpp
+                                  ${batched_chol_library_sources})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${batched_chol_dir}/ranges.hpp)
 
   # The other resident variants of the tuning space (tools/tune/batched_chol/variants.hpp): not in the
-  # library; the forced-kernel tests, the bench and the sweep link them.
+  # library; the bench and the sweep link them (the tests force only the library's variants).
   batched_chol_instances(batched_chol_candidate_sources
                          "tools/tune/batched_chol/variants.cuh|STARFACT_BATCHED_CHOL_CANDIDATES(float)"
                          "tools/tune/batched_chol/variants.cuh|STARFACT_BATCHED_CHOL_CANDIDATES(double)")
@@ -75,7 +77,7 @@ if(STARFACT_BUILD_TESTS)
   if(STARFACT_HAVE_CUDA)
     add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp
                    ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp)
-    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_support batched_chol_candidates CUDA::cudart)
+    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_support CUDA::cudart)
     add_test(NAME batched_chol.gpu COMMAND test_batched_chol_gpu)
     set_tests_properties(batched_chol.gpu PROPERTIES
       ENVIRONMENT "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"

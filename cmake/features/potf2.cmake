@@ -1,8 +1,8 @@
-# Fused potf2: the GPU tile Cholesky kernel (codelets/cuda/potf2/), its GPU tests and its bench.
+# Fused potf2: the GPU tile Cholesky kernel (kernels/potf2/), its GPU tests and its bench.
 # CUDA only; without CUDA nothing here is built.
 if(STARFACT_HAVE_CUDA)
   # The kernel is part of the library: the potrf codelet's CUDA diagonal implementation (--diag fused).
-  target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/codelets/cuda/potf2/potf2.cu)
+  target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/kernels/potf2/potf2.cu)
 
   if(STARFACT_BUILD_BENCH)
     add_executable(bench_potf2 ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu)
@@ -20,7 +20,7 @@ if(STARFACT_HAVE_CUDA)
                                                    CUDA::cusolver)
     # Developer build with phase clocks inside the rdiag kernel (not built by default).
     add_executable(bench_potf2_prof EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/bench/bench_potf2.cu
-                                                     ${PROJECT_SOURCE_DIR}/codelets/cuda/potf2/potf2.cu)
+                                                     ${PROJECT_SOURCE_DIR}/kernels/potf2/potf2.cu)
     target_include_directories(bench_potf2_prof PRIVATE ${PROJECT_SOURCE_DIR})
     target_compile_definitions(bench_potf2_prof PRIVATE STARFACT_POTF2_PROFILE)
     target_link_libraries(bench_potf2_prof PRIVATE starfact CUDA::cudart CUDA::cublas CUDA::cusolver)

@@ -45,7 +45,7 @@ PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb);
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {
     Auto,      ///< Fused where this build has it and the mapping may use a GPU, else Cusolver (see resolve_diag_kernel)
-    Fused,     ///< our fused potf2 (codelets/cuda/potf2/, docs/potf2.md)
+    Fused,     ///< our fused potf2 (kernels/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
 };
 /// "auto", "fused", "cusolver"; throws InvalidArgument naming `argument`.

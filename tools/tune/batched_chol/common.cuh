@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench/spd_batch.cuh"
-#include "codelets/cuda/batched_chol/dispatch.cuh"
+#include "kernels/batched_chol/dispatch.cuh"
 
 namespace starfact::batched::tune {
 

@@ -1,14 +1,14 @@
-// The resident potrf variants of the tuning space: every one that the sweeps, the bench (one column each,
-// in this order: the CSV's resident_variants_us) and the forced-kernel tests run. The library compiles only
-// those its tuning table chooses (codelets/cuda/batched_chol/tuning.hpp, kLibraryVariants); variants.cuh
+// The resident potrf variants of the tuning space: every one that the sweeps and the bench (one column each,
+// in this order: the CSV's resident_variants_us) run. The library compiles only
+// those its tuning table chooses (kernels/batched_chol/tuning.hpp, kLibraryVariants); variants.cuh
 // instantiates the others, for the programs that link batched_chol_candidates.
 // tools/tune_batched_chol.sh table reads this list: append new variants at the end (older bench CSVs keep
 // their column order).
 #pragma once
 #include <cstdint>
 
-#include "codelets/cuda/batched_chol/launch.hpp"
-#include "codelets/cuda/batched_chol/variants.hpp"
+#include "kernels/batched_chol/launch.hpp"
+#include "kernels/batched_chol/variants.hpp"
 
 namespace starfact::batched::gpu {
 

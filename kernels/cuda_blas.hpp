@@ -1,0 +1,76 @@
+// Internal: float/double overloads over cuBLAS and cuSOLVER for the CUDA codelets, plus the launchers of
+// the small tile kernels (kernels/potrf_info.cu, zero_upper.cu, merge_info.cu). No StarPU here: the
+// codelets pass the stream and handles (runtime/cuda_contexts.hpp, WorkerStream).
+#pragma once
+#ifdef STARFACT_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <cstdint>
+
+#include "kernels/blas_types.hpp"
+
+namespace starfact::detail::gpu {
+
+inline cublasSideMode_t side(Side s) { return s == Side::Left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
+inline cublasFillMode_t uplo(Uplo u) { return u == Uplo::Lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
+inline cublasOperation_t op(Op o) { return o == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T; }
+inline cublasDiagType_t diag(Diag d) { return d == Diag::NonUnit ? CUBLAS_DIAG_NON_UNIT : CUBLAS_DIAG_UNIT; }
+
+inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, float alpha, const float* A, int lda,
+                           const float* B, int ldb, float beta, float* C, int ldc) {
+    return cublasSgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, double alpha, const double* A,
+                           int lda, const double* B, int ldb, double beta, double* C, int ldc) {
+    return cublasDgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, float alpha, const float* A, int lda,
+                           float beta, float* C, int ldc) {
+    return cublasSsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);
+}
+inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, double alpha, const double* A, int lda,
+                           double beta, double* C, int ldc) {
+    return cublasDsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);
+}
+inline cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, float alpha,
+                           const float* A, int lda, float* B, int ldb) {
+    return cublasStrsm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb);
+}
+inline cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, double alpha,
+                           const double* A, int lda, double* B, int ldb) {
+    return cublasDtrsm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb);
+}
+inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int lda, int* lwork) {
+    return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+}
+inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int lda, int* lwork) {
+    return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+}
+inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, float* A, int lda, float* work, int lwork, int* info) {
+    return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+}
+inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, int lda, double* work, int lwork, int* info) {
+    return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+}
+
+template <typename T> constexpr cudaDataType_t cuda_type();
+template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
+template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+
+/// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
+template <typename T>
+void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);
+
+/// After a tile potrf: local = min(devInfo if > 0, first column whose diagonal is not finite and > 0);
+/// if local > 0 and *info == 0, *info = offset + local. One block, on `stream`.
+template <typename T>
+void launch_potrf_info(const T* L, int n, int ld, const int* dev_info, int* info, int64_t offset,
+                       cudaStream_t stream);
+
+/// if (*dev_info > 0 && *info == 0) *info = offset + *dev_info; one thread, on `stream`.
+void launch_merge_info(const int* dev_info, int* info, int64_t offset, cudaStream_t stream);
+
+}  // namespace starfact::detail::gpu
+#endif

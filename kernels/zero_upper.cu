@@ -1,0 +1,26 @@
+// Zeroes the strictly upper triangle of a column-major tile on a stream (used after inverting a
+// lower-triangular tile, so that a plain gemm can apply it).
+#include <cstdint>
+
+#include "kernels/cuda_blas.hpp"
+
+namespace starfact::detail::gpu {
+namespace {
+
+template <typename T>
+__global__ void zero_upper_kernel(T* A, int n, int ld) {
+    for (int j = blockIdx.x; j < n; j += gridDim.x)
+        for (int i = threadIdx.x; i < j; i += blockDim.x) A[i + static_cast<int64_t>(j) * ld] = T(0);
+}
+
+}  // namespace
+
+template <typename T>
+void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream) {
+    if (n > 1) zero_upper_kernel<T><<<n < 1024 ? n : 1024, 128, 0, stream>>>(A, n, ld);
+}
+
+template void launch_zero_upper<float>(float*, int, int, cudaStream_t);
+template void launch_zero_upper<double>(double*, int, int, cudaStream_t);
+
+}  // namespace starfact::detail::gpu

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks the library's layering: each folder includes only from the layers below it.
+#   include/starfact/ -> algorithms/ -> codelets/ -> kernels/, with runtime/ below them all.
+#   runtime/   nothing from codelets/, algorithms/, kernels/
+#   kernels/   nothing from codelets/, algorithms/, runtime/, and no StarPU header; of the public headers
+#              only starfact/error.hpp (standard library only: the potf2 entry points throw its
+#              InvalidArgument and RuntimeError, as their contract says)
+#   codelets/  nothing from algorithms/
+#   include/   nothing but include/starfact/
+#   tests/     nothing from tools/ or examples/
+#   bench/, support/  nothing from examples/ (shared driver code lives in support/)
+# Prints each offending line and exits 1 if there is one.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+src='--include=*.hpp --include=*.cpp --include=*.cuh --include=*.cu --include=*.h'
+bad=0
+check() {  # description, folder, pattern
+    local hits
+    hits=$(grep -rnE $src "$3" "$2")
+    if [ -n "$hits" ]; then
+        echo "$1:"; echo "$hits"; bad=1
+    fi
+}
+check "runtime/ includes an upper layer" runtime '#\s*include\s*["<](codelets|algorithms|kernels)/'
+check "kernels/ includes an upper layer" kernels '#\s*include\s*["<](codelets|algorithms|runtime)/'
+check "kernels/ includes StarPU" kernels '#\s*include\s*<starpu'
+hits=$(grep -rnE $src '#\s*include\s*["<]starfact/' kernels | grep -v 'starfact/error\.hpp[">]')
+[ -z "$hits" ] || { echo "kernels/ includes a public header other than starfact/error.hpp:"; echo "$hits"; bad=1; }
+check "codelets/ includes algorithms/" codelets '#\s*include\s*["<]algorithms/'
+check "include/starfact/ includes internals" include '#\s*include\s*["<](codelets|algorithms|kernels|runtime|tools)/'
+check "tests/ include tools/ or examples/" tests '#\s*include\s*["<](tools|examples)/'
+check "bench/ includes examples/" bench '#\s*include\s*["<]examples/'
+check "support/ includes examples/" support '#\s*include\s*["<]examples/'
+[ $bad = 0 ] && echo "layers: ok"
+exit $bad

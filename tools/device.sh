@@ -121,7 +121,7 @@ remote() {
         bench)
             for b in "$bin"/bench_*${pat}*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
         profile)
-            # Per-SASS-instruction profile of one kernel (docs/device.md): profile:KERNEL (ncu -k, e.g.
+            # Per-SASS-instruction profile of one kernel (tools/README.md): profile:KERNEL (ncu -k, e.g.
             # potrf_frag_kernel), PROFILE_CMD (a carried binary and its arguments), PROFILE_COUNT launches
             # (default 1). Writes profile_sass.csv (tools/ncu_sass_summary.py reads it here) and the
             # details page into profile_details.log.

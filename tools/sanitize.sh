@@ -20,11 +20,8 @@
 # Sanitizer options: leaks are not checked (detect_leaks=0: the leaks reported are inside hwloc, StarPU,
 # OpenBLAS and Open MPI, which are not instrumented); allocator_may_return_null=1 lets the tests of oversized requests
 # see std::bad_alloc / nullptr as without ASan. Third-party suppressions: tools/sanitize-*.supp.
-# Time (2-core machine): the build takes 15 CPU-minutes (about 8 minutes with JOBS=2 on idle cores); the tests
-# take about 8.5 CPU-minutes (each cpu.<sched> run of test_cpu 1.3-2; mpi.np4 and cpu.threads_traced most of
-# the rest), so roughly 13-18 minutes in all on an idle machine. Measured on a shared machine under load 10-15:
-# build 44 min wall; cpu.dmdas 8 min wall; cpu.lws, cpu.eager and cpu.prio 6 min wall side by side; the other
-# tests 5.9 min wall.
+# Time: 10 min 23 s end to end on an otherwise idle 2-core machine (build about 6 min with JOBS=2, the 33 tests
+# 252 s: each cpu.<sched> run of test_cpu about 40 s, cpu.threads_traced 28 s, mpi.np4 28 s).
 # SANITIZE_ONE_SCHED=1 runs test_cpu under dmdas only (saves about three test_cpu runs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

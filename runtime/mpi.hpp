@@ -27,18 +27,29 @@ struct MpiState {
     int rank = 0, size = 1;
     bool finalize = false;               // MPI_Init_thread was called by the Runtime
     int local_rank = 0, local_size = 1;  // among the ranks of this node (MPI_COMM_TYPE_SHARED)
+    std::string cores;                   // this rank's CPU share, as widen_cores left it (share_node)
     std::vector<int> gpus;               // CUDA devices this rank chose for its node share (share_node); empty: StarPU's
     std::atomic<int64_t> next_tag{0};    // StarPU-MPI tags handed out so far
     void* comm = nullptr;                // MPI_Comm*, owned (mpi.cpp)
     ~MpiState();
 };
 
+/// Cores [first, first + count) of a node of `online` cores for node-local rank `local_rank` of `local_size`.
+struct CoreShare {
+    int first = 0, count = 0;
+};
+/// The share of the node's cores a rank's StarPU threads should run on when the launcher bound the process to
+/// `have` cores: the online cores split evenly among the node's ranks, in rank order; count 0 (keep the launcher's
+/// mask) when `have` is at least that share. mpi_start widens a narrower mask (Open MPI's mpirun binds each rank
+/// to one core when it starts at most two) to it.
+CoreShare node_core_share(int have, int online, int local_rank, int local_size);
 /// Initializes MPI (unless the application did), then StarPU and StarPU-MPI with `conf`. Ranks that share a node
 /// share its GPUs: unless the environment names the devices (STARPU_WORKERS_CUDAID, STARPU_NCUDA, or
 /// CUDA_VISIBLE_DEVICES set per rank), node-local rank r of L takes the visible devices r, r + L, r + 2L, ... (one
 /// each when L is the device count; ranks beyond the device count share them round-robin), RuntimeConfig::ncuda
 /// capping the count; CPU workers default to this rank's share of the cores, and StarPU binds no worker to a core
-/// (every rank would bind its workers and its MPI thread to the same first cores). Returns
+/// (every rank would bind its workers and its MPI thread to the same first cores); a process mask narrower than
+/// that share (mpirun's default bind-to-core) is widened to it. Returns
 /// starpu_init's status (0, -ENODEV, ...) and on success fills *out. Throws RuntimeError without MPI support
 /// or when the application's MPI thread level is below MPI_THREAD_MULTIPLE.
 int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out);

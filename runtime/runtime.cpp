@@ -295,6 +295,7 @@ std::string Runtime::describe() const {
         if (m.local_size > 1) {
             os << " (node-local rank " << m.local_rank << " of " << m.local_size;
             for (size_t i = 0; i < m.gpus.size(); ++i) os << (i ? "," : ", CUDA device ") << m.gpus[i];
+            if (!m.cores.empty()) os << ", " << m.cores;
             os << ")";
         }
     }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/mpi.hpp"
 #include "tests/seed_listener.hpp"
 #include "tests/support.hpp"
 
@@ -156,6 +157,25 @@ TEMPLATE_TEST_CASE("distributed posv: solve residual < 60", "[mpi][potrs]", floa
                 INFO("residual=" << res);
                 CHECK(res < kResidualLimit);
             }
+}
+
+TEST_CASE("ranks bound to fewer cores than their share of the node get that share", "[mpi][cores]") {
+    using starfact::detail::node_core_share;
+    // mpirun's bind-to-core with 2 ranks on 32 cores: 16 each, in rank order.
+    CHECK(node_core_share(1, 32, 0, 2).first == 0);
+    CHECK(node_core_share(1, 32, 0, 2).count == 16);
+    CHECK(node_core_share(1, 32, 1, 2).first == 16);
+    CHECK(node_core_share(1, 32, 1, 2).count == 16);
+    // Odd counts: the share rounds down, the last rank does not run past the node.
+    CHECK(node_core_share(1, 7, 2, 3).first == 4);
+    CHECK(node_core_share(1, 7, 2, 3).count == 2);
+    // A launcher's binding at least as wide as the share is kept (bind-to-socket, --bind-to none, PE=n).
+    CHECK(node_core_share(32, 64, 3, 4).count == 0);
+    CHECK(node_core_share(64, 64, 0, 4).count == 0);
+    // More ranks than cores (oversubscribed): one core each, wrapping around.
+    CHECK(node_core_share(0, 2, 3, 4).first == 1);
+    CHECK(node_core_share(0, 2, 3, 4).count == 1);
+    CHECK(node_core_share(1, 2, 3, 4).count == 0);
 }
 
 TEST_CASE("distributed async posv: one sequence, potrf then potrs", "[mpi][potrs]") {

@@ -105,6 +105,13 @@ struct TaskOptions {
 
 uint32_t where_of(Mapping m);
 
+/// The name of a precision's instance (a performance model symbol): `single` for float, `dbl` for double.
+template <typename T>
+constexpr const char* by_precision(const char* single, const char* dbl) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
+    return std::is_same<T, float>::value ? single : dbl;
+}
+
 /// Copies a trivially copyable argument block into malloc'ed memory StarPU frees after the task.
 template <typename Args>
 void* pack(const Args& a) {

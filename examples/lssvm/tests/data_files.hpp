@@ -62,7 +62,7 @@ inline void write_gz(const std::string& path, const Bytes& data) {
     REQUIRE(gzclose(f) == Z_OK);
 }
 
-Bytes read_bytes(const std::string& path) {
+inline Bytes read_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     REQUIRE(in.good());
     return Bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -107,8 +107,8 @@ void check_factors(const Batch<T>& in, const std::vector<T>& out, const std::vec
     CHECK(changed == 0);
 }
 
-using batched::gpu::Family;
-using batched::gpu::Variant;
+using starfact::batched::gpu::Family;
+using starfact::batched::gpu::Variant;
 
 /// Which potrf kernel a test runs: the library's tuned choice (the public device API) or a kernel forced
 /// through the internal entry point (gpu::launch_potrf_variant): the left-looking one or a resident
@@ -121,8 +121,8 @@ inline const Kernel kLibrary{true, {}}, kLeft{false, {}};
 inline std::ostream& operator<<(std::ostream& os, const Kernel& k) {
     if (k.library) return os << "library";
     if (k.v.family == Family::LeftLooking) return os << "left-looking";
-    return os << k.v.nt << "/" << k.v.occ << "/" << batched::gpu::inner_block(k.v.family)
-              << batched::gpu::family_tag(k.v.family);
+    return os << k.v.nt << "/" << k.v.occ << "/" << starfact::batched::gpu::inner_block(k.v.family)
+              << starfact::batched::gpu::family_tag(k.v.family);
 }
 
 /// Every resident variant the library compiles (kernels/batched_chol/tuning.hpp, kLibraryVariants), forced.
@@ -130,15 +130,15 @@ inline std::ostream& operator<<(std::ostream& os, const Kernel& k) {
 /// checks their results as it times them.
 inline std::vector<Kernel> library_variants() {
     std::vector<Kernel> v;
-    for (const Variant& c : batched::gpu::kLibraryVariants) v.push_back(Kernel{false, c});
+    for (const Variant& c : starfact::batched::gpu::kLibraryVariants) v.push_back(Kernel{false, c});
     return v;
 }
 inline const std::vector<Kernel> kResident = library_variants();
 
 /// Kernel arguments for a batch of A (strided: base + i * stride; array: ptrs), order n, with info.
 template <typename T>
-batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
-    batched::gpu::Args<T> a;
+starfact::batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
+    starfact::batched::gpu::Args<T> a;
     a.n = n;
     a.A.base = base;
     a.A.stride = stride;
@@ -151,8 +151,8 @@ batched::gpu::Args<T> factor_args(int n, T* base, int64_t stride, T* const* ptrs
 
 template <typename T>
 void forced_potrf(Kernel k, int n, T* base, int64_t stride, T* const* ptrs, int lda, int64_t batch, int* info) {
-    const batched::gpu::Args<T> a = factor_args(n, base, stride, ptrs, lda, batch, info);
-    REQUIRE(batched::gpu::launch_potrf_variant<T>(a, k.v));
+    const starfact::batched::gpu::Args<T> a = factor_args(n, base, stride, ptrs, lda, batch, info);
+    REQUIRE(starfact::batched::gpu::launch_potrf_variant<T>(a, k.v));
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
@@ -167,13 +167,13 @@ void check_potrf(int n, int lda, int64_t batch, Layout layout, Kernel kernel = k
     DeviceBuffer<int> dinfo(static_cast<size_t>(batch));
     REQUIRE(cudaMemset(dinfo.get(), 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
-        if (kernel.library) batched::device::potrf<T>(n, dA.get(), lda, b.stride, dinfo.get(), batch);
+        if (kernel.library) starfact::batched::device::potrf<T>(n, dA.get(), lda, b.stride, dinfo.get(), batch);
         else forced_potrf<T>(kernel, n, dA.get(), b.stride, nullptr, lda, batch, dinfo.get());
     } else {
         const std::vector<T*> hp = member_pointers(b, dA.get());
         DeviceBuffer<T*> dp(hp.size());
         dp.upload(hp);
-        if (kernel.library) batched::device::potrf<T>(n, dp.get(), lda, dinfo.get(), batch);
+        if (kernel.library) starfact::batched::device::potrf<T>(n, dp.get(), lda, dinfo.get(), batch);
         else forced_potrf<T>(kernel, n, nullptr, 0, dp.get(), lda, batch, dinfo.get());
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }
@@ -191,13 +191,13 @@ inline const char* name(Solve s) {
 template <typename T>
 void forced_posv(Solve how, int n, int nrhs, T* a, int64_t sa, T* const* pa, int lda, T* b, int64_t sb, T* const* pb,
                  int ldb, int64_t batch, int* info) {
-    batched::gpu::Args<T> g = factor_args(n, a, sa, pa, lda, batch, info);
+    starfact::batched::gpu::Args<T> g = factor_args(n, a, sa, pa, lda, batch, info);
     g.nrhs = nrhs;
     g.B.base = b;
     g.B.stride = sb;
     g.B.ptrs = pb;
     g.ldb = ldb;
-    REQUIRE((how == Solve::PosvFused ? batched::gpu::launch_posv_fused<T>(g) : batched::gpu::launch_posv_two_pass<T>(g)));
+    REQUIRE((how == Solve::PosvFused ? starfact::batched::gpu::launch_posv_fused<T>(g) : starfact::batched::gpu::launch_posv_two_pass<T>(g)));
     REQUIRE(cudaGetLastError() == cudaSuccess);
 }
 
@@ -225,12 +225,12 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
     REQUIRE(cudaMemset(dinfo.get(), 0x7f, batch * sizeof(int)) == cudaSuccess);
     if (layout == Layout::Strided) {
         if (how == Solve::Posv) {
-            batched::device::posv<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, dinfo.get(), batch);
+            starfact::batched::device::posv<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, dinfo.get(), batch);
         } else if (is_posv) {
             forced_posv<T>(how, n, nrhs, dA.get(), a.stride, nullptr, lda, dB.get(), strideB, nullptr, ldb, batch, dinfo.get());
         } else {
-            batched::device::potrf<T>(n, dA.get(), lda, a.stride, dinfo.get(), batch);
-            batched::device::potrs<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, batch);
+            starfact::batched::device::potrf<T>(n, dA.get(), lda, a.stride, dinfo.get(), batch);
+            starfact::batched::device::potrs<T>(n, nrhs, dA.get(), lda, a.stride, dB.get(), ldb, strideB, batch);
         }
     } else {
         const std::vector<T*> pa = member_pointers(a, dA.get());
@@ -240,15 +240,15 @@ void check_solve(int n, int nrhs, int64_t batch, Layout layout, Solve how) {
         dpa.upload(pa);
         dpb.upload(pb);
         if (how == Solve::Posv) {
-            batched::device::posv<T>(n, nrhs, dpa.get(), lda, dpb.get(), ldb, dinfo.get(), batch);
+            starfact::batched::device::posv<T>(n, nrhs, dpa.get(), lda, dpb.get(), ldb, dinfo.get(), batch);
         } else if (is_posv) {
             forced_posv<T>(how, n, nrhs, nullptr, 0, dpa.get(), lda, nullptr, 0, dpb.get(), ldb, batch, dinfo.get());
         } else {
-            batched::device::potrf<T>(n, dpa.get(), lda, dinfo.get(), batch);
+            starfact::batched::device::potrf<T>(n, dpa.get(), lda, dinfo.get(), batch);
             std::vector<const T*> pc(pa.begin(), pa.end());
             DeviceBuffer<const T*> dpc(pc.size());
             dpc.upload(pc);
-            batched::device::potrs<T>(n, nrhs, dpc.get(), lda, dpb.get(), ldb, batch);
+            starfact::batched::device::potrs<T>(n, nrhs, dpc.get(), lda, dpb.get(), ldb, batch);
         }
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     }

@@ -243,10 +243,10 @@ void check_getrf(Kind kind, int n, int lda, int batch, bool pointer_array) {
         std::vector<T*> ptrs(batch);
         for (int b = 0; b < batch; ++b) ptrs[b] = dA.get() + b * stride;
         DeviceBuffer<T*> dptrs(ptrs);
-        batched::device::getrf<T>(n, dptrs.get(), lda, dpiv.get(), n, dinfo.get(), batch);
+        starfact::batched::device::getrf<T>(n, dptrs.get(), lda, dpiv.get(), n, dinfo.get(), batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::device::getrf<T>(n, dA.get(), lda, stride, dpiv.get(), n, dinfo.get(), batch);
+        starfact::batched::device::getrf<T>(n, dA.get(), lda, stride, dpiv.get(), n, dinfo.get(), batch);
     }
     const std::vector<T> F = dA.download();
     const std::vector<int> piv = dpiv.download(), info = dinfo.download();
@@ -311,10 +311,10 @@ void check_inverse(Kind kind, int n, int batch, bool pointer_array, bool in_plac
         }
         DeviceBuffer<const T*> dpa(pa);
         DeviceBuffer<T*> dpc(pc);
-        batched::device::inverse<T>(n, dpa.get(), la, dpc.get(), ldc, dpiv.get(), n, dinfo.get(), batch);
+        starfact::batched::device::inverse<T>(n, dpa.get(), la, dpc.get(), ldc, dpiv.get(), n, dinfo.get(), batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::device::inverse<T>(n, dA.get(), la, sa, C, ldc, sc, dpiv.get(), n, dinfo.get(), batch);
+        starfact::batched::device::inverse<T>(n, dA.get(), la, sa, C, ldc, sc, dpiv.get(), n, dinfo.get(), batch);
     }
     const std::vector<T> X = in_place ? dA.download() : dC.download();
     const std::vector<int> piv = dpiv.download(), info = dinfo.download();
@@ -361,7 +361,7 @@ void check_solve(int n, int nrhs, int batch, bool pointer_array) {
     const int64_t sa = int64_t(lda) * n, sb = int64_t(ldb) * std::max(nrhs, 1), sc = int64_t(n) * n;
     DeviceBuffer<T> dA(A0), dB(B0), dC(size_t(sc) * batch);
     DeviceBuffer<int> dpiv(size_t(n) * batch), dinfo{size_t(batch)};
-    batched::device::getrf<T>(n, dA.get(), lda, sa, dpiv.get(), n, dinfo.get(), batch);
+    starfact::batched::device::getrf<T>(n, dA.get(), lda, sa, dpiv.get(), n, dinfo.get(), batch);
     if (pointer_array) {
         std::vector<const T*> pa(batch);
         std::vector<T*> pb(batch), pc(batch);
@@ -372,12 +372,12 @@ void check_solve(int n, int nrhs, int batch, bool pointer_array) {
         }
         DeviceBuffer<const T*> dpa(pa);
         DeviceBuffer<T*> dpb(pb), dpc(pc);
-        batched::device::getrs<T>(n, nrhs, dpa.get(), lda, dpiv.get(), n, dpb.get(), ldb, batch);
-        batched::device::getri<T>(n, dpa.get(), lda, dpiv.get(), n, dpc.get(), n, batch);
+        starfact::batched::device::getrs<T>(n, nrhs, dpa.get(), lda, dpiv.get(), n, dpb.get(), ldb, batch);
+        starfact::batched::device::getri<T>(n, dpa.get(), lda, dpiv.get(), n, dpc.get(), n, batch);
         REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     } else {
-        batched::device::getrs<T>(n, nrhs, dA.get(), lda, sa, dpiv.get(), n, dB.get(), ldb, sb, batch);
-        batched::device::getri<T>(n, dA.get(), lda, sa, dpiv.get(), n, dC.get(), n, sc, batch);
+        starfact::batched::device::getrs<T>(n, nrhs, dA.get(), lda, sa, dpiv.get(), n, dB.get(), ldb, sb, batch);
+        starfact::batched::device::getri<T>(n, dA.get(), lda, sa, dpiv.get(), n, dC.get(), n, sc, batch);
     }
     const std::vector<T> X = dB.download(), C = dC.download();
     const std::vector<int> info = dinfo.download();

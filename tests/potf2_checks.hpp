@@ -32,7 +32,7 @@ using starfact::test::spd_matrix;
 struct Gpu {
     cudaStream_t stream = nullptr;
     cublasHandle_t cublas = nullptr;
-    detail::gpu::Potf2Aux aux;
+    starfact::detail::gpu::Potf2Aux aux;
     Gpu() {
         int least = 0, greatest = 0;
         REQUIRE(cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
@@ -105,10 +105,10 @@ int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t o
     REQUIRE(cudaMemcpy(dinfo, &info0, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
     if (hog) REQUIRE(test::launch_gpu_hog(hog, hog_us));
     if (config)
-        detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes, &g.aux);
+        starfact::detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes, &g.aux);
     else
-        detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
-                                   detail::gpu::potf2_workspace_bytes<T>(n), &g.aux);
+        starfact::detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
+                                   starfact::detail::gpu::potf2_workspace_bytes<T>(n), &g.aux);
     REQUIRE(cudaStreamSynchronize(g.stream) == cudaSuccess);
     if (hog) REQUIRE(cudaStreamSynchronize(hog) == cudaSuccess);
     REQUIRE(cudaGetLastError() == cudaSuccess);

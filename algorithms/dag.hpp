@@ -1,4 +1,5 @@
-// Internal helpers shared by the DAG builders: task names and iteration numbers for traces, priority scaling.
+// Internal helpers shared by the DAG builders: task names and iteration numbers for traces, priority scaling,
+// the options every task of an operation starts from.
 #pragma once
 #include <starpu.h>
 
@@ -8,8 +9,11 @@
 #include <mutex>
 #include <string>
 
+#include "codelets/codelets.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
+#include "starfact/cholesky.hpp"
+#include "starfact/plan.hpp"
 
 namespace starfact::detail {
 
@@ -80,5 +84,16 @@ private:
     bool enabled_;
     int raw_max_, lo_, hi_;
 };
+
+/// The options every task of an operation on tiles of nb starts from: where it may run (the plan's hybrid
+/// rule, task_mapping), the task counter of `stats` (may be null) and the Sequence `seq` that counts it.
+inline TaskOptions operation_task_options(const Runtime& rt, const Options& opts, int64_t nb, RunStats* stats,
+                                          SequenceState* seq) {
+    TaskOptions o;
+    o.mapping = task_mapping(opts.mapping, nb, rt.cuda_workers() > 0);
+    o.counter = stats ? &stats->tasks : nullptr;
+    o.sequence = seq;
+    return o;
+}
 
 }  // namespace starfact::detail

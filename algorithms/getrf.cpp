@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "codelets/codelets.hpp"
@@ -37,7 +38,7 @@ double getrf_flops(int64_t n) {
 // ---- Pivots ---------------------------------------------------------------------------------------
 
 Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : runtime_(&runtime), n_(n), nb_(nb) {
-    require(n >= 0, "Pivots", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    detail::require_nonnegative("Pivots", "n", n);
     require(nb > 0, "Pivots", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
     // Joins the Runtime's registry before registering anything: a Runtime destroyed first unregisters the handles.
     membership_ = std::make_unique<detail::Membership>(
@@ -98,11 +99,8 @@ public:
           detail::SequenceState* seq)
         : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
           priorities_(opts.variant.kind == Variant::Kind::Right),
-          prio_(priorities_, static_cast<int>(2 * mt_ + 1)), names_(*seq) {
-        o_.mapping = detail::task_mapping(rt_, opts.mapping, A.nb());
-        o_.counter = stats ? &stats->tasks : nullptr;
-        o_.sequence = seq;
-    }
+          prio_(priorities_, static_cast<int>(2 * mt_ + 1)), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
+          names_(*seq) {}
 
     void step(int64_t k) {
         const int64_t off = k * A_.nb();
@@ -179,13 +177,10 @@ namespace detail {
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
                  const char* function) {
-    require(A.m() == A.n(), function, "A", "must be square (got " + std::to_string(A.m()) + " x " +
-                                               std::to_string(A.n()) + ")");
+    detail::require_square(function, "A", A);
     Runtime& rt = A.runtime();
     if (piv) {
-        require(piv->n() == A.n() && piv->nb() == A.nb(), function, "piv",
-                "must be shaped for A (got n=" + std::to_string(piv->n()) + " nb=" + std::to_string(piv->nb()) +
-                    ", A has n=" + std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")");
+        require_pivots_shaped_for(function, *piv, A);
         require(&piv->runtime() == &rt, function, "piv", "belongs to another Runtime than A");
     }
     require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than A");
@@ -249,12 +244,11 @@ template int getrf_nopiv<double>(TileMatrix<double>&, Sequence&, const Options&)
 
 template <typename T>
 int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Options& opts, const Tiling& tiling) {
-    require(n >= 0, "getrf", "n", "must be >= 0 (got " + std::to_string(n) + ")");
-    require(lda >= std::max<int64_t>(1, n), "getrf", "lda",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
-    require(tiling.nb >= 0, "getrf", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
-    require(A != nullptr || n == 0, "getrf", "A", "is null");
-    require(ipiv != nullptr || n == 0, "getrf", "ipiv", "is null");
+    detail::require_nonnegative("getrf", "n", n);
+    detail::require_leading_dimension("getrf", "lda", lda, n);
+    detail::require_tiling("getrf", tiling);
+    detail::require_array("getrf", "A", A, n == 0);
+    detail::require_array("getrf", "ipiv", ipiv, n == 0);
     const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
     TileMatrix<T> tiles(rt, n, nb, tiling.residency);
     Pivots piv(tiles);
@@ -266,16 +260,6 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     return info;
 }
 
-template <typename T>
-int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu) {
-    if (mapping == Mapping::CpuOnly || !gpu) return 256;
-    const bool device = residency == Residency::Device;
-    if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
-    return device && n > 24576 ? 4096 : 2048;
-}
-
-template int64_t lu_tile_size<float>(int64_t, Mapping, Residency, bool);
-template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool);
 template int getrf<float>(TileMatrix<float>&, Pivots&, const Options&);
 template int getrf<double>(TileMatrix<double>&, Pivots&, const Options&);
 template int getrf<float>(TileMatrix<float>&, Pivots&, const Options&, RunStats&);

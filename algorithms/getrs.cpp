@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "codelets/codelets.hpp"
@@ -30,15 +31,9 @@ namespace detail {
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                   RunStats* stats, const char* function) {
-    require(LU.m() == LU.n(), function, "A", "must be square (got " + std::to_string(LU.m()) + " x " +
-                                                 std::to_string(LU.n()) + ")");
-    require(B.m() == LU.n(), function, "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
-                                                std::to_string(LU.n()) + " x " + std::to_string(LU.n()) + ")");
-    require(B.nb() == LU.nb(), function, "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                                  ", A has nb=" + std::to_string(LU.nb()) + ")");
-    require(piv.n() == LU.n() && piv.nb() == LU.nb(), function, "piv",
-            "must be shaped for A (got n=" + std::to_string(piv.n()) + " nb=" + std::to_string(piv.nb()) +
-                ", A has n=" + std::to_string(LU.n()) + " nb=" + std::to_string(LU.nb()) + ")");
+    detail::require_square(function, "A", LU);
+    detail::require_right_hand_sides(function, LU, B);
+    require_pivots_shaped_for(function, piv, LU);
     require(&B.runtime() == &LU.runtime(), function, "B", "belongs to another Runtime");
     require(&piv.runtime() == &LU.runtime(), function, "piv", "belongs to another Runtime");
     require(&seq.runtime() == &LU.runtime(), function, "seq", "belongs to another Runtime than A");
@@ -51,10 +46,7 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     if (mt == 0 || nt == 0) return;
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 2));
     TaskNames name(SequenceAccess::state(seq));
-    TaskOptions o;
-    o.mapping = task_mapping(rt, opts.mapping, LU.nb());
-    o.counter = stats ? &stats->tasks : nullptr;
-    o.sequence = &SequenceAccess::state(seq);
+    TaskOptions o = operation_task_options(rt, opts, LU.nb(), stats, &SequenceAccess::state(seq));
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
             std::vector<starpu_data_handle_t> col;
@@ -104,10 +96,7 @@ void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const O
 
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
-    require(B.m() == A.n(), "gesv", "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
-                                             std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
-    require(B.nb() == A.nb(), "gesv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    detail::require_right_hand_sides("gesv", A, B);
     Sequence seq(A.runtime());
     detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
     const int info = seq.wait();
@@ -125,10 +114,7 @@ void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequenc
 }
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    require(B.m() == A.n(), "gesv", "B", "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " +
-                                             std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
-    require(B.nb() == A.nb(), "gesv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    detail::require_right_hand_sides("gesv", A, B);
     const int op = detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
     detail::submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv");
     return op;
@@ -142,16 +128,14 @@ template int gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, Seq
 template <typename T>
 int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv, T* B, int64_t ldb,
          const Options& opts, const Tiling& tiling) {
-    require(n >= 0, "gesv", "n", "must be >= 0 (got " + std::to_string(n) + ")");
-    require(nrhs >= 0, "gesv", "nrhs", "must be >= 0 (got " + std::to_string(nrhs) + ")");
-    require(lda >= std::max<int64_t>(1, n), "gesv", "lda",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
-    require(ldb >= std::max<int64_t>(1, n), "gesv", "ldb",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
-    require(tiling.nb >= 0, "gesv", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
-    require(A != nullptr || n == 0, "gesv", "A", "is null");
-    require(ipiv != nullptr || n == 0, "gesv", "ipiv", "is null");
-    require(B != nullptr || n == 0 || nrhs == 0, "gesv", "B", "is null");
+    detail::require_nonnegative("gesv", "n", n);
+    detail::require_nonnegative("gesv", "nrhs", nrhs);
+    detail::require_leading_dimension("gesv", "lda", lda, n);
+    detail::require_leading_dimension("gesv", "ldb", ldb, n);
+    detail::require_tiling("gesv", tiling);
+    detail::require_array("gesv", "A", A, n == 0);
+    detail::require_array("gesv", "ipiv", ipiv, n == 0);
+    detail::require_array("gesv", "B", B, n == 0 || nrhs == 0);
     const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
     Pivots piv(a);

@@ -36,10 +36,7 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, inverse_raw_max(mt));
     TaskNames name(SequenceAccess::state(seq));
-    TaskOptions o;
-    o.mapping = task_mapping(rt, opts.mapping, L.nb());
-    o.counter = stats ? &stats->tasks : nullptr;
-    o.sequence = &SequenceAccess::state(seq);
+    TaskOptions o = operation_task_options(rt, opts, L.nb(), stats, &SequenceAccess::state(seq));
     for (int64_t k = 0; k < mt; ++k) {
         TraceIteration step(rt, k);
         o.priority = prio(static_cast<int>(2 * (mt - k) - 2));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/arguments.hpp"
 #include "algorithms/inverse_submit.hpp"
 #include "algorithms/submit.hpp"
 #include "starfact/error.hpp"
@@ -19,25 +20,10 @@ double potri_flops(int64_t n) {
     return potrf_flops(n) + (N * N * N / 3.0 + 2.0 * N / 3.0) + (N * N * N / 3.0 + N * N / 2.0 + N / 6.0);
 }
 
-template <typename T>
-TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu) {
-    TilePlan plan = tile_plan<T>(n, mapping, residency, gpu);
-    if (mapping == Mapping::CpuOnly || !gpu) return plan;
-    // At least 8 tile rows: three phases pipeline through the tiles (H100, n = 16384 double: 2048 tiles gave 1.98x
-    // cuSOLVER potrf + potri, 4096 tiles 1.69x, 8192 tiles 1.24x; docs/results.md). Below 512 a tile task no
-    // longer fills an H100.
-    constexpr int64_t kMinTileRows = 8, kMinTile = 512;
-    if ((n + plan.nb - 1) / plan.nb < kMinTileRows)
-        plan.nb = std::max<int64_t>(std::min<int64_t>(kMinTile, std::max<int64_t>(n, 1)),
-                                    (n + kMinTileRows - 1) / kMinTileRows);
-    return plan;
-}
-
 namespace {
 template <typename T>
 int submit_potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
-    require(A.m() == A.n(), "potri", "A", "must be square (got " + std::to_string(A.m()) + " x " +
-                                              std::to_string(A.n()) + ")");
+    detail::require_square("potri", "A", A);
     require(!A.distributed(), "potri", "A", "is distributed over MPI ranks, which potri does not support");
     const int op = detail::submit_potrf(A, seq, opts, stats);
     detail::submit_trtri(A, seq, opts, stats);
@@ -70,11 +56,10 @@ template int potri<double>(TileMatrix<double>&, Sequence&, const Options&);
 
 template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
-    require(n >= 0, "potri", "n", "must be >= 0 (got " + std::to_string(n) + ")");
-    require(lda >= std::max<int64_t>(1, n), "potri", "lda",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
-    require(tiling.nb >= 0, "potri", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
-    require(A != nullptr || n == 0, "potri", "A", "is null");
+    detail::require_nonnegative("potri", "n", n);
+    detail::require_leading_dimension("potri", "lda", lda, n);
+    detail::require_tiling("potri", tiling);
+    detail::require_array("potri", "A", A, n == 0);
     const int64_t nb = tiling.nb > 0
                            ? tiling.nb
                            : potri_tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
@@ -91,7 +76,5 @@ template int potri<float>(TileMatrix<float>&, const Options&, RunStats&);
 template int potri<double>(TileMatrix<double>&, const Options&, RunStats&);
 template int potri<float>(Runtime&, int64_t, float*, int64_t, const Options&, const Tiling&);
 template int potri<double>(Runtime&, int64_t, double*, int64_t, const Options&, const Tiling&);
-template TilePlan potri_tile_plan<float>(int64_t, Mapping, Residency, bool);
-template TilePlan potri_tile_plan<double>(int64_t, Mapping, Residency, bool);
 
 }  // namespace starfact

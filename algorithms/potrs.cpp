@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
@@ -48,12 +49,8 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
         detail::agree(L.runtime(), "potrs",
                       {{"n", L.n()}, {"nb", L.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(L)},
                        {"B (tag of its first tile)", first_tag(B)}});
-    require(L.m() == L.n(), "potrs", "A", "must be square (got " + std::to_string(L.m()) + " x " +
-                                             std::to_string(L.n()) + ")");
-    require(B.m() == L.n(), "potrs", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
-                                              ", A is " + std::to_string(L.n()) + " x " + std::to_string(L.n()) + ")");
-    require(B.nb() == L.nb(), "potrs", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                                ", A has nb=" + std::to_string(L.nb()) + ")");
+    detail::require_square("potrs", "A", L);
+    detail::require_right_hand_sides("potrs", L, B);
     require(&B.runtime() == &L.runtime(), "potrs", "B", "belongs to another Runtime");
     require(&seq.runtime() == &L.runtime(), "potrs", "seq", "belongs to another Runtime than A");
     require(B.grid() == L.grid(), "potrs", "B",
@@ -67,10 +64,7 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
     if (mt == 0 || nt == 0) return;
     const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
     detail::TaskNames name(SequenceAccess::state(seq));
-    detail::TaskOptions o;
-    o.mapping = detail::task_mapping(rt, opts.mapping, L.nb());
-    o.counter = stats ? &stats->tasks : nullptr;
-    o.sequence = &SequenceAccess::state(seq);
+    detail::TaskOptions o = detail::operation_task_options(rt, opts, L.nb(), stats, &SequenceAccess::state(seq));
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));
@@ -117,10 +111,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts)
                       {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
                        {"A (tag of its first tile)", detail::first_tag(A)},
                        {"B (tag of its first tile)", detail::first_tag(B)}});
-    require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
-                                             ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
-    require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    detail::require_right_hand_sides("posv", A, B);
     const int op = detail::submit_potrf(A, seq, opts, nullptr);
     detail::submit_potrs(A, B, seq, opts, nullptr);
     return op;
@@ -138,10 +129,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
                       {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
                        {"A (tag of its first tile)", detail::first_tag(A)},
                        {"B (tag of its first tile)", detail::first_tag(B)}});
-    require(B.m() == A.n(), "posv", "B", "must have as many rows as A (got " + std::to_string(B.m()) +
-                                             ", A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")");
-    require(B.nb() == A.nb(), "posv", "B", "must use the tile size of A (got nb=" + std::to_string(B.nb()) +
-                                               ", A has nb=" + std::to_string(A.nb()) + ")");
+    detail::require_right_hand_sides("posv", A, B);
     const int info = potrf(A, opts);
     if (info == 0) potrs(A, B, opts);
     return info;
@@ -150,16 +138,14 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          const Tiling& tiling) {
-    require(n >= 0, "posv", "n", "must be >= 0 (got " + std::to_string(n) + ")");
-    require(nrhs >= 0, "posv", "nrhs", "must be >= 0 (got " + std::to_string(nrhs) + ")");
-    require(lda >= std::max<int64_t>(1, n), "posv", "lda",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(lda) + ")");
-    require(ldb >= std::max<int64_t>(1, n), "posv", "ldb",
-            "must be >= max(1, n) = " + std::to_string(std::max<int64_t>(1, n)) + " (got " + std::to_string(ldb) + ")");
-    require(tiling.nb >= 0, "posv", "nb", "must be >= 0 (got " + std::to_string(tiling.nb) + "; 0: tuned)");
+    detail::require_nonnegative("posv", "n", n);
+    detail::require_nonnegative("posv", "nrhs", nrhs);
+    detail::require_leading_dimension("posv", "lda", lda, n);
+    detail::require_leading_dimension("posv", "ldb", ldb, n);
+    detail::require_tiling("posv", tiling);
     // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
-    require(A != nullptr || n == 0, "posv", "A", "is null");
-    require(B != nullptr || n == 0 || nrhs == 0, "posv", "B", "is null");
+    detail::require_array("posv", "A", A, n == 0);
+    detail::require_array("posv", "B", B, n == 0 || nrhs == 0);
     const int64_t nb = tiling.nb > 0 ? tiling.nb
                                      : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);

@@ -41,10 +41,7 @@ int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats*
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, inverse_raw_max(mt));
     TaskNames name(state);
-    TaskOptions o;
-    o.mapping = task_mapping(rt, opts.mapping, L.nb());
-    o.counter = stats ? &stats->tasks : nullptr;
-    o.sequence = &state;
+    TaskOptions o = operation_task_options(rt, opts, L.nb(), stats, &state);
     auto raw = [mt](int64_t k, int64_t m) { return static_cast<int>(2 * (mt - k) - 1 - (m - k)); };
     for (int64_t k = 0; k < mt; ++k) {
         TraceIteration step(rt, k);

@@ -59,10 +59,6 @@ uint32_t where_of(Mapping m) {
     return STARPU_CPU | STARPU_CUDA;
 }
 
-Mapping task_mapping(const Runtime& rt, Mapping m, int64_t nb) {
-    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && rt.cuda_workers() > 0 ? Mapping::GpuOnly : m;
-}
-
 namespace {
 
 /// Submits a task this process runs: the options, the Sequence's completion counting, StarPU's submit.

@@ -105,14 +105,12 @@ struct TaskOptions {
 
 uint32_t where_of(Mapping m);
 
-/// Largest tile a CPU worker takes in a Hybrid run on a runtime with CUDA workers. On the H100 machine a
-/// CPU core runs a 1024 x 1024 gemm about a thousand times slower than the GPU: a CPU worker that takes
-/// one of the last tasks of a step delays the whole step (docs/performance.md). Smaller tiles stay open to
-/// both kinds of workers.
-constexpr int64_t kHybridCpuMaxTile = 512;
-/// The mapping the tasks on nb x nb tiles get: `m`, except Hybrid above kHybridCpuMaxTile with CUDA
-/// workers present, which becomes GpuOnly.
-Mapping task_mapping(const Runtime& rt, Mapping m, int64_t nb);
+/// The name of a precision's instance (a performance model symbol): `single` for float, `dbl` for double.
+template <typename T>
+constexpr const char* by_precision(const char* single, const char* dbl) {
+    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
+    return std::is_same<T, float>::value ? single : dbl;
+}
 
 /// Copies a trivially copyable argument block into malloc'ed memory StarPU frees after the task.
 template <typename Args>

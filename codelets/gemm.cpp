@@ -55,15 +55,12 @@ void gemm_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* gemm_symbol();
-template <> constexpr const char* gemm_symbol<float>() { return "starfact_sgemm"; }
-template <> constexpr const char* gemm_symbol<double>() { return "starfact_dgemm"; }
-
 }  // namespace
 
 template <typename T>
 void define_gemm(Kernel& k) {
-    define_kernel(k, "gemm", gemm_symbol<T>(), gemm_cpu<T>, STARFACT_CUDA_IMPL(gemm_cuda<T>),
+    define_kernel(k, "gemm", by_precision<T>("starfact_sgemm", "starfact_dgemm"),
+                  gemm_cpu<T>, STARFACT_CUDA_IMPL(gemm_cuda<T>),
                   {STARPU_R, STARPU_R, STARPU_RW});
 }
 

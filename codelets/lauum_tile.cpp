@@ -50,13 +50,10 @@ void lauum_tile_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* lauum_tile_symbol();
-template <> constexpr const char* lauum_tile_symbol<float>() { return "starfact_slauum_tile"; }
-template <> constexpr const char* lauum_tile_symbol<double>() { return "starfact_dlauum_tile"; }
-
 template <typename T>
 void define_lauum_tile(Kernel& k) {
-    define_kernel(k, "lauum", lauum_tile_symbol<T>(), lauum_tile_cpu<T>, STARFACT_CUDA_IMPL(lauum_tile_cuda<T>),
+    define_kernel(k, "lauum", by_precision<T>("starfact_slauum_tile", "starfact_dlauum_tile"),
+                  lauum_tile_cpu<T>, STARFACT_CUDA_IMPL(lauum_tile_cuda<T>),
                   {STARPU_RW});
 }
 

@@ -47,15 +47,12 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* syrk_symbol();
-template <> constexpr const char* syrk_symbol<float>() { return "starfact_ssyrk"; }
-template <> constexpr const char* syrk_symbol<double>() { return "starfact_dsyrk"; }
-
 }  // namespace
 
 template <typename T>
 void define_syrk(Kernel& k) {
-    define_kernel(k, "syrk", syrk_symbol<T>(), syrk_cpu<T>, STARFACT_CUDA_IMPL(syrk_cuda<T>), {STARPU_R, STARPU_RW});
+    define_kernel(k, "syrk", by_precision<T>("starfact_ssyrk", "starfact_dsyrk"),
+                  syrk_cpu<T>, STARFACT_CUDA_IMPL(syrk_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 template <typename T>

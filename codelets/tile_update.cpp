@@ -54,15 +54,12 @@ void tile_update_cuda(void* buffers[], void* cl_arg) {
 #undef COLS
 #undef LD
 
-template <typename T> constexpr const char* tile_update_symbol();
-template <> constexpr const char* tile_update_symbol<float>() { return "starfact_stile_update"; }
-template <> constexpr const char* tile_update_symbol<double>() { return "starfact_dtile_update"; }
-
 }  // namespace
 
 template <typename T>
 void define_tile_update(Kernel& k) {
-    define_kernel(k, "tile_update", tile_update_symbol<T>(), tile_update_cpu<T>,
+    define_kernel(k, "tile_update", by_precision<T>("starfact_stile_update", "starfact_dtile_update"),
+                  tile_update_cpu<T>,
                   STARFACT_CUDA_IMPL(tile_update_cuda<T>), {});  // modes per task (dyn_modes)
 }
 

@@ -64,13 +64,10 @@ void trmm_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* trmm_symbol();
-template <> constexpr const char* trmm_symbol<float>() { return "starfact_strmm"; }
-template <> constexpr const char* trmm_symbol<double>() { return "starfact_dtrmm"; }
-
 template <typename T>
 void define_trmm(Kernel& k) {
-    define_kernel(k, "trmm", trmm_symbol<T>(), trmm_cpu<T>, STARFACT_CUDA_IMPL(trmm_cuda<T>), {STARPU_R, STARPU_RW});
+    define_kernel(k, "trmm", by_precision<T>("starfact_strmm", "starfact_dtrmm"),
+                  trmm_cpu<T>, STARFACT_CUDA_IMPL(trmm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 }  // namespace

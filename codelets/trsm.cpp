@@ -47,15 +47,12 @@ void trsm_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* trsm_symbol();
-template <> constexpr const char* trsm_symbol<float>() { return "starfact_strsm"; }
-template <> constexpr const char* trsm_symbol<double>() { return "starfact_dtrsm"; }
-
 }  // namespace
 
 template <typename T>
 void define_trsm(Kernel& k) {
-    define_kernel(k, "trsm", trsm_symbol<T>(), trsm_cpu<T>, STARFACT_CUDA_IMPL(trsm_cuda<T>), {STARPU_R, STARPU_RW});
+    define_kernel(k, "trsm", by_precision<T>("starfact_strsm", "starfact_dtrsm"),
+                  trsm_cpu<T>, STARFACT_CUDA_IMPL(trsm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
 template <typename T>

@@ -52,15 +52,12 @@ void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* trsm_inverse_symbol();
-template <> constexpr const char* trsm_inverse_symbol<float>() { return "starfact_strsm_inverse"; }
-template <> constexpr const char* trsm_inverse_symbol<double>() { return "starfact_dtrsm_inverse"; }
-
 }  // namespace
 
 template <typename T>
 void define_trsm_inverse(Kernel& k) {
-    define_kernel(k, "trsm_inv", trsm_inverse_symbol<T>(), trsm_inverse_cpu<T>,
+    define_kernel(k, "trsm_inv", by_precision<T>("starfact_strsm_inverse", "starfact_dtrsm_inverse"),
+                  trsm_inverse_cpu<T>,
                   STARFACT_CUDA_IMPL(trsm_inverse_cuda<T>), {STARPU_R, STARPU_RW});
 }
 

@@ -54,10 +54,6 @@ void trtri_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* trtri_symbol();
-template <> constexpr const char* trtri_symbol<float>() { return "starfact_strtri"; }
-template <> constexpr const char* trtri_symbol<double>() { return "starfact_dtrtri"; }
-
 }  // namespace
 
 #ifdef STARFACT_HAVE_CUDA
@@ -84,7 +80,8 @@ void reserve_inverse_workspace(const Runtime& rt, int nb) {
 
 template <typename T>
 void define_trtri(Kernel& k) {
-    define_kernel(k, "trtri", trtri_symbol<T>(), trtri_cpu<T>, STARFACT_CUDA_IMPL(trtri_cuda<T>), {STARPU_R, STARPU_W});
+    define_kernel(k, "trtri", by_precision<T>("starfact_strtri", "starfact_dtrtri"),
+                  trtri_cpu<T>, STARFACT_CUDA_IMPL(trtri_cuda<T>), {STARPU_R, STARPU_W});
 }
 
 template <typename T>

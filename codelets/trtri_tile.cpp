@@ -62,13 +62,10 @@ Workspace inverse_tile_workspace(cusolverDnHandle_t h, int n) {
 }
 #endif
 
-template <typename T> constexpr const char* trtri_tile_symbol();
-template <> constexpr const char* trtri_tile_symbol<float>() { return "starfact_strtri_tile"; }
-template <> constexpr const char* trtri_tile_symbol<double>() { return "starfact_dtrtri_tile"; }
-
 template <typename T>
 void define_trtri_tile(Kernel& k) {
-    define_kernel(k, "trtri", trtri_tile_symbol<T>(), trtri_tile_cpu<T>, STARFACT_CUDA_IMPL(trtri_tile_cuda<T>),
+    define_kernel(k, "trtri", by_precision<T>("starfact_strtri_tile", "starfact_dtrtri_tile"),
+                  trtri_tile_cpu<T>, STARFACT_CUDA_IMPL(trtri_tile_cuda<T>),
                   {STARPU_RW, STARPU_RW});
 }
 

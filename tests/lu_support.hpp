@@ -81,6 +81,20 @@ std::vector<T> random_general(int64_t n, int64_t ld, uint64_t seed) {
     return A;
 }
 
+/// A random general system of order n with nrhs right-hand sides (from `seed`), and the copies gesv overwrites:
+/// LU (A, then its factors), X (B, then the solution), ipiv.
+template <typename T>
+struct GesvProblem {
+    std::vector<T> A, B, LU, X;
+    std::vector<int64_t> ipiv;
+    GesvProblem(int64_t n, int64_t nrhs, uint64_t seed)
+        : A(random_general<T>(n, n, seed)), B(static_cast<size_t>(n * nrhs)), ipiv(static_cast<size_t>(n)) {
+        random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
+        LU = A;
+        X = B;
+    }
+};
+
 inline bool all_finite(const std::vector<float>& v) {
     for (float x : v) if (!std::isfinite(x)) return false;
     return true;

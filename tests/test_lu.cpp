@@ -190,17 +190,13 @@ TEMPLATE_TEST_CASE("gesv: solve residual < 60", "[lu][cpu]", float, double) {
         for (int64_t nrhs : {int64_t(1), int64_t(7), nb + 5}) {
             const uint64_t seed = fresh_seed();
             INFO("nrhs=" << nrhs << " mapping=" << to_string(m) << " seed=" << seed);
-            const std::vector<T> A = random_general<T>(n, n, seed);
-            std::vector<T> B(static_cast<size_t>(n * nrhs));
-            random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
-            std::vector<T> LU = A, X = B;
-            std::vector<int64_t> ipiv(static_cast<size_t>(n));
-            REQUIRE(gesv(runtime(), n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, on(m), Tiling{nb}) == 0);
-            const double res = general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data());
+            GesvProblem<T> p(n, nrhs, seed);
+            REQUIRE(gesv(runtime(), n, nrhs, p.LU.data(), n, p.ipiv.data(), p.X.data(), n, on(m), Tiling{nb}) == 0);
+            const double res = general_solve_residual<T>(n, nrhs, p.A.data(), p.X.data(), p.B.data());
             INFO("residual=" << res);
             CHECK(res < kResidualLimit);
-            CHECK(gesv_residual<T>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
-            CHECK(lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+            CHECK(gesv_residual<T>(n, nrhs, p.A.data(), n, p.X.data(), n, p.B.data(), n) < kResidualLimit);
+            CHECK(lu_residual<T>(n, p.A.data(), n, p.LU.data(), n, p.ipiv) < kResidualLimit);
         }
     }
 }

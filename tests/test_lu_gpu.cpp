@@ -93,13 +93,10 @@ TEMPLATE_TEST_CASE("GPU gesv and getrf_nopiv", "[gpu][lu]", float, double) {
         for (int64_t nrhs : {int64_t(1), int64_t(7), nb + 5}) {
             const uint64_t seed = fresh_seed();
             INFO("nrhs=" << nrhs << " residency=" << to_string(r) << " seed=" << seed);
-            const std::vector<T> A = random_general<T>(n, n, seed);
-            std::vector<T> B(static_cast<size_t>(n * nrhs));
-            random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
-            std::vector<T> LU = A, X = B;
-            std::vector<int64_t> ipiv(static_cast<size_t>(n));
-            REQUIRE(gesv(runtime(), n, nrhs, LU.data(), n, ipiv.data(), X.data(), n, gpu_only(), Tiling{nb, r}) == 0);
-            CHECK(general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data()) < kResidualLimit);
+            GesvProblem<T> p(n, nrhs, seed);
+            REQUIRE(gesv(runtime(), n, nrhs, p.LU.data(), n, p.ipiv.data(), p.X.data(), n, gpu_only(),
+                         Tiling{nb, r}) == 0);
+            CHECK(general_solve_residual<T>(n, nrhs, p.A.data(), p.X.data(), p.B.data()) < kResidualLimit);
         }
     }
     const uint64_t seed = fresh_seed();

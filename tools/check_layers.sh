@@ -9,6 +9,7 @@
 #   include/   nothing but include/starfact/
 #   tests/     nothing from tools/ or examples/
 #   bench/, support/  nothing from examples/ (shared driver code lives in support/)
+#   bench/     nothing from tools/ (a program that needs the tuning space is a tool: tools/tune/)
 # Prints each offending line and exits 1 if there is one.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,7 @@ check "codelets/ includes algorithms/" codelets '#\s*include\s*["<]algorithms/'
 check "include/starfact/ includes internals" include '#\s*include\s*["<](codelets|algorithms|kernels|runtime|tools)/'
 check "tests/ include tools/ or examples/" tests '#\s*include\s*["<](tools|examples)/'
 check "bench/ includes examples/" bench '#\s*include\s*["<]examples/'
+check "bench/ includes tools/" bench '#\s*include\s*["<]tools/'
 check "support/ includes examples/" support '#\s*include\s*["<]examples/'
 [ $bad = 0 ] && echo "layers: ok"
 exit $bad

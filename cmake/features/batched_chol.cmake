@@ -86,8 +86,9 @@ if(STARFACT_BUILD_TESTS)
 endif()
 
 if(STARFACT_HAVE_CUDA AND STARFACT_BUILD_BENCH)
-  # Also instantiates the fast-math copies of the library's kernels, to measure them beside the default.
-  add_executable(bench_batched_chol ${PROJECT_SOURCE_DIR}/bench/bench_batched_chol.cu)
+  # Also instantiates the fast-math copies of the library's kernels, to measure them beside the default. It
+  # forces every candidate of the tuning space (batched_chol_candidates), so it lives with the tuning tools.
+  add_executable(bench_batched_chol ${batched_chol_tune_dir}/bench_batched_chol.cu)
   target_include_directories(bench_batched_chol PRIVATE ${PROJECT_SOURCE_DIR} ${LAPACKE_INCLUDE})
   target_link_libraries(bench_batched_chol PRIVATE starfact batched_chol_candidates CUDA::cudart CUDA::cusolver
                                                    PkgConfig::OPENBLAS ${LAPACKE_LIB})

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "../cli.hpp"
+#include "../../support/cli.hpp"  // header-only, standard library only
 #include "dataset.hpp"
 #include "lssvm.hpp"
 
 namespace {
 
 using namespace lssvm;
-using starfact::examples::Cli;
-using starfact::examples::split_list;
+using starfact::support::Cli;
+using starfact::support::split_list;
 
 const char* kHelp = R"(starfact_lssvm: LS-SVM classification (one-vs-all) on starfact tiles.
 

@@ -40,7 +40,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(resolve_diag_kernel(s.diag, mapping));
-    const std::string panel = to_string(resolve_panel_solve(s.panel, mapping, nb));
+    const std::string panel = to_string(resolve_panel_solve(s.panel));
 
     if (s.calibrate) {
         Settings cal = s;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "starfact/mapping.hpp"
+#include "starfact/plan.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
@@ -26,37 +27,13 @@ struct Variant {
     std::string name() const;
 };
 
-/// How the panel tiles A[m][k] are solved against the diagonal factor L[k][k].
-enum class PanelSolve {
-    Auto,     ///< Trsm (the backward-stable choice; see resolve_panel_solve)
-    Trsm,     ///< one trsm per tile (LAPACK's backward-stable triangular solve)
-    Inverse,  ///< L[k][k]^-1 once per step (trtri), then one gemm per tile (MAGMA's GPU trsm does this with
-              ///< small diagonal blocks); the error grows with cond(L[k][k]) instead of being backward stable:
-              ///< faster with 1024 tiles on the H100, but matrices with ill-conditioned tiles (Gaussian kernels
-              ///< with small nuggets) can fail with a spurious info > 0. Opt-in only.
-};
-
-/// "auto", "trsm", "inverse"; throws InvalidArgument naming `argument`.
+/// Text forms of the plan's choices (plan.hpp): "auto", "trsm", "inverse"; throws InvalidArgument naming
+/// `argument`.
 PanelSolve parse_panel_solve(const std::string& text, const char* argument = "panel");
 const char* to_string(PanelSolve p);
-/// What Auto means (Trsm for every mapping and tile size; the arguments are kept for the API's stability).
-PanelSolve resolve_panel_solve(PanelSolve p, Mapping m, int64_t nb);
-
-/// CUDA kernel for the diagonal tiles.
-enum class DiagKernel {
-    Auto,      ///< Fused where this build has it and the mapping may use a GPU, else Cusolver (see resolve_diag_kernel)
-    Fused,     ///< our fused potf2 (kernels/potf2/, docs/potf2.md)
-    Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
-};
 /// "auto", "fused", "cusolver"; throws InvalidArgument naming `argument`.
 DiagKernel parse_diag_kernel(const std::string& text, const char* argument = "diag");
 const char* to_string(DiagKernel d);
-/// Whether this build has the fused potf2 kernel.
-bool have_fused_potf2();
-/// What Auto means for this mapping: our fused potf2 as the CUDA diagonal codelet when the build has it
-/// (measured faster per tile at every order and not slower over the whole factorization on the H100:
-/// docs/potf2.md), cuSOLVER otherwise; CpuOnly never runs a CUDA codelet (reported as Cusolver).
-DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m);
 
 /// Algorithm choices of a factorization or solve (what to compute and how; never where the output goes).
 struct Options {
@@ -73,7 +50,7 @@ struct RunStats {
 
 /// How the LAPACK-array entry points cut their arrays into tiles (the TileMatrix forms use the matrix's own).
 struct Tiling {
-    /// Tile size; 0: the tuned choice for the order, precision, mapping and residency (tile_plan).
+    /// Tile size; 0: the tuned choice for the order, precision, mapping and residency (tile_plan, plan.hpp).
     int64_t nb = 0;
     Residency residency = Residency::Host;
 };
@@ -121,18 +98,6 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Option
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 }  // namespace async
-
-/// The tuned granularity of an order-n factorization on this machine type (algorithms/tile_plan.cpp,
-/// docs/performance.md): the tile size, and the CUDA workers (streams) per GPU a Runtime should have.
-struct TilePlan {
-    int64_t nb = 0;
-    int streams_per_gpu = 0;  ///< 0: no preference (no GPU in the mapping)
-};
-/// What Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA workers; `gpus`: the
-/// CUDA devices the tiles spread over (device-resident tiles on several GPUs take finer tiles, and never one
-/// whole-matrix task).
-template <typename T>
-TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s.
 double potrf_flops(int64_t n);

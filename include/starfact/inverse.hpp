@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/plan.hpp"  // potri_tile_plan
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
@@ -37,12 +38,6 @@ void lauum(TileMatrix<T>& L, const Options& opts = {});
 /// copied into tiles as `tiling` says (Tiling::nb = 0: potri_tile_plan) and back.
 template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
-
-/// The granularity potri's array form and starpu_chol --op potri use: tile_plan's, except that a GPU
-/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384)
-/// is cut into eight (tiles of at least 512), so that the three phases have tiles to overlap on.
-template <typename T>
-TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
 
 /// Flop count of potri (LAWN 41: potrf's, plus trtri's n^3/3 + 2n/3, plus lauum's n^3/3 + n^2/2 + n/6),
 /// for reporting GFLOP/s.

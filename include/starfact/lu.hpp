@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/plan.hpp"  // lu_tile_size
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -101,13 +102,6 @@ template <typename T>
 int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
 }  // namespace async
 
-/// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
-/// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
-/// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
-/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few.
-/// `gpu`: whether the runtime has CUDA workers.
-template <typename T>
-int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu);
 
 /// Flop count of getrf for reporting GFLOP/s: 2 n^3 / 3.
 double getrf_flops(int64_t n);

@@ -1,0 +1,52 @@
+// Internal: the argument checks of the entry points, one function per kind of check, so that every operation
+// words the same failure the same way (an InvalidArgument naming the function and the argument).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "starfact/cholesky.hpp"
+#include "starfact/error.hpp"
+#include "starfact/lu.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::detail {
+
+/// An order or a count (n, nrhs): >= 0.
+void require_nonnegative(const char* function, const char* argument, int64_t value);
+/// The leading dimension `ld` of a column-major array with `rows` rows: >= max(1, rows).
+void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows);
+/// The tiling of a LAPACK-array form: nb >= 0 (0: the plan's).
+void require_tiling(const char* function, const Tiling& tiling);
+/// An array argument: not null unless it holds nothing (`empty`).
+void require_array(const char* function, const char* argument, const void* array, bool empty);
+
+/// A TileMatrix argument that must be square.
+template <typename T>
+void require_square(const char* function, const char* argument, const TileMatrix<T>& A) {
+    require(A.m() == A.n(), function, argument,
+            [&] { return "must be square (got " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ")"; });
+}
+
+/// The right-hand sides B of a solve with A: as many rows as A, and A's tile size.
+template <typename T>
+void require_right_hand_sides(const char* function, const TileMatrix<T>& A, const TileMatrix<T>& B) {
+    require(B.m() == A.n(), function, "B", [&] {
+        return "must have as many rows as A (got " + std::to_string(B.m()) + ", A is " + std::to_string(A.m()) +
+               " x " + std::to_string(A.n()) + ")";
+    });
+    require(B.nb() == A.nb(), function, "B", [&] {
+        return "must use the tile size of A (got nb=" + std::to_string(B.nb()) + ", A has nb=" +
+               std::to_string(A.nb()) + ")";
+    });
+}
+
+/// The pivots of an LU of A: shaped for A (its order and tile size).
+template <typename T>
+void require_pivots_shaped_for(const char* function, const Pivots& piv, const TileMatrix<T>& A) {
+    require(piv.n() == A.n() && piv.nb() == A.nb(), function, "piv", [&] {
+        return "must be shaped for A (got n=" + std::to_string(piv.n()) + " nb=" + std::to_string(piv.nb()) +
+               ", A has n=" + std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")";
+    });
+}
+
+}  // namespace starfact::detail

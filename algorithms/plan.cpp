@@ -1,0 +1,103 @@
+// The plan (include/starfact/plan.hpp): every tuned choice that does not depend on the data, none needing a
+// Runtime. The Cholesky's tile size and CUDA streams per GPU by order, precision, mapping and residency (the
+// rows come from `starpu_chol --sweep` on the H100, docs/performance.md says how to regenerate them; between
+// two rows the smaller row's choice holds), the inverse's and the LU's tile sizes, the hybrid rule, and what
+// the Auto diagonal kernel and panel solve mean.
+#include <algorithm>
+
+#include "codelets/codelets.hpp"  // fused_potf2_available
+#include "starfact/plan.hpp"
+
+namespace starfact {
+namespace {
+
+struct PlanRow {
+    int64_t max_n;  ///< the row holds for orders <= max_n
+    int64_t nb;     ///< tile size; 0: one tile (the whole matrix is one task)
+    int streams;    ///< CUDA workers per GPU
+};
+
+// GPU mappings, device-resident tiles: up to max_n the whole matrix is one tile, factored by the
+// two-stream GPU kernel (kernels/potf2/); above, tiles of nb.
+constexpr PlanRow kDevice[] = {
+    {16384, 0, 4},
+    {int64_t(1) << 40, 4096, 4},
+};
+// GPU mappings, device-resident tiles over several GPUs: a whole-matrix task would leave all but one GPU idle, and
+// the finer 2048 tiles beat 4096 at every order measured on 2 GPUs (16384 to 65536, docs/multigpu.md).
+constexpr PlanRow kDeviceMulti[] = {
+    {12288, 0, 4},
+    {int64_t(1) << 40, 2048, 4},
+};
+// GPU mappings, host-resident tiles: tiles small enough that transfers overlap the factorization.
+constexpr PlanRow kHost[] = {
+    {4096, 0, 4},
+    {int64_t(1) << 40, 2048, 4},
+};
+
+TilePlan from(const PlanRow* rows, size_t count, int64_t n) {
+    for (size_t i = 0; i < count; ++i)
+        if (n <= rows[i].max_n) return {rows[i].nb > 0 ? rows[i].nb : std::max<int64_t>(n, 1), rows[i].streams};
+    return {rows[count - 1].nb, rows[count - 1].streams};
+}
+
+}  // namespace
+
+template <typename T>
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
+    if (mapping == Mapping::CpuOnly || !gpu) return {256, 0};
+    if (residency == Residency::Device && gpus > 1)
+        return from(kDeviceMulti, sizeof kDeviceMulti / sizeof kDeviceMulti[0], n);
+    if (residency == Residency::Device) return from(kDevice, sizeof kDevice / sizeof kDevice[0], n);
+    return from(kHost, sizeof kHost / sizeof kHost[0], n);
+}
+
+template <typename T>
+TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+    TilePlan plan = tile_plan<T>(n, mapping, residency, gpu);
+    if (mapping == Mapping::CpuOnly || !gpu) return plan;
+    // At least 8 tile rows: three phases pipeline through the tiles (H100, n = 16384 double: 2048 tiles gave 1.98x
+    // cuSOLVER potrf + potri, 4096 tiles 1.69x, 8192 tiles 1.24x; docs/results.md). Below 512 a tile task no
+    // longer fills an H100.
+    constexpr int64_t kMinTileRows = 8, kMinTile = 512;
+    if ((n + plan.nb - 1) / plan.nb < kMinTileRows)
+        plan.nb = std::max<int64_t>(std::min<int64_t>(kMinTile, std::max<int64_t>(n, 1)),
+                                    (n + kMinTileRows - 1) / kMinTileRows);
+    return plan;
+}
+
+template <typename T>
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+    if (mapping == Mapping::CpuOnly || !gpu) return 256;
+    const bool device = residency == Residency::Device;
+    if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
+    return device && n > 24576 ? 4096 : 2048;
+}
+
+Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
+    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && gpu ? Mapping::GpuOnly : m;
+}
+
+bool have_fused_potf2() { return detail::fused_potf2_available(); }
+
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m) {
+    if (d != DiagKernel::Auto) return d;
+    return m != Mapping::CpuOnly && detail::fused_potf2_available() ? DiagKernel::Fused : DiagKernel::Cusolver;
+}
+
+PanelSolve resolve_panel_solve(PanelSolve p) {
+    // Trsm whatever the mapping and tile size: the inverse path was faster with 1024 tiles on the H100
+    // (docs/results.md) but is not backward stable: on Gaussian-kernel matrices with small nuggets, which
+    // LAPACK factors with residuals ~1e-3, its error through inv(L[k][k]) made the trailing matrix lose
+    // definiteness (a spurious info > 0; docs/algorithms.md). It stays available as an explicit choice.
+    return p == PanelSolve::Auto ? PanelSolve::Trsm : p;
+}
+
+template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool, int);
+template TilePlan tile_plan<double>(int64_t, Mapping, Residency, bool, int);
+template TilePlan potri_tile_plan<float>(int64_t, Mapping, Residency, bool);
+template TilePlan potri_tile_plan<double>(int64_t, Mapping, Residency, bool);
+template int64_t lu_tile_size<float>(int64_t, Mapping, Residency, bool);
+template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool);
+
+}  // namespace starfact

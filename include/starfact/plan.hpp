@@ -1,0 +1,70 @@
+// The plan: every tuned choice of tile size, streams, task placement and diagonal/panel kernels, in one module
+// (algorithms/plan.cpp). Each function is computable without a Runtime: the caller says whether it has CUDA
+// workers (`gpu`) and over how many GPUs its tiles spread. The API's defaults, the drivers and the LS-SVM
+// example all ask here.
+#pragma once
+#include <cstdint>
+
+#include "starfact/mapping.hpp"
+
+namespace starfact {
+
+/// How the panel tiles A[m][k] are solved against the diagonal factor L[k][k].
+enum class PanelSolve {
+    Auto,     ///< Trsm (the backward-stable choice; see resolve_panel_solve)
+    Trsm,     ///< one trsm per tile (LAPACK's backward-stable triangular solve)
+    Inverse,  ///< L[k][k]^-1 once per step (trtri), then one gemm per tile (MAGMA's GPU trsm does this with
+              ///< small diagonal blocks); the error grows with cond(L[k][k]) instead of being backward stable:
+              ///< faster with 1024 tiles on the H100, but matrices with ill-conditioned tiles (Gaussian kernels
+              ///< with small nuggets) can fail with a spurious info > 0. Opt-in only.
+};
+/// What Auto means: Trsm, for every mapping and tile size.
+PanelSolve resolve_panel_solve(PanelSolve p);
+
+/// CUDA kernel for the diagonal tiles.
+enum class DiagKernel {
+    Auto,      ///< Fused where this build has it and the mapping may use a GPU, else Cusolver (see resolve_diag_kernel)
+    Fused,     ///< our fused potf2 (kernels/potf2/, docs/potf2.md)
+    Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
+};
+/// Whether this build has the fused potf2 kernel.
+bool have_fused_potf2();
+/// What Auto means for this mapping: our fused potf2 as the CUDA diagonal codelet when the build has it
+/// (measured faster per tile at every order and not slower over the whole factorization on the H100:
+/// docs/potf2.md), cuSOLVER otherwise; CpuOnly never runs a CUDA codelet (reported as Cusolver).
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m);
+
+/// The tuned granularity of an order-n factorization on this machine type (docs/performance.md): the tile
+/// size, and the CUDA workers (streams) per GPU a Runtime should have.
+struct TilePlan {
+    int64_t nb = 0;
+    int streams_per_gpu = 0;  ///< 0: no preference (no GPU in the mapping)
+};
+/// The Cholesky's plan: what Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA
+/// workers; `gpus`: the CUDA devices the tiles spread over (device-resident tiles on several GPUs take finer
+/// tiles, and never one whole-matrix task).
+template <typename T>
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
+/// The granularity potri's array form and starpu_chol --op potri use: tile_plan's, except that a GPU
+/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384)
+/// is cut into eight (tiles of at least 512), so that the three phases have tiles to overlap on.
+template <typename T>
+TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
+/// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
+/// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
+/// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
+/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few.
+/// `gpu`: whether the runtime has CUDA workers.
+template <typename T>
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu);
+
+/// Largest tile a CPU worker takes in a Hybrid run on a runtime with CUDA workers. On the H100 machine a
+/// CPU core runs a 1024 x 1024 gemm about a thousand times slower than the GPU: a CPU worker that takes
+/// one of the last tasks of a step delays the whole step (docs/performance.md). Smaller tiles stay open to
+/// both kinds of workers.
+constexpr int64_t kHybridCpuMaxTile = 512;
+/// The mapping the tasks on nb x nb tiles get (the hybrid rule): `m`, except Hybrid above kHybridCpuMaxTile
+/// on a runtime with CUDA workers (`gpu`), which becomes GpuOnly.
+Mapping task_mapping(Mapping m, int64_t nb, bool gpu);
+
+}  // namespace starfact

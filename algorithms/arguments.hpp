@@ -49,4 +49,18 @@ void require_pivots_shaped_for(const char* function, const Pivots& piv, const Ti
     });
 }
 
+/// The factor precisions an operation on T tiles takes: potrf on double only its own (Native, Fp64); potrf on float
+/// its own and the tensor-core arithmetics (Tf32, Bf16, Fp16); a solve (`solve`: posv, whose double form refines
+/// a lower-precision factor) on double any of them.
+template <typename T>
+void require_factor_precision(const char* function, Precision p, bool solve) {
+    const bool is_double = sizeof(T) == sizeof(double);
+    if (is_double && !solve && p != Precision::Native && p != Precision::Fp64)
+        throw InvalidArgument(function, "factor",
+                              std::string("is ") + to_string(p) + ", but a double factorization runs in double: "
+                              "posv refines a lower-precision factor to double accuracy");
+    if (!is_double && p == Precision::Fp64)
+        throw InvalidArgument(function, "factor", "is fp64, but the matrix is float");
+}
+
 }  // namespace starfact::detail

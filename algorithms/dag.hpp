@@ -93,6 +93,7 @@ inline TaskOptions operation_task_options(const Runtime& rt, const Options& opts
     o.mapping = task_mapping(opts.mapping, nb, rt.cuda_workers() > 0);
     o.counter = stats ? &stats->tasks : nullptr;
     o.sequence = seq;
+    o.compute = compute_of(opts.factor);
     return o;
 }
 

@@ -46,6 +46,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     Runtime& rt = A.runtime();
     require(&seq.runtime() == &rt, "potrf", "seq", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, "potrf");
+    detail::require_factor_precision<T>("potrf", opts.factor, false);
     require(opts.diag != DiagKernel::Fused || detail::fused_potf2_available(), "potrf", "diag",
             "is fused but this build has no fused potf2 kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
@@ -149,6 +150,29 @@ PanelSolve parse_panel_solve(const std::string& text, const char* argument) {
     if (text == "trsm") return PanelSolve::Trsm;
     if (text == "inverse") return PanelSolve::Inverse;
     throw InvalidArgument("parse_panel_solve", argument, "must be auto, trsm or inverse (got '" + text + "')");
+}
+
+Precision parse_precision(const std::string& text, const char* argument) {
+    if (text == "native") return Precision::Native;
+    if (text == "fp64" || text == "double" || text == "d") return Precision::Fp64;
+    if (text == "fp32" || text == "float" || text == "s") return Precision::Fp32;
+    if (text == "tf32") return Precision::Tf32;
+    if (text == "bf16") return Precision::Bf16;
+    if (text == "fp16") return Precision::Fp16;
+    throw InvalidArgument("parse_precision", argument,
+                          "must be native, fp64, fp32, tf32, bf16 or fp16 (got '" + text + "')");
+}
+
+const char* to_string(Precision p) {
+    switch (p) {
+        case Precision::Native: return "native";
+        case Precision::Fp64: return "fp64";
+        case Precision::Fp32: return "fp32";
+        case Precision::Tf32: return "tf32";
+        case Precision::Bf16: return "bf16";
+        case Precision::Fp16: return "fp16";
+    }
+    return "?";
 }
 
 DiagKernel parse_diag_kernel(const std::string& text, const char* argument) {

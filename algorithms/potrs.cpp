@@ -17,6 +17,7 @@
 #include "runtime/sequence_state.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
+#include "starfact/mixed.hpp"
 
 namespace starfact {
 
@@ -124,6 +125,10 @@ template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, c
 
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
+    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64) {
+        SolveReport report;  // the refined solve (mixed.hpp); its report is not asked for here
+        return posv(A, B, opts, report);
+    }
     if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(A.runtime(), "posv",
                       {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
@@ -146,6 +151,10 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
     detail::require_array("posv", "A", A, n == 0);
     detail::require_array("posv", "B", B, n == 0 || nrhs == 0);
+    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64) {
+        SolveReport report;  // the refined solve (mixed.hpp), which tiles for its own factorization
+        return posv(rt, n, nrhs, A, lda, B, ldb, opts, report, Refinement{}, tiling);
+    }
     const int64_t nb = tiling.nb > 0 ? tiling.nb
                                      : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);

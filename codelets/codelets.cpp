@@ -50,6 +50,15 @@ void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_f
     k.cl.model = &k.model;
 }
 
+int compute_of(Precision p) {
+    switch (p) {
+        case Precision::Tf32: return 1;
+        case Precision::Bf16: return 2;
+        case Precision::Fp16: return 3;
+        default: return 0;
+    }
+}
+
 uint32_t where_of(Mapping m) {
     switch (m) {
         case Mapping::GpuOnly: return STARPU_CUDA;

@@ -12,6 +12,7 @@
 
 #include "kernels/blas_types.hpp"
 #include "runtime/extensions.hpp"
+#include "starfact/cholesky.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
 
@@ -101,7 +102,12 @@ struct TaskOptions {
     bool urgent = false;
     /// The Sequence the task belongs to (its completion is counted there); nullptr: none.
     SequenceState* sequence = nullptr;
+    /// Arithmetic of the float gemm and syrk tasks on CUDA workers: 0 float, 1 TF32, 2 BF16 inputs, 3 FP16 inputs
+    /// (tensor cores, float accumulation; compute_of(Options::factor)). CPU workers and double tasks ignore it.
+    int compute = 0;
 };
+/// TaskOptions::compute for a factorization in precision p.
+int compute_of(Precision p);
 
 uint32_t where_of(Mapping m);
 

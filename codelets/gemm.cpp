@@ -1,5 +1,7 @@
 // gemm codelet: C := alpha * op(A) op(B) + beta * C.
 //   buffers: 0 = A (R), 1 = B (R), 2 = C (RW)
+#include <type_traits>
+
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -15,6 +17,7 @@ struct GemmArgs {
     T alpha, beta;
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool urgent;
+    int compute;  // TaskOptions::compute (float on CUDA: tensor cores)
 };
 
 struct GemmDims {
@@ -47,13 +50,29 @@ void gemm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
     const GemmDims d = gemm_dims(buffers, a);
     gpu::WorkerStream ws(a->cuda, a->urgent);
-    const cublasStatus_t s = gpu::gemm(ws.cublas, a->opa, a->opb, d.m, d.n, d.k, a->alpha,
-                                       reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), d.lda,
-                                       reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1])), d.ldb, a->beta,
-                                       reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2])), d.ldc);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const T* B = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2]));
+    cublasStatus_t s;
+    if constexpr (std::is_same<T, float>::value) {
+        s = a->compute ? gpu::gemm_fast(ws.cublas, a->compute, a->opa, a->opb, d.m, d.n, d.k, a->alpha, A, d.lda, B,
+                                        d.ldb, a->beta, C, d.ldc)
+                       : gpu::gemm(ws.cublas, a->opa, a->opb, d.m, d.n, d.k, a->alpha, A, d.lda, B, d.ldb, a->beta, C,
+                                   d.ldc);
+    } else {
+        s = gpu::gemm(ws.cublas, a->opa, a->opb, d.m, d.n, d.k, a->alpha, A, d.lda, B, d.ldb, a->beta, C, d.ldc);
+    }
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif
+
+/// The float gemm in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
+template <int Compute>
+void define_gemm_fast(Kernel& k) {
+    static const char* const symbols[] = {"", "starfact_sgemm_tf32", "starfact_sgemm_bf16", "starfact_sgemm_fp16"};
+    define_kernel(k, "gemm", symbols[Compute], gemm_cpu<float>, STARFACT_CUDA_IMPL(gemm_cuda<float>),
+                  {STARPU_R, STARPU_R, STARPU_RW});
+}
 
 }  // namespace
 
@@ -64,16 +83,30 @@ void define_gemm(Kernel& k) {
                   {STARPU_R, STARPU_R, STARPU_RW});
 }
 
+/// The gemm codelet for precision T in arithmetic `compute` (TaskOptions::compute).
+template <typename T>
+const starpu_codelet* gemm_codelet(const Runtime& rt, int compute) {
+    if constexpr (std::is_same<T, float>::value) {
+        switch (compute) {
+            case 1: return &kernel<define_gemm_fast<1>>(rt).cl;
+            case 2: return &kernel<define_gemm_fast<2>>(rt).cl;
+            case 3: return &kernel<define_gemm_fast<3>>(rt).cl;
+            default: break;
+        }
+    }
+    return &codelets<T>(rt).gemm.cl;
+}
+
 template <typename T>
 void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
                  starpu_data_handle_t B, T beta, starpu_data_handle_t C) {
     const double m = tile_rows(C), n = tile_cols(C), k = opa == Op::NoTrans ? tile_cols(A) : tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).gemm.cl);
+    t->cl = const_cast<starpu_codelet*>(gemm_codelet<T>(rt, o.compute));
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;
-    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta, cuda_contexts(rt), o.urgent});
+    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta, cuda_contexts(rt), o.urgent, o.compute});
     t->cl_arg_size = sizeof(GemmArgs<T>);
     t->cl_arg_free = 1;
     t->flops = 2.0 * m * n * k;

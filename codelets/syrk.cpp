@@ -1,5 +1,7 @@
 // syrk codelet: C := alpha * op(A) op(A)^T + beta * C, C symmetric (uplo triangle updated).
 //   buffers: 0 = A (R), 1 = C (RW)
+#include <type_traits>
+
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -16,6 +18,7 @@ struct SyrkArgs {
     T alpha, beta;
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool urgent;
+    int compute;  // TaskOptions::compute (float on CUDA: the whole tile by a tensor-core gemm)
 };
 
 template <typename T>
@@ -40,12 +43,42 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
     const int k = static_cast<int>(a->op == Op::NoTrans ? STARPU_MATRIX_GET_NY(buffers[0])
                                                         : STARPU_MATRIX_GET_NX(buffers[0]));
     gpu::WorkerStream ws(a->cuda, a->urgent);
-    const cublasStatus_t s = gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A,
-                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), a->beta, C,
-                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    const int lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
+    cublasStatus_t s;
+    if constexpr (std::is_same<T, float>::value) {
+        // cuBLAS has no tensor-core syrk: a gemm over the whole tile (both triangles; the factorization reads only
+        // the lower one), n^2 k more flops on the diagonal tiles only.
+        const Op other = a->op == Op::NoTrans ? Op::Trans : Op::NoTrans;
+        s = a->compute ? gpu::gemm_fast(ws.cublas, a->compute, a->op, other, n, n, k, a->alpha, A, lda, A, lda, a->beta,
+                                        C, ldc)
+                       : gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A, lda, a->beta, C, ldc);
+    } else {
+        s = gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A, lda, a->beta, C, ldc);
+    }
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif
+
+/// The float syrk in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
+template <int Compute>
+void define_syrk_fast(Kernel& k) {
+    static const char* const symbols[] = {"", "starfact_ssyrk_tf32", "starfact_ssyrk_bf16", "starfact_ssyrk_fp16"};
+    define_kernel(k, "syrk", symbols[Compute], syrk_cpu<float>, STARFACT_CUDA_IMPL(syrk_cuda<float>),
+                  {STARPU_R, STARPU_RW});
+}
+
+template <typename T>
+const starpu_codelet* syrk_codelet(const Runtime& rt, int compute) {
+    if constexpr (std::is_same<T, float>::value) {
+        switch (compute) {
+            case 1: return &kernel<define_syrk_fast<1>>(rt).cl;
+            case 2: return &kernel<define_syrk_fast<2>>(rt).cl;
+            case 3: return &kernel<define_syrk_fast<3>>(rt).cl;
+            default: break;
+        }
+    }
+    return &codelets<T>(rt).syrk.cl;
+}
 
 }  // namespace
 
@@ -60,10 +93,10 @@ void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T al
                  T beta, starpu_data_handle_t C) {
     const double n = tile_rows(C), k = op == Op::NoTrans ? tile_cols(A) : tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).syrk.cl);
+    t->cl = const_cast<starpu_codelet*>(syrk_codelet<T>(rt, o.compute));
     t->handles[0] = A;
     t->handles[1] = C;
-    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta, cuda_contexts(rt), o.urgent});
+    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta, cuda_contexts(rt), o.urgent, o.compute});
     t->cl_arg_size = sizeof(SyrkArgs<T>);
     t->cl_arg_free = 1;
     t->flops = n * (n + 1) * k;

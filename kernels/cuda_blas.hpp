@@ -26,6 +26,17 @@ inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, do
                            int lda, const double* B, int ldb, double beta, double* C, int ldc) {
     return cublasDgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
+/// Tensor-core arithmetic for float tiles (TaskOptions::compute): 1 TF32, 2 BF16 inputs, 3 FP16 inputs, each with
+/// float accumulation; cuBLAS rounds the float inputs itself.
+inline cublasComputeType_t fast_compute(int compute) {
+    return compute == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                        : compute == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF : CUBLAS_COMPUTE_32F_FAST_16F;
+}
+inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m, int n, int k, float alpha,
+                                const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+    return cublasGemmEx(h, op(a), op(b), m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, C, CUDA_R_32F,
+                        ldc, fast_compute(compute), CUBLAS_GEMM_DEFAULT);
+}
 inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, float alpha, const float* A, int lda,
                            float beta, float* C, int ldc) {
     return cublasSsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);

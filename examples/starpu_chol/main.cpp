@@ -93,6 +93,7 @@ int run_local(const Settings& s) {
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
             if (s.op == "potri") rc = run_potri(s, rt, mapping);
+            else if (s.op == "posv" && s.factor != Precision::Native) rc = run_mixed(s, rt, mapping);
             else if (s.op == "posv") rc = run_grid(s, rt, mapping, Grid{});
             else rc = run_single(s, rt, mapping);
             workers = support::worker_names();

@@ -85,6 +85,8 @@ int summary_status(const Table& table, const std::string& summary, double residu
 int run_single(const Settings& s, Runtime& rt, Mapping mapping);
 /// --op potri: potrf + trtri + lauum as one graph, and the vendor's potrf + potri.
 int run_potri(const Settings& s, Runtime& rt, Mapping mapping);
+/// --op posv --factor-prec: the refined solve against cuSOLVER's double solves (run_mixed.cpp).
+int run_mixed(const Settings& s, Runtime& rt, Mapping mapping);
 /// potrf, or posv (--op posv), on a matrix spread over `grid` (1 x 1: this process's own matrix).
 int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid);
 /// --compare: every scheduler x mapping x variant on the same matrix, one table.

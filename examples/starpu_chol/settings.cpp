@@ -1,6 +1,7 @@
 // starpu_chol's help text and flag parsing (settings.hpp).
 #include "examples/starpu_chol/settings.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -27,6 +28,15 @@ problem
                     ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
   --nrhs K          right-hand sides of --op posv (default 1)
+  --factor-prec P   --op posv in double with the factorization in P: native/fp64 (the plain solve), fp32, tf32,
+                    bf16, fp16 (the mixed-precision solve: a float factor of the scaled matrix, the trailing
+                    updates on tensor cores in tf32/bf16/fp16, refinement to double accuracy, GMRES when it
+                    stalls, the double factorization as fall-back; docs/mixed_precision.md). Prints per run the
+                    path, the refinement and GMRES iterations and the backward error, and in the same run
+                    cuSOLVER's dpotrf + dpotrs and its IRS gesv at the same lowest precision (GPU runs); tiles
+                    from starfact::mixed_tile_size unless --nb
+  --cond K          with --factor-prec: the matrix Q diag(s) Q^T of condition number K (Q orthogonal from the QR
+                    of a Gaussian matrix, s geometric from 1 to 1/K) instead of the random SPD one
 )") +
            support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
@@ -137,6 +147,18 @@ Settings parse(int argc, char** argv) {
         } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
         else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
+        else if (f == "--factor-prec") s.factor = parse_precision(cli.value(), "--factor-prec");
+        else if (f == "--cond") {
+            const std::string v = cli.value();
+            size_t used = 0;
+            try {
+                s.cond = std::stod(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || !(s.cond >= 1) || !std::isfinite(s.cond))
+                throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
+        }
         else if (f == "--grid") s.grid = parse_grid(cli.value());
         else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
         else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
@@ -175,6 +197,13 @@ Settings parse(int argc, char** argv) {
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
     if (s.op != "potrf" && (s.compare || s.sweep || s.calibrate))
         throw std::invalid_argument("--op " + s.op + " runs one configuration: drop --compare, --sweep and --calibrate");
+    if (s.factor != Precision::Native && s.op != "posv")
+        throw std::invalid_argument("--factor-prec chooses the factorization of a solve: add --op posv");
+    if (s.cond > 0 && s.factor == Precision::Native)
+        throw std::invalid_argument("--cond builds the test matrices of the mixed-precision solve: add --factor-prec");
+    if (s.factor != Precision::Native && s.factor != Precision::Fp64 && s.prec != 'd')
+        throw std::invalid_argument("--factor-prec " + std::string(to_string(s.factor)) +
+                                    " refines a double solve: use --prec d");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};

@@ -22,6 +22,8 @@ struct Settings : support::DriverFlags {
     std::string precs = "ds", sweep_csv = "starpu_chol_sweep.csv";
     std::string op = "potrf";
     int64_t nrhs = 1;
+    Precision factor = Precision::Native;  // --factor-prec
+    double cond = 0;                       // --cond; 0: the random SPD matrix
     Grid grid{0, 0};  // --grid; 0 x 0: not given
     DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement
     Grid device_grid{0, 0};                                      // --device-grid; 0 x 0: the most square

@@ -35,12 +35,31 @@ const char* to_string(PanelSolve p);
 DiagKernel parse_diag_kernel(const std::string& text, const char* argument = "diag");
 const char* to_string(DiagKernel d);
 
+/// The arithmetic a factorization runs in (docs/mixed_precision.md).
+enum class Precision {
+    Native,  ///< the matrix's own precision (float or double)
+    Fp64,    ///< double
+    Fp32,    ///< float
+    Tf32,    ///< float tiles; on CUDA workers the trailing updates on tensor cores in TF32 (float accumulation)
+    Bf16,    ///< float tiles; CUDA trailing updates with BF16 inputs on tensor cores (float accumulation)
+    Fp16,    ///< float tiles; CUDA trailing updates with FP16 inputs on tensor cores (float accumulation)
+};
+/// "native", "fp64", "fp32", "tf32", "bf16", "fp16" (also "d", "s", "double", "float"); throws InvalidArgument
+/// naming `argument` and listing the names.
+Precision parse_precision(const std::string& text, const char* argument = "factor");
+const char* to_string(Precision p);
+
 /// Algorithm choices of a factorization or solve (what to compute and how; never where the output goes).
 struct Options {
     Mapping mapping = Mapping::Hybrid;
     Variant variant;  ///< right-looking with critical-path priorities by default
     PanelSolve panel = PanelSolve::Auto;
     DiagKernel diag = DiagKernel::Auto;
+    /// The factorization's arithmetic. posv on double matrices with Fp32, Tf32, Bf16 or Fp16 factors a float copy
+    /// of A in that arithmetic and refines the solution to double accuracy (mixed.hpp); potrf on float matrices
+    /// with Tf32, Bf16 or Fp16 runs its trailing updates on tensor cores (CUDA workers; CPU workers compute in
+    /// float). Native or the matrix's own precision: the plain factorization.
+    Precision factor = Precision::Native;
 };
 
 /// What one call did, filled by the overloads that take it.

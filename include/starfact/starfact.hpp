@@ -10,6 +10,7 @@
 #include "starfact/inverse.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/mapping.hpp"
+#include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"

@@ -1,0 +1,96 @@
+// starpu_chol --op posv --factor-prec P: the mixed-precision solve (starfact::posv with Options::factor and a
+// SolveReport) on the random SPD matrix or, with --cond K, on Q diag(s) Q^T of condition K; per run the path, the
+// iterations and the backward error; then, on a GPU, cuSOLVER's dpotrf + dpotrs and its IRS gesv at the same lowest
+// precision on the same matrix and right-hand sides, and the ratios.
+#include <string>
+#include <vector>
+
+#include "examples/starpu_chol/run_common.hpp"
+#include "support/reference_solve.hpp"
+
+namespace starfact::chol_driver {
+
+int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
+    const int64_t n = matrix_order(s, rt), nrhs = s.nrhs;
+    const bool gpu = rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly;
+    const int64_t nb = s.nb > 0 ? s.nb : mixed_tile_size(n, mapping, rt.cuda_workers() > 0);
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const Table table(s.csv, {"impl", "n", "nb", "factor", "cond", "run", "seconds", "GFLOP/s", "path", "iterations",
+                              "gmres", "backward_error", "info"});
+    table.note("starpu_chol --op posv --factor-prec " + std::string(to_string(s.factor)) + ": " + rt.describe());
+    std::vector<double> A = s.cond > 0 ? support::conditioned_spd(n, s.cond, s.seed, rt.cuda_devices() > 0)
+                                       : support::host_matrix<double>(n, "starpu_chol");
+    if (s.cond <= 0) random_symmetric<double>(n, A.data(), n, s.seed, static_cast<double>(n));
+    std::vector<double> B(static_cast<size_t>(n * nrhs));
+    random_matrix<double>(n, nrhs, B.data(), n, s.seed + 1);
+    const std::string cond_text = s.cond > 0 ? fmt("%.0e", s.cond) : "-";
+    TileMatrix<double> a(rt, n, nb, residency, layout_of(s, false)), b(rt, n, nrhs, nb, residency, layout_of(s, false));
+    Options opts = options_for(s, mapping, s.variant);
+    opts.factor = s.factor;
+    const double flops = potrf_flops(n) + potrs_flops(n, nrhs);
+    table.header();
+    SolveReport report;
+    int info = 0;
+    const std::vector<double> seconds = support::timed_runs(
+        "starpu_chol", s.warmup, s.repeat,
+        [&](const support::Run&) {
+            a.import(A.data(), n);
+            b.import(B.data(), n);
+        },
+        [&](const support::Run&) { info = posv(a, b, opts, report); },
+        [&](const support::Run& run, double sec) {
+            table.row({"starfact", std::to_string(n), std::to_string(nb), to_string(s.factor), cond_text,
+                       std::to_string(run.timed_index), fmt("%.4f", sec), fmt("%.1f", flops / sec * 1e-9),
+                       to_string(report.path), std::to_string(report.iterations), std::to_string(report.gmres_iterations),
+                       report.path == SolveReport::Path::Direct || report.path == SolveReport::Path::Fallback
+                           ? "-"
+                           : fmt("%.2e", report.backward_error),
+                       std::to_string(info)});
+            return info == 0;
+        });
+    if (info != 0) {
+        table.note("matrix is not positive definite: info = " + std::to_string(info));
+        return 2;
+    }
+    // The backward error of the returned solution, computed the same way for every implementation.
+    double berr = -1;
+    if (s.check) {
+        std::vector<double> X(B.size());
+        b.export_to(X.data(), n);
+        Runtime::Paused quiet(rt);
+        berr = support::host_backward_error(n, nrhs, A.data(), X.data(), B.data());
+        table.note("starfact backward error (host, infinity norms) " + fmt("%.2e", berr) + ", path " +
+                   to_string(report.path) + ", " + std::to_string(report.iterations) + " refinement + " +
+                   std::to_string(report.gmres_iterations) + " GMRES iterations, tolerance " +
+                   fmt("%.2e", report.tolerance));
+    }
+    const double ours = median(seconds);
+    std::string summary = "summary: starfact posv " + std::string(to_string(s.factor)) + " median " + fmt("%.4f", ours) +
+                          " s, " + fmt("%.1f", flops / ours * 1e-9) + " GFLOP/s (double-solve flops), path " +
+                          to_string(report.path);
+#ifdef STARFACT_HAVE_CUDA
+    if (s.vendor && gpu) {
+        Runtime::Paused quiet(rt);
+        std::vector<support::VendorSolve> vendors;
+        vendors.push_back(support::cusolver_dposv(n, nrhs, A.data(), B.data(), s.warmup, s.repeat));
+        if (s.factor != Precision::Fp64)
+            for (bool gmres : {false, true})
+                vendors.push_back(
+                    support::cusolver_irs_gesv(n, nrhs, A.data(), B.data(), s.factor, gmres, s.warmup, s.repeat));
+        for (const support::VendorSolve& v : vendors) {
+            const double t = median(v.seconds);
+            table.note("vendor " + v.name + ": median " + fmt("%.4f", t) + " s, info " + std::to_string(v.info) +
+                       ", iterations " + std::to_string(v.iterations) + ", backward error " +
+                       (v.backward_error >= 0 ? fmt("%.2e", v.backward_error) : std::string("-")) +
+                       ", ratio vendor/starfact = " + fmt("%.3f", t / ours));
+            summary += "; " + v.name + " median " + fmt("%.4f", t) + " s, ratio " + fmt("%.3f", t / ours);
+        }
+    }
+#else
+    (void)gpu;
+#endif
+    table.note(summary);
+    return 0;
+}
+
+}  // namespace starfact::chol_driver

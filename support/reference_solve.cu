@@ -1,0 +1,225 @@
+// The double solves a user would call instead of starfact's mixed-precision posv (reference_solve.hpp):
+// cuSOLVER's dpotrf + dpotrs and its IRS gesv, timed with CUDA events; backward errors on the device.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "support/cuda_helpers.cuh"
+#include "support/reference_solve.hpp"
+
+namespace starfact::support {
+namespace {
+
+using namespace cuda;
+
+class OnDevice {
+public:
+    explicit OnDevice(int device) {
+        ok(cudaGetDevice(&before_), "cudaGetDevice");
+        ok(cudaSetDevice(device), "cudaSetDevice");
+    }
+    ~OnDevice() { cudaSetDevice(before_); }
+
+private:
+    int before_ = 0;
+};
+
+/// A, B and X on the device, A's original kept for the residual.
+struct Problem {
+    int64_t n, nrhs;
+    size_t a_count, b_count;
+    DevicePtr<double> A0, A, B0, X;
+    Problem(int64_t n_, int64_t nrhs_, const double* A_host, const double* B_host)
+        : n(n_), nrhs(nrhs_), a_count(static_cast<size_t>(n_ * n_)), b_count(static_cast<size_t>(n_ * nrhs_)) {
+        A0 = device_alloc<double>(a_count, "cudaMalloc(A0)");
+        A = device_alloc<double>(a_count, "cudaMalloc(A)");
+        B0 = device_alloc<double>(b_count, "cudaMalloc(B0)");
+        X = device_alloc<double>(b_count, "cudaMalloc(X)");
+        ok(cudaMemcpy(A0.get(), A_host, a_count * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(A)");
+        ok(cudaMemcpy(B0.get(), B_host, b_count * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(B)");
+    }
+    /// Largest column backward error of X (infinity norms; ||A||_inf from A0's rows).
+    double backward_error() const {
+        std::vector<double> a(a_count), x(b_count), b(b_count);
+        ok(cudaMemcpy(x.data(), X.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(X)");
+        BlasHandle h = new_blas();
+        DevicePtr<double> R = device_alloc<double>(b_count, "cudaMalloc(R)");
+        ok(cudaMemcpy(R.get(), B0.get(), b_count * sizeof(double), cudaMemcpyDeviceToDevice), "cudaMemcpy(R)");
+        const double minus = -1, one = 1;
+        ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(nrhs),
+                       static_cast<int>(n), &minus, A0.get(), static_cast<int>(n), X.get(), static_cast<int>(n), &one,
+                       R.get(), static_cast<int>(n)),
+           "cublasDgemm(residual)");
+        ok(cudaMemcpy(b.data(), R.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(R)");
+        std::vector<double> b0(b_count);
+        ok(cudaMemcpy(b0.data(), B0.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(B0)");
+        // ||A||_inf: the row sums of |A| (A symmetric: its column sums, read one column at a time)
+        double anorm = 0;
+        std::vector<double> col(static_cast<size_t>(n));
+        for (int64_t j = 0; j < n; ++j) {
+            ok(cudaMemcpy(col.data(), A0.get() + j * n, static_cast<size_t>(n) * sizeof(double), cudaMemcpyDeviceToHost),
+               "cudaMemcpy(A column)");
+            double s = 0;
+            for (double v : col) s += std::fabs(v);
+            anorm = std::max(anorm, s);
+        }
+        double worst = 0;
+        for (int64_t c = 0; c < nrhs; ++c) {
+            double r = 0, xn = 0, bn = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                r = std::max(r, std::fabs(b[static_cast<size_t>(i + c * n)]));
+                xn = std::max(xn, std::fabs(x[static_cast<size_t>(i + c * n)]));
+                bn = std::max(bn, std::fabs(b0[static_cast<size_t>(i + c * n)]));
+            }
+            const double den = anorm * xn + bn;
+            worst = std::max(worst, den > 0 ? r / den : r);
+        }
+        return worst;
+    }
+};
+
+cusolverPrecType_t irs_precision(Precision p) {
+    switch (p) {
+        case Precision::Tf32: return CUSOLVER_R_TF32;
+        case Precision::Bf16: return CUSOLVER_R_16BF;
+        case Precision::Fp16: return CUSOLVER_R_16F;
+        default: return CUSOLVER_R_32F;
+    }
+}
+
+}  // namespace
+
+std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vector<double>& G) {
+    const size_t count = static_cast<size_t>(n * n);
+    const int in = static_cast<int>(n);
+    DevicePtr<double> Q = device_alloc<double>(count, "cudaMalloc(Q)"), W = device_alloc<double>(count, "cudaMalloc(W)");
+    DevicePtr<double> tau = device_alloc<double>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(tau)");
+    DevicePtr<double> s = device_alloc<double>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(s)");
+    DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
+    ok(cudaMemcpy(Q.get(), G.data(), count * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(G)");
+    std::vector<double> spectrum(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k)
+        spectrum[static_cast<size_t>(k)] = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
+    ok(cudaMemcpy(s.get(), spectrum.data(), spectrum.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(s)");
+    cusolverDnHandle_t hs = nullptr;
+    ok(cusolverDnCreate(&hs), "cusolverDnCreate");
+    const SolverHandle handle(hs);
+    int lwork = 0, lwork2 = 0;
+    ok(cusolverDnDgeqrf_bufferSize(hs, in, in, Q.get(), in, &lwork), "cusolverDnDgeqrf_bufferSize");
+    ok(cusolverDnDorgqr_bufferSize(hs, in, in, in, Q.get(), in, tau.get(), &lwork2), "cusolverDnDorgqr_bufferSize");
+    DevicePtr<double> work = device_alloc<double>(static_cast<size_t>(std::max(lwork, lwork2)) + 1, "cudaMalloc(work)");
+    ok(cusolverDnDgeqrf(hs, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
+       "cusolverDnDgeqrf");
+    ok(cusolverDnDorgqr(hs, in, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
+       "cusolverDnDorgqr");
+    BlasHandle h = new_blas();
+    ok(cublasDdgmm(h.get(), CUBLAS_SIDE_RIGHT, in, in, Q.get(), in, s.get(), 1, W.get(), in), "cublasDdgmm");
+    const double one = 1, zero = 0;
+    DevicePtr<double> A = std::move(work);
+    A = device_alloc<double>(count, "cudaMalloc(A)");
+    ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_T, in, in, in, &one, W.get(), in, Q.get(), in, &zero, A.get(), in),
+       "cublasDgemm(Q S Q^T)");
+    std::vector<double> out(count);
+    ok(cudaMemcpy(out.data(), A.get(), count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(A)");
+    return out;
+}
+
+VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
+                           int device) {
+    const OnDevice on(device);
+    VendorSolve r;
+    r.name = "cusolver dpotrf+dpotrs";
+    Problem p(n, nrhs, A, B);
+    cusolverDnHandle_t hs = nullptr;
+    ok(cusolverDnCreate(&hs), "cusolverDnCreate");
+    const SolverHandle handle(hs);
+    cusolverDnParams_t pp = nullptr;
+    ok(cusolverDnCreateParams(&pp), "cusolverDnCreateParams");
+    const SolverParams params(pp);
+    cudaStream_t st = nullptr;
+    ok(cudaStreamCreate(&st), "cudaStreamCreate");
+    const Stream stream(st);
+    ok(cusolverDnSetStream(hs, st), "cusolverDnSetStream");
+    size_t dev_bytes = 0, host_bytes = 0;
+    ok(cusolverDnXpotrf_bufferSize(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, &dev_bytes,
+                                   &host_bytes),
+       "cusolverDnXpotrf_bufferSize");
+    const DevicePtr<char> work = device_alloc<char>(dev_bytes + 1, "cudaMalloc(work)");
+    std::vector<char> host_work(host_bytes + 1);
+    const DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
+    r.seconds = timed_runs(
+        st, warmup, repeat,
+        [&] {
+            ok(cudaMemcpyAsync(p.A.get(), p.A0.get(), p.a_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "A");
+            ok(cudaMemcpyAsync(p.X.get(), p.B0.get(), p.b_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "X");
+        },
+        [&] {
+            ok(cusolverDnXpotrf(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, work.get(),
+                                dev_bytes, host_work.data(), host_bytes, info.get()),
+               "cusolverDnXpotrf");
+            ok(cusolverDnXpotrs(hs, pp, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, p.X.get(),
+                                n, info.get()),
+               "cusolverDnXpotrs");
+        });
+    ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    if (r.info == 0) r.backward_error = p.backward_error();
+    return r;
+}
+
+VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const double* B, Precision lowest, bool gmres,
+                              int warmup, int repeat, int device) {
+    const OnDevice on(device);
+    VendorSolve r;
+    r.name = std::string("cusolver IRS gesv ") + to_string(lowest) + (gmres ? " gmres" : " classical");
+    Problem p(n, nrhs, A, B);
+    cusolverDnHandle_t hs = nullptr;
+    ok(cusolverDnCreate(&hs), "cusolverDnCreate");
+    const SolverHandle handle(hs);
+    cudaStream_t st = nullptr;
+    ok(cudaStreamCreate(&st), "cudaStreamCreate");
+    const Stream stream(st);
+    ok(cusolverDnSetStream(hs, st), "cusolverDnSetStream");
+    cusolverDnIRSParams_t params = nullptr;
+    ok(cusolverDnIRSParamsCreate(&params), "cusolverDnIRSParamsCreate");
+    cusolverDnIRSInfos_t infos = nullptr;
+    ok(cusolverDnIRSInfosCreate(&infos), "cusolverDnIRSInfosCreate");
+    ok(cusolverDnIRSParamsSetSolverPrecisions(params, CUSOLVER_R_64F, irs_precision(lowest)),
+       "cusolverDnIRSParamsSetSolverPrecisions");
+    ok(cusolverDnIRSParamsSetRefinementSolver(params, gmres ? CUSOLVER_IRS_REFINE_GMRES : CUSOLVER_IRS_REFINE_CLASSICAL),
+       "cusolverDnIRSParamsSetRefinementSolver");
+    size_t bytes = 0;
+    ok(cusolverDnIRSXgesv_bufferSize(hs, params, n, nrhs, &bytes), "cusolverDnIRSXgesv_bufferSize");
+    const DevicePtr<char> work = device_alloc<char>(bytes + 1, "cudaMalloc(work)");
+    const DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
+    const DevicePtr<double> Bw = device_alloc<double>(p.b_count, "cudaMalloc(B)");
+    cusolver_int_t iters = 0;
+    try {
+        r.seconds = timed_runs(
+            st, warmup, repeat,
+            [&] {
+                ok(cudaMemcpyAsync(p.A.get(), p.A0.get(), p.a_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "A");
+                ok(cudaMemcpyAsync(Bw.get(), p.B0.get(), p.b_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "B");
+            },
+            [&] {
+                ok(cusolverDnIRSXgesv(hs, params, infos, n, nrhs, p.A.get(), n, Bw.get(), n, p.X.get(), n, work.get(),
+                                      bytes, &iters, info.get()),
+                   "cusolverDnIRSXgesv");
+            });
+    } catch (...) {
+        cusolverDnIRSInfosDestroy(infos);
+        cusolverDnIRSParamsDestroy(params);
+        throw;
+    }
+    cusolverDnIRSInfosDestroy(infos);
+    cusolverDnIRSParamsDestroy(params);
+    r.iterations = static_cast<int>(iters);
+    ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    if (r.info == 0) r.backward_error = p.backward_error();
+    return r;
+}
+
+}  // namespace starfact::support

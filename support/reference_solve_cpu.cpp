@@ -1,0 +1,68 @@
+// The host backward error of a solve (reference_solve.hpp).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "support/reference_solve.hpp"
+
+namespace starfact::support {
+
+#ifdef STARFACT_HAVE_CUDA
+std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vector<double>& G);  // reference_solve.cu
+#endif
+
+std::vector<double> conditioned_spd(int64_t n, double cond, uint64_t seed, bool gpu) {
+    std::vector<double> G(static_cast<size_t>(n * n));
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (double& v : G) {  // xorshift64*: uniform in [-1, 1)
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        v = static_cast<double>((x * 0x2545F4914F6CDD1Dull) >> 11) * 0x1p-52 - 1.0;
+    }
+#ifdef STARFACT_HAVE_CUDA
+    if (gpu) return conditioned_spd_gpu(n, cond, G);
+#else
+    (void)gpu;
+#endif
+    std::vector<double> tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    const int in = static_cast<int>(n);
+    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, in, in, G.data(), in, tau.data());
+    LAPACKE_dorgqr(LAPACK_COL_MAJOR, in, in, in, G.data(), in, tau.data());
+    std::vector<double> W(G.size()), A(G.size());
+    for (int64_t k = 0; k < n; ++k) {
+        const double s = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
+        for (int64_t i = 0; i < n; ++i) W[static_cast<size_t>(i + k * n)] = G[static_cast<size_t>(i + k * n)] * s;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, in, in, in, 1.0, W.data(), in, G.data(), in, 0.0, A.data(), in);
+    return A;
+}
+
+double host_backward_error(int64_t n, int64_t nrhs, const double* A, const double* X, const double* B) {
+    double anorm = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        double s = 0;
+        for (int64_t j = 0; j < n; ++j) s += std::fabs(A[i + j * n]);
+        anorm = std::max(anorm, s);
+    }
+    double worst = 0;
+    for (int64_t c = 0; c < nrhs; ++c) {
+        std::vector<double> r(B + c * n, B + (c + 1) * n);
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] -= A[i + j * n] * X[j + c * n];
+        double rn = 0, xn = 0, bn = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            rn = std::max(rn, std::fabs(r[static_cast<size_t>(i)]));
+            xn = std::max(xn, std::fabs(X[i + c * n]));
+            bn = std::max(bn, std::fabs(B[i + c * n]));
+        }
+        const double den = anorm * xn + bn;
+        worst = std::max(worst, den > 0 ? rn / den : rn);
+    }
+    return worst;
+}
+
+}  // namespace starfact::support

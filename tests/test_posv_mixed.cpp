@@ -1,0 +1,210 @@
+// The mixed-precision solve (mixed.hpp): double accuracy from a float factor (every factor precision; CPU workers
+// compute them all in float), the fall-back on matrices the float factor cannot handle, the report, bad arguments.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "tests/support.hpp"
+
+using namespace starfact::test::prelude;
+
+namespace {
+
+const Precision kLowPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16};
+
+/// n x n SPD matrix Q diag(s) Q^T with Q orthogonal (QR of a Gaussian matrix) and s geometric from 1 down to
+/// 1/cond; `tiny_half`: half of the spectrum at 1/cond, the rest spread (a float copy is then indefinite).
+std::vector<double> conditioned_spd(int64_t n, double cond, bool tiny_half, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> g(0.0, 1.0);
+    std::vector<double> Q(static_cast<size_t>(n * n)), tau(static_cast<size_t>(n));
+    for (double& v : Q) v = g(rng);
+    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), Q.data(), static_cast<int>(n), tau.data());
+    LAPACKE_dorgqr(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n), Q.data(),
+                   static_cast<int>(n), tau.data());
+    std::vector<double> s(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+        const double t = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
+        s[static_cast<size_t>(k)] = tiny_half && k >= n / 2 ? 1.0 / cond : std::pow(cond, -t);
+    }
+    std::vector<double> A(static_cast<size_t>(n * n), 0.0);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) {
+            double v = 0;
+            for (int64_t k = 0; k < n; ++k) v += Q[i + k * n] * s[static_cast<size_t>(k)] * Q[j + k * n];
+            A[static_cast<size_t>(i + j * n)] = v;
+        }
+    return A;
+}
+
+void check_refined(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Mapping mapping) {
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nrhs=" << nrhs << " nb=" << nb << " factor=" << to_string(factor) << " seed=" << seed);
+    const int64_t lda = n + 1, ldb = n + 2;
+    const std::vector<double> A = spd_matrix<double>(n, lda, seed);
+    std::vector<double> B(static_cast<size_t>(ldb) * std::max<int64_t>(nrhs, 1));
+    random_matrix<double>(n, nrhs, B.data(), ldb, seed + 1);
+    std::vector<double> F = A, X = B;
+    Options opts;
+    opts.mapping = mapping;
+    opts.factor = factor;
+    SolveReport report;
+    REQUIRE(posv(runtime(), n, nrhs, F.data(), lda, X.data(), ldb, opts, report, Refinement{}, Tiling{nb}) == 0);
+    INFO("path=" << to_string(report.path) << " iterations=" << report.iterations << " gmres="
+                 << report.gmres_iterations << " backward error=" << report.backward_error);
+    CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
+    CHECK(report.factor == factor);
+    CHECK(report.low_info == 0);
+    CHECK(report.backward_error <= report.tolerance);
+    const double res = solve_residual<double>(n, nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+    CHECK(F == A);  // a refined solve leaves A as it was
+}
+
+}  // namespace
+
+TEST_CASE("mixed-precision posv reaches double accuracy from every lower factor precision", "[mixed][cpu]") {
+    const int64_t nb = 32;
+    for (Precision p : kLowPrecisions)
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7})
+            for (int64_t nrhs : {int64_t(1), int64_t(3)}) check_refined(n, nrhs, nb, p, Mapping::CpuOnly);
+    check_refined(200, 2, 48, Precision::Tf32, Mapping::Hybrid);
+}
+
+TEST_CASE("mixed-precision posv through the tile and plain forms", "[mixed][cpu]") {
+    const int64_t n = 150, nb = 40;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    std::vector<double> B(static_cast<size_t>(n) * 2);
+    random_matrix<double>(n, 2, B.data(), n, seed + 1);
+    TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 2, nb);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Fp32;
+    // posv without a report takes the same path
+    REQUIRE(posv(a, b, opts) == 0);
+    std::vector<double> X(B.size());
+    b.export_to(X.data(), n);
+    CHECK(solve_residual<double>(n, 2, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    // Native: the plain solve, reported as Direct
+    TileMatrix<double> a2(runtime(), n, nb), b2(runtime(), n, 2, nb);
+    a2.import(A.data(), n);
+    b2.import(B.data(), n);
+    opts.factor = Precision::Native;
+    SolveReport report;
+    REQUIRE(posv(a2, b2, opts, report) == 0);
+    CHECK(report.path == SolveReport::Path::Direct);
+}
+
+TEST_CASE("mixed-precision posv falls back to the double factorization when the float one cannot serve",
+          "[mixed][cpu]") {
+    const int64_t n = 96, nb = 32;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    // Half the spectrum at 1e-13: rounded to float (6e-8 relative) the matrix is indefinite.
+    const std::vector<double> A = conditioned_spd(n, 1e13, true, seed);
+    std::vector<double> B(static_cast<size_t>(n));
+    random_matrix<double>(n, 1, B.data(), n, seed + 1);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Fp32;
+    {
+        std::vector<double> F = A, X = B;
+        SolveReport report;
+        REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, Refinement{}, Tiling{nb}) == 0);
+        INFO("path=" << to_string(report.path) << " low info=" << report.low_info << " iterations=" << report.iterations
+                     << " gmres=" << report.gmres_iterations);
+        CHECK(report.path == SolveReport::Path::Fallback);
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+        CHECK(potrf_residual<double>(n, A.data(), n, F.data(), n) < kResidualLimit);  // A holds the double factor
+    }
+    {  // without the fall-back: reported as failed, never a silent answer
+        std::vector<double> F = A, X = B;
+        SolveReport report;
+        Refinement refine;
+        refine.fallback = false;
+        REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
+        CHECK(report.path == SolveReport::Path::Failed);
+        CHECK(X == B);  // B is left as it was
+    }
+}
+
+TEST_CASE("mixed-precision posv: GMRES preconditioned by the float factor reaches double accuracy", "[mixed][cpu]") {
+    // No classical step allowed: the solve goes from X0 = M^-1 B straight to GMRES-IR.
+    const int64_t n = 130, nb = 32;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    std::vector<double> B(static_cast<size_t>(n) * 2);
+    random_matrix<double>(n, 2, B.data(), n, seed + 1);
+    std::vector<double> F = A, X = B;
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Fp32;
+    Refinement refine;
+    refine.max_iterations = 0;
+    refine.fallback = false;
+    SolveReport report;
+    REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
+    INFO("path=" << to_string(report.path) << " gmres=" << report.gmres_iterations << " backward error="
+                 << report.backward_error);
+    CHECK(report.path == SolveReport::Path::Gmres);
+    CHECK(report.iterations == 0);
+    CHECK(report.gmres_iterations > 0);
+    CHECK(report.backward_error <= report.tolerance);
+    CHECK(solve_residual<double>(n, 2, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+}
+
+TEST_CASE("mixed-precision posv over a condition sweep: double accuracy or the fall-back, reported", "[mixed][cpu]") {
+    const int64_t n = 120, nb = 32;
+    for (double cond : {1e2, 1e4, 1e6, 1e8, 1e10, 1e12}) {
+        const uint64_t seed = fresh_seed();
+        INFO("cond=" << cond << " seed=" << seed);
+        const std::vector<double> A = conditioned_spd(n, cond, false, seed);
+        std::vector<double> B(static_cast<size_t>(n));
+        random_matrix<double>(n, 1, B.data(), n, seed + 1);
+        std::vector<double> F = A, X = B;
+        Options opts;
+        opts.mapping = Mapping::CpuOnly;
+        opts.factor = Precision::Fp32;
+        SolveReport report;
+        REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, Refinement{}, Tiling{nb}) == 0);
+        INFO("path=" << to_string(report.path) << " iterations=" << report.iterations << " gmres="
+                     << report.gmres_iterations << " backward error=" << report.backward_error);
+        CHECK(report.path != SolveReport::Path::Failed);
+        if (report.path != SolveReport::Path::Fallback) CHECK(report.backward_error <= report.tolerance);
+        if (cond <= 1e4) CHECK(report.path == SolveReport::Path::Refined);  // well within float's reach
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+}
+
+TEST_CASE("mixed-precision arguments are refused naming them", "[mixed][cpu][errors]") {
+    CHECK_THROWS_AS(parse_precision("fp8"), InvalidArgument);
+    CHECK_THROWS_WITH(parse_precision("fp8", "--factor-prec"), Catch::Contains("--factor-prec") && Catch::Contains("tf32"));
+    CHECK(parse_precision("bf16") == Precision::Bf16);
+    CHECK(parse_precision("d") == Precision::Fp64);
+    const int64_t n = 40;
+    TileMatrix<double> a(runtime(), n, 16), b(runtime(), n, 1, 16);
+    TileMatrix<float> af(runtime(), n, 16), bf(runtime(), n, 1, 16);
+    std::vector<double> A = spd_matrix<double>(n, n, fresh_seed());
+    a.import(A.data(), n);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Tf32;
+    CHECK_THROWS_WITH(potrf(a, opts), Catch::Contains("'factor'"));  // a double factorization runs in double
+    opts.factor = Precision::Fp64;
+    CHECK_THROWS_WITH(posv(af, bf, opts), Catch::Contains("'factor'"));  // float matrices have no fp64 factor
+    opts.factor = Precision::Fp32;
+    SolveReport report;
+    Refinement refine;
+    refine.gmres_restart = 0;
+    CHECK_THROWS_WITH(posv(a, b, opts, report, refine), Catch::Contains("refine.gmres_restart"));
+    refine = Refinement{};
+    refine.tolerance = -1;
+    CHECK_THROWS_WITH(posv(a, b, opts, report, refine), Catch::Contains("refine.tolerance"));
+}

@@ -18,6 +18,7 @@
 #include "kernels/potf2/potf2_tuning.hpp"
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
+#include "support/bench_cli.hpp"
 #include "support/cli.hpp"
 #include "support/reference.hpp"
 
@@ -63,8 +64,7 @@ Options parse(int argc, char** argv) {
             for (int64_t n : starfact::support::int_list(cli.value(), "--n", 1, 46340)) o.ns.push_back(static_cast<int>(n));
         }
         else if (f == "--prec") o.prec = cli.choice({"s", "d", "both"});
-        else if (f == "--warmup") o.warmup = static_cast<int>(cli.integer(0, 1000));
-        else if (f == "--repeat") o.repeat = static_cast<int>(cli.integer(1, 1000));
+        else if (starfact::support::timing_flag(cli, f, o.warmup, o.repeat, 1000, 1000)) continue;
         else if (f == "--cutoff") o.cutoff = static_cast<int>(cli.integer(starfact::detail::gpu::kPotf2MinCutoff,
                                                                           starfact::detail::gpu::kPotf2LeafMax));
         else if (f == "--group") o.group = static_cast<int>(cli.integer(0, 1 << 16));
@@ -219,19 +219,9 @@ bool bench(const Options& o, const Streams& s, int n, const char* prec) {
 
 int main(int argc, char** argv) {
     Options o;
-    try {
-        o = parse(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_potrf_tile: %s\n", e.what());
-        return 1;
-    }
-    int dev_count = 0;
-    if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {
-        std::fprintf(stderr, "bench_potrf_tile: no CUDA device\n");
-        return 77;
-    }
+    if (!starfact::support::parse_command_line("bench_potrf_tile", parse, argc, argv, o)) return 1;
     cudaDeviceProp prop{};
-    STARFACT_BENCH_CUDA(cudaGetDeviceProperties(&prop, 0));
+    if (!starfact::support::first_cuda_device("bench_potrf_tile", prop, stderr, "no CUDA device")) return 77;
     std::printf("%sbench_potrf_tile on %s; warmup %d, median of %d; cusolverDnXpotrf on the same data\n",
                 o.csv ? "# " : "", prop.name, o.warmup, o.repeat);
     if (o.csv)

@@ -1,5 +1,6 @@
 // The checks of tests/test_potf2_gpu.cpp: a stream set like a CUDA worker's (Gpu), potf2 on host data through the
-// device (run_potf2), and the checks of one tile against LAPACK: SPD, non-SPD, NaN input.
+// device (run_potf2), and the checks of one tile against LAPACK: SPD, non-SPD, NaN input. The tuning tool's
+// checks (tools/tune/potf2/check_variants.cpp) run the same checks through their own entry point (tuned_entry).
 #pragma once
 #include <catch2/catch.hpp>
 #include <cublas_v2.h>
@@ -85,8 +86,17 @@ int lapack_potrf(int n, T* A, int ld) {
     return lapack_potrf_raw(n, A, ld);
 }
 
+/// The entry point run_potf2 calls for an explicit configuration: the library's potf2_tile_tuned, unless a
+/// caller (the tuning tool's checks) points it at another with the same signature.
+template <typename T>
+using TunedEntry = void (*)(const Potf2Config&, cublasHandle_t, cudaStream_t, int, T*, int, int*, int64_t, void*,
+                            size_t, const starfact::detail::gpu::Potf2Aux*);
+template <typename T>
+inline TunedEntry<T> tuned_entry = &starfact::detail::gpu::potf2_tile_tuned<T>;
+
 /// Runs potf2 on a device copy of the host array A (ld x n, in place) with *info preset to info0;
-/// returns the final info. config == nullptr: the public potf2_tile (default configuration). The
+/// returns the final info. config == nullptr: the public potf2_tile (default configuration); otherwise
+/// tuned_entry<T>. The
 /// workspace starts non-zero (potf2 must not rely on a cleared one). hog != nullptr: a GPU-hogging kernel
 /// (tests/gpu_hog.cu) is launched on that stream for hog_us x (1..8) just before potf2.
 template <typename T>
@@ -105,7 +115,7 @@ int run_potf2(Gpu& g, std::vector<T>& A, int n, int ld, int info0 = 0, int64_t o
     REQUIRE(cudaMemcpy(dinfo, &info0, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
     if (hog) REQUIRE(test::launch_gpu_hog(hog, hog_us));
     if (config)
-        starfact::detail::gpu::potf2_tile_tuned<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes, &g.aux);
+        tuned_entry<T>(*config, g.cublas, g.stream, n, dA, ld, dinfo, offset, work, wbytes, &g.aux);
     else
         starfact::detail::gpu::potf2_tile<T>(g.cublas, g.stream, n, dA, ld, dinfo, offset, work,
                                    starfact::detail::gpu::potf2_workspace_bytes<T>(n), &g.aux);
@@ -231,19 +241,10 @@ void check_nan(Gpu& g, int n, int r, int c) {
     CHECK(untouched_outside_lower(B, L, n, ld));
 }
 
+/// The library's configurations of the sweep (the replicated-diagonal leaf): single leaf, recursive with
+/// its leaf, blocked with fused panels. {ib, cutoff, looped, right_looking, blocked, rdiag}
 inline const std::vector<Potf2Config>& all_configs() {
-    // {ib, cutoff, looped, right_looking, blocked}
     static const std::vector<Potf2Config> c = {
-        {8, 16, false, false, true},  {16, 32, true, false, true},  {8, 32, false, true, true},
-        {16, 64, false, true, true},  {8, 96, true, true, true},    {16, 128, false, true, true},
-        {8, 128, false, false, true}, {8, 64, false, true, true},   {8, 32, false, false, true},
-        {8, 64, false, false, true},  {8, 128, false, false, false},
-        {8, 16, false, false},  {16, 16, true, false},  {8, 32, true, false},   {16, 64, false, false},
-        {8, 96, false, false},  {16, 96, true, false},  {8, 128, true, false},  {16, 128, false, false},
-        {8, 16, false, true},   {16, 16, true, true},   {8, 32, true, true},    {16, 64, false, true},
-        {8, 96, false, true},   {16, 96, true, true},   {8, 128, true, true},   {16, 128, false, true},
-        {8, 64, false, true},   {16, 32, false, true},  {8, 128, false, true},  {16, 128, true, true},
-        // replicated-diagonal kernel: single leaf / recursive with its leaf / blocked with fused panels
         {8, 32, false, false, false, true},  {8, 64, false, false, false, true}, {8, 128, false, false, false, true},
         {8, 32, false, false, true, true},   {8, 64, false, false, true, true},  {8, 128, false, false, true, true},
         {8, 96, false, false, true, true},   {8, 16, false, false, true, true}};

@@ -54,20 +54,17 @@ TEMPLATE_TEST_CASE("potf2: correct while another stream keeps the GPU busy", "[p
     cudaStreamDestroy(other);
 }
 
-TEMPLATE_TEST_CASE("potf2: every configuration of the sweep", "[potf2]", float, double) {
+TEMPLATE_TEST_CASE("potf2: every configuration of the library", "[potf2]", float, double) {
     Gpu g;
     for (const Potf2Config& c : all_configs())
         for (int n : {1, 33, 100, 255, 384, 700}) check_spd<TestType>(g, n, n + 2, &c);
 }
 
 TEMPLATE_TEST_CASE("potf2: small tiles, every configuration", "[potf2][sanitize]", float, double) {
+    // The library's configurations; the tuning tool's single-block leaves: tune_potf2_check (tools/tune/potf2/).
     Gpu g;
     for (const Potf2Config& c :
-         {Potf2Config{16, 16, false, false}, Potf2Config{8, 64, true, false}, Potf2Config{8, 128, false, false},
-          Potf2Config{16, 128, true, false}, Potf2Config{16, 16, false, true}, Potf2Config{8, 64, true, true},
-          Potf2Config{8, 128, false, true}, Potf2Config{16, 128, false, true}, Potf2Config{8, 32, false, true, true},
-          Potf2Config{16, 64, true, false, true}, Potf2Config{8, 16, false, true, true},
-          Potf2Config{8, 128, false, false, false, true}, Potf2Config{8, 32, false, false, true, true},
+         {Potf2Config{8, 128, false, false, false, true}, Potf2Config{8, 32, false, false, true, true},
           Potf2Config{8, 64, false, false, true, true}, Potf2Config{8, 40, false, false, false, true}})
         for (int n : {1, 2, 17, 33, 64, 100, 129, 200}) check_spd<TestType>(g, n, n + 3, &c);
     for (int n : {1, 31, 128, 256}) check_spd<TestType>(g, n, n + 1);
@@ -148,12 +145,13 @@ TEMPLATE_TEST_CASE("potf2: non-SPD tile gives LAPACK's info and stays finite", "
 }
 
 TEMPLATE_TEST_CASE("potf2: non-SPD small tiles", "[potf2][sanitize]", float, double) {
+    // The library's leaf, as one launch and in both multi-kernel forms (the single-block leaves:
+    // tune_potf2_check).
     Gpu g;
-    for (int variant = 0; variant < 16; ++variant) {
-        const bool looped = variant & 1, rl = variant & 2, blocked = variant & 4, rdiag = variant & 8;
-        if (rdiag && (looped || rl)) continue;  // the rdiag kernel has no such variants
-        const Potf2Config leaf{8, 128, looped, rl, false, rdiag}, rec{rdiag ? 8 : 16, 32, looped, rl, blocked, rdiag};
-        for (int k : {0, 1, 7, 8, 15, 16, 39}) check_not_spd<TestType>(g, 40, k, 0, &leaf);
+    const Potf2Config leaf{8, 128, false, false, false, true};
+    for (int k : {0, 1, 7, 8, 15, 16, 39}) check_not_spd<TestType>(g, 40, k, 0, &leaf);
+    for (bool blocked : {false, true}) {
+        const Potf2Config rec{8, 32, false, false, blocked, true};
         for (int k : {0, 20, 33, 64, 150, 199}) {
             check_not_spd<TestType>(g, 200, k, 0, &rec);
             check_not_spd<TestType>(g, 200, k, 3, &rec);
@@ -264,8 +262,13 @@ TEMPLATE_TEST_CASE("potf2: bad arguments throw InvalidArgument naming them", "[p
               potf2_tile_tuned<TestType>({16, 64, false, false, false, true}, g.cublas, g.stream, 10, A, 10, info, 0,
                                          nullptr, 0);
           }) == "config.ib");
-    CHECK(arg_of([&] { potf2_tile_tuned<TestType>({16, 256}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
-          "config.cutoff");
+    CHECK(arg_of([&] {
+              potf2_tile_tuned<TestType>({8, 256, false, false, false, true}, g.cublas, g.stream, 10, A, 10, info, 0,
+                                         nullptr, 0);
+          }) == "config.cutoff");
+    // The library compiles only the replicated-diagonal leaf (the others are the tuning tool's).
+    CHECK(arg_of([&] { potf2_tile_tuned<TestType>({8, 64}, g.cublas, g.stream, 10, A, 10, info, 0, nullptr, 0); }) ==
+          "config.rdiag");
     Potf2Config two{8, 64, false, false, true, true};
     two.group = 128;
     CHECK(arg_of([&] { potf2_tile_tuned<TestType>(two, g.cublas, g.stream, 300, A, 300, info, 0, nullptr, 0); }) ==

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Tuning sweep of the fused potf2 (kernels/potf2/): times every configuration (inner blocking ib,
 # cut-off, left/right-looking leaf, recursive/blocked form) for each tile order and precision, then the
-# full bench row of the best one (bench_potf2 --auto), and prints the table that
+# full bench row of the best one (tune_potf2 --auto, tools/tune/potf2/), and prints the table that
 # kernels/potf2/potf2_tuning.hpp and docs/potf2.md take their defaults from.
-#   On the device:  source tools/device-env.sh .carry-potf2 && bash tools/sweep_potf2.sh [bench_potf2 flags]
+#   On the device:  source tools/device-env.sh .carry-potf2 && bash tools/sweep_potf2.sh [tune_potf2 flags]
 #   e.g.            bash tools/sweep_potf2.sh --nb 128,512,2048 --prec d
 # Writes $OUT/sweep_potf2.csv (every point) when OUT is set; prints "best" rows and a per-precision vote.
 set -euo pipefail
-bench=$(command -v bench_potf2 || true)
-[ -n "$bench" ] || { echo "sweep_potf2: bench_potf2 not on PATH (source tools/device-env.sh first)" >&2; exit 1; }
+bench=$(command -v tune_potf2 || true)
+[ -n "$bench" ] || { echo "sweep_potf2: tune_potf2 not on PATH (source tools/device-env.sh first)" >&2; exit 1; }
 csv=${OUT:-.}/sweep_potf2.csv
 "$bench" --auto --csv --warmup 3 --repeat 10 "$@" > "$csv"
 echo "# every point: $csv"

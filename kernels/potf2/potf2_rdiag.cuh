@@ -25,7 +25,7 @@
 
 #include "kernels/potf2/mma_f64.cuh"
 #include "kernels/potf2/pdl.cuh"
-#include "kernels/potf2/potf2_leaf.cuh"
+#include "kernels/potf2/potf2_protocol.cuh"
 
 namespace starfact::detail::gpu::potf2_impl {
 

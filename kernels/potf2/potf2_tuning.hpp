@@ -1,7 +1,7 @@
 // Tuning table of the fused potf2 (kernels/potf2/): per precision and tile order, the inner
 // blocking `ib`, the cut-off (largest single-kernel tile), the leaf variant and the large-tile form, found
-// by tools/sweep_potf2.sh on the H100 (table and numbers in docs/potf2.md), plus the entry point that
-// takes an explicit configuration (used by the sweep, the bench and the tests).
+// by tools/sweep_potf2.sh (tune_potf2) on the H100 (table and numbers in docs/potf2.md), plus the entry
+// point that takes an explicit configuration (used by the sweep, the benches and the tests).
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -13,16 +13,16 @@
 
 namespace starfact::detail::gpu {
 
-/// One configuration of the tile Cholesky: `ib` = columns per panel of the fused single-block kernel,
-/// `cutoff` = largest tile the fused kernel takes whole (larger tiles are split recursively), `looped` =
-/// the diagonal block and the rows below it are solved by runtime loops through shared memory (small
-/// code) instead of fully unrolled register code (shorter dependency chains, more instructions),
-/// `right_looking` = the right-looking look-ahead kernel instead of the left-looking one, `blocked` =
-/// tiles above the cut-off are factored block column by block column with our own trsm/syrk kernels
-/// (potf2_panel.cuh) instead of the recursive halving with cuBLAS trsm/syrk, `rdiag` = the
-/// replicated-diagonal kernel (potf2_rdiag.cuh) as the leaf, which in the blocked form also solves the
-/// rows below each diagonal block in the same launch (no separate trsm); it takes ib = 8 and ignores
-/// `looped` and `right_looking`.
+/// One configuration of the tile Cholesky: `ib` = columns per panel of the leaf kernel, `cutoff` = largest
+/// tile the leaf kernel takes whole (larger tiles are split), `blocked` = tiles above the cut-off are
+/// factored block column by block column with our own kernels (potf2_forms.cuh) instead of the recursive
+/// halving with cuBLAS trsm/syrk, `rdiag` = the replicated-diagonal kernel (potf2_rdiag.cuh) as the leaf,
+/// which in the blocked form also solves the rows below each diagonal block in the same launch; it takes
+/// ib = 8 and ignores `looped` and `right_looking`. The library compiles only the rdiag leaf:
+/// potf2_tile_tuned requires `rdiag` and ib = 8. `rdiag = false` names the single-block leaves of the
+/// tuning tool (tools/tune/potf2/, rejected for the library: docs/potf2.md), where `looped` = the diagonal
+/// block and the rows below it solved by runtime loops through shared memory instead of unrolled register
+/// code, and `right_looking` = the right-looking look-ahead kernel instead of the left-looking one.
 struct Potf2Config {
     int ib;
     int cutoff;
@@ -30,7 +30,7 @@ struct Potf2Config {
     bool right_looking = false;
     bool blocked = false;
     bool rdiag = false;
-    /// > 0: the two-stream form (potf2.cu, factor_lookahead; needs rdiag and a Potf2Aux): panels of
+    /// > 0: the two-stream form (potf2_forms.cuh, factor_lookahead; needs rdiag and a Potf2Aux): panels of
     /// `cutoff` columns on a chain stream, groups of `group` columns, each group's update of the rest of
     /// the matrix in gemms on the caller's stream, overlapped with the next group's panels.
     int group = 0;
@@ -44,8 +44,6 @@ struct Potf2Config {
 constexpr int kPotf2LeafMax = 128;
 /// Smallest cut-off accepted (below it the recursion only adds launches).
 constexpr int kPotf2MinCutoff = 16;
-/// The `ib` values compiled (one kernel instantiation each and per precision).
-constexpr int kPotf2Ibs[] = {8, 16};
 
 /// One row of the tuning table: the configuration for tiles of order <= max_n.
 struct Potf2TableRow {
@@ -54,7 +52,7 @@ struct Potf2TableRow {
 };
 
 /// Tuning table: the fastest configuration per tile order on the H100, GPU time. Up to 3000 the one-stream
-/// blocked form (`bench_potf2 --auto`, tools/sweep_potf2.sh), above the two-stream form
+/// blocked form (`tune_potf2 --auto`, tools/sweep_potf2.sh), above the two-stream form
 /// (`bench_potrf_tile --sweep`); docs/potf2.md, "Tuning". Rows by increasing max_n, the last row covers
 /// every larger order. {max_n, {ib, cutoff, looped, right_looking, blocked, rdiag, group, bulk_piece}}
 template <typename T> struct Potf2Table;

@@ -33,6 +33,7 @@
 #include "kernels/batched_chol/resident_dispatch.cuh"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
+#include "support/bench_cli.hpp"
 #include "support/cli.hpp"
 #include "tools/tune/batched_chol/variants.hpp"
 
@@ -300,10 +301,8 @@ int main(int argc, char** argv) {
                 cfg.cpu = false;
             } else if (f == "--csv") {
                 cfg.csv = cli.value();
-            } else if (f == "--warmup") {
-                cfg.warmup = static_cast<int>(cli.integer(0, 100));
-            } else if (f == "--repeat") {
-                cfg.repeat = static_cast<int>(cli.integer(1, 1000));
+            } else if (starfact::support::timing_flag(cli, f, cfg.warmup, cfg.repeat, 100, 1000)) {
+                continue;
             } else if (f == "--help") {
                 std::printf(
                     "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]\n"

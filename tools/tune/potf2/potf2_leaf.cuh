@@ -1,54 +1,25 @@
-// The fused single-block potf2 kernel: the whole n x n tile (n <= NMAX) in shared memory, left-looking
-// over panels of IB columns, one launch for the whole tile. Per panel, warp 0 updates the IB x IB
-// diagonal block with the columns to its left and factors it (registers and shuffles) while the other
-// warps (1) prefetch the next panel from global memory into registers and (2) update the rows below the
-// diagonal block (register-blocked dot products from shared memory); then (4) every thread solves one
-// row below against the diagonal block and (5) the prefetched panel is stored. Two barriers per panel.
-// Also: a right-looking look-ahead variant of the same kernel (potf2_leaf_rl_kernel), the device helpers
-// both share, and the failure protocol of the multi-kernel forms (flag in the workspace; see potf2.cu).
-// Both kernels are configurations the tuning sweep times (Potf2Config::rdiag = false); the tuned table
-// uses the replicated-diagonal kernel (potf2_rdiag.cuh) everywhere (docs/potf2.md).
+// Single-block potf2 leaves of the tuning tool (rejected for the library, docs/potf2.md "Tried and
+// rejected"; the library's leaf is the replicated-diagonal kernel, kernels/potf2/potf2_rdiag.cuh).
+// The left-looking kernel: the whole n x n tile (n <= NMAX) in shared memory, left-looking over panels of
+// IB columns, one launch for the whole tile. Per panel, warp 0 updates the IB x IB diagonal block with the
+// columns to its left and factors it (registers and shuffles) while the other warps (1) prefetch the next
+// panel from global memory into registers and (2) update the rows below the diagonal block
+// (register-blocked dot products from shared memory); then (4) every thread solves one row below against
+// the diagonal block and (5) the prefetched panel is stored. Two barriers per panel. Also: a
+// right-looking look-ahead variant of the same kernel (potf2_leaf_rl_kernel) and the device helpers both
+// share; the failure protocol is the library's (kernels/potf2/potf2_protocol.cuh). Both run inside the
+// library's multi-kernel forms (kernels/potf2/potf2_forms.cuh) through tools/tune/potf2/variants.cu.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "kernels/potf2/potf2_protocol.cuh"
+
 namespace starfact::detail::gpu::potf2_impl {
-
-/// Mode bits of one leaf launch in the recursive form (0 = the tile is a single leaf, no flag).
-enum LeafMode : int {
-    kFirst = 1,  // first leaf: resets the tile's failure flag
-    kCheck = 2,  // skip if an earlier leaf of the tile failed (flag != 0)
-    kLast = 4,   // last leaf: if skipped, sets the lower triangle of columns >= failure to the identity
-    kAllowNext = 8,  // rdiag kernel: the next kernel of the stream is ours and waits (pdl.cuh): let it launch
-};
-
-template <typename T>
-struct LeafParams {
-    T* A;               // the leaf's first element
-    int n;              // leaf order (<= NMAX)
-    int ld;             // leading dimension (of the tile)
-    int* info;          // LAPACK-style info of the matrix (device)
-    int64_t info_base;  // offset of the tile + leaf offset inside the tile
-    int* flag;          // tile failure flag (device; 0 or first failing tile column, 1-based); null if single leaf
-    int leaf_off;       // leaf offset inside the tile
-    int mode;           // LeafMode bits
-    T* tile;            // the tile's first element (for the clean-up by the last leaf)
-    int n_tile;         // tile order
-    int m = 0;          // rows below the leaf solved in the same launch (rdiag kernel only, potf2_rdiag.cuh)
-    int* arrivals = nullptr;  // rdiag kernel with m > 0: thread blocks that read the leaf (device, 0 at launch; left 0)
-};
 
 __device__ __forceinline__ float rsqrt_of(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_of(double x) { return rsqrt(x); }
-
-/// Lower triangle of columns [j_from, n) of the n x n matrix A set to the identity (block-wide loop).
-template <typename T, int NT>
-__device__ void set_identity_columns(T* A, int n, int ld, int j_from) {
-    for (int j = j_from; j < n; ++j)
-        for (int i = j + static_cast<int>(threadIdx.x); i < n; i += NT)
-            A[i + static_cast<int64_t>(j) * ld] = (i == j) ? T(1) : T(0);
-}
 
 /// (3) Factors the w x w diagonal block at (j0, j0) of S in warp 0 (lane = row): L in S, 1/L(c,c) in s_inv;
 /// on a bad pivot at panel column c, columns < c are stored and s_state = j0 + c + 1.
@@ -164,24 +135,6 @@ __device__ __forceinline__ void write_back_and_report(const LeafParams<T>& p, co
         if (*p.info == 0) *p.info = static_cast<int>(p.info_base + st);
         if (p.flag) *p.flag = p.leaf_off + st;
     }
-}
-
-/// Start of every leaf: flag protocol of the recursive form. Returns true if the leaf must not run (an
-/// earlier leaf of the tile failed; the last leaf then sets the columns from the failure on to the identity).
-template <typename T, int NT>
-__device__ __forceinline__ bool leaf_skipped(const LeafParams<T>& p, int& s_state) {
-    if (threadIdx.x == 0) {
-        int st = 0;
-        if ((p.mode & kCheck) && *p.flag != 0) st = -1;
-        if ((p.mode & kFirst) && blockIdx.x == 0) *p.flag = 0;  // block 0 only: others must not undo its report
-        s_state = st;
-    }
-    __syncthreads();
-    if (s_state < 0) {
-        if (p.mode & kLast) set_identity_columns<T, NT>(p.tile, p.n_tile, p.ld, *p.flag - 1);
-        return true;
-    }
-    return false;
 }
 
 template <typename T, int NMAX, int IB, int NW, bool LOOPED>

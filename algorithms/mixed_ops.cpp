@@ -156,7 +156,7 @@ void MixedOps::correct() {
     submit_potrs<float>(t.F, t.Z, seq, lo_, nullptr);
     for (int64_t i = 0; i < A_.mt(); ++i)
         for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_add_low(rt, o, t.Z.tile(i, jc), t.d.tile(i, 0), B_.tile(i, jc));
-    seq.wait();
+    seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
 
 void MixedOps::apply_a(const std::vector<double>& v, std::vector<double>& w) {

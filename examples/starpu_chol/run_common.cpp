@@ -33,6 +33,7 @@ Options options_for(const Settings& s, Mapping mapping, const Variant& variant) 
     opts.variant = variant;
     opts.panel = s.panel;
     opts.diag = s.diag;
+    opts.factor = s.factor;  // --factor-prec: a float potrf's tensor-core updates (run_mixed sets its own)
     return opts;
 }
 

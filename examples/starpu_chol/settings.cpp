@@ -34,7 +34,8 @@ problem
                     stalls, the double factorization as fall-back; docs/mixed_precision.md). Prints per run the
                     path, the refinement and GMRES iterations and the backward error, and in the same run
                     cuSOLVER's dpotrf + dpotrs and its IRS gesv at the same lowest precision (GPU runs); tiles
-                    from starfact::mixed_tile_size unless --nb
+                    from starfact::mixed_tile_size unless --nb. With --op potrf --prec s: the float
+                    factorization with its trailing updates in tf32, bf16 or fp16 (against cuSOLVER's spotrf)
   --cond K          with --factor-prec: the matrix Q diag(s) Q^T of condition number K (Q orthogonal from the QR
                     of a Gaussian matrix, s geometric from 1 to 1/K) instead of the random SPD one
 )") +
@@ -197,13 +198,16 @@ Settings parse(int argc, char** argv) {
         throw std::invalid_argument("--sweep runs its own set of configurations: drop --compare and --trace");
     if (s.op != "potrf" && (s.compare || s.sweep || s.calibrate))
         throw std::invalid_argument("--op " + s.op + " runs one configuration: drop --compare, --sweep and --calibrate");
-    if (s.factor != Precision::Native && s.op != "posv")
-        throw std::invalid_argument("--factor-prec chooses the factorization of a solve: add --op posv");
+    if (s.factor != Precision::Native && !(s.op == "posv" || (s.op == "potrf" && s.prec == 's')))
+        throw std::invalid_argument("--factor-prec chooses the factorization of a double solve (--op posv) or the "
+                                    "arithmetic of a float factorization (--op potrf --prec s)");
+    if (s.factor == Precision::Fp64 && s.prec == 's')
+        throw std::invalid_argument("--factor-prec fp64 with --prec s: a float matrix has no double factorization");
     if (s.cond > 0 && s.factor == Precision::Native)
         throw std::invalid_argument("--cond builds the test matrices of the mixed-precision solve: add --factor-prec");
-    if (s.factor != Precision::Native && s.factor != Precision::Fp64 && s.prec != 'd')
+    if (s.op == "posv" && s.factor != Precision::Native && s.factor != Precision::Fp64 && s.prec != 'd')
         throw std::invalid_argument("--factor-prec " + std::string(to_string(s.factor)) +
-                                    " refines a double solve: use --prec d");
+                                    " with --op posv refines a double solve: use --prec d");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};

@@ -38,14 +38,6 @@ const char* to_string(SolveReport::Path p) {
     return "?";
 }
 
-int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu) {
-    if (!gpu || mapping == Mapping::CpuOnly) return std::max<int64_t>(1, std::min<int64_t>(n, 256));
-    // Measured on the H100 (device-resident, float factor with TF32 updates, docs/mixed_precision.md): 2048 tiles
-    // beat 1024 and 512 at n = 16384 (0.027 s against 0.051 and 0.141) and match 4096 at n = 32768 (0.113 s
-    // against 0.117): with tensor-core updates the task overhead and the float diagonal and panel tasks dominate.
-    return std::max<int64_t>(1, std::min<int64_t>(n, 2048));
-}
-
 namespace {
 
 using detail::MixedOps;

@@ -66,13 +66,9 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
          const Refinement& refine = {});
 
 /// The array form: A column-major n x n (lda >= n, lower triangle used), B n x nrhs; tiled as `tiling` says
-/// (nb = 0: mixed_tile_size). A is copied back (unchanged, or the double factor after a fallback).
+/// (nb = 0: mixed_tile_size, plan.hpp). A is copied back (unchanged, or the double factor after a fallback).
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          SolveReport& report, const Refinement& refine = {}, const Tiling& tiling = {});
-
-/// The tile size of a mixed-precision solve: tiles small enough that the factorization is a task graph of
-/// matrix products (which run in the low precision) rather than one diagonal task (which does not).
-int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu);
 
 }  // namespace starfact

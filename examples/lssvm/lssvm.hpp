@@ -60,6 +60,10 @@ struct RunOptions {
     double cg_tol = 1e-6;    ///< CG: stop a right-hand side when |r| / |b| <= tol
     int cg_maxit = 1000;     ///< CG: iteration cap
     bool progress = false;   ///< CG: a progress line on stderr
+    /// Cholesky in double: the factorization's precision (starfact::Options::factor). Fp32/Tf32/Bf16/Fp16: the
+    /// mixed-precision posv (a low-precision factor refined to double accuracy, docs/mixed_precision.md), run after
+    /// the assembly instead of overlapping it; Native: the double factorization in the one task graph.
+    starfact::Precision factor = starfact::Precision::Native;
 };
 
 /// Seconds of each phase. With overlap the phases run together: the fields are then the times at which each
@@ -77,6 +81,7 @@ struct Result {
     std::vector<double> bias;    ///< b_c
     std::vector<double> alpha;   ///< n x classes, column-major
     std::vector<double> solution;  ///< n x (1 + classes): [eta, nu_1 .. nu_m], the solved system's columns
+    starfact::SolveReport mixed;  ///< Cholesky with a lower factor precision: what the mixed-precision solve did
     std::vector<int> train_pred, test_pred;
     double train_accuracy = 0, test_accuracy = 0;
     Timings t;

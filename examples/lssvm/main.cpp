@@ -41,6 +41,9 @@ Solver and machine:
   --cg-tol LIST         CG tolerances |r|/|b|, one row each (default 1e-2,1e-4)
   --cg-maxit N          CG iteration cap (default 2000)
   --prec P              d (default), s, or both
+  --factor-prec P       Cholesky in double with the factorization in P: native (default: double, one task
+                        graph), fp32, tf32, bf16 or fp16 (the mixed-precision solve refined to double accuracy,
+                        after the assembly; docs/mixed_precision.md); its path and iterations are printed
   --gpu-only | --hybrid | --cpu-only   where tasks run (default: gpu-only when a GPU is present)
   --nb N                tile size (default: starfact's tuned plan for the order)
   --streams N           CUDA workers (streams) per GPU (default: starfact's tuned plan)
@@ -66,6 +69,7 @@ struct Args {
         return h;
     }();
     std::string solver = "cholesky", prec = "d";
+    starfact::Precision factor = starfact::Precision::Native;
     std::vector<double> cg_tols = {1e-2, 1e-4};
     int cg_maxit = 2000;
     int mapping = -1;  // -1: default
@@ -118,6 +122,7 @@ Args parse(int argc, char** argv) {
             if (a.cg_tols.empty()) throw std::invalid_argument("--cg-tol needs at least one value");
         } else if (f == "--cg-maxit") a.cg_maxit = static_cast<int>(cli.integer(1, 1000000));
         else if (f == "--prec") a.prec = cli.choice({"d", "s", "both"});
+        else if (f == "--factor-prec") a.factor = starfact::parse_precision(cli.value(), "--factor-prec");
         else if (f == "--gpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::GpuOnly);
         else if (f == "--hybrid") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::Hybrid);
         else if (f == "--cpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::CpuOnly);
@@ -136,6 +141,10 @@ Args parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (!a.test.empty() && a.train.empty()) throw std::invalid_argument("--test needs --train");
+    if (a.factor != starfact::Precision::Native && a.factor != starfact::Precision::Fp64 && a.prec != "d")
+        throw std::invalid_argument("--factor-prec refines a double solve: use --prec d");
+    if (a.factor != starfact::Precision::Native && a.solver == "cg")
+        throw std::invalid_argument("--factor-prec chooses the Cholesky factorization: drop --solver cg");
     const bool no_test = (!a.train.empty() && a.test.empty()) || a.test_size == 0;
     if (!a.train.empty() && a.test.empty() && a.test_size >= 0)
         throw std::invalid_argument("--test-size needs --test (without it there is no test set)");
@@ -212,7 +221,9 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
     if (a.solver != "cg") {
         RunOptions o = base;
         o.solver = Solver::Cholesky;
-        runs.push_back({"cholesky", o});
+        runs.push_back({base.factor == starfact::Precision::Native ? std::string("cholesky")
+                                                                   : "cholesky " + std::string(starfact::to_string(base.factor)),
+                        o});
     }
     if (a.solver != "cholesky")
         for (double tol : a.cg_tols) {
@@ -237,6 +248,10 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
             continue;
         }
         if (a.check) w.residual = relative_residual<T>(engine, train, a.hyper, w.r, o);
+        if (o.solver == Solver::Cholesky && o.factor != starfact::Precision::Native && sizeof(T) == sizeof(double))
+            std::printf("%s: path %s, %d refinement + %d GMRES iterations, backward error %.2e\n", name.c_str(),
+                        starfact::to_string(w.r.mixed.path), w.r.mixed.iterations, w.r.mixed.gmres_iterations,
+                        w.r.mixed.backward_error);
         if (o.solver == Solver::Cholesky) w.vendor_total = vendor_total;
         print_row(w, csv);
         if (a.min_accuracy >= 0 && w.r.test_accuracy < a.min_accuracy) {
@@ -334,6 +349,7 @@ int main(int argc, char** argv) {
         base.overlap = a.overlap;
         base.cg_maxit = a.cg_maxit;
         base.progress = !a.quiet;
+        base.factor = a.factor;
         std::vector<Row> rows;
         int status = 0;
         if (a.prec != "s") status = std::max(status, run_all<double>(a, engine, data.train, data.test, base, rows, csv));

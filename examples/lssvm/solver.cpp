@@ -253,8 +253,11 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
     const int64_t n = train.n, nt = test.n, d = train.d, nrhs = train.classes() + 1;
     const bool gpu = o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = gpu ? Residency::Device : Residency::Host;
-    const int64_t nb = std::max<int64_t>(o.nb > 0 ? o.nb : starfact::tile_plan<T>(n, o.mapping, residency, gpu).nb,
-                                         nrhs);
+    const bool mixed = sizeof(T) == sizeof(double) && o.solver == Solver::Cholesky &&
+                       o.factor != starfact::Precision::Native && o.factor != starfact::Precision::Fp64;
+    const int64_t planned = mixed ? starfact::mixed_tile_size(n, o.mapping, gpu)
+                                  : starfact::tile_plan<T>(n, o.mapping, residency, gpu).nb;
+    const int64_t nb = std::max<int64_t>(o.nb > 0 ? o.nb : planned, nrhs);
     const KernelArgs ka{h.kernel, effective_gamma(h, train), 1.0 / h.C};
     const KernelArgs ka_apply{h.kernel, ka.gamma, 0.0};
 
@@ -280,7 +283,29 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
     submit_assembly(cl, ka, xb, H, s_asm, o.mapping);
     if (!o.overlap) s_asm.wait(), res.t.assemble = since(t0);
     std::vector<double> sol;
-    if (o.solver == Solver::Cholesky) {
+    if (mixed) {
+        // The refined solve decides between its steps on the host: it starts once H is assembled.
+        s_asm.wait();
+        res.t.assemble = since(t0);
+        starfact::Options mo = opts;
+        mo.factor = o.factor;
+        res.info = starfact::posv(H, B, mo, res.mixed);
+        res.t.factor = res.t.solve = since(t0);
+        if (o.progress)
+            std::fprintf(stderr, "  solved at %.3f s (%s factor, %s, %d refinement + %d GMRES iterations)\n",
+                         res.t.solve, starfact::to_string(o.factor), starfact::to_string(res.mixed.path),
+                         res.mixed.iterations, res.mixed.gmres_iterations);
+        if (res.info != 0) {
+            res.t.total = since(t0);
+            return res;
+        }
+        if (nt > 0) submit_apply(cl, ka_apply, tb, xb, B, S, scratch, s_pred, o.mapping);
+        s_pred.wait();
+        res.t.predict = since(t0);
+        std::vector<T> bt(rhs.size());
+        B.export_to(bt.data(), n);
+        sol = to_double(bt);
+    } else if (o.solver == Solver::Cholesky) {
         const int op = starfact::async::potrf(H, s_fac, opts);
         if (!o.overlap) s_fac.wait(), res.t.factor = since(t0);
         starfact::async::potrs(H, B, s_sol, opts);

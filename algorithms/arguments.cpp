@@ -25,4 +25,16 @@ void require_array(const char* function, const char* argument, const void* array
     require(array != nullptr || empty, function, argument, "is null");
 }
 
+void require_solve_arrays(const char* function, int64_t n, int64_t nrhs, const void* A, int64_t lda, const void* B,
+                          int64_t ldb, const Tiling& tiling) {
+    require_nonnegative(function, "n", n);
+    require_nonnegative(function, "nrhs", nrhs);
+    require_leading_dimension(function, "lda", lda, n);
+    require_leading_dimension(function, "ldb", ldb, n);
+    require_tiling(function, tiling);
+    // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
+    require_array(function, "A", A, n == 0);
+    require_array(function, "B", B, n == 0 || nrhs == 0);
+}
+
 }  // namespace starfact::detail

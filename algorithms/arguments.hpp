@@ -19,6 +19,9 @@ void require_leading_dimension(const char* function, const char* argument, int64
 void require_tiling(const char* function, const Tiling& tiling);
 /// An array argument: not null unless it holds nothing (`empty`).
 void require_array(const char* function, const char* argument, const void* array, bool empty);
+/// The arguments of a solve's array form (n, nrhs, A and lda, B and ldb, tiling), each failure naming its argument.
+void require_solve_arrays(const char* function, int64_t n, int64_t nrhs, const void* A, int64_t lda, const void* B,
+                          int64_t ldb, const Tiling& tiling);
 
 /// A TileMatrix argument that must be square.
 template <typename T>

@@ -264,13 +264,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          SolveReport& report, const Refinement& refine, const Tiling& tiling) {
-    detail::require_nonnegative("posv", "n", n);
-    detail::require_nonnegative("posv", "nrhs", nrhs);
-    detail::require_leading_dimension("posv", "lda", lda, n);
-    detail::require_leading_dimension("posv", "ldb", ldb, n);
-    detail::require_tiling("posv", tiling);
-    detail::require_array("posv", "A", A, n == 0);
-    detail::require_array("posv", "B", B, n == 0 || nrhs == 0);
+    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
     const int64_t nb = tiling.nb > 0 ? tiling.nb : mixed_tile_size(n, opts.mapping, rt.cuda_workers() > 0);
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);

@@ -143,14 +143,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          const Tiling& tiling) {
-    detail::require_nonnegative("posv", "n", n);
-    detail::require_nonnegative("posv", "nrhs", nrhs);
-    detail::require_leading_dimension("posv", "lda", lda, n);
-    detail::require_leading_dimension("posv", "ldb", ldb, n);
-    detail::require_tiling("posv", tiling);
-    // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
-    detail::require_array("posv", "A", A, n == 0);
-    detail::require_array("posv", "B", B, n == 0 || nrhs == 0);
+    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
     if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64) {
         SolveReport report;  // the refined solve (mixed.hpp), which tiles for its own factorization
         return posv(rt, n, nrhs, A, lda, B, ldb, opts, report, Refinement{}, tiling);

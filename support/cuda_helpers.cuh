@@ -86,4 +86,21 @@ size_t matrix_bytes(int64_t n) {
     return static_cast<size_t>(n) * n * sizeof(T);
 }
 
+/// Makes `device` the calling thread's current CUDA device for the guard's lifetime (handles, streams and
+/// allocations belong to the device current when they are made: a baseline whose handle sat on another GPU than
+/// its matrix would time peer accesses).
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device) {
+        ok(cudaGetDevice(&before_), "cudaGetDevice");
+        if (before_ != device) ok(cudaSetDevice(device), "cudaSetDevice");
+    }
+    ~DeviceGuard() { cudaSetDevice(before_); }
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int before_ = 0;
+};
+
 }  // namespace starfact::support::cuda

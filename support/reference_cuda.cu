@@ -23,23 +23,6 @@ namespace {
 
 using namespace cuda;
 
-/// Makes `device` the calling thread's current CUDA device for the guard's lifetime (handles, streams and
-/// allocations belong to the device current when they are made: a baseline whose handle sat on another GPU than
-/// its matrix would time peer accesses).
-class DeviceGuard {
-public:
-    explicit DeviceGuard(int device) {
-        ok(cudaGetDevice(&before_), "cudaGetDevice");
-        if (before_ != device) ok(cudaSetDevice(device), "cudaSetDevice");
-    }
-    ~DeviceGuard() { cudaSetDevice(before_); }
-    DeviceGuard(const DeviceGuard&) = delete;
-    DeviceGuard& operator=(const DeviceGuard&) = delete;
-
-private:
-    int before_ = 0;
-};
-
 /// A cuSOLVER handle on a stream of its own, with the 64-bit API's params when `x_api`.
 struct Solver {
     Stream stream;  // declared first: released after the handle and the params

@@ -16,17 +16,22 @@ namespace {
 
 using namespace cuda;
 
-class OnDevice {
-public:
-    explicit OnDevice(int device) {
-        ok(cudaGetDevice(&before_), "cudaGetDevice");
-        ok(cudaSetDevice(device), "cudaSetDevice");
+/// A cuSOLVER handle bound to a stream of its own.
+struct SolverOnStream {
+    Stream stream;  // declared first: released after the handle
+    SolverHandle handle;
+    SolverOnStream() {
+        cusolverDnHandle_t h = nullptr;
+        ok(cusolverDnCreate(&h), "cusolverDnCreate");
+        handle.reset(h);
+        cudaStream_t st = nullptr;
+        ok(cudaStreamCreate(&st), "cudaStreamCreate");
+        stream.reset(st);
+        ok(cusolverDnSetStream(h, st), "cusolverDnSetStream");
     }
-    ~OnDevice() { cudaSetDevice(before_); }
-
-private:
-    int before_ = 0;
 };
+using IrsParams = Owned<cusolverDnIRSParams_t, cusolverDnIRSParamsDestroy>;
+using IrsInfos = Owned<cusolverDnIRSInfos_t, cusolverDnIRSInfosDestroy>;
 
 /// A, B and X on the device, A's original kept for the residual.
 struct Problem {
@@ -130,20 +135,16 @@ std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vecto
 
 VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
                            int device) {
-    const OnDevice on(device);
+    const DeviceGuard on(device);
     VendorSolve r;
     r.name = "cusolver dpotrf+dpotrs";
     Problem p(n, nrhs, A, B);
-    cusolverDnHandle_t hs = nullptr;
-    ok(cusolverDnCreate(&hs), "cusolverDnCreate");
-    const SolverHandle handle(hs);
+    const SolverOnStream solver;
+    cusolverDnHandle_t hs = solver.handle.get();
+    cudaStream_t st = solver.stream.get();
     cusolverDnParams_t pp = nullptr;
     ok(cusolverDnCreateParams(&pp), "cusolverDnCreateParams");
     const SolverParams params(pp);
-    cudaStream_t st = nullptr;
-    ok(cudaStreamCreate(&st), "cudaStreamCreate");
-    const Stream stream(st);
-    ok(cusolverDnSetStream(hs, st), "cusolverDnSetStream");
     size_t dev_bytes = 0, host_bytes = 0;
     ok(cusolverDnXpotrf_bufferSize(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, &dev_bytes,
                                    &host_bytes),
@@ -172,50 +173,40 @@ VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const doubl
 
 VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const double* B, Precision lowest, bool gmres,
                               int warmup, int repeat, int device) {
-    const OnDevice on(device);
+    const DeviceGuard on(device);
     VendorSolve r;
     r.name = std::string("cusolver IRS gesv ") + to_string(lowest) + (gmres ? " gmres" : " classical");
     Problem p(n, nrhs, A, B);
-    cusolverDnHandle_t hs = nullptr;
-    ok(cusolverDnCreate(&hs), "cusolverDnCreate");
-    const SolverHandle handle(hs);
-    cudaStream_t st = nullptr;
-    ok(cudaStreamCreate(&st), "cudaStreamCreate");
-    const Stream stream(st);
-    ok(cusolverDnSetStream(hs, st), "cusolverDnSetStream");
-    cusolverDnIRSParams_t params = nullptr;
-    ok(cusolverDnIRSParamsCreate(&params), "cusolverDnIRSParamsCreate");
-    cusolverDnIRSInfos_t infos = nullptr;
-    ok(cusolverDnIRSInfosCreate(&infos), "cusolverDnIRSInfosCreate");
-    ok(cusolverDnIRSParamsSetSolverPrecisions(params, CUSOLVER_R_64F, irs_precision(lowest)),
+    const SolverOnStream solver;
+    cusolverDnHandle_t hs = solver.handle.get();
+    cudaStream_t st = solver.stream.get();
+    cusolverDnIRSParams_t pr = nullptr;
+    ok(cusolverDnIRSParamsCreate(&pr), "cusolverDnIRSParamsCreate");
+    const IrsParams params(pr);
+    cusolverDnIRSInfos_t in = nullptr;
+    ok(cusolverDnIRSInfosCreate(&in), "cusolverDnIRSInfosCreate");
+    const IrsInfos infos(in);
+    ok(cusolverDnIRSParamsSetSolverPrecisions(pr, CUSOLVER_R_64F, irs_precision(lowest)),
        "cusolverDnIRSParamsSetSolverPrecisions");
-    ok(cusolverDnIRSParamsSetRefinementSolver(params, gmres ? CUSOLVER_IRS_REFINE_GMRES : CUSOLVER_IRS_REFINE_CLASSICAL),
+    ok(cusolverDnIRSParamsSetRefinementSolver(pr, gmres ? CUSOLVER_IRS_REFINE_GMRES : CUSOLVER_IRS_REFINE_CLASSICAL),
        "cusolverDnIRSParamsSetRefinementSolver");
     size_t bytes = 0;
-    ok(cusolverDnIRSXgesv_bufferSize(hs, params, n, nrhs, &bytes), "cusolverDnIRSXgesv_bufferSize");
+    ok(cusolverDnIRSXgesv_bufferSize(hs, pr, n, nrhs, &bytes), "cusolverDnIRSXgesv_bufferSize");
     const DevicePtr<char> work = device_alloc<char>(bytes + 1, "cudaMalloc(work)");
     const DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
     const DevicePtr<double> Bw = device_alloc<double>(p.b_count, "cudaMalloc(B)");
     cusolver_int_t iters = 0;
-    try {
-        r.seconds = timed_runs(
-            st, warmup, repeat,
-            [&] {
-                ok(cudaMemcpyAsync(p.A.get(), p.A0.get(), p.a_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "A");
-                ok(cudaMemcpyAsync(Bw.get(), p.B0.get(), p.b_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "B");
-            },
-            [&] {
-                ok(cusolverDnIRSXgesv(hs, params, infos, n, nrhs, p.A.get(), n, Bw.get(), n, p.X.get(), n, work.get(),
-                                      bytes, &iters, info.get()),
-                   "cusolverDnIRSXgesv");
-            });
-    } catch (...) {
-        cusolverDnIRSInfosDestroy(infos);
-        cusolverDnIRSParamsDestroy(params);
-        throw;
-    }
-    cusolverDnIRSInfosDestroy(infos);
-    cusolverDnIRSParamsDestroy(params);
+    r.seconds = timed_runs(
+        st, warmup, repeat,
+        [&] {
+            ok(cudaMemcpyAsync(p.A.get(), p.A0.get(), p.a_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "A");
+            ok(cudaMemcpyAsync(Bw.get(), p.B0.get(), p.b_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "B");
+        },
+        [&] {
+            ok(cusolverDnIRSXgesv(hs, pr, in, n, nrhs, p.A.get(), n, Bw.get(), n, p.X.get(), n, work.get(), bytes,
+                                  &iters, info.get()),
+               "cusolverDnIRSXgesv");
+        });
     r.iterations = static_cast<int>(iters);
     ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
     if (r.info == 0) r.backward_error = p.backward_error();

@@ -29,12 +29,16 @@ prepare() {
         cp "$f" "$carry/bin/"
     done
     for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done
-    cp -L "$prefix/lib/libstarpu-1.3.so.9" "$carry/lib/"
     cp -L "$(ldconfig -p | awk '/libfxt.so.2 /{print $NF; exit}')" "$carry/lib/libfxt.so.2"
-    # A build with MPI links StarPU-MPI and Debian's OpenMPI: carry them (single-process runs need only the
-    # libraries; mpirun on the device is its own OpenMPI 4.1, binary-compatible with these).
-    local lib
-    for lib in $(ldd "$build/examples/starpu_chol" 2>/dev/null | awk '/starpumpi|libmpi\.|open-rte|open-pal|libevent/ {print $3}'); do
+    # libstarpu of the series the build links (libstarpu-1.3.so.9 or libstarpu-1.4.so.N, from the prefix through
+    # the RUNPATH). A build with MPI links StarPU-MPI and Debian's OpenMPI: carry them (single-process runs need
+    # only the libraries; mpirun on the device is its own OpenMPI 4.1, binary-compatible with these).
+    local lib libs ref=$build/examples/starpu_chol
+    [ -x "$ref" ] || ref=$(find "$carry/bin" -name 'test_*' -o -name 'bench_*' -o -name 'tune_*' | head -1)
+    libs=$(ldd "$ref" 2>/dev/null)
+    grep -q "libstarpu-1\.[0-9]*\.so.* => $prefix/" <<< "$libs" \
+        || { echo "[prepare] $ref does not link libstarpu from $prefix" >&2; exit 1; }
+    for lib in $(awk '/libstarpu-|starpumpi|libmpi\.|open-rte|open-pal|libevent/ {print $3}' <<< "$libs"); do
         cp -L "$lib" "$carry/lib/"
     done
     strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
@@ -42,7 +46,7 @@ prepare() {
     # limited to 64 MiB); tools/device-env.sh unpacks them on the device.
     tar -C "$carry" -cJf "$carry/bin.tar.xz" bin && rm -rf "$carry/bin"
     du -sh "$carry" >&2
-    echo "carry: .carry   command: bash tools/device.sh run" >&2
+    echo "carry: ${carry#"$root"/}   command: CARRY_DIR=${carry#"$root"/} bash tools/device.sh run" >&2
 }
 
 run_phase() {  # name, command...: runs with a log in $OUT, prints a one-line verdict

@@ -52,17 +52,18 @@ private:
     std::vector<starpu_data_handle_t> x_, v_;
 };
 
-/// Host memory from starpu_malloc (pinned when CUDA workers exist, so that transfers run at full speed).
+/// Host memory from starpu_malloc_flags (pinned when CUDA workers exist, so that transfers run at full speed).
+/// Freed with its size (starpu_free_flags): StarPU 1.4 deprecates the size-less starpu_free.
 template <typename T>
 class HostArray {
 public:
     explicit HostArray(size_t n) : n_(n) {
-        if (n && starpu_malloc(reinterpret_cast<void**>(&p_), n * sizeof(T)) != 0)
+        if (n && starpu_malloc_flags(reinterpret_cast<void**>(&p_), n * sizeof(T), STARPU_MALLOC_PINNED) != 0)
             throw std::runtime_error("cannot allocate " + std::to_string(n * sizeof(T) >> 20) +
                                      " MiB of host memory for the features");
     }
     ~HostArray() {
-        if (p_) starpu_free(p_);
+        if (p_) starpu_free_flags(p_, n_ * sizeof(T), STARPU_MALLOC_PINNED);
     }
     HostArray(const HostArray&) = delete;
     HostArray& operator=(const HostArray&) = delete;

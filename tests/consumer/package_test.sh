@@ -23,7 +23,9 @@ pkg-config)
     pc=${PKG_CONFIG:-pkg-config}
     flags=$("$pc" --cflags --libs starfact)
     # StarPU (and a shared libstarfact) are found at run time through the RUNPATH.
-    rpath="-Wl,-rpath,$("$pc" --variable=libdir starpu-1.3) -Wl,-rpath,$("$pc" --variable=libdir starfact)"
+    # starfact.pc requires the StarPU series it was built with (starpu-1.3 or starpu-1.4).
+    starpu_pc=$("$pc" --print-requires starfact | awk '/^starpu-1\./ {print $1; exit}')
+    rpath="-Wl,-rpath,$("$pc" --variable=libdir "$starpu_pc") -Wl,-rpath,$("$pc" --variable=libdir starfact)"
     mkdir -p "$work/pkg-config"
     echo "$cxx -std=c++17 -O2 $here/main.cpp -o $work/pkg-config/starfact_consumer $flags $rpath"
     # shellcheck disable=SC2086

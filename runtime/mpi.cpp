@@ -232,9 +232,11 @@ void share_node(starpu_conf* conf, MpiState& s) {
     MPI_Comm_rank(node, &s.local_rank);
     MPI_Comm_size(node, &s.local_size);
     MPI_Comm_free(&node);
+    // Also for a rank alone on its node: StarPU 1.3 binds its workers itself, but 1.4 keeps them within the
+    // process's mask (STARPU_WORKERS_GETBIND), which mpirun may have narrowed to one core.
+    widen_cores(s);
     if (s.local_size <= 1) return;
     if (!std::getenv("STARPU_WORKERS_NOBIND")) setenv("STARPU_WORKERS_NOBIND", "1", 1);
-    widen_cores(s);
     const int ndev = conf->ncuda == 0 ? 0 : cuda_device_count();
     const bool chosen = std::getenv("STARPU_WORKERS_CUDAID") || std::getenv("STARPU_NCUDA");
     if (ndev > 0 && !chosen) {

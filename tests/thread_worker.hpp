@@ -71,7 +71,8 @@ struct Case {
         os << name(kind) << " " << name(form) << (dbl ? " double" : " float") << " n=" << n << " nb=" << nb
            << " ld=" << ld << " nrhs=" << nrhs << " bad=" << bad << " variation=" << variation
            << " matrix seed=" << seed << " mapping=" << to_string(opts.mapping) << " variant=" << opts.variant.name()
-           << " panel=" << to_string(opts.panel) << " diag=" << to_string(opts.diag);
+           << " panel=" << to_string(opts.panel) << " diag=" << to_string(opts.diag)
+           << " factor=" << to_string(opts.factor);
         return os.str();
     }
 };
@@ -103,6 +104,10 @@ inline Case draw(std::mt19937_64& rng) {
     }
     const bool nopiv = c.kind == Kind::Getrf && c.variation;
     if (pick(4) == 0 && !nopiv) c.bad = pick(static_cast<int>(c.n));
+    // A third of the blocking and array double solves take the mixed-precision path (a float factor refined to
+    // double accuracy, or the double fall-back where the matrix is not SPD).
+    if (c.kind == Kind::Posv && c.dbl && c.form != Form::Async && pick(3) == 0)
+        c.opts.factor = pick(2) ? Precision::Fp32 : Precision::Tf32;
     return c;
 }
 

@@ -4,7 +4,7 @@
 //   F := float(D A D);  potrf(F)                                  one task graph, with ||A||_inf and X0
 //   X0 := D F^-T F^-1 D B
 //   repeat:  R := B - A X  (double)                                classical refinement (LAPACK's dsposv)
-//            stop when every column's backward error reaches the target, or a step gains less than stall_ratio
+//            stop when every column's backward error reaches the tolerance, or a step gains less than stall_ratio
 //            X += D F^-T F^-1 D R
 //   then, per column still above the tolerance:                    GMRES-IR (Carson & Higham, SISC 2018):
 //            GMRES on M^-1 A d = M^-1 r with M^-1 = D F^-T F^-1 D, in double on the host, each iteration one
@@ -191,7 +191,6 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
         constexpr double unit = 0x1p-53;  // double's unit roundoff
         // Refinement stops at the tolerance (default: LAPACK's dsposv rule, sqrt(n) u).
         const double tolerance = refine.tolerance > 0 ? refine.tolerance : std::sqrt(static_cast<double>(n)) * unit;
-        const double target = tolerance;
         report.tolerance = tolerance;
 
         MixedOps ops(A, B, opts);
@@ -207,14 +206,8 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
             double prev = std::numeric_limits<double>::infinity();
             while (true) {
                 const double now = largest(err);
-                if (now <= target) {
-                    converged = true;
-                    break;
-                }
-                if (report.iterations >= refine.max_iterations || now > refine.stall_ratio * prev) {
-                    converged = now <= tolerance;
-                    break;
-                }
+                converged = now <= tolerance;
+                if (converged || report.iterations >= refine.max_iterations || now > refine.stall_ratio * prev) break;
                 prev = now;
                 ops.correct();  // X += M^-1 R
                 ++report.iterations;
@@ -243,8 +236,9 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
         }
         report.backward_error = largest(err);
         if (converged) return finish(0);
-        if (!refine.fallback) {
+        if (!refine.fallback) {  // B as it was: never an answer short of the tolerance
             report.path = SolveReport::Path::Failed;
+            ops.restore_b();
             return finish(0);
         }
         // The double factorization, on A itself (as LAPACK's dsposv), from the original right-hand sides.

@@ -131,6 +131,14 @@ TEST_CASE("mixed-precision posv falls back to the double factorization when the 
         REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
         CHECK(report.path == SolveReport::Path::Failed);
         CHECK(X == B);  // B is left as it was
+        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);  // the tile form too
+        a.import(A.data(), n);
+        b.import(B.data(), n);
+        REQUIRE(posv(a, b, opts, report, refine) == 0);
+        CHECK(report.path == SolveReport::Path::Failed);
+        std::vector<double> Xt(B.size());
+        b.export_to(Xt.data(), n);
+        CHECK(Xt == B);
     }
 }
 

@@ -36,7 +36,7 @@ struct SolveReport {
         Refined,   ///< low-precision factor, classical refinement reached the tolerance
         Gmres,     ///< low-precision factor, GMRES preconditioned by it reached the tolerance
         Fallback,  ///< refinement did not reach it: the double factorization was used (A now holds its factor)
-        Failed,    ///< neither (fallback off, or the double factorization failed: info > 0)
+        Failed,    ///< neither (fallback off: B is left as it was; or the double factorization failed: info > 0)
     };
     Path path = Path::Direct;
     Precision factor = Precision::Native;  ///< the precision of the factor the refinement used

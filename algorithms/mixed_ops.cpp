@@ -185,12 +185,7 @@ void MixedOps::apply_low(const std::vector<double>& v, std::vector<double>& z) {
     t.W.export_to(z.data(), std::max<int64_t>(1, n_));
 }
 
-void MixedOps::add_to_column(int64_t j, const std::vector<double>& d) {
-    std::vector<double> x(static_cast<size_t>(n_ * c_));
-    B_.export_to(x.data(), std::max<int64_t>(1, n_));
-    for (int64_t i = 0; i < n_; ++i) x[static_cast<size_t>(i + j * n_)] += d[static_cast<size_t>(i)];
-    B_.import(x.data(), std::max<int64_t>(1, n_));
-}
+void MixedOps::set_solution(const std::vector<double>& x) { B_.import(x.data(), std::max<int64_t>(1, n_)); }
 
 void MixedOps::restore_b() {
     Runtime& rt = A_.runtime();

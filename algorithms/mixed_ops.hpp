@@ -35,8 +35,8 @@ public:
     void apply_a(const std::vector<double>& v, std::vector<double>& w);
     /// z = M^-1 v, for one column.
     void apply_low(const std::vector<double>& v, std::vector<double>& z);
-    /// X(:, j) += d.
-    void add_to_column(int64_t j, const std::vector<double>& d);
+    /// X := x (n x c on the host).
+    void set_solution(const std::vector<double>& x);
     /// B := B0 (before the fallback's double solve).
     void restore_b();
 

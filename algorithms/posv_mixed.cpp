@@ -226,8 +226,9 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
                     report.gmres_iterations +=
                         gmres(ops, rj, dj, refine.gmres_restart, refine.gmres_iterations - report.gmres_iterations,
                               1e-12);
-                    ops.add_to_column(j, dj);
+                    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i + j * n)] += dj[static_cast<size_t>(i)];
                 }
+                ops.set_solution(x);  // x: X from the last residual(), corrected column by column
                 ops.residual(r, x);
                 err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
                 converged = largest(err) <= tolerance;

@@ -17,9 +17,16 @@ struct PlanRow {
     int streams;    ///< CUDA workers per GPU
 };
 
-// GPU mappings, device-resident tiles: up to max_n the whole matrix is one tile, factored by the
-// two-stream GPU kernel (kernels/potf2/); above, tiles of nb.
-constexpr PlanRow kDevice[] = {
+// GPU mappings, device-resident tiles: up to max_n the whole matrix is one tile (one task: the diagonal kernel
+// resolve_diag_kernel picks for that order), above tiles of nb. Measured on the H100 against one cuSOLVER call
+// (docs/performance.md, "The double-precision floor"): in double the one-task path up to n = 20480, where 2048
+// tiles take over (1.00..1.04x cuSOLVER from 24576 on; 4096 tiles 0.96..0.98x); in float one fused task up to
+// 16384, then 4096 tiles (1.03..1.08x; 2048 tiles 0.98..1.05x).
+constexpr PlanRow kDeviceDouble[] = {
+    {20480, 0, 4},
+    {int64_t(1) << 40, 2048, 4},
+};
+constexpr PlanRow kDeviceFloat[] = {
     {16384, 0, 4},
     {int64_t(1) << 40, 4096, 4},
 };
@@ -48,7 +55,9 @@ TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, in
     if (mapping == Mapping::CpuOnly || !gpu) return {256, 0};
     if (residency == Residency::Device && gpus > 1)
         return from(kDeviceMulti, sizeof kDeviceMulti / sizeof kDeviceMulti[0], n);
-    if (residency == Residency::Device) return from(kDevice, sizeof kDevice / sizeof kDevice[0], n);
+    if (residency == Residency::Device)
+        return sizeof(T) == sizeof(double) ? from(kDeviceDouble, sizeof kDeviceDouble / sizeof kDeviceDouble[0], n)
+                                           : from(kDeviceFloat, sizeof kDeviceFloat / sizeof kDeviceFloat[0], n);
     return from(kHost, sizeof kHost / sizeof kHost[0], n);
 }
 
@@ -67,11 +76,11 @@ TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool g
 }
 
 template <typename T>
-int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu) {
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
     if (mapping == Mapping::CpuOnly || !gpu) return 256;
     const bool device = residency == Residency::Device;
     if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
-    return device && n > 24576 ? 4096 : 2048;
+    return device && n > 24576 && gpus <= 1 ? 4096 : 2048;
 }
 
 Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
@@ -80,9 +89,15 @@ Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
 
 bool have_fused_potf2() { return detail::fused_potf2_available(); }
 
-DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m) {
+template <typename T>
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb) {
     if (d != DiagKernel::Auto) return d;
-    return m != Mapping::CpuOnly && detail::fused_potf2_available() ? DiagKernel::Fused : DiagKernel::Cusolver;
+    if (m == Mapping::CpuOnly || !detail::fused_potf2_available()) return DiagKernel::Cusolver;
+    // Tile orders at which one cuSOLVER potrf beat our fused potf2 on the H100 (starpu_chol --sweep --nb NB
+    // --diag fused|cusolver, one tile, warm models; docs/performance.md): our panel chain of 128-column launches
+    // costs more than cuSOLVER's there. Below 2048 (every DAG tile of the plans) and above these orders, fused.
+    const int64_t first = 2049, last = sizeof(T) == sizeof(double) ? 24576 : 4096;
+    return nb >= first && nb <= last ? DiagKernel::Cusolver : DiagKernel::Fused;
 }
 
 PanelSolve resolve_panel_solve(PanelSolve p) {
@@ -97,8 +112,10 @@ template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool, int);
 template TilePlan tile_plan<double>(int64_t, Mapping, Residency, bool, int);
 template TilePlan potri_tile_plan<float>(int64_t, Mapping, Residency, bool);
 template TilePlan potri_tile_plan<double>(int64_t, Mapping, Residency, bool);
-template int64_t lu_tile_size<float>(int64_t, Mapping, Residency, bool);
-template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool);
+template int64_t lu_tile_size<float>(int64_t, Mapping, Residency, bool, int);
+template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool, int);
+template DiagKernel resolve_diag_kernel<float>(DiagKernel, Mapping, int64_t);
+template DiagKernel resolve_diag_kernel<double>(DiagKernel, Mapping, int64_t);
 
 int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu) {
     if (!gpu || mapping == Mapping::CpuOnly) return std::max<int64_t>(1, std::min<int64_t>(n, 256));

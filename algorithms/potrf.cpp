@@ -41,7 +41,7 @@ public:
                 detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel) == PanelSolve::Inverse),
-          fused_(resolve_diag_kernel(opts.diag, opts.mapping) == DiagKernel::Fused), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
+          fused_(resolve_diag_kernel<T>(opts.diag, opts.mapping, std::min(A.nb(), A.n())) == DiagKernel::Fused), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
           names_(*seq) {}
 
     int64_t mt() const { return mt_; }

@@ -72,7 +72,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
                                    : state.add_operation(&info_handle[0]);
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
-        reserve_potrf_workspace<T>(rt, static_cast<int>(A.nb()));
+        reserve_potrf_workspace<T>(rt, static_cast<int>(std::min(A.nb(), A.n())));
         if (resolve_panel_solve(opts.panel) == PanelSolve::Inverse)
             reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }

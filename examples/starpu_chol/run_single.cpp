@@ -1,4 +1,5 @@
 // starpu_chol's single run: one configuration, one line per timed run, then the vendor on the same matrix.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     if (residency == Residency::Device) table.note(placement_text(tiles));
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
-                             : to_string(resolve_diag_kernel(s.diag, mapping));
+                             : to_string(resolve_diag_kernel<T>(s.diag, mapping, std::min(nb, n)));
     const std::string panel = to_string(resolve_panel_solve(s.panel));
 
     if (s.calibrate) {

@@ -23,16 +23,20 @@ PanelSolve resolve_panel_solve(PanelSolve p);
 
 /// CUDA kernel for the diagonal tiles.
 enum class DiagKernel {
-    Auto,      ///< Fused where this build has it and the mapping may use a GPU, else Cusolver (see resolve_diag_kernel)
+    Auto,      ///< the kernel measured faster on tiles of this order and precision (see resolve_diag_kernel)
     Fused,     ///< our fused potf2 (kernels/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
 };
 /// Whether this build has the fused potf2 kernel.
 bool have_fused_potf2();
-/// What Auto means for this mapping: our fused potf2 as the CUDA diagonal codelet when the build has it
-/// (measured faster per tile at every order and not slower over the whole factorization on the H100:
-/// docs/potf2.md), cuSOLVER otherwise; CpuOnly never runs a CUDA codelet (reported as Cusolver).
-DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m);
+/// What Auto means for nb x nb diagonal tiles of precision T under mapping m: the CUDA kernel measured faster on
+/// one tile of that order (the kDiag rows of algorithms/plan.cpp, from `starpu_chol --sweep --nb NB --diag
+/// fused|cusolver` on the H100, docs/performance.md): our fused potf2 where the build has it, except at the orders
+/// where cuSOLVER's potrf was faster (double 2049..24576, float 2049..4096: there the whole-matrix task of a
+/// small plan is one cuSOLVER call); Cusolver without the fused kernel; CpuOnly never runs a CUDA codelet
+/// (reported as Cusolver). An explicit Fused or Cusolver is kept.
+template <typename T>
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb);
 
 /// The tuned granularity of an order-n factorization on this machine type (docs/performance.md): the tile
 /// size, and the CUDA workers (streams) per GPU a Runtime should have.
@@ -46,17 +50,19 @@ struct TilePlan {
 template <typename T>
 TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 /// The granularity potri's array form and starpu_chol --op potri use: tile_plan's, except that a GPU
-/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384)
+/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384 or 20480)
 /// is cut into eight (tiles of at least 512), so that the three phases have tiles to overlap on.
 template <typename T>
 TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
 /// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
 /// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
 /// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
-/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few.
-/// `gpu`: whether the runtime has CUDA workers.
+/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few; device-resident
+/// tiles over several GPUs (`gpus` > 1) keep 2048, whose shorter panels and finer updates spread better (4 x H100,
+/// n = 65536: 2.91x one GPU against 2.48x with 4096 tiles and 2.70x with 3072, docs/multigpu.md).
+/// `gpu`: whether the runtime has CUDA workers; `gpus`: the CUDA devices the tiles spread over.
 template <typename T>
-int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu);
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 
 /// The tile size of a mixed-precision solve (mixed.hpp) and its array form's default: tiles small enough that the
 /// factorization is a task graph of matrix products, which run in the low precision, rather than one diagonal task,

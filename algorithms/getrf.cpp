@@ -249,7 +249,7 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     detail::require_tiling("getrf", tiling);
     detail::require_array("getrf", "A", A, n == 0);
     detail::require_array("getrf", "ipiv", ipiv, n == 0);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
     TileMatrix<T> tiles(rt, n, nb, tiling.residency);
     Pivots piv(tiles);
     tiles.import(A, lda);

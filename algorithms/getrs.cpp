@@ -136,7 +136,7 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::require_array("gesv", "A", A, n == 0);
     detail::require_array("gesv", "ipiv", ipiv, n == 0);
     detail::require_array("gesv", "B", B, n == 0 || nrhs == 0);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0);
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
     Pivots piv(a);
     a.import(A, lda);

@@ -2,7 +2,9 @@
 // arrays, over K = 1, 2, ... GPUs of one process: the batch is cut into chunks, one task each, and StarPU spreads
 // them over every CUDA worker of every device, each chunk crossing its GPU's own host link. One Runtime per K, in
 // turn, on the same arrays; each timed run restores A and B from pristine copies first (untimed). Prints, per K, the
-// median seconds, matrices per second and the speed-up over the first K, and checks the solution of sampled members.
+// median seconds, matrices per second and the speed-up over the first K, and checks the solution of sampled members;
+// then the host-link ceiling: the same bytes (A and B to the GPUs and back) copied by the same K GPUs with nothing
+// else, the time no schedule of the solve can beat.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +33,7 @@ const char* kHelp =
     "  --warmup W     untimed runs per K (default 1)\n"
     "  --repeat R     timed runs per K; the median is printed (default 5)\n"
     "  --pageable     host arrays from plain memory (default: pinned, cudaHostAlloc)\n"
+    "  --no-ceiling   skip the copy-only run (A and B to the K GPUs and back, no solve) printed per K\n"
     "  --help         this text\n";
 
 struct Flags {
@@ -39,6 +42,7 @@ struct Flags {
     std::vector<int> gpus;
     int warmup = 1, repeat = 5;
     bool pinned = true;
+    bool ceiling = true;
 };
 
 int64_t number(const char* flag, const char* text, int64_t lo, int64_t hi) {
@@ -78,6 +82,7 @@ Flags parse(int argc, char** argv) {
         } else if (a == "--warmup") f.warmup = static_cast<int>(number("--warmup", value(), 0, 100));
         else if (a == "--repeat") f.repeat = static_cast<int>(number("--repeat", value(), 1, 100));
         else if (a == "--pageable") f.pinned = false;
+        else if (a == "--no-ceiling") f.ceiling = false;
         else throw std::invalid_argument("unknown flag " + a + " (--help lists them)");
     }
     return f;
@@ -134,6 +139,50 @@ void copy(T* dst, const T* src, size_t count) {
     for (auto& th : pool) th.join();
 }
 
+#ifdef STARFACT_HAVE_CUDA
+/// Seconds to copy `bytes` bytes at `host` to GPUs 0 .. k-1 and back, each GPU taking a contiguous share in 64 MiB
+/// chunks on two streams (one chunk's upload beside the other's download), all GPUs at once: the host side of the
+/// batched solve without its kernels (its result is discarded; the host bytes are written back unchanged).
+double copy_seconds(char* host, size_t bytes, int k) {
+    constexpr size_t chunk = size_t(64) << 20;
+    std::vector<double> took(static_cast<size_t>(k));
+    std::vector<std::string> failed(static_cast<size_t>(k));
+    std::vector<std::thread> pool;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int d = 0; d < k; ++d)
+        pool.emplace_back([&, d] {
+            const auto ok = [&](cudaError_t e, const char* what) {
+                if (e != cudaSuccess && failed[static_cast<size_t>(d)].empty())
+                    failed[static_cast<size_t>(d)] = std::string(what) + ": " + cudaGetErrorString(e);
+                return e == cudaSuccess;
+            };
+            if (!ok(cudaSetDevice(d), "cudaSetDevice")) return;
+            char* dev[2] = {nullptr, nullptr};
+            cudaStream_t st[2] = {nullptr, nullptr};
+            for (int i = 0; i < 2; ++i)
+                if (!ok(cudaMalloc(&dev[i], chunk), "cudaMalloc") || !ok(cudaStreamCreate(&st[i]), "cudaStreamCreate"))
+                    return;
+            const size_t lo = bytes * static_cast<size_t>(d) / k, hi = bytes * static_cast<size_t>(d + 1) / k;
+            int i = 0;
+            for (size_t at = lo; at < hi; at += chunk, i ^= 1) {
+                const size_t len = std::min(chunk, hi - at);
+                ok(cudaMemcpyAsync(dev[i], host + at, len, cudaMemcpyHostToDevice, st[i]), "cudaMemcpyAsync(H2D)");
+                ok(cudaMemcpyAsync(host + at, dev[i], len, cudaMemcpyDeviceToHost, st[i]), "cudaMemcpyAsync(D2H)");
+            }
+            for (int j = 0; j < 2; ++j) {
+                ok(cudaStreamSynchronize(st[j]), "cudaStreamSynchronize");
+                cudaStreamDestroy(st[j]);
+                cudaFree(dev[j]);
+            }
+        });
+    for (auto& th : pool) th.join();
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::string& e : failed)
+        if (!e.empty()) throw std::runtime_error("copy-only run: " + e);
+    return sec;
+}
+#endif
+
 template <typename T>
 int run(const Flags& f) {
     using namespace starfact;
@@ -154,7 +203,8 @@ int run(const Flags& f) {
     std::printf("bench_batched_gpus: posv n=%lld nrhs=%lld batch=%lld prec=%c, %s host arrays (%.2f GB of matrices)\n",
                 static_cast<long long>(n), static_cast<long long>(nrhs), static_cast<long long>(batch), f.prec,
                 f.pinned ? "pinned" : "pageable", static_cast<double>(A0.size() * sizeof(T)) * 1e-9);
-    std::printf("%6s %12s %14s %9s %11s\n", "GPUs", "median s", "matrices/s", "speed-up", "max resid");
+    std::printf("%6s %12s %14s %9s %11s %12s %10s\n", "GPUs", "median s", "matrices/s", "speed-up", "max resid",
+                "copy-only s", "GB/s");
     double first = 0;
     for (const int k : gpus) {
         if (k > visible) {
@@ -188,7 +238,27 @@ int run(const Flags& f) {
         for (int64_t m : {int64_t(0), batch / 2, batch - 1})
             worst = std::max(worst, solve_residual<T>(n, nrhs, A0.data() + m * sa, n, B.data() + m * sb, n,
                                                       B0.data() + m * sb, n));
-        std::printf("%6d %12.4f %14.3e %9.2f %11.3g\n", k, med, static_cast<double>(batch) / med, first / med, worst);
+        // The host-link ceiling: A and B up and back with no solve, medians of as many runs.
+        std::string ceiling = "-", rate = "-";
+#ifdef STARFACT_HAVE_CUDA
+        if (f.ceiling && f.pinned) {
+            std::vector<double> copies;
+            for (int r = 0; r < f.warmup + f.repeat; ++r) {
+                double sec = copy_seconds(reinterpret_cast<char*>(A.data()), A.size() * sizeof(T), k);
+                sec += copy_seconds(reinterpret_cast<char*>(B.data()), B.size() * sizeof(T), k);
+                if (r >= f.warmup) copies.push_back(sec);
+            }
+            std::sort(copies.begin(), copies.end());
+            const double c = copies[copies.size() / 2];
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.4f", c);
+            ceiling = buf;
+            std::snprintf(buf, sizeof buf, "%.1f", 2.0 * static_cast<double>((A.size() + B.size()) * sizeof(T)) / c * 1e-9);
+            rate = buf;
+        }
+#endif
+        std::printf("%6d %12.4f %14.3e %9.2f %11.3g %12s %10s\n", k, med, static_cast<double>(batch) / med, first / med,
+                    worst, ceiling.c_str(), rate.c_str());
         std::fflush(stdout);
         if (worst >= 60) {
             std::printf("residual check FAILED (>= 60)\n");

@@ -37,7 +37,8 @@ problem
 )") +
            support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
-                    to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096)
+                    to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096 on one
+                    GPU and 2048 on several)
   --nrhs R          right-hand sides of the solve (default 1)
 )" +
            support::common_flags_help({"--prec", "--seed"}) +
@@ -113,7 +114,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = s.nb > 0 ? s.nb : lu_tile_size<T>(n, mapping, residency, rt.cuda_workers() > 0);
+    const int64_t nb = s.nb > 0 ? s.nb : lu_tile_size<T>(n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_lu: " + rt.describe());

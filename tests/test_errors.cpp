@@ -188,11 +188,42 @@ TEMPLATE_TEST_CASE("NaN input to LU is not detected: info 0 and NaN results, as 
     CHECK(settled_pending_tasks(runtime()) == 0);
 }
 
-TEST_CASE("auto picks the fused diagonal kernel where it can run, explicit choices stand", "[cpu][diag]") {
-    const DiagKernel gpu_auto = have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver;
-    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::GpuOnly) == gpu_auto);
-    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::Hybrid) == gpu_auto);
-    CHECK(resolve_diag_kernel(DiagKernel::Auto, Mapping::CpuOnly) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel(DiagKernel::Cusolver, Mapping::GpuOnly) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel(DiagKernel::Fused, Mapping::Hybrid) == DiagKernel::Fused);
+TEST_CASE("the plan's tile sizes by order, precision, residency and GPU count", "[cpu][plan]") {
+    const auto gpu = Mapping::GpuOnly;
+    const auto device = Residency::Device, host = Residency::Host;
+    // one GPU, device-resident: one task up to 20480 in double and 16384 in float, then 2048 / 4096 tiles
+    CHECK(tile_plan<double>(20480, gpu, device, true).nb == 20480);
+    CHECK(tile_plan<double>(20481, gpu, device, true).nb == 2048);
+    CHECK(tile_plan<float>(16384, gpu, device, true).nb == 16384);
+    CHECK(tile_plan<float>(16385, gpu, device, true).nb == 4096);
+    CHECK(tile_plan<double>(1, gpu, device, true).nb == 1);
+    // several GPUs: one task up to 12288, 2048 above; host-resident: one task up to 4096, 2048 above
+    CHECK(tile_plan<double>(12288, gpu, device, true, 2).nb == 12288);
+    CHECK(tile_plan<double>(12289, gpu, device, true, 4).nb == 2048);
+    CHECK(tile_plan<float>(65536, gpu, host, true).nb == 2048);
+    CHECK(tile_plan<double>(65536, Mapping::CpuOnly, device, true).nb == 256);
+    // LU: 4096 tiles above 24576 on one GPU, 2048 on several
+    CHECK(lu_tile_size<double>(65536, gpu, device, true) == 4096);
+    CHECK(lu_tile_size<double>(65536, gpu, device, true, 4) == 2048);
+    CHECK(lu_tile_size<double>(8192, gpu, device, true, 2) == 8192);
+    CHECK(lu_tile_size<double>(65536, gpu, host, true) == 2048);
+    CHECK(lu_tile_size<double>(65536, gpu, device, false) == 256);
+}
+
+TEST_CASE("auto picks the diagonal kernel by tile order and precision, explicit choices stand", "[cpu][diag]") {
+    const DiagKernel fused = have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver;
+    for (int64_t nb : {1, 512, 2048}) {  // every DAG tile of the plans: our fused potf2
+        CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, nb) == fused);
+        CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::Hybrid, nb) == fused);
+    }
+    // one cuSOLVER call where it was measured faster: double 2049..24576, float 2049..4096
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 2049) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 16384) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24576) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24577) == fused);
+    CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 4096) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 8192) == fused);
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::CpuOnly, 512) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<double>(DiagKernel::Cusolver, Mapping::GpuOnly, 512) == DiagKernel::Cusolver);
+    CHECK(resolve_diag_kernel<float>(DiagKernel::Fused, Mapping::Hybrid, 8192) == DiagKernel::Fused);
 }

@@ -160,6 +160,25 @@ void check_size(const char* flag, int64_t want, const Dataset& ds) {
                         " samples in " + ds.source + " (leave " + flag + " out to use them all)");
 }
 
+/// The mixed-precision solve's report: its path, iterations and backward error; after a fall-back, why (the
+/// low-precision factor broke down at a column, or refinement did not reach the tolerance) and that the answer is
+/// the double factorization's.
+void print_mixed(const std::string& name, const starfact::SolveReport& m) {
+    using Path = starfact::SolveReport::Path;
+    if (m.path == Path::Fallback || m.path == Path::Failed) {
+        const std::string why =
+            m.low_info > 0 ? "the " + std::string(starfact::to_string(m.factor)) +
+                                 " factorization broke down at column " + std::to_string(m.low_info) +
+                                 " (H is too ill-conditioned for that precision)"
+                           : "refinement did not reach the tolerance " + std::to_string(m.tolerance);
+        std::printf("%s: path %s: %s; %s\n", name.c_str(), starfact::to_string(m.path), why.c_str(),
+                    m.path == Path::Fallback ? "solved by the double factorization" : "no solution");
+        return;
+    }
+    std::printf("%s: path %s, %d refinement + %d GMRES iterations, backward error %.2e\n", name.c_str(),
+                starfact::to_string(m.path), m.iterations, m.gmres_iterations, m.backward_error);
+}
+
 struct Row {
     std::string solver, prec;
     Result r;
@@ -249,9 +268,7 @@ int run_all(const Args& a, const Engine& engine, const Dataset& train, const Dat
         }
         if (a.check) w.residual = relative_residual<T>(engine, train, a.hyper, w.r, o);
         if (o.solver == Solver::Cholesky && o.factor != starfact::Precision::Native && sizeof(T) == sizeof(double))
-            std::printf("%s: path %s, %d refinement + %d GMRES iterations, backward error %.2e\n", name.c_str(),
-                        starfact::to_string(w.r.mixed.path), w.r.mixed.iterations, w.r.mixed.gmres_iterations,
-                        w.r.mixed.backward_error);
+            print_mixed(name, w.r.mixed);
         if (o.solver == Solver::Cholesky) w.vendor_total = vendor_total;
         print_row(w, csv);
         if (a.min_accuracy >= 0 && w.r.test_accuracy < a.min_accuracy) {

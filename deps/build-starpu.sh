@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds a StarPU source tree you provide (a release tarball unpacked, or a git checkout of a tag) with starfact's
+# configure flags and CUDA 13 patch, into its own cached prefix, and prints that prefix. For StarPU 1.4, whose MPI
+# layer moves tiles between ranks 2.2x faster than 1.3's (docs/mpi.md); deps/setup.sh keeps building 1.3.10 from
+# Debian 12's source package, since Debian 12's servers carry no 1.4 source.
+#   deps/build-starpu.sh SRC_DIR          e.g. SRC_DIR = starpu-1.4.7 (tarball) or a checkout of tag starpu-1.4.7
+#   STARPU_PREFIX=$(deps/build-starpu.sh SRC_DIR) tools/build.sh
+# Needs what deps/setup.sh installs, plus autoconf, automake and libtool for a git checkout (no configure script).
+# Cached: a second run with the same source version, flags and patch does nothing and prints the prefix.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/starpu-config.sh"
+log() { echo "[deps] $*" >&2; }
+src=${1:?usage: deps/build-starpu.sh SRC_DIR (a StarPU source tree)}
+src=$(cd "$src" && pwd)
+[ -f "$src/configure.ac" ] || { log "$src has no configure.ac: not a StarPU source tree"; exit 1; }
+version=$(sed -n 's/^AC_INIT(\[StarPU\], *\[\([0-9.]*\)\].*/\1/p' "$src/configure.ac" | head -1)
+[ -n "$version" ] || { log "cannot read StarPU's version from $src/configure.ac"; exit 1; }
+series=${version%.*}
+case $series in 1.3|1.4) ;; *) log "StarPU $version: starfact builds against the 1.3 and 1.4 series"; exit 1 ;; esac
+# The compute-mode patch (CUDA 13 dropped cudaDeviceProp::computeMode) applies to both series; the cuBLAS v2 one only
+# to 1.3 (1.4 keeps the legacy cuBLAS API in a file of its own).
+patches=("$here/starpu-cuda13-computemode.patch")
+[ "$series" = 1.3 ] && patches+=("$here/starpu-cuda13-cublas-v2.patch")
+flags=$(starfact_starpu_configure_flags)
+[ "$series" = 1.4 ] && flags+=" --disable-starpupy"
+key=$( { echo "$flags"; cat "${patches[@]}" "$here/starpu-config.sh"; } | sha256sum | cut -c1-12)
+prefix=$STARFACT_CACHE_DIR/starpu-$version-$key
+if [ -f "$prefix/.complete" ]; then
+  log "StarPU $version already built in $prefix"
+  echo "$prefix"; exit 0
+fi
+work=$STARFACT_CACHE_DIR/build-starpu-$version-$key
+rm -rf "$work"; mkdir -p "$work"
+log "copying $src into $work"
+cp -a "$src/." "$work/src"
+for p in "${patches[@]}"; do
+  log "applying $(basename "$p")"
+  patch -d "$work/src" -p1 --forward --batch < "$p" >&2
+done
+if [ ! -x "$work/src/configure" ]; then
+  log "no configure script (a git checkout): running autogen.sh"
+  (cd "$work/src" && ./autogen.sh > autogen.log 2>&1) \
+    || { tail -20 "$work/src/autogen.log" >&2; log "autogen.sh failed (autoconf, automake, libtool installed?)"; exit 1; }
+fi
+log "configure $flags"
+mkdir -p "$work/src/build"
+(cd "$work/src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
+  || { tail -40 "$work/src/build/configure.log" >&2; log "configure failed (log: $work/src/build/configure.log)"; exit 1; }
+log "building StarPU $version (make -j$(nproc)); this takes a few minutes"
+(cd "$work/src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
+  || { tail -40 "$work/src/build/make.log" >&2; log "build failed (log: $work/src/build/make.log)"; exit 1; }
+grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|MAXCPUS|MAXCUDADEVS) " \
+  "$prefix/include/starpu/$series/starpu_config.h" >&2 || true
+touch "$prefix/.complete"
+rm -rf "$work"
+log "StarPU $version installed in $prefix"
+echo "$prefix"

@@ -142,10 +142,9 @@ void copy(T* dst, const T* src, size_t count) {
 #ifdef STARFACT_HAVE_CUDA
 /// Seconds to copy `bytes` bytes at `host` to GPUs 0 .. k-1 and back, each GPU taking a contiguous share in 64 MiB
 /// chunks on two streams (one chunk's upload beside the other's download), all GPUs at once: the host side of the
-/// batched solve without its kernels (its result is discarded; the host bytes are written back unchanged).
+/// batched solve without its kernels (the bytes come back to where they were, unchanged).
 double copy_seconds(char* host, size_t bytes, int k) {
     constexpr size_t chunk = size_t(64) << 20;
-    std::vector<double> took(static_cast<size_t>(k));
     std::vector<std::string> failed(static_cast<size_t>(k));
     std::vector<std::thread> pool;
     const auto t0 = std::chrono::steady_clock::now();
@@ -159,19 +158,22 @@ double copy_seconds(char* host, size_t bytes, int k) {
             if (!ok(cudaSetDevice(d), "cudaSetDevice")) return;
             char* dev[2] = {nullptr, nullptr};
             cudaStream_t st[2] = {nullptr, nullptr};
+            bool ready = true;
             for (int i = 0; i < 2; ++i)
-                if (!ok(cudaMalloc(&dev[i], chunk), "cudaMalloc") || !ok(cudaStreamCreate(&st[i]), "cudaStreamCreate"))
-                    return;
+                ready = ready && ok(cudaMalloc(&dev[i], chunk), "cudaMalloc") &&
+                        ok(cudaStreamCreate(&st[i]), "cudaStreamCreate");
             const size_t lo = bytes * static_cast<size_t>(d) / k, hi = bytes * static_cast<size_t>(d + 1) / k;
             int i = 0;
-            for (size_t at = lo; at < hi; at += chunk, i ^= 1) {
+            for (size_t at = lo; ready && at < hi; at += chunk, i ^= 1) {
                 const size_t len = std::min(chunk, hi - at);
                 ok(cudaMemcpyAsync(dev[i], host + at, len, cudaMemcpyHostToDevice, st[i]), "cudaMemcpyAsync(H2D)");
                 ok(cudaMemcpyAsync(host + at, dev[i], len, cudaMemcpyDeviceToHost, st[i]), "cudaMemcpyAsync(D2H)");
             }
             for (int j = 0; j < 2; ++j) {
-                ok(cudaStreamSynchronize(st[j]), "cudaStreamSynchronize");
-                cudaStreamDestroy(st[j]);
+                if (st[j]) {
+                    ok(cudaStreamSynchronize(st[j]), "cudaStreamSynchronize");
+                    cudaStreamDestroy(st[j]);
+                }
                 cudaFree(dev[j]);
             }
         });

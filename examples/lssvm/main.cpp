@@ -166,11 +166,13 @@ void check_size(const char* flag, int64_t want, const Dataset& ds) {
 void print_mixed(const std::string& name, const starfact::SolveReport& m) {
     using Path = starfact::SolveReport::Path;
     if (m.path == Path::Fallback || m.path == Path::Failed) {
+        char tolerance[32];
+        std::snprintf(tolerance, sizeof tolerance, "%.1e", m.tolerance);
         const std::string why =
             m.low_info > 0 ? "the " + std::string(starfact::to_string(m.factor)) +
                                  " factorization broke down at column " + std::to_string(m.low_info) +
-                                 " (H is too ill-conditioned for that precision)"
-                           : "refinement did not reach the tolerance " + std::to_string(m.tolerance);
+                                 " (H is not positive definite in that precision)"
+                           : "refinement did not reach the tolerance " + std::string(tolerance);
         std::printf("%s: path %s: %s; %s\n", name.c_str(), starfact::to_string(m.path), why.c_str(),
                     m.path == Path::Fallback ? "solved by the double factorization" : "no solution");
         return;

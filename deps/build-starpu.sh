@@ -34,25 +34,8 @@ work=$STARFACT_CACHE_DIR/build-starpu-$version-$key
 rm -rf "$work"; mkdir -p "$work"
 log "copying $src into $work"
 cp -a "$src/." "$work/src"
-for p in "${patches[@]}"; do
-  log "applying $(basename "$p")"
-  patch -d "$work/src" -p1 --forward --batch < "$p" >&2
-done
-if [ ! -x "$work/src/configure" ]; then
-  log "no configure script (a git checkout): running autogen.sh"
-  (cd "$work/src" && ./autogen.sh > autogen.log 2>&1) \
-    || { tail -20 "$work/src/autogen.log" >&2; log "autogen.sh failed (autoconf, automake, libtool installed?)"; exit 1; }
-fi
-log "configure $flags"
-mkdir -p "$work/src/build"
-(cd "$work/src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
-  || { tail -40 "$work/src/build/configure.log" >&2; log "configure failed (log: $work/src/build/configure.log)"; exit 1; }
-log "building StarPU $version (make -j$(nproc)); this takes a few minutes"
-(cd "$work/src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
-  || { tail -40 "$work/src/build/make.log" >&2; log "build failed (log: $work/src/build/make.log)"; exit 1; }
-grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|MAXCPUS|MAXCUDADEVS) " \
-  "$prefix/include/starpu/$series/starpu_config.h" >&2 || true
-touch "$prefix/.complete"
+source "$here/starpu-build.sh"
+starfact_build_starpu_tree "$work/src" "$prefix" "$series" "$flags" "${patches[@]}" || exit 1
 rm -rf "$work"
 log "StarPU $version installed in $prefix"
 echo "$prefix"

@@ -54,22 +54,9 @@ log "fetching StarPU source from Debian into $work"
 (cd "$work" && apt-get source -q starpu >&2)
 src=$(find "$work" -maxdepth 1 -type d -name "starpu-$STARPU_VERSION*" | head -1)
 [ -n "$src" ] || { log "apt-get source starpu did not unpack a starpu-$STARPU_VERSION directory"; exit 1; }
-for p in "$here"/starpu-*.patch; do
-  log "applying $(basename "$p")"
-  patch -d "$src" -p1 --forward --batch < "$p" >&2
-done
-flags=$(starfact_starpu_configure_flags)
-log "configure $flags"
-mkdir -p "$src/build"
-(cd "$src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
-  || { tail -40 "$src/build/configure.log" >&2; log "configure failed (log: $src/build/configure.log)"; exit 1; }
-log "building StarPU (make -j$(nproc)); this takes a few minutes"
-(cd "$src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
-  || { tail -40 "$src/build/make.log" >&2; log "build failed (log: $src/build/make.log)"; exit 1; }
-[ -x "$prefix/bin/starpu_fxt_tool" ] || { log "starpu_fxt_tool was not installed"; exit 1; }
-grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|NMAXWORKERS|MAXCPUS|MAXCUDADEVS) " \
-  "$prefix/include/starpu/1.3/starpu_config.h" >&2 || true
-touch "$prefix/.complete"
+source "$here/starpu-build.sh"
+starfact_build_starpu_tree "$src" "$prefix" "${STARPU_VERSION%.*}" "$(starfact_starpu_configure_flags)" \
+  "$here"/starpu-*.patch || exit 1
 rm -rf "$work"
 log "StarPU $STARPU_VERSION installed in $prefix"
 echo "$prefix"

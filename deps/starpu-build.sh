@@ -1,0 +1,31 @@
+# Sourced by deps/setup.sh and deps/build-starpu.sh: the steps that turn an unpacked StarPU source tree into an
+# installed prefix. Kept apart from starpu-config.sh, whose contents key the cache: editing these steps does not
+# rebuild a StarPU that is already there.
+
+# starfact_build_starpu_tree SRC PREFIX SERIES "FLAGS" PATCH...: applies the patches to SRC, runs autogen.sh when SRC
+# has no configure script (a git checkout), configures with FLAGS into PREFIX, builds, installs, checks that the FxT
+# tools came with it and marks PREFIX complete. Logs go to SRC/build/*.log; on failure their tail is printed.
+starfact_build_starpu_tree() {
+  local src=$1 prefix=$2 series=$3 flags=$4; shift 4
+  local p
+  for p in "$@"; do
+    echo "[deps] applying $(basename "$p")" >&2
+    patch -d "$src" -p1 --forward --batch < "$p" >&2 || { echo "[deps] $(basename "$p") does not apply to $src" >&2; return 1; }
+  done
+  if [ ! -x "$src/configure" ]; then
+    echo "[deps] no configure script (a git checkout): running autogen.sh" >&2
+    (cd "$src" && ./autogen.sh > autogen.log 2>&1) \
+      || { tail -20 "$src/autogen.log" >&2; echo "[deps] autogen.sh failed (autoconf, automake, libtool installed?)" >&2; return 1; }
+  fi
+  echo "[deps] configure $flags" >&2
+  mkdir -p "$src/build"
+  (cd "$src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
+    || { tail -40 "$src/build/configure.log" >&2; echo "[deps] configure failed (log: $src/build/configure.log)" >&2; return 1; }
+  echo "[deps] building StarPU (make -j$(nproc)); this takes a few minutes" >&2
+  (cd "$src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
+    || { tail -40 "$src/build/make.log" >&2; echo "[deps] build failed (log: $src/build/make.log)" >&2; return 1; }
+  [ -x "$prefix/bin/starpu_fxt_tool" ] || { echo "[deps] starpu_fxt_tool was not installed" >&2; return 1; }
+  grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|NMAXWORKERS|MAXCPUS|MAXCUDADEVS) " \
+    "$prefix/include/starpu/$series/starpu_config.h" >&2 || true
+  touch "$prefix/.complete"
+}

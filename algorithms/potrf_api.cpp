@@ -40,7 +40,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     if (A.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(A.runtime(), "potrf",
                       {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
-                       {"variant", opts.variant.name()},
+                       {"variant", opts.variant.name()}, {"factor", to_string(opts.factor)},
                        {"panel", to_string(resolve_panel_solve(opts.panel))}});
     detail::require_square("potrf", "A", A);
     Runtime& rt = A.runtime();

@@ -111,7 +111,13 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts)
         detail::agree(A.runtime(), "posv",
                       {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
                        {"A (tag of its first tile)", detail::first_tag(A)},
-                       {"B (tag of its first tile)", detail::first_tag(B)}});
+                       {"B (tag of its first tile)", detail::first_tag(B)},
+                       {"factor", to_string(opts.factor)}});
+    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64)
+        throw InvalidArgument("async::posv", "factor",
+                              std::string("is ") + to_string(opts.factor) +
+                                  ": the mixed-precision solve measures its residuals on the host between its "
+                                  "task graphs and has a blocking form only, posv(A, B, opts, report) (mixed.hpp)");
     detail::require_right_hand_sides("posv", A, B);
     const int op = detail::submit_potrf(A, seq, opts, nullptr);
     detail::submit_potrs(A, B, seq, opts, nullptr);

@@ -205,6 +205,11 @@ TEST_CASE("mixed-precision arguments are refused naming them", "[mixed][cpu][err
     opts.mapping = Mapping::CpuOnly;
     opts.factor = Precision::Tf32;
     CHECK_THROWS_WITH(potrf(a, opts), Catch::Contains("'factor'"));  // a double factorization runs in double
+    {  // the mixed-precision solve has no submit form: refused before any task is submitted
+        Sequence seq(runtime());
+        CHECK_THROWS_WITH(async::posv(a, b, seq, opts), Catch::Contains("'factor'") && Catch::Contains("blocking"));
+        CHECK(seq.submitted() == 0);
+    }
     opts.factor = Precision::Fp64;
     CHECK_THROWS_WITH(posv(af, bf, opts), Catch::Contains("'factor'"));  // float matrices have no fp64 factor
     opts.factor = Precision::Fp32;

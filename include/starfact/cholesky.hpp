@@ -113,7 +113,9 @@ int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 /// potrf then potrs without a wait in between; returns potrf's operation index. Unlike the synchronous
-/// posv, B is overwritten even when the factorization fails (its content is then meaningless).
+/// posv, B is overwritten even when the factorization fails (its content is then meaningless). A double solve
+/// with a lower opts.factor (the mixed-precision solve, mixed.hpp) has no submit form: InvalidArgument naming
+/// `factor`.
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 }  // namespace async

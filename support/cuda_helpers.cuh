@@ -43,6 +43,28 @@ using DevicePtr = std::unique_ptr<T, Destroyer<cudaFree>>;
 template <typename T>
 using PinnedPtr = std::unique_ptr<T, Destroyer<cudaFreeHost>>;
 
+/// A cuSOLVER handle on a stream of its own, with the 64-bit API's params when `x_api`.
+struct Solver {
+    Stream stream;  // declared first: released after the handle and the params
+    SolverHandle handle;
+    SolverParams params;
+
+    explicit Solver(bool x_api) {
+        cusolverDnHandle_t h = nullptr;
+        ok(cusolverDnCreate(&h), "cusolverDnCreate");
+        handle.reset(h);
+        if (x_api) {
+            cusolverDnParams_t p = nullptr;
+            ok(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
+            params.reset(p);
+        }
+        cudaStream_t s = nullptr;
+        ok(cudaStreamCreate(&s), "cudaStreamCreate");
+        stream.reset(s);
+        ok(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+    }
+};
+
 template <typename T>
 DevicePtr<T> device_alloc(size_t count, const char* what) {
     T* p = nullptr;

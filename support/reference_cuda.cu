@@ -23,28 +23,6 @@ namespace {
 
 using namespace cuda;
 
-/// A cuSOLVER handle on a stream of its own, with the 64-bit API's params when `x_api`.
-struct Solver {
-    Stream stream;  // declared first: released after the handle and the params
-    SolverHandle handle;
-    SolverParams params;
-
-    explicit Solver(bool x_api) {
-        cusolverDnHandle_t h = nullptr;
-        ok(cusolverDnCreate(&h), "cusolverDnCreate");
-        handle.reset(h);
-        if (x_api) {
-            cusolverDnParams_t p = nullptr;
-            ok(cusolverDnCreateParams(&p), "cusolverDnCreateParams");
-            params.reset(p);
-        }
-        cudaStream_t s = nullptr;
-        ok(cudaStreamCreate(&s), "cudaStreamCreate");
-        stream.reset(s);
-        ok(cusolverDnSetStream(h, s), "cusolverDnSetStream");
-    }
-};
-
 /// The device and host workspaces of a cusolverDnX routine, sized by `query(&dev_bytes, &host_bytes)` (one byte
 /// more than asked for, so neither is empty).
 struct XWorkspace {

@@ -16,20 +16,6 @@ namespace {
 
 using namespace cuda;
 
-/// A cuSOLVER handle bound to a stream of its own.
-struct SolverOnStream {
-    Stream stream;  // declared first: released after the handle
-    SolverHandle handle;
-    SolverOnStream() {
-        cusolverDnHandle_t h = nullptr;
-        ok(cusolverDnCreate(&h), "cusolverDnCreate");
-        handle.reset(h);
-        cudaStream_t st = nullptr;
-        ok(cudaStreamCreate(&st), "cudaStreamCreate");
-        stream.reset(st);
-        ok(cusolverDnSetStream(h, st), "cusolverDnSetStream");
-    }
-};
 using IrsParams = Owned<cusolverDnIRSParams_t, cusolverDnIRSParamsDestroy>;
 using IrsInfos = Owned<cusolverDnIRSInfos_t, cusolverDnIRSInfosDestroy>;
 
@@ -139,12 +125,10 @@ VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const doubl
     VendorSolve r;
     r.name = "cusolver dpotrf+dpotrs";
     Problem p(n, nrhs, A, B);
-    const SolverOnStream solver;
+    const Solver solver(true);
     cusolverDnHandle_t hs = solver.handle.get();
     cudaStream_t st = solver.stream.get();
-    cusolverDnParams_t pp = nullptr;
-    ok(cusolverDnCreateParams(&pp), "cusolverDnCreateParams");
-    const SolverParams params(pp);
+    cusolverDnParams_t pp = solver.params.get();
     size_t dev_bytes = 0, host_bytes = 0;
     ok(cusolverDnXpotrf_bufferSize(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, &dev_bytes,
                                    &host_bytes),
@@ -177,7 +161,7 @@ VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const do
     VendorSolve r;
     r.name = std::string("cusolver IRS gesv ") + to_string(lowest) + (gmres ? " gmres" : " classical");
     Problem p(n, nrhs, A, B);
-    const SolverOnStream solver;
+    const Solver solver(false);
     cusolverDnHandle_t hs = solver.handle.get();
     cudaStream_t st = solver.stream.get();
     cusolverDnIRSParams_t pr = nullptr;

@@ -249,6 +249,47 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     // Distributed: tags tag0 + i + j * mt, the same on every rank (every rank builds its matrices in the same order).
     const int64_t tag0 = distributed() ? detail::reserve_tags(runtime, mt_ * nt_) : 0;
     const auto& gpus = runtime.cuda_memory_nodes();
+    auto out_of_memory = [&](const std::string& asked) {
+        release();
+        throw RuntimeError("starfact::TileMatrix: out of " +
+                           std::string(residency == Residency::Host ? "host" : "device") + " memory: " + asked +
+                           " of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix of " +
+                           std::to_string(sizeof(T)) + "-byte entries (nb " + std::to_string(nb) + ", " +
+                           std::to_string(stored_bytes()) + " bytes for the tiles this process stores)");
+    };
+    auto tile_bytes = [&](int64_t i, int64_t j) { return static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T); };
+    constexpr size_t kAlign = 512;  // each tile of a slab starts on a 512-byte boundary
+    auto padded = [&](size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
+    if (residency == Residency::Device) {
+        // Every local tile's device (local coordinates: a distributed rank's own tiles are every grid.p-th row and
+        // grid.q-th column), then one slab per device.
+        std::vector<size_t> need(gpus.size(), 0);
+        for (int64_t j = 0; j < nt_; ++j)
+            for (int64_t i = 0; i < mt_; ++i) {
+                if (!stored(i, j) || !local(i, j)) continue;
+                const int d = device_of(i / g.p, j / g.q, layout.placement, device_grid_, static_cast<int>(gpus.size()));
+                home_[i + j * mt_] = gpus[static_cast<size_t>(d)];
+                need[static_cast<size_t>(d)] += padded(tile_bytes(i, j));
+            }
+        std::vector<uintptr_t> next(gpus.size(), 0);
+        for (size_t d = 0; d < gpus.size(); ++d) {
+            if (need[d] == 0) continue;
+            const uintptr_t base = starpu_malloc_on_node(gpus[d], need[d]);
+            if (!base)
+                out_of_memory(std::to_string(need[d]) + " bytes asked for the tiles on CUDA device " + std::to_string(d));
+            slabs_.push_back(Slab{gpus[d], base, need[d]});
+            next[d] = base;
+        }
+        for (int64_t j = 0; j < nt_; ++j)
+            for (int64_t i = 0; i < mt_; ++i) {
+                if (!stored(i, j) || !local(i, j)) continue;
+                const int64_t idx = i + j * mt_;
+                size_t d = 0;
+                while (gpus[d] != home_[idx]) ++d;
+                storage_[idx] = reinterpret_cast<void*>(next[d]);
+                next[d] += padded(tile_bytes(i, j));
+            }
+    }
     for (int64_t j = 0; j < nt_; ++j) {
         for (int64_t i = 0; i < mt_; ++i) {
             if (!stored(i, j)) continue;
@@ -260,30 +301,16 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
                 detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
                 continue;
             }
-            const size_t bytes = static_cast<size_t>(rows * cols) * sizeof(T);
-            void* p = nullptr;
             if (residency == Residency::Host) {
-                if (starpu_malloc_flags(&p, bytes, STARPU_MALLOC_PINNED) != 0) p = nullptr;
-            } else {
-                // Local coordinates: a distributed rank's own tiles are every grid.p-th row and grid.q-th column.
-                home_[idx] = gpus[static_cast<size_t>(
-                    device_of(i / g.p, j / g.q, layout.placement, device_grid_, static_cast<int>(gpus.size())))];
-                p = reinterpret_cast<void*>(starpu_malloc_on_node(home_[idx], bytes));
+                void* p = nullptr;
+                if (starpu_malloc_flags(&p, tile_bytes(i, j), STARPU_MALLOC_PINNED) != 0 || !p)
+                    out_of_memory(std::to_string(tile_bytes(i, j)) + " bytes asked for tile (" + std::to_string(i) +
+                                  "," + std::to_string(j) + ")");
+                storage_[idx] = p;
             }
-            if (!p) {
-                release();
-                throw RuntimeError("starfact::TileMatrix: out of " +
-                                   std::string(residency == Residency::Host ? "host" : "device") + " memory: " +
-                                   std::to_string(bytes) + " bytes asked for tile (" + std::to_string(i) + "," +
-                                   std::to_string(j) + ") of a " + std::to_string(m) + " x " + std::to_string(n) +
-                                   " matrix of " + std::to_string(sizeof(T)) + "-byte entries (nb " +
-                                   std::to_string(nb) + ", " + std::to_string(stored_bytes()) +
-                                   " bytes for the tiles this process stores)");
-            }
-            storage_[idx] = p;
-            starpu_matrix_data_register(&handles_[idx], static_cast<int>(home_[idx]), reinterpret_cast<uintptr_t>(p),
-                                        static_cast<uint32_t>(rows), static_cast<uint32_t>(rows),
-                                        static_cast<uint32_t>(cols), sizeof(T));
+            starpu_matrix_data_register(&handles_[idx], static_cast<int>(home_[idx]),
+                                        reinterpret_cast<uintptr_t>(storage_[idx]), static_cast<uint32_t>(rows),
+                                        static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), sizeof(T));
             if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
         }
     }
@@ -387,14 +414,15 @@ void TileMatrix<T>::release() noexcept {
         if (handles_[idx]) starpu_data_unregister(handles_[idx]);
         handles_[idx] = nullptr;
         if (idx >= storage_.size() || !storage_[idx]) continue;  // (a constructor that ran out of memory)
-        const int64_t i = idx % mt_, j = idx / mt_;
-        const size_t bytes = static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
-        if (residency_ == Residency::Host)
-            starpu_free_flags(storage_[idx], bytes, STARPU_MALLOC_PINNED);
-        else
-            starpu_free_on_node(home_[idx], reinterpret_cast<uintptr_t>(storage_[idx]), bytes);
-        storage_[idx] = nullptr;
+        if (residency_ == Residency::Host) {
+            const int64_t i = idx % mt_, j = idx / mt_;
+            starpu_free_flags(storage_[idx], static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T),
+                              STARPU_MALLOC_PINNED);
+        }
+        storage_[idx] = nullptr;  // device tiles: in their slab
     }
+    for (const Slab& s : slabs_) starpu_free_on_node(s.node, s.base, s.bytes);
+    slabs_.clear();
 }
 
 template <typename T>

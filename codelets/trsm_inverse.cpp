@@ -14,6 +14,7 @@ namespace {
 
 struct TrsmInverseArgs {
     CudaContexts* cuda;
+    int compute;  // TaskOptions::compute (float on CUDA: the gemm on tensor cores)
 };
 
 inline void trmm(int m, int n, const float* L, int ldl, float* B, int ldb) {
@@ -41,10 +42,17 @@ void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
     if (static_cast<size_t>(m) * n * sizeof(T) > c.scratch_bytes)
         STARPU_ABORT_MSG("trsm_inverse: scratch too small (reserve_inverse_workspace not called for this tile size)");
     T* X = static_cast<T*>(c.scratch);
-    const cublasStatus_t s =
-        gpu::gemm(starpu_cublas_get_local_handle(), Op::NoTrans, Op::Trans, m, n, n, T(1), B, ldb,
-                  reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), T(0), X, m);
+    const T* Linv = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int ldl = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    cublasStatus_t s;
+    if constexpr (std::is_same<T, float>::value)
+        s = a->compute ? gpu::gemm_fast(starpu_cublas_get_local_handle(), a->compute, Op::NoTrans, Op::Trans, m, n, n,
+                                        T(1), B, ldb, Linv, ldl, T(0), X, m)
+                       : gpu::gemm(starpu_cublas_get_local_handle(), Op::NoTrans, Op::Trans, m, n, n, T(1), B, ldb,
+                                   Linv, ldl, T(0), X, m);
+    else
+        s = gpu::gemm(starpu_cublas_get_local_handle(), Op::NoTrans, Op::Trans, m, n, n, T(1), B, ldb, Linv, ldl, T(0),
+                      X, m);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
     if (cudaMemcpy2DAsync(B, ldb * sizeof(T), X, m * sizeof(T), m * sizeof(T), n, cudaMemcpyDeviceToDevice, c.stream) !=
         cudaSuccess)
@@ -68,7 +76,7 @@ void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trsm_inverse.cl);
     t->handles[0] = Linv;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt)});
+    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt), std::is_same<T, float>::value ? o.compute : 0});
     t->cl_arg_size = sizeof(TrsmInverseArgs);
     t->cl_arg_free = 1;
     t->flops = m * n * n;  // counted as the trsm it replaces

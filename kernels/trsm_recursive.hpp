@@ -1,0 +1,44 @@
+// Internal: the panel solve of the tile Cholesky, B := B L^-T (L lower, n x n; B m x n), by recursive halving of L
+// (the recursive formulation of Elmroth, Gustavson, Jonsson and Kagstrom, SIAM Review 46(1), 2004):
+//
+//   [X1 X2] [L11^T L21^T; 0 L22^T] = [B1 B2]:   X1 := B1 L11^-T;  B2 -= X1 L21^T;  X2 := B2 L22^-T
+//
+// so that almost all its flops are gemms, down to `Base` columns, where cuBLAS trsm solves. Used for float tiles
+// whose gemms run on tensor cores (`compute` != 0, TaskOptions::compute), like the factorization's other updates.
+// cuBLAS trsm is latency-bound on whole tiles (H100, tools/tune/trsm: a 2048 x 2048 solve 0.84 ms in float and in
+// double, a TF32 gemm of the same shape 0.09 ms); the recursion takes it to 0.69 ms at 2048 and from 2.68 to 1.70 ms
+// at 4096 with TF32 gemms, and gains nothing in float or double arithmetic, where the gemms are no faster than the
+// solve's own. Same operations as a blocked trsm in another order: backward stable.
+#pragma once
+#ifdef STARFACT_HAVE_CUDA
+#include <type_traits>
+
+#include "kernels/cuda_blas.hpp"
+
+namespace starfact::detail::gpu {
+
+/// Columns at and below which the recursion stops (a multiple of 64, so that the halves stay aligned).
+constexpr int kTrsmRecursiveBase = 128;
+
+template <int Base = kTrsmRecursiveBase, typename T>
+cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B,
+                                      int ldb) {
+    if (m <= 0 || n <= 0) return CUBLAS_STATUS_SUCCESS;
+    if (n <= Base) return trsm(h, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, m, n, T(1), L, ldl, B, ldb);
+    const int n1 = ((n / 2 + 63) / 64) * 64, n2 = n - n1;
+    cublasStatus_t s = trsm_right_lower_trans<Base>(h, compute, m, n1, L, ldl, B, ldb);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    T* B2 = B + static_cast<int64_t>(n1) * ldb;
+    const T* L21 = L + n1;
+    if constexpr (std::is_same<T, float>::value) {
+        s = compute ? gemm_fast(h, compute, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb)
+                    : gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb);
+    } else {
+        s = gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb);
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    return trsm_right_lower_trans<Base>(h, compute, m, n2, L + n1 + static_cast<int64_t>(n1) * ldl, ldl, B2, ldb);
+}
+
+}  // namespace starfact::detail::gpu
+#endif

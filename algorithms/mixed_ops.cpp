@@ -47,8 +47,10 @@ struct MixedOps::Tiles {
           Zv(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)) {}
 };
 
-MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts)
-    : A_(A), B_(B), hi_(opts), lo_(opts), n_(A.n()), c_(B.n()) {
+MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
+                   const TileMatrix<double>* source, bool a_unordered)
+    : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), n_(A.n()),
+      c_(B.n()) {
     hi_.factor = Precision::Native;
     t_ = std::make_unique<Tiles>(A, c_);
 }
@@ -57,35 +59,22 @@ MixedOps::~MixedOps() = default;
 
 namespace {
 
-/// Y := Y - A X over the tiles: the lower tiles of A as gemms (and their transposes), the diagonal ones as symms.
-void submit_product(const Runtime& rt, TaskOptions o, const TileMatrix<double>& A, const TileMatrix<double>& X,
-                    TileMatrix<double>& Y) {
-    const int64_t mt = A.mt();
-    for (int64_t jc = 0; jc < X.nt(); ++jc)
-        for (int64_t i = 0; i < mt; ++i)
-            for (int64_t j = 0; j <= i; ++j) {
-                if (i == j) {
-                    insert_symm(rt, o, A.tile(i, i), X.tile(i, jc), Y.tile(i, jc));
-                    continue;
-                }
-                insert_gemm<double>(rt, o, Op::NoTrans, Op::NoTrans, -1.0, A.tile(i, j), X.tile(j, jc), 1.0,
-                                    Y.tile(i, jc));
-                insert_gemm<double>(rt, o, Op::Trans, Op::NoTrans, -1.0, A.tile(i, j), X.tile(i, jc), 1.0,
-                                    Y.tile(j, jc));
-            }
-}
-
-/// Out := D F^-T F^-1 D In (Z the float scratch of In's shape), without waiting.
-void submit_apply_low(const Runtime& rt, const TaskOptions& o, TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<float>& Z, TileMatrix<double>& Out, Sequence& seq,
-                      const Options& lo) {
+/// Out := D F^-T F^-1 D In, or Out += that when `accumulate` (Z: the float scratch of In's shape), without waiting.
+void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
+                      const TileMatrix<double>& In, TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate) {
     for (int64_t i = 0; i < In.mt(); ++i)
         for (int64_t jc = 0; jc < In.nt(); ++jc)
             insert_to_low(rt, o, In.tile(i, jc), d.tile(i, 0), nullptr, ColumnScale::None, Z.tile(i, jc));
-    submit_potrs<float>(F, Z, seq, lo, nullptr);
+    // The two sweeps of F^-T F^-1 Z, one task per step (codelets/refine_sweeps.cpp)
+    TaskOptions ol = o;
+    ol.compute = 0;
+    for (int64_t jc = 0; jc < Z.nt(); ++jc) {
+        for (int64_t k = 0; k < F.mt(); ++k) insert_sweep(rt, ol, F, Z, k, jc, true);
+        for (int64_t k = F.mt() - 1; k >= 0; --k) insert_sweep(rt, ol, F, Z, k, jc, false);
+    }
     for (int64_t i = 0; i < In.mt(); ++i)
         for (int64_t jc = 0; jc < In.nt(); ++jc) {
-            if (&In != &Out) insert_zero(rt, o, Out.tile(i, jc));
+            if (!accumulate) insert_zero(rt, o, Out.tile(i, jc));
             insert_add_low(rt, o, Z.tile(i, jc), d.tile(i, 0), Out.tile(i, jc));
         }
 }
@@ -93,9 +82,15 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, TileMatrix<float>
 }  // namespace
 
 int MixedOps::factor() {
+    Sequence seq(A_.runtime());
+    const int op = submit_factor(seq);
+    seq.wait();
+    return finish_factor(seq, op);
+}
+
+int MixedOps::submit_factor(Sequence& seq) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
-    Sequence seq(rt);
     TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
     const int64_t mt = A_.mt();
     for (int64_t k = 0; k < mt; ++k) {
@@ -104,19 +99,22 @@ int MixedOps::factor() {
     }
     for (int64_t j = 0; j < mt; ++j)
         for (int64_t i = j; i < mt; ++i) {
-            if (i == j) {
-                insert_to_low(rt, o, A_.tile(i, i), t.d.tile(i, 0), nullptr, ColumnScale::SameAsRows, t.F.tile(i, i));
-                insert_abs_sums(rt, o, A_.tile(i, i), true, t.s.tile(i, 0), nullptr);
-            } else {
-                insert_to_low(rt, o, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), ColumnScale::Own, t.F.tile(i, j));
-                insert_abs_sums(rt, o, A_.tile(i, j), false, t.s.tile(i, 0), t.s.tile(j, 0));
-            }
+            if (i == j)
+                insert_to_low_sums(rt, o, A_.tile(i, i), t.d.tile(i, 0), nullptr, t.F.tile(i, i), t.s.tile(i, 0),
+                                   nullptr);
+            else
+                insert_to_low_sums(rt, o, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), t.F.tile(i, j),
+                                   t.s.tile(i, 0), t.s.tile(j, 0));
         }
     for (int64_t i = 0; i < mt; ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, B_.tile(i, jc), t.B0.tile(i, jc));
+        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
     const int op = submit_potrf<float>(t.F, seq, lo_, nullptr);
-    submit_apply_low(rt, o, t.F, t.d, t.B0, t.Z, B_, seq, lo_);
-    seq.wait();
+    submit_apply_low(rt, o, t.F, t.d, t.B0, t.Z, B_, false);
+    return op;
+}
+
+int MixedOps::finish_factor(Sequence& seq, int op) {
+    Tiles& t = *t_;
     std::vector<double> s(static_cast<size_t>(n_));
     t.s.export_to(s.data(), std::max<int64_t>(1, n_));
     anorm_ = 0;
@@ -133,10 +131,10 @@ void MixedOps::residual(std::vector<double>& r, std::vector<double>& x) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
     Sequence seq(rt);
-    const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    o.unordered = a_unordered_;  // R, X: this graph alone; A: held for the solve (or read in order)
     for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, t.B0.tile(i, jc), t.R.tile(i, jc));
-    submit_product(rt, o, A_, B_, t.R);
+        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_residual_rows(rt, o, A_, &t.B0, B_, t.R, i, jc);
     seq.wait();
     r.resize(static_cast<size_t>(n_ * c_));
     x.resize(static_cast<size_t>(n_ * c_));
@@ -149,13 +147,7 @@ void MixedOps::correct() {
     Tiles& t = *t_;
     Sequence seq(rt);
     const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    // Z = float(D R); F^-T F^-1 Z; X += D Z
-    for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc)
-            insert_to_low(rt, o, t.R.tile(i, jc), t.d.tile(i, 0), nullptr, ColumnScale::None, t.Z.tile(i, jc));
-    submit_potrs<float>(t.F, t.Z, seq, lo_, nullptr);
-    for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_add_low(rt, o, t.Z.tile(i, jc), t.d.tile(i, 0), B_.tile(i, jc));
+    submit_apply_low(rt, o, t.F, t.d, t.R, t.Z, B_, true);  // X += D F^-T F^-1 D R
     seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
 
@@ -164,9 +156,9 @@ void MixedOps::apply_a(const std::vector<double>& v, std::vector<double>& w) {
     Tiles& t = *t_;
     t.V.import(v.data(), std::max<int64_t>(1, n_));
     Sequence seq(rt);
-    const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    for (int64_t i = 0; i < A_.mt(); ++i) insert_zero(rt, o, t.W.tile(i, 0));
-    submit_product(rt, o, A_, t.V, t.W);  // W = -A V
+    TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    o.unordered = a_unordered_;
+    for (int64_t i = 0; i < A_.mt(); ++i) insert_residual_rows(rt, o, A_, nullptr, t.V, t.W, i, 0);  // W = -A V
     seq.wait();
     w.resize(static_cast<size_t>(n_));
     t.W.export_to(w.data(), std::max<int64_t>(1, n_));
@@ -179,7 +171,7 @@ void MixedOps::apply_low(const std::vector<double>& v, std::vector<double>& z) {
     t.V.import(v.data(), std::max<int64_t>(1, n_));
     Sequence seq(rt);
     const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    submit_apply_low(rt, o, t.F, t.d, t.V, t.Zv, t.W, seq, lo_);
+    submit_apply_low(rt, o, t.F, t.d, t.V, t.Zv, t.W, false);
     seq.wait();
     z.resize(static_cast<size_t>(n_));
     t.W.export_to(z.data(), std::max<int64_t>(1, n_));

@@ -150,6 +150,78 @@ int gmres(MixedOps& ops, const std::vector<double>& r, std::vector<double>& d, i
 
 }  // namespace
 
+namespace detail {
+
+void require_mixed_solve(const char* function, const TileMatrix<double>& A, const TileMatrix<double>& B,
+                         const Options& opts, const Refinement& refine) {
+    require_right_hand_sides(function, A, B);
+    require(!A.distributed() && !B.distributed(), function, "A",
+            "is distributed over MPI ranks: the mixed-precision solve runs in one process (factor fp64 for the "
+            "distributed double solve)");
+    require(refine.max_iterations >= 0, function, "refine.max_iterations",
+            "must be >= 0 (got " + std::to_string(refine.max_iterations) + ")");
+    require(refine.gmres_iterations >= 0, function, "refine.gmres_iterations",
+            "must be >= 0 (got " + std::to_string(refine.gmres_iterations) + ")");
+    require(refine.gmres_restart >= 1, function, "refine.gmres_restart",
+            "must be >= 1 (got " + std::to_string(refine.gmres_restart) + ")");
+    require(refine.stall_ratio > 0 && refine.stall_ratio <= 1, function, "refine.stall_ratio",
+            "must be in (0, 1] (got " + std::to_string(refine.stall_ratio) + ")");
+    require(refine.tolerance >= 0 && std::isfinite(refine.tolerance), function, "refine.tolerance",
+            "must be >= 0 and finite (got " + std::to_string(refine.tolerance) + ")");
+    A.runtime().require_mapping(opts.mapping, function);
+}
+
+double mixed_tolerance(const Refinement& refine, int64_t n) {
+    constexpr double unit = 0x1p-53;  // double's unit roundoff
+    // Refinement stops at the tolerance (default: LAPACK's dsposv rule, sqrt(n) u).
+    return refine.tolerance > 0 ? refine.tolerance : std::sqrt(static_cast<double>(n)) * unit;
+}
+
+bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, SolveReport& report) {
+    const int64_t n = ops.n();
+    std::vector<double> x, r;
+    ops.b_host(r);
+    const int64_t c = n > 0 ? static_cast<int64_t>(r.size()) / n : 0;
+    std::vector<double> bnorm(static_cast<size_t>(c));
+    for (int64_t j = 0; j < c; ++j) bnorm[static_cast<size_t>(j)] = column_max(r, n, j);
+    ops.residual(r, x);  // R = B - A X, both on the host
+    std::vector<double> err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
+    bool converged = false;
+    double prev = std::numeric_limits<double>::infinity();
+    while (true) {
+        const double now = largest(err);
+        converged = now <= tolerance;
+        if (converged || report.iterations >= refine.max_iterations || now > refine.stall_ratio * prev) break;
+        prev = now;
+        ops.correct();  // X += M^-1 R
+        ++report.iterations;
+        ops.residual(r, x);
+        err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
+    }
+    report.path = SolveReport::Path::Refined;
+    // GMRES-IR for the columns still above the tolerance
+    for (int round = 0; !converged && refine.gmres_iterations > report.gmres_iterations && round < 8; ++round) {
+        report.path = SolveReport::Path::Gmres;
+        const double before = largest(err);
+        for (int64_t j = 0; j < c; ++j) {
+            if (err[static_cast<size_t>(j)] <= tolerance) continue;
+            std::vector<double> rj(r.begin() + j * n, r.begin() + (j + 1) * n), dj;
+            report.gmres_iterations += gmres(ops, rj, dj, refine.gmres_restart,
+                                             refine.gmres_iterations - report.gmres_iterations, 1e-12);
+            for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i + j * n)] += dj[static_cast<size_t>(i)];
+        }
+        ops.set_solution(x);  // x: X from the last residual(), corrected column by column
+        ops.residual(r, x);
+        err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
+        converged = largest(err) <= tolerance;
+        if (!(largest(err) < 0.9 * before)) break;  // no progress: leave it to the fallback
+    }
+    report.backward_error = largest(err);
+    return converged;
+}
+
+}  // namespace detail
+
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report, const Refinement& refine) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -160,83 +232,25 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
     report = SolveReport{};
     report.factor = opts.factor;
     detail::require_factor_precision<T>("posv", opts.factor, true);
-    const bool low = sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64;
-    if (!low) {  // the plain solve (a float one in a tensor-core arithmetic too): no refinement
+    if (!detail::lower_factor<T>(opts.factor)) {  // the plain solve (a float one in a tensor-core arithmetic too)
         report.path = SolveReport::Path::Direct;
         const int info = posv(A, B, opts);
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     }
     if constexpr (sizeof(T) == sizeof(double)) {
-        detail::require_right_hand_sides("posv", A, B);
-        require(!A.distributed() && !B.distributed(), "posv", "A",
-                "is distributed over MPI ranks: the mixed-precision solve runs in one process (factor fp64 for the "
-                "distributed double solve)");
-        require(refine.max_iterations >= 0, "posv", "refine.max_iterations",
-                "must be >= 0 (got " + std::to_string(refine.max_iterations) + ")");
-        require(refine.gmres_iterations >= 0, "posv", "refine.gmres_iterations",
-                "must be >= 0 (got " + std::to_string(refine.gmres_iterations) + ")");
-        require(refine.gmres_restart >= 1, "posv", "refine.gmres_restart",
-                "must be >= 1 (got " + std::to_string(refine.gmres_restart) + ")");
-        require(refine.stall_ratio > 0 && refine.stall_ratio <= 1, "posv", "refine.stall_ratio",
-                "must be in (0, 1] (got " + std::to_string(refine.stall_ratio) + ")");
-        require(refine.tolerance >= 0 && std::isfinite(refine.tolerance), "posv", "refine.tolerance",
-                "must be >= 0 and finite (got " + std::to_string(refine.tolerance) + ")");
-        A.runtime().require_mapping(opts.mapping, "posv");
+        detail::require_mixed_solve("posv", A, B, opts, refine);
         const int64_t n = A.n(), c = B.n();
         if (n == 0 || c == 0) {
             report.path = SolveReport::Path::Refined;
             return finish(0);
         }
-        constexpr double unit = 0x1p-53;  // double's unit roundoff
-        // Refinement stops at the tolerance (default: LAPACK's dsposv rule, sqrt(n) u).
-        const double tolerance = refine.tolerance > 0 ? refine.tolerance : std::sqrt(static_cast<double>(n)) * unit;
-        report.tolerance = tolerance;
-
+        report.tolerance = detail::mixed_tolerance(refine, n);
         MixedOps ops(A, B, opts);
         report.low_info = ops.factor();  // F, D, ||A||, X0 = M^-1 B
-        std::vector<double> x, r, bnorm(static_cast<size_t>(c));
-        ops.b_host(r);
-        for (int64_t j = 0; j < c; ++j) bnorm[static_cast<size_t>(j)] = column_max(r, n, j);
-        std::vector<double> err(static_cast<size_t>(c), std::numeric_limits<double>::infinity());
-        bool converged = false;
-        if (report.low_info == 0) {
-            ops.residual(r, x);  // R = B - A X, both on the host
-            err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
-            double prev = std::numeric_limits<double>::infinity();
-            while (true) {
-                const double now = largest(err);
-                converged = now <= tolerance;
-                if (converged || report.iterations >= refine.max_iterations || now > refine.stall_ratio * prev) break;
-                prev = now;
-                ops.correct();  // X += M^-1 R
-                ++report.iterations;
-                ops.residual(r, x);
-                err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
-            }
-            report.path = SolveReport::Path::Refined;
-            // GMRES-IR for the columns still above the tolerance
-            for (int round = 0; !converged && refine.gmres_iterations > report.gmres_iterations && round < 8;
-                 ++round) {
-                report.path = SolveReport::Path::Gmres;
-                const double before = largest(err);
-                for (int64_t j = 0; j < c; ++j) {
-                    if (err[static_cast<size_t>(j)] <= tolerance) continue;
-                    std::vector<double> rj(r.begin() + j * n, r.begin() + (j + 1) * n), dj;
-                    report.gmres_iterations +=
-                        gmres(ops, rj, dj, refine.gmres_restart, refine.gmres_iterations - report.gmres_iterations,
-                              1e-12);
-                    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i + j * n)] += dj[static_cast<size_t>(i)];
-                }
-                ops.set_solution(x);  // x: X from the last residual(), corrected column by column
-                ops.residual(r, x);
-                err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
-                converged = largest(err) <= tolerance;
-                if (!(largest(err) < 0.9 * before)) break;  // no progress: leave it to the fallback
-            }
-        }
-        report.backward_error = largest(err);
-        if (converged) return finish(0);
+        report.factor_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        report.backward_error = std::numeric_limits<double>::infinity();
+        if (report.low_info == 0 && detail::refine_solution(ops, refine, report.tolerance, report)) return finish(0);
         if (!refine.fallback) {  // B as it was: never an answer short of the tolerance
             report.path = SolveReport::Path::Failed;
             ops.restore_b();

@@ -11,6 +11,7 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/mixed_ops.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "runtime/mpi.hpp"
@@ -113,11 +114,10 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts)
                        {"A (tag of its first tile)", detail::first_tag(A)},
                        {"B (tag of its first tile)", detail::first_tag(B)},
                        {"factor", to_string(opts.factor)}});
-    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64)
-        throw InvalidArgument("async::posv", "factor",
-                              std::string("is ") + to_string(opts.factor) +
-                                  ": the mixed-precision solve measures its residuals on the host between its "
-                                  "task graphs and has a blocking form only, posv(A, B, opts, report) (mixed.hpp)");
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (detail::lower_factor<T>(opts.factor))  // the refined solve (mixed.hpp), its report dropped
+            return detail::submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{});
+    }
     detail::require_right_hand_sides("posv", A, B);
     const int op = detail::submit_potrf(A, seq, opts, nullptr);
     detail::submit_potrs(A, B, seq, opts, nullptr);

@@ -75,6 +75,7 @@ void submit_here(starpu_task* task, const TaskOptions& o, const char* what) {
     task->priority = o.priority;
     task->where = where_of(o.mapping);
     task->name = o.name;
+    if (o.unordered) task->sequential_consistency = 0;
     if (o.collect) task->detach = 0;
     if (o.sequence) o.sequence->attach(task);
     const int ret = starpu_task_submit(task);

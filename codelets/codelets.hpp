@@ -105,6 +105,9 @@ struct TaskOptions {
     /// Arithmetic of the float gemm and syrk tasks on CUDA workers: 0 float, 1 TF32, 2 BF16 inputs, 3 FP16 inputs
     /// (tensor cores, float accumulation; compute_of(Options::factor)). CPU workers and double tasks ignore it.
     int compute = 0;
+    /// Outside the implicit dependencies of its data (starpu_task::sequential_consistency = 0): the caller orders
+    /// it (the mixed-precision solve's submit form reads A behind the gate that holds A for it, runtime/gate.hpp).
+    bool unordered = false;
 };
 /// TaskOptions::compute for a factorization in precision p.
 int compute_of(Precision p);

@@ -19,6 +19,9 @@ inline constexpr KernelColor kKernelColors[] = {
     {"lauum", 0x6a3d9a},        {"lauum_syrk", 0xb07cc6},   {"lauum_gemm", 0xe377c2}, {"trmm", 0xf7b6d2},
     // LU.
     {"getrf_panel", 0xd62728},  {"getrf_nopiv", 0xd62728},  {"laswp", 0xbcbd22},      {"trsm_col", 0x1f77b4},
+    // The mixed-precision solve's refinement: conversions in greys-blues, residual and sweeps in greens.
+    {"to_low", 0x9edae5},       {"add_low", 0x6baed6},      {"residual", 0x31a354},   {"sweep_fwd", 0x74c476},
+    {"sweep_bwd", 0xa1d99b},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

@@ -3,10 +3,10 @@
 //   diag_scale  buffers: 0 = A[k][k] (R, double), 1 = d[k] (W, double vector)
 //   to_low      buffers: 0 = X (R, double), 1 = d rows (R), [2 = d columns (R)], last = F (W, float)
 //   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = X (RW, double)
-//   abs_sums    buffers: 0 = A (R, double), 1 = s rows (RW), [2 = t columns (RW)]
+//   to_low_sums buffers: 0 = A (R, double), 1 = d rows (R), [2 = d columns (R)], F (W, float), s rows (RW),
+//               [t columns (RW)]: to_low of a tile of A and the sums of its |A| (for ||A||_inf) in one pass
 //   copy        buffers: 0 = X (R, double), 1 = Y (W, double)
 //   zero        buffers: 0 = X (W, double)
-//   symm        buffers: 0 = A (R, double diagonal tile, lower), 1 = X (R), 2 = Y (RW): Y -= A X
 #include <cstring>
 
 #include "codelets/codelets.hpp"
@@ -22,8 +22,7 @@ namespace {
 
 struct MixedArgs {
     ColumnScale columns;  // to_low
-    bool diagonal;        // abs_sums: a lower-stored diagonal tile
-    bool column_sums;     // abs_sums: buffer 2 takes the column sums
+    bool diagonal;        // to_low_sums: a lower-stored diagonal tile (no column scaling or sums buffers)
     CudaContexts* cuda;
     bool urgent;
 };
@@ -56,11 +55,12 @@ void add_low_cpu(void* b[], void*) {
     const Tile Z = tile_of(b[0]), X = tile_of(b[2]);
     cpu::add_low(X.m, X.n, static_cast<const float*>(Z.p), Z.ld, vec(b[1]), static_cast<double*>(X.p), X.ld);
 }
-void abs_sums_cpu(void* b[], void* cl_arg) {
-    const MixedArgs* a = args(cl_arg);
+void to_low_sums_cpu(void* b[], void* cl_arg) {
+    const bool diagonal = args(cl_arg)->diagonal;
     const Tile A = tile_of(b[0]);
-    cpu::abs_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, a->diagonal, vec_rw(b[1]),
-                  a->column_sums ? vec_rw(b[2]) : nullptr);
+    const Tile F = tile_of(b[diagonal ? 2 : 3]);
+    cpu::to_low_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, vec(b[1]), diagonal ? nullptr : vec(b[2]),
+                     diagonal, static_cast<float*>(F.p), F.ld, vec_rw(b[diagonal ? 3 : 4]), diagonal ? nullptr : vec_rw(b[5]));
 }
 void copy_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
@@ -74,22 +74,7 @@ void zero_cpu(void* b[], void*) {
         std::memset(static_cast<double*>(X.p) + static_cast<int64_t>(j) * X.ld, 0, sizeof(double) * X.m);
 }
 
-void symm_cpu(void* b[], void*) {
-    const Tile A = tile_of(b[0]), X = tile_of(b[1]), Y = tile_of(b[2]);
-    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, Y.m, Y.n, -1.0, static_cast<const double*>(A.p), A.ld,
-                static_cast<const double*>(X.p), X.ld, 1.0, static_cast<double*>(Y.p), Y.ld);
-}
-
 #ifdef STARFACT_HAVE_CUDA
-void symm_cuda(void* b[], void* cl_arg) {
-    gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
-    const Tile A = tile_of(b[0]), X = tile_of(b[1]), Y = tile_of(b[2]);
-    const double alpha = -1.0, beta = 1.0;
-    const cublasStatus_t s = cublasDsymm(ws.cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, Y.m, Y.n, &alpha,
-                                         static_cast<const double*>(A.p), A.ld, static_cast<const double*>(X.p), X.ld,
-                                         &beta, static_cast<double*>(Y.p), Y.ld);
-    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
-}
 void diag_scale_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
     const Tile A = tile_of(b[0]);
@@ -113,14 +98,16 @@ void add_low_cuda(void* b[], void* cl_arg) {
                             X.ld, ws.stream),
                "add_low");
 }
-void abs_sums_cuda(void* b[], void* cl_arg) {
+void to_low_sums_cuda(void* b[], void* cl_arg) {
     const MixedArgs* a = args(cl_arg);
     gpu::WorkerStream ws(a->cuda, a->urgent);
+    const bool diagonal = a->diagonal;
     const Tile A = tile_of(b[0]);
-    check_cuda(gpu::abs_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, a->diagonal, vec_rw(b[1]),
-                             a->column_sums ? vec_rw(b[2]) : nullptr,
-                             ws.stream),
-               "abs_sums");
+    const Tile F = tile_of(b[diagonal ? 2 : 3]);
+    check_cuda(gpu::to_low_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, vec(b[1]),
+                                diagonal ? nullptr : vec(b[2]), diagonal, static_cast<float*>(F.p), F.ld,
+                                vec_rw(b[diagonal ? 3 : 4]), diagonal ? nullptr : vec_rw(b[5]), ws.stream),
+               "to_low_sums");
 }
 void copy_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
@@ -147,18 +134,14 @@ void define_add_low(Kernel& k) {
     define_kernel(k, "add_low", "starfact_dadd_low", add_low_cpu, STARFACT_CUDA_IMPL(add_low_cuda),
                   {STARPU_R, STARPU_R, STARPU_RW});
 }
-void define_abs_sums(Kernel& k) {
-    define_kernel(k, "abs_sums", "starfact_dabs_sums", abs_sums_cpu, STARFACT_CUDA_IMPL(abs_sums_cuda), {});
+void define_to_low_sums(Kernel& k) {
+    define_kernel(k, "to_low", "starfact_dto_low_sums", to_low_sums_cpu, STARFACT_CUDA_IMPL(to_low_sums_cuda), {});
 }
 void define_copy(Kernel& k) {
     define_kernel(k, "copy", "starfact_dcopy", copy_cpu, STARFACT_CUDA_IMPL(copy_cuda), {STARPU_R, STARPU_W});
 }
 void define_zero(Kernel& k) {
     define_kernel(k, "zero", "starfact_dzero", zero_cpu, STARFACT_CUDA_IMPL(zero_cuda), {STARPU_W});
-}
-
-void define_symm(Kernel& k) {
-    define_kernel(k, "symm", "starfact_dsymm", symm_cpu, STARFACT_CUDA_IMPL(symm_cuda), {STARPU_R, STARPU_R, STARPU_RW});
 }
 
 /// Creates, fills and submits one task of codelet k on `handles` with `modes` (per task when k takes a variable
@@ -215,16 +198,17 @@ void insert_add_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_
     insert(rt, o, kernel<define_add_low>(rt), {Z, d_rows, X}, {}, {}, 2 * elements(X), "add_low");
 }
 
-void insert_abs_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, bool diagonal,
-                     starpu_data_handle_t s_rows, starpu_data_handle_t t_cols) {
+void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d_rows,
+                        starpu_data_handle_t d_cols, starpu_data_handle_t F, starpu_data_handle_t s_rows,
+                        starpu_data_handle_t t_cols) {
     MixedArgs a{};
-    a.diagonal = diagonal;
-    a.column_sums = t_cols != nullptr;
-    if (t_cols)
-        insert(rt, o, kernel<define_abs_sums>(rt), {A, s_rows, t_cols}, {STARPU_R, STARPU_RW, STARPU_RW}, a,
-               2 * elements(A), "abs_sums");
+    a.diagonal = d_cols == nullptr;
+    if (a.diagonal)
+        insert(rt, o, kernel<define_to_low_sums>(rt), {A, d_rows, F, s_rows}, {STARPU_R, STARPU_R, STARPU_W, STARPU_RW},
+               a, 3 * elements(A), "to_low");
     else
-        insert(rt, o, kernel<define_abs_sums>(rt), {A, s_rows}, {STARPU_R, STARPU_RW}, a, elements(A), "abs_sums");
+        insert(rt, o, kernel<define_to_low_sums>(rt), {A, d_rows, d_cols, F, s_rows, t_cols},
+               {STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_RW, STARPU_RW}, a, 4 * elements(A), "to_low");
 }
 
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y) {
@@ -233,11 +217,6 @@ void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X
 
 void insert_zero(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X) {
     insert(rt, o, kernel<define_zero>(rt), {X}, {}, {}, elements(X), "zero");
-}
-
-void insert_symm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t X,
-                 starpu_data_handle_t Y) {
-    insert(rt, o, kernel<define_symm>(rt), {A, X, Y}, {}, {}, 2 * elements(A) * tile_cols(Y), "symm");
 }
 
 }  // namespace starfact::detail

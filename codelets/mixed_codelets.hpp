@@ -5,6 +5,7 @@
 
 #include "codelets/codelets.hpp"
 #include "kernels/mixed/convert.hpp"
+#include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
 
@@ -17,16 +18,24 @@ void insert_to_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t
 /// X += D_rows Z.
 void insert_add_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Z, starpu_data_handle_t d_rows,
                     starpu_data_handle_t X);
-/// s_rows += |A|'s row sums, t_cols (when given) += its column sums; diagonal: A is a lower-stored diagonal tile.
-void insert_abs_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, bool diagonal,
-                     starpu_data_handle_t s_rows, starpu_data_handle_t t_cols);
+/// F := float(D_rows A D_cols) for a tile of A and s_rows += |A|'s row sums, t_cols += its column sums; a diagonal
+/// tile (d_cols and t_cols null): columns scaled by d_rows, s_rows += the row sums of the symmetric tile.
+void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d_rows,
+                        starpu_data_handle_t d_cols, starpu_data_handle_t F, starpu_data_handle_t s_rows,
+                        starpu_data_handle_t t_cols);
 /// Y := X.
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y);
 /// X := 0.
 void insert_zero(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X);
 
-/// Y -= A X for a diagonal tile A of which the lower triangle is stored (the symmetric product).
-void insert_symm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t X,
-                 starpu_data_handle_t Y);
+/// R(i, jc) := B0(i, jc) - (A X)(i, jc) in one task (codelets/refine_sweeps.cpp): A symmetric with its lower tiles
+/// stored; without B0, R(i, jc) := -(A X)(i, jc).
+void insert_residual_rows(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A,
+                          const TileMatrix<double>* B0, const TileMatrix<double>& X, TileMatrix<double>& R, int64_t i,
+                          int64_t jc);
+/// Step k of the triangular solve with the lower factor L on column block jc of Z, in one task: forward,
+/// Z_k := L_kk^-1 Z_k then Z_i -= L_ik Z_k below; backward, Z_k -= sum L_ik^T Z_i then Z_k := L_kk^-T Z_k.
+void insert_sweep(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& L, TileMatrix<float>& Z, int64_t k,
+                  int64_t jc, bool forward);
 
 }  // namespace starfact::detail

@@ -138,6 +138,11 @@ int Sequence::wait_tasks() {
     }
     std::lock_guard<std::mutex> lock(s.mutex);
     s.gathered = upto;
+    if (!s.error.empty()) {
+        std::string message;
+        message.swap(s.error);
+        throw RuntimeError(message);
+    }
     for (size_t i = 0; i < upto; ++i)
         if (s.infos[i] != 0) return s.infos[i];
     return 0;

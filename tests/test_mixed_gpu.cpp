@@ -2,7 +2,12 @@
 // bf16, fp16) and float, host- and device-resident tiles; double accuracy after refinement, the path reported, A
 // left unchanged; the fall-back on a matrix the float factor cannot serve. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
+#include <cuda_runtime.h>
 
+#include <cmath>
+#include <random>
+
+#include "kernels/mixed/convert.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
@@ -31,6 +36,57 @@ void check_mixed_gpu(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Resi
 }
 
 }  // namespace
+
+TEST_CASE("GPU conversion of A with its sums of |A| equals the CPU form", "[gpu][mixed]") {
+    // to_low_sums: one pass with the sums accumulated atomically (their last bits may differ from the CPU's);
+    // diagonal tiles count the stored lower triangle into the row sums of the symmetric tile.
+    for (bool diagonal : {false, true})
+        for (int m : {1, 37, 300, 2048}) {
+            const int n = diagonal ? m : m + 13, ld = m + 3;
+            INFO("diagonal=" << diagonal << " m=" << m << " n=" << n);
+            std::mt19937_64 rng(fresh_seed());
+            std::uniform_real_distribution<double> u(-2, 2);
+            std::vector<double> X(static_cast<size_t>(ld) * n), dr(m), dc(n), s(m, 0.5), t(n, 0.25);
+            for (double& v : X) v = u(rng);
+            for (double& v : dr) v = 0.5 + std::fabs(u(rng));
+            for (double& v : dc) v = 0.5 + std::fabs(u(rng));
+            std::vector<float> F(X.size(), 0.0f), Fg = F;
+            std::vector<double> sg = s, tg = t;
+            detail::cpu::to_low_sums(m, n, X.data(), ld, dr.data(), dc.data(), diagonal, F.data(), ld, s.data(),
+                                     diagonal ? nullptr : t.data());
+            double *dX, *ddr, *ddc, *ds, *dt;
+            float* dF;
+            REQUIRE(cudaMalloc(&dX, sizeof(double) * X.size()) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ddr, sizeof(double) * m) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ddc, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ds, sizeof(double) * m) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dt, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dF, sizeof(float) * F.size()) == cudaSuccess);
+            cudaMemcpy(dX, X.data(), sizeof(double) * X.size(), cudaMemcpyHostToDevice);
+            cudaMemcpy(ddr, dr.data(), sizeof(double) * m, cudaMemcpyHostToDevice);
+            cudaMemcpy(ddc, dc.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+            cudaMemcpy(ds, sg.data(), sizeof(double) * m, cudaMemcpyHostToDevice);
+            cudaMemcpy(dt, tg.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+            cudaMemcpy(dF, Fg.data(), sizeof(float) * F.size(), cudaMemcpyHostToDevice);
+            REQUIRE(detail::gpu::to_low_sums(m, n, dX, ld, ddr, ddc, diagonal, dF, ld, ds, diagonal ? nullptr : dt,
+                                             nullptr) == cudaSuccess);
+            REQUIRE(cudaMemcpy(Fg.data(), dF, sizeof(float) * F.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+            cudaMemcpy(sg.data(), ds, sizeof(double) * m, cudaMemcpyDeviceToHost);
+            cudaMemcpy(tg.data(), dt, sizeof(double) * n, cudaMemcpyDeviceToHost);
+            for (double* p : {dX, ddr, ddc, ds, dt}) cudaFree(p);
+            cudaFree(dF);
+            double es = 0, et = 0;
+            int64_t mismatches = 0;
+            for (int i = 0; i < m; ++i) es = std::fmax(es, std::fabs(s[i] - sg[i]) / s[i]);
+            for (int j = 0; j < n; ++j) et = std::fmax(et, std::fabs(t[j] - tg[j]) / t[j]);
+            for (int j = 0; j < n; ++j)
+                for (int i = diagonal ? j : 0; i < m; ++i)
+                    mismatches += F[i + static_cast<size_t>(j) * ld] != Fg[i + static_cast<size_t>(j) * ld];
+            CHECK(es < 1e-13);
+            CHECK(et < 1e-13);
+            CHECK(mismatches == 0);
+        }
+}
 
 TEST_CASE("GPU mixed-precision posv reaches double accuracy from tensor-core factors", "[gpu][mixed]") {
     for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16})
@@ -63,4 +119,66 @@ TEST_CASE("GPU mixed-precision posv falls back on a matrix the float factor cann
     CHECK(report.path == SolveReport::Path::Fallback);
     CHECK(report.low_info > 0);
     CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+}
+
+TEST_CASE("GPU mixed-precision posv, submit form: ordered before later work on A and B, and the fall-back",
+          "[gpu][mixed][async]") {
+    const int64_t nb = 256;
+    for (Residency r : {Residency::Host, Residency::Device})
+        for (int64_t n : {int64_t(700), int64_t(1100)}) {
+            const uint64_t seed = fresh_seed();
+            INFO("n=" << n << " residency=" << to_string(r) << " seed=" << seed);
+            const std::vector<double> A = spd_matrix<double>(n, n, seed);
+            std::vector<double> B(static_cast<size_t>(n * 2)), C(static_cast<size_t>(n));
+            random_matrix<double>(n, 2, B.data(), n, seed + 1);
+            random_matrix<double>(n, 1, C.data(), n, seed + 2);
+            TileMatrix<double> a(runtime(), n, nb, r), b(runtime(), n, 2, nb, r), c(runtime(), n, 1, nb, r);
+            a.import(A.data(), n);
+            b.import(B.data(), n);
+            c.import(C.data(), n);
+            Options opts;
+            opts.mapping = Mapping::GpuOnly;
+            opts.factor = Precision::Tf32;
+            SolveReport report;
+            Sequence seq(runtime()), later(runtime());
+            async::posv(a, b, seq, opts, report);
+            Options plain;
+            plain.mapping = Mapping::GpuOnly;
+            async::posv(a, c, later, plain);  // overwrites A with its double factor: after the refinement
+            async::potrs(a, b, later, plain);  // reads B: after the solution is in it
+            REQUIRE(later.wait() == 0);
+            REQUIRE(seq.wait() == 0);
+            INFO("path=" << to_string(report.path) << " iterations=" << report.iterations);
+            CHECK(report.path == SolveReport::Path::Refined);
+            CHECK(report.backward_error <= report.tolerance);
+            std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size());
+            REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), 2, Aref.data(), static_cast<int>(n),
+                                  Xref.data(), static_cast<int>(n)) == 0);
+            b.export_to(X2.data(), n);
+            c.export_to(Cx.data(), n);
+            CHECK(solve_residual<double>(n, 2, A.data(), n, X2.data(), n, Xref.data(), n) < kResidualLimit);
+            CHECK(solve_residual<double>(n, 1, A.data(), n, Cx.data(), n, C.data(), n) < kResidualLimit);
+        }
+    // the fall-back on J + 1e-12 I, device-resident: A receives the double factor, B the solution
+    const int64_t n = 600;
+    std::vector<double> A(static_cast<size_t>(n * n));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = 1.0 + (i == j ? 1e-12 : 0.0);
+    std::vector<double> B(static_cast<size_t>(n));
+    random_matrix<double>(n, 1, B.data(), n, fresh_seed());
+    TileMatrix<double> a(runtime(), n, nb, Residency::Device), b(runtime(), n, 1, nb, Residency::Device);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    Options opts;
+    opts.mapping = Mapping::GpuOnly;
+    opts.factor = Precision::Tf32;
+    SolveReport report;
+    Sequence seq(runtime());
+    const int op = async::posv(a, b, seq, opts, report);
+    REQUIRE(seq.wait() == 0);
+    CHECK(seq.info(op) == 0);
+    CHECK(report.path == SolveReport::Path::Fallback);
+    std::vector<double> L(A.size());
+    a.export_to(L.data(), n);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
 }

@@ -205,11 +205,6 @@ TEST_CASE("mixed-precision arguments are refused naming them", "[mixed][cpu][err
     opts.mapping = Mapping::CpuOnly;
     opts.factor = Precision::Tf32;
     CHECK_THROWS_WITH(potrf(a, opts), Catch::Contains("'factor'"));  // a double factorization runs in double
-    {  // the mixed-precision solve has no submit form: refused before any task is submitted
-        Sequence seq(runtime());
-        CHECK_THROWS_WITH(async::posv(a, b, seq, opts), Catch::Contains("'factor'") && Catch::Contains("blocking"));
-        CHECK(seq.submitted() == 0);
-    }
     opts.factor = Precision::Fp64;
     CHECK_THROWS_WITH(posv(af, bf, opts), Catch::Contains("'factor'"));  // float matrices have no fp64 factor
     opts.factor = Precision::Fp32;
@@ -217,7 +212,125 @@ TEST_CASE("mixed-precision arguments are refused naming them", "[mixed][cpu][err
     Refinement refine;
     refine.gmres_restart = 0;
     CHECK_THROWS_WITH(posv(a, b, opts, report, refine), Catch::Contains("refine.gmres_restart"));
+    {  // the submit form checks the same, before any task is submitted
+        Sequence seq(runtime());
+        CHECK_THROWS_WITH(async::posv(a, b, seq, opts, report, refine), Catch::Contains("refine.gmres_restart"));
+        TileMatrix<double> b3(runtime(), n + 1, 1, 16);
+        CHECK_THROWS_WITH(async::posv(a, b3, seq, opts, report), Catch::Contains("'B'"));
+        CHECK(seq.submitted() == 0);
+    }
     refine = Refinement{};
     refine.tolerance = -1;
     CHECK_THROWS_WITH(posv(a, b, opts, report, refine), Catch::Contains("refine.tolerance"));
+}
+
+TEST_CASE("the submit form of the mixed-precision solve: refined, and ordered before later work on A and B",
+          "[mixed][async][cpu]") {
+    const int64_t nb = 32;
+    for (Precision p : {Precision::Fp32, Precision::Bf16})
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7}) {
+            const int64_t nrhs = 2;
+            const uint64_t seed = fresh_seed();
+            INFO("n=" << n << " factor=" << to_string(p) << " seed=" << seed);
+            const std::vector<double> A = spd_matrix<double>(n, n, seed);
+            std::vector<double> B(static_cast<size_t>(n * nrhs)), C(static_cast<size_t>(n));
+            random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
+            random_matrix<double>(n, 1, C.data(), n, seed + 2);
+            TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, nrhs, nb), c(runtime(), n, 1, nb);
+            a.import(A.data(), n);
+            b.import(B.data(), n);
+            c.import(C.data(), n);
+            Options opts;
+            opts.mapping = Mapping::CpuOnly;
+            opts.factor = p;
+            SolveReport report;
+            Sequence seq(runtime()), later(runtime());
+            const int op = async::posv(a, b, seq, opts, report);
+            // Submitted while the solve refines: a double posv on A (it overwrites A with its factor, which the
+            // refinement's residuals must not see), then potrs on B with that factor (it must read the solution).
+            Options plain;
+            plain.mapping = Mapping::CpuOnly;
+            const int op2 = async::posv(a, c, later, plain);
+            async::potrs(a, b, later, plain);
+            REQUIRE(later.wait() == 0);  // another sequence: waits for the solve through the data
+            CHECK(later.info(op2) == 0);
+            REQUIRE(seq.wait() == 0);
+            CHECK(seq.info(op) == 0);
+            INFO("path=" << to_string(report.path) << " iterations=" << report.iterations
+                         << " backward error=" << report.backward_error);
+            CHECK(report.path == SolveReport::Path::Refined);
+            CHECK(report.factor == p);
+            CHECK(report.backward_error <= report.tolerance);
+            CHECK(report.seconds >= report.factor_seconds);
+            // b = A^-1 X with X = A^-1 B: compare with X from LAPACK
+            std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size()), L(A.size());
+            REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), static_cast<int>(nrhs), Aref.data(),
+                                  static_cast<int>(n), Xref.data(), static_cast<int>(n)) == 0);
+            b.export_to(X2.data(), n);
+            c.export_to(Cx.data(), n);
+            a.export_to(L.data(), n);
+            CHECK(solve_residual<double>(n, nrhs, A.data(), n, X2.data(), n, Xref.data(), n) < kResidualLimit);
+            CHECK(solve_residual<double>(n, 1, A.data(), n, Cx.data(), n, C.data(), n) < kResidualLimit);
+            CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+        }
+}
+
+TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no report, a Sequence left unwaited",
+          "[mixed][async][cpu]") {
+    const int64_t n = 96, nb = 32;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = conditioned_spd(n, 1e13, true, seed);  // indefinite in float
+    std::vector<double> B(static_cast<size_t>(n));
+    random_matrix<double>(n, 1, B.data(), n, seed + 1);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Fp32;
+    {  // the fall-back: A receives the double factor, B the solution
+        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
+        a.import(A.data(), n);
+        b.import(B.data(), n);
+        SolveReport report;
+        Sequence seq(runtime());
+        const int op = async::posv(a, b, seq, opts, report);
+        REQUIRE(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+        CHECK(report.path == SolveReport::Path::Fallback);
+        std::vector<double> X(B.size()), L(A.size());
+        b.export_to(X.data(), n);
+        a.export_to(L.data(), n);
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+        CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    }
+    {  // without the fall-back: failed, A and B as they were
+        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
+        a.import(A.data(), n);
+        b.import(B.data(), n);
+        SolveReport report;
+        Refinement refine;
+        refine.fallback = false;
+        Sequence seq(runtime());
+        async::posv(a, b, seq, opts, report, refine);
+        REQUIRE(seq.wait() == 0);
+        CHECK(report.path == SolveReport::Path::Failed);
+        std::vector<double> X(B.size()), F(A.size());
+        b.export_to(X.data(), n);
+        a.export_to(F.data(), n);
+        CHECK(X == B);
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = j; i < n; ++i) CHECK(F[static_cast<size_t>(i + j * n)] == A[static_cast<size_t>(i + j * n)]);
+    }
+    {  // the form without a report; its Sequence destroyed without a wait (the destructor waits)
+        const std::vector<double> S = spd_matrix<double>(n, n, seed + 2);
+        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
+        a.import(S.data(), n);
+        b.import(B.data(), n);
+        {
+            Sequence seq(runtime());
+            async::posv(a, b, seq, opts);
+        }
+        std::vector<double> X(B.size());
+        b.export_to(X.data(), n);
+        CHECK(solve_residual<double>(n, 1, S.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
 }

@@ -15,7 +15,7 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
     const bool gpu = rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly;
     const int64_t nb = s.nb > 0 ? s.nb : mixed_tile_size(n, mapping, rt.cuda_workers() > 0);
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const Table table(s.csv, {"impl", "n", "nb", "factor", "cond", "run", "seconds", "GFLOP/s", "path", "iterations",
+    const Table table(s.csv, {"impl", "n", "nb", "factor", "cond", "run", "seconds", "factor_s", "GFLOP/s", "path", "iterations",
                               "gmres", "backward_error", "info"});
     table.note("starpu_chol --op posv --factor-prec " + std::string(to_string(s.factor)) + ": " + rt.describe());
     std::vector<double> A = s.cond > 0 ? support::conditioned_spd(n, s.cond, s.seed, rt.cuda_devices() > 0)
@@ -37,10 +37,15 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
             a.import(A.data(), n);
             b.import(B.data(), n);
         },
-        [&](const support::Run&) { info = posv(a, b, opts, report); },
+        [&](const support::Run& run) {
+            const bool trace = run.last && !s.trace_dir.empty();  // FxT records the last timed run
+            if (trace) rt.trace_start();
+            info = posv(a, b, opts, report);
+            if (trace) rt.trace_stop();
+        },
         [&](const support::Run& run, double sec) {
             table.row({"starfact", std::to_string(n), std::to_string(nb), to_string(s.factor), cond_text,
-                       std::to_string(run.timed_index), fmt("%.4f", sec), fmt("%.1f", flops / sec * 1e-9),
+                       std::to_string(run.timed_index), fmt("%.4f", sec), fmt("%.4f", report.factor_seconds), fmt("%.1f", flops / sec * 1e-9),
                        to_string(report.path), std::to_string(report.iterations), std::to_string(report.gmres_iterations),
                        report.path == SolveReport::Path::Direct || report.path == SolveReport::Path::Fallback
                            ? "-"

@@ -114,8 +114,7 @@ template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 /// potrf then potrs without a wait in between; returns potrf's operation index. Unlike the synchronous
 /// posv, B is overwritten even when the factorization fails (its content is then meaningless). A double solve
-/// with a lower opts.factor (the mixed-precision solve, mixed.hpp) has no submit form: InvalidArgument naming
-/// `factor`.
+/// with a lower opts.factor is the mixed-precision solve's submit form (mixed.hpp; its report dropped).
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 }  // namespace async

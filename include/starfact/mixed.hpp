@@ -5,6 +5,7 @@
 #include <string>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact {
@@ -46,6 +47,8 @@ struct SolveReport {
     double tolerance = 0;                  ///< the target it was held to
     int low_info = 0;                      ///< the low-precision factorization's info (> 0: it broke down)
     double seconds = 0;                    ///< wall time of the whole solve
+    /// Of which: scaling, conversion, the low-precision factorization and the first solve with it (X0)
+    double factor_seconds = 0;
 };
 const char* to_string(SolveReport::Path p);
 
@@ -70,5 +73,19 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          SolveReport& report, const Refinement& refine = {}, const Tiling& tiling = {});
+
+namespace async {
+/// The submit form of posv(A, B, opts, report, refine): returns at once with the operation index whose info
+/// seq.info(op) gives after seq.wait() (the same info as the blocking form). With a lower opts.factor the solve
+/// runs its first graph (scaling, conversion, the low-precision factorization, X0) like any submitted work, and
+/// its refinement, which decides between graphs on the host, on a thread of its own; A and B are held for it:
+/// whatever is submitted on them afterwards, into any sequence, waits until the solve is complete, and seq.wait()
+/// returns once it is, with `report` filled. A, B, report and seq must stay alive until then. An error met by the
+/// refinement is thrown by that wait(). Native or Fp64 (and float matrices): async::posv(A, B, seq, opts), the
+/// report saying Direct. Throws InvalidArgument as the blocking form does, before anything is submitted.
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
+         const Refinement& refine = {});
+}  // namespace async
 
 }  // namespace starfact

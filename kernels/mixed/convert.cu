@@ -1,6 +1,5 @@
 // CUDA forms of the mixed-precision solve's element-wise tile kernels (convert.hpp): grid-stride loops over
-// column-major tiles; the row sums one thread per row (coalesced down the columns), the column sums one warp
-// per column.
+// column-major tiles; the conversion of A with its sums of |A| in one pass (to_low_sums_kernel).
 #include <cmath>
 
 #include "kernels/mixed/convert.hpp"
@@ -42,26 +41,38 @@ __global__ void add_low_kernel(int m, int n, const float* Z, int ldz, const doub
     }
 }
 
-__global__ void row_sums_kernel(int m, int n, const double* A, int lda, bool diagonal, double* s) {
-    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < m; a += gridDim.x * blockDim.x) {
-        double sum = 0;
-        if (!diagonal) {
-            for (int b = 0; b < n; ++b) sum += fabs(A[a + static_cast<int64_t>(b) * lda]);
-        } else {
-            for (int b = 0; b <= a && b < n; ++b) sum += fabs(A[a + static_cast<int64_t>(b) * lda]);
-            for (int b = a + 1; b < m; ++b) sum += fabs(A[b + static_cast<int64_t>(a) * lda]);
-        }
-        s[a] += sum;
-    }
-}
+constexpr int kSumRows = 32, kSumGroups = 8, kSumCols = 256;
 
-__global__ void column_sums_kernel(int m, int n, const double* A, int lda, double* t) {
-    const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    for (int b = blockIdx.x * warps + threadIdx.x / 32; b < n; b += gridDim.x * warps) {
+/// F := float(D_rows X D_cols) and the sums of |X| in one pass: one warp reads 32 rows of a column (coalesced),
+/// reduces them for the column sum (t[b], atomically, over the row blocks), and each thread keeps its row's sum
+/// over the block's columns (reduced over the block's warps, then s[a], atomically). Diagonal: X's lower triangle is
+/// stored; s gets the row sums of the symmetric tile (the stored row part b <= a and the strict column part a > b).
+template <bool Diagonal>
+__global__ void to_low_sums_kernel(int m, int n, const double* X, int ldx, const double* dr, const double* dc,
+                                   float* F, int ldf, double* s, double* t) {
+    __shared__ double partial[kSumGroups][kSumRows];
+    const int a = blockIdx.x * kSumRows + threadIdx.x;
+    const int first = blockIdx.y * kSumCols, last = min(n, first + kSumCols);
+    const double ra = a < m ? dr[a] : 0.0;
+    double row = 0;
+    for (int b = first + threadIdx.y; b < last; b += kSumGroups) {
+        double v = 0;
+        if (a < m) {
+            v = X[a + static_cast<int64_t>(b) * ldx];
+            F[a + static_cast<int64_t>(b) * ldf] = static_cast<float>(ra * v * dc[b]);
+        }
+        const double av = fabs(v);
+        row += Diagonal ? (b <= a ? av : 0.0) : av;
+        double col = Diagonal ? (a > b ? av : 0.0) : av;
+        for (int o = 16; o > 0; o /= 2) col += __shfl_down_sync(0xffffffffu, col, o);
+        if (threadIdx.x == 0) atomicAdd(Diagonal ? &s[b] : &t[b], col);
+    }
+    partial[threadIdx.y][threadIdx.x] = row;
+    __syncthreads();
+    if (threadIdx.y == 0 && a < m) {
         double sum = 0;
-        for (int a = lane; a < m; a += 32) sum += fabs(A[a + static_cast<int64_t>(b) * lda]);
-        for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
-        if (lane == 0) t[b] += sum;
+        for (int g = 0; g < kSumGroups; ++g) sum += partial[g][threadIdx.x];
+        atomicAdd(&s[a], sum);
     }
 }
 
@@ -87,11 +98,14 @@ cudaError_t add_low(int m, int n, const float* Z, int ldz, const double* dr, dou
     return cudaGetLastError();
 }
 
-cudaError_t abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, double* t,
-                     cudaStream_t stream) {
+cudaError_t to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal,
+                        float* F, int ldf, double* s, double* t, cudaStream_t stream) {
     if (m <= 0 || n <= 0) return cudaSuccess;
-    row_sums_kernel<<<blocks_for(m), kThreads, 0, stream>>>(m, n, A, lda, diagonal, s);
-    if (t) column_sums_kernel<<<blocks_for(static_cast<int64_t>(n) * 32), kThreads, 0, stream>>>(m, n, A, lda, t);
+    const dim3 grid((m + kSumRows - 1) / kSumRows, (n + kSumCols - 1) / kSumCols), block(kSumRows, kSumGroups);
+    if (diagonal)
+        to_low_sums_kernel<true><<<grid, block, 0, stream>>>(m, n, X, ldx, dr, dr, F, ldf, s, s);
+    else
+        to_low_sums_kernel<false><<<grid, block, 0, stream>>>(m, n, X, ldx, dr, dc, F, ldf, s, t);
     return cudaGetLastError();
 }
 

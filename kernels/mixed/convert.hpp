@@ -1,5 +1,5 @@
 // The element-wise tile kernels of the mixed-precision solve (algorithms/posv_mixed.cpp): the diagonal scaling,
-// the double <-> float conversions through it, the row sums of |A|. Column-major tiles; a CPU form (plain loops)
+// the double <-> float conversions through it, the row sums of |A| (with the conversion of A). Column-major tiles; a CPU form (plain loops)
 // and a CUDA form (asynchronous on `stream`) of each. No StarPU here.
 #pragma once
 #include <cstdint>
@@ -24,6 +24,9 @@ void add_low(int m, int n, const float* Z, int ldz, const double* dr, double* X,
 /// s[a] += sum_b |A[a][b]| and, when t is given, t[b] += sum_a |A[a][b]|; `diagonal`: A is a diagonal tile of
 /// which only the lower triangle is stored, and s gets the row sums of the full symmetric tile.
 void abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, double* t);
+/// to_low of a tile of A (columns scaled by dc, or by dr for a diagonal tile) and abs_sums of it, in one call.
+void to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal, float* F,
+                 int ldf, double* s, double* t);
 }  // namespace cpu
 
 #ifdef STARFACT_HAVE_CUDA
@@ -32,8 +35,9 @@ cudaError_t diag_scale(int n, const double* A, int lda, double* d, cudaStream_t 
 cudaError_t to_low(int m, int n, const double* X, int ldx, const double* dr, const double* dc, ColumnScale cs,
                    float* F, int ldf, cudaStream_t stream);
 cudaError_t add_low(int m, int n, const float* Z, int ldz, const double* dr, double* X, int ldx, cudaStream_t stream);
-cudaError_t abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, double* t,
-                     cudaStream_t stream);
+/// The same as cpu::to_low_sums, in one pass over X (the sums accumulated atomically: their last bits may vary).
+cudaError_t to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal,
+                        float* F, int ldf, double* s, double* t, cudaStream_t stream);
 }  // namespace gpu
 #endif
 

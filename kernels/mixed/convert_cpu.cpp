@@ -38,4 +38,10 @@ void abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, 
         }
 }
 
+void to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal, float* F,
+                 int ldf, double* s, double* t) {
+    to_low(m, n, X, ldx, dr, diagonal ? nullptr : dc, diagonal ? ColumnScale::SameAsRows : ColumnScale::Own, F, ldf);
+    abs_sums(m, n, X, ldx, diagonal, s, diagonal ? nullptr : t);
+}
+
 }  // namespace starfact::detail::cpu

@@ -1,0 +1,183 @@
+// The submit form of the mixed-precision solve (async::posv with a lower factor, mixed.hpp). Its refinement decides
+// on the host, between task graphs, what to submit next, so the solve cannot be one graph submitted at once. Here:
+//
+//   caller's thread:  the first graph (scaling, F = float(D A D), potrf(F), X0), reading A and B in their order;
+//                     a gate on every tile of A and B (runtime/gate.hpp): what the caller submits on them later
+//                     waits for the gate; then a driver thread is started, and the call returns.
+//   driver thread:    the refinement (refine_solution) on the solve's own tiles, its products with A outside A's
+//                     implicit dependencies (A is held by the gate); X copied into B (and, after a fallback on a
+//                     private copy of A, the double factor into A) the same way; the operation's info set; the
+//                     solve's tiles given back; the gate released.
+//
+// The gate belongs to the caller's Sequence, so that wait() returns once the driver is done, with the report
+// filled. An error in the driver is thrown by that wait().
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "algorithms/arguments.hpp"
+#include "algorithms/dag.hpp"
+#include "algorithms/mixed_ops.hpp"
+#include "algorithms/submit.hpp"
+#include "codelets/codelets.hpp"
+#include "codelets/mixed_codelets.hpp"
+#include "runtime/gate.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/mixed.hpp"
+
+namespace starfact {
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// One submitted solve: what its driver thread works on. Members are destroyed in reverse order: the gate is
+/// released first if the job dies before its driver ran (a failed submission).
+struct MixedSolveJob {
+    TileMatrix<double>& A;
+    TileMatrix<double>& B;
+    Options opts;
+    Refinement refine;
+    SolveReport own_report;
+    SolveReport* report;
+    SequenceState& caller;
+    starpu_data_handle_t info = nullptr;
+    Clock::time_point t0;
+    std::unique_ptr<TileMatrix<double>> X;  // the solution, private to the solve
+    std::unique_ptr<MixedOps> ops;
+    std::unique_ptr<Sequence> first;        // the first graph's
+    int low_op = 0;
+    std::unique_ptr<Gate> gate;
+
+    MixedSolveJob(TileMatrix<double>& a, TileMatrix<double>& b, const Options& o, const Refinement& r, SolveReport* rep,
+                  SequenceState& seq)
+        : A(a), B(b), opts(o), refine(r), report(rep ? rep : &own_report), caller(seq) {}
+};
+
+/// Y := X tile by tile (the lower tiles when `lower`), outside the implicit dependencies of both: the driver
+/// orders them (everything before is complete, the gate holds back what comes after).
+void copy_unordered(const TileMatrix<double>& X, TileMatrix<double>& Y, bool lower) {
+    Runtime& rt = Y.runtime();
+    Sequence seq(rt);
+    TaskOptions o = operation_task_options(rt, Options{}, Y.nb(), nullptr, &SequenceAccess::state(seq));
+    o.unordered = true;
+    for (int64_t j = 0; j < Y.nt(); ++j)
+        for (int64_t i = lower ? j : 0; i < Y.mt(); ++i) insert_copy(rt, o, X.tile(i, j), Y.tile(i, j));
+    seq.wait();
+}
+
+void set_info(starpu_data_handle_t h, int info) {
+    if (starpu_data_acquire(h, STARPU_W) != 0) throw RuntimeError("starfact: async::posv could not set its info");
+    *static_cast<int*>(starpu_data_get_local_ptr(h)) = info;
+    starpu_data_release(h);
+}
+
+/// The driver thread: everything after the first graph.
+void drive(MixedSolveJob* raw) {
+    std::unique_ptr<MixedSolveJob> job(raw);
+    SolveReport& report = *job->report;
+    try {
+        job->first->wait();
+        MixedOps& ops = *job->ops;
+        report.low_info = ops.finish_factor(*job->first, job->low_op);
+        report.factor_seconds = std::chrono::duration<double>(Clock::now() - job->t0).count();
+        report.tolerance = mixed_tolerance(job->refine, job->A.n());
+        report.backward_error = std::numeric_limits<double>::infinity();
+        int info = 0;
+        if (report.low_info == 0 && refine_solution(ops, job->refine, report.tolerance, report)) {
+            copy_unordered(*job->X, job->B, false);
+        } else if (!job->refine.fallback) {
+            report.path = SolveReport::Path::Failed;  // B as it was
+        } else {
+            // The double factorization on a copy of A (A's own tiles are behind the gate), then both back.
+            report.path = SolveReport::Path::Fallback;
+            report.backward_error = std::numeric_limits<double>::quiet_NaN();
+            TileMatrix<double> Aw(job->A.runtime(), job->A.m(), job->A.n(), job->A.nb(), job->A.residency(),
+                                  job->A.layout());
+            copy_unordered(job->A, Aw, true);
+            ops.restore_b();
+            Options hi = job->opts;
+            hi.factor = Precision::Native;
+            info = posv(Aw, *job->X, hi);
+            if (info > 0) report.path = SolveReport::Path::Failed;
+            copy_unordered(Aw, job->A, true);
+            if (info == 0) copy_unordered(*job->X, job->B, false);
+        }
+        set_info(job->info, info);
+    } catch (const std::exception& e) {
+        job->caller.fail(std::string("async::posv: ") + e.what());
+    } catch (...) {
+        job->caller.fail("async::posv: unknown error in the refinement");
+    }
+    report.seconds = std::chrono::duration<double>(Clock::now() - job->t0).count();
+    // The solve's tiles go back to StarPU before the gate opens: once it does, the caller's wait() (or the
+    // Runtime's destructor) may return.
+    job->ops.reset();
+    job->X.reset();
+    job->first.reset();
+    job->gate->release();
+}
+
+}  // namespace
+
+int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& seq, const Options& opts,
+                      SolveReport* report, const Refinement& refine) {
+    require_factor_precision<double>("async::posv", opts.factor, true);
+    require_mixed_solve("async::posv", A, B, opts, refine);
+    SequenceState& caller = SequenceAccess::state(seq);
+    auto job = std::make_unique<MixedSolveJob>(A, B, opts, refine, report, caller);
+    *job->report = SolveReport{};
+    job->report->factor = opts.factor;
+    job->t0 = Clock::now();
+    const int op = caller.add_operation(&job->info);
+    const int64_t n = A.n(), c = B.n();
+    if (n == 0 || c == 0) {
+        job->report->path = SolveReport::Path::Refined;
+        return op;
+    }
+    Runtime& rt = A.runtime();
+    job->X = std::make_unique<TileMatrix<double>>(rt, n, c, B.nb(), B.residency(), B.layout());
+    job->ops = std::make_unique<MixedOps>(A, *job->X, opts, &B, true);
+    job->first = std::make_unique<Sequence>(rt);
+    job->low_op = job->ops->submit_factor(*job->first);
+    std::vector<starpu_data_handle_t> held;
+    for (int64_t j = 0; j < A.nt(); ++j)
+        for (int64_t i = j; i < A.mt(); ++i) held.push_back(A.tile(i, j));
+    for (int64_t j = 0; j < B.nt(); ++j)
+        for (int64_t i = 0; i < B.mt(); ++i) held.push_back(B.tile(i, j));
+    job->gate = std::make_unique<Gate>(rt, caller, held);
+    MixedSolveJob* raw = job.get();
+    std::thread(drive, raw).detach();  // throws std::system_error when no thread can start: job releases the gate
+    job.release();                     // the driver owns it now
+    return op;
+}
+
+}  // namespace detail
+
+namespace async {
+
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
+         const Refinement& refine) {
+    detail::require_factor_precision<T>("async::posv", opts.factor, true);
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (detail::lower_factor<T>(opts.factor)) return detail::submit_posv_mixed(A, B, seq, opts, &report, refine);
+    }
+    report = SolveReport{};
+    report.factor = opts.factor;
+    report.path = SolveReport::Path::Direct;  // its info comes from seq.info(op) after wait()
+    return posv(A, B, seq, opts);
+}
+
+template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, SolveReport&,
+                         const Refinement&);
+template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, SolveReport&,
+                          const Refinement&);
+
+}  // namespace async
+}  // namespace starfact

@@ -1,0 +1,254 @@
+// The refinement's coarse codelets (algorithms/mixed_ops.cpp): one task per block row of the residual and one per
+// step of each triangular sweep, each a loop of BLAS calls over the tiles it holds. The tile-by-tile graphs they
+// replace spent more time in task overhead than in the memory-bound products (one or a few right-hand sides).
+//   residual   R_i := B0_i - sum_{j<=i} A_ij X_j - sum_{j>i} A_ji^T X_j   (A: double, lower tiles stored)
+//              buffers: 0 = R_i (W), [B0_i (R)], X_0..X_{mt-1} (R), A_i0..A_ii (R), A_{i+1,i}..A_{mt-1,i} (R)
+//   forward    Z_k := L_kk^-1 Z_k;  Z_i -= L_ik Z_k, i > k                        (L: float)
+//              buffers: L_kk..L_{mt-1,k} (R), Z_k..Z_{mt-1} (RW)
+//   backward   Z_k -= sum_{i>k} L_ik^T Z_i;  Z_k := L_kk^-T Z_k
+//              buffers: L_kk..L_{mt-1,k} (R), Z_k (RW), Z_{k+1}..Z_{mt-1} (R)
+#include <cstring>
+#include <vector>
+
+#include "codelets/codelets.hpp"
+#include "codelets/mixed_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct SweepArgs {
+    int row;       // residual: i; sweeps: unused
+    int tiles;     // residual: mt; sweeps: tiles of the column (mt - k)
+    int has_b;     // residual: B0_i given (else R_i := -A X)
+    CudaContexts* cuda;
+    bool urgent;
+};
+
+template <typename T>
+struct View {
+    int m, n, ld;
+    T* p;
+};
+template <typename T>
+View<T> view(void* buffer) {
+    return {static_cast<int>(STARPU_MATRIX_GET_NX(buffer)), static_cast<int>(STARPU_MATRIX_GET_NY(buffer)),
+            static_cast<int>(STARPU_MATRIX_GET_LD(buffer)), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffer))};
+}
+const SweepArgs* args(void* cl_arg) { return static_cast<const SweepArgs*>(cl_arg); }
+
+/// The residual's buffers, by role.
+struct ResidualBuffers {
+    View<double> R, B;
+    std::vector<View<double>> X, A;  // A: row i left of and on the diagonal, then column i below it
+    ResidualBuffers(void* b[], const SweepArgs& a) : R(view<double>(b[0])), B{} {
+        int at = 1;
+        if (a.has_b) B = view<double>(b[at++]);
+        for (int j = 0; j < a.tiles; ++j) X.push_back(view<double>(b[at++]));
+        for (int j = 0; j < a.tiles; ++j) A.push_back(view<double>(b[at++]));
+    }
+};
+
+// CPU: cblas; one column takes the matrix-vector forms.
+void residual_cpu(void* b[], void* cl_arg) {
+    const SweepArgs& a = *args(cl_arg);
+    ResidualBuffers t(b, a);
+    const int i = a.row;
+    for (int c = 0; c < t.R.n; ++c) {
+        double* r = t.R.p + static_cast<int64_t>(c) * t.R.ld;
+        if (a.has_b)
+            std::memcpy(r, t.B.p + static_cast<int64_t>(c) * t.B.ld, sizeof(double) * t.R.m);
+        else
+            std::memset(r, 0, sizeof(double) * t.R.m);
+    }
+    for (int j = 0; j < a.tiles; ++j) {
+        const View<double>& A = t.A[static_cast<size_t>(j)];
+        const View<double>& X = t.X[static_cast<size_t>(j)];
+        if (j < i)
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0,
+                        t.R.p, t.R.ld);
+        else if (j == i)
+            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, t.R.m, t.R.n, -1.0, A.p, A.ld, X.p, X.ld, 1.0, t.R.p,
+                        t.R.ld);
+        else  // A holds A_ji (below the diagonal in column i)
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0,
+                        t.R.p, t.R.ld);
+    }
+}
+
+void forward_cpu(void* b[], void* cl_arg) {
+    const int tiles = args(cl_arg)->tiles;
+    const View<float> L = view<float>(b[0]), Z = view<float>(b[tiles]);
+    cpu::trsm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld, Z.p, Z.ld);
+    for (int i = 1; i < tiles; ++i) {
+        const View<float> Li = view<float>(b[i]), Zi = view<float>(b[tiles + i]);
+        cpu::gemm(Op::NoTrans, Op::NoTrans, Zi.m, Zi.n, Z.m, -1.0f, Li.p, Li.ld, Z.p, Z.ld, 1.0f, Zi.p, Zi.ld);
+    }
+}
+
+void backward_cpu(void* b[], void* cl_arg) {
+    const int tiles = args(cl_arg)->tiles;
+    const View<float> L = view<float>(b[0]), Z = view<float>(b[tiles]);
+    for (int i = 1; i < tiles; ++i) {
+        const View<float> Li = view<float>(b[i]), Zi = view<float>(b[tiles + i]);
+        cpu::gemm(Op::Trans, Op::NoTrans, Z.m, Z.n, Zi.m, -1.0f, Li.p, Li.ld, Zi.p, Zi.ld, 1.0f, Z.p, Z.ld);
+    }
+    cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld, Z.p, Z.ld);
+}
+
+#ifdef STARFACT_HAVE_CUDA
+/// C -= op(A) B on the GPU; one column of B takes cuBLAS's gemv (its gemm is not tuned for n = 1).
+cublasStatus_t update(cublasHandle_t h, Op op, const View<double>& A, const View<double>& B, View<double>& C) {
+    const double minus = -1.0, one = 1.0;
+    if (C.n == 1)
+        return cublasDgemv(h, op == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T, A.m, A.n, &minus, A.p, A.ld, B.p, 1, &one,
+                           C.p, 1);
+    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, minus, A.p, A.ld, B.p, B.ld, one, C.p, C.ld);
+}
+cublasStatus_t update(cublasHandle_t h, Op op, const View<float>& A, const View<float>& B, View<float>& C) {
+    const float minus = -1.0f, one = 1.0f;
+    if (C.n == 1)
+        return cublasSgemv(h, op == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T, A.m, A.n, &minus, A.p, A.ld, B.p, 1, &one,
+                           C.p, 1);
+    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, minus, A.p, A.ld, B.p, B.ld, one, C.p, C.ld);
+}
+
+void residual_cuda(void* b[], void* cl_arg) {
+    const SweepArgs& a = *args(cl_arg);
+    gpu::WorkerStream ws(a.cuda, a.urgent);
+    ResidualBuffers t(b, a);
+    const int i = a.row;
+    if (a.has_b)
+        check_cuda(cudaMemcpy2DAsync(t.R.p, sizeof(double) * t.R.ld, t.B.p, sizeof(double) * t.B.ld,
+                                     sizeof(double) * t.R.m, t.R.n, cudaMemcpyDeviceToDevice, ws.stream),
+                   "residual");
+    else
+        check_cuda(cudaMemset2DAsync(t.R.p, sizeof(double) * t.R.ld, 0, sizeof(double) * t.R.m, t.R.n, ws.stream),
+                   "residual");
+    for (int j = 0; j < a.tiles; ++j) {
+        const View<double>& A = t.A[static_cast<size_t>(j)];
+        const View<double>& X = t.X[static_cast<size_t>(j)];
+        cublasStatus_t s;
+        if (j == i) {
+            const double minus = -1.0, one = 1.0;
+            s = t.R.n == 1 ? cublasDsymv(ws.cublas, CUBLAS_FILL_MODE_LOWER, A.m, &minus, A.p, A.ld, X.p, 1, &one,
+                                         t.R.p, 1)
+                           : cublasDsymm(ws.cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, t.R.m, t.R.n, &minus,
+                                         A.p, A.ld, X.p, X.ld, &one, t.R.p, t.R.ld);
+        } else {
+            s = update(ws.cublas, j < i ? Op::NoTrans : Op::Trans, A, X, t.R);
+        }
+        check_cublas(s, "residual");
+    }
+}
+
+void forward_cuda(void* b[], void* cl_arg) {
+    const SweepArgs& a = *args(cl_arg);
+    gpu::WorkerStream ws(a.cuda, a.urgent);
+    const View<float> L = view<float>(b[0]);
+    View<float> Z = view<float>(b[a.tiles]);
+    check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld,
+                           Z.p, Z.ld),
+                 "forward sweep");
+    for (int i = 1; i < a.tiles; ++i) {
+        View<float> Zi = view<float>(b[a.tiles + i]);
+        check_cublas(update(ws.cublas, Op::NoTrans, view<float>(b[i]), Z, Zi), "forward sweep");
+    }
+}
+
+void backward_cuda(void* b[], void* cl_arg) {
+    const SweepArgs& a = *args(cl_arg);
+    gpu::WorkerStream ws(a.cuda, a.urgent);
+    const View<float> L = view<float>(b[0]);
+    View<float> Z = view<float>(b[a.tiles]);
+    for (int i = 1; i < a.tiles; ++i)
+        check_cublas(update(ws.cublas, Op::Trans, view<float>(b[i]), view<float>(b[a.tiles + i]), Z),
+                     "backward sweep");
+    check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld,
+                           Z.p, Z.ld),
+                 "backward sweep");
+}
+#endif
+
+void define_residual(Kernel& k) {
+    define_kernel(k, "residual", "starfact_dresidual_rows", residual_cpu, STARFACT_CUDA_IMPL(residual_cuda), {});
+}
+void define_forward(Kernel& k) {
+    define_kernel(k, "sweep_fwd", "starfact_ssweep_forward", forward_cpu, STARFACT_CUDA_IMPL(forward_cuda), {});
+}
+void define_backward(Kernel& k) {
+    define_kernel(k, "sweep_bwd", "starfact_ssweep_backward", backward_cpu, STARFACT_CUDA_IMPL(backward_cuda), {});
+}
+
+/// Submits one task of k over `handles` with `modes` (both owned by StarPU afterwards).
+void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
+            const std::vector<starpu_data_access_mode>& modes, SweepArgs a, double flops, const char* what) {
+    starpu_task* t = starpu_task_create();
+    t->cl = &k.cl;
+    const int n = static_cast<int>(handles.size());
+    t->nbuffers = n;
+    // StarPU frees dyn_handles and dyn_modes with free() when the task is destroyed.
+    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
+    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
+    for (int i = 0; i < n; ++i) {
+        t->dyn_handles[i] = handles[static_cast<size_t>(i)];
+        t->dyn_modes[i] = modes[static_cast<size_t>(i)];
+    }
+    a.cuda = cuda_contexts(rt);
+    a.urgent = o.urgent;
+    t->cl_arg = pack(a);
+    t->cl_arg_size = sizeof(SweepArgs);
+    t->cl_arg_free = 1;
+    t->flops = flops;
+    submit(t, o, what);
+}
+
+}  // namespace
+
+void insert_residual_rows(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A,
+                          const TileMatrix<double>* B0, const TileMatrix<double>& X, TileMatrix<double>& R, int64_t i,
+                          int64_t jc) {
+    const int64_t mt = A.mt();
+    std::vector<starpu_data_handle_t> h{R.tile(i, jc)};
+    std::vector<starpu_data_access_mode> m{STARPU_W};
+    if (B0) {
+        h.push_back(B0->tile(i, jc));
+        m.push_back(STARPU_R);
+    }
+    for (int64_t j = 0; j < mt; ++j) h.push_back(X.tile(j, jc));
+    for (int64_t j = 0; j <= i; ++j) h.push_back(A.tile(i, j));
+    for (int64_t j = i + 1; j < mt; ++j) h.push_back(A.tile(j, i));
+    m.resize(h.size(), STARPU_R);
+    SweepArgs a{};
+    a.row = static_cast<int>(i);
+    a.tiles = static_cast<int>(mt);
+    a.has_b = B0 != nullptr;
+    insert(rt, o, kernel<define_residual>(rt), h, m, a,
+           2.0 * static_cast<double>(tile_rows(R.tile(i, jc))) * tile_cols(R.tile(i, jc)) * static_cast<double>(A.n()),
+           "residual");
+}
+
+void insert_sweep(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& L, TileMatrix<float>& Z, int64_t k,
+                  int64_t jc, bool forward) {
+    const int64_t mt = L.mt();
+    std::vector<starpu_data_handle_t> h;
+    std::vector<starpu_data_access_mode> m;
+    for (int64_t i = k; i < mt; ++i) {
+        h.push_back(L.tile(i, k));
+        m.push_back(STARPU_R);
+    }
+    for (int64_t i = k; i < mt; ++i) {
+        h.push_back(Z.tile(i, jc));
+        m.push_back(forward || i == k ? STARPU_RW : STARPU_R);
+    }
+    SweepArgs a{};
+    a.tiles = static_cast<int>(mt - k);
+    const double rows = static_cast<double>(L.n() - k * L.nb()), cols = tile_cols(Z.tile(k, jc));
+    insert(rt, o, forward ? kernel<define_forward>(rt) : kernel<define_backward>(rt), h, m, a,
+           2.0 * rows * tile_rows(Z.tile(k, jc)) * cols, forward ? "sweep_fwd" : "sweep_bwd");
+}
+
+}  // namespace starfact::detail

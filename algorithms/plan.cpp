@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "codelets/codelets.hpp"  // fused_potf2_available
+#include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
 
 namespace starfact {
@@ -117,12 +118,15 @@ template int64_t lu_tile_size<double>(int64_t, Mapping, Residency, bool, int);
 template DiagKernel resolve_diag_kernel<float>(DiagKernel, Mapping, int64_t);
 template DiagKernel resolve_diag_kernel<double>(DiagKernel, Mapping, int64_t);
 
-int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu) {
+int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor) {
     if (!gpu || mapping == Mapping::CpuOnly) return std::max<int64_t>(1, std::min<int64_t>(n, 256));
-    // Measured on the H100 (device-resident, float factor with TF32 updates, docs/mixed_precision.md): 2048 tiles
-    // beat 1024 and 512 at n = 16384 (0.027 s against 0.051 and 0.141) and match 4096 at n = 32768 (0.113 s
-    // against 0.117): with tensor-core updates the task overhead and the float diagonal and panel tasks dominate.
-    return std::max<int64_t>(1, std::min<int64_t>(n, 2048));
+    // Measured on the H100 (device-resident, TF32, the whole solve, docs/mixed_precision.md): with cuBLAS trsm
+    // panels 2048 tiles beat 1024 and 512 at n = 16384 (factorization 0.027 s against 0.051 and 0.141) and matched
+    // 4096 at 32768; with the panels recursing into tensor-core gemms 4096 tiles win: 0.0351 s against 0.0379
+    // (2048) and 0.0657 (1024) at 16384, 0.1287 against 0.1519 at 32768, 0.1985 against 0.2437 at 40000.
+    const bool tensor_cores = factor == Precision::Tf32 || factor == Precision::Bf16 || factor == Precision::Fp16;
+    const int64_t nb = tensor_cores && n >= 12288 ? 4096 : 2048;
+    return std::max<int64_t>(1, std::min<int64_t>(n, nb));
 }
 
 }  // namespace starfact

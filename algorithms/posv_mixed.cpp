@@ -275,7 +275,7 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
          SolveReport& report, const Refinement& refine, const Tiling& tiling) {
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : mixed_tile_size(n, opts.mapping, rt.cuda_workers() > 0);
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : mixed_tile_size(n, opts.mapping, rt.cuda_workers() > 0, opts.factor);
     TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
     a.import(A, lda);
     b.import(B, ldb);

@@ -197,6 +197,14 @@ TEST_CASE("the plan's tile sizes by order, precision, residency and GPU count", 
     CHECK(tile_plan<float>(16384, gpu, device, true).nb == 16384);
     CHECK(tile_plan<float>(16385, gpu, device, true).nb == 4096);
     CHECK(tile_plan<double>(1, gpu, device, true).nb == 1);
+    // the mixed-precision solve: 4096 tiles from 12288 for the tensor-core factors, 2048 otherwise, 256 on CPUs
+    CHECK(mixed_tile_size(16384, gpu, true, Precision::Tf32) == 4096);
+    CHECK(mixed_tile_size(12288, gpu, true, Precision::Bf16) == 4096);
+    CHECK(mixed_tile_size(12287, gpu, true, Precision::Fp16) == 2048);
+    CHECK(mixed_tile_size(32768, gpu, true, Precision::Fp32) == 2048);
+    CHECK(mixed_tile_size(1000, gpu, true, Precision::Tf32) == 1000);
+    CHECK(mixed_tile_size(1000, Mapping::CpuOnly, true, Precision::Tf32) == 256);
+    CHECK(mixed_tile_size(100, gpu, false) == 100);
     // several GPUs: one task up to 12288, 2048 above; host-resident: one task up to 4096, 2048 above
     CHECK(tile_plan<double>(12288, gpu, device, true, 2).nb == 12288);
     CHECK(tile_plan<double>(12289, gpu, device, true, 4).nb == 2048);

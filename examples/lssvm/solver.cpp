@@ -255,7 +255,7 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
     const Residency residency = gpu ? Residency::Device : Residency::Host;
     const bool mixed = sizeof(T) == sizeof(double) && o.solver == Solver::Cholesky &&
                        o.factor != starfact::Precision::Native && o.factor != starfact::Precision::Fp64;
-    const int64_t planned = mixed ? starfact::mixed_tile_size(n, o.mapping, gpu)
+    const int64_t planned = mixed ? starfact::mixed_tile_size(n, o.mapping, gpu, o.factor)
                                   : starfact::tile_plan<T>(n, o.mapping, residency, gpu).nb;
     const int64_t nb = std::max<int64_t>(o.nb > 0 ? o.nb : planned, nrhs);
     const KernelArgs ka{h.kernel, effective_gamma(h, train), 1.0 / h.C};

@@ -13,7 +13,7 @@ namespace starfact::chol_driver {
 int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = matrix_order(s, rt), nrhs = s.nrhs;
     const bool gpu = rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly;
-    const int64_t nb = s.nb > 0 ? s.nb : mixed_tile_size(n, mapping, rt.cuda_workers() > 0);
+    const int64_t nb = s.nb > 0 ? s.nb : mixed_tile_size(n, mapping, rt.cuda_workers() > 0, s.factor);
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const Table table(s.csv, {"impl", "n", "nb", "factor", "cond", "run", "seconds", "factor_s", "GFLOP/s", "path", "iterations",
                               "gmres", "backward_error", "info"});

@@ -10,6 +10,13 @@
 
 namespace starfact {
 
+/// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):
+/// tiles small enough that the factorization is a task graph of matrix products, which run in the low precision,
+/// rather than one diagonal task, which does not. On GPU mappings (measured on the H100, docs/mixed_precision.md): 4096 from n = 12288 for the
+/// tensor-core factors (TF32, BF16, FP16), whose panel solves recurse into tensor-core gemms, 2048 otherwise
+/// (and for Fp32); 256 on CPUs.
+int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor = Precision::Tf32);
+
 /// Stopping rules of the refinement.
 struct Refinement {
     /// Classical refinement steps (x += M^-1 (b - A x), the correction through the low-precision factor M) before

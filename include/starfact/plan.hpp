@@ -64,10 +64,6 @@ TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool g
 template <typename T>
 int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 
-/// The tile size of a mixed-precision solve (mixed.hpp) and its array form's default: tiles small enough that the
-/// factorization is a task graph of matrix products, which run in the low precision, rather than one diagonal task,
-/// which does not (2048 on GPU mappings, measured on the H100: docs/mixed_precision.md; 256 on CPUs).
-int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu);
 
 /// Largest tile a CPU worker takes in a Hybrid run on a runtime with CUDA workers. On the H100 machine a
 /// CPU core runs a 1024 x 1024 gemm about a thousand times slower than the GPU: a CPU worker that takes

@@ -50,6 +50,18 @@ void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_f
     k.cl.model = &k.model;
 }
 
+void set_dynamic_buffers(starpu_task* t, const starpu_data_handle_t* handles, const starpu_data_access_mode* modes,
+                         int n) {
+    t->nbuffers = n;
+    const size_t count = static_cast<size_t>(n > 0 ? n : 1);
+    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(count * sizeof(starpu_data_handle_t)));
+    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(count * sizeof(starpu_data_access_mode)));
+    for (int i = 0; i < n; ++i) {
+        t->dyn_handles[i] = handles[i];
+        t->dyn_modes[i] = modes[i];
+    }
+}
+
 int compute_of(Precision p) {
     switch (p) {
         case Precision::Tf32: return 1;

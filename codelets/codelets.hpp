@@ -69,6 +69,26 @@ Kernel& kernel(const Runtime& rt) {
     return extension<DefinedKernel<Define>>(rt);
 }
 
+/// The codelet of a float task in tensor-core arithmetic `compute` (TaskOptions::compute: 1 TF32, 2 BF16, 3 FP16),
+/// each defined by Fast<compute> with its own performance model; `plain` for compute 0 and for double tasks.
+template <typename T, template <int> class Fast>
+const starpu_codelet* by_compute(const Runtime& rt, int compute, const starpu_codelet* plain) {
+    if constexpr (std::is_same<T, float>::value) {
+        switch (compute) {
+            case 1: return &kernel<Fast<1>::define>(rt).cl;
+            case 2: return &kernel<Fast<2>::define>(rt).cl;
+            case 3: return &kernel<Fast<3>::define>(rt).cl;
+            default: break;
+        }
+    }
+    return plain;
+}
+
+/// Gives a task of a STARPU_VARIABLE_NBUFFERS codelet its n buffers and their modes (StarPU frees dyn_handles and
+/// dyn_modes with free() when the task is destroyed).
+void set_dynamic_buffers(starpu_task* t, const starpu_data_handle_t* handles, const starpu_data_access_mode* modes,
+                         int n);
+
 /// fused: the CUDA implementation is our potf2 (kernels/potf2/) instead of cuSOLVER potrf.
 template <typename T> void define_potrf(Kernel& k, bool fused);
 /// Whether this build has the fused potf2 kernel.

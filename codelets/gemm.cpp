@@ -68,7 +68,11 @@ void gemm_cuda(void* buffers[], void* cl_arg) {
 
 /// The float gemm in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
 template <int Compute>
-void define_gemm_fast(Kernel& k) {
+struct GemmFast {
+    static void define(Kernel& k);
+};
+template <int Compute>
+void GemmFast<Compute>::define(Kernel& k) {
     static const char* const symbols[] = {"", "starfact_sgemm_tf32", "starfact_sgemm_bf16", "starfact_sgemm_fp16"};
     define_kernel(k, "gemm", symbols[Compute], gemm_cpu<float>, STARFACT_CUDA_IMPL(gemm_cuda<float>),
                   {STARPU_R, STARPU_R, STARPU_RW});
@@ -86,15 +90,7 @@ void define_gemm(Kernel& k) {
 /// The gemm codelet for precision T in arithmetic `compute` (TaskOptions::compute).
 template <typename T>
 const starpu_codelet* gemm_codelet(const Runtime& rt, int compute) {
-    if constexpr (std::is_same<T, float>::value) {
-        switch (compute) {
-            case 1: return &kernel<define_gemm_fast<1>>(rt).cl;
-            case 2: return &kernel<define_gemm_fast<2>>(rt).cl;
-            case 3: return &kernel<define_gemm_fast<3>>(rt).cl;
-            default: break;
-        }
-    }
-    return &codelets<T>(rt).gemm.cl;
+    return by_compute<T, GemmFast>(rt, compute, &codelets<T>(rt).gemm.cl);
 }
 
 template <typename T>

@@ -152,13 +152,7 @@ void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, std::initializer
     t->cl = &k.cl;
     const int n = static_cast<int>(handles.size());
     if (k.cl.nbuffers == STARPU_VARIABLE_NBUFFERS) {
-        t->nbuffers = n;
-        t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
-        t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
-        int i = 0;
-        for (starpu_data_handle_t h : handles) t->dyn_handles[i++] = h;
-        i = 0;
-        for (starpu_data_access_mode m : modes) t->dyn_modes[i++] = m;
+        set_dynamic_buffers(t, handles.begin(), modes.begin(), n);
     } else {
         int i = 0;
         for (starpu_data_handle_t h : handles) t->handles[i++] = h;

@@ -101,19 +101,10 @@ void backward_cpu(void* b[], void* cl_arg) {
 
 #ifdef STARFACT_HAVE_CUDA
 /// C -= op(A) B on the GPU; one column of B takes cuBLAS's gemv (its gemm is not tuned for n = 1).
-cublasStatus_t update(cublasHandle_t h, Op op, const View<double>& A, const View<double>& B, View<double>& C) {
-    const double minus = -1.0, one = 1.0;
-    if (C.n == 1)
-        return cublasDgemv(h, op == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T, A.m, A.n, &minus, A.p, A.ld, B.p, 1, &one,
-                           C.p, 1);
-    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, minus, A.p, A.ld, B.p, B.ld, one, C.p, C.ld);
-}
-cublasStatus_t update(cublasHandle_t h, Op op, const View<float>& A, const View<float>& B, View<float>& C) {
-    const float minus = -1.0f, one = 1.0f;
-    if (C.n == 1)
-        return cublasSgemv(h, op == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T, A.m, A.n, &minus, A.p, A.ld, B.p, 1, &one,
-                           C.p, 1);
-    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, minus, A.p, A.ld, B.p, B.ld, one, C.p, C.ld);
+template <typename T>
+cublasStatus_t update(cublasHandle_t h, Op op, const View<T>& A, const View<T>& B, View<T>& C) {
+    if (C.n == 1) return gpu::gemv(h, op, A.m, A.n, T(-1), A.p, A.ld, B.p, T(1), C.p);
+    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, T(-1), A.p, A.ld, B.p, B.ld, T(1), C.p, C.ld);
 }
 
 void residual_cuda(void* b[], void* cl_arg) {
@@ -188,15 +179,7 @@ void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vecto
             const std::vector<starpu_data_access_mode>& modes, SweepArgs a, double flops, const char* what) {
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
-    const int n = static_cast<int>(handles.size());
-    t->nbuffers = n;
-    // StarPU frees dyn_handles and dyn_modes with free() when the task is destroyed.
-    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(n * sizeof(starpu_data_handle_t)));
-    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(n * sizeof(starpu_data_access_mode)));
-    for (int i = 0; i < n; ++i) {
-        t->dyn_handles[i] = handles[static_cast<size_t>(i)];
-        t->dyn_modes[i] = modes[static_cast<size_t>(i)];
-    }
+    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
     a.cuda = cuda_contexts(rt);
     a.urgent = o.urgent;
     t->cl_arg = pack(a);

@@ -61,7 +61,11 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
 
 /// The float syrk in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
 template <int Compute>
-void define_syrk_fast(Kernel& k) {
+struct SyrkFast {
+    static void define(Kernel& k);
+};
+template <int Compute>
+void SyrkFast<Compute>::define(Kernel& k) {
     static const char* const symbols[] = {"", "starfact_ssyrk_tf32", "starfact_ssyrk_bf16", "starfact_ssyrk_fp16"};
     define_kernel(k, "syrk", symbols[Compute], syrk_cpu<float>, STARFACT_CUDA_IMPL(syrk_cuda<float>),
                   {STARPU_R, STARPU_RW});
@@ -69,15 +73,7 @@ void define_syrk_fast(Kernel& k) {
 
 template <typename T>
 const starpu_codelet* syrk_codelet(const Runtime& rt, int compute) {
-    if constexpr (std::is_same<T, float>::value) {
-        switch (compute) {
-            case 1: return &kernel<define_syrk_fast<1>>(rt).cl;
-            case 2: return &kernel<define_syrk_fast<2>>(rt).cl;
-            case 3: return &kernel<define_syrk_fast<3>>(rt).cl;
-            default: break;
-        }
-    }
-    return &codelets<T>(rt).syrk.cl;
+    return by_compute<T, SyrkFast>(rt, compute, &codelets<T>(rt).syrk.cl);
 }
 
 }  // namespace

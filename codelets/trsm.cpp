@@ -58,7 +58,11 @@ void trsm_cuda(void* buffers[], void* cl_arg) {
 
 /// The float trsm in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
 template <int Compute>
-void define_trsm_fast(Kernel& k) {
+struct TrsmFast {
+    static void define(Kernel& k);
+};
+template <int Compute>
+void TrsmFast<Compute>::define(Kernel& k) {
     static const char* const symbols[] = {"", "starfact_strsm_tf32", "starfact_strsm_bf16", "starfact_strsm_fp16"};
     define_kernel(k, "trsm", symbols[Compute], trsm_cpu<float>, STARFACT_CUDA_IMPL(trsm_cuda<float>),
                   {STARPU_R, STARPU_RW});
@@ -69,15 +73,7 @@ void define_trsm_fast(Kernel& k) {
 /// The trsm codelet for precision T in arithmetic `compute` (TaskOptions::compute).
 template <typename T>
 const starpu_codelet* trsm_codelet(const Runtime& rt, int compute) {
-    if constexpr (std::is_same<T, float>::value) {
-        switch (compute) {
-            case 1: return &kernel<define_trsm_fast<1>>(rt).cl;
-            case 2: return &kernel<define_trsm_fast<2>>(rt).cl;
-            case 3: return &kernel<define_trsm_fast<3>>(rt).cl;
-            default: break;
-        }
-    }
-    return &codelets<T>(rt).trsm.cl;
+    return by_compute<T, TrsmFast>(rt, compute, &codelets<T>(rt).trsm.cl);
 }
 
 template <typename T>

@@ -37,6 +37,15 @@ inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m
     return cublasGemmEx(h, op(a), op(b), m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, C, CUDA_R_32F,
                         ldc, fast_compute(compute), CUBLAS_GEMM_DEFAULT);
 }
+/// y := alpha op(A) x + beta y (unit strides).
+inline cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, float alpha, const float* A, int lda, const float* x,
+                           float beta, float* y) {
+    return cublasSgemv(h, op(a), m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+}
+inline cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, double alpha, const double* A, int lda,
+                           const double* x, double beta, double* y) {
+    return cublasDgemv(h, op(a), m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+}
 inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, float alpha, const float* A, int lda,
                            float beta, float* C, int ldc) {
     return cublasSsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);

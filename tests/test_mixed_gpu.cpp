@@ -8,11 +8,20 @@
 #include <random>
 
 #include "kernels/mixed/convert.hpp"
+#include "tests/mixed_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
 
 namespace {
+
+/// J + eps I (J all ones), column-major n x n: SPD in double; rounded to float it is J, of rank one.
+std::vector<double> ones_plus_diagonal(int64_t n, double eps) {
+    std::vector<double> A(static_cast<size_t>(n * n));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = 1.0 + (i == j ? eps : 0.0);
+    return A;
+}
 
 void check_mixed_gpu(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Residency residency) {
     const uint64_t seed = fresh_seed();
@@ -104,9 +113,7 @@ TEST_CASE("GPU mixed-precision posv falls back on a matrix the float factor cann
     INFO("seed=" << seed);
     // J + 1e-12 I (J all ones; cond ~ 6e14): SPD in double, but its float rounding is J, of rank one, on which the
     // float factorization breaks down at its second column; the double one does not.
-    std::vector<double> A(static_cast<size_t>(n * n));
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = 1.0 + (i == j ? 1e-12 : 0.0);
+    const std::vector<double> A = ones_plus_diagonal(n, 1e-12);
     std::vector<double> B(static_cast<size_t>(n));
     random_matrix<double>(n, 1, B.data(), n, seed + 1);
     std::vector<double> F = A, X = B;
@@ -125,45 +132,11 @@ TEST_CASE("GPU mixed-precision posv, submit form: ordered before later work on A
           "[gpu][mixed][async]") {
     const int64_t nb = 256;
     for (Residency r : {Residency::Host, Residency::Device})
-        for (int64_t n : {int64_t(700), int64_t(1100)}) {
-            const uint64_t seed = fresh_seed();
-            INFO("n=" << n << " residency=" << to_string(r) << " seed=" << seed);
-            const std::vector<double> A = spd_matrix<double>(n, n, seed);
-            std::vector<double> B(static_cast<size_t>(n * 2)), C(static_cast<size_t>(n));
-            random_matrix<double>(n, 2, B.data(), n, seed + 1);
-            random_matrix<double>(n, 1, C.data(), n, seed + 2);
-            TileMatrix<double> a(runtime(), n, nb, r), b(runtime(), n, 2, nb, r), c(runtime(), n, 1, nb, r);
-            a.import(A.data(), n);
-            b.import(B.data(), n);
-            c.import(C.data(), n);
-            Options opts;
-            opts.mapping = Mapping::GpuOnly;
-            opts.factor = Precision::Tf32;
-            SolveReport report;
-            Sequence seq(runtime()), later(runtime());
-            async::posv(a, b, seq, opts, report);
-            Options plain;
-            plain.mapping = Mapping::GpuOnly;
-            async::posv(a, c, later, plain);  // overwrites A with its double factor: after the refinement
-            async::potrs(a, b, later, plain);  // reads B: after the solution is in it
-            REQUIRE(later.wait() == 0);
-            REQUIRE(seq.wait() == 0);
-            INFO("path=" << to_string(report.path) << " iterations=" << report.iterations);
-            CHECK(report.path == SolveReport::Path::Refined);
-            CHECK(report.backward_error <= report.tolerance);
-            std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size());
-            REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), 2, Aref.data(), static_cast<int>(n),
-                                  Xref.data(), static_cast<int>(n)) == 0);
-            b.export_to(X2.data(), n);
-            c.export_to(Cx.data(), n);
-            CHECK(solve_residual<double>(n, 2, A.data(), n, X2.data(), n, Xref.data(), n) < kResidualLimit);
-            CHECK(solve_residual<double>(n, 1, A.data(), n, Cx.data(), n, C.data(), n) < kResidualLimit);
-        }
+        for (int64_t n : {int64_t(700), int64_t(1100)})
+            test::check_submit_form_order(n, nb, Precision::Tf32, Mapping::GpuOnly, r);
     // the fall-back on J + 1e-12 I, device-resident: A receives the double factor, B the solution
     const int64_t n = 600;
-    std::vector<double> A(static_cast<size_t>(n * n));
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = 1.0 + (i == j ? 1e-12 : 0.0);
+    const std::vector<double> A = ones_plus_diagonal(n, 1e-12);
     std::vector<double> B(static_cast<size_t>(n));
     random_matrix<double>(n, 1, B.data(), n, fresh_seed());
     TileMatrix<double> a(runtime(), n, nb, Residency::Device), b(runtime(), n, 1, nb, Residency::Device);
@@ -178,7 +151,9 @@ TEST_CASE("GPU mixed-precision posv, submit form: ordered before later work on A
     REQUIRE(seq.wait() == 0);
     CHECK(seq.info(op) == 0);
     CHECK(report.path == SolveReport::Path::Fallback);
-    std::vector<double> L(A.size());
+    std::vector<double> L(A.size()), X(B.size());
     a.export_to(L.data(), n);
+    b.export_to(X.data(), n);
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "tests/mixed_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
@@ -228,51 +229,8 @@ TEST_CASE("the submit form of the mixed-precision solve: refined, and ordered be
           "[mixed][async][cpu]") {
     const int64_t nb = 32;
     for (Precision p : {Precision::Fp32, Precision::Bf16})
-        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7}) {
-            const int64_t nrhs = 2;
-            const uint64_t seed = fresh_seed();
-            INFO("n=" << n << " factor=" << to_string(p) << " seed=" << seed);
-            const std::vector<double> A = spd_matrix<double>(n, n, seed);
-            std::vector<double> B(static_cast<size_t>(n * nrhs)), C(static_cast<size_t>(n));
-            random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
-            random_matrix<double>(n, 1, C.data(), n, seed + 2);
-            TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, nrhs, nb), c(runtime(), n, 1, nb);
-            a.import(A.data(), n);
-            b.import(B.data(), n);
-            c.import(C.data(), n);
-            Options opts;
-            opts.mapping = Mapping::CpuOnly;
-            opts.factor = p;
-            SolveReport report;
-            Sequence seq(runtime()), later(runtime());
-            const int op = async::posv(a, b, seq, opts, report);
-            // Submitted while the solve refines: a double posv on A (it overwrites A with its factor, which the
-            // refinement's residuals must not see), then potrs on B with that factor (it must read the solution).
-            Options plain;
-            plain.mapping = Mapping::CpuOnly;
-            const int op2 = async::posv(a, c, later, plain);
-            async::potrs(a, b, later, plain);
-            REQUIRE(later.wait() == 0);  // another sequence: waits for the solve through the data
-            CHECK(later.info(op2) == 0);
-            REQUIRE(seq.wait() == 0);
-            CHECK(seq.info(op) == 0);
-            INFO("path=" << to_string(report.path) << " iterations=" << report.iterations
-                         << " backward error=" << report.backward_error);
-            CHECK(report.path == SolveReport::Path::Refined);
-            CHECK(report.factor == p);
-            CHECK(report.backward_error <= report.tolerance);
-            CHECK(report.seconds >= report.factor_seconds);
-            // b = A^-1 X with X = A^-1 B: compare with X from LAPACK
-            std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size()), L(A.size());
-            REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), static_cast<int>(nrhs), Aref.data(),
-                                  static_cast<int>(n), Xref.data(), static_cast<int>(n)) == 0);
-            b.export_to(X2.data(), n);
-            c.export_to(Cx.data(), n);
-            a.export_to(L.data(), n);
-            CHECK(solve_residual<double>(n, nrhs, A.data(), n, X2.data(), n, Xref.data(), n) < kResidualLimit);
-            CHECK(solve_residual<double>(n, 1, A.data(), n, Cx.data(), n, C.data(), n) < kResidualLimit);
-            CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
-        }
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7})
+            test::check_submit_form_order(n, nb, p, Mapping::CpuOnly, Residency::Host);
 }
 
 TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no report, a Sequence left unwaited",

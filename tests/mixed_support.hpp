@@ -1,0 +1,61 @@
+// The checks the CPU and GPU tests of the mixed-precision solve share.
+#pragma once
+#include <catch2/catch.hpp>
+#include <lapacke.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tests/support.hpp"
+
+namespace starfact::test {
+
+/// The submit form's ordering: async::posv with factor p, then, into another sequence while it refines, a double
+/// posv on A and another right-hand side C (it overwrites A with its factor, which the refinement's residuals must
+/// not see) and potrs on B with that factor (it must read the solution). B ends as A^-1 X with X = A^-1 B.
+inline void check_submit_form_order(int64_t n, int64_t nb, Precision p, Mapping mapping, Residency residency) {
+    const int64_t nrhs = 2;
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nb=" << nb << " factor=" << to_string(p) << " residency=" << to_string(residency)
+              << " seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    std::vector<double> B(static_cast<size_t>(n * nrhs)), C(static_cast<size_t>(n));
+    random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
+    random_matrix<double>(n, 1, C.data(), n, seed + 2);
+    TileMatrix<double> a(runtime(), n, nb, residency), b(runtime(), n, nrhs, nb, residency),
+        c(runtime(), n, 1, nb, residency);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    c.import(C.data(), n);
+    Options opts;
+    opts.mapping = mapping;
+    opts.factor = p;
+    SolveReport report;
+    Sequence seq(runtime()), later(runtime());
+    const int op = async::posv(a, b, seq, opts, report);
+    Options plain;
+    plain.mapping = mapping;
+    const int op2 = async::posv(a, c, later, plain);
+    async::potrs(a, b, later, plain);
+    REQUIRE(later.wait() == 0);  // another sequence: it waits for the solve through the data
+    CHECK(later.info(op2) == 0);
+    REQUIRE(seq.wait() == 0);
+    CHECK(seq.info(op) == 0);
+    INFO("path=" << to_string(report.path) << " iterations=" << report.iterations
+                 << " backward error=" << report.backward_error);
+    CHECK(report.path == SolveReport::Path::Refined);
+    CHECK(report.factor == p);
+    CHECK(report.backward_error <= report.tolerance);
+    CHECK(report.seconds >= report.factor_seconds);
+    std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size()), L(A.size());
+    REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), static_cast<int>(nrhs), Aref.data(),
+                          static_cast<int>(n), Xref.data(), static_cast<int>(n)) == 0);
+    b.export_to(X2.data(), n);
+    c.export_to(Cx.data(), n);
+    a.export_to(L.data(), n);
+    CHECK(solve_residual<double>(n, nrhs, A.data(), n, X2.data(), n, Xref.data(), n) < kResidualLimit);
+    CHECK(solve_residual<double>(n, 1, A.data(), n, Cx.data(), n, C.data(), n) < kResidualLimit);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+}
+
+}  // namespace starfact::test

@@ -22,7 +22,6 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
-#include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "runtime/gate.hpp"

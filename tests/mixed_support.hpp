@@ -58,4 +58,32 @@ inline void check_submit_form_order(int64_t n, int64_t nb, Precision p, Mapping 
     CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
 }
 
+/// The submit form's fall-back on A, a matrix the low-precision factorization cannot serve: the path reported, A
+/// receiving the double factor and B the solution of a random right-hand side.
+inline void check_submit_form_fallback(const std::vector<double>& A, int64_t n, int64_t nb, Precision p,
+                                       Mapping mapping, Residency residency) {
+    const uint64_t seed = fresh_seed();
+    INFO("n=" << n << " nb=" << nb << " factor=" << to_string(p) << " residency=" << to_string(residency)
+              << " seed=" << seed);
+    std::vector<double> B(static_cast<size_t>(n));
+    random_matrix<double>(n, 1, B.data(), n, seed);
+    TileMatrix<double> a(runtime(), n, nb, residency), b(runtime(), n, 1, nb, residency);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    Options opts;
+    opts.mapping = mapping;
+    opts.factor = p;
+    SolveReport report;
+    Sequence seq(runtime());
+    const int op = async::posv(a, b, seq, opts, report);
+    REQUIRE(seq.wait() == 0);
+    CHECK(seq.info(op) == 0);
+    CHECK(report.path == SolveReport::Path::Fallback);
+    std::vector<double> X(B.size()), L(A.size());
+    b.export_to(X.data(), n);
+    a.export_to(L.data(), n);
+    CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+}
+
 }  // namespace starfact::test

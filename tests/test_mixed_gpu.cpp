@@ -137,23 +137,5 @@ TEST_CASE("GPU mixed-precision posv, submit form: ordered before later work on A
     // the fall-back on J + 1e-12 I, device-resident: A receives the double factor, B the solution
     const int64_t n = 600;
     const std::vector<double> A = ones_plus_diagonal(n, 1e-12);
-    std::vector<double> B(static_cast<size_t>(n));
-    random_matrix<double>(n, 1, B.data(), n, fresh_seed());
-    TileMatrix<double> a(runtime(), n, nb, Residency::Device), b(runtime(), n, 1, nb, Residency::Device);
-    a.import(A.data(), n);
-    b.import(B.data(), n);
-    Options opts;
-    opts.mapping = Mapping::GpuOnly;
-    opts.factor = Precision::Tf32;
-    SolveReport report;
-    Sequence seq(runtime());
-    const int op = async::posv(a, b, seq, opts, report);
-    REQUIRE(seq.wait() == 0);
-    CHECK(seq.info(op) == 0);
-    CHECK(report.path == SolveReport::Path::Fallback);
-    std::vector<double> L(A.size()), X(B.size());
-    a.export_to(L.data(), n);
-    b.export_to(X.data(), n);
-    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
-    CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    test::check_submit_form_fallback(A, n, nb, Precision::Tf32, Mapping::GpuOnly, Residency::Device);
 }

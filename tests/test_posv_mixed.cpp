@@ -244,22 +244,8 @@ TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no 
     Options opts;
     opts.mapping = Mapping::CpuOnly;
     opts.factor = Precision::Fp32;
-    {  // the fall-back: A receives the double factor, B the solution
-        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
-        a.import(A.data(), n);
-        b.import(B.data(), n);
-        SolveReport report;
-        Sequence seq(runtime());
-        const int op = async::posv(a, b, seq, opts, report);
-        REQUIRE(seq.wait() == 0);
-        CHECK(seq.info(op) == 0);
-        CHECK(report.path == SolveReport::Path::Fallback);
-        std::vector<double> X(B.size()), L(A.size());
-        b.export_to(X.data(), n);
-        a.export_to(L.data(), n);
-        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
-        CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
-    }
+    // the fall-back: A receives the double factor, B the solution
+    test::check_submit_form_fallback(A, n, nb, opts.factor, opts.mapping, Residency::Host);
     {  // without the fall-back: failed, A and B as they were
         TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
         a.import(A.data(), n);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "codelets/codelets.hpp"
@@ -249,12 +250,12 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     detail::require_tiling("getrf", tiling);
     detail::require_array("getrf", "A", A, n == 0);
     detail::require_array("getrf", "ipiv", ipiv, n == 0);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
-    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
-    Pivots piv(tiles);
-    tiles.import(A, lda);
-    const int info = getrf(tiles, piv, opts);
-    tiles.export_to(A, lda);
+    const Residency where = detail::array_residency(rt, A, tiling, "getrf", "A");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false);
+    Pivots piv(a.tiles());
+    const int info = getrf(a.tiles(), piv, opts);
+    a.write_back();
     const std::vector<int64_t> p = piv.ipiv();
     std::copy(p.begin(), p.end(), ipiv);
     return info;

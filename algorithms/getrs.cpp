@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "codelets/codelets.hpp"
@@ -136,16 +137,16 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::require_array("gesv", "A", A, n == 0);
     detail::require_array("gesv", "ipiv", ipiv, n == 0);
     detail::require_array("gesv", "B", B, n == 0 || nrhs == 0);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
-    TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
-    Pivots piv(a);
-    a.import(A, lda);
-    b.import(B, ldb);
-    const int info = gesv(a, piv, b, opts);
-    a.export_to(A, lda);
+    const Residency where = detail::array_residency(rt, A, tiling, "gesv", "A");
+    detail::array_residency(rt, B, tiling, "gesv", "B");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false), b(rt, n, nrhs, nb, B, ldb, tiling, false);
+    Pivots piv(a.tiles());
+    const int info = gesv(a.tiles(), piv, b.tiles(), opts);
+    a.write_back();
     const std::vector<int64_t> p = piv.ipiv();
     std::copy(p.begin(), p.end(), ipiv);
-    if (info == 0) b.export_to(B, ldb);
+    if (info == 0) b.write_back();
     return info;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "runtime/mpi.hpp"
@@ -98,12 +99,12 @@ int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     detail::require_leading_dimension("potrf", "lda", lda, n);
     detail::require_tiling("potrf", tiling);
     detail::require_array("potrf", "A", A, n == 0);
+    const Residency where = detail::array_residency(rt, A, tiling, "potrf", "A");
     const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
-    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
-    tiles.import(A, lda);
-    const int info = potrf(tiles, opts);
-    tiles.export_to(A, lda);
+                                     : tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
+    const int info = potrf(a.tiles(), opts);
+    a.write_back();
     return info;
 }
 

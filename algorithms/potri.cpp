@@ -8,6 +8,7 @@
 #include <string>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/inverse_submit.hpp"
 #include "algorithms/submit.hpp"
 #include "starfact/error.hpp"
@@ -60,13 +61,11 @@ int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     detail::require_leading_dimension("potri", "lda", lda, n);
     detail::require_tiling("potri", tiling);
     detail::require_array("potri", "A", A, n == 0);
-    const int64_t nb = tiling.nb > 0
-                           ? tiling.nb
-                           : potri_tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0).nb;
-    TileMatrix<T> tiles(rt, n, nb, tiling.residency);
-    tiles.import(A, lda);
-    const int info = potri(tiles, opts);
-    tiles.export_to(A, lda);
+    const Residency where = detail::array_residency(rt, A, tiling, "potri", "A");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb : potri_tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0).nb;
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
+    const int info = potri(a.tiles(), opts);
+    a.write_back();
     return info;
 }
 

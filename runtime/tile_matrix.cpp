@@ -175,7 +175,7 @@ Runtime& TileMatrix<T>::runtime() const {
 template <typename T>
 int TileMatrix<T>::home_node(int64_t i, int64_t j) const {
     require_alive("TileMatrix::home_node");
-    return local(i, j) ? static_cast<int>(home_[i + j * mt_]) : -1;
+    return local(i, j) && kind_ != Kind::Workspace ? static_cast<int>(home_[i + j * mt_]) : -1;
 }
 
 template <typename T>
@@ -317,6 +317,125 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     abandon.self = nullptr;
 }
 
+namespace {
+
+/// Where a caller's array lives: host memory (RAM node), or the CUDA memory node of the device holding it. Throws
+/// InvalidArgument naming 'data' for device memory of a device the Runtime does not drive. Managed memory counts
+/// as host memory (the host can read it, and CUDA copies from it).
+unsigned array_node(const Runtime& runtime, const void* data, const char* function, const char* argument) {
+#ifdef STARFACT_HAVE_CUDA
+    if (runtime.cuda_devices() > 0 && data) {
+        cudaPointerAttributes attr{};
+        if (cudaPointerGetAttributes(&attr, data) != cudaSuccess) {
+            cudaGetLastError();
+            return STARPU_MAIN_RAM;
+        }
+        if (attr.type != cudaMemoryTypeDevice) return STARPU_MAIN_RAM;
+        for (unsigned node : runtime.cuda_memory_nodes())
+            if (starpu_memory_node_get_devid(node) == attr.device) return node;
+        throw InvalidArgument(function, argument,
+                              "is memory of CUDA device " + std::to_string(attr.device) +
+                                  ", which this Runtime does not drive (" + runtime.describe() + ")");
+    }
+#else
+    (void)runtime;
+    (void)data;
+    (void)function;
+    (void)argument;
+#endif
+    return STARPU_MAIN_RAM;
+}
+
+}  // namespace
+
+Residency residency_of(const Runtime& runtime, const void* data, const char* function, const char* argument) {
+    return array_node(runtime, data, function, argument) == STARPU_MAIN_RAM ? Residency::Host : Residency::Device;
+}
+
+template <typename T>
+TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld,
+                          const TileLayout& layout)
+    : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(Residency::Host), layout_(layout), kind_(Kind::View) {
+    require(m >= 0, "TileMatrix", "m", "must be >= 0 (got " + std::to_string(m) + ")");
+    require(n >= 0, "TileMatrix", "n", "must be >= 0 (got " + std::to_string(n) + ")");
+    require(nb > 0, "TileMatrix", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
+    require(nb <= (1 << 20), "TileMatrix", "nb", "must be <= 2^20 (got " + std::to_string(nb) + ")");
+    require(ld >= std::max<int64_t>(1, m), "TileMatrix", "ld",
+            "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m)) + " (got " + std::to_string(ld) + ")");
+    require(data != nullptr || m * n == 0, "TileMatrix", "data", "is null");
+    require(layout.grid.ranks() == 1, "TileMatrix", "layout",
+            "a view of an array is not distributed (grid must be 1 x 1, got " + std::to_string(layout.grid.p) + " x " +
+                std::to_string(layout.grid.q) + ")");
+    require(!layout.lower_only || m == n, "TileMatrix", "layout",
+            "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
+    const unsigned node = m * n > 0 ? array_node(runtime, data, "TileMatrix", "data") : STARPU_MAIN_RAM;
+    residency_ = node == STARPU_MAIN_RAM ? Residency::Host : Residency::Device;
+    device_grid_ = Grid{};
+    mt_ = m / nb + (m % nb != 0);
+    nt_ = n / nb + (n % nb != 0);
+    check_memory();
+    register_unowned(static_cast<int>(node), reinterpret_cast<uintptr_t>(data), ld);
+}
+
+template <typename T>
+TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, int64_t n, int64_t nb,
+                          const TileLayout& layout)
+    : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(Residency::Host), layout_(layout), kind_(Kind::Workspace) {
+    require(m >= 0 && n >= 0 && nb > 0 && nb <= (1 << 20) && layout.grid.ranks() == 1 && (!layout.lower_only || m == n),
+            "TileMatrix", "workspace",
+            "has an unusable shape (" + std::to_string(m) + " x " + std::to_string(n) + ", nb " + std::to_string(nb) +
+                ") or layout");
+    device_grid_ = Grid{};
+    mt_ = m / nb + (m % nb != 0);
+    nt_ = n / nb + (n % nb != 0);
+    check_memory();
+    register_unowned(-1, 0, 0);
+}
+
+template <typename T>
+void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
+    struct Abandon {  // a constructor that throws leaves the registry and unregisters what it registered
+        TileMatrix* self;
+        ~Abandon() {
+            if (self && self->membership_ && self->membership_->leave()) {
+                self->release();
+                self->membership_->left();
+            }
+        }
+    } abandon{this};
+    try {
+        membership_ = std::make_unique<detail::Membership>(
+            *runtime_, this, [](void* self) noexcept { static_cast<TileMatrix*>(self)->release(); });
+        handles_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        storage_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        home_.assign(static_cast<size_t>(mt_ * nt_), home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home));
+    } catch (const std::bad_alloc&) {
+        throw RuntimeError("starfact::TileMatrix: out of host memory for the bookkeeping of the " +
+                           std::to_string(mt_ * nt_) + " tiles of a " + std::to_string(m_) + " x " +
+                           std::to_string(n_) + " matrix (nb " + std::to_string(nb_) + ")");
+    }
+    for (int64_t j = 0; j < nt_; ++j)
+        for (int64_t i = 0; i < mt_; ++i) {
+            if (!stored(i, j)) continue;
+            const int64_t idx = i + j * mt_;
+            const auto rows = static_cast<uint32_t>(tile_rows(i)), cols = static_cast<uint32_t>(tile_cols(j));
+            if (home < 0) {
+                starpu_matrix_data_register(&handles_[idx], -1, 0, rows, rows, cols, sizeof(T));
+                continue;
+            }
+            const uintptr_t p = base + static_cast<uintptr_t>(i * nb_ + j * nb_ * ld) * sizeof(T);
+            storage_[idx] = reinterpret_cast<void*>(p);
+            starpu_matrix_data_register(&handles_[idx], home, p, static_cast<uint32_t>(ld), rows, cols, sizeof(T));
+        }
+    abandon.self = nullptr;
+}
+
+template <typename T>
+std::pair<T*, int64_t> TileMatrix<T>::tile_on(int64_t idx, unsigned node) const {
+    auto* m = static_cast<starpu_matrix_interface*>(starpu_data_get_interface_on_node(handles_[idx], node));
+    return {reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(m)), static_cast<int64_t>(STARPU_MATRIX_GET_LD(m))};
+}
+
 template <typename T>
 void TileMatrix<T>::check_memory() const {
     const auto mt = static_cast<uint64_t>(mt_), nt = static_cast<uint64_t>(nt_);
@@ -357,7 +476,8 @@ void TileMatrix<T>::check_memory() const {
     uint64_t entries = 0, data = 0;
     if (!extent.entries(&entries) || !detail::checked_mul(entries, sizeof(T), &data))
         throw RuntimeError(what + " would need " + detail::bytes_text(entry_bytes) + " for its entries" + available);
-    const uint64_t host_data = residency_ == Residency::Host ? data : 0;
+    // Views and workspaces allocate no tiles: only their bookkeeping and handles count here.
+    const uint64_t host_data = residency_ == Residency::Host && kind_ == Kind::Owned ? data : 0;
     uint64_t host_need = 0;
     if (!detail::checked_add(overhead, host_data, &host_need) || host_need > host.bytes)
         throw RuntimeError(what + " needs " +
@@ -368,7 +488,7 @@ void TileMatrix<T>::check_memory() const {
                                 : std::string()) +
                            overhead_text + ")" + available);
 
-    if (residency_ != Residency::Device || data == 0) return;
+    if (residency_ != Residency::Device || data == 0 || kind_ != Kind::Owned) return;
     // Device-resident tiles: the bytes each device receives against what is free there.
     const auto& gpus = runtime_->cuda_memory_nodes();
     const int ndev = static_cast<int>(gpus.size());
@@ -414,7 +534,7 @@ void TileMatrix<T>::release() noexcept {
         if (handles_[idx]) starpu_data_unregister(handles_[idx]);
         handles_[idx] = nullptr;
         if (idx >= storage_.size() || !storage_[idx]) continue;  // (a constructor that ran out of memory)
-        if (residency_ == Residency::Host) {
+        if (residency_ == Residency::Host && kind_ == Kind::Owned) {  // (a view's storage is the caller's)
             const int64_t i = idx % mt_, j = idx / mt_;
             starpu_free_flags(storage_[idx], static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T),
                               STARPU_MALLOC_PINNED);
@@ -439,10 +559,12 @@ void TileMatrix<T>::import(const T* A, int64_t lda) {
             // them, are stale (every rank imports, so every rank flushes).
             if (distributed() && stored(i, j)) detail::mpi_cache_flush(handles_[idx]);
             if (!local(i, j)) continue;
-            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(home_[idx]), STARPU_W);
-            copy_block(static_cast<T*>(storage_[idx]), tile_rows(i), home_[idx] != STARPU_MAIN_RAM,
-                       A + i * nb_ + j * nb_ * lda, lda, src_dev, tile_rows(i), tile_cols(j));
-            starpu_data_release_on_node(handles_[idx], static_cast<int>(home_[idx]));
+            const unsigned node = kind_ == Kind::Workspace ? STARPU_MAIN_RAM : home_[idx];
+            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(node), STARPU_W);
+            const auto [p, ld] = tile_on(idx, node);
+            copy_block(p, ld, node != STARPU_MAIN_RAM, A + i * nb_ + j * nb_ * lda, lda, src_dev, tile_rows(i),
+                       tile_cols(j));
+            starpu_data_release_on_node(handles_[idx], static_cast<int>(node));
         }
     }
 }
@@ -469,10 +591,12 @@ void TileMatrix<T>::export_to(T* A, int64_t lda) const {
                 ldd = tile_rows(i);
                 to_dev = false;
             }
-            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(home_[idx]), STARPU_R);
-            copy_block(dst, ldd, to_dev, static_cast<const T*>(storage_[idx]), tile_rows(i),
-                       home_[idx] != STARPU_MAIN_RAM, tile_rows(i), tile_cols(j));
-            starpu_data_release_on_node(handles_[idx], static_cast<int>(home_[idx]));
+            const unsigned node = kind_ == Kind::Workspace ? STARPU_MAIN_RAM : home_[idx];
+            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(node), STARPU_R);
+            const auto [p, ld] = tile_on(idx, node);
+            copy_block(dst, ldd, to_dev, static_cast<const T*>(p), ld, node != STARPU_MAIN_RAM, tile_rows(i),
+                       tile_cols(j));
+            starpu_data_release_on_node(handles_[idx], static_cast<int>(node));
         }
     }
     if (!distributed()) return;

@@ -69,8 +69,12 @@ struct RunStats {
 
 /// How the LAPACK-array entry points cut their arrays into tiles (the TileMatrix forms use the matrix's own).
 struct Tiling {
-    /// Tile size; 0: the tuned choice for the order, precision, mapping and residency (tile_plan, plan.hpp).
+    /// Tile size; 0: the tuned choice for the order, precision, mapping and where the array is (tile_plan, plan.hpp).
     int64_t nb = 0;
+    /// Host (default): the tiles are views of the caller's arrays, wherever those are (host memory, pageable or
+    /// pinned, or memory of one of the Runtime's GPUs): no copy, StarPU moves tiles between the arrays and the
+    /// workers as tasks need them, and only the triangle an operation uses is read. Device: the arrays are copied
+    /// into device-resident tiles first and back afterwards.
     Residency residency = Residency::Host;
 };
 
@@ -94,8 +98,8 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunSta
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts = {});
 
-/// LAPACK-array forms: A is column-major n x n (lda >= max(1, n)), lower triangle used; the arrays are
-/// copied into tiles as `tiling` says and back.
+/// LAPACK-array forms: A is column-major n x n (lda >= max(1, n)), lower triangle used (the upper one is neither
+/// read nor written); the arrays, in host or device memory, are tiled as `tiling` says (by default viewed in place).
 template <typename T>
 int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 template <typename T>

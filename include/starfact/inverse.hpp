@@ -35,7 +35,7 @@ template <typename T>
 void lauum(TileMatrix<T>& L, const Options& opts = {});
 
 /// LAPACK-array form of potri: A is column-major n x n (lda >= max(1, n)), lower triangle used; it is
-/// copied into tiles as `tiling` says (Tiling::nb = 0: potri_tile_plan) and back.
+/// tiled as `tiling` says (Tiling::nb = 0: potri_tile_plan; by default viewed in place, host or device memory).
 template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 

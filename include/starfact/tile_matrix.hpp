@@ -1,5 +1,6 @@
 // A matrix cut into nb x nb tiles, each a StarPU data handle. The last tile row/column may be
-// smaller. Tiles are column-major with leading dimension = their row count. A TileLayout spreads the
+// smaller. Tiles are column-major with leading dimension = their row count, or, for a view of a caller's array,
+// the array's leading dimension. A TileLayout spreads the
 // tiles over MPI ranks (docs/mpi.md) and/or stores only the lower triangle of tiles; with device-resident tiles it
 // also says how they are spread over the CUDA devices of the process (docs/multigpu.md).
 #pragma once
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "starfact/mapping.hpp"
@@ -18,6 +20,8 @@ namespace starfact {
 
 namespace detail {
 class Membership;
+/// Tag of TileMatrix's internal workspace constructor (the solvers' own tiles).
+struct WorkspaceTiles {};
 }  // namespace detail
 
 /// A P x Q grid of MPI ranks. Tile (i, j) belongs to rank (i mod P) * Q + (j mod Q): 2D block-cyclic,
@@ -82,6 +86,12 @@ struct TileLayout {
     Grid device_grid{0, 0};
 };
 
+/// Where an array is: Device for memory of one of the Runtime's CUDA devices, Host for host memory (pageable, pinned
+/// or CUDA managed). Throws InvalidArgument from `function` naming `argument` for memory of a CUDA device the Runtime
+/// does not drive.
+Residency residency_of(const Runtime& runtime, const void* data, const char* function = "residency_of",
+                       const char* argument = "data");
+
 template <typename T>
 class TileMatrix {
 public:
@@ -105,6 +115,21 @@ public:
     TileMatrix(Runtime& runtime, int64_t n, int64_t nb, Residency residency = Residency::Host,
                const TileLayout& layout = {})
         : TileMatrix(runtime, checked_order(n), n, nb, residency, layout) {}
+    /// A view of the caller's column-major m x n array `data` (leading dimension ld >= max(1, m)) in nb x nb tiles:
+    /// each tile is a StarPU handle over the array itself; nothing is allocated or copied. `data` may be host
+    /// memory (pageable or pinned; residency() says Host) or memory of one of the Runtime's CUDA devices (Device).
+    /// StarPU moves tiles between the array and the workers as tasks need them; once the view is destroyed the
+    /// array holds the matrix's contents (what the operations wrote). While the view lives the array belongs to
+    /// it: read or write it only through the view. layout.lower_only registers only the tiles on and below the
+    /// diagonal (the others are never read or written); a view is not distributed (layout.grid 1 x 1).
+    /// Throws InvalidArgument naming 'm', 'n', 'nb', 'ld', 'data' (null, or device memory of a device the Runtime
+    /// does not drive) or 'layout'.
+    TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const TileLayout& layout = {});
+    /// Internal: tiles with no home, which StarPU allocates where a task first writes them (on a GPU, in the
+    /// memory it manages and reuses) and never copies back; import() and export_to() go through host memory. The
+    /// solvers' own tiles (factors in another precision, residuals, scratch vectors). A tile must be written
+    /// (import() or a task) before it is read. Not distributed.
+    TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, int64_t n, int64_t nb, const TileLayout& layout = {});
     ~TileMatrix();
     TileMatrix(const TileMatrix&) = delete;
     TileMatrix& operator=(const TileMatrix&) = delete;
@@ -116,7 +141,10 @@ public:
     int64_t nt() const { return nt_; }  ///< tile columns
     int64_t tile_rows(int64_t i) const { return i == mt_ - 1 ? m_ - i * nb_ : nb_; }
     int64_t tile_cols(int64_t j) const { return j == nt_ - 1 ? n_ - j * nb_ : nb_; }
+    /// Where the tiles live: Host or Device as constructed (a view: where its array is; a workspace: Host).
     Residency residency() const { return residency_; }
+    /// Whether the tiles are a view of a caller's array.
+    bool is_view() const { return kind_ == Kind::View; }
     /// The Runtime this matrix belongs to; throws RuntimeError once that Runtime was destroyed.
     Runtime& runtime() const;
     /// Bytes of the tiles this process stores (its own, and only the lower triangle when lower_only).
@@ -128,7 +156,8 @@ public:
     /// The rank owning tile (i, j) (0 when not distributed).
     int owner(int64_t i, int64_t j) const { return layout_.grid.owner(i, j); }
     /// The StarPU memory node holding this process's storage of tile (i, j): STARPU_MAIN_RAM for host-resident
-    /// tiles, the owning GPU's node for device-resident ones; -1 for a tile this process does not store.
+    /// tiles, the owning GPU's node for device-resident ones; -1 for a tile this process does not store (and for
+    /// every tile of a workspace, which has no home).
     int home_node(int64_t i, int64_t j) const;
     /// The device grid in effect for device-resident tiles (resolve_device_grid; 1 x 1 for host-resident ones).
     const Grid& device_grid() const { return device_grid_; }
@@ -159,6 +188,15 @@ private:
     bool local(int64_t i, int64_t j) const;  // stored and owned by this process
     void require_alive(const char* function) const;  // throws RuntimeError once the Runtime was destroyed
     void check_memory() const;  // throws RuntimeError if the tiles cannot fit (constructor)
+    /// Views (home: the array's memory node, base: its address) and workspaces (home -1): enters the Runtime's
+    /// registry and registers a handle per stored tile.
+    void register_unowned(int home, uintptr_t base, int64_t ld);
+    /// The pointer and leading dimension of local tile idx on memory node `node` (acquired there).
+    std::pair<T*, int64_t> tile_on(int64_t idx, unsigned node) const;
+
+    /// Owned: tiles allocated by the matrix; View: over a caller's array; Workspace: no home (StarPU allocates).
+    enum class Kind { Owned, View, Workspace };
+    Kind kind_ = Kind::Owned;
 
     Runtime* runtime_;
     int64_t m_, n_, nb_, mt_, nt_;

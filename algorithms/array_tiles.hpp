@@ -1,0 +1,52 @@
+// Internal: the tiles the array forms of the API (potrf(rt, n, A, lda, ...), posv(rt, ...), ...) work on.
+#pragma once
+#include <cstdint>
+
+#include "starfact/cholesky.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::detail {
+
+/// Where an array form's tiles live: Tiling::residency Device asks for device-resident copies; Host (the default)
+/// means the caller's array itself, wherever it is (host or device memory: residency_of).
+inline Residency array_residency(const Runtime& rt, const void* data, const Tiling& tiling, const char* function,
+                                 const char* argument) {
+    return tiling.residency == Residency::Device ? Residency::Device : residency_of(rt, data, function, argument);
+}
+
+/// The caller's column-major m x n array as tiles: with Tiling::residency Host (the default), a view of the array
+/// (no copy; StarPU moves tiles between the array and the workers, and the array holds the result once this object
+/// is destroyed); with Device, a device-resident copy, which write_back() copies into the array.
+template <typename T>
+class ArrayTiles {
+public:
+    ArrayTiles(Runtime& rt, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const Tiling& tiling,
+               bool lower_only)
+        : data_(data), ld_(ld), tiles_(make(rt, m, n, nb, data, ld, tiling, lower_only)) {
+        if (!tiles_.is_view()) tiles_.import(data, ld);
+    }
+    TileMatrix<T>& tiles() { return tiles_; }
+    /// A copy's contents into the array (a view needs nothing).
+    void write_back() {
+        if (!tiles_.is_view()) tiles_.export_to(data_, ld_);
+    }
+
+private:
+    static TileLayout layout(bool lower_only) {
+        TileLayout l;
+        l.lower_only = lower_only;
+        return l;
+    }
+    // (a prvalue each: TileMatrix is not movable)
+    static TileMatrix<T> make(Runtime& rt, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const Tiling& tiling,
+                              bool lower_only) {
+        if (tiling.residency == Residency::Device) return TileMatrix<T>(rt, m, n, nb, Residency::Device, layout(lower_only));
+        return TileMatrix<T>(rt, m, n, nb, data, ld, layout(lower_only));
+    }
+
+    T* data_;
+    int64_t ld_;
+    TileMatrix<T> tiles_;
+};
+
+}  // namespace starfact::detail

@@ -1,5 +1,6 @@
 // The task graphs of the mixed-precision solve (mixed_ops.hpp). Vectors are tiled like A's rows: tile i of d, s,
-// R, Z holds rows [i nb, (i + 1) nb).
+// R, Z holds rows [i nb, (i + 1) nb); S, the column scales of a block of right-hand sides, is 1 x c, tiled like B's
+// columns.
 #include "algorithms/mixed_ops.hpp"
 
 #include <algorithm>
@@ -14,37 +15,53 @@
 
 namespace starfact::detail {
 
-namespace {
-TileLayout full_layout(const TileMatrix<double>& A) {
-    TileLayout l = A.layout();
-    l.lower_only = false;
-    return l;
+Residency vector_residency(const Runtime& rt, Mapping mapping) {
+    return rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly ? Residency::Device : Residency::Host;
 }
-TileLayout lower_layout(const TileMatrix<double>& A) {
-    TileLayout l = A.layout();
-    l.lower_only = true;
-    return l;
-}
-}  // namespace
 
-/// The solve's own tiles: F (the float factor), d (scaling), s (row sums of |A|), B0 (the right-hand sides), R
-/// (residual), Z (float right-hand sides of the solves with F); V, W, Zv: one column each, for GMRES.
+template <typename T>
+std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where) {
+    Runtime& rt = A.runtime();
+    const int64_t n = A.n(), nb = A.nb();
+    TileLayout lower;  // on A's tiles' devices, when A's are device-resident
+    lower.lower_only = true;
+    if (A.residency() == Residency::Device && !A.is_view()) {
+        lower.placement = A.layout().placement;
+        lower.device_grid = A.layout().device_grid;
+    }
+    if (where == Residency::Device) {
+        const double bytes = 0.5 * static_cast<double>(n) * static_cast<double>(n + nb) * sizeof(T);
+        double free = 0;
+        for (unsigned node : rt.cuda_memory_nodes())
+            free += static_cast<double>(available_device_memory(starpu_memory_node_get_devid(node)));
+        if (bytes <= 0.5 * free) return std::make_unique<TileMatrix<T>>(rt, n, n, nb, Residency::Device, lower);
+    }
+    return std::make_unique<TileMatrix<T>>(WorkspaceTiles{}, rt, n, n, nb, lower);
+}
+template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatrix<double>&, Residency);
+template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency);
+
+/// The solve's own tiles: F (the float factor, private_lower) and the vectors, in device memory when GPUs work on the
+/// solve (so that the host reads and writes them with one copy each), else in host memory: d (scaling), s (row sums
+/// of |A|), B0 (the right-hand sides), R (residual), Z (float right-hand sides of the solves with F), V, W (blocks
+/// GMRES applies A and M^-1 to), S (column scales of the block being converted).
 struct MixedOps::Tiles {
-    TileMatrix<float> F;
+    std::unique_ptr<TileMatrix<float>> factor;
+    TileMatrix<float>& F;
     TileMatrix<double> d, s, B0, R;
     TileMatrix<float> Z;
-    TileMatrix<double> V, W;
-    TileMatrix<float> Zv;
-    Tiles(TileMatrix<double>& A, int64_t c)
-        : F(A.runtime(), A.n(), A.n(), A.nb(), A.residency(), lower_layout(A)),
-          d(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)),
-          s(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)),
-          B0(A.runtime(), A.n(), c, A.nb(), A.residency(), full_layout(A)),
-          R(A.runtime(), A.n(), c, A.nb(), A.residency(), full_layout(A)),
-          Z(A.runtime(), A.n(), c, A.nb(), A.residency(), full_layout(A)),
-          V(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)),
-          W(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)),
-          Zv(A.runtime(), A.n(), 1, A.nb(), A.residency(), full_layout(A)) {}
+    TileMatrix<double> V, W, S;
+    Tiles(const TileMatrix<double>& A, int64_t c, Residency r)
+        : factor(private_lower<float>(A, r)),
+          F(*factor),
+          d(A.runtime(), A.n(), 1, A.nb(), r),
+          s(A.runtime(), A.n(), 1, A.nb(), r),
+          B0(A.runtime(), A.n(), c, A.nb(), r),
+          R(A.runtime(), A.n(), c, A.nb(), r),
+          Z(A.runtime(), A.n(), c, A.nb(), r),
+          V(A.runtime(), A.n(), c, A.nb(), r),
+          W(A.runtime(), A.n(), c, A.nb(), r),
+          S(A.runtime(), 1, c, A.nb(), r) {}
 };
 
 MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
@@ -52,19 +69,35 @@ MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& 
     : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), n_(A.n()),
       c_(B.n()) {
     hi_.factor = Precision::Native;
-    t_ = std::make_unique<Tiles>(A, c_);
+    t_ = std::make_unique<Tiles>(A, c_, vector_residency(A.runtime(), opts.mapping));
+    if (a_unordered_) {
+        for (int64_t j = 0; j < A.nt(); ++j)
+            for (int64_t i = j; i < A.mt(); ++i) a_tiles_.push_back(A.tile(i, j));
+        std::sort(a_tiles_.begin(), a_tiles_.end());
+    }
 }
 
 MixedOps::~MixedOps() = default;
 
+TaskOptions MixedOps::options(Sequence& seq) const {
+    TaskOptions o = operation_task_options(A_.runtime(), hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    // After the first graph the submit form's gate holds A: read it outside its implicit dependencies.
+    if (a_unordered_ && !first_) o.unordered_data = &a_tiles_;
+    return o;
+}
+
 namespace {
 
-/// Out := D F^-T F^-1 D In, or Out += that when `accumulate` (Z: the float scratch of In's shape), without waiting.
+/// Out := D F^-T F^-1 D In, or Out += that when `accumulate`, without waiting: each column of In scaled by a power
+/// of two before its conversion to float (S), so that no value leaves float's range whatever In's magnitude; Z is
+/// the float scratch of In's shape.
 void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate) {
+                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
+                      TileMatrix<double>& Out, bool accumulate) {
+    for (int64_t jc = 0; jc < In.nt(); ++jc) insert_column_scales(rt, o, In, d, S, jc);
     for (int64_t i = 0; i < In.mt(); ++i)
         for (int64_t jc = 0; jc < In.nt(); ++jc)
-            insert_to_low(rt, o, In.tile(i, jc), d.tile(i, 0), nullptr, ColumnScale::None, Z.tile(i, jc));
+            insert_to_low(rt, o, In.tile(i, jc), d.tile(i, 0), S.tile(0, jc), Z.tile(i, jc));
     // The two sweeps of F^-T F^-1 Z, one task per step (codelets/refine_sweeps.cpp)
     TaskOptions ol = o;
     ol.compute = 0;
@@ -75,23 +108,23 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
     for (int64_t i = 0; i < In.mt(); ++i)
         for (int64_t jc = 0; jc < In.nt(); ++jc) {
             if (!accumulate) insert_zero(rt, o, Out.tile(i, jc));
-            insert_add_low(rt, o, Z.tile(i, jc), d.tile(i, 0), Out.tile(i, jc));
+            insert_add_low(rt, o, Z.tile(i, jc), d.tile(i, 0), S.tile(0, jc), Out.tile(i, jc));
         }
 }
 
 }  // namespace
 
-int MixedOps::factor() {
+int MixedOps::factor(double shift) {
     Sequence seq(A_.runtime());
-    const int op = submit_factor(seq);
+    const int op = submit_factor(seq, shift);
     seq.wait();
     return finish_factor(seq, op);
 }
 
-int MixedOps::submit_factor(Sequence& seq) {
+int MixedOps::submit_factor(Sequence& seq, double shift) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
-    TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    const TaskOptions o = options(seq);
     const int64_t mt = A_.mt();
     for (int64_t k = 0; k < mt; ++k) {
         insert_diag_scale(rt, o, A_.tile(k, k), t.d.tile(k, 0));
@@ -101,24 +134,29 @@ int MixedOps::submit_factor(Sequence& seq) {
         for (int64_t i = j; i < mt; ++i) {
             if (i == j)
                 insert_to_low_sums(rt, o, A_.tile(i, i), t.d.tile(i, 0), nullptr, t.F.tile(i, i), t.s.tile(i, 0),
-                                   nullptr);
+                                   nullptr, shift);
             else
                 insert_to_low_sums(rt, o, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), t.F.tile(i, j),
                                    t.s.tile(i, 0), t.s.tile(j, 0));
         }
-    for (int64_t i = 0; i < mt; ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
+    if (first_)
+        for (int64_t i = 0; i < mt; ++i)
+            for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
     const int op = submit_potrf<float>(t.F, seq, lo_, nullptr);
-    submit_apply_low(rt, o, t.F, t.d, t.B0, t.Z, B_, false);
+    submit_apply_low(rt, o, t.F, t.d, t.B0, t.S, t.Z, B_, false);
+    first_ = false;
     return op;
 }
 
 int MixedOps::finish_factor(Sequence& seq, int op) {
     Tiles& t = *t_;
-    std::vector<double> s(static_cast<size_t>(n_));
-    t.s.export_to(s.data(), std::max<int64_t>(1, n_));
+    const int64_t ld = std::max<int64_t>(1, n_);
+    std::vector<double> v(static_cast<size_t>(n_));
+    t.s.export_to(v.data(), ld);
     anorm_ = 0;
-    for (double v : s) anorm_ = std::isnan(v) ? v : std::max(anorm_, v);
+    for (double e : v) anorm_ = std::isnan(e) || std::isnan(anorm_) ? std::numeric_limits<double>::quiet_NaN() : std::max(anorm_, e);
+    t.d.export_to(v.data(), ld);
+    diagonal_positive_ = std::all_of(v.begin(), v.end(), [](double e) { return std::isfinite(e); });
     return seq.info(op);
 }
 
@@ -131,8 +169,7 @@ void MixedOps::residual(std::vector<double>& r, std::vector<double>& x) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
     Sequence seq(rt);
-    TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    o.unordered = a_unordered_;  // R, X: this graph alone; A: held for the solve (or read in order)
+    const TaskOptions o = options(seq);
     for (int64_t i = 0; i < A_.mt(); ++i)
         for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_residual_rows(rt, o, A_, &t.B0, B_, t.R, i, jc);
     seq.wait();
@@ -146,35 +183,35 @@ void MixedOps::correct() {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
     Sequence seq(rt);
-    const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    submit_apply_low(rt, o, t.F, t.d, t.R, t.Z, B_, true);  // X += D F^-T F^-1 D R
+    submit_apply_low(rt, options(seq), t.F, t.d, t.R, t.S, t.Z, B_, true);  // X += D F^-T F^-1 D R
     seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
 
 void MixedOps::apply_a(const std::vector<double>& v, std::vector<double>& w) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
-    t.V.import(v.data(), std::max<int64_t>(1, n_));
+    const int64_t ld = std::max<int64_t>(1, n_);
+    t.V.import(v.data(), ld);
     Sequence seq(rt);
-    TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    o.unordered = a_unordered_;
-    for (int64_t i = 0; i < A_.mt(); ++i) insert_residual_rows(rt, o, A_, nullptr, t.V, t.W, i, 0);  // W = -A V
+    const TaskOptions o = options(seq);
+    for (int64_t i = 0; i < A_.mt(); ++i)
+        for (int64_t jc = 0; jc < t.V.nt(); ++jc) insert_residual_rows(rt, o, A_, nullptr, t.V, t.W, i, jc);  // W = -A V
     seq.wait();
-    w.resize(static_cast<size_t>(n_));
-    t.W.export_to(w.data(), std::max<int64_t>(1, n_));
+    w.resize(static_cast<size_t>(n_ * c_));
+    t.W.export_to(w.data(), ld);
     for (double& e : w) e = -e;
 }
 
 void MixedOps::apply_low(const std::vector<double>& v, std::vector<double>& z) {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
-    t.V.import(v.data(), std::max<int64_t>(1, n_));
+    const int64_t ld = std::max<int64_t>(1, n_);
+    t.V.import(v.data(), ld);
     Sequence seq(rt);
-    const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    submit_apply_low(rt, o, t.F, t.d, t.V, t.Zv, t.W, false);
+    submit_apply_low(rt, options(seq), t.F, t.d, t.V, t.S, t.Z, t.W, false);
     seq.wait();
-    z.resize(static_cast<size_t>(n_));
-    t.W.export_to(z.data(), std::max<int64_t>(1, n_));
+    z.resize(static_cast<size_t>(n_ * c_));
+    t.W.export_to(z.data(), ld);
 }
 
 void MixedOps::set_solution(const std::vector<double>& x) { B_.import(x.data(), std::max<int64_t>(1, n_)); }
@@ -182,7 +219,7 @@ void MixedOps::set_solution(const std::vector<double>& x) { B_.import(x.data(), 
 void MixedOps::restore_b() {
     Runtime& rt = A_.runtime();
     Sequence seq(rt);
-    const TaskOptions o = operation_task_options(rt, hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
+    const TaskOptions o = options(seq);
     for (int64_t i = 0; i < A_.mt(); ++i)
         for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, t_->B0.tile(i, jc), B_.tile(i, jc));
     seq.wait();

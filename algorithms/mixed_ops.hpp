@@ -1,11 +1,13 @@
 // Internal: the task graphs of the mixed-precision solve (algorithms/posv_mixed.cpp), on the tiles of one solve:
-// the scaled float factor F of D A D, the refinement's products with A and solves with F. Host vectors are
-// column-major n x c (c: B's columns) or n (one column).
+// the scaled float factor F of D A D (+ a diagonal shift), the refinement's products with A and solves with F.
+// Host vectors are column-major n x c (c: B's columns).
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "codelets/codelets.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -16,8 +18,10 @@ class MixedOps {
 public:
     /// A (lower triangle, read only) and B (its columns become the solution X) of one solve; opts.factor is the
     /// arithmetic of F's factorization. With `source`, the right-hand sides are read from it and B only receives X
-    /// (the submit form: B is its private copy). With `a_unordered`, the products with A after the first graph run
-    /// outside A's implicit dependencies (the submit form holds A behind a gate, runtime/gate.hpp).
+    /// (the submit form: B is its private copy). With `a_unordered`, whatever reads A after the first graph runs
+    /// outside A's implicit dependencies (the submit form holds A behind a gate, runtime/gate.hpp). The solve's own
+    /// tiles live in GPU memory when GPUs work on it (the float factor as a workspace when it would take more than
+    /// half their free memory), else in host memory.
     MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
              const TileMatrix<double>* source = nullptr, bool a_unordered = false);
     ~MixedOps();
@@ -25,13 +29,17 @@ public:
     MixedOps& operator=(const MixedOps&) = delete;
 
     int64_t n() const { return n_; }
-    /// One task graph: d = diag(A)^-1/2, F = float(D A D), ||A||_inf, B0 = B, potrf(F), X = M^-1 B0
-    /// (M^-1 = D F^-T F^-1 D). Waits; returns potrf(F)'s info.
-    int factor();
+    int64_t columns() const { return c_; }
+    /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
+    /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
+    int factor(double shift);
     /// factor() in two halves: the graph submitted into seq (returns potrf(F)'s operation), then, after seq.wait(),
-    /// ||A|| gathered and potrf(F)'s info returned.
-    int submit_factor(Sequence& seq);
+    /// d and ||A|| gathered and potrf(F)'s info returned.
+    int submit_factor(Sequence& seq, double shift);
     int finish_factor(Sequence& seq, int op);
+    /// After finish_factor: whether every diagonal entry of A is positive and finite, and ||A||_inf finite (no NaN
+    /// or Inf in A's lower triangle, no overflow of its row sums).
+    bool diagonal_positive() const { return diagonal_positive_; }
     double anorm() const { return anorm_; }
     /// The original right-hand sides B0 on the host.
     void b_host(std::vector<double>& b) const;
@@ -39,40 +47,76 @@ public:
     void residual(std::vector<double>& r, std::vector<double>& x);
     /// X += M^-1 R (R from the last residual()).
     void correct();
-    /// w = A v, for one column.
+    /// w = A v and z = M^-1 v for n x c blocks v (every column of B; a zero column costs what the others do).
     void apply_a(const std::vector<double>& v, std::vector<double>& w);
-    /// z = M^-1 v, for one column.
     void apply_low(const std::vector<double>& v, std::vector<double>& z);
     /// X := x (n x c on the host).
     void set_solution(const std::vector<double>& x);
-    /// B := B0 (before the fallback's double solve).
+    /// B := B0 (before the fallback's double solve, or when B is refused).
     void restore_b();
 
 private:
     struct Tiles;
+    TaskOptions options(Sequence& seq) const;  // an operation's task options, A read as the submit form needs
     TileMatrix<double>& A_;
     TileMatrix<double>& B_;
     const TileMatrix<double>& source_;
     bool a_unordered_;
+    std::vector<starpu_data_handle_t> a_tiles_;  // A's tiles, sorted (TaskOptions::unordered_data)
+    bool first_ = true;
     Options hi_, lo_;
     int64_t n_, c_;
     double anorm_ = 0;
+    bool diagonal_positive_ = true;
     std::unique_ptr<Tiles> t_;
 };
 
 /// Whether a solve of T in precision p takes the refined path (a double matrix factored in a lower precision).
 template <typename T>
 constexpr bool lower_factor(Precision p) {
-    return sizeof(T) == sizeof(double) && p != Precision::Native && p != Precision::Fp64;
+    return sizeof(T) == sizeof(double) && refines_double(p);
 }
+
+/// Where a mixed-precision solve keeps its vectors (right-hand sides, residuals, its private solution): device
+/// memory when GPUs work on it, else host memory.
+Residency vector_residency(const Runtime& rt, Mapping mapping);
+
+/// A lower-triangular n x n matrix of A's order and tiles, private to a solve (its float factor, or a copy of A):
+/// in device memory when `where` is Device and it takes at most half of what the GPUs have free (one allocation
+/// per GPU, given back in one free, on A's tiles' devices), otherwise a workspace, whose tiles StarPU allocates
+/// where they are written and may evict to host memory (a matrix too large for the GPUs).
+template <typename T>
+std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where);
+
+/// The unit roundoff of the arithmetic a factor precision's products round their inputs to: 2^-24 (Fp32), 2^-11
+/// (Tf32, Fp16), 2^-8 (Bf16).
+double factor_unit_roundoff(Precision p);
 
 /// The refinement's target backward error: refine.tolerance, or LAPACK's dsposv rule sqrt(n) u.
 double mixed_tolerance(const Refinement& refine, int64_t n);
 
-/// The refinement of the mixed-precision solve after ops.factor() succeeded (algorithms/posv_mixed.cpp): classical
-/// refinement, then GMRES-IR for the columns still above `tolerance`; X is left in B. Sets report.iterations,
-/// gmres_iterations, path (Refined or Gmres) and backward_error; returns whether every column reached the tolerance.
-bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, SolveReport& report);
+/// How a mixed-precision solve ends once its refinement decided (refine_mixed).
+enum class MixedOutcome {
+    Solved,    ///< X in B, to the tolerance (report.path Refined or Gmres)
+    Fallback,  ///< the double factorization must solve it (report.path Fallback, report.reason why)
+    Failed,    ///< neither, and the fallback is off (report.path Failed; the caller restores B)
+};
+
+/// Whether the plan (solve_plan) factors A in opts.factor, or refine.always_low asks for it; if not, the report
+/// says why (path Direct and its reason) and the caller runs the double path.
+bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
+                        SolveReport& report);
+
+/// The shift of the first factorization: refine.shift u when set, else 0.
+double first_shift(const Refinement& refine, Precision factor);
+
+/// Everything after the first factorization (ops.factor / finish_factor returned low_info): while the
+/// low-precision factorization breaks down, it is repeated with a larger diagonal shift (refine.shift_retries times);
+/// then classical refinement, then GMRES-IR preconditioned by the (shifted) factor against A itself. Fills the
+/// report (path, low_info, shift, attempts, iterations, gmres_iterations, backward_error, reason). Throws
+/// InvalidArgument from `function` naming B when B holds NaN or Inf (after restoring B).
+MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision factor,
+                          SolveReport& report, const char* function);
 
 /// The submit form of the mixed-precision solve (algorithms/posv_mixed_async.cpp); report null: its own, dropped.
 int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& seq, const Options& opts,

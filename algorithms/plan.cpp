@@ -129,4 +129,13 @@ int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor) 
     return std::max<int64_t>(1, std::min<int64_t>(n, nb));
 }
 
+SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor) {
+    SolvePlan p;
+    const bool lower = refines_double(factor);
+    const bool on_gpus = gpu && mapping != Mapping::CpuOnly;
+    p.low = lower && (!on_gpus || factor == Precision::Fp32 || n >= kTensorCoreSolveMinOrder);
+    p.nb = p.low ? mixed_tile_size(n, mapping, gpu, factor) : tile_plan<double>(n, mapping, residency, gpu, gpus).nb;
+    return p;
+}
+
 }  // namespace starfact

@@ -1,14 +1,16 @@
 // Mixed-precision SPD solve (mixed.hpp): factor D A D (D = diag(A)^-1/2) in float tiles, the trailing updates in
 // the requested tensor-core arithmetic, then refine X in double (docs/mixed_precision.md):
 //
-//   F := float(D A D);  potrf(F)                                  one task graph, with ||A||_inf and X0
+//   F := float(D A D + shift I);  potrf(F)                        one task graph, with ||A||_inf and X0
 //   X0 := D F^-T F^-1 D B
+//   while potrf(F) breaks down: again with a larger shift         (Higham & Pranesh, SISC 2021)
 //   repeat:  R := B - A X  (double)                                classical refinement (LAPACK's dsposv)
 //            stop when every column's backward error reaches the tolerance, or a step gains less than stall_ratio
 //            X += D F^-T F^-1 D R
-//   then, per column still above the tolerance:                    GMRES-IR (Carson & Higham, SISC 2018):
-//            GMRES on M^-1 A d = M^-1 r with M^-1 = D F^-T F^-1 D, in double on the host, each iteration one
-//            product with A and one solve with F as task graphs;  x += d
+//   then, for the columns still above the tolerance:               GMRES-IR (Carson & Higham, SISC 2018), in its
+//            flexible form: GMRES on A d = r right-preconditioned by M^-1 = D F^-T F^-1 D (applied in float, which
+//            the flexible form admits), in double on the host, every column at once: each iteration one block
+//            solve with F and one block product with A as task graphs;  x += d
 //   then, if still above:  the double potrf + potrs on A (fallback)
 #include <algorithm>
 #include <chrono>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/submit.hpp"
@@ -42,22 +45,28 @@ namespace {
 
 using detail::MixedOps;
 
-/// Largest |v| of column j of an n x c column-major host array.
+/// Largest |v| of column j of an n x c column-major host array; NaN when the column holds one.
 double column_max(const std::vector<double>& v, int64_t n, int64_t j) {
     double m = 0;
-    for (int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(v[static_cast<size_t>(i + j * n)]));
+    for (int64_t i = 0; i < n; ++i) {
+        const double e = std::fabs(v[static_cast<size_t>(i + j * n)]);
+        if (std::isnan(e)) return e;
+        m = std::max(m, e);
+    }
     return m;
 }
 
-/// Backward errors ||r_j|| / (||A|| ||x_j|| + ||b_j||) of every column (infinity norms).
+/// Backward errors ||r_j|| / (||A|| ||x_j|| + ||b_j||) of every column (infinity norms); infinity where r_j or x_j
+/// is not finite.
 std::vector<double> backward_errors(const std::vector<double>& r, const std::vector<double>& x,
                                     const std::vector<double>& bnorm, double anorm, int64_t n, int64_t c) {
     std::vector<double> e(static_cast<size_t>(c));
     for (int64_t j = 0; j < c; ++j) {
-        const double den = anorm * column_max(x, n, j) + bnorm[static_cast<size_t>(j)];
-        const double num = column_max(r, n, j);
-        e[static_cast<size_t>(j)] = den > 0 ? num / den : (num > 0 ? std::numeric_limits<double>::infinity() : 0.0);
-        if (!std::isfinite(num)) e[static_cast<size_t>(j)] = std::numeric_limits<double>::infinity();
+        const double xn = column_max(x, n, j), num = column_max(r, n, j);
+        const double den = anorm * xn + bnorm[static_cast<size_t>(j)];
+        double& ej = e[static_cast<size_t>(j)];
+        if (!std::isfinite(num) || !std::isfinite(xn)) ej = std::numeric_limits<double>::infinity();
+        else ej = den > 0 ? num / den : (num > 0 ? std::numeric_limits<double>::infinity() : 0.0);
     }
     return e;
 }
@@ -68,82 +77,156 @@ double largest(const std::vector<double>& v) {
     return m;
 }
 
-/// Restarted GMRES on M^-1 A d = M^-1 r (left preconditioning by the low-precision factor), d0 = 0, in double on
-/// the host; stops when the preconditioned residual fell by `reduction` or after `budget` iterations. Returns the
-/// iterations used; d receives the correction.
-int gmres(MixedOps& ops, const std::vector<double>& r, std::vector<double>& d, int restart, int budget,
-          double reduction) {
-    const int64_t n = ops.n();
-    const size_t N = static_cast<size_t>(n);
-    d.assign(N, 0.0);
-    std::vector<double> w(N), z(N);
-    ops.apply_low(r, z);  // z = M^-1 r
-    double beta0 = 0;
-    for (double v : z) beta0 += v * v;
-    beta0 = std::sqrt(beta0);
-    if (!(beta0 > 0) || !std::isfinite(beta0)) return 0;
+double norm2(const double* v, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; ++i) s += v[i] * v[i];
+    return std::sqrt(s);
+}
+
+using Clock = std::chrono::steady_clock;
+
+/// When the shifted factorizations and GMRES give up for the fallback: Refinement::time_budget times the first
+/// factorization's time (at least Refinement::time_floor) after that factorization ended; none when the budget is 0.
+struct Deadline {
+    Clock::time_point at = Clock::time_point::max();
+    bool passed() const { return Clock::now() > at; }
+    /// Whether `seconds` more fit before it.
+    bool allows(double seconds) const {
+        return at == Clock::time_point::max() ||
+               Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) <= at;
+    }
+};
+
+/// One column's GMRES state within a restart cycle: its Krylov basis V, the preconditioned directions Z = M^-1 V,
+/// the Hessenberg matrix (Givens-reduced), rotations and right-hand side.
+struct Krylov {
+    std::vector<std::vector<double>> V, Z;
+    std::vector<double> H, cs, sn, g;
+    int m = 0, k = 0;
+    double beta = 0, target = 0;
+    bool active = false, running = false;
+    double& h(int i, int j) { return H[static_cast<size_t>(i + j * (m + 1))]; }
+};
+
+/// Restarted flexible GMRES (right preconditioning, Saad, SIAM J. Sci. Comput. 14(2), 1993) on A d_j = r_j for
+/// every column j with active[j], d_j0 = 0, in double on the host, the columns in lockstep: each iteration is one
+/// block solve with the low-precision factor, z = M^-1 v (in float: an inexact preconditioner, which the flexible
+/// form admits), and one block product with A (memory-bound products: a block of columns costs about what one does).
+/// The recurrence tracks the true residual ||r_j - A d_j||_2; a column stops once it is at most target[j]; all stop
+/// after `budget` iterations or at the deadline. Returns the iterations used; d (n x c) receives the corrections.
+int gmres(MixedOps& ops, const std::vector<double>& r, const std::vector<bool>& active,
+          const std::vector<double>& target, std::vector<double>& d, int restart, int budget, const Deadline& deadline) {
+    const int64_t n = ops.n(), c = ops.columns();
+    const size_t N = static_cast<size_t>(n), C = static_cast<size_t>(c);
+    d.assign(N * C, 0.0);
+    std::vector<double> block(N * C, 0.0), z, w, res = r;  // res: r - A d of the columns still iterating
+    auto column = [N](std::vector<double>& v, size_t j) { return v.data() + j * N; };
+    std::vector<Krylov> K(C);
+    bool any = false;
+    for (size_t j = 0; j < C; ++j) {
+        K[j].beta = norm2(column(res, j), N);
+        K[j].target = target[j];
+        K[j].active = active[j] && std::isfinite(K[j].beta) && K[j].beta > K[j].target;
+        any = any || K[j].active;
+    }
     int used = 0;
-    double beta = beta0;
-    while (used < budget && beta > reduction * beta0) {
+    while (any && used < budget) {
         const int m = std::min(restart, budget - used);
-        std::vector<std::vector<double>> V(static_cast<size_t>(m) + 1, std::vector<double>(N));
-        std::vector<double> H(static_cast<size_t>((m + 1) * m), 0.0), cs(static_cast<size_t>(m)),
-            sn(static_cast<size_t>(m)), g(static_cast<size_t>(m) + 1, 0.0);
-        auto h = [&](int i, int j) -> double& { return H[static_cast<size_t>(i + j * (m + 1))]; };
-        for (size_t i = 0; i < N; ++i) V[0][i] = z[i] / beta;
-        g[0] = beta;
-        int k = 0;
-        for (; k < m; ++k) {
-            ops.apply_a(V[static_cast<size_t>(k)], w);  // w = A v_k
-            ops.apply_low(w, z);                        // z = M^-1 A v_k
-            ++used;
-            for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-                double dot = 0;
-                for (size_t e = 0; e < N; ++e) dot += z[e] * V[static_cast<size_t>(i)][e];
-                h(i, k) = dot;
-                for (size_t e = 0; e < N; ++e) z[e] -= dot * V[static_cast<size_t>(i)][e];
-            }
-            double nz = 0;
-            for (double v : z) nz += v * v;
-            nz = std::sqrt(nz);
-            h(k + 1, k) = nz;
-            if (nz > 0)
-                for (size_t e = 0; e < N; ++e) V[static_cast<size_t>(k) + 1][e] = z[e] / nz;
-            for (int i = 0; i < k; ++i) {  // previous Givens rotations
-                const double t = cs[static_cast<size_t>(i)] * h(i, k) + sn[static_cast<size_t>(i)] * h(i + 1, k);
-                h(i + 1, k) = -sn[static_cast<size_t>(i)] * h(i, k) + cs[static_cast<size_t>(i)] * h(i + 1, k);
-                h(i, k) = t;
-            }
-            const double rr = std::hypot(h(k, k), h(k + 1, k));
-            cs[static_cast<size_t>(k)] = rr > 0 ? h(k, k) / rr : 1.0;
-            sn[static_cast<size_t>(k)] = rr > 0 ? h(k + 1, k) / rr : 0.0;
-            h(k, k) = rr;
-            h(k + 1, k) = 0;
-            g[static_cast<size_t>(k) + 1] = -sn[static_cast<size_t>(k)] * g[static_cast<size_t>(k)];
-            g[static_cast<size_t>(k)] *= cs[static_cast<size_t>(k)];
-            beta = std::fabs(g[static_cast<size_t>(k) + 1]);
-            if (beta <= reduction * beta0 || nz == 0) {
-                ++k;
+        for (size_t j = 0; j < C; ++j) {
+            Krylov& q = K[j];
+            if (!q.active) continue;
+            q.m = m;
+            q.k = 0;
+            q.running = true;
+            q.V.assign(static_cast<size_t>(m) + 1, std::vector<double>(N));
+            q.Z.assign(static_cast<size_t>(m), std::vector<double>());
+            q.H.assign(static_cast<size_t>((m + 1) * m), 0.0);
+            q.cs.assign(static_cast<size_t>(m), 0.0);
+            q.sn.assign(static_cast<size_t>(m), 0.0);
+            q.g.assign(static_cast<size_t>(m) + 1, 0.0);
+            for (size_t e = 0; e < N; ++e) q.V[0][e] = column(res, j)[e] / q.beta;
+            q.g[0] = q.beta;
+        }
+        for (int k = 0; k < m; ++k) {
+            if (deadline.passed()) {  // out of time: the corrections so far, then the fallback decides
+                budget = used;
                 break;
             }
+            bool running = false;
+            std::fill(block.begin(), block.end(), 0.0);
+            for (size_t j = 0; j < C; ++j)
+                if (K[j].running) {
+                    const std::vector<double>& vk = K[j].V[static_cast<size_t>(k)];
+                    std::copy(vk.begin(), vk.end(), column(block, j));
+                    running = true;
+                }
+            if (!running) break;
+            ops.apply_low(block, z);  // z_k = M^-1 v_k
+            ops.apply_a(z, w);        // w = A z_k
+            ++used;
+            for (size_t j = 0; j < C; ++j) {
+                Krylov& q = K[j];
+                if (!q.running) continue;
+                q.Z[static_cast<size_t>(k)].assign(column(z, j), column(z, j) + N);
+                double* wj = column(w, j);
+                for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
+                    const std::vector<double>& vi = q.V[static_cast<size_t>(i)];
+                    double dot = 0;
+                    for (size_t e = 0; e < N; ++e) dot += wj[e] * vi[e];
+                    q.h(i, k) = dot;
+                    for (size_t e = 0; e < N; ++e) wj[e] -= dot * vi[e];
+                }
+                const double nw = norm2(wj, N);
+                q.h(k + 1, k) = nw;
+                if (nw > 0)
+                    for (size_t e = 0; e < N; ++e) q.V[static_cast<size_t>(k) + 1][e] = wj[e] / nw;
+                for (int i = 0; i < k; ++i) {  // previous Givens rotations
+                    const size_t ui = static_cast<size_t>(i);
+                    const double t = q.cs[ui] * q.h(i, k) + q.sn[ui] * q.h(i + 1, k);
+                    q.h(i + 1, k) = -q.sn[ui] * q.h(i, k) + q.cs[ui] * q.h(i + 1, k);
+                    q.h(i, k) = t;
+                }
+                const size_t uk = static_cast<size_t>(k);
+                const double rr = std::hypot(q.h(k, k), q.h(k + 1, k));
+                q.cs[uk] = rr > 0 ? q.h(k, k) / rr : 1.0;
+                q.sn[uk] = rr > 0 ? q.h(k + 1, k) / rr : 0.0;
+                q.h(k, k) = rr;
+                q.h(k + 1, k) = 0;
+                q.g[uk + 1] = -q.sn[uk] * q.g[uk];
+                q.g[uk] *= q.cs[uk];
+                q.beta = std::fabs(q.g[uk + 1]);
+                q.k = k + 1;
+                if (q.beta <= q.target || nw == 0 || !std::isfinite(q.beta)) q.running = false;
+            }
         }
-        // y := H(0:k, 0:k)^-1 g(0:k); d += V y
-        std::vector<double> y(static_cast<size_t>(k));
-        for (int i = k - 1; i >= 0; --i) {
-            double s = g[static_cast<size_t>(i)];
-            for (int j = i + 1; j < k; ++j) s -= h(i, j) * y[static_cast<size_t>(j)];
-            y[static_cast<size_t>(i)] = h(i, i) != 0 ? s / h(i, i) : 0.0;
+        // d_j += Z_j y_j, y_j := H_j(0:k, 0:k)^-1 g_j(0:k)
+        for (size_t j = 0; j < C; ++j) {
+            Krylov& q = K[j];
+            if (!q.active) continue;
+            std::vector<double> y(static_cast<size_t>(q.k));
+            for (int i = q.k - 1; i >= 0; --i) {
+                double t = q.g[static_cast<size_t>(i)];
+                for (int l = i + 1; l < q.k; ++l) t -= q.h(i, l) * y[static_cast<size_t>(l)];
+                y[static_cast<size_t>(i)] = q.h(i, i) != 0 ? t / q.h(i, i) : 0.0;
+            }
+            double* dj = column(d, j);
+            for (int l = 0; l < q.k; ++l)
+                for (size_t e = 0; e < N; ++e) dj[e] += y[static_cast<size_t>(l)] * q.Z[static_cast<size_t>(l)][e];
+            q.V.clear();
+            q.Z.clear();
         }
-        for (int j = 0; j < k; ++j)
-            for (size_t e = 0; e < N; ++e) d[e] += y[static_cast<size_t>(j)] * V[static_cast<size_t>(j)][e];
-        if (beta <= reduction * beta0 || used >= budget) break;
-        // restart: z = M^-1 (r - A d)
+        if (used >= budget) break;
+        // restart the columns still above their target from the true residual r - A d
         ops.apply_a(d, w);
-        for (size_t e = 0; e < N; ++e) w[e] = r[e] - w[e];
-        ops.apply_low(w, z);
-        beta = 0;
-        for (double v : z) beta += v * v;
-        beta = std::sqrt(beta);
+        any = false;
+        for (size_t j = 0; j < C; ++j) {
+            Krylov& q = K[j];
+            if (!q.active) continue;
+            for (size_t e = 0; e < N; ++e) column(res, j)[e] = r[j * N + e] - w[j * N + e];
+            q.beta = norm2(column(res, j), N);
+            q.active = std::isfinite(q.beta) && q.beta > q.target;
+            any = any || q.active;
+        }
     }
     return used;
 }
@@ -168,6 +251,14 @@ void require_mixed_solve(const char* function, const TileMatrix<double>& A, cons
             "must be in (0, 1] (got " + std::to_string(refine.stall_ratio) + ")");
     require(refine.tolerance >= 0 && std::isfinite(refine.tolerance), function, "refine.tolerance",
             "must be >= 0 and finite (got " + std::to_string(refine.tolerance) + ")");
+    require(refine.shift_retries >= 0, function, "refine.shift_retries",
+            "must be >= 0 (got " + std::to_string(refine.shift_retries) + ")");
+    require(std::isfinite(refine.shift) && refine.shift <= 1e12, function, "refine.shift",
+            "must be < 0 (automatic) or a finite multiple of the unit roundoff (got " + std::to_string(refine.shift) + ")");
+    require(refine.time_budget >= 0 && std::isfinite(refine.time_budget), function, "refine.time_budget",
+            "must be >= 0 and finite (got " + std::to_string(refine.time_budget) + "; 0: no limit)");
+    require(refine.time_floor >= 0 && std::isfinite(refine.time_floor), function, "refine.time_floor",
+            "must be >= 0 and finite (got " + std::to_string(refine.time_floor) + ")");
     A.runtime().require_mapping(opts.mapping, function);
 }
 
@@ -177,13 +268,40 @@ double mixed_tolerance(const Refinement& refine, int64_t n) {
     return refine.tolerance > 0 ? refine.tolerance : std::sqrt(static_cast<double>(n)) * unit;
 }
 
-bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, SolveReport& report) {
-    const int64_t n = ops.n();
+double factor_unit_roundoff(Precision p) {
+    switch (p) {
+        case Precision::Tf32:
+        case Precision::Fp16: return 0x1p-11;
+        case Precision::Bf16: return 0x1p-8;
+        default: return 0x1p-24;
+    }
+}
+
+bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
+                        SolveReport& report) {
+    const Runtime& rt = A.runtime();
+    if (refine.always_low ||
+        solve_plan(A.n(), opts.mapping, A.residency(), rt.cuda_workers() > 0, rt.cuda_devices(), opts.factor).low)
+        return true;
+    report.path = SolveReport::Path::Direct;
+    report.reason = std::string("the plan ran the double factorization: on GPUs a ") + to_string(opts.factor) +
+                    " factor pays from n = " + std::to_string(kTensorCoreSolveMinOrder) +
+                    " (Refinement::always_low factors in it anyway)";
+    return false;
+}
+
+double first_shift(const Refinement& refine, Precision factor) {
+    return refine.shift > 0 ? refine.shift * factor_unit_roundoff(factor) : 0.0;
+}
+
+namespace {
+
+/// Classical refinement, then GMRES-IR for the columns still above `tolerance` (r, x: R and X of the last residual,
+/// err their backward errors). X is left in B. Returns whether every column reached the tolerance.
+bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, const std::vector<double>& bnorm,
+                     const Deadline& deadline, SolveReport& report) {
+    const int64_t n = ops.n(), c = ops.columns();
     std::vector<double> x, r;
-    ops.b_host(r);
-    const int64_t c = n > 0 ? static_cast<int64_t>(r.size()) / n : 0;
-    std::vector<double> bnorm(static_cast<size_t>(c));
-    for (int64_t j = 0; j < c; ++j) bnorm[static_cast<size_t>(j)] = column_max(r, n, j);
     ops.residual(r, x);  // R = B - A X, both on the host
     std::vector<double> err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
     bool converged = false;
@@ -191,7 +309,7 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
     while (true) {
         const double now = largest(err);
         converged = now <= tolerance;
-        if (converged || report.iterations >= refine.max_iterations || now > refine.stall_ratio * prev) break;
+        if (converged || report.iterations >= refine.max_iterations || !(now <= refine.stall_ratio * prev)) break;
         prev = now;
         ops.correct();  // X += M^-1 R
         ++report.iterations;
@@ -199,18 +317,25 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
         err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
     }
     report.path = SolveReport::Path::Refined;
-    // GMRES-IR for the columns still above the tolerance
-    for (int round = 0; !converged && refine.gmres_iterations > report.gmres_iterations && round < 8; ++round) {
+    // GMRES-IR for the columns still above the tolerance, from the best solution classical refinement reached
+    for (int round = 0; !converged && refine.gmres_iterations > report.gmres_iterations && round < 8 && !deadline.passed();
+         ++round) {
         report.path = SolveReport::Path::Gmres;
         const double before = largest(err);
+        // each column's target: a 2-norm of r - A d that keeps its backward error, measured in the infinity
+        // norm (<= the 2-norm), below half the tolerance
+        std::vector<bool> active(static_cast<size_t>(c));
+        std::vector<double> target(static_cast<size_t>(c));
         for (int64_t j = 0; j < c; ++j) {
-            if (err[static_cast<size_t>(j)] <= tolerance) continue;
-            std::vector<double> rj(r.begin() + j * n, r.begin() + (j + 1) * n), dj;
-            report.gmres_iterations += gmres(ops, rj, dj, refine.gmres_restart,
-                                             refine.gmres_iterations - report.gmres_iterations, 1e-12);
-            for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i + j * n)] += dj[static_cast<size_t>(i)];
+            const size_t uj = static_cast<size_t>(j);
+            active[uj] = !(err[uj] <= tolerance);
+            target[uj] = 0.5 * tolerance * (ops.anorm() * column_max(x, n, j) + bnorm[uj]);
         }
-        ops.set_solution(x);  // x: X from the last residual(), corrected column by column
+        std::vector<double> d;
+        report.gmres_iterations += gmres(ops, r, active, target, d, refine.gmres_restart,
+                                         refine.gmres_iterations - report.gmres_iterations, deadline);
+        for (size_t e = 0; e < x.size(); ++e) x[e] += d[e];
+        ops.set_solution(x);  // x: X from the last residual(), corrected
         ops.residual(r, x);
         err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
         converged = largest(err) <= tolerance;
@@ -218,6 +343,72 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
     }
     report.backward_error = largest(err);
     return converged;
+}
+
+std::string sci(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2e", v);
+    return text;
+}
+
+}  // namespace
+
+MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision factor,
+                          SolveReport& report, const char* function) {
+    const int64_t n = ops.n(), c = ops.columns();
+    const MixedOutcome unsolved = refine.fallback ? MixedOutcome::Fallback : MixedOutcome::Failed;
+    report.path = refine.fallback ? SolveReport::Path::Fallback : SolveReport::Path::Failed;
+    report.backward_error = 0;
+    report.low_info = low_info;
+    // B, once, on the host: a column with NaN or Inf has no measurable backward error
+    std::vector<double> b;
+    ops.b_host(b);
+    std::vector<double> bnorm(static_cast<size_t>(c));
+    for (int64_t j = 0; j < c; ++j) {
+        bnorm[static_cast<size_t>(j)] = column_max(b, n, j);
+        if (!std::isfinite(bnorm[static_cast<size_t>(j)])) {
+            ops.restore_b();
+            throw InvalidArgument(function, "B",
+                                  "holds NaN or Inf (column " + std::to_string(j + 1) +
+                                      "): the refined solve cannot measure a backward error for it");
+        }
+    }
+    if (!ops.diagonal_positive()) {
+        report.reason = "A has a diagonal entry that is not positive and finite";
+        return unsolved;
+    }
+    if (!std::isfinite(ops.anorm())) {
+        report.reason = "||A||_inf is not finite (NaN or Inf in A, or its row sums overflow)";
+        return unsolved;
+    }
+    Deadline deadline;
+    if (refine.time_budget > 0)
+        deadline.at = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                         std::max(refine.time_budget * report.factor_seconds, refine.time_floor)));
+    const double u = factor_unit_roundoff(factor);
+    // a retry costs about what the first factorization did
+    for (int retry = 0; low_info > 0 && retry < refine.shift_retries && deadline.allows(report.factor_seconds); ++retry) {
+        report.shift = report.shift > 0 ? report.shift * Refinement::kShiftGrowth
+                                        : Refinement::kShiftFirst * std::sqrt(static_cast<double>(n)) * u;
+        low_info = ops.factor(report.shift);
+        ++report.factorizations;
+        report.low_info = low_info;
+    }
+    if (low_info > 0) {
+        report.reason = std::string("the ") + to_string(factor) + " factorization broke down at column " +
+                        std::to_string(low_info) + " (diagonal shift " + sci(report.shift) + ", " +
+                        std::to_string(report.factorizations) + " attempt(s))";
+        return unsolved;
+    }
+    if (refine_solution(ops, refine, report.tolerance, bnorm, deadline, report)) {
+        report.reason.clear();
+        return MixedOutcome::Solved;
+    }
+    report.reason = "refinement reached a backward error of " + sci(report.backward_error) + " (tolerance " +
+                    sci(report.tolerance) + ")" + (deadline.passed() ? " within its time budget" : "");
+    report.path = refine.fallback ? SolveReport::Path::Fallback : SolveReport::Path::Failed;
+    if (refine.fallback) report.backward_error = 0;  // the fallback's answer is not measured
+    return unsolved;
 }
 
 }  // namespace detail
@@ -245,20 +436,25 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
             report.path = SolveReport::Path::Refined;
             return finish(0);
         }
+        if (!detail::low_factor_planned(A, opts, refine, report)) {  // the plan runs the double path here
+            Options hi = opts;
+            hi.factor = Precision::Native;
+            const int info = posv(A, B, hi);
+            if (info > 0) report.path = SolveReport::Path::Failed;
+            return finish(info);
+        }
         report.tolerance = detail::mixed_tolerance(refine, n);
-        MixedOps ops(A, B, opts);
-        report.low_info = ops.factor();  // F, D, ||A||, X0 = M^-1 B
+        report.shift = detail::first_shift(refine, opts.factor);
+        detail::MixedOps ops(A, B, opts);
+        const int low_info = ops.factor(report.shift);  // F, D, ||A||, X0 = M^-1 B
+        report.factorizations = 1;
         report.factor_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        report.backward_error = std::numeric_limits<double>::infinity();
-        if (report.low_info == 0 && detail::refine_solution(ops, refine, report.tolerance, report)) return finish(0);
-        if (!refine.fallback) {  // B as it was: never an answer short of the tolerance
-            report.path = SolveReport::Path::Failed;
-            ops.restore_b();
-            return finish(0);
+        switch (detail::refine_mixed(ops, low_info, refine, opts.factor, report, "posv")) {
+            case detail::MixedOutcome::Solved: return finish(0);
+            case detail::MixedOutcome::Failed: ops.restore_b(); return finish(0);  // B as it was
+            case detail::MixedOutcome::Fallback: break;
         }
         // The double factorization, on A itself (as LAPACK's dsposv), from the original right-hand sides.
-        report.path = SolveReport::Path::Fallback;
-        report.backward_error = std::numeric_limits<double>::quiet_NaN();
         ops.restore_b();
         Options hi = opts;
         hi.factor = Precision::Native;
@@ -275,15 +471,18 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
          SolveReport& report, const Refinement& refine, const Tiling& tiling) {
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : mixed_tile_size(n, opts.mapping, rt.cuda_workers() > 0, opts.factor);
-    TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
-    a.import(A, lda);
-    b.import(B, ldb);
-    const int info = posv(a, b, opts, report, refine);
+    const Residency where = detail::array_residency(rt, A, tiling, "posv", "A");
+    detail::array_residency(rt, B, tiling, "posv", "B");
+    const bool gpu = rt.cuda_workers() > 0;
+    const int64_t nb = tiling.nb > 0         ? tiling.nb
+                       : refine.always_low ? mixed_tile_size(n, opts.mapping, gpu, opts.factor)
+                                           : solve_plan(n, opts.mapping, where, gpu, rt.cuda_devices(), opts.factor).nb;
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
+    const int info = posv(a.tiles(), b.tiles(), opts, report, refine);
     if (report.path == SolveReport::Path::Fallback || report.path == SolveReport::Path::Failed ||
         report.path == SolveReport::Path::Direct)
-        a.export_to(A, lda);
-    if (info == 0 && report.path != SolveReport::Path::Failed) b.export_to(B, ldb);
+        a.write_back();
+    if (info == 0 && report.path != SolveReport::Path::Failed) b.write_back();
     return info;
 }
 

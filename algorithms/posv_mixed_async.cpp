@@ -6,14 +6,13 @@
 //                     waits for the gate; then a driver thread is started, and the call returns.
 //   driver thread:    the refinement (refine_solution) on the solve's own tiles, its products with A outside A's
 //                     implicit dependencies (A is held by the gate); X copied into B (and, after a fallback on a
-//                     private copy of A, the double factor into A) the same way; the operation's info set; the
+//                     private copy of A, the double factor into A) the same way, the solve's own tiles in order; the operation's info set; the
 //                     solve's tiles given back; the gate released.
 //
 // The gate belongs to the caller's Sequence, so that wait() returns once the driver is done, with the report
 // filled. An error in the driver is thrown by that wait().
+#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,6 +49,7 @@ struct MixedSolveJob {
     std::unique_ptr<TileMatrix<double>> X;  // the solution, private to the solve
     std::unique_ptr<MixedOps> ops;
     std::unique_ptr<Sequence> first;        // the first graph's
+    std::vector<starpu_data_handle_t> held;  // A's and B's tiles, sorted: the gate holds them
     int low_op = 0;
     std::unique_ptr<Gate> gate;
 
@@ -58,13 +58,15 @@ struct MixedSolveJob {
         : A(a), B(b), opts(o), refine(r), report(rep ? rep : &own_report), caller(seq) {}
 };
 
-/// Y := X tile by tile (the lower tiles when `lower`), outside the implicit dependencies of both: the driver
-/// orders them (everything before is complete, the gate holds back what comes after).
-void copy_unordered(const TileMatrix<double>& X, TileMatrix<double>& Y, bool lower) {
+/// Y := X tile by tile (the lower tiles when `lower`): the caller's tiles among them (`held`, sorted: A's and B's,
+/// which the gate holds) outside their implicit dependencies, the solve's own in order. The driver orders the copies
+/// against the caller's work: everything before is complete, the gate holds back what comes after.
+void copy_held(const TileMatrix<double>& X, TileMatrix<double>& Y, bool lower,
+               const std::vector<starpu_data_handle_t>& held) {
     Runtime& rt = Y.runtime();
     Sequence seq(rt);
     TaskOptions o = operation_task_options(rt, Options{}, Y.nb(), nullptr, &SequenceAccess::state(seq));
-    o.unordered = true;
+    o.unordered_data = &held;
     for (int64_t j = 0; j < Y.nt(); ++j)
         for (int64_t i = lower ? j : 0; i < Y.mt(); ++i) insert_copy(rt, o, X.tile(i, j), Y.tile(i, j));
     seq.wait();
@@ -83,29 +85,26 @@ void drive(MixedSolveJob* raw) {
     try {
         job->first->wait();
         MixedOps& ops = *job->ops;
-        report.low_info = ops.finish_factor(*job->first, job->low_op);
+        const int low_info = ops.finish_factor(*job->first, job->low_op);
         report.factor_seconds = std::chrono::duration<double>(Clock::now() - job->t0).count();
-        report.tolerance = mixed_tolerance(job->refine, job->A.n());
-        report.backward_error = std::numeric_limits<double>::infinity();
         int info = 0;
-        if (report.low_info == 0 && refine_solution(ops, job->refine, report.tolerance, report)) {
-            copy_unordered(*job->X, job->B, false);
-        } else if (!job->refine.fallback) {
-            report.path = SolveReport::Path::Failed;  // B as it was
-        } else {
-            // The double factorization on a copy of A (A's own tiles are behind the gate), then both back.
-            report.path = SolveReport::Path::Fallback;
-            report.backward_error = std::numeric_limits<double>::quiet_NaN();
-            TileMatrix<double> Aw(job->A.runtime(), job->A.m(), job->A.n(), job->A.nb(), job->A.residency(),
-                                  job->A.layout());
-            copy_unordered(job->A, Aw, true);
-            ops.restore_b();
-            Options hi = job->opts;
-            hi.factor = Precision::Native;
-            info = posv(Aw, *job->X, hi);
-            if (info > 0) report.path = SolveReport::Path::Failed;
-            copy_unordered(Aw, job->A, true);
-            if (info == 0) copy_unordered(*job->X, job->B, false);
+        switch (refine_mixed(ops, low_info, job->refine, job->opts.factor, report, "async::posv")) {
+            case MixedOutcome::Solved: copy_held(*job->X, job->B, false, job->held); break;
+            case MixedOutcome::Failed: break;  // B as it was
+            case MixedOutcome::Fallback: {
+                // The double factorization on a copy of A (A's own tiles are behind the gate), then both back.
+                const std::unique_ptr<TileMatrix<double>> Aw =
+                    private_lower<double>(job->A, vector_residency(job->A.runtime(), job->opts.mapping));
+                copy_held(job->A, *Aw, true, job->held);
+                ops.restore_b();
+                Options hi = job->opts;
+                hi.factor = Precision::Native;
+                info = posv(*Aw, *job->X, hi);
+                if (info > 0) report.path = SolveReport::Path::Failed;
+                copy_held(*Aw, job->A, true, job->held);
+                if (info == 0) copy_held(*job->X, job->B, false, job->held);
+                break;
+            }
         }
         set_info(job->info, info);
     } catch (const std::exception& e) {
@@ -140,16 +139,21 @@ int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& se
         return op;
     }
     Runtime& rt = A.runtime();
-    job->X = std::make_unique<TileMatrix<double>>(rt, n, c, B.nb(), B.residency(), B.layout());
+    job->X = std::make_unique<TileMatrix<double>>(rt, n, c, B.nb(), vector_residency(rt, opts.mapping));
     job->ops = std::make_unique<MixedOps>(A, *job->X, opts, &B, true);
     job->first = std::make_unique<Sequence>(rt);
-    job->low_op = job->ops->submit_factor(*job->first);
-    std::vector<starpu_data_handle_t> held;
+    SolveReport& rep = *job->report;
+    rep.tolerance = mixed_tolerance(refine, n);
+    rep.shift = first_shift(refine, opts.factor);
+    rep.factorizations = 1;
+    job->low_op = job->ops->submit_factor(*job->first, rep.shift);
+    std::vector<starpu_data_handle_t>& held = job->held;
     for (int64_t j = 0; j < A.nt(); ++j)
         for (int64_t i = j; i < A.mt(); ++i) held.push_back(A.tile(i, j));
     for (int64_t j = 0; j < B.nt(); ++j)
         for (int64_t i = 0; i < B.mt(); ++i) held.push_back(B.tile(i, j));
     job->gate = std::make_unique<Gate>(rt, caller, held);
+    std::sort(held.begin(), held.end());
     MixedSolveJob* raw = job.get();
     std::thread(drive, raw).detach();  // throws std::system_error when no thread can start: job releases the gate
     job.release();                     // the driver owns it now
@@ -164,11 +168,18 @@ template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
          const Refinement& refine) {
     detail::require_factor_precision<T>("async::posv", opts.factor, true);
-    if constexpr (sizeof(T) == sizeof(double)) {
-        if (detail::lower_factor<T>(opts.factor)) return detail::submit_posv_mixed(A, B, seq, opts, &report, refine);
-    }
     report = SolveReport{};
     report.factor = opts.factor;
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (detail::lower_factor<T>(opts.factor)) {
+            detail::require_mixed_solve("async::posv", A, B, opts, refine);
+            if (detail::low_factor_planned(A, opts, refine, report))
+                return detail::submit_posv_mixed(A, B, seq, opts, &report, refine);
+            Options hi = opts;  // the plan runs the double path here; the report says so
+            hi.factor = Precision::Native;
+            return posv(A, B, seq, hi);
+        }
+    }
     report.path = SolveReport::Path::Direct;  // its info comes from seq.info(op) after wait()
     return posv(A, B, seq, opts);
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/submit.hpp"
@@ -114,13 +115,19 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts)
                        {"A (tag of its first tile)", detail::first_tag(A)},
                        {"B (tag of its first tile)", detail::first_tag(B)},
                        {"factor", to_string(opts.factor)}});
+    Options plain = opts;
     if constexpr (sizeof(T) == sizeof(double)) {
-        if (detail::lower_factor<T>(opts.factor))  // the refined solve (mixed.hpp), its report dropped
-            return detail::submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{});
+        if (detail::lower_factor<T>(opts.factor)) {  // the refined solve (mixed.hpp), its report dropped
+            detail::require_mixed_solve("async::posv", A, B, opts, Refinement{});
+            SolveReport dropped;
+            if (detail::low_factor_planned(A, opts, Refinement{}, dropped))
+                return detail::submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{});
+            plain.factor = Precision::Native;  // the plan runs the double path here
+        }
     }
     detail::require_right_hand_sides("posv", A, B);
-    const int op = detail::submit_potrf(A, seq, opts, nullptr);
-    detail::submit_potrs(A, B, seq, opts, nullptr);
+    const int op = detail::submit_potrf(A, seq, plain, nullptr);
+    detail::submit_potrs(A, B, seq, plain, nullptr);
     return op;
 }
 template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&);
@@ -131,7 +138,7 @@ template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, c
 
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
-    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64) {
+    if (detail::lower_factor<T>(opts.factor)) {
         SolveReport report;  // the refined solve (mixed.hpp); its report is not asked for here
         return posv(A, B, opts, report);
     }
@@ -150,18 +157,18 @@ template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          const Tiling& tiling) {
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
-    if (sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64) {
+    if (detail::lower_factor<T>(opts.factor)) {
         SolveReport report;  // the refined solve (mixed.hpp), which tiles for its own factorization
         return posv(rt, n, nrhs, A, lda, B, ldb, opts, report, Refinement{}, tiling);
     }
+    const Residency where = detail::array_residency(rt, A, tiling, "posv", "A");
+    detail::array_residency(rt, B, tiling, "posv", "B");
     const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
-    TileMatrix<T> a(rt, n, n, nb, tiling.residency), b(rt, n, nrhs, nb, tiling.residency);
-    a.import(A, lda);
-    b.import(B, ldb);
-    const int info = posv(a, b, opts);
-    a.export_to(A, lda);
-    if (info == 0) b.export_to(B, ldb);
+                                     : tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
+    const int info = posv(a.tiles(), b.tiles(), opts);
+    a.write_back();
+    if (info == 0) b.write_back();
     return info;
 }
 

@@ -2,7 +2,9 @@
 // GPU warm-up with the runtime.
 #include "codelets/codelets.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "codelets/kernel_colors.hpp"
 #include "runtime/mpi.hpp"
@@ -87,7 +89,20 @@ void submit_here(starpu_task* task, const TaskOptions& o, const char* what) {
     task->priority = o.priority;
     task->where = where_of(o.mapping);
     task->name = o.name;
-    if (o.unordered) task->sequential_consistency = 0;
+    // StarPU reads the per-buffer flags only inside starpu_task_submit (its implicit dependencies): a buffer of
+    // this thread's serves until then.
+    thread_local std::vector<unsigned char> consistency;
+    if (o.unordered_data) {
+        const unsigned count = STARPU_TASK_GET_NBUFFERS(task);
+        consistency.assign(count, 1);
+        bool any = false;
+        for (unsigned b = 0; b < count; ++b)
+            if (std::binary_search(o.unordered_data->begin(), o.unordered_data->end(), STARPU_TASK_GET_HANDLE(task, b))) {
+                consistency[b] = 0;
+                any = true;
+            }
+        if (any) task->handles_sequential_consistency = consistency.data();
+    }
     if (o.collect) task->detach = 0;
     if (o.sequence) o.sequence->attach(task);
     const int ret = starpu_task_submit(task);

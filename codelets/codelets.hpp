@@ -125,9 +125,11 @@ struct TaskOptions {
     /// Arithmetic of the float gemm and syrk tasks on CUDA workers: 0 float, 1 TF32, 2 BF16 inputs, 3 FP16 inputs
     /// (tensor cores, float accumulation; compute_of(Options::factor)). CPU workers and double tasks ignore it.
     int compute = 0;
-    /// Outside the implicit dependencies of its data (starpu_task::sequential_consistency = 0): the caller orders
-    /// it (the mixed-precision solve's submit form reads A behind the gate that holds A for it, runtime/gate.hpp).
-    bool unordered = false;
+    /// When set (sorted): the task's buffers among these handles are outside their implicit dependencies (the
+    /// caller orders them), its other buffers in order (starpu_task::handles_sequential_consistency). The
+    /// mixed-precision solve's submit form reads and writes A and B this way behind the gate that holds them
+    /// (runtime/gate.hpp), while its own tiles stay ordered.
+    const std::vector<starpu_data_handle_t>* unordered_data = nullptr;
 };
 /// TaskOptions::compute for a factorization in precision p.
 int compute_of(Precision p);

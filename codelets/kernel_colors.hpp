@@ -21,7 +21,7 @@ inline constexpr KernelColor kKernelColors[] = {
     {"getrf_panel", 0xd62728},  {"getrf_nopiv", 0xd62728},  {"laswp", 0xbcbd22},      {"trsm_col", 0x1f77b4},
     // The mixed-precision solve's refinement: conversions in greys-blues, residual and sweeps in greens.
     {"to_low", 0x9edae5},       {"add_low", 0x6baed6},      {"residual", 0x31a354},   {"sweep_fwd", 0x74c476},
-    {"sweep_bwd", 0xa1d99b},
+    {"sweep_bwd", 0xa1d99b},    {"col_scale", 0xc6dbef},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

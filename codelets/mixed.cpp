@@ -1,13 +1,17 @@
 // The mixed-precision solve's element-wise codelets (algorithms/posv_mixed.cpp), over the kernels of
-// kernels/mixed/: each one task per tile, CPU and CUDA.
+// kernels/mixed/: each one task per tile (col_scale: per column block), CPU and CUDA.
 //   diag_scale  buffers: 0 = A[k][k] (R, double), 1 = d[k] (W, double vector)
-//   to_low      buffers: 0 = X (R, double), 1 = d rows (R), [2 = d columns (R)], last = F (W, float)
-//   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = X (RW, double)
 //   to_low_sums buffers: 0 = A (R, double), 1 = d rows (R), [2 = d columns (R)], F (W, float), s rows (RW),
-//               [t columns (RW)]: to_low of a tile of A and the sums of its |A| (for ||A||_inf) in one pass
+//               [t columns (RW)]: F = float(D A D) (+ shift on a diagonal tile's diagonal) and the sums of |A| (for
+//               ||A||_inf) in one pass
+//   col_scale   buffers: 0 = S (W, 1 x c: the column scales), 1..mt = X[i][jc] (R), then d[0..mt-1] (R): S[b] =
+//               the smallest power of two >= max_i |d_i X[i][b]| (NaN when a column holds NaN or Inf)
+//   to_low      buffers: 0 = X (R, double), 1 = d rows (R), 2 = S (R), 3 = F (W, float): F = float(D X S^-1)
+//   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = S (R), 3 = X (RW, double): X += D Z S
 //   copy        buffers: 0 = X (R, double), 1 = Y (W, double)
 //   zero        buffers: 0 = X (W, double)
 #include <cstring>
+#include <vector>
 
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
@@ -21,8 +25,9 @@ namespace starfact::detail {
 namespace {
 
 struct MixedArgs {
-    ColumnScale columns;  // to_low
-    bool diagonal;        // to_low_sums: a lower-stored diagonal tile (no column scaling or sums buffers)
+    bool diagonal;  // to_low_sums: a lower-stored diagonal tile (no column scaling or sums buffers)
+    double shift;   // to_low_sums: added to a diagonal tile's diagonal after the scaling
+    int tiles;      // col_scale: tile rows of the column block
     CudaContexts* cuda;
     bool urgent;
 };
@@ -43,24 +48,35 @@ void diag_scale_cpu(void* b[], void*) {
     const Tile A = tile_of(b[0]);
     cpu::diag_scale(A.m, static_cast<const double*>(A.p), A.ld, vec_rw(b[1]));
 }
-void to_low_cpu(void* b[], void* cl_arg) {
-    const MixedArgs* a = args(cl_arg);
-    const Tile X = tile_of(b[0]);
-    const int last = a->columns == ColumnScale::Own ? 3 : 2;
-    const Tile F = tile_of(b[last]);
-    cpu::to_low(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1]),
-                a->columns == ColumnScale::Own ? vec(b[2]) : nullptr, a->columns, static_cast<float*>(F.p), F.ld);
+void to_low_cpu(void* b[], void*) {
+    const Tile X = tile_of(b[0]), F = tile_of(b[3]);
+    cpu::to_low_scaled(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1]), vec(b[2]), static_cast<float*>(F.p),
+                       F.ld);
 }
 void add_low_cpu(void* b[], void*) {
-    const Tile Z = tile_of(b[0]), X = tile_of(b[2]);
-    cpu::add_low(X.m, X.n, static_cast<const float*>(Z.p), Z.ld, vec(b[1]), static_cast<double*>(X.p), X.ld);
+    const Tile Z = tile_of(b[0]), X = tile_of(b[3]);
+    cpu::add_low_scaled(X.m, X.n, static_cast<const float*>(Z.p), Z.ld, vec(b[1]), vec(b[2]), static_cast<double*>(X.p),
+                        X.ld);
 }
 void to_low_sums_cpu(void* b[], void* cl_arg) {
-    const bool diagonal = args(cl_arg)->diagonal;
+    const MixedArgs* a = args(cl_arg);
+    const bool diagonal = a->diagonal;
     const Tile A = tile_of(b[0]);
     const Tile F = tile_of(b[diagonal ? 2 : 3]);
     cpu::to_low_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, vec(b[1]), diagonal ? nullptr : vec(b[2]),
-                     diagonal, static_cast<float*>(F.p), F.ld, vec_rw(b[diagonal ? 3 : 4]), diagonal ? nullptr : vec_rw(b[5]));
+                     diagonal, a->shift, static_cast<float*>(F.p), F.ld, vec_rw(b[diagonal ? 3 : 4]),
+                     diagonal ? nullptr : vec_rw(b[5]));
+}
+void col_scale_cpu(void* b[], void* cl_arg) {
+    const int tiles = args(cl_arg)->tiles;
+    const Tile S = tile_of(b[0]);  // 1 x c, contiguous
+    double* s = vec_rw(b[0]);
+    for (int c = 0; c < S.n; ++c) s[c] = 0;
+    for (int i = 0; i < tiles; ++i) {
+        const Tile X = tile_of(b[1 + i]);
+        cpu::column_max(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1 + tiles + i]), s);
+    }
+    cpu::power_of_two(S.n, s);
 }
 void copy_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
@@ -81,21 +97,17 @@ void diag_scale_cuda(void* b[], void* cl_arg) {
     check_cuda(gpu::diag_scale(A.m, static_cast<const double*>(A.p), A.ld, vec_rw(b[1]), ws.stream), "diag_scale");
 }
 void to_low_cuda(void* b[], void* cl_arg) {
-    const MixedArgs* a = args(cl_arg);
-    gpu::WorkerStream ws(a->cuda, a->urgent);
-    const Tile X = tile_of(b[0]);
-    const int last = a->columns == ColumnScale::Own ? 3 : 2;
-    const Tile F = tile_of(b[last]);
-    check_cuda(gpu::to_low(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1]),
-                           a->columns == ColumnScale::Own ? vec(b[2]) : nullptr, a->columns,
-                           static_cast<float*>(F.p), F.ld, ws.stream),
+    gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
+    const Tile X = tile_of(b[0]), F = tile_of(b[3]);
+    check_cuda(gpu::to_low_scaled(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1]), vec(b[2]),
+                                  static_cast<float*>(F.p), F.ld, ws.stream),
                "to_low");
 }
 void add_low_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
-    const Tile Z = tile_of(b[0]), X = tile_of(b[2]);
-    check_cuda(gpu::add_low(X.m, X.n, static_cast<const float*>(Z.p), Z.ld, vec(b[1]), static_cast<double*>(X.p),
-                            X.ld, ws.stream),
+    const Tile Z = tile_of(b[0]), X = tile_of(b[3]);
+    check_cuda(gpu::add_low_scaled(X.m, X.n, static_cast<const float*>(Z.p), Z.ld, vec(b[1]), vec(b[2]),
+                                   static_cast<double*>(X.p), X.ld, ws.stream),
                "add_low");
 }
 void to_low_sums_cuda(void* b[], void* cl_arg) {
@@ -105,9 +117,23 @@ void to_low_sums_cuda(void* b[], void* cl_arg) {
     const Tile A = tile_of(b[0]);
     const Tile F = tile_of(b[diagonal ? 2 : 3]);
     check_cuda(gpu::to_low_sums(A.m, A.n, static_cast<const double*>(A.p), A.ld, vec(b[1]),
-                                diagonal ? nullptr : vec(b[2]), diagonal, static_cast<float*>(F.p), F.ld,
+                                diagonal ? nullptr : vec(b[2]), diagonal, a->shift, static_cast<float*>(F.p), F.ld,
                                 vec_rw(b[diagonal ? 3 : 4]), diagonal ? nullptr : vec_rw(b[5]), ws.stream),
                "to_low_sums");
+}
+void col_scale_cuda(void* b[], void* cl_arg) {
+    const MixedArgs* a = args(cl_arg);
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const Tile S = tile_of(b[0]);
+    double* s = vec_rw(b[0]);
+    check_cuda(cudaMemsetAsync(s, 0, sizeof(double) * S.n, ws.stream), "col_scale");
+    for (int i = 0; i < a->tiles; ++i) {
+        const Tile X = tile_of(b[1 + i]);
+        check_cuda(gpu::column_max(X.m, X.n, static_cast<const double*>(X.p), X.ld, vec(b[1 + a->tiles + i]), s,
+                                   ws.stream),
+                   "col_scale");
+    }
+    check_cuda(gpu::power_of_two(S.n, s, ws.stream), "col_scale");
 }
 void copy_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
@@ -128,11 +154,15 @@ void define_diag_scale(Kernel& k) {
                   {STARPU_R, STARPU_W});
 }
 void define_to_low(Kernel& k) {
-    define_kernel(k, "to_low", "starfact_dto_low", to_low_cpu, STARFACT_CUDA_IMPL(to_low_cuda), {});
+    define_kernel(k, "to_low", "starfact_dto_low_scaled", to_low_cpu, STARFACT_CUDA_IMPL(to_low_cuda),
+                  {STARPU_R, STARPU_R, STARPU_R, STARPU_W});
 }
 void define_add_low(Kernel& k) {
-    define_kernel(k, "add_low", "starfact_dadd_low", add_low_cpu, STARFACT_CUDA_IMPL(add_low_cuda),
-                  {STARPU_R, STARPU_R, STARPU_RW});
+    define_kernel(k, "add_low", "starfact_dadd_low_scaled", add_low_cpu, STARFACT_CUDA_IMPL(add_low_cuda),
+                  {STARPU_R, STARPU_R, STARPU_R, STARPU_RW});
+}
+void define_col_scale(Kernel& k) {
+    define_kernel(k, "col_scale", "starfact_dcol_scale", col_scale_cpu, STARFACT_CUDA_IMPL(col_scale_cuda), {});
 }
 void define_to_low_sums(Kernel& k) {
     define_kernel(k, "to_low", "starfact_dto_low_sums", to_low_sums_cpu, STARFACT_CUDA_IMPL(to_low_sums_cuda), {});
@@ -144,18 +174,17 @@ void define_zero(Kernel& k) {
     define_kernel(k, "zero", "starfact_dzero", zero_cpu, STARFACT_CUDA_IMPL(zero_cuda), {STARPU_W});
 }
 
-/// Creates, fills and submits one task of codelet k on `handles` with `modes` (per task when k takes a variable
-/// count).
-void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, std::initializer_list<starpu_data_handle_t> handles,
-            std::initializer_list<starpu_data_access_mode> modes, const MixedArgs& a, double flops, const char* what) {
+/// Creates, fills and submits one task of codelet k on `handles`, with `modes` when k takes a variable count of
+/// buffers.
+void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
+            const std::vector<starpu_data_access_mode>& modes, const MixedArgs& a, double flops, const char* what) {
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     const int n = static_cast<int>(handles.size());
     if (k.cl.nbuffers == STARPU_VARIABLE_NBUFFERS) {
-        set_dynamic_buffers(t, handles.begin(), modes.begin(), n);
+        set_dynamic_buffers(t, handles.data(), modes.data(), n);
     } else {
-        int i = 0;
-        for (starpu_data_handle_t h : handles) t->handles[i++] = h;
+        for (int i = 0; i < n; ++i) t->handles[i] = handles[static_cast<size_t>(i)];
     }
     MixedArgs full = a;
     full.cuda = cuda_contexts(rt);
@@ -175,28 +204,35 @@ void insert_diag_scale(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     insert(rt, o, kernel<define_diag_scale>(rt), {A, d}, {}, {}, tile_rows(A), "diag_scale");
 }
 
-void insert_to_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t d_rows,
-                   starpu_data_handle_t d_cols, ColumnScale columns, starpu_data_handle_t F) {
+void insert_column_scales(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& X,
+                          const TileMatrix<double>& d, TileMatrix<double>& S, int64_t jc) {
+    std::vector<starpu_data_handle_t> h{S.tile(0, jc)};
+    std::vector<starpu_data_access_mode> m{STARPU_W};
+    for (int64_t i = 0; i < X.mt(); ++i) h.push_back(X.tile(i, jc));
+    for (int64_t i = 0; i < X.mt(); ++i) h.push_back(d.tile(i, 0));
+    m.resize(h.size(), STARPU_R);
     MixedArgs a{};
-    a.columns = columns;
-    if (columns == ColumnScale::Own)
-        insert(rt, o, kernel<define_to_low>(rt), {X, d_rows, d_cols, F}, {STARPU_R, STARPU_R, STARPU_R, STARPU_W}, a,
-               2 * elements(X), "to_low");
-    else
-        insert(rt, o, kernel<define_to_low>(rt), {X, d_rows, F}, {STARPU_R, STARPU_R, STARPU_W}, a, 2 * elements(X),
-               "to_low");
+    a.tiles = static_cast<int>(X.mt());
+    insert(rt, o, kernel<define_col_scale>(rt), h, m, a, 2.0 * static_cast<double>(X.m()) * X.tile_cols(jc),
+                   "col_scale");
+}
+
+void insert_to_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t d_rows,
+                   starpu_data_handle_t S, starpu_data_handle_t F) {
+    insert(rt, o, kernel<define_to_low>(rt), {X, d_rows, S, F}, {}, {}, 2 * elements(X), "to_low");
 }
 
 void insert_add_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Z, starpu_data_handle_t d_rows,
-                    starpu_data_handle_t X) {
-    insert(rt, o, kernel<define_add_low>(rt), {Z, d_rows, X}, {}, {}, 2 * elements(X), "add_low");
+                    starpu_data_handle_t S, starpu_data_handle_t X) {
+    insert(rt, o, kernel<define_add_low>(rt), {Z, d_rows, S, X}, {}, {}, 3 * elements(X), "add_low");
 }
 
 void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d_rows,
                         starpu_data_handle_t d_cols, starpu_data_handle_t F, starpu_data_handle_t s_rows,
-                        starpu_data_handle_t t_cols) {
+                        starpu_data_handle_t t_cols, double shift) {
     MixedArgs a{};
     a.diagonal = d_cols == nullptr;
+    a.shift = shift;
     if (a.diagonal)
         insert(rt, o, kernel<define_to_low_sums>(rt), {A, d_rows, F, s_rows}, {STARPU_R, STARPU_R, STARPU_W, STARPU_RW},
                a, 3 * elements(A), "to_low");

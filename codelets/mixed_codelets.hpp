@@ -11,18 +11,22 @@ namespace starfact::detail {
 
 /// d := A[k][k]'s diagonal^-1/2 (NaN where not positive).
 void insert_diag_scale(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d);
-/// F := float(D_rows X D_cols): d_cols used when columns is Own; SameAsRows for a diagonal tile, None for a block
-/// of right-hand sides.
+/// S(0, jc) := per column b of X's column block jc, the smallest power of two >= max_i |d_i X_ib| (NaN when the
+/// column holds NaN or Inf): one task reading every tile of the block. S is 1 x c, tiled like X's columns.
+void insert_column_scales(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& X,
+                          const TileMatrix<double>& d, TileMatrix<double>& S, int64_t jc);
+/// F := float(D_rows X S^-1), S: the column scales of X's block (|F| <= 1, so no value leaves float's range).
 void insert_to_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t d_rows,
-                   starpu_data_handle_t d_cols, ColumnScale columns, starpu_data_handle_t F);
-/// X += D_rows Z.
+                   starpu_data_handle_t S, starpu_data_handle_t F);
+/// X += D_rows Z S.
 void insert_add_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Z, starpu_data_handle_t d_rows,
-                    starpu_data_handle_t X);
+                    starpu_data_handle_t S, starpu_data_handle_t X);
 /// F := float(D_rows A D_cols) for a tile of A and s_rows += |A|'s row sums, t_cols += its column sums; a diagonal
-/// tile (d_cols and t_cols null): columns scaled by d_rows, s_rows += the row sums of the symmetric tile.
+/// tile (d_cols and t_cols null): columns scaled by d_rows, `shift` added to the diagonal of F, s_rows += the row
+/// sums of the symmetric tile.
 void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d_rows,
                         starpu_data_handle_t d_cols, starpu_data_handle_t F, starpu_data_handle_t s_rows,
-                        starpu_data_handle_t t_cols);
+                        starpu_data_handle_t t_cols, double shift = 0);
 /// Y := X.
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y);
 /// X := 0.

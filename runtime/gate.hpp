@@ -1,7 +1,7 @@
 // Internal: a gate in the implicit dependency chains of some data. Submitted like a task that writes every handle
 // it holds, it runs nowhere and moves no data (STARPU_NOWHERE): it only completes when release() is called, so the
 // tasks submitted after it on those handles wait for the release, while tasks outside the implicit dependencies
-// (TaskOptions::unordered) still reach the data. The submit form of the mixed-precision solve holds A and B with
+// (TaskOptions::unordered_data) still reach the data. The submit form of the mixed-precision solve holds A and B with
 // one while its host-driven refinement runs (algorithms/posv_mixed_async.cpp).
 #pragma once
 #include <starpu.h>

@@ -3,12 +3,40 @@
 #include <catch2/catch.hpp>
 #include <lapacke.h>
 
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "tests/support.hpp"
 
 namespace starfact::test {
+
+/// n x n SPD matrix Q diag(s) Q^T with Q orthogonal (QR of a Gaussian matrix) and s geometric from 1 down to
+/// 1/cond; `tiny_half`: half of the spectrum at 1/cond, the rest spread (a float copy is then indefinite).
+inline std::vector<double> conditioned_spd(int64_t n, double cond, bool tiny_half, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> g(0.0, 1.0);
+    std::vector<double> Q(static_cast<size_t>(n * n)), tau(static_cast<size_t>(n));
+    for (double& v : Q) v = g(rng);
+    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), Q.data(), static_cast<int>(n), tau.data());
+    LAPACKE_dorgqr(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n), Q.data(),
+                   static_cast<int>(n), tau.data());
+    std::vector<double> s(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+        const double t = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
+        s[static_cast<size_t>(k)] = tiny_half && k >= n / 2 ? 1.0 / cond : std::pow(cond, -t);
+    }
+    std::vector<double> A(static_cast<size_t>(n * n), 0.0);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) {
+            double v = 0;
+            for (int64_t k = 0; k < n; ++k) v += Q[i + k * n] * s[static_cast<size_t>(k)] * Q[j + k * n];
+            A[static_cast<size_t>(i + j * n)] = v;
+        }
+    return A;
+}
+
 
 /// The submit form's ordering: async::posv with factor p, then, into another sequence while it refines, a double
 /// posv on A and another right-hand side C (it overwrites A with its factor, which the refinement's residuals must
@@ -32,7 +60,9 @@ inline void check_submit_form_order(int64_t n, int64_t nb, Precision p, Mapping 
     opts.factor = p;
     SolveReport report;
     Sequence seq(runtime()), later(runtime());
-    const int op = async::posv(a, b, seq, opts, report);
+    Refinement low;
+    low.always_low = true;  // the tensor-core path at orders where the plan would run the double one
+    const int op = async::posv(a, b, seq, opts, report, low);
     Options plain;
     plain.mapping = mapping;
     const int op2 = async::posv(a, c, later, plain);
@@ -74,8 +104,11 @@ inline void check_submit_form_fallback(const std::vector<double>& A, int64_t n, 
     opts.mapping = mapping;
     opts.factor = p;
     SolveReport report;
+    Refinement refine;
+    refine.shift_retries = 0;  // no shifted factorizations: straight to the fallback
+    refine.always_low = true;
     Sequence seq(runtime());
-    const int op = async::posv(a, b, seq, opts, report);
+    const int op = async::posv(a, b, seq, opts, report, refine);
     REQUIRE(seq.wait() == 0);
     CHECK(seq.info(op) == 0);
     CHECK(report.path == SolveReport::Path::Fallback);

@@ -205,6 +205,18 @@ TEST_CASE("the plan's tile sizes by order, precision, residency and GPU count", 
     CHECK(mixed_tile_size(1000, gpu, true, Precision::Tf32) == 1000);
     CHECK(mixed_tile_size(1000, Mapping::CpuOnly, true, Precision::Tf32) == 256);
     CHECK(mixed_tile_size(100, gpu, false) == 100);
+    // which solves the tensor cores take: from 16384 on GPUs; fp32 and CPU mappings always; the double plan's tiles
+    // otherwise
+    CHECK(solve_plan(16384, gpu, device, true, 1, Precision::Tf32).low);
+    CHECK(solve_plan(16384, gpu, host, true, 1, Precision::Tf32).nb == 4096);
+    CHECK(!solve_plan(16383, gpu, host, true, 1, Precision::Bf16).low);
+    CHECK(solve_plan(16383, gpu, host, true, 1, Precision::Bf16).nb == tile_plan<double>(16383, gpu, host, true).nb);
+    CHECK(!solve_plan(9011, Mapping::Hybrid, host, true, 1, Precision::Fp16).low);
+    CHECK(solve_plan(9011, gpu, host, true, 1, Precision::Fp32).low);
+    CHECK(solve_plan(500, Mapping::CpuOnly, host, true, 1, Precision::Tf32).low);
+    CHECK(solve_plan(500, gpu, host, false, 1, Precision::Tf32).low);
+    CHECK(!solve_plan(50000, gpu, device, true, 1, Precision::Fp64).low);
+    CHECK(!solve_plan(50000, gpu, device, true, 1, Precision::Native).low);
     // several GPUs: one task up to 12288, 2048 above; host-resident: one task up to 4096, 2048 above
     CHECK(tile_plan<double>(12288, gpu, device, true, 2).nb == 12288);
     CHECK(tile_plan<double>(12289, gpu, device, true, 4).nb == 2048);

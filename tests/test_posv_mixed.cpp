@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <random>
 
 #include "tests/mixed_support.hpp"
 #include "tests/support.hpp"
@@ -13,31 +12,6 @@ using namespace starfact::test::prelude;
 namespace {
 
 const Precision kLowPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16};
-
-/// n x n SPD matrix Q diag(s) Q^T with Q orthogonal (QR of a Gaussian matrix) and s geometric from 1 down to
-/// 1/cond; `tiny_half`: half of the spectrum at 1/cond, the rest spread (a float copy is then indefinite).
-std::vector<double> conditioned_spd(int64_t n, double cond, bool tiny_half, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> g(0.0, 1.0);
-    std::vector<double> Q(static_cast<size_t>(n * n)), tau(static_cast<size_t>(n));
-    for (double& v : Q) v = g(rng);
-    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), Q.data(), static_cast<int>(n), tau.data());
-    LAPACKE_dorgqr(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n), Q.data(),
-                   static_cast<int>(n), tau.data());
-    std::vector<double> s(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) {
-        const double t = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
-        s[static_cast<size_t>(k)] = tiny_half && k >= n / 2 ? 1.0 / cond : std::pow(cond, -t);
-    }
-    std::vector<double> A(static_cast<size_t>(n * n), 0.0);
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) {
-            double v = 0;
-            for (int64_t k = 0; k < n; ++k) v += Q[i + k * n] * s[static_cast<size_t>(k)] * Q[j + k * n];
-            A[static_cast<size_t>(i + j * n)] = v;
-        }
-    return A;
-}
 
 void check_refined(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Mapping mapping) {
     const uint64_t seed = fresh_seed();
@@ -108,26 +82,30 @@ TEST_CASE("mixed-precision posv falls back to the double factorization when the 
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     // Half the spectrum at 1e-13: rounded to float (6e-8 relative) the matrix is indefinite.
-    const std::vector<double> A = conditioned_spd(n, 1e13, true, seed);
+    const std::vector<double> A = test::conditioned_spd(n, 1e13, true, seed);
     std::vector<double> B(static_cast<size_t>(n));
     random_matrix<double>(n, 1, B.data(), n, seed + 1);
     Options opts;
     opts.mapping = Mapping::CpuOnly;
     opts.factor = Precision::Fp32;
+    Refinement no_shift;
+    no_shift.shift_retries = 0;  // the shifted factorizations would serve (test_mixed_range.cpp): not here
     {
         std::vector<double> F = A, X = B;
         SolveReport report;
-        REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, Refinement{}, Tiling{nb}) == 0);
+        REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, no_shift, Tiling{nb}) == 0);
         INFO("path=" << to_string(report.path) << " low info=" << report.low_info << " iterations=" << report.iterations
                      << " gmres=" << report.gmres_iterations);
         CHECK(report.path == SolveReport::Path::Fallback);
+        CHECK_THAT(report.reason, Catch::Contains("broke down"));
+        CHECK(report.backward_error == 0);  // not measured
         CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
         CHECK(potrf_residual<double>(n, A.data(), n, F.data(), n) < kResidualLimit);  // A holds the double factor
     }
     {  // without the fall-back: reported as failed, never a silent answer
         std::vector<double> F = A, X = B;
         SolveReport report;
-        Refinement refine;
+        Refinement refine = no_shift;
         refine.fallback = false;
         REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
         CHECK(report.path == SolveReport::Path::Failed);
@@ -158,6 +136,7 @@ TEST_CASE("mixed-precision posv: GMRES preconditioned by the float factor reache
     Refinement refine;
     refine.max_iterations = 0;
     refine.fallback = false;
+    refine.time_budget = 0;  // however long GMRES takes here
     SolveReport report;
     REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
     INFO("path=" << to_string(report.path) << " gmres=" << report.gmres_iterations << " backward error="
@@ -174,7 +153,7 @@ TEST_CASE("mixed-precision posv over a condition sweep: double accuracy or the f
     for (double cond : {1e2, 1e4, 1e6, 1e8, 1e10, 1e12}) {
         const uint64_t seed = fresh_seed();
         INFO("cond=" << cond << " seed=" << seed);
-        const std::vector<double> A = conditioned_spd(n, cond, false, seed);
+        const std::vector<double> A = test::conditioned_spd(n, cond, false, seed);
         std::vector<double> B(static_cast<size_t>(n));
         random_matrix<double>(n, 1, B.data(), n, seed + 1);
         std::vector<double> F = A, X = B;
@@ -238,7 +217,7 @@ TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no 
     const int64_t n = 96, nb = 32;
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
-    const std::vector<double> A = conditioned_spd(n, 1e13, true, seed);  // indefinite in float
+    const std::vector<double> A = test::conditioned_spd(n, 1e13, true, seed);  // indefinite in float
     std::vector<double> B(static_cast<size_t>(n));
     random_matrix<double>(n, 1, B.data(), n, seed + 1);
     Options opts;
@@ -253,6 +232,7 @@ TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no 
         SolveReport report;
         Refinement refine;
         refine.fallback = false;
+        refine.shift_retries = 0;
         Sequence seq(runtime());
         async::posv(a, b, seq, opts, report, refine);
         REQUIRE(seq.wait() == 0);

@@ -10,12 +10,32 @@
 
 namespace starfact {
 
+/// Whether a double solve with this factor precision takes the refined path (Fp32, Tf32, Bf16, Fp16), rather than
+/// the double factorization (Native, Fp64).
+constexpr bool refines_double(Precision factor) {
+    return factor != Precision::Native && factor != Precision::Fp64;
+}
+
 /// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):
 /// tiles small enough that the factorization is a task graph of matrix products, which run in the low precision,
 /// rather than one diagonal task, which does not. On GPU mappings (measured on the H100, docs/mixed_precision.md): 4096 from n = 12288 for the
 /// tensor-core factors (TF32, BF16, FP16), whose panel solves recurse into tensor-core gemms, 2048 otherwise
 /// (and for Fp32); 256 on CPUs.
 int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor = Precision::Tf32);
+
+/// How a double solve asked for in `factor` runs (the plan, algorithms/plan.cpp): in that precision with
+/// refinement (`low`), or, where the low precision cannot pay, by the double factorization; and the array form's
+/// tile size for that choice. On GPU mappings the tensor-core factors (Tf32, Bf16, Fp16) pay from n = 16384:
+/// below it the conversion and the refinement's latency-bound steps cost more than the faster factorization saves
+/// (measured on the H100, docs/mixed_precision.md), so the double path runs and the report says so. Fp32, which buys
+/// memory rather than speed, and CPU mappings always take the low precision.
+struct SolvePlan {
+    bool low = false;  ///< factor in `factor` and refine (else the double factorization)
+    int64_t nb = 0;    ///< tile size of the array form (mixed_tile_size, or tile_plan<double>)
+};
+SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor);
+/// The order from which a tensor-core factor pays on GPU mappings.
+constexpr int64_t kTensorCoreSolveMinOrder = 16384;
 
 /// Stopping rules of the refinement.
 struct Refinement {
@@ -35,6 +55,28 @@ struct Refinement {
     /// Target backward error ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) of every column; 0: LAPACK's
     /// dsposv rule, sqrt(n) times double's unit roundoff.
     double tolerance = 0;
+    /// Diagonal shift of the low-precision factorization, in units of u, the unit roundoff of the factor's
+    /// arithmetic (2^-24 for Fp32, 2^-11 for Tf32 and Fp16, 2^-8 for Bf16): F is the factor of D A D + shift u I
+    /// (D A D has a unit diagonal), and the refinement, GMRES-IR preconditioned by F, still solves A x = b (Higham
+    /// and Pranesh, SIAM J. Sci. Comput. 43(1), 2021). A shift keeps the factorization of an ill-conditioned matrix
+    /// from breaking down at the price of a weaker preconditioner. < 0 (default): no shift unless the
+    /// factorization breaks down; >= 0: from the first factorization on.
+    double shift = -1;
+    /// How many times a factorization that breaks down is repeated with a larger shift (the first time
+    /// kShiftFirst sqrt(n) u, then kShiftGrowth times the last) before the fallback.
+    int shift_retries = 2;
+    /// The first shift a breakdown leads to, in units of sqrt(n) u, and the factor of each further one.
+    static constexpr double kShiftFirst = 0.25, kShiftGrowth = 8;
+    /// What the open-ended work after the first low-precision factorization (shifted factorizations, GMRES) may
+    /// take, in units of that factorization's time: once spent, GMRES stops and the solve falls back (a shifted
+    /// factorization is started only when one more factorization's time is left). It bounds what an ill-conditioned
+    /// matrix costs before the fallback. 0: no limit (the iteration counts above still hold).
+    double time_budget = 2;
+    /// The budget in seconds is never below this, so that small solves, whose factorization takes microseconds,
+    /// still refine.
+    double time_floor = 0.05;
+    /// Factor in Options::factor whatever the plan (solve_plan) says pays: for tests and experiments at small orders.
+    bool always_low = false;
 };
 
 /// What a solve did.
@@ -49,34 +91,50 @@ struct SolveReport {
     Path path = Path::Direct;
     Precision factor = Precision::Native;  ///< the precision of the factor the refinement used
     int iterations = 0;                    ///< classical refinement steps
-    int gmres_iterations = 0;              ///< GMRES iterations (products with A), every column and restart
-    double backward_error = 0;             ///< the largest column's, of the returned solution (0 when not measured)
+    /// GMRES iterations, each one product with A and one solve with the factor for every column still iterating
+    /// (the columns iterate together), over all restarts
+    int gmres_iterations = 0;
+    /// The largest column's, of the refined solution (Refined, Gmres; with Failed, of the last iterate, which is
+    /// not returned); 0 when not measured (Direct, Fallback)
+    double backward_error = 0;
     double tolerance = 0;                  ///< the target it was held to
-    int low_info = 0;                      ///< the low-precision factorization's info (> 0: it broke down)
+    int low_info = 0;                      ///< the last low-precision factorization's info (> 0: it broke down)
+    int factorizations = 0;                ///< low-precision factorizations run (more than one after breakdowns)
+    double shift = 0;                      ///< diagonal shift of the last one (of D A D, whose diagonal is 1)
     double seconds = 0;                    ///< wall time of the whole solve
-    /// Of which: scaling, conversion, the low-precision factorization and the first solve with it (X0)
+    /// Of which: scaling, conversion, the first low-precision factorization and the first solve with it (X0)
     double factor_seconds = 0;
+    /// Why the refined answer was not returned (Fallback, Failed): the factorization broke down (and at which
+    /// column, with which shift), A has NaN or Inf or a diagonal that is not positive, or refinement stalled.
+    std::string reason;
 };
 const char* to_string(SolveReport::Path p);
 
 /// Solves A X = B for SPD A (lower triangle) with the factorization in opts.factor:
 /// - Native or Fp64: potrf then potrs (the report says Direct, backward error not measured);
-/// - Fp32, Tf32, Bf16, Fp16: A is scaled to a unit diagonal (D A D, D = diag(a_ii)^-1/2, so that FP16 inputs
-///   cannot overflow) and copied into float tiles, factored there (Tf32/Bf16/Fp16: the trailing updates on tensor
-///   cores), and X refined in double: classical refinement, then GMRES preconditioned by the factor when it
-///   stalls, then, unless refine.fallback is off, the double factorization when neither reaches the tolerance.
-///   A is left unchanged by a refined solve, and holds the double factor after a fallback (as LAPACK's dsposv).
+/// - Fp32, Tf32, Bf16, Fp16: A is scaled to a unit diagonal (D A D, D = diag(a_ii)^-1/2, so that no entry leaves
+///   float's or FP16's range) and copied into float tiles, factored there (Tf32/Bf16/Fp16: the trailing updates on
+///   tensor cores), and X refined in double: classical refinement, then GMRES preconditioned by the factor when it
+///   stalls, then, unless refine.fallback is off, the double factorization when neither reaches the tolerance. A
+///   factorization that breaks down is repeated with a diagonal shift (refine.shift) before the fallback.
+///   Right-hand sides and residuals are scaled column by column by powers of two before each conversion to float,
+///   so that neither their magnitude nor A's takes a value out of float's range. A NaN or Inf in A, or a diagonal
+///   entry that is not positive, sends the solve to the fallback (report.reason says which). A is left unchanged by
+///   a refined solve, and holds the double factor after a fallback (as LAPACK's dsposv).
 /// Returns LAPACK's info: 0, or k > 0 when the double factorization met a leading minor of order k that is not
-/// positive definite (the low-precision factor breaking down only sends the solve to the fallback). B holds X when
-/// the returned info is 0 and the report's path is not Failed. Throws InvalidArgument naming the argument: B's
-/// shape, a factor precision a float matrix has no lower form of (float solves take Native or Fp32), a
-/// distributed matrix (the refined path runs on one process), bad refinement settings.
+/// positive definite or not finite (the low-precision factor breaking down only sends the solve to the fallback). B
+/// holds X when the returned info is 0 and the report's path is not Failed. Throws InvalidArgument naming the
+/// argument: B's shape, or B holding NaN or Inf (whose backward error cannot be measured; B is left as it was), a
+/// factor precision a float matrix has no lower form of (float solves take Native or Fp32), a distributed matrix
+/// (the refined path runs on one process), bad refinement settings.
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report,
          const Refinement& refine = {});
 
-/// The array form: A column-major n x n (lda >= n, lower triangle used), B n x nrhs; tiled as `tiling` says
-/// (nb = 0: mixed_tile_size, plan.hpp). A is copied back (unchanged, or the double factor after a fallback).
+/// The array form: A column-major n x n (lda >= n, lower triangle used), B n x nrhs, host or device memory; tiled as
+/// `tiling` says (nb = 0: mixed_tile_size, plan.hpp). With Residency::Host (default) the tiles are views of the
+/// arrays (no copy: StarPU moves tiles between them and the workers); with Device, copies in device memory. A ends
+/// unchanged, or holding the double factor after a fallback.
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          SolveReport& report, const Refinement& refine = {}, const Tiling& tiling = {});

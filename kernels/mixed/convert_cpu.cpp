@@ -13,21 +13,6 @@ void diag_scale(int n, const double* A, int lda, double* d) {
     }
 }
 
-void to_low(int m, int n, const double* X, int ldx, const double* dr, const double* dc, ColumnScale cs, float* F,
-            int ldf) {
-    for (int b = 0; b < n; ++b) {
-        const double c = cs == ColumnScale::Own ? dc[b] : cs == ColumnScale::SameAsRows ? dr[b] : 1.0;
-        for (int a = 0; a < m; ++a)
-            F[a + static_cast<int64_t>(b) * ldf] = static_cast<float>(dr[a] * X[a + static_cast<int64_t>(b) * ldx] * c);
-    }
-}
-
-void add_low(int m, int n, const float* Z, int ldz, const double* dr, double* X, int ldx) {
-    for (int b = 0; b < n; ++b)
-        for (int a = 0; a < m; ++a)
-            X[a + static_cast<int64_t>(b) * ldx] += dr[a] * static_cast<double>(Z[a + static_cast<int64_t>(b) * ldz]);
-}
-
 void abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, double* t) {
     for (int b = 0; b < n; ++b)
         for (int a = diagonal ? b : 0; a < m; ++a) {
@@ -38,10 +23,57 @@ void abs_sums(int m, int n, const double* A, int lda, bool diagonal, double* s, 
         }
 }
 
-void to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal, float* F,
-                 int ldf, double* s, double* t) {
-    to_low(m, n, X, ldx, dr, diagonal ? nullptr : dc, diagonal ? ColumnScale::SameAsRows : ColumnScale::Own, F, ldf);
+void to_low_sums(int m, int n, const double* X, int ldx, const double* dr, const double* dc, bool diagonal,
+                 double shift, float* F, int ldf, double* s, double* t) {
+    for (int b = 0; b < n; ++b) {
+        const double c = diagonal ? dr[b] : dc[b];
+        for (int a = 0; a < m; ++a) {
+            const double v = dr[a] * X[a + static_cast<int64_t>(b) * ldx] * c + (diagonal && a == b ? shift : 0.0);
+            F[a + static_cast<int64_t>(b) * ldf] = static_cast<float>(v);
+        }
+    }
     abs_sums(m, n, X, ldx, diagonal, s, diagonal ? nullptr : t);
+}
+
+void column_max(int m, int n, const double* X, int ldx, const double* dr, double* s) {
+    for (int b = 0; b < n; ++b) {
+        double top = s[b];
+        for (int a = 0; a < m && !std::isnan(top); ++a) {
+            const double v = std::fabs(dr[a] * X[a + static_cast<int64_t>(b) * ldx]);
+            if (std::isnan(v) || v > top) top = v;
+        }
+        s[b] = top;
+    }
+}
+
+void power_of_two(int n, double* s) {
+    for (int b = 0; b < n; ++b) {
+        if (!std::isfinite(s[b])) {
+            s[b] = std::numeric_limits<double>::quiet_NaN();
+        } else if (s[b] == 0) {
+            s[b] = 1;
+        } else {
+            int e = 0;
+            const double f = std::frexp(s[b], &e);  // s = f 2^e, f in [0.5, 1)
+            if (f == 0.5) --e;
+            // 2^e within [2^-1021, 2^1023], so that neither s nor 1 / s overflows
+            s[b] = std::ldexp(1.0, e < -1021 ? -1021 : e > 1023 ? 1023 : e);
+        }
+    }
+}
+
+void to_low_scaled(int m, int n, const double* X, int ldx, const double* dr, const double* s, float* F, int ldf) {
+    for (int b = 0; b < n; ++b) {
+        const double inv = 1.0 / s[b];  // exact: s is a power of two
+        for (int a = 0; a < m; ++a)
+            F[a + static_cast<int64_t>(b) * ldf] = static_cast<float>(dr[a] * X[a + static_cast<int64_t>(b) * ldx] * inv);
+    }
+}
+
+void add_low_scaled(int m, int n, const float* Z, int ldz, const double* dr, const double* s, double* X, int ldx) {
+    for (int b = 0; b < n; ++b)
+        for (int a = 0; a < m; ++a)
+            X[a + static_cast<int64_t>(b) * ldx] += dr[a] * s[b] * static_cast<double>(Z[a + static_cast<int64_t>(b) * ldz]);
 }
 
 }  // namespace starfact::detail::cpu

@@ -5,6 +5,7 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -152,6 +153,46 @@ VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const doubl
         });
     ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
     if (r.info == 0) r.backward_error = p.backward_error();
+    return r;
+}
+
+VendorSolve cusolver_dposv_host(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
+                                int device) {
+    const DeviceGuard on(device);
+    VendorSolve r;
+    r.name = "cusolver dpotrf+dpotrs from host arrays (copies in and out timed)";
+    const size_t a_count = static_cast<size_t>(n * n), b_count = static_cast<size_t>(n * nrhs);
+    const DevicePtr<double> dA = device_alloc<double>(a_count, "cudaMalloc(A)");
+    const DevicePtr<double> dX = device_alloc<double>(b_count, "cudaMalloc(X)");
+    const Solver solver(true);
+    cusolverDnHandle_t hs = solver.handle.get();
+    cudaStream_t st = solver.stream.get();
+    cusolverDnParams_t pp = solver.params.get();
+    size_t dev_bytes = 0, host_bytes = 0;
+    ok(cusolverDnXpotrf_bufferSize(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA.get(), n, CUDA_R_64F, &dev_bytes,
+                                   &host_bytes),
+       "cusolverDnXpotrf_bufferSize");
+    const DevicePtr<char> work = device_alloc<char>(dev_bytes + 1, "cudaMalloc(work)");
+    std::vector<char> host_work(host_bytes + 1);
+    const DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
+    std::vector<double> X(b_count);
+    for (int run = 0; run < warmup + repeat; ++run) {
+        const auto t0 = std::chrono::steady_clock::now();
+        ok(cudaMemcpyAsync(dA.get(), A, a_count * sizeof(double), cudaMemcpyHostToDevice, st), "cudaMemcpy(A)");
+        ok(cudaMemcpyAsync(dX.get(), B, b_count * sizeof(double), cudaMemcpyHostToDevice, st), "cudaMemcpy(B)");
+        ok(cusolverDnXpotrf(hs, pp, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, dA.get(), n, CUDA_R_64F, work.get(),
+                            dev_bytes, host_work.data(), host_bytes, info.get()),
+           "cusolverDnXpotrf");
+        ok(cusolverDnXpotrs(hs, pp, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, dA.get(), n, CUDA_R_64F, dX.get(), n,
+                            info.get()),
+           "cusolverDnXpotrs");
+        ok(cudaMemcpyAsync(X.data(), dX.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost, st), "cudaMemcpy(X)");
+        ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (run >= warmup) r.seconds.push_back(sec);
+    }
+    ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    if (r.info == 0) r.backward_error = host_backward_error(n, nrhs, A, X.data(), B);
     return r;
 }
 

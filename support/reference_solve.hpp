@@ -22,6 +22,11 @@ struct VendorSolve {
 /// (n x nrhs), timed with CUDA events (the copies restored untimed), on CUDA device `device`.
 VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
                            int device = 0);
+/// What a user with the matrix in host memory does with cuSOLVER: A (full n x n) and B copied from the host arrays to
+/// the device, cusolverDnXpotrf + cusolverDnXpotrs, X copied back; the copies are inside the time (wall clock; the
+/// device buffers are allocated once, outside it).
+VendorSolve cusolver_dposv_host(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
+                                int device = 0);
 /// cusolverDnIRSXgesv (LU with iterative refinement to double) with `lowest` as its lowest precision (Fp32, Tf32,
 /// Bf16, Fp16), classical refinement or GMRES (`gmres`), on the same data.
 VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const double* B, Precision lowest,

@@ -64,6 +64,8 @@ struct RunOptions {
     /// mixed-precision posv (a low-precision factor refined to double accuracy, docs/mixed_precision.md), run after
     /// the assembly instead of overlapping it; Native: the double factorization in the one task graph.
     starfact::Precision factor = starfact::Precision::Native;
+    /// The mixed-precision solve's refinement settings (shift, tolerance, GMRES budget; starfact::Refinement).
+    starfact::Refinement refine;
 };
 
 /// Seconds of each phase. With overlap the phases run together: the fields are then the times at which each

@@ -44,6 +44,11 @@ Solver and machine:
   --factor-prec P       Cholesky in double with the factorization in P: native (default: double, one task
                         graph), fp32, tf32, bf16 or fp16 (the mixed-precision solve refined to double accuracy,
                         after the assembly; docs/mixed_precision.md); its path and iterations are printed
+  --shift S             with --factor-prec: the low-precision factorization's diagonal shift in units of its
+                        unit roundoff (starfact::Refinement::shift; default: none unless it breaks down)
+  --refine-tol T        with --factor-prec: the backward error the refinement stops at (default: sqrt(n) u,
+                        LAPACK's dsposv rule)
+  --gmres-iterations K  with --factor-prec: GMRES iterations allowed (default 60)
   --gpu-only | --hybrid | --cpu-only   where tasks run (default: gpu-only when a GPU is present)
   --nb N                tile size (default: starfact's tuned plan for the order)
   --streams N           CUDA workers (streams) per GPU (default: starfact's tuned plan)
@@ -70,6 +75,7 @@ struct Args {
     }();
     std::string solver = "cholesky", prec = "d";
     starfact::Precision factor = starfact::Precision::Native;
+    starfact::Refinement refine;
     std::vector<double> cg_tols = {1e-2, 1e-4};
     int cg_maxit = 2000;
     int mapping = -1;  // -1: default
@@ -123,6 +129,13 @@ Args parse(int argc, char** argv) {
         } else if (f == "--cg-maxit") a.cg_maxit = static_cast<int>(cli.integer(1, 1000000));
         else if (f == "--prec") a.prec = cli.choice({"d", "s", "both"});
         else if (f == "--factor-prec") a.factor = starfact::parse_precision(cli.value(), "--factor-prec");
+        else if (f == "--shift") {
+            a.refine.shift = number(cli.value(), f);
+            if (!(a.refine.shift >= 0)) throw std::invalid_argument("--shift must be >= 0");
+        } else if (f == "--refine-tol") {
+            a.refine.tolerance = number(cli.value(), f);
+            if (!(a.refine.tolerance > 0 && a.refine.tolerance < 1)) throw std::invalid_argument("--refine-tol must be in (0, 1)");
+        } else if (f == "--gmres-iterations") a.refine.gmres_iterations = static_cast<int>(cli.integer(0, 100000));
         else if (f == "--gpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::GpuOnly);
         else if (f == "--hybrid") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::Hybrid);
         else if (f == "--cpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::CpuOnly);
@@ -141,7 +154,7 @@ Args parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (!a.test.empty() && a.train.empty()) throw std::invalid_argument("--test needs --train");
-    if (a.factor != starfact::Precision::Native && a.factor != starfact::Precision::Fp64 && a.prec != "d")
+    if (starfact::refines_double(a.factor) && a.prec != "d")
         throw std::invalid_argument("--factor-prec refines a double solve: use --prec d");
     if (a.factor != starfact::Precision::Native && a.solver == "cg")
         throw std::invalid_argument("--factor-prec chooses the Cholesky factorization: drop --solver cg");
@@ -166,19 +179,14 @@ void check_size(const char* flag, int64_t want, const Dataset& ds) {
 void print_mixed(const std::string& name, const starfact::SolveReport& m) {
     using Path = starfact::SolveReport::Path;
     if (m.path == Path::Fallback || m.path == Path::Failed) {
-        char tolerance[32];
-        std::snprintf(tolerance, sizeof tolerance, "%.1e", m.tolerance);
-        const std::string why =
-            m.low_info > 0 ? "the " + std::string(starfact::to_string(m.factor)) +
-                                 " factorization broke down at column " + std::to_string(m.low_info) +
-                                 " (H is not positive definite in that precision)"
-                           : "refinement did not reach the tolerance " + std::string(tolerance);
-        std::printf("%s: path %s: %s; %s\n", name.c_str(), starfact::to_string(m.path), why.c_str(),
+        std::printf("%s: path %s: %s; %s\n", name.c_str(), starfact::to_string(m.path), m.reason.c_str(),
                     m.path == Path::Fallback ? "solved by the double factorization" : "no solution");
         return;
     }
-    std::printf("%s: path %s, %d refinement + %d GMRES iterations, backward error %.2e\n", name.c_str(),
-                starfact::to_string(m.path), m.iterations, m.gmres_iterations, m.backward_error);
+    std::printf("%s: path %s, %d refinement + %d GMRES iterations, %d factorization(s), diagonal shift %.2e, "
+                "backward error %.2e (factor and first solve %.3f s)\n",
+                name.c_str(), starfact::to_string(m.path), m.iterations, m.gmres_iterations, m.factorizations, m.shift,
+                m.backward_error, m.factor_seconds);
 }
 
 struct Row {
@@ -369,6 +377,7 @@ int main(int argc, char** argv) {
         base.cg_maxit = a.cg_maxit;
         base.progress = !a.quiet;
         base.factor = a.factor;
+        base.refine = a.refine;
         std::vector<Row> rows;
         int status = 0;
         if (a.prec != "s") status = std::max(status, run_all<double>(a, engine, data.train, data.test, base, rows, csv));

@@ -254,7 +254,7 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
     const bool gpu = o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = gpu ? Residency::Device : Residency::Host;
     const bool mixed = sizeof(T) == sizeof(double) && o.solver == Solver::Cholesky &&
-                       o.factor != starfact::Precision::Native && o.factor != starfact::Precision::Fp64;
+                       starfact::refines_double(o.factor);
     const int64_t planned = mixed ? starfact::mixed_tile_size(n, o.mapping, gpu, o.factor)
                                   : starfact::tile_plan<T>(n, o.mapping, residency, gpu).nb;
     const int64_t nb = std::max<int64_t>(o.nb > 0 ? o.nb : planned, nrhs);
@@ -289,7 +289,7 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
         res.t.assemble = since(t0);
         starfact::Options mo = opts;
         mo.factor = o.factor;
-        res.info = starfact::posv(H, B, mo, res.mixed);
+        res.info = starfact::posv(H, B, mo, res.mixed, o.refine);
         res.t.factor = res.t.solve = since(t0);
         if (o.progress)
             std::fprintf(stderr, "  solved at %.3f s (%s factor, %s, %d refinement + %d GMRES iterations)\n",

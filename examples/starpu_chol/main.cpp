@@ -30,6 +30,10 @@ Grid distributed_setup(const Settings& s, const MpiSession& mpi) {
     for (const auto& u : unsupported)
         if (u.first)
             throw std::invalid_argument(std::string(u.second) + " is not supported on several MPI ranks (run it with one)");
+    if (refines_double(s.factor))
+        throw std::invalid_argument("--factor-prec " + std::string(to_string(s.factor)) +
+                                    ": the mixed-precision solve runs in one process, not over several MPI ranks (run "
+                                    "it with one; the distributed solve factors in double: --factor-prec fp64 or none)");
     return grid;
 }
 

@@ -38,6 +38,16 @@ problem
                     factorization with its trailing updates in tf32, bf16 or fp16 (against cuSOLVER's spotrf)
   --cond K          with --factor-prec: the matrix Q diag(s) Q^T of condition number K (Q orthogonal from the QR
                     of a Gaussian matrix, s geometric from 1 to 1/K) instead of the random SPD one
+  --shift S         with --factor-prec fp32/tf32/bf16/fp16: the diagonal shift of the low-precision factorization
+                    in units of its unit roundoff (starfact::Refinement::shift; default: none unless the
+                    factorization breaks down, then growing shifts before the fall-back)
+  --always-low      with --factor-prec fp32/tf32/bf16/fp16: factor in that precision at every order (below
+                    n = 16384 on GPUs the library's plan runs the double factorization instead, where it is
+                    faster, and reports path direct; starfact::Refinement::always_low)
+  --array           with --factor-prec: time the array form, posv(rt, n, nrhs, A, lda, B, ldb, ...) on the
+                    host arrays themselves (the library views them as tiles, no copy), as a user with host
+                    data calls it; the vendor row then includes the copies to and from the GPU. Without it,
+                    posv on TileMatrix tiles (pinned host memory, or GPU memory with --device-resident)
 )") +
            support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
@@ -160,6 +170,19 @@ Settings parse(int argc, char** argv) {
             if (used != v.size() || !(s.cond >= 1) || !std::isfinite(s.cond))
                 throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
         }
+        else if (f == "--shift") {
+            const std::string v = cli.value();
+            size_t used = 0;
+            try {
+                s.shift = std::stod(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || !(s.shift >= 0) || !std::isfinite(s.shift))
+                throw std::invalid_argument("--shift needs a multiple of the unit roundoff >= 0, e.g. 64 (got '" + v + "')");
+        }
+        else if (f == "--array") { cli.no_value(); s.array = true; }
+        else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
         else if (f == "--grid") s.grid = parse_grid(cli.value());
         else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
         else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
@@ -205,7 +228,12 @@ Settings parse(int argc, char** argv) {
         throw std::invalid_argument("--factor-prec fp64 with --prec s: a float matrix has no double factorization");
     if (s.cond > 0 && s.factor == Precision::Native)
         throw std::invalid_argument("--cond builds the test matrices of the mixed-precision solve: add --factor-prec");
-    if (s.op == "posv" && s.factor != Precision::Native && s.factor != Precision::Fp64 && s.prec != 'd')
+    if ((s.shift >= 0 || s.array || s.always_low) && (s.op != "posv" || s.factor == Precision::Native))
+        throw std::invalid_argument(std::string(s.array ? "--array" : s.always_low ? "--always-low" : "--shift") +
+                                    " applies to the double solve of --op posv --factor-prec P: add them");
+    if (s.array && s.device_resident)
+        throw std::invalid_argument("--array solves from host arrays: drop --device-resident");
+    if (s.op == "posv" && refines_double(s.factor) && s.prec != 'd')
         throw std::invalid_argument("--factor-prec " + std::string(to_string(s.factor)) +
                                     " with --op posv refines a double solve: use --prec d");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};

@@ -24,6 +24,9 @@ struct Settings : support::DriverFlags {
     int64_t nrhs = 1;
     Precision factor = Precision::Native;  // --factor-prec
     double cond = 0;                       // --cond; 0: the random SPD matrix
+    double shift = -1;                     // --shift: Refinement::shift (units of the factor's unit roundoff)
+    bool array = false;                    // --array: the array form of posv on host arrays
+    bool always_low = false;               // --always-low: Refinement::always_low
     Grid grid{0, 0};  // --grid; 0 x 0: not given
     DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement
     Grid device_grid{0, 0};                                      // --device-grid; 0 x 0: the most square

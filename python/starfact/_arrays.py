@@ -65,7 +65,7 @@ class View:
             srow, scol = self.strides
             if transpose:
                 rows, cols, srow, scol = cols, rows, scol, srow
-        ld = column_major_ld(rows, cols, srow, scol)
+        ld = max(1, rows) if rows * cols == 0 else column_major_ld(rows, cols, srow, scol)
         if ld is None:
             return None
         return _clib.Matrix(self.data, rows, cols, ld, self.dtype_code, self.device)
@@ -82,6 +82,9 @@ class View:
             srow, scol = self.strides[1:]
             if transpose:
                 rows, cols, srow, scol = cols, rows, scol, srow
+        if count * rows * cols == 0:
+            ld = max(1, rows)
+            return _clib.Batch(self.data, rows, cols, ld, ld * cols, count, self.dtype_code, self.device)
         ld = column_major_ld(rows, cols, srow, scol)
         if ld is None:
             return None
@@ -110,6 +113,22 @@ def column_major_ld(rows, cols, srow, scol):
 
 
 FLOATS = tuple(_DTYPES)
+
+
+class _Interface:
+    """An __array_interface__ over a View's host memory (NumPy reads it without a copy)."""
+
+    def __init__(self, v):
+        self.__array_interface__ = {"data": (v.data, not v.writable), "shape": v.shape, "typestr": v.dtype.str,
+                                    "strides": tuple(s * v.dtype.itemsize for s in v.strides), "version": 3}
+        self.keep = v.keep
+
+
+def host_array(v):
+    """A NumPy array over the host memory a View describes (it keeps the memory alive)."""
+    holder = _Interface(v)
+    a = numpy.asarray(holder)
+    return a
 
 
 def _check_dtype(dtype, name, dtypes):

@@ -233,14 +233,17 @@ class Foreign(Backend):
         self.module = module
 
     def _host(self, x):
+        """A NumPy array over x's host memory (read through starfact's own DLPack reader)."""
         if hasattr(x, "__cuda_array_interface__") or _device_type(x) not in (1, 3):
             raise TypeError("starfact allocates no device array of type %s.%s: pass a NumPy, PyTorch, CuPy, JAX or "
                             "Numba array, or one it may write in place (overwrite_*=True) in a layout it reads"
                             % (type(x).__module__, type(x).__name__))
-        return numpy.from_dlpack(x)
+        from . import _arrays  # pylint: disable=import-outside-toplevel
+        return _arrays.host_array(_arrays.view(x, "array", (1, 2, 3)))
 
     def empty(self, like, shape, dtype):
-        self._host(like)
+        if hasattr(like, "__cuda_array_interface__") or _device_type(like) not in (1, 3):
+            self._host(like)  # raises
         return numpy.empty(shape, dtype=dtype)
 
     def copy(self, x):

@@ -2,6 +2,8 @@
 import ctypes
 import numbers
 
+import numpy
+
 from . import _arrays, _clib, _jobs, _runtime
 from .errors import argument_type_error, argument_value_error
 
@@ -31,7 +33,7 @@ def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=N
 
 def check_bool(name, value):
     """A flag argument: bool (or numpy.bool_)."""
-    if not isinstance(value, (bool, int)) and type(value).__name__ != "bool_":
+    if not isinstance(value, (bool, int, numpy.bool_)):
         raise argument_type_error(name, "a bool", type(value).__name__)
     return bool(value)
 

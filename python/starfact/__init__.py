@@ -40,6 +40,13 @@ def cuda_device_count():
     return int(_clib.lib.starfact_c_cuda_device_count())
 
 
+def build_info():
+    """What this build holds: version, CUDA, and the batched modules (a dict); starts nothing."""
+    return {"version": __version__, "cuda": built_with_cuda(), "cuda_devices": cuda_device_count(),
+            "batched_cholesky": bool(_clib.lib.starfact_c_has_batched(0)),
+            "batched_lu": bool(_clib.lib.starfact_c_has_batched(1)), "library": _clib.lib._name}
+
+
 def runtime():
     """The running :class:`Runtime`, started with StarPU's defaults if none runs."""
     from . import _runtime  # pylint: disable=import-outside-toplevel
@@ -51,5 +58,5 @@ __all__ = [
     "potrf", "potrs", "posv", "potri", "getrf", "getrs", "gesv",
     "potrf_async", "potrs_async", "posv_async", "potri_async", "getrf_async", "getrs_async", "gesv_async",
     "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",
-    "built_with_cuda", "cuda_device_count", "runtime", "__version__",
+    "built_with_cuda", "cuda_device_count", "build_info", "runtime", "__version__",
 ]

@@ -6,6 +6,10 @@ import pytest
 import starfact
 from support import DTYPES, LIMIT, cholesky_residual, general, lu_residual, solve_residual, spd
 
+_INFO = starfact.build_info()
+pytestmark = pytest.mark.skipif(not (_INFO["batched_cholesky"] and _INFO["batched_lu"]),
+                                reason="a build without the batched modules (STARFACT_ONLY_FEATURES)")
+
 
 def batch_of(make, rng, count, n, dtype):
     return numpy.stack([make(rng, n, dtype) for _ in range(count)]) if count else numpy.zeros((0, n, n), dtype)

@@ -80,6 +80,8 @@ def test_torch_layouts_and_grad(rng):
     assert "'a'" in str(e.value)
 
 
+@pytest.mark.skipif(not starfact.build_info()["batched_cholesky"] or not starfact.build_info()["batched_lu"],
+                    reason="a build without the batched modules")
 def test_torch_batched(rng):
     count, n = 5, 10
     a = numpy.stack([spd(rng, n, numpy.float64) for _ in range(count)])

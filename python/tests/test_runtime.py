@@ -67,3 +67,5 @@ def test_build_information():
     assert isinstance(starfact.__version__, str) and starfact.__version__.count(".") == 2
     assert isinstance(starfact.built_with_cuda(), bool)
     assert starfact.cuda_device_count() >= 0
+    info = starfact.build_info()
+    assert info["version"] == starfact.__version__ and info["cuda"] == starfact.built_with_cuda()

@@ -17,7 +17,7 @@ Accepted, in this order:
 import numpy
 
 from . import _backends, _clib, _dlpack
-from .errors import argument_type_error, argument_value_error
+from .errors import NotBuiltError, argument_type_error, argument_value_error
 
 _DTYPES = {numpy.dtype(numpy.float32): _clib.FLOAT32, numpy.dtype(numpy.float64): _clib.FLOAT64}
 
@@ -200,6 +200,9 @@ def _cai_view(x, name, backend, writable, dtypes):
         if any(s % item for s in cai["strides"]):
             raise argument_value_error(name, "has strides that are not multiples of its element size")
         strides = [s // item for s in cai["strides"]]
+    if not _clib.lib.starfact_c_built_with_cuda():
+        raise NotBuiltError("argument '%s' is in CUDA device memory (__cuda_array_interface__), but starfact was "
+                            "built without CUDA" % name, name)
     device = _clib.HOST
     if data:
         d = _clib.ctypes.c_int32(-1)
@@ -237,6 +240,9 @@ def view(x, name, ndims, dtypes=FLOATS):
             raise argument_type_error(name, "an array", type(x).__name__)
         v = _numpy_view(a, name, _backends.NUMPY, dtypes)
         v.writable = False  # a conversion: writing it would not reach the caller
+    if v.device >= 0 and not _clib.lib.starfact_c_built_with_cuda():
+        raise NotBuiltError("argument '%s' is in CUDA device memory, but starfact was built without CUDA" % name,
+                            name)
     if v.ndim not in ndims:
         raise argument_value_error(name, "must have %s dimensions (got shape %s)"
                                    % (" or ".join(str(d) for d in ndims), v.shape))

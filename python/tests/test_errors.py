@@ -132,8 +132,21 @@ def test_device_arrays_without_cuda():
         __cuda_array_interface__ = {"shape": (4, 4), "typestr": "<f8", "data": (host.ctypes.data, False),
                                     "version": 3, "strides": None}
 
-    with pytest.raises((starfact.NotBuiltError, ValueError)):
+    with pytest.raises((starfact.NotBuiltError, ValueError)) as e:
         starfact.potrf(Fake())
+    assert "'a'" in str(e.value)
+
+    class FakeDLPack:  # a DLPack producer of CUDA memory, whose capsule must never be read in a CPU build
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None, max_version=None):
+            return host.__dlpack__()
+
+    if not starfact.built_with_cuda():
+        with pytest.raises(starfact.NotBuiltError) as e:
+            starfact.posv(numpy.eye(4), FakeDLPack())
+        assert e.value.argument == "b"
 
 
 def test_runtime_argument():

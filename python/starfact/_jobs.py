@@ -67,14 +67,19 @@ class Job:
         return self._result
 
     def done(self):
-        """Whether the operation has completed (never blocks)."""
-        with self._lock:
+        """Whether the operation has completed (never blocks: while another thread waits for it, False until that
+        wait has returned)."""
+        if not self._lock.acquire(blocking=False):
+            return self._handle is None
+        try:
             handle = self._handle
             if handle is None:
                 return True
             flag = ctypes.c_int32()
             _clib.check(_clib.lib.starfact_c_job_done(handle, ctypes.byref(flag)))
             return bool(flag.value)
+        finally:
+            self._lock.release()
 
     @property
     def info(self):

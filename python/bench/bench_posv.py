@@ -254,7 +254,7 @@ def overhead(lib, rt, ns, nrhs, repeat, warmup, kw):
             t_c, _ = median_time(lambda s: c_posv(handle, lib.pointer(s[0]), lib.pointer(s[1]), n, nrhs, n, opts),
                                  lib.sync, repeat, warmup, setup=fresh)
             rows.append({"lib": lib.name, "n": n, "python_s": t_py, "c_abi_s": t_c, "overhead_s": t_py - t_c})
-            del a0, b0
+            a0 = b0 = None
             lib.free()
     finally:
         rt._leave()  # pylint: disable=protected-access
@@ -336,16 +336,17 @@ def main():
                     failures.append("%s n=%d %s residual %.3g" % (name, n, label, r))
             if not no_copy:
                 failures.append("%s n=%d: starfact copied an array it could read in place" % (name, n))
-            del a0, b0
+            a0 = b0 = None
             lib.free()
         if name in ("torch", "cupy"):
+            # small orders take microseconds: more runs, so that the medians are stable
             for row in overhead(lib, rt, [int(v) for v in args.overhead_ns.split(",") if v], args.nrhs,
-                                args.repeat, args.warmup, kw):
+                                max(args.repeat, 10), max(args.warmup, 3), kw):
                 rows.append(row)
                 print("%-5s n=%6d  python posv %.6f s  C ABI %.6f s  overhead %.1f us"
                       % (row["lib"], row["n"], row["python_s"], row["c_abi_s"], row["overhead_s"] * 1e6),
                       flush=True)
-        del lib
+        lib = None
     rt.close()
     if args.json:
         with open(args.json, "w") as f:

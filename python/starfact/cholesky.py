@@ -17,9 +17,6 @@ from ._ops import Work
 from .errors import LinAlgError, argument_value_error
 from .report import SolveReport
 
-_TILING = ("nb", "mapping", "variant", "panel", "diag", "residency")
-
-
 def _not_spd(function, info):
     return LinAlgError("starfact.%s: the leading minor of order %d is not positive definite (info=%d)"
                        % (function, info, info), info)
@@ -108,9 +105,6 @@ def potrs(c_and_lower, b, overwrite_b=False, *, nb=None, mapping=None, variant=N
     """
     return potrs_async(c_and_lower, b, overwrite_b, nb=nb, mapping=mapping, variant=variant, residency=residency,
                        runtime=runtime).wait()
-
-
-_REFINEMENT = ("max_iterations", "gmres_iterations", "gmres_restart", "fallback", "stall_ratio", "tolerance")
 
 
 def _refinement(factor, settings):

@@ -113,3 +113,24 @@ def test_batched_errors(rng):
 def test_empty_batch():
     x = starfact.posv_batched(numpy.zeros((0, 3, 3)), numpy.zeros((0, 3)))
     assert x.shape == (0, 3)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batched_layouts(rng, dtype):
+    """Members in Fortran order, every other member of a larger batch, and transposed views: read right (one copy
+    where the layout is not the library's)."""
+    count, n = 8, 9
+    a = batch_of(spd, rng, 2 * count, n, dtype)
+    g = batch_of(general, rng, 2 * count, n, dtype)
+    b = rng.uniform(-0.5, 0.5, (2 * count, n, 2)).astype(dtype)
+    for view in (lambda x: x[::2], lambda x: numpy.asfortranarray(x[::2]),
+                 lambda x: numpy.ascontiguousarray(x[::2].transpose(0, 2, 1)).transpose(0, 2, 1)):
+        a_in, g_in, b_in = view(a), view(g), view(b)
+        for lower in (False, True):
+            x = starfact.posv_batched(a_in, b_in, lower=lower)
+            for k in range(count):
+                assert solve_residual(a[2 * k], x[k], b[2 * k], dtype) < LIMIT
+        x = starfact.gesv_batched(g_in, b_in)
+        for k in range(count):
+            assert solve_residual(g[2 * k], x[k], b[2 * k], dtype) < LIMIT
+        assert numpy.array_equal(a_in, a[::2]) and numpy.array_equal(b_in, b[::2])

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Checks the library's layering: each folder includes only from the layers below it.
-#   include/starfact/ -> algorithms/ -> codelets/ -> kernels/, with runtime/ below them all.
+#   capi/ -> include/starfact/ -> algorithms/ -> codelets/ -> kernels/, with runtime/ below them all.
+#   capi/      the C ABI over the public API: nothing from algorithms/, codelets/, kernels/, runtime/, support/,
+#              tools/, examples/ (only starfact/ headers and its own)
+#   library    include/, algorithms/, codelets/, kernels/, runtime/: nothing from capi/ (the layer above them)
 #   runtime/   nothing from codelets/, algorithms/, kernels/
 #   kernels/   nothing from codelets/, algorithms/, runtime/, and no StarPU header; of the public headers
 #              only starfact/error.hpp (standard library only: the potf2 entry points throw its
@@ -23,6 +26,10 @@ check() {  # description, folder, pattern
         echo "$1:"; echo "$hits"; bad=1
     fi
 }
+check "capi/ includes internals" capi '#\s*include\s*["<](algorithms|codelets|kernels|runtime|support|tools|examples)/'
+for layer in include algorithms codelets kernels runtime; do
+    check "$layer/ includes capi/ (a layer above it)" "$layer" '#\s*include\s*["<]capi/'
+done
 check "runtime/ includes an upper layer" runtime '#\s*include\s*["<](codelets|algorithms|kernels)/'
 check "kernels/ includes an upper layer" kernels '#\s*include\s*["<](codelets|algorithms|runtime)/'
 check "kernels/ includes StarPU" kernels '#\s*include\s*<starpu'

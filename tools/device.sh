@@ -3,11 +3,12 @@
 #
 # Here (no GPU):   tools/device.sh prepare
 #     builds Release for sm_90 (BUILD_DIR, default build/; TARGETS limits the build) and copies what the device needs into
-#     CARRY_DIR (default .carry/): test_*/bench_*/tune_* binaries, StarPU and libfxt shared libraries, StarPU tools.
+#     CARRY_DIR (default .carry/): test_*/bench_*/tune_* binaries, StarPU and libfxt shared libraries, StarPU tools, and
+#     the Python package as built (python/starfact/ with libstarfact_c.so; one build serves every Python 3 there).
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
 #     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench
-#     profile;
+#     profile python pybench (python: the package's pytest suite, GPU tests included; pybench: python/bench/bench_posv.py);
 #     PATTERN picks test_*PATTERN*gpu* / bench_*PATTERN* binaries (tests:potf2, bench:batched).
 #     Logs go to $OUT (or ./device-out) as <phase>.log. For ad-hoc commands there:
 #     source tools/device-env.sh [CARRY_DIR]
@@ -41,6 +42,16 @@ prepare() {
     for lib in $(awk '/libstarpu-|starpumpi|libmpi\.|open-rte|open-pal|libevent/ {print $3}' <<< "$libs"); do
         cp -L "$lib" "$carry/lib/"
     done
+    # The Python package of the build tree (its files and libstarfact_c.so); the tests and benches run from python/.
+    if [ -f "$build/python/starfact/libstarfact_c.so" ]; then
+        mkdir -p "$carry/python"
+        cp -r "$build/python/starfact" "$carry/python/"
+        rm -rf "$carry/python/starfact/__pycache__"
+        strip --strip-unneeded "$carry/python/starfact/libstarfact_c.so"
+        tar -C "$carry" -cJf "$carry/python.tar.xz" python && rm -rf "$carry/python"
+    else
+        echo "[prepare] no Python package in $build (no python3 with NumPy here?): the python phases will skip" >&2
+    fi
     strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
     # Binaries that link the batched kernels weigh 20-30 MB each: ship them xz-packed (the carry is
     # limited to 64 MiB); tools/device-env.sh unpacks them on the device.
@@ -124,6 +135,18 @@ remote() {
             done; done; done ;;
         bench)
             for b in "$bin"/bench_*${pat}*; do [ -x "$b" ] && run_phase "$(basename "$b")" "$b"; done ;;
+        python)
+            # The package's tests (python/tests/, CPU and GPU) with the carried package, then the GPU file verbosely.
+            if python3 -c "import starfact" 2>/dev/null; then
+                TAIL=30 run_phase python_pytest python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests"
+                TAIL=40 run_phase python_gpu python3 -m pytest -v -p no:cacheprovider -rs "$root/python/tests/test_gpu.py"
+            else
+                echo "python: the package does not import (carried? python3 -c 'import starfact')"
+            fi ;;
+        pybench)
+            # posv on PyTorch, CuPy and JAX device arrays against their own Cholesky solves (PYBENCH_ARGS adds flags).
+            TAIL=40 run_phase pybench python3 "$root/python/bench/bench_posv.py" --json "$out/bench_posv.json" \
+                ${PYBENCH_ARGS:-} ;;
         profile)
             # Per-SASS-instruction profile of one kernel (tools/README.md): profile:KERNEL (ncu -k, e.g.
             # potrf_frag_kernel), PROFILE_CMD (a carried binary and its arguments), PROFILE_COUNT launches
@@ -144,5 +167,5 @@ remote() {
 case ${1:-} in
 prepare) prepare ;;
 run) shift; remote "$@" ;;
-*) echo "usage: tools/device.sh prepare | run [info tests sanitize chol sweep bench]" >&2; exit 1 ;;
+*) echo "usage: tools/device.sh prepare | run [info tests sanitize chol sweep bench python pybench]" >&2; exit 1 ;;
 esac

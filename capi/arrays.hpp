@@ -1,0 +1,50 @@
+// The C ABI's array arguments: checks of starfact_c_matrix / starfact_c_batch (each failure an InvalidArgument
+// naming the argument as the caller spelled it) and the dispatch on their element type.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "capi/errors.hpp"
+#include "capi/starfact_c.h"
+#include "starfact/runtime.hpp"
+
+namespace starfact::capi {
+
+/// "float32" or "float64".
+const char* dtype_name(int32_t dtype);
+
+/// Checks one matrix argument: present, a known dtype, rows, cols >= 0, ld >= max(1, rows), data non-null unless
+/// empty, and device memory only in a CUDA build on a runtime with CUDA workers (`rt`; null: not checked).
+/// `optional`: a null pointer or null data stands for an absent output, and the function returns false for it.
+bool check_matrix(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime* rt,
+                  bool optional = false);
+/// The same for a batch (stride >= ld * cols, count >= 0).
+void check_batch(const char* function, const char* argument, const starfact_c_batch* b);
+
+/// Checks a square matrix argument (check_matrix, then rows == cols); returns its order.
+int64_t check_square(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime& rt);
+/// Checks the right-hand sides b of an order-n solve with the matrix `a_name`: n rows, its dtype.
+void check_right_hand_sides(const char* function, const starfact_c_matrix* b, int64_t n, int32_t dtype,
+                            const char* a_name, const Runtime& rt);
+
+/// Throws InvalidArgument naming `argument` unless `m` is rows x cols.
+void require_shape(const char* function, const char* argument, const starfact_c_matrix& m, int64_t rows,
+                   int64_t cols);
+/// Throws InvalidArgument naming `argument` unless `m` has the dtype `dtype` of `reference`.
+void require_same_dtype(const char* function, const char* argument, int32_t dtype, int32_t reference_dtype,
+                        const char* reference);
+
+/// Calls body(T{}) with T the element type `dtype` names (float or double).
+template <typename Body>
+void dispatch(int32_t dtype, Body&& body) {
+    if (dtype == STARFACT_C_FLOAT32) body(float{});
+    else body(double{});
+}
+
+/// The data pointer of `m` as T*.
+template <typename T>
+T* data(const starfact_c_matrix& m) {
+    return static_cast<T*>(m.data);
+}
+
+}  // namespace starfact::capi

@@ -1,0 +1,34 @@
+// A submitted operation of the C ABI: its Sequence, the tiles it works on and what copies its results out.
+#pragma once
+#include <exception>
+#include <functional>
+#include <memory>
+
+#include "capi/starfact_c.h"
+#include "starfact/mixed.hpp"
+#include "starfact/sequence.hpp"
+
+struct starfact_c_job {
+    /// Filled by a mixed-precision posv (has_report) while its refinement runs: declared before the sequence, which
+    /// must be destroyed (waiting for the solve) first.
+    starfact::SolveReport report;
+    bool has_report = false;
+    /// Runs once the sequence has completed: copies the results into the outputs and returns the info to report
+    /// (given the sequence's). It owns the tiles and pivots (shared pointers), kept alive until the job is freed.
+    std::function<int(int)> finish;
+    std::unique_ptr<starfact::Sequence> sequence;  // destroyed first: its destructor waits for the tasks
+    bool waited = false;
+    int info = 0;
+    std::exception_ptr failure;  // what the wait or the copies threw, rethrown by every later wait
+};
+
+namespace starfact::capi {
+
+/// A new job on `rt` with an empty Sequence.
+std::unique_ptr<starfact_c_job> new_job(Runtime& rt);
+
+/// Blocks until the legacy default stream of the calling thread's current CUDA device has completed: copies into
+/// device memory from host code are asynchronous with respect to the host (no-op without CUDA).
+void settle_device_copies();
+
+}  // namespace starfact::capi

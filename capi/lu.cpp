@@ -1,0 +1,149 @@
+// The C ABI's LU operations: getrf, getrs, gesv, as submit forms, with LAPACK's 1-based pivots.
+#include <starpu.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "capi/errors.hpp"
+#include "capi/options.hpp"
+#include "capi/runtime.hpp"
+#include "capi/tiles.hpp"
+#include "starfact/lu.hpp"
+#include "starfact/plan.hpp"
+
+namespace starfact::capi {
+namespace {
+
+template <typename T>
+int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p) {
+    if (p.tiling.nb > 0) return p.tiling.nb;
+    return lu_tile_size<T>(n, p.options.mapping, p.tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
+}
+
+/// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.
+void load_pivots(const char* function, Pivots& piv, const int64_t* ipiv) {
+    const int64_t n = piv.n(), nb = piv.nb();
+    require(ipiv != nullptr || n == 0, function, "piv", "is null");
+    for (int64_t i = 0; i < n; ++i)
+        require(ipiv[i] >= i + 1 && ipiv[i] <= n, function, "piv", [&] {
+            return "must hold LAPACK pivots, entry i in [i, n-1] (0-based), but entry " + std::to_string(i) +
+                   " is " + std::to_string(ipiv[i] - 1) + " (n = " + std::to_string(n) + ")";
+        });
+    for (int64_t k = 0; k < piv.steps(); ++k) {
+        starpu_data_handle_t h = piv.step(k);
+        starpu_data_acquire(h, STARPU_W);
+        int* p = reinterpret_cast<int*>(starpu_vector_get_local_ptr(h));
+        const int64_t count = static_cast<int64_t>(starpu_vector_get_nx(h));
+        for (int64_t i = 0; i < count; ++i) p[i] = static_cast<int>(ipiv[k * nb + i]);
+        starpu_data_release(h);
+    }
+}
+
+/// Copies the pivots of a completed factorization into ipiv_out (n entries), if given.
+void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
+    if (!ipiv_out) return;
+    const std::vector<int64_t> ipiv = piv.ipiv();
+    std::copy(ipiv.begin(), ipiv.end(), ipiv_out);
+}
+
+}  // namespace
+}  // namespace starfact::capi
+
+using namespace starfact;
+using namespace starfact::capi;
+
+extern "C" {
+
+int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job) {
+    return guarded([&] {
+        const char* f = "getrf";
+        require(job != nullptr, f, "job", "is null");
+        *job = nullptr;
+        Runtime& rt = runtime_of(runtime, f);
+        const int64_t n = check_square(f, "a", a, rt);
+        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
+        const ParsedOptions p = parse_options(f, options);
+        auto j = new_job(rt);
+        dispatch(a->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            auto A = tiles_of<T>(rt, *a, lu_nb<T>(rt, n, p), p.tiling.residency);
+            auto piv = std::make_shared<Pivots>(*A);
+            async::getrf(*A, *piv, *j->sequence, p.options);
+            j->finish = [A, piv, out, ipiv_out](int info) {
+                copy_out(*A, out);
+                copy_pivots(*piv, ipiv_out);
+                settle(out);
+                return info;
+            };
+        });
+        *job = j.release();
+    });
+}
+
+int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* lu, const int64_t* ipiv,
+                            const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                            const starfact_c_options* options, starfact_c_job** job) {
+    return guarded([&] {
+        const char* f = "getrs";
+        require(job != nullptr, f, "job", "is null");
+        *job = nullptr;
+        Runtime& rt = runtime_of(runtime, f);
+        const int64_t n = check_square(f, "lu", lu, rt);
+        check_right_hand_sides(f, b, n, lu->dtype, "lu", rt);
+        const Output out = output_like(f, "b_out", b_out, *b, "b", rt);
+        const ParsedOptions p = parse_options(f, options);
+        auto j = new_job(rt);
+        dispatch(lu->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const int64_t nb = lu_nb<T>(rt, n, p);
+            auto piv = std::make_shared<Pivots>(rt, n, std::max<int64_t>(1, nb));
+            load_pivots(f, *piv, ipiv);
+            auto LU = tiles_of<T>(rt, *lu, nb, p.tiling.residency);
+            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
+            async::getrs(*LU, *piv, *B, *j->sequence, p.options);
+            j->finish = [LU, piv, B, out](int info) {
+                copy_out(*B, out);
+                settle(out);
+                return info;
+            };
+        });
+        *job = j.release();
+    });
+}
+
+int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                           int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                           const starfact_c_options* options, starfact_c_job** job) {
+    return guarded([&] {
+        const char* f = "gesv";
+        require(job != nullptr, f, "job", "is null");
+        *job = nullptr;
+        Runtime& rt = runtime_of(runtime, f);
+        const int64_t n = check_square(f, "a", a, rt);
+        check_right_hand_sides(f, b, n, a->dtype, "a", rt);
+        const Output aout = output_like(f, "a_out", a_out, *a, "a", rt);
+        const Output bout = output_like(f, "b_out", b_out, *b, "b", rt);
+        const ParsedOptions p = parse_options(f, options);
+        auto j = new_job(rt);
+        dispatch(a->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const int64_t nb = lu_nb<T>(rt, n, p);
+            auto A = tiles_of<T>(rt, *a, nb, p.tiling.residency);
+            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
+            auto piv = std::make_shared<Pivots>(*A);
+            async::gesv(*A, *piv, *B, *j->sequence, p.options);
+            j->finish = [A, B, piv, aout, bout, ipiv_out](int info) {
+                copy_out(*A, aout);
+                copy_pivots(*piv, ipiv_out);
+                if (info == 0) copy_out(*B, bout);
+                settle(aout, bout);
+                return info;
+            };
+        });
+        *job = j.release();
+    });
+}
+
+}  // extern "C"

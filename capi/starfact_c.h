@@ -1,0 +1,248 @@
+/* starfact's C ABI: plain C functions over the C++ API (include/starfact/), for bindings that cannot use C++
+ * (the Python package python/starfact/ calls it through ctypes). No exception crosses it: every function returns
+ * a status, STARFACT_C_OK or the kind of the error, and leaves the error's message and the name of the offending
+ * argument in thread-local storage (starfact_c_error_message(), starfact_c_error_argument()).
+ *
+ * Matrices are column-major: starfact_c_matrix gives a pointer, the shape, the leading dimension and where the
+ * memory lives (host, or a CUDA device in a CUDA build). The operations run as the C++ submit forms do: each
+ * *_submit copies its inputs into tiles, submits the task graph and returns a job at once; starfact_c_job_wait()
+ * waits for it, copies the results into the output arrays and gives the LAPACK info. An input and its output may
+ * be the same array (in place) or two (the input is then only read), and an output may be absent (NULL data) when
+ * the caller does not want it. Every function may be called from several threads at once, on one runtime. */
+#ifndef STARFACT_C_H
+#define STARFACT_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this interface: changes whenever a struct or a signature below changes. */
+#define STARFACT_C_ABI_VERSION 1
+
+/** Status of a call. */
+enum starfact_c_status {
+    STARFACT_C_OK = 0,
+    STARFACT_C_INVALID_ARGUMENT = 1, /**< a bad argument; starfact_c_error_argument() names it */
+    STARFACT_C_RUNTIME_ERROR = 2,    /**< StarPU, CUDA, lifetimes, a matrix that does not fit in memory */
+    STARFACT_C_OUT_OF_MEMORY = 3,    /**< an allocation failed (std::bad_alloc) */
+    STARFACT_C_NOT_BUILT = 4,        /**< this build lacks the feature (CUDA, a batched module) */
+    STARFACT_C_INTERNAL_ERROR = 5    /**< any other failure */
+};
+
+/** Element types. */
+enum starfact_c_dtype { STARFACT_C_FLOAT32 = 0, STARFACT_C_FLOAT64 = 1 };
+
+/** Where a matrix's memory lives: host memory, or the memory of CUDA device `device` (>= 0). */
+#define STARFACT_C_HOST (-1)
+
+/** A column-major rows x cols matrix: element (i, j) at data[i + j * ld], ld >= max(1, rows). */
+typedef struct starfact_c_matrix {
+    void* data;     /**< NULL for an absent output (or an empty matrix) */
+    int64_t rows;
+    int64_t cols;
+    int64_t ld;
+    int32_t dtype;  /**< enum starfact_c_dtype */
+    int32_t device; /**< STARFACT_C_HOST or a CUDA device ordinal */
+} starfact_c_matrix;
+
+/** `count` column-major rows x cols matrices, member k at data + k * stride elements (stride >= ld * cols). */
+typedef struct starfact_c_batch {
+    void* data;
+    int64_t rows;
+    int64_t cols;
+    int64_t ld;
+    int64_t stride;
+    int64_t count;
+    int32_t dtype;
+    int32_t device;
+} starfact_c_batch;
+
+/** Algorithm and tiling choices; NULL strings and zeros take the C++ defaults. The strings are parsed by the C++
+ * parsers, whose errors name the field (mapping, variant, panel, diag, factor, residency). */
+typedef struct starfact_c_options {
+    const char* mapping;   /**< "hybrid" (default), "gpu-only", "cpu-only" */
+    const char* variant;   /**< "right" (default), "lookahead=D", "left", "left-coarse", "noprio" */
+    const char* panel;     /**< "auto", "trsm", "inverse" */
+    const char* diag;      /**< "auto", "fused", "cusolver" */
+    const char* factor;    /**< "native" (default), "fp64", "fp32", "tf32", "bf16", "fp16" */
+    const char* residency; /**< "host" (default) or "device": where the tiles live */
+    int64_t nb;            /**< tile size; 0: the plan's for the operation */
+    int64_t chunk;         /**< batched operations: members per task; 0: the family's default */
+} starfact_c_options;
+
+/** Stopping rules of the mixed-precision solve (starfact::Refinement); starfact_c_refinement_init fills the
+ * C++ defaults. */
+typedef struct starfact_c_refinement {
+    int32_t max_iterations;
+    int32_t gmres_iterations;
+    int32_t gmres_restart;
+    int32_t fallback;
+    double stall_ratio;
+    double tolerance;
+} starfact_c_refinement;
+
+/** What a mixed-precision solve did (starfact::SolveReport); names are NUL-terminated. */
+typedef struct starfact_c_solve_report {
+    char path[16];   /**< "direct", "refined", "gmres", "fallback", "failed" */
+    char factor[16]; /**< the precision of the factor the refinement used */
+    int32_t iterations;
+    int32_t gmres_iterations;
+    int32_t low_info;
+    int32_t reserved;
+    double backward_error;
+    double tolerance;
+    double seconds;
+    double factor_seconds;
+} starfact_c_solve_report;
+
+/** How to start the runtime (starfact::RuntimeConfig); starfact_c_runtime_config_init fills the defaults. */
+typedef struct starfact_c_runtime_config {
+    int32_t ncpus;           /**< -1: StarPU's default */
+    int32_t ncuda;           /**< -1: all devices; 0: none */
+    int32_t workers_per_gpu; /**< 0: StarPU's default */
+    int32_t calibrate;
+    int32_t profiling;
+    int32_t warm_up;
+    int64_t cuda_memory_limit_mb; /**< -1: no limit */
+    const char* scheduler;        /**< NULL or "": dmdas */
+    const char* perfmodel_dir;    /**< NULL or "": StarPU's default */
+} starfact_c_runtime_config;
+
+/** Counts of a started runtime. */
+typedef struct starfact_c_runtime_info {
+    int32_t cpu_workers;
+    int32_t cuda_workers;
+    int32_t cuda_devices;
+    int32_t reserved;
+} starfact_c_runtime_info;
+
+typedef struct starfact_c_runtime starfact_c_runtime;
+typedef struct starfact_c_job starfact_c_job;
+
+/* ---- errors and build ------------------------------------------------------------------------------------- */
+
+/** The message of the last failed call on this thread ("" if none). Valid until the next call on this thread. */
+const char* starfact_c_error_message(void);
+/** The argument the last failed call on this thread named ("" if none). */
+const char* starfact_c_error_argument(void);
+/** The status of the last failed call on this thread. */
+int starfact_c_error_kind(void);
+
+/** STARFACT_C_ABI_VERSION of the library. */
+int starfact_c_abi_version(void);
+/** The library's version, "major.minor.patch". */
+const char* starfact_c_version(void);
+/** 1 when built with CUDA codelets. */
+int starfact_c_built_with_cuda(void);
+/** Visible CUDA devices (0 without CUDA); needs no runtime. */
+int starfact_c_cuda_device_count(void);
+/** 1 when the batched Cholesky (family 0) or the batched LU (family 1) module is built. */
+int starfact_c_has_batched(int family);
+
+/* ---- runtime ----------------------------------------------------------------------------------------------- */
+
+void starfact_c_runtime_config_init(starfact_c_runtime_config* config);
+/** Starts StarPU (one runtime per process at a time). */
+int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_c_runtime** runtime);
+/** Stops it; waits for every task first. */
+int starfact_c_runtime_destroy(starfact_c_runtime* runtime);
+int starfact_c_runtime_info_get(const starfact_c_runtime* runtime, starfact_c_runtime_info* info);
+/** One line: workers, scheduler, tracing, model directory (valid until the next call on this thread). */
+int starfact_c_runtime_describe(const starfact_c_runtime* runtime, const char** text);
+/** The scheduling policy in effect (valid until the next call on this thread). */
+int starfact_c_runtime_scheduler(const starfact_c_runtime* runtime, const char** text);
+
+/** Puts the workers to sleep once every submitted task has completed (StarPU's idle workers poll, taking the
+ * cores from the caller's own work); no task runs until starfact_c_runtime_resume. Pauses and resumes nest. */
+int starfact_c_runtime_pause(const starfact_c_runtime* runtime);
+int starfact_c_runtime_resume(const starfact_c_runtime* runtime);
+
+/* ---- defaults ---------------------------------------------------------------------------------------------- */
+
+void starfact_c_options_init(starfact_c_options* options);
+void starfact_c_refinement_init(starfact_c_refinement* refinement);
+
+/* ---- jobs -------------------------------------------------------------------------------------------------- */
+
+/** Waits for the job's tasks, copies its results into its outputs and sets *info (LAPACK's: 0, or k > 0).
+ * Waiting again returns the same info. */
+int starfact_c_job_wait(starfact_c_job* job, int32_t* info);
+/** Whether the job's tasks have completed (never blocks); *done is 1 or 0. */
+int starfact_c_job_done(const starfact_c_job* job, int32_t* done);
+/** The report of a mixed-precision posv job, after starfact_c_job_wait. */
+int starfact_c_job_report(const starfact_c_job* job, starfact_c_solve_report* report);
+/** Frees the job (waiting for its tasks if it was not waited for; the outputs are then not written). */
+void starfact_c_job_destroy(starfact_c_job* job);
+
+/* ---- Cholesky, inverse -------------------------------------------------------------------------------------- */
+
+/** potrf: the lower triangle of a (n x n) factored; the result (lower factor, strictly upper part copied from a)
+ * goes to a_out (may be a; NULL data: not wanted). */
+int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            const starfact_c_options* options, starfact_c_job** job);
+/** potrs: solves with the lower factor l (only read) the n x nrhs b; X goes to b_out (may be b). */
+int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
+                            const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job);
+/** posv: potrf then potrs; a's factor goes to a_out and X to b_out (only when info is 0). With a refinement (not
+ * NULL), or a lower options->factor on double matrices, it is the solve of mixed.hpp, which reports what it did
+ * (starfact_c_job_report): refined as `refinement` says (NULL: the defaults) when the factor is lower than the
+ * matrix's precision, direct otherwise; a_out then receives A unchanged after a refined solve, its factor after a direct solve or
+ * a fall-back to the double factorization. */
+int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                           const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
+                           const starfact_c_refinement* refinement, starfact_c_job** job);
+/** potri: the lower triangle of the inverse of the SPD a goes to a_out's lower triangle. */
+int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            const starfact_c_options* options, starfact_c_job** job);
+
+/* ---- LU with partial pivoting ------------------------------------------------------------------------------- */
+
+/** getrf: P a = L U; the factors go to a_out, LAPACK's 1-based pivots to ipiv_out (n host entries; may be NULL). */
+int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job);
+/** getrs: solves with getrf's factors lu and 1-based pivots ipiv (n host entries, read during this call). */
+int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* lu, const int64_t* ipiv,
+                            const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                            const starfact_c_options* options, starfact_c_job** job);
+/** gesv: getrf then getrs; X goes to b_out only when info is 0. */
+int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                           int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                           const starfact_c_options* options, starfact_c_job** job);
+
+/* ---- batched (blocking; in place) --------------------------------------------------------------------------- */
+
+/** Cholesky of every member of a (lower triangle, orders up to 128), in place; and with b (may be NULL), the
+ * solve of each member's right-hand sides in place (members that fail keep their b). info: `count` host ints.
+ * Host batches run as StarPU tasks (options: mapping, chunk); device batches run the batched kernels on the
+ * legacy default stream of a's device. *failed: the members with info != 0. */
+int starfact_c_batched_posv(starfact_c_runtime* runtime, const starfact_c_batch* a, const starfact_c_batch* b,
+                            int32_t* info, const starfact_c_options* options, int64_t* failed);
+/** LU with partial pivoting of every member (orders up to 32), in place; ipiv: the 1-based pivots, member k at
+ * ipiv + k * stride_piv (host memory for host batches, device memory for device batches); with b (may be NULL),
+ * the solve of each member's right-hand sides in place (members that fail keep their b). */
+int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch* a, int32_t* ipiv,
+                            int64_t stride_piv, const starfact_c_batch* b, int32_t* info,
+                            const starfact_c_options* options, int64_t* failed);
+/** Solves each member's right-hand sides b (in place) with getrf's factors lu and pivots ipiv. */
+int starfact_c_batched_getrs(starfact_c_runtime* runtime, const starfact_c_batch* lu, const int32_t* ipiv,
+                             int64_t stride_piv, const starfact_c_batch* b, const starfact_c_options* options);
+
+/* ---- device memory ------------------------------------------------------------------------------------------ */
+
+/** Blocks until `stream` (a cudaStream_t; 1: the legacy default stream, 2: the per-thread default stream) of CUDA
+ * device `device` has completed its work; the calling thread's current device is kept. STARFACT_C_NOT_BUILT
+ * without CUDA. */
+int starfact_c_cuda_stream_synchronize(uintptr_t stream, int32_t device);
+
+/** The CUDA device whose memory holds `pointer` (cudaPointerGetAttributes), -1 for host memory.
+ * STARFACT_C_NOT_BUILT without CUDA. */
+int starfact_c_cuda_pointer_device(uintptr_t pointer, int32_t* device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARFACT_C_H */

@@ -1,0 +1,62 @@
+"""starfact: tile Cholesky and LU factorizations as StarPU task graphs, on CPUs and NVIDIA GPUs, from Python.
+
+The functions take NumPy arrays, and any array library's host or CUDA arrays through DLPack or the CUDA Array
+Interface (PyTorch, CuPy, JAX, Numba), without copying them where the layout allows, and return results of the
+caller's array type. The GIL is released while StarPU works, and several threads may call at once.
+
+    >>> import numpy as np, starfact
+    >>> a = np.array([[4.0, 2.0], [2.0, 3.0]]); b = np.array([1.0, 2.0])
+    >>> x = starfact.posv(a, b)                      # a x = b, a symmetric positive definite
+    >>> c = starfact.potrf(a); x = starfact.potrs(c, b)  # scipy.linalg.cho_factor / cho_solve
+    >>> x = starfact.gesv(a, b)                      # LU with partial pivoting
+    >>> x, report = starfact.posv(a, b, factor="tf32")   # mixed precision, refined to double accuracy
+
+Operations: potrf, potrs, posv, potri (Cholesky, inverse); getrf, getrs, gesv (LU); posv_batched, potrf_batched,
+gesv_batched, getrf_batched, getrs_batched (3-D arrays of small matrices); each blocking operation on one matrix
+has an ``_async`` form returning a :class:`Job`. :class:`Runtime` starts StarPU with chosen workers (a default one
+starts on the first call). Numerical failures raise :class:`LinAlgError` (a ``numpy.linalg.LinAlgError``) with
+LAPACK's ``info``. :mod:`starfact.svm` holds :class:`starfact.svm.LSSVC`, a least-squares SVM classifier.
+Documentation: docs/python.md.
+"""
+from . import _clib
+from ._jobs import Job
+from ._runtime import Runtime
+from .batched import gesv_batched, getrf_batched, getrs_batched, posv_batched, potrf_batched
+from .cholesky import posv, posv_async, potrf, potrf_async, potri, potri_async, potrs, potrs_async
+from .errors import ArgumentError, LinAlgError, NotBuiltError, StarfactRuntimeError
+from .lu import gesv, gesv_async, getrf, getrf_async, getrs, getrs_async
+from .report import SolveReport
+
+__version__ = _clib.VERSION
+
+
+def built_with_cuda():
+    """Whether this build has CUDA codelets (and takes CUDA device arrays)."""
+    return bool(_clib.lib.starfact_c_built_with_cuda())
+
+
+def cuda_device_count():
+    """CUDA devices visible to this process (0 without CUDA); starts nothing."""
+    return int(_clib.lib.starfact_c_cuda_device_count())
+
+
+def build_info():
+    """What this build holds: version, CUDA, and the batched modules (a dict); starts nothing."""
+    return {"version": __version__, "cuda": built_with_cuda(), "cuda_devices": cuda_device_count(),
+            "batched_cholesky": bool(_clib.lib.starfact_c_has_batched(0)),
+            "batched_lu": bool(_clib.lib.starfact_c_has_batched(1)), "library": _clib.lib._name}
+
+
+def runtime():
+    """The running :class:`Runtime`, started with StarPU's defaults if none runs."""
+    from . import _runtime  # pylint: disable=import-outside-toplevel
+    return _runtime.current()
+
+
+__all__ = [
+    "Runtime", "Job", "SolveReport", "LinAlgError", "ArgumentError", "NotBuiltError", "StarfactRuntimeError",
+    "potrf", "potrs", "posv", "potri", "getrf", "getrs", "gesv",
+    "potrf_async", "potrs_async", "posv_async", "potri_async", "getrf_async", "getrs_async", "gesv_async",
+    "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",
+    "built_with_cuda", "cuda_device_count", "build_info", "runtime", "__version__",
+]

@@ -1,0 +1,192 @@
+"""The C ABI (capi/starfact_c.h) through ctypes: the library, its structs, and its errors as Python exceptions.
+
+ctypes releases the GIL for the duration of every foreign call, so StarPU works while other Python threads run.
+"""
+import ctypes
+import os
+from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_void_p
+
+from . import errors
+
+ABI_VERSION = 1
+LIBRARY_NAME = "libstarfact_c.so"
+
+HOST = -1
+FLOAT32 = 0
+FLOAT64 = 1
+
+OK, INVALID_ARGUMENT, RUNTIME_ERROR, OUT_OF_MEMORY, NOT_BUILT, INTERNAL_ERROR = range(6)
+
+
+class Matrix(Structure):
+    """starfact_c_matrix: a column-major rows x cols matrix, element (i, j) at data[i + j * ld]."""
+    _fields_ = [("data", c_void_p), ("rows", c_int64), ("cols", c_int64), ("ld", c_int64),
+                ("dtype", c_int32), ("device", c_int32)]
+
+
+class Batch(Structure):
+    """starfact_c_batch: `count` column-major matrices, member k at data + k * stride elements."""
+    _fields_ = [("data", c_void_p), ("rows", c_int64), ("cols", c_int64), ("ld", c_int64),
+                ("stride", c_int64), ("count", c_int64), ("dtype", c_int32), ("device", c_int32)]
+
+
+class Options(Structure):
+    """starfact_c_options: NULL strings and zeros take the C++ defaults."""
+    _fields_ = [("mapping", c_char_p), ("variant", c_char_p), ("panel", c_char_p), ("diag", c_char_p),
+                ("factor", c_char_p), ("residency", c_char_p), ("nb", c_int64), ("chunk", c_int64)]
+
+
+class Refinement(Structure):
+    """starfact_c_refinement: the stopping rules of the mixed-precision solve."""
+    _fields_ = [("max_iterations", c_int32), ("gmres_iterations", c_int32), ("gmres_restart", c_int32),
+                ("fallback", c_int32), ("stall_ratio", c_double), ("tolerance", c_double)]
+
+
+class SolveReport(Structure):
+    """starfact_c_solve_report: what a mixed-precision solve did."""
+    _fields_ = [("path", c_char * 16), ("factor", c_char * 16), ("iterations", c_int32),
+                ("gmres_iterations", c_int32), ("low_info", c_int32), ("reserved", c_int32),
+                ("backward_error", c_double), ("tolerance", c_double), ("seconds", c_double),
+                ("factor_seconds", c_double)]
+
+
+class RuntimeConfig(Structure):
+    """starfact_c_runtime_config."""
+    _fields_ = [("ncpus", c_int32), ("ncuda", c_int32), ("workers_per_gpu", c_int32), ("calibrate", c_int32),
+                ("profiling", c_int32), ("warm_up", c_int32), ("cuda_memory_limit_mb", c_int64),
+                ("scheduler", c_char_p), ("perfmodel_dir", c_char_p)]
+
+
+class RuntimeInfo(Structure):
+    """starfact_c_runtime_info."""
+    _fields_ = [("cpu_workers", c_int32), ("cuda_workers", c_int32), ("cuda_devices", c_int32),
+                ("reserved", c_int32)]
+
+
+def _candidates():
+    """Where libstarfact_c.so may be, in order: $STARFACT_C_LIBRARY; next to this file (the build tree); where
+    _location.py (written by cmake --install) says; the dynamic loader's search path."""
+    env = os.environ.get("STARFACT_C_LIBRARY")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [os.path.join(here, LIBRARY_NAME)]
+    try:
+        from . import _location  # pylint: disable=import-outside-toplevel
+        paths.append(os.path.normpath(os.path.join(here, _location.LIBRARY)))
+    except ImportError:
+        pass
+    paths.append(LIBRARY_NAME)
+    return paths
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path + " (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("starfact: cannot load %s; tried: %s. Build the package (cmake --build), or set "
+                      "STARFACT_C_LIBRARY to the library's path." % (LIBRARY_NAME, "; ".join(tried)))
+
+
+lib = _load()
+
+_P = POINTER
+_SIGNATURES = {
+    "starfact_c_error_message": (c_char_p, []),
+    "starfact_c_error_argument": (c_char_p, []),
+    "starfact_c_error_kind": (c_int, []),
+    "starfact_c_abi_version": (c_int, []),
+    "starfact_c_version": (c_char_p, []),
+    "starfact_c_built_with_cuda": (c_int, []),
+    "starfact_c_cuda_device_count": (c_int, []),
+    "starfact_c_has_batched": (c_int, [c_int]),
+    "starfact_c_runtime_config_init": (None, [_P(RuntimeConfig)]),
+    "starfact_c_runtime_create": (c_int, [_P(RuntimeConfig), _P(c_void_p)]),
+    "starfact_c_runtime_destroy": (c_int, [c_void_p]),
+    "starfact_c_runtime_info_get": (c_int, [c_void_p, _P(RuntimeInfo)]),
+    "starfact_c_runtime_pause": (c_int, [c_void_p]),
+    "starfact_c_runtime_resume": (c_int, [c_void_p]),
+    "starfact_c_runtime_describe": (c_int, [c_void_p, _P(c_char_p)]),
+    "starfact_c_runtime_scheduler": (c_int, [c_void_p, _P(c_char_p)]),
+    "starfact_c_options_init": (None, [_P(Options)]),
+    "starfact_c_refinement_init": (None, [_P(Refinement)]),
+    "starfact_c_job_wait": (c_int, [c_void_p, _P(c_int32)]),
+    "starfact_c_job_done": (c_int, [c_void_p, _P(c_int32)]),
+    "starfact_c_job_report": (c_int, [c_void_p, _P(SolveReport)]),
+    "starfact_c_job_destroy": (None, [c_void_p]),
+    "starfact_c_potrf_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
+    "starfact_c_potrs_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
+    "starfact_c_posv_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Matrix), _P(Options),
+                                       _P(Refinement), _P(c_void_p)]),
+    "starfact_c_potri_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
+    "starfact_c_getrf_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), c_void_p, _P(Options), _P(c_void_p)]),
+    "starfact_c_getrs_submit": (c_int, [c_void_p, _P(Matrix), c_void_p, _P(Matrix), _P(Matrix), _P(Options),
+                                        _P(c_void_p)]),
+    "starfact_c_gesv_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), c_void_p, _P(Matrix), _P(Matrix),
+                                       _P(Options), _P(c_void_p)]),
+    "starfact_c_batched_posv": (c_int, [c_void_p, _P(Batch), _P(Batch), c_void_p, _P(Options), _P(c_int64)]),
+    "starfact_c_batched_gesv": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), c_void_p, _P(Options),
+                                        _P(c_int64)]),
+    "starfact_c_batched_getrs": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), _P(Options)]),
+    "starfact_c_cuda_stream_synchronize": (c_int, [ctypes.c_size_t, c_int32]),
+    "starfact_c_cuda_pointer_device": (c_int, [ctypes.c_size_t, _P(c_int32)]),
+}
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _f = getattr(lib, _name)
+    _f.restype = _restype
+    _f.argtypes = _argtypes
+
+if lib.starfact_c_abi_version() != ABI_VERSION:
+    raise ImportError("starfact: %s has C ABI version %d, this package expects %d: rebuild the package"
+                      % (LIBRARY_NAME, lib.starfact_c_abi_version(), ABI_VERSION))
+
+VERSION = lib.starfact_c_version().decode()
+
+# The C++ library names some arguments as its own API spells them: the Python spelling of each.
+_ARGUMENT_NAMES = {
+    "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "a_out": "a", "b_out": "b",
+    "refine.max_iterations": "max_iterations", "refine.gmres_iterations": "gmres_iterations",
+    "refine.gmres_restart": "gmres_restart", "refine.stall_ratio": "stall_ratio",
+    "refine.tolerance": "tolerance",
+}
+
+
+def python_argument(name):
+    """The Python name of a C or C++ argument name."""
+    return _ARGUMENT_NAMES.get(name, name)
+
+
+def raise_error(status):
+    """Raises the exception for the non-zero status of the call that just failed on this thread."""
+    message = (lib.starfact_c_error_message() or b"").decode(errors="replace")
+    argument = python_argument((lib.starfact_c_error_argument() or b"").decode(errors="replace"))
+    if status == INVALID_ARGUMENT:
+        raise errors.ArgumentError(message, argument)
+    if status == NOT_BUILT:
+        raise errors.NotBuiltError(message, argument)
+    if status == OUT_OF_MEMORY:
+        raise MemoryError(message)
+    raise errors.StarfactRuntimeError(message)
+
+
+def check(status):
+    """Raises the error of a failed call (status != 0)."""
+    if status != OK:
+        raise_error(status)
+
+
+def text(value):
+    """A str option as the C ABI takes it (bytes, or None for the default)."""
+    if value is None:
+        return None
+    return str(value).encode()
+
+
+__all__ = ["lib", "check", "Matrix", "Batch", "Options", "Refinement", "SolveReport", "RuntimeConfig",
+           "RuntimeInfo", "HOST", "FLOAT32", "FLOAT64", "VERSION", "byref", "text"]

@@ -1,0 +1,133 @@
+"""What the operations share: keyword options, work arrays, submission."""
+import ctypes
+import numbers
+
+import numpy
+
+from . import _arrays, _clib, _jobs, _runtime
+from .errors import argument_type_error, argument_value_error
+
+
+def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=None, residency=None, chunk=None):
+    """The C options of the keyword arguments (None: the library's choice); a wrong type raises TypeError naming
+    the keyword, a wrong value ValueError (from the C++ parsers, which name it too)."""
+    o = _clib.Options()
+    _clib.lib.starfact_c_options_init(ctypes.byref(o))
+    for name, value in (("nb", nb), ("chunk", chunk)):
+        if value is None:
+            continue
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise argument_type_error(name, "an int or None", type(value).__name__)
+        if value < 0:
+            raise argument_value_error(name, "must be >= 0, or None for the default (got %d)" % value)
+        setattr(o, name, int(value))
+    for name, value in (("mapping", mapping), ("variant", variant), ("panel", panel), ("diag", diag),
+                        ("factor", factor), ("residency", residency)):
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise argument_type_error(name, "a str or None", type(value).__name__)
+        setattr(o, name, value.encode())
+    return o
+
+
+def check_bool(name, value):
+    """A flag argument: bool (or numpy.bool_)."""
+    if not isinstance(value, (bool, int, numpy.bool_)):
+        raise argument_type_error(name, "a bool", type(value).__name__)
+    return bool(value)
+
+
+def square(v):
+    """The order of the square 2-D array view v; ValueError naming it otherwise."""
+    if v.shape[0] != v.shape[1]:
+        raise argument_value_error(v.name, "must be square (got shape %s)" % (v.shape,))
+    return v.shape[0]
+
+
+def same_dtype(v, ref):
+    """TypeError naming v unless it has ref's dtype."""
+    if v.dtype != ref.dtype:
+        raise argument_type_error(v.name, "of the dtype of '%s' (%s)" % (ref.name, ref.dtype), str(v.dtype))
+
+
+def right_hand_sides(vb, n, ref):
+    """b: n rows (1-D: n entries), the dtype of ref."""
+    same_dtype(vb, ref)
+    if vb.shape[0] != n:
+        raise argument_value_error(vb.name, "must have %d rows, as '%s' (got shape %s)" % (n, ref.name, vb.shape))
+
+
+class Work:
+    """An array argument as the C ABI gets it: `src`, the column-major matrix read; `dst`, the one written (None:
+    no output wanted); `result`, what the caller gets back; `views`, the views to keep alive and synchronize.
+
+    The library's column-major matrix W is the caller's array u (transpose False) or its transpose (True). u is
+    read in place when its memory is W column-major; written in place when, besides, the caller allows it
+    (overwrite) and it is writable. Otherwise a work array of the caller's library is allocated (an output
+    only) or copied from u (one copy, when u's layout cannot be read as W), and W is computed there.
+    """
+
+    def __init__(self, v, transpose, overwrite, output, batch=False):
+        be = v.backend
+        self._backend = be
+        self.views = [v]
+        describe = (lambda w, t: w.batch(t)) if batch else (lambda w, t: w.matrix(t))
+        src = describe(v, transpose)
+        vector = v.ndim == (2 if batch else 1)
+        if src is not None and ((overwrite and v.writable) or not output):
+            self.src = src
+            self.dst = src if output else None
+            self._result = v.obj
+            self._swap = False
+            return
+        # A work array, C-ordered: its memory is W column-major when read as its transpose.
+        copied = src is None or batch  # the batched entry points work in place: they get a copy
+        if not copied:
+            buf = be.empty(v.obj, v.shape if (transpose or vector) else v.shape[::-1], v.dtype)
+        elif vector or transpose:
+            buf = be.copy(v.obj)
+        else:
+            buf = be.swapped_copy(v.obj)
+        bv = _arrays.view(buf, v.name, (v.ndim,))
+        self.views.append(bv)
+        written = describe(bv, True)
+        if written is None:  # a fresh C-ordered array always is
+            raise argument_value_error(v.name, "could not be laid out for the library (shape %s)" % (v.shape,))
+        self.src = written if copied else src
+        self.dst = written if output else None
+        self._result = buf
+        self._swap = not (transpose or vector)
+
+    def result(self):
+        """The array handed back to the caller (the caller's own when written in place)."""
+        if self._swap:
+            return self._backend.finish(self._backend.swap(self._result))
+        if self._result is self.views[0].obj:
+            return self._result
+        return self._backend.finish(self._result)
+
+    def ready(self):
+        """Synchronizes the streams of the device arrays involved."""
+        for v in self.views:
+            v.ready()
+
+
+def submit(function, runtime, works, args, finish, has_report=False, keep=()):
+    """Calls the C submit function `function(handle, *args, &job)` on the runtime (counted while the job runs) and
+    returns its Job; `works` are synchronized first and kept alive with `keep` until the job completes."""
+    rt, handle = _runtime.enter(runtime)
+    try:
+        for w in works:
+            w.ready()
+        job = ctypes.c_void_p()
+        _clib.check(function(handle, *args, ctypes.byref(job)))
+    except BaseException:
+        rt._leave()  # pylint: disable=protected-access
+        raise
+    return _jobs.Job(rt, job, finish, (works, keep), has_report=has_report)
+
+
+def pointer(m):
+    """ctypes pointer to a C matrix or batch, or None."""
+    return ctypes.byref(m) if m is not None else None

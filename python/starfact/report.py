@@ -1,0 +1,39 @@
+"""The report of the mixed-precision solve (``starfact::SolveReport``)."""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """What ``posv(..., factor=...)`` did.
+
+    Attributes:
+        path: "direct" (the factorization in the matrix's precision, no refinement), "refined" (classical
+            refinement reached the tolerance), "gmres" (GMRES preconditioned by the low-precision factor did),
+            "fallback" (neither did: the float64 factorization was used), "failed" (fallback off).
+        factor: the precision of the factor the refinement used ("fp32", "tf32", ...).
+        iterations: classical refinement steps.
+        gmres_iterations: GMRES iterations (products with a) over every column and restart.
+        backward_error: the largest column's ||b - a x|| / (||a|| ||x|| + ||b||) (infinity norms) of the returned
+            x; 0 when not measured (the direct path).
+        tolerance: the backward error the solve was held to.
+        low_info: the low-precision factorization's info (> 0: it broke down).
+        seconds: wall time of the whole solve; factor_seconds: of which the scaling, conversion, low-precision
+            factorization and first solve.
+    """
+
+    path: str
+    factor: str
+    iterations: int
+    gmres_iterations: int
+    backward_error: float
+    tolerance: float
+    low_info: int
+    seconds: float
+    factor_seconds: float
+
+    @classmethod
+    def from_c(cls, r):
+        """From the C ABI's starfact_c_solve_report."""
+        return cls(path=r.path.decode(), factor=r.factor.decode(), iterations=r.iterations,
+                   gmres_iterations=r.gmres_iterations, backward_error=r.backward_error, tolerance=r.tolerance,
+                   low_info=r.low_info, seconds=r.seconds, factor_seconds=r.factor_seconds)

@@ -1,0 +1,96 @@
+"""What the package's tests share: random matrices and the scaled residuals the C++ tests use (limit 60)."""
+import numpy
+
+LIMIT = 60.0
+DTYPES = (numpy.float32, numpy.float64)
+NB = 32  # the tile size the tests force, so that n = 1, n < nb, n = nb and n not a multiple of nb all occur
+ORDERS = (1, NB - 5, NB, 3 * NB + 7)
+
+
+def eps(dtype):
+    return float(numpy.finfo(dtype).eps)
+
+
+def spd(rng, n, dtype):
+    """A random symmetric matrix, entries uniform in [-0.5, 0.5], plus n on the diagonal (SPD, well conditioned)."""
+    a = rng.uniform(-0.5, 0.5, (n, n))
+    a = (a + a.T) / 2 + n * numpy.eye(n)
+    return a.astype(dtype)
+
+
+def general(rng, n, dtype):
+    """A random square matrix, entries uniform in [-0.5, 0.5] (pivoting matters)."""
+    return rng.uniform(-0.5, 0.5, (n, n)).astype(dtype)
+
+
+def rhs(rng, n, nrhs, dtype):
+    """Right-hand sides: (n,) for nrhs None, else (n, nrhs)."""
+    shape = (n,) if nrhs is None else (n, nrhs)
+    return rng.uniform(-0.5, 0.5, shape).astype(dtype)
+
+
+def norm1(x):
+    x = numpy.asarray(x, dtype=numpy.float64)
+    return numpy.linalg.norm(x.reshape(x.shape[0], -1), 1)
+
+
+def cholesky_residual(a, c, lower, dtype):
+    """||A - L L^T||_1 / (||A||_1 n eps) for the factor in the `lower` triangle of c (upper: U^T U)."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    c = numpy.asarray(c, dtype=numpy.float64)
+    n = a.shape[0]
+    l = numpy.tril(c) if lower else numpy.triu(c).T
+    return norm1(a - l @ l.T) / (norm1(a) * n * eps(dtype))
+
+
+def solve_residual(a, x, b, dtype):
+    """||A X - B||_1 / (||A||_1 ||X||_1 n eps)."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    x = numpy.asarray(x, dtype=numpy.float64)
+    b = numpy.asarray(b, dtype=numpy.float64)
+    n = a.shape[0]
+    den = norm1(a) * norm1(x) * n * eps(dtype)
+    return norm1(a @ x - b) / den if den > 0 else norm1(a @ x - b)
+
+
+def inverse_residual(a, inv, dtype):
+    """||A X - I||_1 / (||A||_1 ||X||_1 n eps)."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    inv = numpy.asarray(inv, dtype=numpy.float64)
+    n = a.shape[0]
+    return norm1(a @ inv - numpy.eye(n)) / (norm1(a) * norm1(inv) * n * eps(dtype))
+
+
+def lu_residual(a, lu, piv, dtype):
+    """||P A - L U||_1 / (||A||_1 n eps) for getrf's lu and 0-based piv (row i interchanged with piv[i])."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    lu = numpy.asarray(lu, dtype=numpy.float64)
+    n = a.shape[0]
+    pa = a.copy()
+    for i, p in enumerate(numpy.asarray(piv)):
+        pa[[i, p]] = pa[[p, i]]
+    l = numpy.tril(lu, -1) + numpy.eye(n)
+    u = numpy.triu(lu)
+    return norm1(pa - l @ u) / (norm1(a) * n * eps(dtype))
+
+
+def layout(x, order):
+    """x in the memory order 'C', 'F', or 'strided' (every other row and column of a larger array, neither axis
+    of unit stride), or 'reversed' (negative strides)."""
+    if order in ("C", "F"):
+        return numpy.array(x, order=order)
+    if order == "strided":
+        big = numpy.zeros(tuple(2 * s for s in x.shape), dtype=x.dtype)
+        big[tuple(slice(None, None, 2) for _ in x.shape)] = x
+        return big[tuple(slice(None, None, 2) for _ in x.shape)]
+    if order == "reversed":
+        r = numpy.array(x[tuple(slice(None, None, -1) for _ in x.shape)])
+        return r[tuple(slice(None, None, -1) for _ in x.shape)]
+    raise ValueError(order)
+
+
+def padded(x, order):
+    """x as a sub-block of a larger array of the given order (a leading dimension above its rows)."""
+    big = numpy.zeros(tuple(s + 3 for s in x.shape), dtype=x.dtype, order=order)
+    big[tuple(slice(0, s) for s in x.shape)] = x
+    return big[tuple(slice(0, s) for s in x.shape)]

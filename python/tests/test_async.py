@@ -1,0 +1,74 @@
+"""The _async forms: a Job whose wait() returns the blocking form's result, info once done, failures on wait()."""
+import numpy
+import pytest
+
+import starfact
+from support import LIMIT, NB, cholesky_residual, general, inverse_residual, lu_residual, rhs, solve_residual, spd
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+def test_every_async_form(rng, dtype):
+    n = 3 * NB + 7
+    a = spd(rng, n, dtype)
+    g = general(rng, n, dtype)
+    b = rhs(rng, n, 3, dtype)
+    jobs = {
+        "potrf": starfact.potrf_async(a, lower=True, nb=NB),
+        "posv": starfact.posv_async(a, b, nb=NB),
+        "potri": starfact.potri_async(a, nb=NB),
+        "getrf": starfact.getrf_async(g, nb=NB),
+        "gesv": starfact.gesv_async(g, b, nb=NB),
+    }
+    for job in jobs.values():
+        assert isinstance(job, starfact.Job)
+    c, lower = jobs["potrf"].wait()
+    assert lower and cholesky_residual(a, c, True, dtype) < LIMIT
+    assert jobs["potrf"].info == 0 and jobs["potrf"].done()
+    assert solve_residual(a, jobs["posv"].wait(), b, dtype) < LIMIT
+    assert inverse_residual(a, jobs["potri"].wait(), dtype) < LIMIT
+    lu, piv = jobs["getrf"].wait()
+    assert lu_residual(g, lu, piv, dtype) < LIMIT
+    assert solve_residual(g, jobs["gesv"].wait(), b, dtype) < LIMIT
+    x = starfact.potrs_async((c, True), b, nb=NB).wait()
+    assert solve_residual(a, x, b, dtype) < LIMIT
+    x = starfact.getrs_async((lu, piv), b, nb=NB).wait()
+    assert solve_residual(g, x, b, dtype) < LIMIT
+
+
+def test_wait_twice_and_info(rng):
+    n = 50
+    a = spd(rng, n, numpy.float64)
+    job = starfact.potrf_async(a, nb=16)
+    first = job.wait()
+    second = job.wait()
+    assert first[0] is second[0]
+    assert job.info == 0 and job.done()
+    assert "info=0" in repr(job)
+
+
+def test_failure_raised_by_wait(rng):
+    n = 2 * NB
+    a = spd(rng, n, numpy.float64)
+    a[NB + 2, NB + 2] = -5
+    job = starfact.posv_async(a, rhs(rng, n, None, numpy.float64), nb=NB)
+    for _ in range(2):
+        with pytest.raises(starfact.LinAlgError) as e:
+            job.wait()
+        assert e.value.info == NB + 3
+    assert job.info == NB + 3
+
+
+def test_many_jobs_in_flight(rng):
+    """Jobs submitted back to back run together; each waits for its own."""
+    n = 2 * NB + 1
+    problems = [(spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)) for _ in range(12)]
+    jobs = [starfact.posv_async(a, b, nb=NB) for a, b in problems]
+    for (a, b), job in reversed(list(zip(problems, jobs))):
+        assert solve_residual(a, job.wait(), b, numpy.float64) < LIMIT
+
+
+def test_unwaited_job_completes_on_collection(rng):
+    a = spd(rng, 64, numpy.float64)
+    job = starfact.potrf_async(a, nb=16)
+    del job  # completed and freed by the garbage collector; the runtime goes on
+    assert starfact.potrf(a, nb=16)[0].shape == (64, 64)

@@ -1,0 +1,200 @@
+"""CUDA device arrays (PyTorch, CuPy, JAX through DLPack; Numba through the CUDA Array Interface): results of the
+caller's type on the caller's device, no copy where the layout allows (checked by pointer), residuals < 60.
+Skipped without a CUDA build, a CUDA device, or the array library."""
+import threading
+
+import numpy
+import pytest
+
+import starfact
+from support import LIMIT, NB, cholesky_residual, general, inverse_residual, lu_residual, rhs, solve_residual, spd
+
+pytestmark = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
+                                reason="needs a CUDA build of starfact and a CUDA device")
+
+DTYPES = (numpy.float32, numpy.float64)
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    return torch
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            pytest.skip("cupy sees no device")
+    except Exception:  # pylint: disable=broad-except
+        pytest.skip("cupy cannot reach a device")
+    return cupy
+
+
+def _jax():
+    jax = pytest.importorskip("jax")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        pytest.skip("jax has no GPU")
+    jax.config.update("jax_enable_x64", True)
+    return jax, gpus[0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mapping", [None, "gpu-only"])
+def test_torch_cuda(rng, dtype, mapping):
+    torch = _torch()
+    n = 3 * NB + 7
+    a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 3, dtype)
+    ta, tg, tb = (torch.from_numpy(x.copy()).cuda() for x in (a, g, b))
+    x = starfact.posv(ta, tb, nb=NB, mapping=mapping)
+    assert isinstance(x, torch.Tensor) and x.is_cuda and x.device == tb.device
+    assert solve_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
+    c, lower = starfact.potrf(ta, nb=NB, mapping=mapping)
+    assert c.is_cuda and cholesky_residual(a, c.cpu().numpy(), lower, dtype) < LIMIT
+    assert solve_residual(a, starfact.potrs((c, lower), tb, nb=NB).cpu().numpy(), b, dtype) < LIMIT
+    assert inverse_residual(a, starfact.potri(ta, nb=NB).cpu().numpy(), dtype) < LIMIT
+    lu, piv = starfact.getrf(tg, nb=NB, mapping=mapping)
+    assert lu.is_cuda and piv.is_cuda
+    assert lu_residual(g, lu.cpu().numpy(), piv.cpu().numpy(), dtype) < LIMIT
+    assert solve_residual(g, starfact.getrs((lu, piv), tb, nb=NB).cpu().numpy(), b, dtype) < LIMIT
+    assert solve_residual(g, starfact.gesv(tg, tb, nb=NB).cpu().numpy(), b, dtype) < LIMIT
+    assert torch.equal(ta.cpu(), torch.from_numpy(a))  # inputs untouched
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_cuda_in_place_no_copy(rng, dtype):
+    torch = _torch()
+    n = 2 * NB + 3
+    a, b = spd(rng, n, dtype), rhs(rng, n, 4, dtype)
+    ta = torch.from_numpy(a.copy()).cuda()
+    tb = torch.from_numpy(b.T.copy()).cuda().t()  # column-major (n, 4)
+    pa, pb = ta.data_ptr(), tb.data_ptr()
+    x = starfact.posv(ta, tb, overwrite_a=True, overwrite_b=True, nb=NB, residency="device")
+    assert x is tb and x.data_ptr() == pb and ta.data_ptr() == pa
+    assert solve_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
+    assert cholesky_residual(a, ta.cpu().numpy(), False, dtype) < LIMIT
+
+
+def test_torch_cuda_side_stream(rng):
+    """Data written on a side stream just before the call is what starfact reads (DLPack's stream contract)."""
+    torch = _torch()
+    n = 512
+    a, b = spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        ta = torch.from_numpy(a).cuda(non_blocking=True) * 1.0
+        tb = torch.from_numpy(b).cuda(non_blocking=True) * 1.0
+        x = starfact.posv(ta, tb)
+        y = x * 1.0  # consumed on the side stream right away
+    s.synchronize()
+    assert solve_residual(a, y.cpu().numpy(), b, numpy.float64) < LIMIT
+
+
+def test_torch_cuda_mixed_precision(rng):
+    torch = _torch()
+    n = 4 * NB
+    a, b = spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)
+    x, report = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), factor="tf32")
+    assert x.is_cuda and report.path in ("refined", "gmres", "fallback")
+    assert solve_residual(a, x.cpu().numpy(), b, numpy.float64) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_cuda_batched(rng, dtype):
+    torch = _torch()
+    count, n = 33, 24
+    a = numpy.stack([spd(rng, n, dtype) for _ in range(count)])
+    g = numpy.stack([general(rng, n, dtype) for _ in range(count)])
+    b = rng.uniform(-0.5, 0.5, (count, n, 2)).astype(dtype)
+    x = starfact.posv_batched(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())
+    y = starfact.gesv_batched(torch.from_numpy(g).cuda(), torch.from_numpy(b).cuda())
+    lu, piv = starfact.getrf_batched(torch.from_numpy(g).cuda())
+    z = starfact.getrs_batched((lu, piv), torch.from_numpy(b).cuda())
+    assert x.is_cuda and y.is_cuda and piv.is_cuda
+    for k in range(count):
+        assert solve_residual(a[k], x[k].cpu().numpy(), b[k], dtype) < LIMIT
+        assert solve_residual(g[k], y[k].cpu().numpy(), b[k], dtype) < LIMIT
+        assert solve_residual(g[k], z[k].cpu().numpy(), b[k], dtype) < LIMIT
+    bad = a.copy()
+    bad[4, 3, 3] = -1
+    with pytest.raises(starfact.LinAlgError) as e:
+        starfact.posv_batched(torch.from_numpy(bad).cuda(), torch.from_numpy(b).cuda())
+    assert e.value.info == 4 and list(numpy.nonzero(e.value.infos)[0]) == [4]
+
+
+def test_torch_cuda_threads(rng):
+    torch = _torch()
+    n = 200
+    problems = [(spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)) for _ in range(8)]
+    results = [None] * len(problems)
+
+    def run(i):
+        a, b = problems[i]
+        results[i] = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), nb=64).cpu().numpy()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(problems))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (a, b), x in zip(problems, results):
+        assert solve_residual(a, x, b, numpy.float64) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cupy(rng, dtype):
+    cupy = _cupy()
+    n = 2 * NB + 9
+    a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 3, dtype)
+    ca, cg = cupy.asarray(a), cupy.asarray(g)
+    cb = cupy.asfortranarray(cupy.asarray(b))
+    x = starfact.posv(ca, cb, nb=NB)
+    assert isinstance(x, cupy.ndarray) and solve_residual(a, cupy.asnumpy(x), b, dtype) < LIMIT
+    ptr = cb.data.ptr
+    x = starfact.posv(ca, cb, overwrite_b=True, nb=NB)
+    assert x is cb and x.data.ptr == ptr
+    assert solve_residual(g, cupy.asnumpy(starfact.gesv(cg, cupy.asarray(b), nb=NB)), b, dtype) < LIMIT
+    lu, piv = starfact.getrf(cg, nb=NB)
+    assert isinstance(piv, cupy.ndarray) and lu_residual(g, cupy.asnumpy(lu), cupy.asnumpy(piv), dtype) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jax(rng, dtype):
+    jax, gpu = _jax()
+    n = 2 * NB + 1
+    a, b = spd(rng, n, dtype), rhs(rng, n, 2, dtype)
+    ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
+    x = starfact.posv(ja, jb, nb=NB)
+    assert isinstance(x, jax.Array) and solve_residual(a, numpy.asarray(x), b, dtype) < LIMIT
+    x = starfact.posv(ja, jb, overwrite_a=True, overwrite_b=True, nb=NB)  # JAX arrays are never written
+    assert numpy.array_equal(numpy.asarray(ja), a) and numpy.array_equal(numpy.asarray(jb), b)
+    c, lower = starfact.potrf(ja, lower=True, nb=NB)
+    assert cholesky_residual(a, numpy.asarray(c), True, dtype) < LIMIT
+
+
+def test_numba(rng):
+    cuda = pytest.importorskip("numba.cuda")
+    if not cuda.is_available():
+        pytest.skip("numba sees no device")
+    n = NB + 5
+    a, b = spd(rng, n, numpy.float64), rhs(rng, n, None, numpy.float64)
+    da, db = cuda.to_device(a), cuda.to_device(b)
+    x = starfact.posv(da, db, nb=NB)
+    assert hasattr(x, "__cuda_array_interface__")
+    assert solve_residual(a, x.copy_to_host(), b, numpy.float64) < LIMIT
+    x = starfact.posv(da, db, overwrite_b=True, nb=NB)
+    assert x is db and solve_residual(a, db.copy_to_host(), b, numpy.float64) < LIMIT
+
+
+def test_device_arrays_need_cuda_workers(rng):
+    torch = _torch()
+    a = torch.eye(8, dtype=torch.float64).cuda()
+    with starfact.Runtime(ncuda=0, ncpus=1) as rt:
+        with pytest.raises(ValueError) as e:
+            starfact.potrf(a, runtime=rt)
+        assert e.value.argument == "a"

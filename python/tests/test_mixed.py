@@ -1,0 +1,100 @@
+"""The mixed-precision posv (factor=...): double accuracy from a lower-precision factor, its report, GMRES, the
+fall-back, and the failure without it."""
+import numpy
+import pytest
+
+import starfact
+from support import LIMIT, NB, layout, rhs, solve_residual, spd
+
+
+def conditioned_spd(rng, n, cond, split):
+    """Q diag(s) Q^T with singular values from 1 down to 1/cond (split: half at 1, half at 1/cond)."""
+    q, _ = numpy.linalg.qr(rng.standard_normal((n, n)))
+    if split:
+        s = numpy.where(numpy.arange(n) < n // 2, 1.0, 1.0 / cond)
+    else:
+        s = numpy.logspace(0, -numpy.log10(cond), n)
+    a = (q * s) @ q.T
+    return (a + a.T) / 2
+
+
+@pytest.mark.parametrize("factor", ["fp32", "tf32", "bf16", "fp16"])
+@pytest.mark.parametrize("n", [1, NB - 3, 3 * NB + 7])
+def test_refined_to_double_accuracy(rng, factor, n):
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, 2, numpy.float64)
+    a_in = a.copy()
+    x, report = starfact.posv(a_in, b, factor=factor, nb=NB)
+    assert isinstance(report, starfact.SolveReport)
+    assert report.path in ("refined", "gmres"), report
+    assert report.factor == factor
+    assert report.backward_error <= report.tolerance
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    assert numpy.array_equal(a_in, a)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_report_and_layouts(rng, order):
+    n = 2 * NB + 5
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, None, numpy.float64)
+    x, report = starfact.posv(layout(a, order), b, lower=(order == "F"), factor="tf32")  # the plan's tiles
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    assert report.seconds >= report.factor_seconds >= 0
+    x, report = starfact.posv(a, b, factor="native", nb=NB)
+    assert report.path == "direct" and solve_residual(a, x, b, numpy.float64) < LIMIT
+    x32, report = starfact.posv(a.astype(numpy.float32), b.astype(numpy.float32), factor="fp32", nb=NB)
+    assert report.path == "direct" and solve_residual(a, x32, b, numpy.float32) < LIMIT
+
+
+def test_gmres(rng):
+    n = 130
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, 2, numpy.float64)
+    x, report = starfact.posv(a, b, factor="fp32", max_iterations=0, fallback=False, nb=NB)
+    assert report.path == "gmres" and report.iterations == 0 and report.gmres_iterations > 0
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+
+
+def test_fallback_and_failure(rng):
+    n = 96
+    a = conditioned_spd(rng, n, 1e13, True)  # indefinite once rounded to float
+    b = rhs(rng, n, 1, numpy.float64)
+    a_in = a.copy()
+    x, report = starfact.posv(a_in, b, overwrite_a=True, factor="fp32", nb=NB)
+    assert report.path == "fallback"
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    with pytest.raises(starfact.LinAlgError) as e:
+        starfact.posv(a, b, factor="fp32", fallback=False, nb=NB)
+    assert e.value.info == 0 and e.value.report.path == "failed"
+
+
+def test_async_with_report(rng):
+    n = 3 * NB
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, 3, numpy.float64)
+    job = starfact.posv_async(a, b, factor="fp32", nb=NB)
+    x, report = job.wait()
+    assert report.path == "refined" and job.info == 0
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+
+
+def test_bad_settings(rng):
+    a = spd(rng, 8, numpy.float64)
+    b = numpy.ones(8)
+    for name, value in (("max_iterations", -1), ("gmres_restart", 0), ("stall_ratio", 2.0), ("tolerance", -1.0)):
+        with pytest.raises(ValueError) as e:
+            starfact.posv(a, b, factor="fp32", **{name: value})
+        assert e.value.argument == name
+    with pytest.raises(ValueError) as e:
+        starfact.posv(a, b, tolerance=1e-10)
+    assert "'tolerance'" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        starfact.posv(a, b, factor="quarter")
+    assert e.value.argument == "factor"
+    with pytest.raises(ValueError) as e:
+        starfact.posv(a.astype(numpy.float32), b.astype(numpy.float32), factor="fp64")
+    assert e.value.argument == "factor"
+    with pytest.raises(ValueError) as e:
+        starfact.potrf(a, factor="tf32")  # a double factorization runs in double
+    assert e.value.argument == "factor"

@@ -1,0 +1,117 @@
+"""starfact.svm.LSSVC: the trained model is the solution of the LS-SVM system (checked against a dense solve of
+the bordered system), it classifies separable data, and it works inside scikit-learn's cross_val_score and
+GridSearchCV."""
+import numpy
+import pytest
+
+import starfact
+from starfact.svm import LSSVC
+
+
+def blobs(rng, n, classes=3, d=4, spread=0.6):
+    """n samples around `classes` well-separated centres in d dimensions, with labels 10, 20, ..."""
+    centres = rng.uniform(-4, 4, (classes, d))
+    labels = rng.integers(0, classes, n)
+    x = centres[labels] + spread * rng.standard_normal((n, d))
+    return x, (labels + 1) * 10
+
+
+def reference(x, labels, gamma, c):
+    """Dual coefficients and biases from a dense solve of each class's bordered system."""
+    n = x.shape[0]
+    sq = (x * x).sum(1)
+    k = numpy.exp(-gamma * numpy.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0))
+    classes = numpy.unique(labels)
+    alpha, bias = numpy.zeros((n, len(classes))), numpy.zeros(len(classes))
+    for j, cls in enumerate(classes):
+        m = numpy.zeros((n + 1, n + 1))
+        m[0, 1:] = m[1:, 0] = 1
+        m[1:, 1:] = k + numpy.eye(n) / c
+        rhs = numpy.concatenate([[0.0], numpy.where(labels == cls, 1.0, -1.0)])
+        sol = numpy.linalg.solve(m, rhs)
+        bias[j], alpha[:, j] = sol[0], sol[1:]
+    return alpha, bias
+
+
+def test_model_is_the_ls_svm_solution(rng):
+    x, y = blobs(rng, 120)
+    model = LSSVC(C=5.0, gamma=0.3).fit(x, y)
+    alpha, bias = reference(x, y, 0.3, 5.0)
+    assert numpy.allclose(model.alpha_, alpha, rtol=1e-7, atol=1e-9)
+    assert numpy.allclose(model.bias_, bias, rtol=1e-7, atol=1e-9)
+    assert list(model.classes_) == [10, 20, 30] and model.n_features_in_ == 4
+    wrong = LSSVC(C=5.0, gamma=0.31).fit(x, y)  # the check above can fail: another gamma, another model
+    assert not numpy.allclose(wrong.alpha_, alpha, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_classifies(rng, dtype):
+    x, y = blobs(rng, 200)
+    xt, yt = x[150:], y[150:]
+    model = LSSVC(C=10.0, dtype=dtype).fit(x[:150], y[:150])
+    assert model.score(xt, yt) >= 0.9
+    assert model.predict(xt).dtype == y.dtype
+    scores = model.decision_function(xt, block=7)  # blocks of the test kernel
+    assert scores.shape == (50, 3) and numpy.array_equal(model.classes_[scores.argmax(1)], model.predict(xt))
+
+
+def test_linear_kernel_and_mixed_precision(rng):
+    x, y = blobs(rng, 100, classes=2)
+    lin = LSSVC(kernel="linear", C=1.0).fit(x, y)
+    assert lin.score(x, y) >= 0.9
+    mixed = LSSVC(C=10.0, factor="fp32").fit(x, y)
+    exact = LSSVC(C=10.0).fit(x, y)
+    assert mixed.solve_report_.path in ("refined", "gmres", "fallback")
+    assert numpy.allclose(mixed.alpha_, exact.alpha_, rtol=1e-6, atol=1e-8)
+
+
+def test_torch_input(rng):
+    torch = pytest.importorskip("torch")
+    x, y = blobs(rng, 90)
+    a = LSSVC(C=3.0).fit(x, y)
+    b = LSSVC(C=3.0).fit(torch.from_numpy(x), y)
+    assert isinstance(b.alpha_, torch.Tensor)
+    assert numpy.allclose(b.alpha_.numpy(), a.alpha_)
+    assert numpy.array_equal(b.predict(torch.from_numpy(x)), a.predict(x))
+
+
+def test_parameters_and_errors(rng):
+    model = LSSVC(C=2.0, gamma="auto")
+    assert model.get_params()["C"] == 2.0 and model.get_params()["gamma"] == "auto"
+    assert model.set_params(C=3.0) is model and model.C == 3.0
+    x, y = blobs(rng, 30)
+    with pytest.raises(ValueError) as e:
+        model.predict(x)
+    for bad, name in ((dict(C=0.0), "'C'"), (dict(C=-1), "'C'"), (dict(gamma="wide"), "'gamma'"),
+                      (dict(gamma=0), "'gamma'"), (dict(kernel="poly"), "'kernel'"), (dict(dtype="int32"), "'dtype'")):
+        with pytest.raises(ValueError) as e:
+            LSSVC(**bad).fit(x, y)
+        assert name in str(e.value)
+    with pytest.raises(ValueError):
+        LSSVC().fit(x, y[:-1])
+    with pytest.raises(ValueError):
+        LSSVC().fit(x, numpy.zeros(30))
+    bad_x = x.copy()
+    bad_x[3, 1] = numpy.nan
+    with pytest.raises(ValueError):
+        LSSVC().fit(bad_x, y)
+    with pytest.raises(ValueError):
+        LSSVC().fit(x, y).predict(x[:, :2])
+
+
+def test_inside_scikit_learn(rng):
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    x, y = blobs(rng, 150, spread=1.5)
+    est = LSSVC()
+    assert clone(est).get_params() == est.get_params()
+    scores = cross_val_score(LSSVC(C=10.0), x, y, cv=3)
+    assert scores.shape == (3,) and scores.min() >= 0.7
+    grid = GridSearchCV(LSSVC(), {"C": [0.1, 10.0], "gamma": [0.05, "scale"]}, cv=3)
+    grid.fit(x, y)
+    assert set(grid.best_params_) == {"C", "gamma"}
+    assert grid.best_score_ >= 0.8 and len(grid.cv_results_["mean_test_score"]) == 4
+    assert grid.score(x, y) >= 0.8
+    assert isinstance(grid.best_estimator_, LSSVC) and grid.best_estimator_.alpha_.shape == (150, 3)
+    assert starfact.runtime() is not None

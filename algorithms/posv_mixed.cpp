@@ -13,11 +13,13 @@
 //            solve with F and one block product with A as task graphs;  x += d
 //   then, if still above:  the double potrf + potrs on A (fallback)
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
@@ -97,6 +99,24 @@ struct Deadline {
     }
 };
 
+/// f(j) for j < count, the columns on threads of their own when there are several and they are long (GMRES's
+/// orthogonalisation on the host is independent per column and memory-bound).
+template <typename F>
+void for_each_column(size_t count, size_t length, F f) {
+    const size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads <= 1 || count * length < (size_t(1) << 16)) {
+        for (size_t j = 0; j < count; ++j) f(j);
+        return;
+    }
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&] {
+            for (size_t j; (j = next.fetch_add(1)) < count;) f(j);
+        });
+    for (std::thread& t : pool) t.join();
+}
+
 /// One column's GMRES state within a restart cycle: its Krylov basis V, the preconditioned directions Z = M^-1 V,
 /// the Hessenberg matrix (Givens-reduced), rotations and right-hand side.
 struct Krylov {
@@ -164,9 +184,9 @@ int gmres(MixedOps& ops, const std::vector<double>& r, const std::vector<bool>& 
             ops.apply_low(block, z);  // z_k = M^-1 v_k
             ops.apply_a(z, w);        // w = A z_k
             ++used;
-            for (size_t j = 0; j < C; ++j) {
+            for_each_column(C, N, [&](size_t j) {
                 Krylov& q = K[j];
-                if (!q.running) continue;
+                if (!q.running) return;
                 q.Z[static_cast<size_t>(k)].assign(column(z, j), column(z, j) + N);
                 double* wj = column(w, j);
                 for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
@@ -197,7 +217,7 @@ int gmres(MixedOps& ops, const std::vector<double>& r, const std::vector<bool>& 
                 q.beta = std::fabs(q.g[uk + 1]);
                 q.k = k + 1;
                 if (q.beta <= q.target || nw == 0 || !std::isfinite(q.beta)) q.running = false;
-            }
+            });
         }
         // d_j += Z_j y_j, y_j := H_j(0:k, 0:k)^-1 g_j(0:k)
         for (size_t j = 0; j < C; ++j) {

@@ -107,10 +107,8 @@ void drive(MixedSolveJob* raw) {
             }
         }
         set_info(job->info, info);
-    } catch (const std::exception& e) {
-        job->caller.fail(std::string("async::posv: ") + e.what());
     } catch (...) {
-        job->caller.fail("async::posv: unknown error in the refinement");
+        job->caller.fail(std::current_exception());
     }
     report.seconds = std::chrono::duration<double>(Clock::now() - job->t0).count();
     // The solve's tiles go back to StarPU before the gate opens: once it does, the caller's wait() (or the

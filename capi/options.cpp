@@ -51,6 +51,11 @@ Refinement parse_refinement(const starfact_c_refinement* r) {
     out.fallback = r->fallback != 0;
     out.stall_ratio = r->stall_ratio;
     out.tolerance = r->tolerance;
+    out.shift = r->shift;
+    out.shift_retries = r->shift_retries;
+    out.always_low = r->always_low != 0;
+    out.time_budget = r->time_budget;
+    out.time_floor = r->time_floor;
     return out;
 }
 
@@ -65,6 +70,10 @@ void fill_report(const SolveReport& report, starfact_c_solve_report* out) {
     out->tolerance = report.tolerance;
     out->seconds = report.seconds;
     out->factor_seconds = report.factor_seconds;
+    out->factorizations = report.factorizations;
+    out->shift = report.shift;
+    std::strncpy(out->reason, report.reason.c_str(), sizeof out->reason - 1);
+    out->reason[sizeof out->reason - 1] = '\0';
 }
 
 }  // namespace starfact::capi
@@ -84,6 +93,11 @@ void starfact_c_refinement_init(starfact_c_refinement* refinement) {
     refinement->fallback = d.fallback ? 1 : 0;
     refinement->stall_ratio = d.stall_ratio;
     refinement->tolerance = d.tolerance;
+    refinement->shift = d.shift;
+    refinement->shift_retries = d.shift_retries;
+    refinement->always_low = d.always_low ? 1 : 0;
+    refinement->time_budget = d.time_budget;
+    refinement->time_floor = d.time_floor;
 }
 
 }  // extern "C"

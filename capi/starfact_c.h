@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /** Version of this interface: changes whenever a struct or a signature below changes. */
-#define STARFACT_C_ABI_VERSION 1
+#define STARFACT_C_ABI_VERSION 2
 
 /** Status of a call. */
 enum starfact_c_status {
@@ -82,6 +82,11 @@ typedef struct starfact_c_refinement {
     int32_t fallback;
     double stall_ratio;
     double tolerance;
+    double shift;          /**< diagonal shift in units of the factor's unit roundoff; < 0: only on breakdown */
+    int32_t shift_retries; /**< shifted factorizations after a breakdown */
+    int32_t always_low;    /**< nonzero: factor in the low precision whatever the plan says pays */
+    double time_budget;    /**< shifted factorizations and GMRES, in units of the first factorization's time */
+    double time_floor;     /**< the budget's floor in seconds */
 } starfact_c_refinement;
 
 /** What a mixed-precision solve did (starfact::SolveReport); names are NUL-terminated. */
@@ -96,6 +101,10 @@ typedef struct starfact_c_solve_report {
     double tolerance;
     double seconds;
     double factor_seconds;
+    int32_t factorizations; /**< low-precision factorizations run (more than one after breakdowns) */
+    int32_t reserved2;
+    double shift;           /**< diagonal shift of the last one */
+    char reason[256];       /**< why the refined answer was not returned (fallback, failed, the plan's choice) */
 } starfact_c_solve_report;
 
 /** How to start the runtime (starfact::RuntimeConfig); starfact_c_runtime_config_init fills the defaults. */

@@ -138,10 +138,10 @@ int Sequence::wait_tasks() {
     }
     std::lock_guard<std::mutex> lock(s.mutex);
     s.gathered = upto;
-    if (!s.error.empty()) {
-        std::string message;
-        message.swap(s.error);
-        throw RuntimeError(message);
+    if (s.error) {
+        std::exception_ptr e;
+        std::swap(e, s.error);
+        std::rethrow_exception(e);
     }
     for (size_t i = 0; i < upto; ++i)
         if (s.infos[i] != 0) return s.infos[i];

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,8 +29,9 @@ struct SequenceState {
     const Runtime* runtime = nullptr;                   // for the reduction's collective
     size_t gathered = 0;                                // operations whose info is back in `infos`
     /// The first error of an operation whose host-side part runs outside the caller's thread (the mixed-precision
-    /// solve's driver): the next wait() throws it as a RuntimeError, once its tasks completed.
-    std::string error;
+    /// solve's driver): the next wait() throws it, once its tasks completed (as it was thrown: an InvalidArgument
+    /// stays one).
+    std::exception_ptr error;
     /// Task names of submitted tasks (StarPU points into them), freed by the wait() after their tasks.
     std::vector<std::shared_ptr<std::deque<std::string>>> names;
 
@@ -45,10 +47,10 @@ struct SequenceState {
     /// rank r, registered with StarPU-MPI); the tasks a rank runs write its own. wait() gathers the first
     /// failing column over the ranks, so that info(op) is the same on every rank. Returns its index.
     int add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank);
-    /// Records `message` for the next wait() to throw (the first one is kept).
-    void fail(const std::string& message) {
+    /// Records `e` for the next wait() to throw (the first one is kept).
+    void fail(std::exception_ptr e) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (error.empty()) error = message;
+        if (!error) error = std::move(e);
     }
     /// Sets the task's completion callback to this sequence and counts it; call right before submitting.
     void attach(starpu_task* task);

@@ -129,6 +129,16 @@ TEST_CASE("mixed-precision posv: NaN and Inf in A or B never come back as a succ
                               Catch::Contains("'B'") && Catch::Contains("column 2"));
             CHECK(std::equal(X.begin(), X.end(), B.begin(), [](double x, double y) { return x == y || (x != x && y != y); }));
             CHECK(A == A0);
+            // the submit form: its wait() throws the same, and B is left as it was
+            TileMatrix<double> a(runtime(), n, 16), b(runtime(), n, nrhs, 16);
+            a.import(A0.data(), n);
+            b.import(B.data(), n);
+            Sequence seq(runtime());
+            async::posv(a, b, seq, opts, report);
+            CHECK_THROWS_AS(seq.wait(), InvalidArgument);
+            std::vector<double> Xs(B.size());
+            b.export_to(Xs.data(), n);
+            CHECK(std::equal(Xs.begin(), Xs.end(), B.begin(), [](double x, double y) { return x == y || (x != x && y != y); }));
         }
         // in A: below the diagonal, on it; the double factorization's info says where
         for (const auto& [i, j, v] : {std::tuple<int64_t, int64_t, double>{20, 3, nan}, {33, 33, nan}, {25, 10, inf},

@@ -49,6 +49,8 @@ Solver and machine:
   --refine-tol T        with --factor-prec: the backward error the refinement stops at (default: sqrt(n) u,
                         LAPACK's dsposv rule)
   --gmres-iterations K  with --factor-prec: GMRES iterations allowed (default 60)
+  --refine-budget X     with --factor-prec: the time the shifted factorizations and GMRES may take, in units of
+                        the first factorization's time, before the fallback (default 2; 0: no limit)
   --gpu-only | --hybrid | --cpu-only   where tasks run (default: gpu-only when a GPU is present)
   --nb N                tile size (default: starfact's tuned plan for the order)
   --streams N           CUDA workers (streams) per GPU (default: starfact's tuned plan)
@@ -136,6 +138,10 @@ Args parse(int argc, char** argv) {
             a.refine.tolerance = number(cli.value(), f);
             if (!(a.refine.tolerance > 0 && a.refine.tolerance < 1)) throw std::invalid_argument("--refine-tol must be in (0, 1)");
         } else if (f == "--gmres-iterations") a.refine.gmres_iterations = static_cast<int>(cli.integer(0, 100000));
+        else if (f == "--refine-budget") {
+            a.refine.time_budget = number(cli.value(), f);
+            if (!(a.refine.time_budget >= 0)) throw std::invalid_argument("--refine-budget must be >= 0 (0: no limit)");
+        }
         else if (f == "--gpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::GpuOnly);
         else if (f == "--hybrid") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::Hybrid);
         else if (f == "--cpu-only") cli.no_value(), a.mapping = static_cast<int>(starfact::Mapping::CpuOnly);

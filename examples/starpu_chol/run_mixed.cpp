@@ -46,6 +46,7 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
     Refinement refine;
     refine.shift = s.shift;
     refine.always_low = s.always_low;
+    if (s.refine_budget >= 0) refine.time_budget = s.refine_budget;
     const double flops = potrf_flops(n) + potrs_flops(n, nrhs);
     table.header();
     SolveReport report;

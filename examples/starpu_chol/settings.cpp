@@ -41,6 +41,9 @@ problem
   --shift S         with --factor-prec fp32/tf32/bf16/fp16: the diagonal shift of the low-precision factorization
                     in units of its unit roundoff (starfact::Refinement::shift; default: none unless the
                     factorization breaks down, then growing shifts before the fall-back)
+  --refine-budget X with --factor-prec fp32/tf32/bf16/fp16: the time the shifted factorizations and GMRES may
+                    take, in units of the first factorization's time, before the fall-back
+                    (starfact::Refinement::time_budget; default 2, 0: no limit)
   --always-low      with --factor-prec fp32/tf32/bf16/fp16: factor in that precision at every order (below
                     n = 16384 on GPUs the library's plan runs the double factorization instead, where it is
                     faster, and reports path direct; starfact::Refinement::always_low)
@@ -183,6 +186,18 @@ Settings parse(int argc, char** argv) {
         }
         else if (f == "--array") { cli.no_value(); s.array = true; }
         else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
+        else if (f == "--refine-budget") {
+            const std::string v = cli.value();
+            size_t used = 0;
+            try {
+                s.refine_budget = std::stod(v, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != v.size() || !(s.refine_budget >= 0) || !std::isfinite(s.refine_budget))
+                throw std::invalid_argument("--refine-budget needs a multiple of the factorization's time >= 0, e.g. 2 "
+                                            "(0: no limit; got '" + v + "')");
+        }
         else if (f == "--grid") s.grid = parse_grid(cli.value());
         else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
         else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
@@ -228,8 +243,12 @@ Settings parse(int argc, char** argv) {
         throw std::invalid_argument("--factor-prec fp64 with --prec s: a float matrix has no double factorization");
     if (s.cond > 0 && s.factor == Precision::Native)
         throw std::invalid_argument("--cond builds the test matrices of the mixed-precision solve: add --factor-prec");
-    if ((s.shift >= 0 || s.array || s.always_low) && (s.op != "posv" || s.factor == Precision::Native))
-        throw std::invalid_argument(std::string(s.array ? "--array" : s.always_low ? "--always-low" : "--shift") +
+    if ((s.shift >= 0 || s.array || s.always_low || s.refine_budget >= 0) &&
+        (s.op != "posv" || s.factor == Precision::Native))
+        throw std::invalid_argument(std::string(s.array        ? "--array"
+                                                : s.always_low ? "--always-low"
+                                                : s.shift >= 0 ? "--shift"
+                                                               : "--refine-budget") +
                                     " applies to the double solve of --op posv --factor-prec P: add them");
     if (s.array && s.device_resident)
         throw std::invalid_argument("--array solves from host arrays: drop --device-resident");

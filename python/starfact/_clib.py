@@ -8,7 +8,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 
 from . import errors
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 LIBRARY_NAME = "libstarfact_c.so"
 
 HOST = -1
@@ -39,7 +39,9 @@ class Options(Structure):
 class Refinement(Structure):
     """starfact_c_refinement: the stopping rules of the mixed-precision solve."""
     _fields_ = [("max_iterations", c_int32), ("gmres_iterations", c_int32), ("gmres_restart", c_int32),
-                ("fallback", c_int32), ("stall_ratio", c_double), ("tolerance", c_double)]
+                ("fallback", c_int32), ("stall_ratio", c_double), ("tolerance", c_double), ("shift", c_double),
+                ("shift_retries", c_int32), ("always_low", c_int32), ("time_budget", c_double),
+                ("time_floor", c_double)]
 
 
 class SolveReport(Structure):
@@ -47,7 +49,8 @@ class SolveReport(Structure):
     _fields_ = [("path", c_char * 16), ("factor", c_char * 16), ("iterations", c_int32),
                 ("gmres_iterations", c_int32), ("low_info", c_int32), ("reserved", c_int32),
                 ("backward_error", c_double), ("tolerance", c_double), ("seconds", c_double),
-                ("factor_seconds", c_double)]
+                ("factor_seconds", c_double), ("factorizations", c_int32), ("reserved2", c_int32),
+                ("shift", c_double), ("reason", c_char * 256)]
 
 
 class RuntimeConfig(Structure):
@@ -153,7 +156,8 @@ _ARGUMENT_NAMES = {
     "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "a_out": "a", "b_out": "b",
     "refine.max_iterations": "max_iterations", "refine.gmres_iterations": "gmres_iterations",
     "refine.gmres_restart": "gmres_restart", "refine.stall_ratio": "stall_ratio",
-    "refine.tolerance": "tolerance",
+    "refine.tolerance": "tolerance", "refine.shift": "shift", "refine.shift_retries": "shift_retries",
+    "refine.time_budget": "time_budget", "refine.time_floor": "time_floor",
 }
 
 

@@ -117,9 +117,9 @@ def _refinement(factor, settings):
     r = _clib.Refinement()
     _clib.lib.starfact_c_refinement_init(_clib.byref(r))
     for name, value in given.items():
-        if name == "fallback":
+        if name in ("fallback", "always_low"):
             value = int(_ops.check_bool(name, value))
-        elif name in ("stall_ratio", "tolerance"):
+        elif name in ("stall_ratio", "tolerance", "shift", "time_budget", "time_floor"):
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise TypeError("argument '%s' must be a float (got %s)" % (name, type(value).__name__))
             value = float(value)
@@ -130,7 +130,8 @@ def _refinement(factor, settings):
 
 
 def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None, max_iterations=None,
-               gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, nb=None,
+               gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, shift=None,
+               shift_retries=None, time_budget=None, always_low=None, nb=None,
                mapping=None, variant=None, panel=None, diag=None, residency=None, runtime=None):
     """Submits :func:`posv`; returns a :class:`starfact.Job` whose ``wait()`` returns x, or (x, report) when
     `factor` is given."""
@@ -141,7 +142,8 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
     _ops.right_hand_sides(vb, n, va)
     refine = _refinement(factor, dict(max_iterations=max_iterations, gmres_iterations=gmres_iterations,
                                       gmres_restart=gmres_restart, fallback=fallback, stall_ratio=stall_ratio,
-                                      tolerance=tolerance))
+                                      tolerance=tolerance, shift=shift, shift_retries=shift_retries,
+                                      time_budget=time_budget, always_low=always_low))
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
     wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
@@ -167,8 +169,9 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
 
 
 def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None, max_iterations=None,
-         gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, nb=None,
-         mapping=None, variant=None, panel=None, diag=None, residency=None, runtime=None):
+         gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, shift=None,
+         shift_retries=None, time_budget=None, always_low=None, nb=None, mapping=None, variant=None, panel=None,
+         diag=None, residency=None, runtime=None):
     """Solves a x = b for symmetric positive definite a: factorization and solve as one task graph
     (``scipy.linalg.solve(a, b, assume_a="pos")``).
 
@@ -183,7 +186,12 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
             "fp64". With a factor, posv returns the report too. A float64 solve with a lower factor factors a
             float32 copy of the scaled a and refines x in float64: classical refinement, then GMRES, then
             (fallback, default True) the float64 factorization; max_iterations, gmres_iterations, gmres_restart,
-            stall_ratio and tolerance (0: sqrt(n) eps) set its stopping rules (docs/mixed_precision.md).
+            stall_ratio and tolerance (0: sqrt(n) eps) set its stopping rules; shift (in units of the factor's
+            unit roundoff; default: only after a breakdown) and shift_retries the diagonal shift of the
+            low-precision factorization, time_budget (in units of the first factorization's time, 0: no limit)
+            what the shifted factorizations and GMRES may take before the fallback; always_low factors in the
+            low precision even where the plan would run the float64 factorization (below n = 16384 on GPUs)
+            (docs/mixed_precision.md).
         nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
 
     Returns:
@@ -195,7 +203,8 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
     """
     return posv_async(a, b, lower, overwrite_a, overwrite_b, factor=factor, max_iterations=max_iterations,
                       gmres_iterations=gmres_iterations, gmres_restart=gmres_restart, fallback=fallback,
-                      stall_ratio=stall_ratio, tolerance=tolerance, nb=nb, mapping=mapping, variant=variant,
+                      stall_ratio=stall_ratio, tolerance=tolerance, shift=shift, shift_retries=shift_retries,
+                      time_budget=time_budget, always_low=always_low, nb=nb, mapping=mapping, variant=variant,
                       panel=panel, diag=diag, residency=residency, runtime=runtime).wait()
 
 

@@ -16,9 +16,13 @@ class SolveReport:
         backward_error: the largest column's ||b - a x|| / (||a|| ||x|| + ||b||) (infinity norms) of the returned
             x; 0 when not measured (the direct path).
         tolerance: the backward error the solve was held to.
-        low_info: the low-precision factorization's info (> 0: it broke down).
+        low_info: the last low-precision factorization's info (> 0: it broke down).
         seconds: wall time of the whole solve; factor_seconds: of which the scaling, conversion, low-precision
             factorization and first solve.
+        factorizations: low-precision factorizations run (more than one after a breakdown, each with a larger
+            diagonal shift); shift: the diagonal shift of the last one (of the scaled matrix, whose diagonal is 1).
+        reason: why the refined answer was not returned (fallback, failed), or that the plan ran the float64
+            factorization (path "direct" at orders where the low precision does not pay); empty otherwise.
     """
 
     path: str
@@ -30,10 +34,14 @@ class SolveReport:
     low_info: int
     seconds: float
     factor_seconds: float
+    factorizations: int = 0
+    shift: float = 0.0
+    reason: str = ""
 
     @classmethod
     def from_c(cls, r):
         """From the C ABI's starfact_c_solve_report."""
         return cls(path=r.path.decode(), factor=r.factor.decode(), iterations=r.iterations,
                    gmres_iterations=r.gmres_iterations, backward_error=r.backward_error, tolerance=r.tolerance,
-                   low_info=r.low_info, seconds=r.seconds, factor_seconds=r.factor_seconds)
+                   low_info=r.low_info, seconds=r.seconds, factor_seconds=r.factor_seconds,
+                   factorizations=r.factorizations, shift=r.shift, reason=r.reason.decode(errors="replace"))

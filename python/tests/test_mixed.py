@@ -51,7 +51,7 @@ def test_gmres(rng):
     n = 130
     a = spd(rng, n, numpy.float64)
     b = rhs(rng, n, 2, numpy.float64)
-    x, report = starfact.posv(a, b, factor="fp32", max_iterations=0, fallback=False, nb=NB)
+    x, report = starfact.posv(a, b, factor="fp32", max_iterations=0, fallback=False, time_budget=0, nb=NB)
     assert report.path == "gmres" and report.iterations == 0 and report.gmres_iterations > 0
     assert solve_residual(a, x, b, numpy.float64) < LIMIT
 
@@ -61,12 +61,32 @@ def test_fallback_and_failure(rng):
     a = conditioned_spd(rng, n, 1e13, True)  # indefinite once rounded to float
     b = rhs(rng, n, 1, numpy.float64)
     a_in = a.copy()
-    x, report = starfact.posv(a_in, b, overwrite_a=True, factor="fp32", nb=NB)
-    assert report.path == "fallback"
+    x, report = starfact.posv(a_in, b, overwrite_a=True, factor="fp32", shift_retries=0, nb=NB)
+    assert report.path == "fallback" and "broke down" in report.reason
     assert solve_residual(a, x, b, numpy.float64) < LIMIT
     with pytest.raises(starfact.LinAlgError) as e:
-        starfact.posv(a, b, factor="fp32", fallback=False, nb=NB)
+        starfact.posv(a, b, factor="fp32", fallback=False, shift_retries=0, nb=NB)
     assert e.value.info == 0 and e.value.report.path == "failed"
+
+
+def test_shift_keeps_the_low_precision(rng):
+    n = 96
+    a = conditioned_spd(rng, n, 1e10, False)  # the unshifted float factorization breaks down
+    b = rhs(rng, n, 1, numpy.float64)
+    x, report = starfact.posv(a, b, factor="fp32", fallback=False, time_budget=0, gmres_restart=120,
+                              gmres_iterations=1000, nb=NB)
+    assert report.path == "gmres" and report.factorizations >= 2 and report.shift > 0, report
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+
+
+def test_nonfinite_b_refused(rng):
+    n = 40
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, 1, numpy.float64)
+    b[7] = numpy.nan
+    with pytest.raises(ValueError) as e:
+        starfact.posv(a, b, factor="fp32", nb=NB)
+    assert "NaN or Inf" in str(e.value)
 
 
 def test_async_with_report(rng):
@@ -82,7 +102,8 @@ def test_async_with_report(rng):
 def test_bad_settings(rng):
     a = spd(rng, 8, numpy.float64)
     b = numpy.ones(8)
-    for name, value in (("max_iterations", -1), ("gmres_restart", 0), ("stall_ratio", 2.0), ("tolerance", -1.0)):
+    for name, value in (("max_iterations", -1), ("gmres_restart", 0), ("stall_ratio", 2.0), ("tolerance", -1.0),
+                        ("shift_retries", -1), ("time_budget", -1.0)):
         with pytest.raises(ValueError) as e:
             starfact.posv(a, b, factor="fp32", **{name: value})
         assert e.value.argument == name

@@ -1,0 +1,129 @@
+// The mixed-precision solve's conversion kernels (kernels/mixed/) against their CPU forms, on the GPU without a
+// StarPU runtime (a binary of their own, so that compute-sanitizer's memcheck and racecheck run them in seconds:
+// tools/device.sh run sanitize).
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/mixed/convert.hpp"
+#include "tests/seeds.hpp"
+
+using namespace starfact;
+using test::fresh_seed;
+
+TEST_CASE("GPU conversion of A with its sums of |A| equals the CPU form", "[gpu][mixed][sanitize]") {
+    // to_low_sums: one pass with the sums accumulated atomically (their last bits may differ from the CPU's);
+    // diagonal tiles count the stored lower triangle into the row sums of the symmetric tile.
+    for (bool diagonal : {false, true})
+        for (int m : {1, 37, 300, 2048}) {
+            const int n = diagonal ? m : m + 13, ld = m + 3;
+            INFO("diagonal=" << diagonal << " m=" << m << " n=" << n);
+            std::mt19937_64 rng(fresh_seed());
+            std::uniform_real_distribution<double> u(-2, 2);
+            std::vector<double> X(static_cast<size_t>(ld) * n), dr(m), dc(n), s(m, 0.5), t(n, 0.25);
+            for (double& v : X) v = u(rng);
+            for (double& v : dr) v = 0.5 + std::fabs(u(rng));
+            for (double& v : dc) v = 0.5 + std::fabs(u(rng));
+            std::vector<float> F(X.size(), 0.0f), Fg = F;
+            std::vector<double> sg = s, tg = t;
+            const double shift = diagonal ? 0.125 : 0.0;
+            detail::cpu::to_low_sums(m, n, X.data(), ld, dr.data(), dc.data(), diagonal, shift, F.data(), ld, s.data(),
+                                     diagonal ? nullptr : t.data());
+            double *dX, *ddr, *ddc, *ds, *dt;
+            float* dF;
+            REQUIRE(cudaMalloc(&dX, sizeof(double) * X.size()) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ddr, sizeof(double) * m) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ddc, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMalloc(&ds, sizeof(double) * m) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dt, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dF, sizeof(float) * F.size()) == cudaSuccess);
+            cudaMemcpy(dX, X.data(), sizeof(double) * X.size(), cudaMemcpyHostToDevice);
+            cudaMemcpy(ddr, dr.data(), sizeof(double) * m, cudaMemcpyHostToDevice);
+            cudaMemcpy(ddc, dc.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+            cudaMemcpy(ds, sg.data(), sizeof(double) * m, cudaMemcpyHostToDevice);
+            cudaMemcpy(dt, tg.data(), sizeof(double) * n, cudaMemcpyHostToDevice);
+            cudaMemcpy(dF, Fg.data(), sizeof(float) * F.size(), cudaMemcpyHostToDevice);
+            REQUIRE(detail::gpu::to_low_sums(m, n, dX, ld, ddr, ddc, diagonal, shift, dF, ld, ds,
+                                             diagonal ? nullptr : dt, nullptr) == cudaSuccess);
+            REQUIRE(cudaMemcpy(Fg.data(), dF, sizeof(float) * F.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+            cudaMemcpy(sg.data(), ds, sizeof(double) * m, cudaMemcpyDeviceToHost);
+            cudaMemcpy(tg.data(), dt, sizeof(double) * n, cudaMemcpyDeviceToHost);
+            for (double* p : {dX, ddr, ddc, ds, dt}) cudaFree(p);
+            cudaFree(dF);
+            double es = 0, et = 0;
+            int64_t mismatches = 0;
+            for (int i = 0; i < m; ++i) es = std::fmax(es, std::fabs(s[i] - sg[i]) / s[i]);
+            for (int j = 0; j < n; ++j) et = std::fmax(et, std::fabs(t[j] - tg[j]) / t[j]);
+            for (int j = 0; j < n; ++j)
+                for (int i = diagonal ? j : 0; i < m; ++i)
+                    mismatches += F[i + static_cast<size_t>(j) * ld] != Fg[i + static_cast<size_t>(j) * ld];
+            CHECK(es < 1e-13);
+            CHECK(et < 1e-13);
+            CHECK(mismatches == 0);
+        }
+}
+
+TEST_CASE("GPU column-scaled conversions of right-hand sides equal the CPU forms", "[gpu][mixed][sanitize]") {
+    // column_max + power_of_two + to_low_scaled + add_low_scaled on columns of every magnitude, a zero column and a
+    // column holding NaN (its scale must be NaN on both).
+    const int m = 777, n = 5, ld = m + 2;
+    std::mt19937_64 rng(fresh_seed());
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> X(static_cast<size_t>(ld) * n), d(m), Y(X.size());
+    const double magnitude[n] = {1e-300, 1e-20, 1.0, 1e200, 1.0};
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) X[i + static_cast<size_t>(j) * ld] = j == 2 ? 0.0 : magnitude[j] * u(rng);
+    X[100 + static_cast<size_t>(4) * ld] = std::numeric_limits<double>::quiet_NaN();
+    for (double& v : d) v = 0.5 + std::fabs(u(rng));
+    for (double& v : Y) v = u(rng);
+    std::vector<double> s(n, 0.0), Yc = Y;
+    std::vector<float> F(X.size(), 0.0f);
+    detail::cpu::column_max(m, n, X.data(), ld, d.data(), s.data());
+    detail::cpu::power_of_two(n, s.data());
+    detail::cpu::to_low_scaled(m, n, X.data(), ld, d.data(), s.data(), F.data(), ld);
+    detail::cpu::add_low_scaled(m, n, F.data(), ld, d.data(), s.data(), Yc.data(), ld);
+    double *dX, *dd, *ds, *dY;
+    float* dF;
+    REQUIRE(cudaMalloc(&dX, sizeof(double) * X.size()) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dY, sizeof(double) * Y.size()) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dd, sizeof(double) * m) == cudaSuccess);
+    REQUIRE(cudaMalloc(&ds, sizeof(double) * n) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dF, sizeof(float) * F.size()) == cudaSuccess);
+    cudaMemcpy(dX, X.data(), sizeof(double) * X.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(dY, Y.data(), sizeof(double) * Y.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(dd, d.data(), sizeof(double) * m, cudaMemcpyHostToDevice);
+    REQUIRE(cudaMemset(ds, 0, sizeof(double) * n) == cudaSuccess);
+    REQUIRE(detail::gpu::column_max(m, n, dX, ld, dd, ds, nullptr) == cudaSuccess);
+    REQUIRE(detail::gpu::power_of_two(n, ds, nullptr) == cudaSuccess);
+    REQUIRE(detail::gpu::to_low_scaled(m, n, dX, ld, dd, ds, dF, ld, nullptr) == cudaSuccess);
+    REQUIRE(detail::gpu::add_low_scaled(m, n, dF, ld, dd, ds, dY, ld, nullptr) == cudaSuccess);
+    std::vector<double> sg(n), Yg(Y.size());
+    std::vector<float> Fg(F.size());
+    REQUIRE(cudaMemcpy(sg.data(), ds, sizeof(double) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
+    cudaMemcpy(Fg.data(), dF, sizeof(float) * F.size(), cudaMemcpyDeviceToHost);
+    cudaMemcpy(Yg.data(), dY, sizeof(double) * Y.size(), cudaMemcpyDeviceToHost);
+    for (double* p : {dX, dd, ds, dY}) cudaFree(p);
+    cudaFree(dF);
+    for (int j = 0; j < 4; ++j) {
+        INFO("column " << j);
+        CHECK(sg[j] == s[j]);
+        int exponent = 0;
+        CHECK(std::frexp(s[j], &exponent) == 0.5);  // a power of two
+        double fmax = 0;
+        for (int i = 0; i < m; ++i) {
+            const size_t e = i + static_cast<size_t>(j) * ld;
+            CHECK(Fg[e] == F[e]);
+            CHECK(Yg[e] == Yc[e]);
+            fmax = std::fmax(fmax, std::fabs(F[e]));
+        }
+        CHECK(fmax <= 1.0);
+        if (j != 2) CHECK(fmax > 0.25);  // the scale uses float's range: no flush to zero
+    }
+    CHECK(s[2] == 1.0);  // a zero column keeps its values
+    CHECK(std::isnan(s[4]));
+    CHECK(std::isnan(sg[4]));
+}

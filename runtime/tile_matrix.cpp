@@ -192,6 +192,36 @@ bool TileMatrix<T>::local(int64_t i, int64_t j) const {
 }
 
 template <typename T>
+template <typename Body>
+void TileMatrix<T>::build(unsigned home, Body body) {
+    // From here on a constructor that throws leaves the Runtime's registry and gives back what it registered (its
+    // destructor does not run).
+    struct Abandon {
+        TileMatrix* self;
+        ~Abandon() {
+            if (self && self->membership_ && self->membership_->leave()) {
+                self->release();
+                self->membership_->left();
+            }
+        }
+    } abandon{this};
+    try {
+        membership_ = std::make_unique<detail::Membership>(
+            *runtime_, this, [](void* self) noexcept { static_cast<TileMatrix*>(self)->release(); });
+        handles_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        storage_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
+        home_.assign(static_cast<size_t>(mt_ * nt_), home);
+    } catch (const std::bad_alloc&) {
+        throw RuntimeError("starfact::TileMatrix: out of host memory for the bookkeeping of the " +
+                           std::to_string(mt_ * nt_) + " tiles of a " + std::to_string(m_) + " x " + std::to_string(n_) +
+                           " matrix (nb " + std::to_string(nb_) + ", " +
+                           detail::bytes_text(static_cast<uint64_t>(mt_ * nt_) * kBookkeepingBytes) + ")");
+    }
+    body();
+    abandon.self = nullptr;
+}
+
+template <typename T>
 TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Residency residency,
                           const TileLayout& layout)
     : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(residency), layout_(layout) {
@@ -223,98 +253,76 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     mt_ = m / nb + (m % nb != 0);  // not (m + nb - 1) / nb, which overflows near INT64_MAX
     nt_ = n / nb + (n % nb != 0);
     check_memory();  // before anything is allocated: Linux's overcommit would accept what it cannot back
-    // From here on a constructor that throws leaves the Runtime's registry and gives back what it registered (its
-    // destructor does not run).
-    struct Abandon {
-        TileMatrix* self;
-        ~Abandon() {
-            if (self && self->membership_ && self->membership_->leave()) {
-                self->release();
-                self->membership_->left();
+    build(STARPU_MAIN_RAM, [&] {
+        // Distributed: tags tag0 + i + j * mt, the same on every rank (every rank builds its matrices in the same order).
+        const int64_t tag0 = distributed() ? detail::reserve_tags(runtime, mt_ * nt_) : 0;
+        const auto& gpus = runtime.cuda_memory_nodes();
+        auto out_of_memory = [&](const std::string& asked) {
+            release();
+            throw RuntimeError("starfact::TileMatrix: out of " +
+                               std::string(residency == Residency::Host ? "host" : "device") + " memory: " + asked +
+                               " of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix of " +
+                               std::to_string(sizeof(T)) + "-byte entries (nb " + std::to_string(nb) + ", " +
+                               std::to_string(stored_bytes()) + " bytes for the tiles this process stores)");
+        };
+        auto tile_bytes = [&](int64_t i, int64_t j) { return static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T); };
+        constexpr size_t kAlign = 512;  // each tile of a slab starts on a 512-byte boundary
+        auto padded = [&](size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
+        if (residency == Residency::Device) {
+            // Every local tile's device (local coordinates: a distributed rank's own tiles are every grid.p-th row and
+            // grid.q-th column), then one slab per device.
+            std::vector<size_t> need(gpus.size(), 0);
+            for (int64_t j = 0; j < nt_; ++j)
+                for (int64_t i = 0; i < mt_; ++i) {
+                    if (!stored(i, j) || !local(i, j)) continue;
+                    const int d = device_of(i / g.p, j / g.q, layout.placement, device_grid_, static_cast<int>(gpus.size()));
+                    home_[i + j * mt_] = gpus[static_cast<size_t>(d)];
+                    need[static_cast<size_t>(d)] += padded(tile_bytes(i, j));
+                }
+            std::vector<uintptr_t> next(gpus.size(), 0);
+            for (size_t d = 0; d < gpus.size(); ++d) {
+                if (need[d] == 0) continue;
+                const uintptr_t base = starpu_malloc_on_node(gpus[d], need[d]);
+                if (!base)
+                    out_of_memory(std::to_string(need[d]) + " bytes asked for the tiles on CUDA device " + std::to_string(d));
+                slabs_.push_back(Slab{gpus[d], base, need[d]});
+                next[d] = base;
             }
+            for (int64_t j = 0; j < nt_; ++j)
+                for (int64_t i = 0; i < mt_; ++i) {
+                    if (!stored(i, j) || !local(i, j)) continue;
+                    const int64_t idx = i + j * mt_;
+                    size_t d = 0;
+                    while (gpus[d] != home_[idx]) ++d;
+                    storage_[idx] = reinterpret_cast<void*>(next[d]);
+                    next[d] += padded(tile_bytes(i, j));
+                }
         }
-    } abandon{this};
-    try {
-        membership_ = std::make_unique<detail::Membership>(
-            runtime, this, [](void* self) noexcept { static_cast<TileMatrix*>(self)->release(); });
-        handles_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
-        storage_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
-        home_.assign(static_cast<size_t>(mt_ * nt_), STARPU_MAIN_RAM);
-    } catch (const std::bad_alloc&) {
-        throw RuntimeError("starfact::TileMatrix: out of host memory for the bookkeeping of the " +
-                           std::to_string(mt_ * nt_) + " tiles of a " + std::to_string(m) + " x " + std::to_string(n) +
-                           " matrix (nb " + std::to_string(nb) + ", " +
-                           detail::bytes_text(static_cast<uint64_t>(mt_ * nt_) * kBookkeepingBytes) + ")");
-    }
-    // Distributed: tags tag0 + i + j * mt, the same on every rank (every rank builds its matrices in the same order).
-    const int64_t tag0 = distributed() ? detail::reserve_tags(runtime, mt_ * nt_) : 0;
-    const auto& gpus = runtime.cuda_memory_nodes();
-    auto out_of_memory = [&](const std::string& asked) {
-        release();
-        throw RuntimeError("starfact::TileMatrix: out of " +
-                           std::string(residency == Residency::Host ? "host" : "device") + " memory: " + asked +
-                           " of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix of " +
-                           std::to_string(sizeof(T)) + "-byte entries (nb " + std::to_string(nb) + ", " +
-                           std::to_string(stored_bytes()) + " bytes for the tiles this process stores)");
-    };
-    auto tile_bytes = [&](int64_t i, int64_t j) { return static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T); };
-    constexpr size_t kAlign = 512;  // each tile of a slab starts on a 512-byte boundary
-    auto padded = [&](size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
-    if (residency == Residency::Device) {
-        // Every local tile's device (local coordinates: a distributed rank's own tiles are every grid.p-th row and
-        // grid.q-th column), then one slab per device.
-        std::vector<size_t> need(gpus.size(), 0);
-        for (int64_t j = 0; j < nt_; ++j)
+        for (int64_t j = 0; j < nt_; ++j) {
             for (int64_t i = 0; i < mt_; ++i) {
-                if (!stored(i, j) || !local(i, j)) continue;
-                const int d = device_of(i / g.p, j / g.q, layout.placement, device_grid_, static_cast<int>(gpus.size()));
-                home_[i + j * mt_] = gpus[static_cast<size_t>(d)];
-                need[static_cast<size_t>(d)] += padded(tile_bytes(i, j));
-            }
-        std::vector<uintptr_t> next(gpus.size(), 0);
-        for (size_t d = 0; d < gpus.size(); ++d) {
-            if (need[d] == 0) continue;
-            const uintptr_t base = starpu_malloc_on_node(gpus[d], need[d]);
-            if (!base)
-                out_of_memory(std::to_string(need[d]) + " bytes asked for the tiles on CUDA device " + std::to_string(d));
-            slabs_.push_back(Slab{gpus[d], base, need[d]});
-            next[d] = base;
-        }
-        for (int64_t j = 0; j < nt_; ++j)
-            for (int64_t i = 0; i < mt_; ++i) {
-                if (!stored(i, j) || !local(i, j)) continue;
-                const int64_t idx = i + j * mt_;
-                size_t d = 0;
-                while (gpus[d] != home_[idx]) ++d;
-                storage_[idx] = reinterpret_cast<void*>(next[d]);
-                next[d] += padded(tile_bytes(i, j));
-            }
-    }
-    for (int64_t j = 0; j < nt_; ++j) {
-        for (int64_t i = 0; i < mt_; ++i) {
-            if (!stored(i, j)) continue;
-            const int64_t idx = i + j * mt_, rows = tile_rows(i), cols = tile_cols(j);
-            if (!local(i, j)) {
-                // Another rank's tile: no storage here; StarPU allocates a copy when one is received.
-                starpu_matrix_data_register(&handles_[idx], -1, 0, static_cast<uint32_t>(rows),
+                if (!stored(i, j)) continue;
+                const int64_t idx = i + j * mt_, rows = tile_rows(i), cols = tile_cols(j);
+                if (!local(i, j)) {
+                    // Another rank's tile: no storage here; StarPU allocates a copy when one is received.
+                    starpu_matrix_data_register(&handles_[idx], -1, 0, static_cast<uint32_t>(rows),
+                                                static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), sizeof(T));
+                    detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
+                    continue;
+                }
+                if (residency == Residency::Host) {
+                    void* p = nullptr;
+                    if (starpu_malloc_flags(&p, tile_bytes(i, j), STARPU_MALLOC_PINNED) != 0 || !p)
+                        out_of_memory(std::to_string(tile_bytes(i, j)) + " bytes asked for tile (" + std::to_string(i) +
+                                      "," + std::to_string(j) + ")");
+                    storage_[idx] = p;
+                }
+                starpu_matrix_data_register(&handles_[idx], static_cast<int>(home_[idx]),
+                                            reinterpret_cast<uintptr_t>(storage_[idx]), static_cast<uint32_t>(rows),
                                             static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), sizeof(T));
-                detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
-                continue;
+                if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
             }
-            if (residency == Residency::Host) {
-                void* p = nullptr;
-                if (starpu_malloc_flags(&p, tile_bytes(i, j), STARPU_MALLOC_PINNED) != 0 || !p)
-                    out_of_memory(std::to_string(tile_bytes(i, j)) + " bytes asked for tile (" + std::to_string(i) +
-                                  "," + std::to_string(j) + ")");
-                storage_[idx] = p;
-            }
-            starpu_matrix_data_register(&handles_[idx], static_cast<int>(home_[idx]),
-                                        reinterpret_cast<uintptr_t>(storage_[idx]), static_cast<uint32_t>(rows),
-                                        static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), sizeof(T));
-            if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
         }
-    }
-    abandon.self = nullptr;
+    });
 }
 
 namespace {
@@ -394,40 +402,21 @@ TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, i
 
 template <typename T>
 void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
-    struct Abandon {  // a constructor that throws leaves the registry and unregisters what it registered
-        TileMatrix* self;
-        ~Abandon() {
-            if (self && self->membership_ && self->membership_->leave()) {
-                self->release();
-                self->membership_->left();
+    build(home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home), [&] {
+        for (int64_t j = 0; j < nt_; ++j)
+            for (int64_t i = 0; i < mt_; ++i) {
+                if (!stored(i, j)) continue;
+                const int64_t idx = i + j * mt_;
+                const auto rows = static_cast<uint32_t>(tile_rows(i)), cols = static_cast<uint32_t>(tile_cols(j));
+                if (home < 0) {
+                    starpu_matrix_data_register(&handles_[idx], -1, 0, rows, rows, cols, sizeof(T));
+                    continue;
+                }
+                const uintptr_t p = base + static_cast<uintptr_t>(i * nb_ + j * nb_ * ld) * sizeof(T);
+                storage_[idx] = reinterpret_cast<void*>(p);
+                starpu_matrix_data_register(&handles_[idx], home, p, static_cast<uint32_t>(ld), rows, cols, sizeof(T));
             }
-        }
-    } abandon{this};
-    try {
-        membership_ = std::make_unique<detail::Membership>(
-            *runtime_, this, [](void* self) noexcept { static_cast<TileMatrix*>(self)->release(); });
-        handles_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
-        storage_.assign(static_cast<size_t>(mt_ * nt_), nullptr);
-        home_.assign(static_cast<size_t>(mt_ * nt_), home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home));
-    } catch (const std::bad_alloc&) {
-        throw RuntimeError("starfact::TileMatrix: out of host memory for the bookkeeping of the " +
-                           std::to_string(mt_ * nt_) + " tiles of a " + std::to_string(m_) + " x " +
-                           std::to_string(n_) + " matrix (nb " + std::to_string(nb_) + ")");
-    }
-    for (int64_t j = 0; j < nt_; ++j)
-        for (int64_t i = 0; i < mt_; ++i) {
-            if (!stored(i, j)) continue;
-            const int64_t idx = i + j * mt_;
-            const auto rows = static_cast<uint32_t>(tile_rows(i)), cols = static_cast<uint32_t>(tile_cols(j));
-            if (home < 0) {
-                starpu_matrix_data_register(&handles_[idx], -1, 0, rows, rows, cols, sizeof(T));
-                continue;
-            }
-            const uintptr_t p = base + static_cast<uintptr_t>(i * nb_ + j * nb_ * ld) * sizeof(T);
-            storage_[idx] = reinterpret_cast<void*>(p);
-            starpu_matrix_data_register(&handles_[idx], home, p, static_cast<uint32_t>(ld), rows, cols, sizeof(T));
-        }
-    abandon.self = nullptr;
+    });
 }
 
 template <typename T>

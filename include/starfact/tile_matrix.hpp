@@ -188,8 +188,11 @@ private:
     bool local(int64_t i, int64_t j) const;  // stored and owned by this process
     void require_alive(const char* function) const;  // throws RuntimeError once the Runtime was destroyed
     void check_memory() const;  // throws RuntimeError if the tiles cannot fit (constructor)
-    /// Views (home: the array's memory node, base: its address) and workspaces (home -1): enters the Runtime's
-    /// registry and registers a handle per stored tile.
+    /// Enters the Runtime's registry, sizes the bookkeeping (every tile's home node `home` to start with) and runs
+    /// `body`, which registers the tiles; if anything throws, leaves the registry and unregisters what it registered.
+    template <typename Body>
+    void build(unsigned home, Body body);
+    /// Views (home: the array's memory node, base: its address) and workspaces (home -1): a handle per stored tile.
     void register_unowned(int home, uintptr_t base, int64_t ld);
     /// The pointer and leading dimension of local tile idx on memory node `node` (acquired there).
     std::pair<T*, int64_t> tile_on(int64_t idx, unsigned node) const;

@@ -9,8 +9,9 @@ from starfact.svm import LSSVC
 
 
 def blobs(rng, n, classes=3, d=4, spread=0.6):
-    """n samples around `classes` well-separated centres in d dimensions, with labels 10, 20, ..."""
-    centres = rng.uniform(-4, 4, (classes, d))
+    """n samples around `classes` centres in d dimensions, 6 apart on the axes (well separated whatever the seed),
+    with labels 10, 20, ..."""
+    centres = 6.0 * numpy.eye(classes, d)
     labels = rng.integers(0, classes, n)
     x = centres[labels] + spread * rng.standard_normal((n, d))
     return x, (labels + 1) * 10

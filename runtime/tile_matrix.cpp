@@ -376,8 +376,10 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T*
                 std::to_string(layout.grid.q) + ")");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
-    const unsigned node = m * n > 0 ? array_node(runtime, data, "TileMatrix", "data") : STARPU_MAIN_RAM;
-    residency_ = node == STARPU_MAIN_RAM ? Residency::Host : Residency::Device;
+    // Views of host memory only: import() copies device arrays into device-resident tiles.
+    require(m * n == 0 || array_node(runtime, data, "TileMatrix", "data") == STARPU_MAIN_RAM, "TileMatrix", "data",
+            "is device memory: a view takes host memory (copy device arrays into device-resident tiles with import())");
+    const unsigned node = STARPU_MAIN_RAM;
     device_grid_ = Grid{};
     mt_ = m / nb + (m % nb != 0);
     nt_ = n / nb + (n % nb != 0);

@@ -191,3 +191,26 @@ TEMPLATE_TEST_CASE("GPU factorizations and a solve submitted together report the
     CHECK(solve_residual<T>(n1, nrhs, A1.data(), n1, X.data(), n1, B.data(), n1) < kResidualLimit);
     CHECK(potrf_residual<T>(n1, A1.data(), n1, L1.data(), n1) < kResidualLimit);
 }
+
+TEST_CASE("GPU array forms on device arrays: copied into device tiles; views take host memory only", "[gpu][views]") {
+    const int64_t n = 700, nrhs = 2, nb = 256;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = spd_matrix<double>(n, n, seed);
+    std::vector<double> B(static_cast<size_t>(n * nrhs)), X(B.size());
+    random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
+    double *dA = nullptr, *dB = nullptr;
+    REQUIRE(cudaMalloc(&dA, sizeof(double) * A.size()) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dB, sizeof(double) * B.size()) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dA, A.data(), sizeof(double) * A.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+    REQUIRE(cudaMemcpy(dB, B.data(), sizeof(double) * B.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+    Options o;
+    o.mapping = Mapping::GpuOnly;
+    CHECK(residency_of(runtime(), dA) == Residency::Device);
+    CHECK(posv(runtime(), n, nrhs, dA, n, dB, n, o, Tiling{nb}) == 0);
+    REQUIRE(cudaMemcpy(X.data(), dB, sizeof(double) * X.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    CHECK_THROWS_WITH((TileMatrix<double>(runtime(), n, n, nb, dA, n)), Catch::Contains("'data'"));
+    cudaFree(dA);
+    cudaFree(dB);
+}

@@ -71,10 +71,10 @@ struct RunStats {
 struct Tiling {
     /// Tile size; 0: the tuned choice for the order, precision, mapping and where the array is (tile_plan, plan.hpp).
     int64_t nb = 0;
-    /// Host (default): the tiles are views of the caller's arrays, wherever those are (host memory, pageable or
-    /// pinned, or memory of one of the Runtime's GPUs): no copy, StarPU moves tiles between the arrays and the
-    /// workers as tasks need them, and only the triangle an operation uses is read. Device: the arrays are copied
-    /// into device-resident tiles first and back afterwards.
+    /// Host (default): the tiles are views of the caller's host arrays (pageable or pinned): no copy, StarPU moves
+    /// tiles between the arrays and the workers as tasks need them, and only the triangle an operation uses is
+    /// read. Device, and arrays in GPU memory: the arrays are copied into device-resident tiles first and back
+    /// afterwards.
     Residency residency = Residency::Host;
 };
 
@@ -99,7 +99,8 @@ template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts = {});
 
 /// LAPACK-array forms: A is column-major n x n (lda >= max(1, n)), lower triangle used (the upper one is neither
-/// read nor written); the arrays, in host or device memory, are tiled as `tiling` says (by default viewed in place).
+/// read nor written); the arrays, in host or device memory, are tiled as `tiling` says (host arrays by default viewed
+/// in place).
 template <typename T>
 int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 template <typename T>

@@ -89,6 +89,7 @@ Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
 }
 
 bool have_fused_potf2() { return detail::fused_potf2_available(); }
+bool have_recursive_potrf() { return detail::recursive_potrf_available(); }
 
 template <typename T>
 DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb) {

@@ -41,7 +41,7 @@ public:
                 detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(resolve_panel_solve(opts.panel) == PanelSolve::Inverse),
-          fused_(resolve_diag_kernel<T>(opts.diag, opts.mapping, std::min(A.nb(), A.n())) == DiagKernel::Fused), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
+          diag_(resolve_diag_kernel<T>(opts.diag, opts.mapping, std::min(A.nb(), A.n()))), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
           names_(*seq) {}
 
     int64_t mt() const { return mt_; }
@@ -111,7 +111,7 @@ private:
         set(raw, names_("potrf", k, k), k);
         // Distributed: the info variable of the rank that runs the task (the owner of the tile).
         starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
-        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info, k * A_.nb(), fused_);
+        detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info, k * A_.nb(), diag_);
     }
     /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
     template <typename Raw>
@@ -143,7 +143,8 @@ private:
     std::vector<starpu_data_handle_t> info_;  // one, or one per rank (distributed)
     int64_t mt_;
     detail::PriorityScale prio_;
-    bool inverse_, fused_;
+    bool inverse_;
+    DiagKernel diag_;
     int urgent_depth_ = -1;
     int64_t step_ = 0;  // the step being submitted (left-looking: the column)
     detail::TaskOptions o_;

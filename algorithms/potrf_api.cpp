@@ -50,6 +50,8 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     detail::require_factor_precision<T>("potrf", opts.factor, false);
     require(opts.diag != DiagKernel::Fused || detail::fused_potf2_available(), "potrf", "diag",
             "is fused but this build has no fused potf2 kernel (no CUDA)");
+    require(opts.diag != DiagKernel::Recursive || have_recursive_potrf(), "potrf", "diag",
+            "is recursive but this build has no recursive Cholesky kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
     require(!A.distributed() || resolve_panel_solve(opts.panel) != PanelSolve::Inverse, "potrf",
@@ -73,7 +75,9 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
                                    : state.add_operation(&info_handle[0]);
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
-        reserve_potrf_workspace<T>(rt, static_cast<int>(std::min(A.nb(), A.n())));
+        const int64_t diag_order = std::min(A.nb(), A.n());
+        reserve_potrf_workspace<T>(rt, static_cast<int>(diag_order),
+                                   resolve_diag_kernel<T>(opts.diag, opts.mapping, diag_order));
         if (resolve_panel_solve(opts.panel) == PanelSolve::Inverse)
             reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }
@@ -180,7 +184,9 @@ DiagKernel parse_diag_kernel(const std::string& text, const char* argument) {
     if (text == "auto") return DiagKernel::Auto;
     if (text == "fused") return DiagKernel::Fused;
     if (text == "cusolver") return DiagKernel::Cusolver;
-    throw InvalidArgument("parse_diag_kernel", argument, "must be auto, fused or cusolver (got '" + text + "')");
+    if (text == "recursive") return DiagKernel::Recursive;
+    throw InvalidArgument("parse_diag_kernel", argument,
+                          "must be auto, fused, cusolver or recursive (got '" + text + "')");
 }
 
 const char* to_string(DiagKernel d) {
@@ -188,6 +194,7 @@ const char* to_string(DiagKernel d) {
         case DiagKernel::Auto: return "auto";
         case DiagKernel::Fused: return "fused";
         case DiagKernel::Cusolver: return "cusolver";
+        case DiagKernel::Recursive: return "recursive";
     }
     return "?";
 }

@@ -15,8 +15,9 @@ namespace starfact::detail {
 
 template <typename T>
 Codelets<T>::Codelets() {
-    define_potrf<T>(potrf, false);
-    define_potrf<T>(potrf_fused, true);
+    define_potrf<T>(potrf, DiagKernel::Cusolver);
+    define_potrf<T>(potrf_fused, DiagKernel::Fused);
+    define_potrf<T>(potrf_recursive, DiagKernel::Recursive);
     define_trsm<T>(trsm);
     define_syrk<T>(syrk);
     define_gemm<T>(gemm);

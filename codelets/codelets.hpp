@@ -47,7 +47,7 @@ void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_f
 
 template <typename T>
 struct Codelets {
-    Kernel potrf, potrf_fused, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
+    Kernel potrf, potrf_fused, potrf_recursive, trsm, syrk, gemm, tile_update, trtri, trsm_inverse;
     Codelets();
 };
 
@@ -90,9 +90,11 @@ void set_dynamic_buffers(starpu_task* t, const starpu_data_handle_t* handles, co
                          int n);
 
 /// fused: the CUDA implementation is our potf2 (kernels/potf2/) instead of cuSOLVER potrf.
-template <typename T> void define_potrf(Kernel& k, bool fused);
+template <typename T> void define_potrf(Kernel& k, DiagKernel kind);
 /// Whether this build has the fused potf2 kernel.
 bool fused_potf2_available();
+/// Whether this build has the recursive Cholesky kernel (kernels/rpotrf/: CUDA builds).
+bool recursive_potrf_available();
 template <typename T> void define_trsm(Kernel& k);
 template <typename T> void define_syrk(Kernel& k);
 template <typename T> void define_gemm(Kernel& k);
@@ -103,8 +105,9 @@ template <typename T> void define_trsm_inverse(Kernel& k);
 /// Runs the GPU factorization kernels once on every CUDA worker (small matrices, a few ms), so that
 /// CUDA's lazy module loading happens when the runtime starts, not inside the first factorization.
 void warm_up_gpu_kernels(const Runtime& rt);
-/// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb.
-template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb);
+/// Makes every CUDA worker's workspace large enough for potrf on tiles of order up to nb with the diagonal
+/// kernel `kind` (resolved: Fused, Cusolver or Recursive).
+template <typename T> void reserve_potrf_workspace(const Runtime& rt, int nb, DiagKernel kind);
 /// The same for the inverse panel path (trtri workspace, one scratch tile).
 template <typename T> void reserve_inverse_workspace(const Runtime& rt, int nb);
 
@@ -160,7 +163,7 @@ void submit(starpu_task* task, const TaskOptions& o, const char* what);
 
 template <typename T>
 void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
-                  int64_t offset, bool fused);
+                  int64_t offset, DiagKernel kind);
 template <typename T>
 void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
                  starpu_data_handle_t A, starpu_data_handle_t B);

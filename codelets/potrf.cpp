@@ -9,6 +9,9 @@
 #include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
+#ifdef STARFACT_HAVE_CUDA
+#include "kernels/rpotrf/rpotrf_tuning.hpp"
+#endif
 #ifdef STARFACT_HAVE_POTF2
 #include "kernels/potf2/potf2.hpp"
 #include "kernels/potf2/potf2_tuning.hpp"
@@ -21,6 +24,7 @@ struct PotrfArgs {
     int64_t offset;       // global index of the tile's first column
     CudaContexts* cuda;   // per-worker cuSOLVER handles (CUDA implementation)
     bool urgent;          // TaskOptions::urgent
+    int compute;          // TaskOptions::compute: the recursive kernel's gemms on float tiles
 };
 
 /// First column (1-based) among the first n whose diagonal is not a positive finite number, or 0.
@@ -80,6 +84,21 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
     gpu::launch_potrf_info<T>(t.A, t.n, t.ld, t.c->dev_info, t.info, t.offset, t.c->stream);
 }
 
+/// Our recursive Cholesky (kernels/rpotrf/): the tile's updates and panel solves as large gemms, in the task's
+/// arithmetic (tensor cores for the float factor of a mixed-precision solve), info merged on the device.
+template <typename T>
+void potrf_recursive_cuda(void* buffers[], void* cl_arg) {
+    const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
+    const auto* a = static_cast<const PotrfArgs*>(cl_arg);
+    const gpu::RpotrfConfig c = gpu::rpotrf_default_config<T>(t.n, a->compute);
+    try {
+        gpu::rpotrf<T>(starpu_cublas_get_local_handle(), t.c->solver, t.c->stream, t.n, t.A, t.ld, t.info, t.offset,
+                       t.c->work, t.c->work_bytes, c);
+    } catch (const std::exception& e) {
+        STARPU_ABORT_MSG("%s (reserve_potrf_workspace was not called for this tile size?)", e.what());
+    }
+}
+
 #ifdef STARFACT_HAVE_POTF2
 /// The worker's second stream set, as the two-stream form of large tiles takes it.
 gpu::Potf2Aux aux_of(const CudaWorkerContext& c) {
@@ -113,6 +132,13 @@ void potrf_fused_cuda(void* buffers[], void* cl_arg) {
 
 #ifdef STARFACT_HAVE_CUDA
 template <typename T>
+Workspace recursive_potrf_workspace(cusolverDnHandle_t h, int n) {
+    Workspace w;
+    w.device = gpu::rpotrf_workspace_bytes<T>(h, n, gpu::rpotrf_default_config<T>(n));
+    return w;
+}
+
+template <typename T>
 Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
     // cuSOLVER sizes the workspace from (n, lda) alone; the matrix pointer is not read here.
     int lwork = 0;
@@ -127,11 +153,25 @@ Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
 }
 #endif
 
-template <typename T> constexpr const char* potrf_symbol(bool fused);
-template <> constexpr const char* potrf_symbol<float>(bool fused) { return fused ? "starfact_spotrf_fused" : "starfact_spotrf"; }
-template <> constexpr const char* potrf_symbol<double>(bool fused) { return fused ? "starfact_dpotrf_fused" : "starfact_dpotrf"; }
+template <typename T>
+const char* potrf_symbol(DiagKernel kind) {
+    const bool single = sizeof(T) == sizeof(float);
+    switch (kind) {
+        case DiagKernel::Fused: return single ? "starfact_spotrf_fused" : "starfact_dpotrf_fused";
+        case DiagKernel::Recursive: return single ? "starfact_spotrf_recursive" : "starfact_dpotrf_recursive";
+        default: return single ? "starfact_spotrf" : "starfact_dpotrf";
+    }
+}
 
 }  // namespace
+
+bool recursive_potrf_available() {
+#ifdef STARFACT_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
 
 bool fused_potf2_available() {
 #ifdef STARFACT_HAVE_POTF2
@@ -142,24 +182,29 @@ bool fused_potf2_available() {
 }
 
 template <typename T>
-void define_potrf(Kernel& k, bool fused) {
+void define_potrf(Kernel& k, DiagKernel kind) {
     starpu_cuda_func_t cuda = STARFACT_CUDA_IMPL(potrf_cuda<T>);
-#ifdef STARFACT_HAVE_POTF2
-    if (fused) cuda = potrf_fused_cuda<T>;
+#ifdef STARFACT_HAVE_CUDA
+    if (kind == DiagKernel::Recursive) cuda = potrf_recursive_cuda<T>;
 #endif
-    define_kernel(k, "potrf", potrf_symbol<T>(fused), potrf_cpu<T>, cuda, {STARPU_RW, STARPU_RW});
+#ifdef STARFACT_HAVE_POTF2
+    if (kind == DiagKernel::Fused) cuda = potrf_fused_cuda<T>;
+#endif
+    define_kernel(k, "potrf", potrf_symbol<T>(kind), potrf_cpu<T>, cuda, {STARPU_RW, STARPU_RW});
 }
 
 template <typename T>
 void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
-                  int64_t offset, bool fused) {
+                  int64_t offset, DiagKernel kind) {
     const double n = tile_rows(A);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(fused && fused_potf2_available() ? &codelets<T>(rt).potrf_fused.cl
-                                                                          : &codelets<T>(rt).potrf.cl);
+    const Codelets<T>& cl = codelets<T>(rt);
+    t->cl = const_cast<starpu_codelet*>(kind == DiagKernel::Fused && fused_potf2_available()    ? &cl.potrf_fused.cl
+                                        : kind == DiagKernel::Recursive && recursive_potrf_available() ? &cl.potrf_recursive.cl
+                                                                                                   : &cl.potrf.cl);
     t->handles[0] = A;
     t->handles[1] = info;
-    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt), o.urgent});
+    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt), o.urgent, o.compute});
     t->cl_arg_size = sizeof(PotrfArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
@@ -213,23 +258,24 @@ void warm_up_gpu_kernels(const Runtime& rt) {
 }
 
 template <typename T>
-void reserve_potrf_workspace(const Runtime& rt, int nb) {
+void reserve_potrf_workspace(const Runtime& rt, int nb, DiagKernel kind) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() > 0)
-        cuda_contexts(rt)->reserve(nb, potrf_workspace<T>);
+        cuda_contexts(rt)->reserve(nb, kind == DiagKernel::Recursive ? recursive_potrf_workspace<T> : potrf_workspace<T>);
 #else
     (void)rt;
     (void)nb;
+    (void)kind;
 #endif
 }
 
-template void reserve_potrf_workspace<float>(const Runtime&, int);
-template void reserve_potrf_workspace<double>(const Runtime&, int);
-template void define_potrf<float>(Kernel&, bool);
-template void define_potrf<double>(Kernel&, bool);
+template void reserve_potrf_workspace<float>(const Runtime&, int, DiagKernel);
+template void reserve_potrf_workspace<double>(const Runtime&, int, DiagKernel);
+template void define_potrf<float>(Kernel&, DiagKernel);
+template void define_potrf<double>(Kernel&, DiagKernel);
 template void insert_potrf<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
-                                  int64_t, bool);
+                                  int64_t, DiagKernel);
 template void insert_potrf<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,
-                                   int64_t, bool);
+                                   int64_t, DiagKernel);
 
 }  // namespace starfact::detail

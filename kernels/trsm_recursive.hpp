@@ -20,13 +20,15 @@ namespace starfact::detail::gpu {
 /// Columns at and below which the recursion stops (a multiple of 64, so that the halves stay aligned).
 constexpr int kTrsmRecursiveBase = 128;
 
-template <int Base = kTrsmRecursiveBase, typename T>
-cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B,
-                                      int ldb) {
+/// B := B L^-T by recursive halving of L down to `base` columns (runtime form; below 64 the halves lose their
+/// alignment: callers pass multiples of 64).
+template <typename T>
+cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B, int ldb,
+                                      int base) {
     if (m <= 0 || n <= 0) return CUBLAS_STATUS_SUCCESS;
-    if (n <= Base) return trsm(h, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, m, n, T(1), L, ldl, B, ldb);
+    if (n <= base) return trsm(h, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, m, n, T(1), L, ldl, B, ldb);
     const int n1 = ((n / 2 + 63) / 64) * 64, n2 = n - n1;
-    cublasStatus_t s = trsm_right_lower_trans<Base>(h, compute, m, n1, L, ldl, B, ldb);
+    cublasStatus_t s = trsm_right_lower_trans(h, compute, m, n1, L, ldl, B, ldb, base);
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     T* B2 = B + static_cast<int64_t>(n1) * ldb;
     const T* L21 = L + n1;
@@ -37,7 +39,14 @@ cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int 
         s = gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb);
     }
     if (s != CUBLAS_STATUS_SUCCESS) return s;
-    return trsm_right_lower_trans<Base>(h, compute, m, n2, L + n1 + static_cast<int64_t>(n1) * ldl, ldl, B2, ldb);
+    return trsm_right_lower_trans(h, compute, m, n2, L + n1 + static_cast<int64_t>(n1) * ldl, ldl, B2, ldb, base);
+}
+
+/// The same with the base fixed at compile time (the panel solve of the tile DAG: kTrsmRecursiveBase).
+template <int Base = kTrsmRecursiveBase, typename T>
+cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B,
+                                      int ldb) {
+    return trsm_right_lower_trans(h, compute, m, n, L, ldl, B, ldb, Base);
 }
 
 }  // namespace starfact::detail::gpu

@@ -45,6 +45,7 @@ if(STARFACT_HAVE_CUDA)
 
   if(STARFACT_BUILD_TESTS)
     add_executable(test_potf2_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp ${PROJECT_SOURCE_DIR}/tests/test_potf2_gpu.cpp
+                                 ${PROJECT_SOURCE_DIR}/tests/test_rpotrf_gpu.cpp
                                  ${PROJECT_SOURCE_DIR}/tests/gpu_hog.cu)
     target_link_libraries(test_potf2_gpu PRIVATE starfact_test_support CUDA::cudart CUDA::cublas)
     add_test(NAME gpu.potf2 COMMAND test_potf2_gpu)

@@ -64,9 +64,10 @@ problem
                     diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
                     backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
                     trsm; docs/algorithms.md)
-  --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), auto
-                    (default: fused when the build has it, else cusolver; fused is 1.2-2.0x cuSOLVER
-                    per tile on the H100 at nb = 64..2048: docs/potf2.md)
+  --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), recursive
+                    (our recursive Cholesky: updates and panel solves as large gemms, in the tensor-core
+                    arithmetic of --factor-prec for a mixed solve), auto (default: the plan's choice by
+                    order and precision, starfact::resolve_diag_kernel; docs/potf2.md)
 )" +
            support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only", "--sched"}) +
            R"(  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over

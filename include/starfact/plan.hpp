@@ -26,9 +26,13 @@ enum class DiagKernel {
     Auto,      ///< the kernel measured faster on tiles of this order and precision (see resolve_diag_kernel)
     Fused,     ///< our fused potf2 (kernels/potf2/, docs/potf2.md)
     Cusolver,  ///< cusolverDn<t>potrf, plus a one-block kernel merging devInfo
+    Recursive, ///< our recursive Cholesky: updates and panel solves as large gemms (kernels/rpotrf/, docs/potf2.md);
+               ///< in a mixed-precision solve its gemms take the factorization's tensor-core arithmetic
 };
 /// Whether this build has the fused potf2 kernel.
 bool have_fused_potf2();
+/// Whether this build has the recursive Cholesky kernel (CUDA builds).
+bool have_recursive_potrf();
 /// What Auto means for nb x nb diagonal tiles of precision T under mapping m: the CUDA kernel measured faster on
 /// one tile of that order (the kDiag rows of algorithms/plan.cpp, from `starpu_chol --sweep --nb NB --diag
 /// fused|cusolver` on the H100, docs/performance.md): our fused potf2 where the build has it, except at the orders

@@ -32,15 +32,12 @@ extern "C" {
 int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "potrf";
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {a, a_out});
+        const Call c = checked_call("potrf", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, n, p, where), where);
-            async::potrf(A->tiles(), *j.sequence, p.options);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, c.n, c.p, c.where), c.where);
+            async::potrf(A->tiles(), *j.sequence, c.p.options);
             j.finish = [A, out](int info) {
                 A->deliver(true);
                 settle(out);
@@ -53,18 +50,14 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "potrs";
-        const int64_t n = check_square(f, "c", l, rt);
-        check_right_hand_sides(f, b, n, l->dtype, "c", rt);
-        const Output out = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {l, b, b_out});
+        const Call c = checked_call("potrs", rt, "c", l, nullptr, b, b_out, options);
+        const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = cholesky_nb<T>(rt, n, p, where);
-            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, nb, where);
-            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, where, {l});
-            async::potrs(L->tiles(), B->tiles(), *j.sequence, p.options);
+            const int64_t nb = cholesky_nb<T>(rt, c.n, c.p, c.where);
+            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, nb, c.where);
+            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {l});
+            async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options);
             j.finish = [L, B, out](int info) {
                 L->deliver(false);
                 B->deliver(true);
@@ -79,14 +72,12 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            const starfact_c_refinement* refinement, starfact_c_job** job) {
     return submit("posv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "posv";
-        const int64_t n = check_square(f, "a", a, rt);
-        check_right_hand_sides(f, b, n, a->dtype, "a", rt);
-        const Output aout = output_like(f, "a_out", a_out, *a, "a", rt);
-        const Output bout = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
+        const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options);
+        const Output aout = c.a_out, bout = c.b_out;
+        const ParsedOptions& p = c.p;
+        const int64_t n = c.n;
+        const Residency where = c.where;
         const Refinement refine = parse_refinement(refinement);
-        const Residency where = residency_for(p, {a, a_out, b, b_out});
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
             const bool mixed = refinement != nullptr || mixed_solve<T>(p.options);
@@ -128,17 +119,15 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potri", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "potri";
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {a, a_out});
+        const Call c = checked_call("potri", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb =
-                p.tiling.nb > 0 ? p.tiling.nb : potri_tile_plan<T>(n, p.options.mapping, where, rt.cuda_workers() > 0).nb;
-            auto A = argument_tiles<T>(rt, *a, out, true, true, nb, where);
-            async::potri(A->tiles(), *j.sequence, p.options);
+            const int64_t nb = c.p.tiling.nb > 0
+                                   ? c.p.tiling.nb
+                                   : potri_tile_plan<T>(c.n, c.p.options.mapping, c.where, rt.cuda_workers() > 0).nb;
+            auto A = argument_tiles<T>(rt, *a, out, true, true, nb, c.where);
+            async::potri(A->tiles(), *j.sequence, c.p.options);
             j.finish = [A, out](int info) {
                 A->deliver(true);
                 settle(out);

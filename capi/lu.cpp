@@ -55,16 +55,13 @@ extern "C" {
 int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "getrf";
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {a, a_out});
+        const Call c = checked_call("getrf", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, false, lu_nb<T>(rt, n, p, where), where);
+            auto A = argument_tiles<T>(rt, *a, out, true, false, lu_nb<T>(rt, c.n, c.p, c.where), c.where);
             auto piv = std::make_shared<Pivots>(A->tiles());
-            async::getrf(A->tiles(), *piv, *j.sequence, p.options);
+            async::getrf(A->tiles(), *piv, *j.sequence, c.p.options);
             j.finish = [A, piv, out, ipiv_out](int info) {
                 A->deliver(true);
                 copy_pivots(*piv, ipiv_out);
@@ -79,20 +76,16 @@ int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "getrs";
-        const int64_t n = check_square(f, "lu", lu, rt);
-        check_right_hand_sides(f, b, n, lu->dtype, "lu", rt);
-        const Output out = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {lu, b, b_out});
+        const Call c = checked_call("getrs", rt, "lu", lu, nullptr, b, b_out, options);
+        const Output out = c.b_out;
         dispatch(lu->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, n, p, where);
-            auto piv = std::make_shared<Pivots>(rt, n, std::max<int64_t>(1, nb));
-            load_pivots(f, *piv, ipiv);
-            auto LU = argument_tiles<T>(rt, *lu, Output{}, false, false, nb, where);
-            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, where, {lu});
-            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, p.options);
+            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
+            auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
+            load_pivots("getrs", *piv, ipiv);
+            auto LU = argument_tiles<T>(rt, *lu, Output{}, false, false, nb, c.where);
+            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {lu});
+            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
             j.finish = [LU, piv, B, out](int info) {
                 LU->deliver(false);
                 B->deliver(true);
@@ -107,20 +100,15 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                            const starfact_c_options* options, starfact_c_job** job) {
     return submit("gesv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const char* f = "gesv";
-        const int64_t n = check_square(f, "a", a, rt);
-        check_right_hand_sides(f, b, n, a->dtype, "a", rt);
-        const Output aout = output_like(f, "a_out", a_out, *a, "a", rt);
-        const Output bout = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        const Residency where = residency_for(p, {a, a_out, b, b_out});
+        const Call c = checked_call("gesv", rt, "a", a, a_out, b, b_out, options);
+        const Output aout = c.a_out, bout = c.b_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, n, p, where);
-            auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
-            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
+            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, c.where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, c.where, {a, a_out});
             auto piv = std::make_shared<Pivots>(A->tiles());
-            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, p.options);
+            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
             j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
                 A->deliver(true);
                 copy_pivots(*piv, ipiv_out);

@@ -30,6 +30,29 @@ Output output_like(const char* function, const char* argument, const starfact_c_
     return o;
 }
 
+Call checked_call(const char* function, const Runtime& rt, const char* a_name, const starfact_c_matrix* a,
+                  const starfact_c_matrix* a_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                  const starfact_c_options* options) {
+    Call c;
+    c.n = check_square(function, a_name, a, rt);
+    check_right_hand_sides(function, b, c.n, a->dtype, a_name, rt);
+    c.a_out = output_like(function, "a_out", a_out, *a, a_name, rt);
+    c.b_out = output_like(function, "b_out", b_out, *b, "b", rt);
+    c.p = parse_options(function, options);
+    c.where = residency_for(c.p, {a, a_out, b, b_out});
+    return c;
+}
+
+Call checked_call(const char* function, const Runtime& rt, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                  const starfact_c_options* options) {
+    Call c;
+    c.n = check_square(function, "a", a, rt);
+    c.a_out = output_like(function, "a_out", a_out, *a, "a", rt);
+    c.p = parse_options(function, options);
+    c.where = residency_for(c.p, {a, a_out});
+    return c;
+}
+
 Residency residency_for(const ParsedOptions& p, std::initializer_list<const starfact_c_matrix*> arrays) {
     if (p.tiling.residency == Residency::Device) return Residency::Device;
     if (p.residency_given || p.options.mapping == Mapping::CpuOnly) return p.tiling.residency;

@@ -27,6 +27,21 @@ struct Output {
 Output output_like(const char* function, const char* argument, const starfact_c_matrix* out,
                    const starfact_c_matrix& in, const char* in_name, const Runtime& rt);
 
+/// The checked arguments of a solve with the square matrix `a` (named `a_name`) and the right-hand sides `b`; the
+/// outputs a_out and b_out may be null (absent). Checks in argument order, each failure naming its argument.
+struct Call {
+    int64_t n = 0;
+    Output a_out, b_out;
+    ParsedOptions p;
+    Residency where = Residency::Host;  ///< residency_for over every array
+};
+Call checked_call(const char* function, const Runtime& rt, const char* a_name, const starfact_c_matrix* a,
+                  const starfact_c_matrix* a_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
+                  const starfact_c_options* options);
+/// The same for an operation on the square matrix `a` alone (potrf, potri, getrf).
+Call checked_call(const char* function, const Runtime& rt, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                  const starfact_c_options* options);
+
 /// Where an operation's tiles live: Device when the options ask for it, or when one of `arrays` (null: none) is in
 /// device memory, as the C++ array forms do, unless the mapping is CPU-only (its workers cannot reach device
 /// memory); else Host.

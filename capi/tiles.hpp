@@ -104,6 +104,9 @@ public:
         layout.lower_only = lower_only && (!out.present || same);
         tiles_ = std::make_unique<TileMatrix<T>>(rt, in.rows, in.cols, nb, residency, layout);
         tiles_->import(data<T>(in), in.ld);
+        // import() copies device memory with cudaMemcpy2D, on the legacy default stream, asynchronously for the
+        // host: the tasks, on StarPU's streams, must not start before it has completed.
+        if (in.device != STARFACT_C_HOST) settle_device_copies();
         count_copy(in.rows * in.cols * static_cast<int64_t>(sizeof(T)));
     }
 

@@ -186,15 +186,15 @@ class LSSVC(*_BASES):
         """k(x_i, z_j) for rows of x and z (z_norms: |z_j|^2), a new array of x's library. The product x z^T is the
         only array of that size allocated: the RBF kernel is formed in it, in place (a 60,000-sample kernel matrix
         in double is 28.8 GB, which a GPU holds once, not four times)."""
-        k = x @ z.T
         if self.kernel == "linear":
-            return k
-        # -|x - z|^2 = 2 x.z - |x|^2 - |z|^2, at most 0 (rounding can make it slightly positive)
-        k *= 2.0
-        k -= _squared_norms(x)[:, None]
-        k -= z_norms[None, :]
+            return x @ z.T
+        # -gamma |x - z|^2 = (2 gamma x).z - gamma |x|^2 - gamma |z|^2, at most 0 (rounding can make it slightly
+        # positive): gamma folded into the product's small operand, four passes over the n x m array
+        g = self.gamma_
+        k = (x * (2.0 * g)) @ z.T
+        k -= (g * _squared_norms(x))[:, None]
+        k -= (g * z_norms)[None, :]
         ns.clamp_max_(k, 0.0)
-        k *= self.gamma_
         return ns.exp_(k)
 
     def fit(self, X, y):

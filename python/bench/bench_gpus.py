@@ -17,6 +17,7 @@ import time
 
 
 def one(n, ncuda, repeat, warmup, nrhs):
+    """One child process's measurement: posv on K = ncuda GPUs, as a dict."""
     import torch  # pylint: disable=import-outside-toplevel
     import starfact  # pylint: disable=import-outside-toplevel
     rt = starfact.Runtime(ncuda=ncuda)
@@ -47,6 +48,7 @@ def one(n, ncuda, repeat, warmup, nrhs):
 
 
 def main():
+    """Runs a child process per GPU count and prints the times and speed-ups."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=32768)
     p.add_argument("--nrhs", type=int, default=1)

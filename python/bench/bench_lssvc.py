@@ -40,7 +40,9 @@ def read_idx(path):
 
 
 def fashion_mnist(data_dir, train_size=None):
+    """(x_train, y_train, x_test, y_test): pixels / 255 as float64, labels as int64."""
     def load(stem):
+        """The IDX file `stem`, gzip'd or plain."""
         for name in (stem + ".gz", stem):
             p = os.path.join(data_dir, name)
             if os.path.exists(p):
@@ -76,6 +78,7 @@ def run_driver(driver, args):
 
 
 class Sync:
+    """The array library's device arrays, synchronization and cache release (torch, cupy; numpy: none)."""
     def __init__(self, lib):
         self.lib = lib
         if lib == "torch":
@@ -86,6 +89,7 @@ class Sync:
             self.mod = cupy
 
     def array(self, x):
+        """x as an array of the library (on its current device)."""
         if self.lib == "torch":
             return self.mod.as_tensor(x, device="cuda")
         if self.lib == "cupy":
@@ -99,6 +103,7 @@ class Sync:
             self.mod.cuda.Device().synchronize()
 
     def free(self):
+        """Releases the library's cached device memory."""
         if self.lib == "torch":
             self.mod.cuda.empty_cache()
         elif self.lib == "cupy":
@@ -106,6 +111,7 @@ class Sync:
 
 
 def main():
+    """Runs the C++ application, then the fits; prints the times, accuracy and ratios."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     p.add_argument("--lib", default="torch", choices=["torch", "cupy", "numpy"])

@@ -61,6 +61,7 @@ class PointerLog:
 
 
 def median_time(run, sync, repeat, warmup, setup=None):
+    """(median seconds of the timed runs, the last run's result); setup() gives each run its state, untimed."""
     times = []
     out = None
     for i in range(warmup + repeat):
@@ -75,12 +76,14 @@ def median_time(run, sync, repeat, warmup, setup=None):
 
 
 def gflops(n, nrhs, seconds):
+    """GFLOP/s of a Cholesky solve of order n with nrhs right-hand sides."""
     return (n ** 3 / 3 + 2 * n * n * nrhs) / seconds / 1e9
 
 
 # ---- libraries ------------------------------------------------------------------------------------------------
 
 class TorchLib:
+    """PyTorch CUDA tensors and PyTorch's Cholesky solve."""
     name = "torch"
 
     def __init__(self):
@@ -125,6 +128,7 @@ class TorchLib:
 
 
 class CupyLib:
+    """CuPy arrays and CuPy's Cholesky with two triangular solves."""
     name = "cupy"
 
     def __init__(self):
@@ -172,6 +176,7 @@ class CupyLib:
 
 
 class JaxLib:
+    """JAX GPU arrays and jax.scipy.linalg's cho_factor/cho_solve, jitted."""
     name = "jax"
 
     def __init__(self):
@@ -294,6 +299,7 @@ def driver_posv(driver, ns, nrhs, repeat, warmup):
 
 
 def main():
+    """Runs the driver, then each library's rows and the overhead rows; returns 1 on a failed check."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--ns", default="16384,32768")
     p.add_argument("--overhead-ns", default="256,1024,4096,16384")

@@ -92,6 +92,7 @@ class _Namespace:
         return numpy.ascontiguousarray(numpy.asarray(x, dtype=dtype))
 
     def arange(self, n):
+        """0 .. n-1 in this library, on its device."""
         if self.backend.name == "torch":
             return self.xp.arange(n, device=self.device)
         if self.backend.name == "cupy":
@@ -100,6 +101,7 @@ class _Namespace:
         return numpy.arange(n)
 
     def concatenate(self, parts):
+        """The arrays `parts` stacked along the first axis."""
         return self.xp.cat(parts) if self.backend.name == "torch" else self.xp.concatenate(parts)
 
     def exp_(self, x):
@@ -115,9 +117,11 @@ class _Namespace:
         return self.xp.minimum(x, bound, out=x)
 
     def to_numpy(self, x):
+        """x as a NumPy array on the host."""
         return numpy.asarray(self.backend.to_numpy(x))
 
     def argmax(self, x):
+        """The index of the largest entry of each row of x, as a NumPy array."""
         return self.to_numpy(x.argmax(1))
 
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "capi/errors.hpp"
+#include "capi/job.hpp"
 #include "starfact/starfact.hpp"
 
 namespace starfact::capi {
@@ -100,6 +101,7 @@ int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_
             if (config->perfmodel_dir) c.perfmodel_dir = config->perfmodel_dir;
         }
         auto handle = std::make_unique<starfact_c_runtime>();
+        const starfact::capi::KeepDevice keep;  // StarPU's start makes its devices current on this thread
         handle->runtime = std::make_unique<starfact::Runtime>(c);
         *runtime = handle.release();
     });
@@ -108,6 +110,7 @@ int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_
 int starfact_c_runtime_destroy(starfact_c_runtime* runtime) {
     return guarded([&] {
         if (!runtime) return;
+        const starfact::capi::KeepDevice keep;
         runtime->runtime.reset();
         delete runtime;
     });

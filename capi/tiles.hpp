@@ -143,6 +143,7 @@ std::shared_ptr<ArgumentTiles<T>> argument_tiles(Runtime& rt, const starfact_c_m
 template <typename Body>
 int submit(const char* function, starfact_c_runtime* runtime, starfact_c_job** job, Body&& body) {
     return guarded([&] {
+        const KeepDevice keep;
         require(job != nullptr, function, "job", "is null");
         *job = nullptr;
         Runtime& rt = runtime_of(runtime, function);

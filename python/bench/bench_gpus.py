@@ -21,11 +21,12 @@ def one(n, ncuda, repeat, warmup, nrhs):
     import torch  # pylint: disable=import-outside-toplevel
     import starfact  # pylint: disable=import-outside-toplevel
     rt = starfact.Runtime(ncuda=ncuda)
-    g = torch.Generator(device="cuda").manual_seed(1)
-    a0 = torch.rand((n, n), generator=g, device="cuda", dtype=torch.float64) - 0.5
+    torch.cuda.set_device(0)
+    g = torch.Generator(device="cuda:0").manual_seed(1)
+    a0 = torch.rand((n, n), generator=g, device="cuda:0", dtype=torch.float64) - 0.5
     a0 = (a0 + a0.T) / 2
     a0.diagonal().add_(n)
-    b0 = torch.rand((n, nrhs), generator=g, device="cuda", dtype=torch.float64) - 0.5
+    b0 = torch.rand((n, nrhs), generator=g, device="cuda:0", dtype=torch.float64) - 0.5
     b0 = b0.T.contiguous().T
     times = []
     x = None

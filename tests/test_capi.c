@@ -1,7 +1,7 @@
 /* The C ABI (capi/starfact_c.h) from C: every operation on host arrays in both precisions (scaled residuals < 60,
  * n = 1, n < nb, n not a multiple of nb, in place and into separate outputs; the copies counted: none in place), the
- * info of failing factorizations, and errors naming the argument. ctest `capi` (label cpu), so that tools/sanitize.sh runs the C ABI under ASan and
- * UBSan too. Exit status 0 when every check holds; each failed check prints a line. */
+ * info of failing factorizations, and errors naming the argument. ctest `capi` (label cpu), so that tools/sanitize.sh
+ * runs the C ABI under ASan and UBSan too. Exit status 0 when every check holds; each failed check prints a line. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>

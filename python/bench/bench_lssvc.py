@@ -1,8 +1,8 @@
 """starfact.svm.LSSVC on Fashion-MNIST against the C++ application examples/lssvm (starfact_lssvm), in one call.
 
 First the C++ program (when --driver names it, or starfact_lssvm is on PATH) on the same data with the same model
-(RBF, gamma "scale", C, double, GPU-only with a GPU, --no-vendor), its CSV read back; then, in this process, LSSVC(C=...).fit
-on the training images as arrays of --lib (torch or cupy: on the GPU; numpy: on the host), timed from the call to
+(RBF, gamma "scale", C, double, GPU-only with a GPU, --no-vendor), its CSV read back; then, in this process,
+LSSVC(C=...).fit on the training images as arrays of --lib (torch or cupy: on the GPU; numpy: on the host), timed from the call to
 its return (the device synchronized), median of --repeat after --warmup, and the test accuracy of the last fit.
 
 fit covers what the C++ program's "solve" column covers (assembly, factorization, solve, completion times from its
@@ -62,8 +62,8 @@ def run_driver(driver, args):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "lssvm.csv")
         cmd = [driver, "--data-dir", args.data_dir, "--prec", "d", "--solver", "cholesky", "--C", str(args.C),
-               "--gpu-only" if starfact.cuda_device_count() > 0 else "--cpu-only", "--no-vendor", "--no-check", "--warmup", str(args.warmup), "--repeat",
-               str(args.repeat), "--csv", out]
+               "--gpu-only" if starfact.cuda_device_count() > 0 else "--cpu-only", "--no-vendor", "--no-check",
+               "--warmup", str(args.warmup), "--repeat", str(args.repeat), "--csv", out]
         if args.train_size:
             cmd += ["--train-size", str(args.train_size)]
         print("# " + " ".join(cmd), flush=True)

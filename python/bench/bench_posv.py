@@ -1,8 +1,8 @@
 """starfact.posv on device arrays against each array library's own Cholesky solve, in one process.
 
 For each library present (PyTorch, CuPy, JAX) and each order (default 16384 and 32768, double): the library's
-Cholesky solve (torch.linalg.cholesky + torch.cholesky_solve; cupy.linalg.cholesky + two cupyx.scipy.linalg.solve_triangular;
-jax.scipy.linalg.cho_factor/cho_solve, jitted), then
+Cholesky solve (torch.linalg.cholesky + torch.cholesky_solve; cupy.linalg.cholesky + two
+cupyx.scipy.linalg.solve_triangular; jax.scipy.linalg.cho_factor/cho_solve, jitted), then
 starfact.posv on the same arrays, in place (overwrite_a, overwrite_b; JAX arrays are read in place and x is a new
 array), every pointer the C ABI gets checked against the arrays' own (no copy), and the mixed-precision
 posv(factor="tf32") with its report. Each time is the median of --repeat runs after --warmup, the device

@@ -2,8 +2,9 @@
 
 First the C++ program (when --driver names it, or starfact_lssvm is on PATH) on the same data with the same model
 (RBF, gamma "scale", C, double, GPU-only with a GPU, --no-vendor), its CSV read back; then, in this process,
-LSSVC(C=...).fit on the training images as arrays of --lib (torch or cupy: on the GPU; numpy: on the host), timed from the call to
-its return (the device synchronized), median of --repeat after --warmup, and the test accuracy of the last fit.
+LSSVC(C=...).fit on the training images as arrays of --lib (torch or cupy: on the GPU; numpy: on the host), timed
+from the call to its return (the device synchronized), median of --repeat after --warmup, and the test accuracy of
+the last fit.
 
 fit covers what the C++ program's "solve" column covers (assembly, factorization, solve, completion times from its
 start) plus the tile allocation the C++ program reports apart as setup; both are printed, with the ratios.

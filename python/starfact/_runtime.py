@@ -18,7 +18,7 @@ class Runtime:
     """The StarPU instance that runs starfact's task graphs (``starfact::Runtime``).
 
     One runtime runs per process at a time. Calls without ``runtime=`` use the running one, and start one with
-    StarPU's defaults if none runs (closed at interpreter exit). Constructing a Runtime closes that default one
+    the default arguments if none runs (closed at interpreter exit). Constructing a Runtime closes that default one
     first (once its calls are done); constructing a second while an explicit one runs raises RuntimeError.
 
     Arguments (None: the defaults of starfact's drivers, starpu_chol's; StarPU's environment variables,

@@ -1,9 +1,6 @@
 // The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms.
 #include <memory>
 
-#include "capi/errors.hpp"
-#include "capi/options.hpp"
-#include "capi/runtime.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/inverse.hpp"
@@ -14,9 +11,9 @@ namespace starfact::capi {
 namespace {
 
 template <typename T>
-int64_t cholesky_nb(const Runtime& rt, int64_t n, const ParsedOptions& p) {
+int64_t cholesky_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
     if (p.tiling.nb > 0) return p.tiling.nb;
-    return tile_plan<T>(n, p.options.mapping, p.tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+    return tile_plan<T>(n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
 }
 
 template <typename T>
@@ -34,137 +31,109 @@ extern "C" {
 
 int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "potrf";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("potrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("potrf", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = tiles_of<T>(rt, *a, cholesky_nb<T>(rt, n, p), p.tiling.residency);
-            async::potrf(*A, *j->sequence, p.options);
-            j->finish = [A, out](int info) {
-                copy_out(*A, out);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, c.n, c.p, c.where), c.where);
+            async::potrf(A->tiles(), *j.sequence, c.p.options);
+            j.finish = [A, out](int info) {
+                A->deliver(true);
                 settle(out);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 
 int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "potrs";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "c", l, rt);
-        check_right_hand_sides(f, b, n, l->dtype, "c", rt);
-        const Output out = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("potrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("potrs", rt, "c", l, nullptr, b, b_out, options);
+        const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = cholesky_nb<T>(rt, n, p);
-            auto L = tiles_of<T>(rt, *l, nb, p.tiling.residency);
-            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
-            async::potrs(*L, *B, *j->sequence, p.options);
-            j->finish = [L, B, out](int info) {
-                copy_out(*B, out);
+            const int64_t nb = cholesky_nb<T>(rt, c.n, c.p, c.where);
+            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, nb, c.where);
+            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {l});
+            async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options);
+            j.finish = [L, B, out](int info) {
+                L->deliver(false);
+                B->deliver(true);
                 settle(out);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 
 int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            const starfact_c_refinement* refinement, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "posv";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "a", a, rt);
-        check_right_hand_sides(f, b, n, a->dtype, "a", rt);
-        const Output aout = output_like(f, "a_out", a_out, *a, "a", rt);
-        const Output bout = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
+    return submit("posv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options);
+        const Output aout = c.a_out, bout = c.b_out;
+        const ParsedOptions& p = c.p;
+        const int64_t n = c.n;
+        const Residency where = c.where;
         const Refinement refine = parse_refinement(refinement);
-        auto j = new_job(rt);
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            if (refinement != nullptr || mixed_solve<T>(p.options)) {
-                // The solve with a report (mixed.hpp; refined when the factor is lower): its own tile size; A's tiles
-                // hold A unchanged unless it fell back to the double factorization, as the array form says.
-                const int64_t nb = p.tiling.nb > 0 ? p.tiling.nb
-                                                   : mixed_tile_size(n, p.options.mapping, rt.cuda_workers() > 0,
-                                                                     p.options.factor);
-                auto A = tiles_of<T>(rt, *a, nb, p.tiling.residency);
-                auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
-                j->has_report = true;
-                SolveReport* report = &j->report;
-                const bool same = aout.present && aout.matrix.data == a->data;
-                async::posv(*A, *B, *j->sequence, p.options, *report, refine);
-                j->finish = [A, B, aout, bout, report, same](int info) {
-                    const SolveReport::Path path = report->path;
-                    if (!same || path == SolveReport::Path::Fallback || path == SolveReport::Path::Failed ||
-                        path == SolveReport::Path::Direct)
-                        copy_out(*A, aout);
-                    if (info == 0 && path != SolveReport::Path::Failed) copy_out(*B, bout);
+            const bool mixed = refinement != nullptr || mixed_solve<T>(p.options);
+            // The solve with a report (mixed.hpp; refined when the factor is lower) has its own tile size.
+            const int64_t nb = !mixed          ? cholesky_nb<T>(rt, n, p, where)
+                               : p.tiling.nb > 0 ? p.tiling.nb
+                                                 : mixed_tile_size(n, p.options.mapping, rt.cuda_workers() > 0,
+                                                                   p.options.factor);
+            auto A = argument_tiles<T>(rt, *a, aout, true, true, nb, where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
+            if (!mixed) {
+                async::posv(A->tiles(), B->tiles(), *j.sequence, p.options);
+                j.finish = [A, B, aout, bout](int info) {
+                    A->deliver(true);
+                    B->deliver(info == 0);
                     settle(aout, bout);
                     return info;
                 };
                 return;
             }
-            const int64_t nb = cholesky_nb<T>(rt, n, p);
-            auto A = tiles_of<T>(rt, *a, nb, p.tiling.residency);
-            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
-            async::posv(*A, *B, *j->sequence, p.options);
-            j->finish = [A, B, aout, bout](int info) {
-                copy_out(*A, aout);
-                if (info == 0) copy_out(*B, bout);
+            // A's tiles hold A unchanged unless the solve fell back to the double factorization (or ran it
+            // directly), as the array form says: an in-place copy need not go back then.
+            j.has_report = true;
+            SolveReport* report = &j.report;
+            const bool same = aout.present && aout.matrix.data == a->data;
+            async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, *report, refine);
+            j.finish = [A, B, aout, bout, report, same](int info) {
+                const SolveReport::Path path = report->path;
+                A->deliver(!same || path == SolveReport::Path::Fallback || path == SolveReport::Path::Failed ||
+                           path == SolveReport::Path::Direct);
+                B->deliver(info == 0 && path != SolveReport::Path::Failed);
                 settle(aout, bout);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 
 int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "potri";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("potri", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("potri", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = p.tiling.nb > 0 ? p.tiling.nb
-                                               : potri_tile_plan<T>(n, p.options.mapping, p.tiling.residency,
-                                                                    rt.cuda_workers() > 0).nb;
-            auto A = tiles_of<T>(rt, *a, nb, p.tiling.residency);
-            async::potri(*A, *j->sequence, p.options);
-            j->finish = [A, out](int info) {
-                copy_out(*A, out);
+            const int64_t nb = c.p.tiling.nb > 0
+                                   ? c.p.tiling.nb
+                                   : potri_tile_plan<T>(c.n, c.p.options.mapping, c.where, rt.cuda_workers() > 0).nb;
+            auto A = argument_tiles<T>(rt, *a, out, true, true, nb, c.where);
+            async::potri(A->tiles(), *j.sequence, c.p.options);
+            j.finish = [A, out](int info) {
+                A->deliver(true);
                 settle(out);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 

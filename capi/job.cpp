@@ -16,6 +16,23 @@ std::unique_ptr<starfact_c_job> new_job(Runtime& rt) {
     return job;
 }
 
+KeepDevice::KeepDevice() {
+#ifdef STARFACT_HAVE_CUDA
+    if (cudaGetDevice(&device_) != cudaSuccess) {
+        device_ = -1;
+        (void)cudaGetLastError();
+    }
+#endif
+}
+
+KeepDevice::~KeepDevice() {
+#ifdef STARFACT_HAVE_CUDA
+    int now = -1;
+    if (device_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != device_) (void)cudaSetDevice(device_);
+    (void)cudaGetLastError();
+#endif
+}
+
 void settle_device_copies() {
 #ifdef STARFACT_HAVE_CUDA
     const cudaError_t e = cudaStreamSynchronize(cudaStreamLegacy);
@@ -33,6 +50,7 @@ extern "C" {
 int starfact_c_job_wait(starfact_c_job* job, int32_t* info) {
     return guarded([&] {
         starfact::require(job != nullptr, "job_wait", "job", "is null");
+        const starfact::capi::KeepDevice keep;
         if (!job->waited) {
             job->waited = true;
             try {

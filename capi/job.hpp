@@ -27,6 +27,20 @@ namespace starfact::capi {
 /// A new job on `rt` with an empty Sequence.
 std::unique_ptr<starfact_c_job> new_job(Runtime& rt);
 
+/// Keeps the calling thread's current CUDA device: restores it when it goes out of scope (no-op without CUDA).
+/// StarPU's start and the library's device work may leave another device current, and the caller's array
+/// libraries check it (PyTorch refuses a DLPack export of a tensor of another device than the current one).
+class KeepDevice {
+public:
+    KeepDevice();
+    ~KeepDevice();
+    KeepDevice(const KeepDevice&) = delete;
+    KeepDevice& operator=(const KeepDevice&) = delete;
+
+private:
+    int device_ = -1;
+};
+
 /// Blocks until the legacy default stream of the calling thread's current CUDA device has completed: copies into
 /// device memory from host code are asynchronous with respect to the host (no-op without CUDA).
 void settle_device_copies();

@@ -5,9 +5,6 @@
 #include <memory>
 #include <vector>
 
-#include "capi/errors.hpp"
-#include "capi/options.hpp"
-#include "capi/runtime.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/plan.hpp"
@@ -16,9 +13,9 @@ namespace starfact::capi {
 namespace {
 
 template <typename T>
-int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p) {
+int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
     if (p.tiling.nb > 0) return p.tiling.nb;
-    return lu_tile_size<T>(n, p.options.mapping, p.tiling.residency, rt.cuda_workers() > 0, rt.cuda_devices());
+    return lu_tile_size<T>(n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
 }
 
 /// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.
@@ -57,92 +54,69 @@ extern "C" {
 
 int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "getrf";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "a", a, rt);
-        const Output out = output_like(f, "a_out", a_out, *a, "a", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("getrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("getrf", rt, a, a_out, options);
+        const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = tiles_of<T>(rt, *a, lu_nb<T>(rt, n, p), p.tiling.residency);
-            auto piv = std::make_shared<Pivots>(*A);
-            async::getrf(*A, *piv, *j->sequence, p.options);
-            j->finish = [A, piv, out, ipiv_out](int info) {
-                copy_out(*A, out);
+            auto A = argument_tiles<T>(rt, *a, out, true, false, lu_nb<T>(rt, c.n, c.p, c.where), c.where);
+            auto piv = std::make_shared<Pivots>(A->tiles());
+            async::getrf(A->tiles(), *piv, *j.sequence, c.p.options);
+            j.finish = [A, piv, out, ipiv_out](int info) {
+                A->deliver(true);
                 copy_pivots(*piv, ipiv_out);
                 settle(out);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 
 int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* lu, const int64_t* ipiv,
                             const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                             const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "getrs";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "lu", lu, rt);
-        check_right_hand_sides(f, b, n, lu->dtype, "lu", rt);
-        const Output out = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("getrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("getrs", rt, "lu", lu, nullptr, b, b_out, options);
+        const Output out = c.b_out;
         dispatch(lu->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, n, p);
-            auto piv = std::make_shared<Pivots>(rt, n, std::max<int64_t>(1, nb));
-            load_pivots(f, *piv, ipiv);
-            auto LU = tiles_of<T>(rt, *lu, nb, p.tiling.residency);
-            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
-            async::getrs(*LU, *piv, *B, *j->sequence, p.options);
-            j->finish = [LU, piv, B, out](int info) {
-                copy_out(*B, out);
+            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
+            auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
+            load_pivots("getrs", *piv, ipiv);
+            auto LU = argument_tiles<T>(rt, *lu, Output{}, false, false, nb, c.where);
+            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {lu});
+            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
+            j.finish = [LU, piv, B, out](int info) {
+                LU->deliver(false);
+                B->deliver(true);
                 settle(out);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 
 int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                            const starfact_c_options* options, starfact_c_job** job) {
-    return guarded([&] {
-        const char* f = "gesv";
-        require(job != nullptr, f, "job", "is null");
-        *job = nullptr;
-        Runtime& rt = runtime_of(runtime, f);
-        const int64_t n = check_square(f, "a", a, rt);
-        check_right_hand_sides(f, b, n, a->dtype, "a", rt);
-        const Output aout = output_like(f, "a_out", a_out, *a, "a", rt);
-        const Output bout = output_like(f, "b_out", b_out, *b, "b", rt);
-        const ParsedOptions p = parse_options(f, options);
-        auto j = new_job(rt);
+    return submit("gesv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        const Call c = checked_call("gesv", rt, "a", a, a_out, b, b_out, options);
+        const Output aout = c.a_out, bout = c.b_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, n, p);
-            auto A = tiles_of<T>(rt, *a, nb, p.tiling.residency);
-            auto B = tiles_of<T>(rt, *b, nb, p.tiling.residency);
-            auto piv = std::make_shared<Pivots>(*A);
-            async::gesv(*A, *piv, *B, *j->sequence, p.options);
-            j->finish = [A, B, piv, aout, bout, ipiv_out](int info) {
-                copy_out(*A, aout);
+            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, c.where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, c.where, {a, a_out});
+            auto piv = std::make_shared<Pivots>(A->tiles());
+            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
+            j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
+                A->deliver(true);
                 copy_pivots(*piv, ipiv_out);
-                if (info == 0) copy_out(*B, bout);
+                B->deliver(info == 0);
                 settle(aout, bout);
                 return info;
             };
         });
-        *job = j.release();
     });
 }
 

@@ -32,6 +32,7 @@ ParsedOptions parse_options(const char* function, const starfact_c_options* o) {
         if (r == "host") p.tiling.residency = Residency::Host;
         else if (r == "device") p.tiling.residency = Residency::Device;
         else throw InvalidArgument(function, "residency", "must be host or device (got '" + r + "')");
+        p.residency_given = true;
     }
     require(o->nb >= 0, function, "nb", [&] { return "must be >= 0, 0 for the plan's (got " + std::to_string(o->nb) + ")"; });
     require(o->chunk >= 0, function, "chunk",

@@ -12,6 +12,7 @@ namespace starfact::capi {
 struct ParsedOptions {
     Options options;
     Tiling tiling;          ///< nb 0: the operation's plan
+    bool residency_given = false;  ///< the caller named the residency (else it follows the arrays: residency_for)
     batched::Options batched;
 };
 

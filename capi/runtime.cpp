@@ -1,7 +1,11 @@
 // The C ABI's runtime, build and version functions.
 #include "capi/runtime.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #include "capi/errors.hpp"
+#include "capi/job.hpp"
 #include "starfact/starfact.hpp"
 
 namespace starfact::capi {
@@ -11,8 +15,23 @@ Runtime& runtime_of(starfact_c_runtime* handle, const char* function) {
     return *handle->runtime;
 }
 
+namespace {
+
+/// The drivers' performance-model directory ($XDG_CACHE_HOME or ~/.cache, then starfact/perfmodels), so that the
+/// models calibrated by starpu_chol serve the C ABI's callers too (and the other way round).
+const char* drivers_perfmodel_dir() {
+    static const std::string dir = [] {
+        const char* cache = std::getenv("XDG_CACHE_HOME");
+        const char* home = std::getenv("HOME");
+        return std::string(cache ? cache : std::string(home ? home : ".") + "/.cache") + "/starfact/perfmodels";
+    }();
+    return dir.c_str();
+}
+
+}  // namespace
 }  // namespace starfact::capi
 
+using starfact::capi::drivers_perfmodel_dir;
 using starfact::capi::guarded;
 using starfact::capi::runtime_of;
 using starfact::capi::thread_string;
@@ -48,11 +67,15 @@ void starfact_c_runtime_config_init(starfact_c_runtime_config* config) {
     *config = starfact_c_runtime_config{};
     config->ncpus = d.ncpus;
     config->ncuda = d.ncuda;
-    config->workers_per_gpu = d.workers_per_gpu;
+    // The drivers' streams: what the plan tunes the tiles for (the same at every order and residency).
+    config->workers_per_gpu =
+        starfact::tile_plan<double>(int64_t(1) << 15, starfact::Mapping::GpuOnly, starfact::Residency::Device, true)
+            .streams_per_gpu;
     config->calibrate = d.calibrate ? 1 : 0;
     config->profiling = d.profiling ? 1 : 0;
     config->warm_up = d.warm_up ? 1 : 0;
     config->cuda_memory_limit_mb = d.cuda_memory_limit_mb;
+    config->perfmodel_dir = drivers_perfmodel_dir();
 }
 
 int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_c_runtime** runtime) {
@@ -78,6 +101,7 @@ int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_
             if (config->perfmodel_dir) c.perfmodel_dir = config->perfmodel_dir;
         }
         auto handle = std::make_unique<starfact_c_runtime>();
+        const starfact::capi::KeepDevice keep;  // StarPU's start makes its devices current on this thread
         handle->runtime = std::make_unique<starfact::Runtime>(c);
         *runtime = handle.release();
     });
@@ -86,6 +110,7 @@ int starfact_c_runtime_create(const starfact_c_runtime_config* config, starfact_
 int starfact_c_runtime_destroy(starfact_c_runtime* runtime) {
     return guarded([&] {
         if (!runtime) return;
+        const starfact::capi::KeepDevice keep;
         runtime->runtime.reset();
         delete runtime;
     });

@@ -5,10 +5,20 @@
  *
  * Matrices are column-major: starfact_c_matrix gives a pointer, the shape, the leading dimension and where the
  * memory lives (host, or a CUDA device in a CUDA build). The operations run as the C++ submit forms do: each
- * *_submit copies its inputs into tiles, submits the task graph and returns a job at once; starfact_c_job_wait()
- * waits for it, copies the results into the output arrays and gives the LAPACK info. An input and its output may
- * be the same array (in place) or two (the input is then only read), and an output may be absent (NULL data) when
- * the caller does not want it. Every function may be called from several threads at once, on one runtime. */
+ * *_submit makes its arrays tiles, submits the task graph and returns a job at once; starfact_c_job_wait() waits
+ * for it, puts the results into the output arrays and gives the LAPACK info. An input and its output may be the
+ * same array (in place) or two (the input is then only read), and an output may be absent (NULL data) when the
+ * caller does not want it. Every function may be called from several threads at once, on one runtime.
+ *
+ * Copies: host arrays on host-resident tiles are viewed where they lie (StarPU moves their tiles to the workers):
+ * an input only read, and an array written in place, are not copied; an input whose result goes to another output
+ * array is copied into that output once, at submission, and computed there. An input written by the operation
+ * without an output (the factor of posv's a when a_out is absent) is copied once into tiles of starfact's own. Device
+ * arrays, and options->residency "device", take device-resident tiles of starfact's own: one device-to-device copy
+ * in, and one out into the output at the wait. Until the wait returns, the arrays belong to the job: the caller must
+ * neither read nor write them (a viewed output holds the result from then on, also when the job is destroyed
+ * without a wait; an output written in place is then written even when info > 0). A written array whose memory
+ * overlaps another argument's is copied rather than viewed. starfact_c_copy_counters() counts the copies. */
 #ifndef STARFACT_C_H
 #define STARFACT_C_H
 
@@ -20,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface: changes whenever a struct or a signature below changes. */
-#define STARFACT_C_ABI_VERSION 2
+#define STARFACT_C_ABI_VERSION 3
 
 /** Status of a call. */
 enum starfact_c_status {
@@ -68,7 +78,8 @@ typedef struct starfact_c_options {
     const char* panel;     /**< "auto", "trsm", "inverse" */
     const char* diag;      /**< "auto", "fused", "cusolver" */
     const char* factor;    /**< "native" (default), "fp64", "fp32", "tf32", "bf16", "fp16" */
-    const char* residency; /**< "host" (default) or "device": where the tiles live */
+    const char* residency; /**< "host" or "device": where the tiles live; NULL: device when an array argument is in
+                                device memory (unless mapping is "cpu-only"), else host */
     int64_t nb;            /**< tile size; 0: the plan's for the operation */
     int64_t chunk;         /**< batched operations: members per task; 0: the family's default */
 } starfact_c_options;
@@ -111,13 +122,15 @@ typedef struct starfact_c_solve_report {
 typedef struct starfact_c_runtime_config {
     int32_t ncpus;           /**< -1: StarPU's default */
     int32_t ncuda;           /**< -1: all devices; 0: none */
-    int32_t workers_per_gpu; /**< 0: StarPU's default */
+    int32_t workers_per_gpu; /**< 0: StarPU's default (1); starfact_c_runtime_config_init: the plan's (the
+                                  drivers' default, tile_plan's streams_per_gpu) */
     int32_t calibrate;
     int32_t profiling;
     int32_t warm_up;
     int64_t cuda_memory_limit_mb; /**< -1: no limit */
     const char* scheduler;        /**< NULL or "": dmdas */
-    const char* perfmodel_dir;    /**< NULL or "": StarPU's default */
+    const char* perfmodel_dir;    /**< NULL or "": StarPU's default; starfact_c_runtime_config_init: the drivers'
+                                       ($XDG_CACHE_HOME or ~/.cache, /starfact/perfmodels) */
 } starfact_c_runtime_config;
 
 /** Counts of a started runtime. */
@@ -183,7 +196,8 @@ int starfact_c_job_wait(starfact_c_job* job, int32_t* info);
 int starfact_c_job_done(const starfact_c_job* job, int32_t* done);
 /** The report of a mixed-precision posv job, after starfact_c_job_wait. */
 int starfact_c_job_report(const starfact_c_job* job, starfact_c_solve_report* report);
-/** Frees the job (waiting for its tasks if it was not waited for; the outputs are then not written). */
+/** Frees the job (waiting for its tasks if it was not waited for; the outputs of starfact's own tiles are then not
+ * written, viewed ones hold what the tasks wrote). */
 void starfact_c_job_destroy(starfact_c_job* job);
 
 /* ---- Cholesky, inverse -------------------------------------------------------------------------------------- */
@@ -195,7 +209,8 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 /** potrs: solves with the lower factor l (only read) the n x nrhs b; X goes to b_out (may be b). */
 int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job);
-/** posv: potrf then potrs; a's factor goes to a_out and X to b_out (only when info is 0). With a refinement (not
+/** posv: potrf then potrs; a's factor goes to a_out and X to b_out (only when info is 0, unless b_out is viewed).
+ * With a refinement (not
  * NULL), or a lower options->factor on double matrices, it is the solve of mixed.hpp, which reports what it did
  * (starfact_c_job_report): refined as `refinement` says (NULL: the defaults) when the factor is lower than the
  * matrix's precision, direct otherwise; a_out then receives A unchanged after a refined solve, its factor after a direct solve or
@@ -238,6 +253,13 @@ int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch*
 /** Solves each member's right-hand sides b (in place) with getrf's factors lu and pivots ipiv. */
 int starfact_c_batched_getrs(starfact_c_runtime* runtime, const starfact_c_batch* lu, const int32_t* ipiv,
                              int64_t stride_piv, const starfact_c_batch* b, const starfact_c_options* options);
+
+/* ---- copies ------------------------------------------------------------------------------------------------ */
+
+/** The copies of array contents the operations made since the library was loaded (into or out of tiles, or from an
+ * input into its output), and their bytes; either pointer may be NULL. Process-wide: a caller measuring one call
+ * reads them before and after it, with no other call running. */
+void starfact_c_copy_counters(int64_t* count, int64_t* bytes);
 
 /* ---- device memory ------------------------------------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 /* The C ABI (capi/starfact_c.h) from C: every operation on host arrays in both precisions (scaled residuals < 60,
- * n = 1, n < nb, n not a multiple of nb, in place and into separate outputs), the info of failing factorizations,
- * and errors naming the argument. ctest `capi` (label cpu), so that tools/sanitize.sh runs the C ABI under ASan and
- * UBSan too. Exit status 0 when every check holds; each failed check prints a line. */
+ * n = 1, n < nb, n not a multiple of nb, in place and into separate outputs; the copies counted: none in place), the
+ * info of failing factorizations, and errors naming the argument. ctest `capi` (label cpu), so that tools/sanitize.sh
+ * runs the C ABI under ASan and UBSan too. Exit status 0 when every check holds; each failed check prints a line. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -142,8 +142,15 @@ static void test_operations(starfact_c_runtime* rt, int32_t dtype, int64_t n, in
     Array ain = as(a, n, n, dtype), aout = as(a, n, n, dtype), bx = as(b, n, nrhs, dtype);
     memset(aout.data, 0, (size_t)(n * n) * (dtype == STARFACT_C_FLOAT64 ? 8 : 4));
     starfact_c_matrix mi = desc(&ain), mo = desc(&aout), mb = desc(&bx);
+    int64_t copies0 = 0, bytes0 = 0, copies1 = 0, bytes1 = 0;
+    const int64_t size = dtype == STARFACT_C_FLOAT64 ? 8 : 4;
+    starfact_c_copy_counters(&copies0, &bytes0);
     CHECK(wait_job(starfact_c_potrf_submit(rt, &mi, &mo, &opts, &job), &job, &info) == 0 && info == 0,
           "potrf n=%lld: %s", (long long)n, starfact_c_error_message());
+    starfact_c_copy_counters(&copies1, &bytes1);
+    /* a separate output: one copy of a into it, where the factorization runs (a view of it) */
+    CHECK(copies1 - copies0 == 1 && bytes1 - bytes0 == n * n * size, "potrf into a_out: %lld copies, %lld bytes",
+          (long long)(copies1 - copies0), (long long)(bytes1 - bytes0));
     double* f = back(&aout);
     CHECK(cholesky_residual(a, f, n, eps) < 60, "potrf residual n=%lld", (long long)n);
     CHECK(wait_job(starfact_c_potrs_submit(rt, &mo, &mb, &mb, &opts, &job), &job, &info) == 0,
@@ -158,8 +165,11 @@ static void test_operations(starfact_c_runtime* rt, int32_t dtype, int64_t n, in
     /* posv in place, posv with a refinement (the report) */
     Array aw = as(a, n, n, dtype), bw = as(b, n, nrhs, dtype);
     starfact_c_matrix ma = desc(&aw), mw = desc(&bw);
+    starfact_c_copy_counters(&copies0, &bytes0);
     CHECK(wait_job(starfact_c_posv_submit(rt, &ma, &ma, &mw, &mw, &opts, NULL, &job), &job, &info) == 0 && info == 0,
           "posv: %s", starfact_c_error_message());
+    starfact_c_copy_counters(&copies1, &bytes1);
+    CHECK(copies1 == copies0 && bytes1 == bytes0, "posv in place copied %lld arrays", (long long)(copies1 - copies0));
     x = back(&bw);
     CHECK(solve_residual(a, x, b, n, nrhs, eps) < 60, "posv residual n=%lld", (long long)n);
     free(x);

@@ -1,24 +1,29 @@
 """starfact.posv on device arrays against each array library's own Cholesky solve, in one process.
 
 For each library present (PyTorch, CuPy, JAX) and each order (default 16384 and 32768, double): the library's
-Cholesky solve (torch.linalg.cholesky + torch.cholesky_solve; cupy.linalg.cholesky + two triangular solves, or
-cupyx.scipy.linalg.cho_factor/cho_solve where present; jax.scipy.linalg.cho_factor/cho_solve, jitted), then
+Cholesky solve (torch.linalg.cholesky + torch.cholesky_solve; cupy.linalg.cholesky + two
+cupyx.scipy.linalg.solve_triangular; jax.scipy.linalg.cho_factor/cho_solve, jitted), then
 starfact.posv on the same arrays, in place (overwrite_a, overwrite_b; JAX arrays are read in place and x is a new
 array), every pointer the C ABI gets checked against the arrays' own (no copy), and the mixed-precision
 posv(factor="tf32") with its report. Each time is the median of --repeat runs after --warmup, the device
 synchronized; every solution's scaled residual ||A x - b||_1 / (||A||_1 ||x||_1 n eps) is checked on the device.
 
 Python's overhead: the same posv through the C ABI directly (starfact_c_posv_submit + starfact_c_job_wait, the C++
-submit form and its wait with nothing of the Python layer around them) on the same arrays, at small and large n.
+submit form and its wait with nothing of the Python layer around them) on the same arrays, at small and large n;
+and, first of all (before any array library takes GPU memory), the C++ driver on the same problem,
+`starpu_chol --op posv --gpu-only --device-resident --prec d --n N` (--driver, default starpu_chol on PATH), whose
+median is set against starfact.posv's from Python on each library's arrays.
 
     python3 python/bench/bench_posv.py [--ns 16384,32768] [--nrhs 1] [--repeat 3] [--warmup 1]
-                                       [--libs torch,cupy,jax] [--json FILE]
+                                       [--libs torch,cupy,jax] [--driver PATH] [--json FILE]
 """
 import argparse
 import ctypes
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 
@@ -56,6 +61,7 @@ class PointerLog:
 
 
 def median_time(run, sync, repeat, warmup, setup=None):
+    """(median seconds of the timed runs, the last run's result); setup() gives each run its state, untimed."""
     times = []
     out = None
     for i in range(warmup + repeat):
@@ -70,12 +76,14 @@ def median_time(run, sync, repeat, warmup, setup=None):
 
 
 def gflops(n, nrhs, seconds):
+    """GFLOP/s of a Cholesky solve of order n with nrhs right-hand sides."""
     return (n ** 3 / 3 + 2 * n * n * nrhs) / seconds / 1e9
 
 
 # ---- libraries ------------------------------------------------------------------------------------------------
 
 class TorchLib:
+    """PyTorch CUDA tensors and PyTorch's Cholesky solve."""
     name = "torch"
 
     def __init__(self):
@@ -120,6 +128,7 @@ class TorchLib:
 
 
 class CupyLib:
+    """CuPy arrays and CuPy's Cholesky with two triangular solves."""
     name = "cupy"
 
     def __init__(self):
@@ -150,8 +159,6 @@ class CupyLib:
         return x.data.ptr
 
     def native(self, a, b):
-        if hasattr(self.cl, "cho_factor") and hasattr(self.cl, "cho_solve"):
-            return self.cl.cho_solve(self.cl.cho_factor(a, lower=True), b)
         l = self.cp.linalg.cholesky(a)
         y = self.cl.solve_triangular(l, b, lower=True)
         return self.cl.solve_triangular(l, y, lower=True, trans="T")
@@ -169,6 +176,7 @@ class CupyLib:
 
 
 class JaxLib:
+    """JAX GPU arrays and jax.scipy.linalg's cho_factor/cho_solve, jitted."""
     name = "jax"
 
     def __init__(self):
@@ -261,7 +269,37 @@ def overhead(lib, rt, ns, nrhs, repeat, warmup, kw):
     return rows
 
 
+def driver_posv(driver, ns, nrhs, repeat, warmup):
+    """{n: median seconds} of the C++ driver's posv (potrf + potrs on device-resident tiles), from its CSV rows."""
+    medians = {}
+    for n in ns:
+        cmd = [driver, "--op", "posv", "--gpu-only", "--device-resident", "--prec", "d", "--n", str(n), "--nrhs",
+               str(nrhs), "--warmup", str(warmup), "--repeat", str(repeat), "--no-check", "--csv"]
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        lines = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith("#")]
+        print("# " + " ".join(cmd) + " (exit %d)" % p.returncode)
+        for l in lines[:1 + repeat]:
+            print("#   " + l)
+        seconds = []
+        if lines:
+            header = lines[0].split(",")
+            col = next((i for i, h in enumerate(header) if h.strip() in ("seconds", "time_s", "s")), None)
+            for l in lines[1:]:
+                f = l.split(",")
+                if col is not None and len(f) == len(header) and f[0].strip() == "starfact":
+                    try:
+                        seconds.append(float(f[col]))
+                    except ValueError:
+                        pass
+        if seconds:
+            medians[n] = statistics.median(seconds)
+        else:
+            print("# starpu_chol: no timed rows read (stderr: %s)" % p.stderr.strip()[-300:])
+    return medians
+
+
 def main():
+    """Runs the driver, then each library's rows and the overhead rows; returns 1 on a failed check."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--ns", default="16384,32768")
     p.add_argument("--overhead-ns", default="256,1024,4096,16384")
@@ -271,6 +309,7 @@ def main():
     p.add_argument("--libs", default="torch,cupy,jax")
     p.add_argument("--mapping", default="gpu-only")
     p.add_argument("--residency", default="device")
+    p.add_argument("--driver", default=shutil.which("starpu_chol"), help="starpu_chol, for the C++ posv")
     p.add_argument("--json", help="write the rows to this file")
     args = p.parse_args()
     ns = [int(v) for v in args.ns.split(",") if v]
@@ -279,6 +318,7 @@ def main():
     if starfact.cuda_device_count() == 0 or not starfact.built_with_cuda():
         print("bench_posv: needs a CUDA build of starfact and a GPU", file=sys.stderr)
         return 77
+    cpp = driver_posv(args.driver, ns, args.nrhs, args.repeat, args.warmup) if args.driver else {}
     rt = starfact.Runtime()
     print("# " + rt.describe())
     rows = []
@@ -320,7 +360,9 @@ def main():
             res_mixed = lib.residual(a0, xm, b0)
             del xm
             row = {"lib": name, "n": n, "nrhs": args.nrhs, "native_s": t_native, "starfact_s": t_sf,
-                   "tf32_s": t_mixed, "native_gflops": gflops(n, args.nrhs, t_native),
+                   "tf32_s": t_mixed, "tf32_speedup": t_native / t_mixed, "cpp_posv_s": cpp.get(n),
+                   "python_over_cpp": t_sf / cpp[n] if n in cpp else None,
+                   "native_gflops": gflops(n, args.nrhs, t_native),
                    "starfact_gflops": gflops(n, args.nrhs, t_sf), "speedup": t_native / t_sf,
                    "no_copy": no_copy, "residual_native": res_native, "residual_starfact": res_sf,
                    "residual_tf32": res_mixed, "tf32_path": report.path, "tf32_iterations": report.iterations,
@@ -331,6 +373,9 @@ def main():
                   % (name, n, t_native, row["native_gflops"], res_native, t_sf, row["starfact_gflops"], res_sf,
                      no_copy, row["speedup"], t_mixed, report.path, report.iterations, report.gmres_iterations,
                      report.backward_error, res_mixed), flush=True)
+            print("%-5s n=%6d  ratios: %s/starfact %.2f  %s/tf32 %.2f  starfact from Python / C++ driver %s"
+                  % (name, n, name, row["speedup"], name, row["tf32_speedup"],
+                     "%.3f (driver %.3f s)" % (row["python_over_cpp"], cpp[n]) if n in cpp else "-"), flush=True)
             for label, r in (("native", res_native), ("starfact", res_sf), ("tf32", res_mixed)):
                 if not r < 60:
                     failures.append("%s n=%d %s residual %.3g" % (name, n, label, r))

@@ -48,7 +48,7 @@ def build_info():
 
 
 def runtime():
-    """The running :class:`Runtime`, started with StarPU's defaults if none runs."""
+    """The running :class:`Runtime`, started with the default arguments if none runs."""
     from . import _runtime  # pylint: disable=import-outside-toplevel
     return _runtime.current()
 

@@ -8,7 +8,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 
 from . import errors
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 LIBRARY_NAME = "libstarfact_c.so"
 
 HOST = -1
@@ -139,6 +139,7 @@ _SIGNATURES = {
     "starfact_c_batched_getrs": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), _P(Options)]),
     "starfact_c_cuda_stream_synchronize": (c_int, [ctypes.c_size_t, c_int32]),
     "starfact_c_cuda_pointer_device": (c_int, [ctypes.c_size_t, _P(c_int32)]),
+    "starfact_c_copy_counters": (None, [_P(ctypes.c_int64), _P(ctypes.c_int64)]),
 }
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
     _f = getattr(lib, _name)
@@ -194,3 +195,11 @@ def text(value):
 
 __all__ = ["lib", "check", "Matrix", "Batch", "Options", "Refinement", "SolveReport", "RuntimeConfig",
            "RuntimeInfo", "HOST", "FLOAT32", "FLOAT64", "VERSION", "byref", "text"]
+
+
+def copy_counters():
+    """(copies, bytes): the copies of array contents the C ABI's operations made since the library was loaded
+    (into or out of tiles, or from an input into its output; starfact_c_copy_counters). Process-wide."""
+    count, nbytes = ctypes.c_int64(), ctypes.c_int64()
+    lib.starfact_c_copy_counters(ctypes.byref(count), ctypes.byref(nbytes))
+    return count.value, nbytes.value

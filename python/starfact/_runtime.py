@@ -18,16 +18,19 @@ class Runtime:
     """The StarPU instance that runs starfact's task graphs (``starfact::Runtime``).
 
     One runtime runs per process at a time. Calls without ``runtime=`` use the running one, and start one with
-    StarPU's defaults if none runs (closed at interpreter exit). Constructing a Runtime closes that default one
+    the default arguments if none runs (closed at interpreter exit). Constructing a Runtime closes that default one
     first (once its calls are done); constructing a second while an explicit one runs raises RuntimeError.
 
-    Arguments (None: StarPU's default; StarPU's environment variables, STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED,
-    ..., win over them, as in C++):
-        ncpus: CPU workers.
-        ncuda: CUDA devices (0: none).
-        workers_per_gpu: CUDA workers (streams) per device.
+    Arguments (None: the defaults of starfact's drivers, starpu_chol's; StarPU's environment variables,
+    STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, STARPU_NWORKER_PER_CUDA, ..., win over them, as in C++):
+        ncpus: CPU workers (None: StarPU's default, the cores not driving a GPU).
+        ncuda: CUDA devices (0: none; None: all).
+        workers_per_gpu: CUDA workers (streams) per device (None: the plan's, 4, which the tile sizes are tuned
+            for, as the drivers; StarPU's own default is 1).
         scheduler: StarPU's policy ("dmdas" by default; "lws", "eager", "prio", ...).
-        perfmodel_dir: performance-model directory (when STARPU_PERF_MODEL_DIR and STARPU_HOME are unset).
+        perfmodel_dir: performance-model directory, when STARPU_PERF_MODEL_DIR and STARPU_HOME are unset (None: the
+            drivers', $XDG_CACHE_HOME or ~/.cache, then starfact/perfmodels, so that models calibrated by
+            starpu_chol serve Python and the other way round).
         calibrate: keep calibrating the performance models.
         profiling: StarPU's per-worker counters.
         cuda_memory_limit_mb: MiB of each GPU StarPU may use for tiles.
@@ -60,8 +63,10 @@ class Runtime:
         for name, value in (("scheduler", scheduler), ("perfmodel_dir", perfmodel_dir)):
             if value is not None and not isinstance(value, (str, os.PathLike)):
                 raise argument_type_error(name, "a str or None", type(value).__name__)
-        config.scheduler = _clib.text(scheduler)
-        config.perfmodel_dir = _clib.text(os.fspath(perfmodel_dir) if perfmodel_dir is not None else None)
+        if scheduler is not None:
+            config.scheduler = _clib.text(scheduler)
+        if perfmodel_dir is not None:
+            config.perfmodel_dir = _clib.text(os.fspath(perfmodel_dir))
         config.calibrate = int(bool(calibrate))
         config.profiling = int(bool(profiling))
         config.warm_up = int(bool(warm_up))

@@ -7,17 +7,17 @@
 
 namespace starfact::detail {
 
-/// Where an array form's tiles live: device-resident copies for Tiling::residency Device and for device arrays;
-/// with Host (the default), a host array itself.
+/// Where an array form's tiles live: a device array itself (a view in device memory); a host array itself with
+/// Tiling::residency Host (the default), a device-resident copy with Device.
 inline Residency array_residency(const Runtime& rt, const void* data, const Tiling& tiling, const char* function,
                                  const char* argument) {
-    return tiling.residency == Residency::Device ? Residency::Device : residency_of(rt, data, function, argument);
+    return residency_of(rt, data, function, argument) == Residency::Device ? Residency::Device : tiling.residency;
 }
 
-/// The caller's column-major m x n array as tiles: with Tiling::residency Host (the default) and a host array, a
-/// view of the array (no copy; StarPU moves tiles between the array and the workers, and the array holds the result
-/// once this object is destroyed); with Device, or a device array, a device-resident copy, which write_back() copies
-/// into the array.
+/// The caller's column-major m x n array as tiles: a view of the array (no copy; StarPU moves tiles between the array
+/// and the workers, and the array holds the result once this object is destroyed) for a device array, and for a
+/// host array with Tiling::residency Host (the default); with Device, a host array gets a device-resident copy,
+/// which write_back() copies into the array.
 template <typename T>
 class ArrayTiles {
 public:
@@ -41,7 +41,8 @@ private:
     // (a prvalue each: TileMatrix is not movable)
     static TileMatrix<T> make(Runtime& rt, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const Tiling& tiling,
                               bool lower_only) {
-        if (tiling.residency == Residency::Device || (m * n > 0 && residency_of(rt, data) == Residency::Device))
+        const bool device_array = m * n > 0 && residency_of(rt, data) == Residency::Device;
+        if (tiling.residency == Residency::Device && !device_array)
             return TileMatrix<T>(rt, m, n, nb, Residency::Device, layout(lower_only));
         return TileMatrix<T>(rt, m, n, nb, data, ld, layout(lower_only));
     }

@@ -2,6 +2,13 @@
 #include "capi/tiles.hpp"
 
 #include <cstring>
+#include <string>
+
+#ifdef STARFACT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+#include "starfact/error.hpp"
 
 namespace starfact::capi {
 namespace {
@@ -67,11 +74,21 @@ bool overlaps(const starfact_c_matrix* x, const starfact_c_matrix* y) {
     return a.first < a.second && b.first < b.second && a.first < b.second && b.first < a.second;
 }
 
-void copy_host(const starfact_c_matrix& from, const starfact_c_matrix& to) {
+void copy_matrix(const starfact_c_matrix& from, const starfact_c_matrix& to) {
     const size_t size = from.dtype == STARFACT_C_FLOAT32 ? 4 : 8;
     const auto* src = static_cast<const char*>(from.data);
     auto* dst = static_cast<char*>(to.data);
     if (from.rows * from.cols == 0) return;
+#ifdef STARFACT_HAVE_CUDA
+    if (from.device != STARFACT_C_HOST || to.device != STARFACT_C_HOST) {
+        const cudaError_t e = cudaMemcpy2D(dst, static_cast<size_t>(to.ld) * size, src, static_cast<size_t>(from.ld) * size,
+                                           static_cast<size_t>(from.rows) * size, static_cast<size_t>(from.cols),
+                                           cudaMemcpyDefault);
+        if (e != cudaSuccess) throw RuntimeError(std::string("starfact: cudaMemcpy2D: ") + cudaGetErrorString(e));
+        settle_device_copies();
+        return;
+    }
+#endif
     if (from.ld == from.rows && to.ld == to.rows) {
         std::memcpy(dst, src, static_cast<size_t>(from.rows * from.cols) * size);
         return;

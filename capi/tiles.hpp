@@ -50,8 +50,9 @@ Residency residency_for(const ParsedOptions& p, std::initializer_list<const star
 /// Whether the memory spans of x and y (column-major extents; null, absent or empty: none) intersect.
 bool overlaps(const starfact_c_matrix* x, const starfact_c_matrix* y);
 
-/// Copies the host rows x cols column-major array `from` into `to` (same shape), column by column.
-void copy_host(const starfact_c_matrix& from, const starfact_c_matrix& to);
+/// Copies the rows x cols column-major array `from` into `to` (same shape): column by column between host arrays,
+/// by cudaMemcpy2D (then settled) when either is device memory.
+void copy_matrix(const starfact_c_matrix& from, const starfact_c_matrix& to);
 
 /// Counts one copy of `bytes` made by the C ABI (starfact_c_copy_counters).
 void count_copy(int64_t bytes);
@@ -63,13 +64,15 @@ void settle(const Output& a, const Output& b = {});
 /// One matrix argument of an operation as tiles. `in` is the array read, `out` where the result goes: absent,
 /// `in` itself (in place) or another array; `written`: whether the operation writes the tiles.
 ///
-/// - Host arrays with host-resident tiles are viewed where they lie (TileMatrix's view constructor: StarPU moves
-///   the tiles between the array and the workers, no copy): `in` itself when it is only read or written in place;
-///   the output, after one copy of `in` into it, when the result goes to another array.
+/// - Arrays are viewed where they lie (TileMatrix's view constructor: StarPU moves the tiles between the array and
+///   the workers, no copy): host arrays with host-resident tiles, and device arrays with device-resident tiles
+///   (their outputs in device memory too); `in` itself when it is only read or written in place, the output, after
+///   one copy of `in` into it, when the result goes to another array.
 /// - Otherwise the tiles are the matrix's own, holding one copy of `in`, exported into the output by deliver():
-///   device arrays or device-resident tiles (the device-resident path: device-to-device copies), a written input
-///   whose result is not wanted (the tiles are the operation's scratch), and a written array whose memory overlaps
-///   one of `others` (the other arguments' arrays, which a view would race with).
+///   host arrays asked onto device-resident tiles, device arrays of a CPU-only operation, mixed host and device
+///   input and output, a written input whose result is not wanted (the tiles are the operation's scratch), and a
+///   written array whose memory overlaps one of `others` (the other arguments' arrays, which a view would race
+///   with).
 ///
 /// `lower_only`: the operation touches only the lower triangle of tiles (Cholesky's), so a view, or tiles whose
 /// upper part is never delivered to another array, register that triangle only.
@@ -81,8 +84,10 @@ public:
         : out_(out) {
         nb = std::max<int64_t>(1, nb);
         const bool same = out.present && out.matrix.data == in.data && out.matrix.ld == in.ld;
-        bool view = residency == Residency::Host && in.device == STARFACT_C_HOST && !out.on_device() &&
-                    (!written || out.present);
+        const bool host_view = residency == Residency::Host && in.device == STARFACT_C_HOST && !out.on_device();
+        const bool device_view = residency == Residency::Device && in.device != STARFACT_C_HOST &&
+                                 (!out.present || out.matrix.device == in.device);
+        bool view = (host_view || device_view) && (!written || out.present);
         const starfact_c_matrix* target = written && out.present ? &out.matrix : &in;
         if (view && written) {
             if (!same && overlaps(&in, &out.matrix)) view = false;
@@ -92,7 +97,7 @@ public:
         TileLayout layout;
         if (view) {
             if (written && !same) {
-                copy_host(in, out.matrix);
+                copy_matrix(in, out.matrix);
                 count_copy(in.rows * in.cols * static_cast<int64_t>(sizeof(T)));
             }
             layout.lower_only = lower_only;

@@ -354,6 +354,26 @@ unsigned array_node(const Runtime& runtime, const void* data, const char* functi
     return STARPU_MAIN_RAM;
 }
 
+/// Waits for the work queued on CUDA device `device` (every stream), keeping the calling thread's current device.
+void settle_device(int device) {
+#ifdef STARFACT_HAVE_CUDA
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) current = -1;
+    const bool other = current != device;
+    if (other && cudaSetDevice(device) != cudaSuccess) {
+        cudaGetLastError();
+        throw RuntimeError("starfact::TileMatrix: cannot select CUDA device " + std::to_string(device));
+    }
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (other && current >= 0) cudaSetDevice(current);
+    if (e != cudaSuccess)
+        throw RuntimeError(std::string("starfact::TileMatrix: the work queued on the array's device failed: ") +
+                           cudaGetErrorString(e));
+#else
+    (void)device;
+#endif
+}
+
 }  // namespace
 
 Residency residency_of(const Runtime& runtime, const void* data, const char* function, const char* argument) {
@@ -364,6 +384,7 @@ template <typename T>
 TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld,
                           const TileLayout& layout)
     : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(Residency::Host), layout_(layout), kind_(Kind::View) {
+    // (the checks before any registration: a constructor that throws leaves nothing behind)
     require(m >= 0, "TileMatrix", "m", "must be >= 0 (got " + std::to_string(m) + ")");
     require(n >= 0, "TileMatrix", "n", "must be >= 0 (got " + std::to_string(n) + ")");
     require(nb > 0, "TileMatrix", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
@@ -376,10 +397,13 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T*
                 std::to_string(layout.grid.q) + ")");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
-    // Views of host memory only: import() copies device arrays into device-resident tiles.
-    require(m * n == 0 || array_node(runtime, data, "TileMatrix", "data") == STARPU_MAIN_RAM, "TileMatrix", "data",
-            "is device memory: a view takes host memory (copy device arrays into device-resident tiles with import())");
-    const unsigned node = STARPU_MAIN_RAM;
+    // The array's memory node: host memory, or the CUDA node of the device holding it (whose work queued before
+    // this call is finished first: StarPU's streams do not wait for the caller's).
+    const unsigned node = m * n == 0 ? STARPU_MAIN_RAM : array_node(runtime, data, "TileMatrix", "data");
+    if (node != STARPU_MAIN_RAM) {
+        residency_ = Residency::Device;
+        settle_device(starpu_memory_node_get_devid(node));
+    }
     device_grid_ = Grid{};
     mt_ = m / nb + (m % nb != 0);
     nt_ = n / nb + (n % nb != 0);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <limits>
 
 #include "tests/gpu_arrays.hpp"
@@ -192,25 +193,46 @@ TEMPLATE_TEST_CASE("GPU factorizations and a solve submitted together report the
     CHECK(potrf_residual<T>(n1, A1.data(), n1, L1.data(), n1) < kResidualLimit);
 }
 
-TEST_CASE("GPU array forms on device arrays: copied into device tiles; views take host memory only", "[gpu][views]") {
+TEST_CASE("GPU array forms and views on device arrays: in place, GPU-only and hybrid", "[gpu][views]") {
     const int64_t n = 700, nrhs = 2, nb = 256;
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     const std::vector<double> A = spd_matrix<double>(n, n, seed);
-    std::vector<double> B(static_cast<size_t>(n * nrhs)), X(B.size());
+    std::vector<double> B(static_cast<size_t>(n * nrhs)), X(B.size()), L(A.size());
     random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
     double *dA = nullptr, *dB = nullptr;
     REQUIRE(cudaMalloc(&dA, sizeof(double) * A.size()) == cudaSuccess);
     REQUIRE(cudaMalloc(&dB, sizeof(double) * B.size()) == cudaSuccess);
-    REQUIRE(cudaMemcpy(dA, A.data(), sizeof(double) * A.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-    REQUIRE(cudaMemcpy(dB, B.data(), sizeof(double) * B.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-    Options o;
-    o.mapping = Mapping::GpuOnly;
+    auto upload = [&] {
+        REQUIRE(cudaMemcpy(dA, A.data(), sizeof(double) * A.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+        REQUIRE(cudaMemcpy(dB, B.data(), sizeof(double) * B.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+    };
     CHECK(residency_of(runtime(), dA) == Residency::Device);
-    CHECK(posv(runtime(), n, nrhs, dA, n, dB, n, o, Tiling{nb}) == 0);
-    REQUIRE(cudaMemcpy(X.data(), dB, sizeof(double) * X.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
-    CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
-    CHECK_THROWS_WITH((TileMatrix<double>(runtime(), n, n, nb, dA, n)), Catch::Contains("'data'"));
+    for (Mapping mapping : {Mapping::GpuOnly, Mapping::Hybrid}) {
+        INFO("mapping=" << to_string(mapping));
+        Options o;
+        o.mapping = mapping;
+        // The array form: the device arrays are viewed in place.
+        upload();
+        CHECK(posv(runtime(), n, nrhs, dA, n, dB, n, o, Tiling{nb}) == 0);
+        REQUIRE(cudaMemcpy(X.data(), dB, sizeof(double) * X.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+        // A view of device memory, factored in place; the upper triangle (lower_only) is never touched.
+        upload();
+        REQUIRE(cudaMemset(dA + n * (n / 2), 0xff, sizeof(double)) == cudaSuccess);  // NaN above the diagonal
+        {
+            TileLayout lower;
+            lower.lower_only = true;
+            TileMatrix<double> V(runtime(), n, n, nb, dA, n, lower);
+            CHECK(V.is_view());
+            CHECK(V.residency() == Residency::Device);
+            CHECK(potrf(V, o) == 0);
+        }
+        REQUIRE(cudaMemcpy(L.data(), dA, sizeof(double) * L.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK(std::isnan(L[n * (n / 2)]));
+        L[n * (n / 2)] = 0;
+        CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    }
     cudaFree(dA);
     cudaFree(dB);
 }

@@ -73,8 +73,8 @@ struct Tiling {
     int64_t nb = 0;
     /// Host (default): the tiles are views of the caller's host arrays (pageable or pinned): no copy, StarPU moves
     /// tiles between the arrays and the workers as tasks need them, and only the triangle an operation uses is
-    /// read. Device, and arrays in GPU memory: the arrays are copied into device-resident tiles first and back
-    /// afterwards.
+    /// read; arrays in GPU memory are viewed the same way, where they lie. Device: host arrays are copied into
+    /// device-resident tiles first and back afterwards.
     Residency residency = Residency::Host;
 };
 

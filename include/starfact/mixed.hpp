@@ -133,7 +133,8 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
 
 /// The array form: A column-major n x n (lda >= n, lower triangle used), B n x nrhs, host or device memory; tiled as
 /// `tiling` says (nb = 0: solve_plan's). With Residency::Host (default) host arrays are viewed as tiles (no copy:
-/// StarPU moves tiles between them and the workers); with Device, and for device arrays, copies in device memory.
+/// StarPU moves tiles between them and the workers), device arrays likewise in device memory; with Device, host
+/// arrays are copied into device memory.
 /// A ends unchanged, or holding the double factor after a fallback.
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,

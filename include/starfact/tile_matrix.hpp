@@ -117,12 +117,15 @@ public:
         : TileMatrix(runtime, checked_order(n), n, nb, residency, layout) {}
     /// A view of the caller's column-major m x n array `data` (leading dimension ld >= max(1, m)) in nb x nb tiles:
     /// each tile is a StarPU handle over the array itself; nothing is allocated or copied. `data` is host memory,
-    /// pageable or pinned (residency() says Host; device arrays are copied into device-resident tiles by import()).
-    /// StarPU moves tiles between the array and the workers as tasks need them; once the view is destroyed the
+    /// pageable or pinned (residency() says Host), or the memory of a CUDA device the Runtime drives (residency()
+    /// says Device; the work already queued on that device is waited for here, since StarPU's streams do not wait
+    /// for the caller's). StarPU moves tiles between the array and the workers as tasks need them; once the view is
+    /// destroyed the
     /// array holds the matrix's contents (what the operations wrote). While the view lives the array belongs to
     /// it: read or write it only through the view. layout.lower_only registers only the tiles on and below the
     /// diagonal (the others are never read or written); a view is not distributed (layout.grid 1 x 1).
-    /// Throws InvalidArgument naming 'm', 'n', 'nb', 'ld', 'data' (null, or device memory) or 'layout'.
+    /// Throws InvalidArgument naming 'm', 'n', 'nb', 'ld', 'data' (null, or memory of a device the Runtime does not
+    /// drive) or 'layout'.
     TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const TileLayout& layout = {});
     /// Internal: tiles with no home, which StarPU allocates where a task first writes them (on a GPU, in the
     /// memory it manages and reuses) and never copies back; import() and export_to() go through host memory. The

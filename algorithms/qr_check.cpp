@@ -63,6 +63,28 @@ double qr_residual(int64_t m, int64_t n, const T* A, int64_t lda, const T* Q, in
     return nr / ((na > 0 ? na : 1.0) * static_cast<double>(m) * std::numeric_limits<T>::epsilon());
 }
 
+template <typename T>
+double gels_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb) {
+    if (m == 0 || n == 0 || nrhs == 0) return 0;
+    const std::vector<double> Ad = to_double(m, n, A, lda), Xd = to_double(n, nrhs, X, ldx);
+    std::vector<double> R = to_double(m, nrhs, B, ldb), G(static_cast<size_t>(n * nrhs), 0.0);
+    const double nb = norm1(m, nrhs, R.data());
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs),
+                static_cast<int>(n), 1.0, Ad.data(), static_cast<int>(m), Xd.data(), static_cast<int>(n), -1.0, R.data(),
+                static_cast<int>(m));
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, static_cast<int>(n), static_cast<int>(nrhs),
+                static_cast<int>(m), 1.0, Ad.data(), static_cast<int>(m), R.data(), static_cast<int>(m), 0.0, G.data(),
+                static_cast<int>(n));
+    const double na = norm1(m, n, Ad.data()), nx = norm1(n, nrhs, Xd.data());
+    const double den = na * (na * nx + nb) * static_cast<double>(m) * std::numeric_limits<T>::epsilon();
+    return norm1(n, nrhs, G.data()) / (den > 0 ? den : 1.0);
+}
+
+template double gels_residual<float>(int64_t, int64_t, int64_t, const float*, int64_t, const float*, int64_t,
+                                     const float*, int64_t);
+template double gels_residual<double>(int64_t, int64_t, int64_t, const double*, int64_t, const double*, int64_t,
+                                      const double*, int64_t);
 template double orthogonality_residual<float>(int64_t, int64_t, const float*, int64_t);
 template double orthogonality_residual<double>(int64_t, int64_t, const double*, int64_t);
 template double qr_residual<float>(int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*, int64_t);

@@ -107,7 +107,7 @@ QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int
 /// The normal equations' scaled residual of a least-squares solution X (n x nrhs, ldx):
 /// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
 template <typename T>
-double gels_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+double normal_equations_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                      int64_t ldb) {
     auto norm = [](int64_t r, int64_t c, const auto* M, int64_t ld) {
         double best = 0;

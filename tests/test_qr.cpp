@@ -80,13 +80,13 @@ TEMPLATE_TEST_CASE("gels solves least squares with residual < 60", "[qr][cpu]", 
         REQUIRE(gels(a, f, b, on(Mapping::CpuOnly)) == 0);
         std::vector<T> X(static_cast<size_t>(ldb * c.nrhs));
         b.export_to(X.data(), ldb);
-        const double res = gels_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
+        const double res = normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
         INFO("residual=" << res);
         CHECK(res < kResidualLimit);
         // The array form.
         std::vector<T> A2 = A, B2 = B;
         REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid), Tiling{c.nb}) == 0);
-        CHECK(gels_residual(c.m, c.n, c.nrhs, A.data(), lda, B2.data(), ldb, B.data(), ldb) < kResidualLimit);
+        CHECK(normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, B2.data(), ldb, B.data(), ldb) < kResidualLimit);
     }
 }
 

@@ -153,5 +153,10 @@ template <typename T>
 double orthogonality_residual(int64_t m, int64_t n, const T* Q, int64_t ldq);
 template <typename T>
 double qr_residual(int64_t m, int64_t n, const T* A, int64_t lda, const T* Q, int64_t ldq, const T* R, int64_t ldr);
+/// The least-squares check of a solution X (n x nrhs) of min ||A X - B||: the normal equations' residual
+/// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
+template <typename T>
+double gels_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb);
 
 }  // namespace starfact

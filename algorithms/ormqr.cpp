@@ -35,7 +35,7 @@ void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf
     const int ib = static_cast<int>(Tf.ib());
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
     if (!qr_gpu_layout(Tf)) o.mapping = Mapping::CpuOnly;
-    if (o.mapping != Mapping::CpuOnly) reserve_qr_workspace<T>(rt, A.nb());
+    if (o.mapping != Mapping::CpuOnly) reserve_qr_workspace<T>(rt, A.nb(), A.n());
     TaskNames names(*seq);
     const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(A.nt() + 1));
     const int64_t nt = A.nt(), ct = C.nt();

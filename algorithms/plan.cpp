@@ -206,10 +206,12 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     (void)gpus;
     (void)m;
     if (mapping == Mapping::CpuOnly || !gpu) return 192;
-    // Tall and skinny: one tile column of tiles taller than the matrix is wide, so that each tile task is a
-    // cuSOLVER geqrf or a gemm of useful size.
-    if (n <= 512) return std::max<int64_t>(2048, n);
-    return n <= 8192 ? 512 : 1024;
+    // Measured on the H200, device-resident, double, GPU-only (docs/qr.md): tall and skinny (m = 2^20, n = 128 and
+    // 256), tiles of 32768 rows took 0.047 and 0.095 s against 0.058 / 0.120 s (8192) and 0.118 / 0.353 s (2048): one
+    // tile column of tall tiles, whose GEQRT is one cuSOLVER geqrf of useful size. Square, 2048 tiles beat 1024 and
+    // 512 at n = 8192 (0.131 s against 0.137 and 0.188) and 1024 at 16384 (0.432 s against 0.509).
+    if (n <= 512) return std::max<int64_t>(32768, n);
+    return 2048;
 }
 
 int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu) {

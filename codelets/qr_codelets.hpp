@@ -42,8 +42,9 @@ void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle
 template <typename T>
 void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B);
 
-/// Makes every CUDA worker's workspace large enough for the QR kernels on tiles of up to nb rows and columns.
+/// Makes every CUDA worker's workspace large enough for the QR kernels on tiles of up to nb rows and columns whose
+/// blocks of reflectors are at most k columns (k: min(nb, n) of the factored matrix).
 template <typename T>
-void reserve_qr_workspace(const Runtime& rt, int64_t nb);
+void reserve_qr_workspace(const Runtime& rt, int64_t nb, int64_t k);
 
 }  // namespace starfact::detail

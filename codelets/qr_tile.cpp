@@ -11,6 +11,8 @@
 // on cuBLAS. The CUDA kernels form one T per tile (LAPACK's layout with ib = K), which the CPU kernels read and
 // write alike when ib >= K: factors made by either kind of worker serve the other.
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <vector>
 
 #include "codelets/qr_codelets.hpp"
@@ -116,35 +118,38 @@ void tpmqrt_cpu(void* buffers[], void* cl_arg) {
 constexpr size_t kAlign = 256;
 inline size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-/// The worker's QR workspace for tiles of up to nb rows and columns, carved from c.work: tau (nb), X (2 nb^2: the
-/// stacked [R1; A2] or a dense V), Y and Z (nb^2 each: V^T V, or the products of an application), then cuSOLVER's
-/// geqrf workspace for a 2 nb x nb matrix.
+/// The worker's QR workspace for a task whose tiles have at most `rows` rows, whose reflectors are `k` columns and
+/// whose updated tiles are at most `cols` wide, carved from c.work: tau (k), X ((rows + k) x k: the stacked [R1; A2]
+/// or a dense V), Y and Z (k x max(k, cols) each: V^T V, or the products of an application), then cuSOLVER's geqrf
+/// workspace (the rest).
 template <typename T>
 struct QrWorkspace {
     T *tau, *X, *Y, *Z, *work;
     int lwork;
-    static size_t fixed_bytes(int nb) {
-        const size_t e = static_cast<size_t>(nb);
-        return aligned(e * sizeof(T)) + aligned(2 * e * e * sizeof(T)) + 2 * aligned(e * e * sizeof(T));
+    static size_t fixed_bytes(int rows, int k, int cols) {
+        const size_t r = static_cast<size_t>(rows), kk = static_cast<size_t>(k),
+                     w = static_cast<size_t>(std::max(k, cols));
+        return aligned(kk * sizeof(T)) + aligned((r + kk) * kk * sizeof(T)) + 2 * aligned(kk * w * sizeof(T));
     }
-    QrWorkspace(CudaWorkerContext& c, int nb) {
-        const size_t e = static_cast<size_t>(nb);
+    QrWorkspace(CudaWorkerContext& c, int rows, int k, int cols) {
+        const size_t r = static_cast<size_t>(rows), kk = static_cast<size_t>(k),
+                     w = static_cast<size_t>(std::max(k, cols));
         char* p = static_cast<char*>(c.work);
         tau = reinterpret_cast<T*>(p);
-        X = reinterpret_cast<T*>(p += aligned(e * sizeof(T)));
-        Y = reinterpret_cast<T*>(p += aligned(2 * e * e * sizeof(T)));
-        Z = reinterpret_cast<T*>(p += aligned(e * e * sizeof(T)));
-        work = reinterpret_cast<T*>(p += aligned(e * e * sizeof(T)));
-        const size_t used = fixed_bytes(nb);
+        X = reinterpret_cast<T*>(p += aligned(kk * sizeof(T)));
+        Y = reinterpret_cast<T*>(p += aligned((r + kk) * kk * sizeof(T)));
+        Z = reinterpret_cast<T*>(p += aligned(kk * w * sizeof(T)));
+        work = reinterpret_cast<T*>(p += aligned(kk * w * sizeof(T)));
+        const size_t used = fixed_bytes(rows, k, cols);
         if (used > c.work_bytes) STARPU_ABORT_MSG("QR workspace too small: reserve_qr_workspace was not called");
-        lwork = static_cast<int>((c.work_bytes - used) / sizeof(T));
+        lwork = static_cast<int>(std::min<size_t>((c.work_bytes - used) / sizeof(T), 1u << 30));
     }
 };
 
-/// The largest tile dimension a task's tiles have (the workspace is carved for it).
-inline int span(std::initializer_list<Tile> tiles) {
+/// The largest rows among a task's tiles.
+inline int rows_of(std::initializer_list<Tile> tiles) {
     int s = 1;
-    for (const Tile& t : tiles) s = std::max({s, t.rows, t.cols});
+    for (const Tile& t : tiles) s = std::max(s, t.rows);
     return s;
 }
 
@@ -182,7 +187,7 @@ void geqrt_cuda(void* buffers[], void* cl_arg) {
     const Tile A = tile(buffers[0]), Tt = tile(buffers[1]);
     const int k = std::min(A.rows, A.cols);
     if (k == 0) return;
-    const QrWorkspace<T> w(c, span({A}));
+    const QrWorkspace<T> w(c, A.rows, k, k);
     device_geqrf(c, w, A.rows, A.cols, ptr<T>(A), A.ld);
     gpu::launch_copy_unit_lower(ptr<T>(A), A.ld, w.X, A.rows, A.rows, k, ws.stream);
     device_build_t(ws, w, A.rows, k, w.X, A.rows, ptr<T>(Tt), Tt.ld);
@@ -215,7 +220,7 @@ void unmqr_cuda(void* buffers[], void* cl_arg) {
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C = tile(buffers[2]);
     const int k = std::min(V.rows, V.cols);
     if (k == 0 || C.cols == 0) return;
-    const QrWorkspace<T> w(c, span({V, C}));
+    const QrWorkspace<T> w(c, rows_of({V, C}), k, C.cols);
     gpu::launch_copy_unit_lower(ptr<T>(V), V.ld, w.X, V.rows, V.rows, k, ws.stream);
     device_apply<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0, ptr<T>(C), C.ld);
 }
@@ -228,7 +233,7 @@ void tpqrt_cuda(void* buffers[], void* cl_arg) {
     const Tile A1 = tile(buffers[0]), A2 = tile(buffers[1]), Tt = tile(buffers[2]);
     const int n = A2.cols, m = bottom_rows(a->tt, A2.rows, n);
     if (n == 0 || m == 0) return;
-    const QrWorkspace<T> w(c, span({A1, A2}));
+    const QrWorkspace<T> w(c, rows_of({A1, A2}), n, n);
     const int lds = n + m;
     T* S = w.X;
     T* S2 = w.X + n;  // the bottom block
@@ -260,7 +265,7 @@ void tpmqrt_cuda(void* buffers[], void* cl_arg) {
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C1 = tile(buffers[2]), C2 = tile(buffers[3]);
     const int k = V.cols, m = bottom_rows(a->tt, V.rows, k);
     if (k == 0 || m == 0 || C1.cols == 0) return;
-    const QrWorkspace<T> w(c, span({V, C1, C2}));
+    const QrWorkspace<T> w(c, rows_of({V, C1, C2}), k, C1.cols);
     const T* V2 = ptr<T>(V);
     int ldv = V.ld;
     if (a->tt) {  // the upper trapezoid, zeros below (the tile's lower part holds its own GEQRT's reflectors)
@@ -271,14 +276,22 @@ void tpmqrt_cuda(void* buffers[], void* cl_arg) {
     device_apply<T>(ws, w, a->trans, m, C1.cols, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld);
 }
 
-template <typename T>
+/// The workspace of the QR kernels on tiles of up to nb rows and columns whose reflector blocks are at most
+/// 2^LogK columns (the tall-and-skinny plans' tiles are nb x n, n much smaller than nb): one `need` per bucket of
+/// reflector widths, so that CudaContexts::reserve keeps one record per bucket.
+template <typename T, int LogK>
 Workspace qr_work_need(cusolverDnHandle_t h, int nb) {
+    const int k = std::min(nb, 1 << LogK);
     int lwork = 0;
-    if (gpu::geqrf_buffer_size(h, 2 * nb, nb, static_cast<T*>(nullptr), 2 * nb, &lwork) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::geqrf_buffer_size(h, nb + k, k, static_cast<T*>(nullptr), nb + k, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>geqrf_bufferSize failed");
     Workspace w;
-    w.device = QrWorkspace<T>::fixed_bytes(nb) + aligned(static_cast<size_t>(lwork + 1) * sizeof(T));
+    w.device = QrWorkspace<T>::fixed_bytes(nb, k, nb) + aligned(static_cast<size_t>(lwork + 1) * sizeof(T));
     return w;
+}
+template <typename T, size_t... L>
+constexpr std::array<Workspace (*)(cusolverDnHandle_t, int), sizeof...(L)> qr_needs(std::index_sequence<L...>) {
+    return {qr_work_need<T, static_cast<int>(L)>...};
 }
 #endif
 
@@ -369,13 +382,17 @@ void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, bool trans,
 }
 
 template <typename T>
-void reserve_qr_workspace(const Runtime& rt, int64_t nb) {
+void reserve_qr_workspace(const Runtime& rt, int64_t nb, int64_t k) {
 #ifdef STARFACT_HAVE_CUDA
-    if (rt.cuda_workers() == 0 || nb == 0) return;
-    cuda_contexts(rt)->reserve(static_cast<int>(nb), qr_work_need<T>);
+    if (rt.cuda_workers() == 0 || nb == 0 || k == 0) return;
+    static constexpr auto needs = qr_needs<T>(std::make_index_sequence<21>{});
+    int log_k = 0;
+    while ((int64_t(1) << log_k) < std::min(nb, k) && log_k < 20) ++log_k;
+    cuda_contexts(rt)->reserve(static_cast<int>(nb), needs[static_cast<size_t>(log_k)]);
 #else
     (void)rt;
     (void)nb;
+    (void)k;
 #endif
 }
 
@@ -387,7 +404,7 @@ void reserve_qr_workspace(const Runtime& rt, int64_t nb) {
                                   starpu_data_handle_t, int);                                                       \
     template void insert_tpmqrt<T>(const Runtime&, const TaskOptions&, bool, bool, starpu_data_handle_t,             \
                                    starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t, int);          \
-    template void reserve_qr_workspace<T>(const Runtime&, int64_t);
+    template void reserve_qr_workspace<T>(const Runtime&, int64_t, int64_t);
 STARFACT_QR_TILE(float)
 STARFACT_QR_TILE(double)
 #undef STARFACT_QR_TILE

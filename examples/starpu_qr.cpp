@@ -36,8 +36,8 @@ the ratio vendor_time / starfact_time (> 1: starfact is faster).
 problem
   --m M             rows (default: n; at least n: the QR of a wide matrix is not supported)
 )") + support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 512 up to n = 8192, then
-                    1024; n <= 512: max(n, 2048), one tile column)
+           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
+                    n <= 512: one tile column of tall tiles)
   --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
   --op OP           geqrf (default), gels (geqrf, Q^T B, R X = B; vendor: geqrf + ormqr + trsm) or orgqr (the
                     thin Q after an untimed geqrf)

@@ -97,9 +97,9 @@ struct QrTree {
 /// (at most mt); Auto: flat when the matrix has at most 2 nt tile rows (the trailing updates keep the workers busy),
 /// else about two domains per worker, so that the panels of a tall matrix run in parallel.
 int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
-/// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings
-/// 512 up to n = 8192, then 1024 (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny
-/// matrices (n <= 512) tiles taller than the matrix is wide: nb = max(n, 2048) rounded, one tile column.
+/// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
+/// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
+/// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).
 template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 /// The inner blocking of the CPU QR kernels: nb on mappings that may run CUDA codelets (their kernels form one

@@ -19,9 +19,9 @@ enum class Side { Left, Right };
 enum class Trans { NoTrans, Transpose };
 
 /// The triangular factors T of the blocked Householder reflectors of a tile QR (Q = product over the tasks of
-/// I - V T V^T, V stored in A's tiles): one ib x nb tile per tile of A below the diagonal for the kernels that
-/// factor a tile or a tile under a triangle (GEQRT, TS), and one more for the kernels that merge two triangles
-/// (TT, used by the non-flat trees). Their tiles have no home: StarPU allocates them where a task first writes
+/// I - V T V^T, V stored in A's tiles): per tile (i, k) of A, one tile of T (nb rows, A's tile's columns; the first
+/// ib rows hold T) for the kernel that factored it alone or under its domain head's triangle (GEQRT, TS), and one
+/// more for the kernel that merged its triangle into another (TT, used by the non-flat trees). Their tiles have no home: StarPU allocates them where a task first writes
 /// them (a GPU's memory on GPU mappings) and keeps them there for ormqr, orgqr and gels. Shaped for one m x n
 /// matrix in nb x nb tiles; owns its StarPU handles, and waits for the tasks using them when destroyed.
 /// Like a TileMatrix it belongs to its Runtime and should be destroyed before it.

@@ -4,8 +4,10 @@
 // two rows the smaller row's choice holds), the inverse's and the LU's tile sizes, the hybrid rule, and what
 // the Auto diagonal kernel and panel solve mean.
 #include <algorithm>
+#include <string>
 
 #include "codelets/codelets.hpp"  // fused_potf2_available
+#include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
 
@@ -138,5 +140,87 @@ SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, 
     p.nb = p.low ? mixed_tile_size(n, mapping, gpu, factor) : tile_plan<double>(n, mapping, residency, gpu, gpus).nb;
     return p;
 }
+
+}  // namespace starfact
+
+// ---- the tile QR (docs/qr.md) ----------------------------------------------------------------------
+
+namespace starfact {
+
+QrTree QrTree::parse(const std::string& text, const char* argument) {
+    QrTree t;
+    if (text == "auto") return t;
+    if (text == "flat") {
+        t.kind = Kind::Flat;
+        return t;
+    }
+    if (text == "binary") {
+        t.kind = Kind::Binary;
+        return t;
+    }
+    const std::string prefix = "domains=";
+    if (text.compare(0, prefix.size(), prefix) == 0) {
+        const std::string v = text.substr(prefix.size());
+        int64_t a = 0;
+        bool digits = !v.empty() && v.size() <= 9;
+        for (char c : v) digits = digits && c >= '0' && c <= '9';
+        if (digits) a = std::stoll(v);
+        if (!digits || a < 1)
+            throw InvalidArgument("QrTree::parse", argument, "domains=A needs a whole A >= 1 (got '" + v + "')");
+        t.kind = Kind::Domains;
+        t.domain = a;
+        return t;
+    }
+    throw InvalidArgument("QrTree::parse", argument,
+                          "must be one of auto, flat, binary, domains=A (got '" + text + "')");
+}
+
+std::string QrTree::name() const {
+    switch (kind) {
+        case Kind::Auto: return "auto";
+        case Kind::Flat: return "flat";
+        case Kind::Binary: return "binary";
+        case Kind::Domains: return "domains=" + std::to_string(domain);
+    }
+    return "auto";
+}
+
+int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers) {
+    const int64_t all = std::max<int64_t>(mt, 1);
+    switch (tree.kind) {
+        case QrTree::Kind::Flat: return all;
+        case QrTree::Kind::Binary: return 1;
+        case QrTree::Kind::Domains: return std::max<int64_t>(1, std::min(tree.domain, all));
+        case QrTree::Kind::Auto: break;
+    }
+    // A matrix of at most 2 nt tile rows keeps the workers busy with its trailing updates: the flat tree, whose TS
+    // kernels are the most efficient. A taller one has panels that a chain would serialise: about two domains per
+    // worker, each a flat chain, merged by a binary tree.
+    if (mt <= 2 * nt) return all;
+    const int64_t domains = std::max<int64_t>(1, 2 * static_cast<int64_t>(std::max(workers, 1)));
+    return std::max<int64_t>(1, (mt + domains - 1) / domains);
+}
+
+template <typename T>
+int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
+    (void)residency;
+    (void)gpus;
+    (void)m;
+    if (mapping == Mapping::CpuOnly || !gpu) return 192;
+    // Measured on the H200, device-resident, double, GPU-only (docs/qr.md): tall and skinny (m = 2^20, n = 128 and
+    // 256), tiles of 32768 rows took 0.047 and 0.095 s against 0.058 / 0.120 s (8192) and 0.118 / 0.353 s (2048): one
+    // tile column of tall tiles, whose GEQRT is one cuSOLVER geqrf of useful size. Square, 2048 tiles beat 1024 and
+    // 512 at n = 8192 (0.131 s against 0.137 and 0.188) and 1024 at 16384 (0.432 s against 0.509).
+    if (n <= 512) return std::max<int64_t>(32768, n);
+    return 2048;
+}
+
+int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu) {
+    if (mapping != Mapping::CpuOnly && gpu) return std::max<int64_t>(nb, 1);
+    return std::max<int64_t>(1, std::min<int64_t>(nb, 32));
+}
+
+template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);
+template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
 
 }  // namespace starfact

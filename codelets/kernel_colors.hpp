@@ -22,6 +22,9 @@ inline constexpr KernelColor kKernelColors[] = {
     // The mixed-precision solve's refinement: conversions in greys-blues, residual and sweeps in greens.
     {"to_low", 0x9edae5},       {"add_low", 0x6baed6},      {"residual", 0x31a354},   {"sweep_fwd", 0x74c476},
     {"sweep_bwd", 0xa1d99b},    {"col_scale", 0xc6dbef},
+    // The tile QR: factorizations in reds, their applications in blues and oranges.
+    {"geqrt", 0xd62728},        {"tsqrt", 0xe7969c},        {"ttqrt", 0xad494a},      {"unmqr", 0x1f77b4},
+    {"tsmqr", 0xff7f0e},        {"ttmqr", 0xfdae6b},        {"qr_trsm", 0x6baed6},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

@@ -4,6 +4,7 @@
 // example all ask here.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "starfact/mapping.hpp"
 
@@ -77,5 +78,36 @@ constexpr int64_t kHybridCpuMaxTile = 512;
 /// The mapping the tasks on nb x nb tiles get (the hybrid rule): `m`, except Hybrid above kHybridCpuMaxTile
 /// on a runtime with CUDA workers (`gpu`), which becomes GpuOnly.
 Mapping task_mapping(Mapping m, int64_t nb, bool gpu);
+
+/// The reduction tree of a tile QR's panels (docs/qr.md): which tiles of a tile column are factored on their own
+/// and how their triangles are merged, a policy over one set of kernels. The tile rows below the diagonal split
+/// into domains of `domain` consecutive tile rows: in a domain the head tile is factored (GEQRT) and the others are
+/// eliminated one after the other against its triangle (TS kernels, a chain); the heads' triangles are then merged
+/// pairwise (TT kernels, a binary tree).
+struct QrTree {
+    enum class Kind {
+        Auto,     ///< the plan's choice from the shape and the worker count (qr_domain_rows)
+        Flat,     ///< one domain: TS kernels down each column (PLASMA's original tile QR)
+        Binary,   ///< domains of one tile: every tile factored at once, triangles merged by a binary tree
+        Domains,  ///< domains of `domain` tile rows (flat within, binary across)
+    };
+    Kind kind = Kind::Auto;
+    int64_t domain = 0;  ///< tile rows per domain (Kind::Domains, >= 1)
+    /// "auto", "flat", "binary", "domains=A"; throws InvalidArgument naming `argument`.
+    static QrTree parse(const std::string& text, const char* argument = "tree");
+    std::string name() const;
+};
+/// Tile rows per domain for an mt x nt tile QR run by `workers` workers: Flat mt, Binary 1, Domains its own
+/// (at most mt); Auto: flat when the matrix has at most 2 nt tile rows (the trailing updates keep the workers busy),
+/// else about two domains per worker, so that the panels of a tall matrix run in parallel.
+int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
+/// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
+/// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
+/// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).
+template <typename T>
+int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
+/// The inner blocking of the CPU QR kernels: nb on mappings that may run CUDA codelets (their kernels form one
+/// triangular factor per tile, which every worker must read alike), else min(nb, 32).
+int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu);
 
 }  // namespace starfact

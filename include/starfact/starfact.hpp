@@ -12,6 +12,7 @@
 #include "starfact/mapping.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
+#include "starfact/qr.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"

@@ -1,0 +1,261 @@
+// Tile Householder QR, A = Q R (docs/qr.md), right-looking over the reduction tree of algorithms/qr_dag.hpp:
+//
+//   for k = 0 .. nt-1
+//     for each domain (head h, rows i):
+//       geqrt  A[h][k] -> T[h][k];            for j > k: unmqr  A[h][j] by (A[h][k], T[h][k])
+//       for i: tsqrt A[h][k], A[i][k] -> T[i][k];  for j > k: tsmqr  A[h][j], A[i][j] by (A[i][k], T[i][k])
+//     for each merge (p, i):
+//       ttqrt  A[p][k], A[i][k] -> TT[i][k];  for j > k: ttmqr  A[p][j], A[i][j] by (A[i][k], TT[i][k])
+//
+// QRFactors, the flop counts and the argument checks live here too.
+#include <algorithm>
+#include <string>
+
+#include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
+#include "algorithms/dag.hpp"
+#include "algorithms/qr_dag.hpp"
+#include "codelets/qr_codelets.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/qr.hpp"
+
+namespace starfact {
+
+double geqrf_flops(int64_t m, int64_t n) {
+    const double M = static_cast<double>(m), N = static_cast<double>(n);
+    return 2.0 * M * N * N - 2.0 * N * N * N / 3.0;
+}
+double ormqr_flops(int64_t m, int64_t n, int64_t nrhs) {
+    const double M = static_cast<double>(m), N = static_cast<double>(n), R = static_cast<double>(nrhs);
+    return 4.0 * M * N * R - 2.0 * N * N * R;
+}
+double orgqr_flops(int64_t m, int64_t n) {
+    const double M = static_cast<double>(m), N = static_cast<double>(n);
+    return 4.0 * M * N * N - 4.0 * N * N * N / 3.0;
+}
+double gels_flops(int64_t m, int64_t n, int64_t nrhs) {
+    return geqrf_flops(m, n) + ormqr_flops(m, n, nrhs) + static_cast<double>(n) * static_cast<double>(n) * nrhs;
+}
+
+// ---- QRFactors ------------------------------------------------------------------------------------
+
+template <typename T>
+QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib)
+    : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree) {
+    detail::require_nonnegative("QRFactors", "m", m);
+    detail::require_nonnegative("QRFactors", "n", n);
+    require(n <= m, "QRFactors", "n", [&] {
+        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
+               "): the QR of a wide matrix is not supported";
+    });
+    require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
+    if (nb_ == 0)
+        nb_ = qr_tile_size<T>(m, n, Mapping::Hybrid, Residency::Host, runtime.cuda_workers() > 0, runtime.cuda_devices());
+    require(ib >= 0 && ib <= nb_, "QRFactors", "ib",
+            "must be in [0, nb] = [0, " + std::to_string(nb_) + "] (got " + std::to_string(ib) + ")");
+    if (tree.kind == QrTree::Kind::Domains)
+        require(tree.domain >= 1, "QRFactors", "tree", "domains=A needs A >= 1 (got " + std::to_string(tree.domain) + ")");
+    const int64_t mt = (m + nb_ - 1) / nb_;
+    // One T tile (nb x min(nb, n - k nb)) per tile of A, for each kind of kernel; without a home, StarPU allocates
+    // a tile where a task first writes it.
+    t_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_);
+    tt_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_);
+}
+
+template <typename T>
+QRFactors<T>::~QRFactors() = default;
+
+template <typename T>
+Runtime& QRFactors<T>::runtime() const {
+    return t_->runtime();  // throws once the Runtime is gone
+}
+
+template <typename T>
+starpu_data_handle_t QRFactors<T>::t_tile(int64_t i, int64_t k) const {
+    return t_->tile(i, k);
+}
+template <typename T>
+starpu_data_handle_t QRFactors<T>::tt_tile(int64_t i, int64_t k) const {
+    return tt_->tile(i, k);
+}
+
+template class QRFactors<float>;
+template class QRFactors<double>;
+
+namespace detail {
+namespace {
+
+/// Submits the task graph of one tile QR.
+template <typename T>
+class QrDag {
+public:
+    QrDag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq)
+        : rt_(A.runtime()), A_(A), T_(Tf), nt_(A.nt()), ib_(static_cast<int>(Tf.ib())),
+          priorities_(opts.variant.kind == Variant::Kind::Right), prio_(priorities_, static_cast<int>(2 * nt_ + 1)),
+          o_(operation_task_options(rt_, opts, A.nb(), stats, seq)), names_(*seq) {
+        if (!qr_gpu_layout(Tf)) o_.mapping = Mapping::CpuOnly;  // only the CPU kernels take ib < K
+    }
+
+    void step(int64_t k) {
+        const QrStep s = qr_step(k, A_.mt(), T_.domain_rows());
+        for (const QrStep::Domain& d : s.domains) {
+            set(panel(k), names_("geqrt", d.head, k));
+            insert_geqrt<T>(rt_, o_, A_.tile(d.head, k), T_.t_tile(d.head, k), ib_);
+            for (int64_t j = k + 1; j < nt_; ++j) {
+                set(update(j), names_("unmqr", d.head, j, k));
+                insert_unmqr<T>(rt_, o_, true, A_.tile(d.head, k), T_.t_tile(d.head, k), A_.tile(d.head, j), ib_);
+            }
+            for (int64_t i : d.rows) {
+                set(panel(k), names_("tsqrt", d.head, i, k));
+                insert_tpqrt<T>(rt_, o_, false, A_.tile(d.head, k), A_.tile(i, k), T_.t_tile(i, k), ib_);
+                for (int64_t j = k + 1; j < nt_; ++j) {
+                    set(update(j), names_("tsmqr", i, j, k));
+                    insert_tpmqrt<T>(rt_, o_, false, true, A_.tile(i, k), T_.t_tile(i, k), A_.tile(d.head, j),
+                                     A_.tile(i, j), ib_);
+                }
+            }
+        }
+        for (const auto& [p, i] : s.merges) {
+            set(panel(k), names_("ttqrt", p, i, k));
+            insert_tpqrt<T>(rt_, o_, true, A_.tile(p, k), A_.tile(i, k), T_.tt_tile(i, k), ib_);
+            for (int64_t j = k + 1; j < nt_; ++j) {
+                set(update(j), names_("ttmqr", i, j, k));
+                insert_tpmqrt<T>(rt_, o_, true, true, A_.tile(i, k), T_.tt_tile(i, k), A_.tile(p, j), A_.tile(i, j),
+                                 ib_);
+            }
+        }
+    }
+
+private:
+    int64_t panel(int64_t k) const { return 2 * (nt_ - k) + 1; }
+    int64_t update(int64_t j) const { return 2 * (nt_ - j); }
+    void set(int64_t raw, const char* name) {
+        o_.priority = prio_(static_cast<int>(raw));
+        o_.name = name;
+    }
+
+    Runtime& rt_;
+    TileMatrix<T>& A_;
+    QRFactors<T>& T_;
+    int64_t nt_;
+    int ib_;
+    bool priorities_;
+    PriorityScale prio_;
+    TaskOptions o_;
+    TaskNames names_;
+};
+
+/// The workers that may run a task of `mapping` (the reduction tree's parallelism).
+int workers_of(const Runtime& rt, Mapping mapping) {
+    switch (mapping) {
+        case Mapping::CpuOnly: return rt.cpu_workers();
+        case Mapping::GpuOnly: return rt.cuda_workers();
+        case Mapping::Hybrid: break;
+    }
+    return rt.cpu_workers() + rt.cuda_workers();
+}
+
+}  // namespace
+
+template <typename T>
+void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts) {
+    require(A.m() >= A.n(), function, "A", [&] {
+        return "must have at least as many rows as columns (got " + std::to_string(A.m()) + " x " +
+               std::to_string(A.n()) + "): the QR of a wide matrix is not supported";
+    });
+    require(!A.distributed(), function, "A", "is distributed over MPI ranks: the tile QR runs on one process");
+    require(Tf.m() == A.m() && Tf.n() == A.n() && Tf.nb() == A.nb(), function, "T", [&] {
+        return "must be shaped for A (got m=" + std::to_string(Tf.m()) + " n=" + std::to_string(Tf.n()) +
+               " nb=" + std::to_string(Tf.nb()) + ", A has m=" + std::to_string(A.m()) + " n=" +
+               std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")";
+    });
+    Runtime& rt = A.runtime();
+    require(&Tf.runtime() == &rt, function, "T", "belongs to another Runtime than A");
+    rt.require_mapping(opts.mapping, function);
+    require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
+            "variant", "must be right or noprio for QR (got '" + opts.variant.name() + "')");
+}
+
+template <typename T>
+void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    const bool gpu = rt.cuda_workers() > 0;
+    const int64_t ib = Tf.ib_requested() > 0 ? Tf.ib_requested() : qr_inner_block(A.nb(), opts.mapping, gpu);
+    Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));
+    if (A.n() == 0) return;
+    if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
+    QrDag<T> dag(A, Tf, opts, stats, seq);
+    for (int64_t k = 0; k < A.nt(); ++k) {
+        TraceIteration step(rt, k);
+        dag.step(k);
+    }
+}
+
+template void require_qr_arguments<float>(const char*, const TileMatrix<float>&, const QRFactors<float>&, const Options&);
+template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
+                                           const Options&);
+template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats*, SequenceState*);
+template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats*,
+                                       SequenceState*);
+}  // namespace detail
+
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
+    detail::require_qr_arguments("geqrf", A, Tf, opts);
+    Sequence seq(A.runtime());
+    detail::submit_geqrf_dag(A, Tf, opts, &stats, &detail::SequenceAccess::state(seq));
+    seq.wait();
+}
+
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts) {
+    RunStats ignored;
+    geqrf(A, Tf, opts, ignored);
+}
+
+namespace async {
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
+    detail::require_qr_arguments("geqrf", A, Tf, opts);
+    require(&seq.runtime() == &A.runtime(), "geqrf", "seq", "belongs to another Runtime than A");
+    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &detail::SequenceAccess::state(seq));
+}
+template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&);
+template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&);
+}  // namespace async
+
+template <typename T>
+void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& Tf, const Options& opts,
+           const Tiling& tiling) {
+    detail::require_nonnegative("geqrf", "m", m);
+    detail::require_nonnegative("geqrf", "n", n);
+    require(n <= m, "geqrf", "n", [&] {
+        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
+               "): the QR of a wide matrix is not supported";
+    });
+    detail::require_leading_dimension("geqrf", "lda", lda, m);
+    detail::require_tiling("geqrf", tiling);
+    detail::require_array("geqrf", "A", A, m * n == 0);
+    require(tiling.nb == 0 || tiling.nb == Tf.nb(), "geqrf", "tiling",
+            "nb must be 0 or T's (" + std::to_string(Tf.nb()) + "; got " + std::to_string(tiling.nb) + ")");
+    require(Tf.m() == m && Tf.n() == n, "geqrf", "T", [&] {
+        return "must be shaped for A (got m=" + std::to_string(Tf.m()) + " n=" + std::to_string(Tf.n()) + ", A is " +
+               std::to_string(m) + " x " + std::to_string(n) + ")";
+    });
+    detail::ArrayTiles<T> a(rt, m, n, Tf.nb(), A, lda, tiling, false);
+    geqrf(a.tiles(), Tf, opts);
+    a.write_back();
+}
+
+template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, const Options&);
+template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, const Options&);
+template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats&);
+template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats&);
+template void geqrf<float>(Runtime&, int64_t, int64_t, float*, int64_t, QRFactors<float>&, const Options&,
+                           const Tiling&);
+template void geqrf<double>(Runtime&, int64_t, int64_t, double*, int64_t, QRFactors<double>&, const Options&,
+                            const Tiling&);
+
+}  // namespace starfact

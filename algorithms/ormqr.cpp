@@ -1,0 +1,343 @@
+// What the Q of a tile QR serves (docs/qr.md): C := Q^T C or Q C (ormqr, left), the thin Q (orgqr: Q [I; 0]), and
+// least squares (gels: geqrf, Q^T B, R X = B(0:n)). Q^T replays geqrf's eliminations in order on C's tiles:
+//
+//   for k = 0 .. nt-1, for every column j of C:
+//     for each domain (head h, rows i):  unmqr C[h][j] by (A[h][k], T[h][k]); for i: tsmqr C[h][j], C[i][j]
+//     for each merge (p, i):             ttmqr C[p][j], C[i][j] by (A[i][k], TT[i][k])
+//
+// and Q applies them backwards (k descending, merges reversed, then each domain's rows reversed and its head).
+// The solve of gels, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
+// gemm B[i][j] -= A[i][k] B[k][j] for i < k.
+#include <algorithm>
+#include <string>
+
+#include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
+#include "algorithms/dag.hpp"
+#include "algorithms/qr_dag.hpp"
+#include "codelets/qr_codelets.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/qr.hpp"
+
+namespace starfact {
+
+using detail::Op;
+
+namespace detail {
+
+template <typename T>
+void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
+                      const Options& opts, RunStats* stats, SequenceState* seq) {
+    if (A.n() == 0 || C.n() == 0) return;
+    Runtime& rt = A.runtime();
+    const int ib = static_cast<int>(Tf.ib());
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    if (!qr_gpu_layout(Tf)) o.mapping = Mapping::CpuOnly;
+    if (o.mapping != Mapping::CpuOnly) reserve_qr_workspace<T>(rt, A.nb(), A.n());
+    TaskNames names(*seq);
+    const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(A.nt() + 1));
+    const int64_t nt = A.nt(), ct = C.nt();
+    auto apply_step = [&](int64_t k) {
+        TraceIteration iteration(rt, k);
+        const QrStep s = qr_step(k, A.mt(), Tf.domain_rows());
+        o.priority = prio(static_cast<int>(trans ? nt - k : k + 1));
+        auto domain = [&](const QrStep::Domain& d) {
+            auto head = [&] {
+                for (int64_t j = 0; j < ct; ++j) {
+                    o.name = names("unmqr", d.head, j, k);
+                    insert_unmqr<T>(rt, o, trans, A.tile(d.head, k), Tf.t_tile(d.head, k), C.tile(d.head, j), ib);
+                }
+            };
+            auto row = [&](int64_t i) {
+                for (int64_t j = 0; j < ct; ++j) {
+                    o.name = names("tsmqr", i, j, k);
+                    insert_tpmqrt<T>(rt, o, false, trans, A.tile(i, k), Tf.t_tile(i, k), C.tile(d.head, j),
+                                     C.tile(i, j), ib);
+                }
+            };
+            if (trans) {
+                head();
+                for (int64_t i : d.rows) row(i);
+            } else {
+                for (auto it = d.rows.rbegin(); it != d.rows.rend(); ++it) row(*it);
+                head();
+            }
+        };
+        auto merge = [&](int64_t p, int64_t i) {
+            for (int64_t j = 0; j < ct; ++j) {
+                o.name = names("ttmqr", i, j, k);
+                insert_tpmqrt<T>(rt, o, true, trans, A.tile(i, k), Tf.tt_tile(i, k), C.tile(p, j), C.tile(i, j), ib);
+            }
+        };
+        if (trans) {
+            for (const QrStep::Domain& d : s.domains) domain(d);
+            for (const auto& [p, i] : s.merges) merge(p, i);
+        } else {
+            for (auto it = s.merges.rbegin(); it != s.merges.rend(); ++it) merge(it->first, it->second);
+            for (const QrStep::Domain& d : s.domains) domain(d);
+        }
+    };
+    if (trans)
+        for (int64_t k = 0; k < nt; ++k) apply_step(k);
+    else
+        for (int64_t k = nt - 1; k >= 0; --k) apply_step(k);
+}
+
+template void submit_ormqr_dag<float>(bool, const TileMatrix<float>&, const QRFactors<float>&, TileMatrix<float>&,
+                                      const Options&, RunStats*, SequenceState*);
+template void submit_ormqr_dag<double>(bool, const TileMatrix<double>&, const QRFactors<double>&, TileMatrix<double>&,
+                                       const Options&, RunStats*, SequenceState*);
+
+namespace {
+
+/// A factored QR (geqrf submitted with these factors) and a matrix C of m rows in A's tiles.
+template <typename T>
+void require_applicable(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& C,
+                        const char* c_name, const Options& opts) {
+    require_qr_arguments(function, A, Tf, opts);
+    require(Tf.factored(), function, "T", "holds no factorization (call geqrf with it first)");
+    require(C.m() == A.m(), function, c_name, [&] {
+        return "must have as many rows as A (got " + std::to_string(C.m()) + ", A is " + std::to_string(A.m()) + " x " +
+               std::to_string(A.n()) + ")";
+    });
+    require(C.nb() == A.nb(), function, c_name, [&] {
+        return "must use the tile size of A (got nb=" + std::to_string(C.nb()) + ", A has nb=" + std::to_string(A.nb()) +
+               ")";
+    });
+    require(&C.runtime() == &A.runtime(), function, c_name, "belongs to another Runtime than A");
+    require(!C.distributed(), function, c_name, "is distributed over MPI ranks: the tile QR runs on one process");
+}
+
+template <typename T>
+void submit_ormqr(starfact::Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
+                  SequenceState* seq, const Options& opts) {
+    require(side == starfact::Side::Left, "ormqr", "side", "must be Left (Q C or Q^T C): Right is not supported");
+    require_applicable("ormqr", A, Tf, C, "C", opts);
+    submit_ormqr_dag(trans == Trans::Transpose, A, Tf, C, opts, nullptr, seq);
+}
+
+template <typename T>
+void submit_orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, SequenceState* seq,
+                  const Options& opts) {
+    require_applicable("orgqr", A, Tf, Q, "Q", opts);
+    require(Q.n() == A.n(), "orgqr", "Q", [&] {
+        return "must have as many columns as A (got " + std::to_string(Q.n()) + ", A has " + std::to_string(A.n()) + ")";
+    });
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    if (!qr_gpu_layout(Tf)) o.mapping = Mapping::CpuOnly;
+    for (int64_t j = 0; j < Q.nt(); ++j)
+        for (int64_t i = 0; i < Q.mt(); ++i) {
+            o.name = "qr_laset";
+            insert_qr_laset<T>(rt, o, Q.tile(i, j), i * Q.nb(), j * Q.nb());
+        }
+    submit_ormqr_dag(false, A, Tf, Q, opts, nullptr, seq);
+}
+
+/// R X = B(0:n): by tile rows of B from the last.
+template <typename T>
+void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* seq, const Options& opts) {
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    for (int64_t k = A.nt() - 1; k >= 0; --k)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_trsm", k, j);
+            insert_qr_trsm<T>(rt, o, A.tile(k, k), B.tile(k, j));
+            for (int64_t i = 0; i < k; ++i) {
+                o.name = names("gemm", i, j, k);
+                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1), B.tile(i, j));
+            }
+        }
+}
+
+/// gels after the factorization: Q^T B and the zero-diagonal check into `info` (`solve`: then R X = B(0:n)).
+template <typename T>
+void submit_gels_tail(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
+                      bool solve, SequenceState* seq, const Options& opts) {
+    submit_ormqr_dag(true, A, Tf, B, opts, nullptr, seq);
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    for (int64_t k = 0; k < A.nt(); ++k) {
+        o.name = names("qr_diag_info", k);
+        insert_qr_diag_info<T>(rt, o, A.tile(k, k), info, k * A.nb());
+    }
+    if (solve) submit_gels_solve(A, B, seq, opts);
+}
+
+template <typename T>
+void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
+    require_qr_arguments("gels", A, Tf, opts);
+    require(B.m() == A.m() && B.nb() == A.nb(), "gels", "B", [&] {
+        return "must have A's rows and tile size (got " + std::to_string(B.m()) + " rows, nb=" + std::to_string(B.nb()) +
+               "; A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ", nb=" + std::to_string(A.nb()) + ")";
+    });
+    require(&B.runtime() == &A.runtime(), "gels", "B", "belongs to another Runtime than A");
+    require(!B.distributed(), "gels", "B", "is distributed over MPI ranks: the tile QR runs on one process");
+}
+
+}  // namespace
+}  // namespace detail
+
+template <typename T>
+void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
+           const Options& opts) {
+    Sequence seq(A.runtime());
+    detail::submit_ormqr(side, trans, A, Tf, C, &detail::SequenceAccess::state(seq), opts);
+    seq.wait();
+}
+
+template <typename T>
+void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, const Options& opts) {
+    Sequence seq(A.runtime());
+    detail::submit_orgqr(A, Tf, Q, &detail::SequenceAccess::state(seq), opts);
+    seq.wait();
+}
+
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    Sequence seq(A.runtime());
+    detail::SequenceState& state = detail::SequenceAccess::state(seq);
+    starpu_data_handle_t info;
+    state.add_operation(&info);
+    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &state);
+    detail::submit_gels_tail(A, Tf, B, info, false, &state, opts);
+    const int result = seq.wait();
+    if (result != 0) return result;  // rank deficient: X is not computed
+    Sequence solve(A.runtime());
+    detail::submit_gels_solve(A, B, &detail::SequenceAccess::state(solve), opts);
+    solve.wait();
+    return 0;
+}
+
+namespace async {
+template <typename T>
+void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C, Sequence& seq,
+           const Options& opts) {
+    require(&seq.runtime() == &A.runtime(), "ormqr", "seq", "belongs to another Runtime than A");
+    detail::submit_ormqr(side, trans, A, Tf, C, &detail::SequenceAccess::state(seq), opts);
+}
+template <typename T>
+void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, Sequence& seq, const Options& opts) {
+    require(&seq.runtime() == &A.runtime(), "orgqr", "seq", "belongs to another Runtime than A");
+    detail::submit_orgqr(A, Tf, Q, &detail::SequenceAccess::state(seq), opts);
+}
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    require(&seq.runtime() == &A.runtime(), "gels", "seq", "belongs to another Runtime than A");
+    detail::SequenceState& state = detail::SequenceAccess::state(seq);
+    starpu_data_handle_t info;
+    const int op = state.add_operation(&info);
+    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &state);
+    detail::submit_gels_tail(A, Tf, B, info, true, &state, opts);
+    return op;
+}
+#define STARFACT_QR_ASYNC(T)                                                                                          \
+    template void ormqr<T>(Side, Trans, const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&,         \
+                           const Options&);                                                                          \
+    template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);     \
+    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);
+STARFACT_QR_ASYNC(float)
+STARFACT_QR_ASYNC(double)
+#undef STARFACT_QR_ASYNC
+}  // namespace async
+
+// ---- LAPACK-array forms ---------------------------------------------------------------------------
+
+namespace {
+
+/// The factors' shape against the array form's m, n and tiling.
+template <typename T>
+void require_factors_for(const char* function, const QRFactors<T>& Tf, int64_t m, int64_t n, const Tiling& tiling) {
+    require(Tf.m() == m && Tf.n() == n, function, "T", [&] {
+        return "must be shaped for A (got m=" + std::to_string(Tf.m()) + " n=" + std::to_string(Tf.n()) + ", A is " +
+               std::to_string(m) + " x " + std::to_string(n) + ")";
+    });
+    require(tiling.nb == 0 || tiling.nb == Tf.nb(), function, "tiling",
+            "nb must be 0 or T's (" + std::to_string(Tf.nb()) + "; got " + std::to_string(tiling.nb) + ")");
+}
+
+}  // namespace
+
+template <typename T>
+void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T* A, int64_t lda,
+           const QRFactors<T>& Tf, T* C, int64_t ldc, const Options& opts, const Tiling& tiling) {
+    detail::require_nonnegative("ormqr", "m", m);
+    detail::require_nonnegative("ormqr", "nrhs", nrhs);
+    require(side == Side::Left, "ormqr", "side", "must be Left (Q C or Q^T C): Right is not supported");
+    const int64_t n = Tf.n();
+    detail::require_leading_dimension("ormqr", "lda", lda, m);
+    detail::require_leading_dimension("ormqr", "ldc", ldc, m);
+    detail::require_tiling("ormqr", tiling);
+    detail::require_array("ormqr", "A", A, m * n == 0);
+    detail::require_array("ormqr", "C", C, m * nrhs == 0);
+    require_factors_for("ormqr", Tf, m, n, tiling);
+    detail::ArrayTiles<T> a(rt, m, n, Tf.nb(), const_cast<T*>(A), lda, tiling, false);  // only read
+    detail::ArrayTiles<T> c(rt, m, nrhs, Tf.nb(), C, ldc, tiling, false);
+    ormqr(side, trans, a.tiles(), Tf, c.tiles(), opts);
+    c.write_back();
+}
+
+template <typename T>
+void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRFactors<T>& Tf, T* Q, int64_t ldq,
+           const Options& opts, const Tiling& tiling) {
+    detail::require_nonnegative("orgqr", "m", m);
+    detail::require_nonnegative("orgqr", "n", n);
+    detail::require_leading_dimension("orgqr", "lda", lda, m);
+    detail::require_leading_dimension("orgqr", "ldq", ldq, m);
+    detail::require_tiling("orgqr", tiling);
+    detail::require_array("orgqr", "A", A, m * n == 0);
+    detail::require_array("orgqr", "Q", Q, m * n == 0);
+    require_factors_for("orgqr", Tf, m, n, tiling);
+    detail::ArrayTiles<T> a(rt, m, n, Tf.nb(), const_cast<T*>(A), lda, tiling, false);  // only read
+    detail::ArrayTiles<T> q(rt, m, n, Tf.nb(), Q, ldq, tiling, false);
+    orgqr(a.tiles(), Tf, q.tiles(), opts);
+    q.write_back();
+}
+
+template <typename T>
+int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
+         const Tiling& tiling) {
+    detail::require_nonnegative("gels", "m", m);
+    detail::require_nonnegative("gels", "n", n);
+    require(n <= m, "gels", "n", [&] {
+        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
+               "): least squares of a wide matrix (the minimum-norm solution) is not supported";
+    });
+    detail::require_nonnegative("gels", "nrhs", nrhs);
+    detail::require_leading_dimension("gels", "lda", lda, m);
+    detail::require_leading_dimension("gels", "ldb", ldb, m);
+    detail::require_tiling("gels", tiling);
+    detail::require_array("gels", "A", A, m * n == 0);
+    detail::require_array("gels", "B", B, m * nrhs == 0);
+    const Residency where = detail::array_residency(rt, A, tiling, "gels", "A");
+    const int64_t nb =
+        tiling.nb > 0 ? tiling.nb : qr_tile_size<T>(m, n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    QRFactors<T> Tf(rt, m, n, nb);
+    detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
+    detail::ArrayTiles<T> b(rt, m, nrhs, nb, B, ldb, tiling, false);
+    const int info = gels(a.tiles(), Tf, b.tiles(), opts);
+    a.write_back();
+    b.write_back();
+    return info;
+}
+
+#define STARFACT_QR_OPS(T)                                                                                           \
+    template void ormqr<T>(Side, Trans, const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, const Options&);  \
+    template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, const Options&);               \
+    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, const Options&);                             \
+    template void ormqr<T>(Runtime&, Side, Trans, int64_t, int64_t, const T*, int64_t, const QRFactors<T>&, T*,      \
+                           int64_t, const Options&, const Tiling&);                                                  \
+    template void orgqr<T>(Runtime&, int64_t, int64_t, const T*, int64_t, const QRFactors<T>&, T*, int64_t,          \
+                           const Options&, const Tiling&);                                                           \
+    template int gels<T>(Runtime&, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, const Options&, const Tiling&);
+STARFACT_QR_OPS(float)
+STARFACT_QR_OPS(double)
+#undef STARFACT_QR_OPS
+
+}  // namespace starfact

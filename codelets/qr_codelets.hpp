@@ -1,0 +1,50 @@
+// Internal: the tile-QR codelets (defined through detail::kernel<define>, so the Runtime owns them) and their
+// insert helpers, called by algorithms/geqrf.cpp and algorithms/ormqr.cpp. The kernels of the tile QR
+// (Buttari, Langou, Kurzak, Dongarra 2009) in LAPACK's storage: V below the diagonal of a factored tile (GEQRT) or
+// in a whole tile (TS) or in the upper trapezoid of a merged tile (TT), T upper triangular, ib x K, of blocks of
+// ib reflectors (the CUDA kernels: ib = K, one block).
+#pragma once
+#include <starpu.h>
+
+#include <cstdint>
+
+#include "codelets/codelets.hpp"
+
+namespace starfact::detail {
+
+/// GEQRT: A (m x n tile) = Q R in place, T (W) its triangular factors, inner blocking ib.
+template <typename T>
+void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib);
+/// UNMQR: C := op(Q) C (left) with the Q of GEQRT(V, T); `trans`: Q^T.
+template <typename T>
+void insert_unmqr(const Runtime& rt, const TaskOptions& o, bool trans, starpu_data_handle_t V, starpu_data_handle_t Tf,
+                  starpu_data_handle_t C, int ib);
+/// TSQRT (tt false) / TTQRT (tt true): the QR of [R1; A2], R1 the upper triangle of the top tile A1 (its first n
+/// rows), A2 a full tile (TS) or the upper trapezoid of one (TT, its first min(rows, n) rows); R1 is overwritten by
+/// the new R, A2's full tile (TS) or upper trapezoid (TT) by the reflectors, T (W) by their factor.
+template <typename T>
+void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_handle_t A1, starpu_data_handle_t A2,
+                  starpu_data_handle_t Tf, int ib);
+/// TSMQR / TTMQR: [C1; C2] := op(Q) [C1; C2] (left) with the Q of TSQRT / TTQRT (V: the bottom tile, T); C1's first
+/// n rows (n: V's columns) and C2's rows of V (TS: all; TT: min(rows, n)) take part.
+template <typename T>
+void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, bool trans, starpu_data_handle_t V,
+                   starpu_data_handle_t Tf, starpu_data_handle_t C1, starpu_data_handle_t C2, int ib);
+/// If *info == 0 and R(i, i) (the diagonal of the tile R's upper triangle) is exactly zero for some i:
+/// *info = offset + i + 1 (the first such i).
+template <typename T>
+void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t info,
+                         int64_t offset);
+/// A := the identity pattern of the tile whose first row is global row r0 and first column global column c0.
+template <typename T>
+void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0);
+/// B(0:k, :) := R^-1 B(0:k, :), R the k x k upper triangle of the tile R (k its columns); B's rows below k untouched.
+template <typename T>
+void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B);
+
+/// Makes every CUDA worker's workspace large enough for the QR kernels on tiles of up to nb rows and columns whose
+/// blocks of reflectors are at most k columns (k: min(nb, n) of the factored matrix).
+template <typename T>
+void reserve_qr_workspace(const Runtime& rt, int64_t nb, int64_t k);
+
+}  // namespace starfact::detail

@@ -1,0 +1,157 @@
+// The tile QR's small codelets: the exactly-zero diagonal of R (gels' info), the identity pattern of a tile
+// (orgqr's start), the triangular solve with R on the leading rows of a tile (gels).
+//   qr_diag_info: 0 = R (R), 1 = info (RW, one int)
+//   qr_laset:     0 = A (W)
+//   qr_trsm:      0 = R (R), 1 = B (RW)
+#include <algorithm>
+
+#include "codelets/qr_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
+#include "kernels/qr/qr_kernels.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct OffsetArgs {
+    int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row, column
+    CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+};
+
+template <typename T>
+void diag_info_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const T* R = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    const int k = static_cast<int>(std::min(STARPU_MATRIX_GET_NX(buffers[0]), STARPU_MATRIX_GET_NY(buffers[0])));
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (*info != 0) return;
+    for (int i = 0; i < k; ++i)
+        if (R[i + static_cast<int64_t>(i) * ld] == T(0)) {
+            *info = static_cast<int>(a->r0 + i + 1);
+            return;
+        }
+}
+
+template <typename T>
+void laset_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
+    const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) A[i + static_cast<int64_t>(j) * ld] = (a->r0 + i == a->c0 + j) ? T(1) : T(0);
+}
+
+template <typename T>
+void qr_trsm_cpu(void* buffers[], void*) {
+    const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
+    if (k == 0 || n == 0) return;
+    cpu::trsm(Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, k, n, T(1),
+              reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+#ifdef STARFACT_HAVE_CUDA
+template <typename T>
+void diag_info_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const int k = static_cast<int>(std::min(STARPU_MATRIX_GET_NX(buffers[0]), STARPU_MATRIX_GET_NY(buffers[0])));
+    gpu::launch_qr_diag_info(reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), k,
+                             reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1])), a->r0, ws.stream);
+}
+
+template <typename T>
+void laset_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    gpu::launch_qr_laset(reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                         static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])),
+                         static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0])), a->r0 - a->c0, ws.stream);
+}
+
+template <typename T>
+void qr_trsm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
+    const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
+    if (k == 0 || n == 0) return;
+    const cublasStatus_t s = gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, k, n, T(1),
+                                       reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
+                                       reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
+                                       static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+#endif
+
+template <typename T>
+void define_diag_info(Kernel& k) {
+    define_kernel(k, "qr_diag_info", by_precision<T>("starfact_sqr_diag_info", "starfact_dqr_diag_info"),
+                  diag_info_cpu<T>, STARFACT_CUDA_IMPL(diag_info_cuda<T>), {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_laset(Kernel& k) {
+    define_kernel(k, "qr_laset", by_precision<T>("starfact_sqr_laset", "starfact_dqr_laset"), laset_cpu<T>,
+                  STARFACT_CUDA_IMPL(laset_cuda<T>), {STARPU_W});
+}
+template <typename T>
+void define_qr_trsm(Kernel& k) {
+    define_kernel(k, "qr_trsm", by_precision<T>("starfact_sqr_trsm", "starfact_dqr_trsm"), qr_trsm_cpu<T>,
+                  STARFACT_CUDA_IMPL(qr_trsm_cuda<T>), {STARPU_R, STARPU_RW});
+}
+
+starpu_task* offset_task(const Kernel& k, OffsetArgs args) {
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&k.cl);
+    t->cl_arg = pack(args);
+    t->cl_arg_size = sizeof(OffsetArgs);
+    t->cl_arg_free = 1;
+    return t;
+}
+
+}  // namespace
+
+template <typename T>
+void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t info,
+                         int64_t offset) {
+    starpu_task* t = offset_task(kernel<define_diag_info<T>>(rt), OffsetArgs{offset, 0, cuda_contexts(rt)});
+    t->handles[0] = R;
+    t->handles[1] = info;
+    submit(t, o, "qr_diag_info");
+}
+
+template <typename T>
+void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0) {
+    starpu_task* t = offset_task(kernel<define_laset<T>>(rt), OffsetArgs{r0, c0, cuda_contexts(rt)});
+    t->handles[0] = A;
+    submit(t, o, "qr_laset");
+}
+
+template <typename T>
+void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B) {
+    starpu_task* t = offset_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
+    const double k = tile_cols(R), n = tile_cols(B);
+    t->flops = k * k * n;
+    t->handles[0] = R;
+    t->handles[1] = B;
+    submit(t, o, "qr_trsm");
+}
+
+#define STARFACT_QR_SOLVE(T)                                                                                     \
+    template void insert_qr_diag_info<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,               \
+                                         starpu_data_handle_t, int64_t);                                        \
+    template void insert_qr_laset<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, int64_t, int64_t); \
+    template void insert_qr_trsm<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+STARFACT_QR_SOLVE(float)
+STARFACT_QR_SOLVE(double)
+#undef STARFACT_QR_SOLVE
+
+}  // namespace starfact::detail

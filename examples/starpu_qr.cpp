@@ -1,0 +1,292 @@
+// starpu_qr: the starfact experiment driver for the tile Householder QR (geqrf, gels, orgqr). See --help and
+// docs/qr.md.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "starfact/starfact.hpp"
+#include "support/cli.hpp"
+#include "support/driver_common.hpp"
+#include "support/reference_qr.hpp"
+#include "support/trace.hpp"
+
+namespace {
+
+using namespace starfact;
+using starfact::support::Cli;
+using starfact::support::fmt;
+using starfact::support::median;
+using starfact::support::QrOp;
+using starfact::support::residual_text;
+using starfact::support::Table;
+using starfact::support::VendorRun;
+
+std::string help() {
+    return std::string(R"(usage: starpu_qr [flags]
+
+Factors a random m x n matrix (m >= n, entries uniform in [-0.5, 0.5]) with starfact's tile Householder QR under
+StarPU, prints one line per timed run, checks the factors, then runs the vendor's routine on the same matrix in the
+same process (cuSOLVER on a device copy when a GPU is used, else one LAPACKE call with all OpenBLAS threads) and
+the ratio vendor_time / starfact_time (> 1: starfact is faster).
+
+problem
+  --m M             rows (default: n; at least n: the QR of a wide matrix is not supported)
+)") + support::common_flags_help({"--n"}) +
+           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
+                    n <= 512: one tile column of tall tiles)
+  --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
+  --op OP           geqrf (default), gels (geqrf, Q^T B, R X = B; vendor: geqrf + ormqr + trsm) or orgqr (the
+                    thin Q after an untimed geqrf)
+  --nrhs R          right-hand sides of gels (default 1)
+  --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain)
+  --compare         time every tree of --trees on the same matrix, one table
+  --trees LIST      the trees of --compare (default flat,binary,auto)
+)" + support::common_flags_help({"--prec", "--seed"}) +
+           R"(mapping and runtime
+)" + support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only"}) +
+           R"(  --noprio          submit without priorities (Variant noprio)
+)" + support::common_flags_help({"--sched"}) +
+           R"(  --device-resident tiles live in GPU memory (default: pinned host memory)
+  --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
+  --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
+)" + support::common_flags_help({"--streams", "--perfmodel-dir"}) +
+           R"(runs and output
+)" + support::common_flags_help({"--warmup", "--repeat"}) +
+           R"(  --check           after the last timed run of each tree: ||I - Q^T Q||_1 / (m eps) and
+                    ||A - Q R||_1 / (||A||_1 m eps) (Q formed by orgqr), for gels also ||A^T (A X - B)||_1 /
+                    (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps); on the GPU when one is used (default on); exit
+                    status 3 if one is >= 60
+  --no-check        skip the checks
+  --no-vendor       skip the cuSOLVER / LAPACKE baseline
+  --trace DIR       record the last timed run with FxT into DIR (paje.trace, gantt.svg; docs/traces.md)
+)" + support::common_flags_help({"--csv", "--help"}) +
+           R"(
+exit status: 0 ok, 1 bad arguments or runtime error, 2 rank deficient (gels info > 0), 3 a check >= 60
+)";
+}
+
+struct Settings : support::DriverFlags {
+    int64_t m = -1, nrhs = 1, ib = 0;
+    QrOp op = QrOp::Geqrf;
+    QrTree tree;
+    bool compare = false, priorities = true;
+    std::vector<QrTree> trees;
+};
+
+Settings parse(int argc, char** argv) {
+    Settings s;
+    std::string trees = "flat,binary,auto";
+    Cli cli(argc, argv);
+    while (!cli.done()) {
+        const std::string f = cli.next();
+        if (f == "--help") {
+            std::cout << help();
+            std::exit(0);
+        } else if (support::parse_common_flag(cli, f, s)) {
+        } else if (f == "--m") s.m = cli.integer(1, int64_t(1) << 26);
+        else if (f == "--ib") s.ib = cli.integer(1, 65536);
+        else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
+        else if (f == "--op") {
+            const std::string v = cli.value();
+            if (v == "geqrf") s.op = QrOp::Geqrf;
+            else if (v == "gels") s.op = QrOp::Gels;
+            else if (v == "orgqr") s.op = QrOp::Orgqr;
+            else throw std::invalid_argument("--op must be one of geqrf, gels, orgqr (got '" + v + "')");
+        } else if (f == "--tree") s.tree = QrTree::parse(cli.value(), "--tree");
+        else if (f == "--trees") trees = cli.value();
+        else if (f == "--compare") { cli.no_value(); s.compare = true; }
+        else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
+        else if (f == "--trace") s.trace_dir = cli.value();
+        else cli.unknown();
+    }
+    if (s.warmup < 0) s.warmup = 2;
+    if (s.compare) {
+        std::stringstream list(trees);
+        for (std::string t; std::getline(list, t, ',');) s.trees.push_back(QrTree::parse(t, "--trees"));
+    } else {
+        s.trees.push_back(s.tree);
+    }
+    return s;
+}
+
+double op_flops(const Settings& s, int64_t m, int64_t n) {
+    switch (s.op) {
+        case QrOp::Geqrf: return geqrf_flops(m, n);
+        case QrOp::Gels: return gels_flops(m, n, s.nrhs);
+        case QrOp::Orgqr: return orgqr_flops(m, n);
+    }
+    return geqrf_flops(m, n);
+}
+
+template <typename T>
+int run(const Settings& s, Runtime& rt, Mapping mapping) {
+    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
+    const int64_t n = s.n > 0 ? s.n : (gpu ? 8192 : 1000);
+    const int64_t m = s.m > 0 ? s.m : n;
+    if (m < n)
+        throw InvalidArgument("starpu_qr", "--m", "must be >= n (got m=" + std::to_string(m) + ", n=" +
+                                                      std::to_string(n) + "): the QR of a wide matrix is not supported");
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    const int64_t nb = s.nb > 0 ? s.nb : qr_tile_size<T>(m, n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
+    const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
+    const double flops = op_flops(s, m, n);
+    const Table table(s.csv, {"impl", "op", "m", "n", "nb", "ib", "tree", "prec", "mapping", "sched", "residency",
+                              "run", "seconds", "GFLOP/s", "orth", "resid", "ls_resid", "info"});
+    table.note("starpu_qr: " + rt.describe());
+    std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(m * nrhs));
+    random_matrix<T>(m, n, A.data(), m, s.seed);
+    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), m, s.seed + 1);
+#ifdef STARFACT_HAVE_CUDA
+    std::unique_ptr<support::DeviceQrReference<T>> dev;
+    if (gpu && (s.vendor || s.check))
+        dev = std::make_unique<support::DeviceQrReference<T>>(m, n, A.data(), nrhs, nrhs ? B.data() : nullptr);
+#endif
+    TileMatrix<T> tiles(rt, m, n, nb, residency);
+    std::unique_ptr<TileMatrix<T>> b, q;
+    if (nrhs > 0) b = std::make_unique<TileMatrix<T>>(rt, m, nrhs, nb, residency);
+    if (s.op == QrOp::Orgqr || s.check) q = std::make_unique<TileMatrix<T>>(rt, m, n, nb, residency);
+    Options opts;
+    opts.mapping = mapping;
+    opts.variant = Variant::parse(s.priorities ? "right" : "noprio");
+    table.header();
+    bool failed = false;
+    int info = 0;
+    std::string summary;
+    double best = 0;
+    for (const QrTree& tree : s.trees) {
+        QRFactors<T> f(tiles, tree, s.ib);
+        double orth = -1, resid = -1, ls = -1;
+        RunStats stats;
+        const std::vector<double> seconds = support::timed_runs(
+            "starpu_qr", s.warmup, s.repeat,
+            [&](const support::Run&) {
+#ifdef STARFACT_HAVE_CUDA
+                const T* src = dev && residency == Residency::Device ? dev->a() : A.data();
+                const T* bsrc = dev && residency == Residency::Device ? dev->b() : B.data();
+#else
+                const T* src = A.data();
+                const T* bsrc = B.data();
+#endif
+                tiles.import(src, m);
+                if (b) b->import(bsrc, m);
+                if (s.op == QrOp::Orgqr) geqrf(tiles, f, opts);
+                stats.tasks = 0;
+            },
+            [&](const support::Run& r) {
+                const bool trace = r.last && !s.trace_dir.empty();
+                if (trace) rt.trace_start();
+                switch (s.op) {
+                    case QrOp::Geqrf: geqrf(tiles, f, opts, stats); break;
+                    case QrOp::Gels: info = gels(tiles, f, *b, opts); break;
+                    case QrOp::Orgqr: orgqr(tiles, f, *q, opts); break;
+                }
+                if (trace) rt.trace_stop();
+            },
+            [&](const support::Run& r, double sec) {
+                if (r.last && s.check && info == 0) {
+                    if (s.op != QrOp::Orgqr) orgqr(tiles, f, *q, opts);
+#ifdef STARFACT_HAVE_CUDA
+                    if (dev) {
+                        dev->check_qr(tiles, *q, &orth, &resid);
+                        if (b) ls = dev->check_gels(*b);
+                    }
+#endif
+                    if (orth < 0) {
+                        std::vector<T> F(A.size()), Q(A.size());
+                        tiles.export_to(F.data(), m);
+                        q->export_to(Q.data(), m);
+                        Runtime::Paused quiet(rt);
+                        orth = orthogonality_residual(m, n, Q.data(), m);
+                        resid = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
+                        if (b) {
+                            std::vector<T> X(B.size());
+                            b->export_to(X.data(), m);
+                            ls = gels_residual(m, n, nrhs, A.data(), m, X.data(), m, B.data(), m);
+                        }
+                    }
+                }
+                table.row({"starfact", support::to_string(s.op), std::to_string(m), std::to_string(n),
+                           std::to_string(nb), std::to_string(f.ib()), tree.name() + "(" + std::to_string(f.domain_rows()) + ")",
+                           std::string(1, s.prec), to_string(mapping), rt.scheduler(), to_string(residency),
+                           std::to_string(r.timed_index), fmt("%.4f", sec), fmt("%.1f", flops / sec * 1e-9),
+                           residual_text(r.last ? orth : -1), residual_text(r.last ? resid : -1),
+                           residual_text(r.last ? ls : -1), std::to_string(info)});
+                return info == 0;
+            });
+        if (info != 0) {
+            table.note("matrix is rank deficient: info = " + std::to_string(info));
+            return 2;
+        }
+        if (orth >= 60 || resid >= 60 || ls >= 60) failed = true;
+        const double ours = median(seconds);
+        if (best == 0 || ours < best) {
+            best = ours;
+            summary = "summary: starfact " + std::string(support::to_string(s.op)) + " median " + fmt("%.4f", ours) +
+                      " s, " + fmt("%.1f", flops / ours * 1e-9) + " GFLOP/s (tree " + tree.name() + ")" +
+                      (stats.tasks > 0 ? ", " + std::to_string(stats.tasks) + " tasks" : std::string());
+        }
+    }
+    if (s.vendor) {
+        VendorRun v;
+#ifdef STARFACT_HAVE_CUDA
+        if (dev) {
+            v = dev->cusolver(s.op, s.warmup, s.repeat);
+            table.note("vendor: cuSOLVER on GPU " + std::to_string(dev->device()) + " alone, on its own copy of A" +
+                       (s.op == QrOp::Gels ? " and B (Xgeqrf + <t>ormqr + cublas<t>trsm)" : ""));
+        }
+#endif
+        if (v.seconds.empty()) {
+            Runtime::Paused quiet(rt);
+            v = support::lapacke_qr<T>(s.op, m, n, nrhs, A.data(), B.data(), s.warmup, s.repeat);
+        }
+        for (size_t i = 0; i < v.seconds.size(); ++i)
+            table.row({v.name, support::to_string(s.op), std::to_string(m), std::to_string(n), "-", "-", "-",
+                       std::string(1, s.prec), "-", "-", v.name == "cusolver" ? "device" : "host", std::to_string(i + 1),
+                       fmt("%.4f", v.seconds[i]), fmt("%.1f", flops / v.seconds[i] * 1e-9), "-", "-", "-",
+                       std::to_string(v.info)});
+        summary += support::vendor_summary(v, flops, best);
+    }
+    table.note(summary);
+    if (failed) {
+        table.note("check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Settings s;
+    try {
+        s = parse(argc, argv);
+        if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
+        if (!s.trace_dir.empty()) support::prepare_trace(s.trace_dir);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "starpu_qr: %s\n", e.what());
+        return 1;
+    }
+    try {
+        int rc;
+        std::vector<std::string> workers;
+        {
+            const Mapping mapping = support::default_mapping(s);
+            Runtime rt(support::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+            rt.require_mapping(mapping, "starpu_qr");
+            if (s.device_resident && rt.cuda_devices() == 0)
+                throw InvalidArgument("starpu_qr", "--device-resident", "needs a GPU, and none is usable");
+            rc = s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+            workers = support::worker_names();
+        }
+        if (!s.trace_dir.empty() && rc == 0)
+            rc = support::finish_trace(s.trace_dir, workers, "starpu_qr (last timed run)", "starpu_qr", s.csv);
+        return rc;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "starpu_qr: %s\n", e.what());
+        return 1;
+    }
+}

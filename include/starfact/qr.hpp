@@ -1,0 +1,162 @@
+// Tile Householder QR of m x n matrices (m >= n) and what it serves: applying Q or Q^T (ormqr), the thin Q
+// (orgqr) and linear least squares (gels), as StarPU task graphs (docs/qr.md).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "starfact/cholesky.hpp"  // Options, RunStats, Tiling
+#include "starfact/plan.hpp"      // QrTree, qr_tile_size, qr_inner_block
+#include "starfact/runtime.hpp"
+#include "starfact/sequence.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact {
+
+/// Which side of C the orthogonal factor multiplies: Q C (Left) or C Q (Right).
+enum class Side { Left, Right };
+/// Q itself or its transpose.
+enum class Trans { NoTrans, Transpose };
+
+/// The triangular factors T of the blocked Householder reflectors of a tile QR (Q = product over the tasks of
+/// I - V T V^T, V stored in A's tiles): per tile (i, k) of A, one tile of T (nb rows, A's tile's columns; the first
+/// ib rows hold T) for the kernel that factored it alone or under its domain head's triangle (GEQRT, TS), and one
+/// more for the kernel that merged its triangle into another (TT, used by the non-flat trees). Their tiles have no home: StarPU allocates them where a task first writes
+/// them (a GPU's memory on GPU mappings) and keeps them there for ormqr, orgqr and gels. Shaped for one m x n
+/// matrix in nb x nb tiles; owns its StarPU handles, and waits for the tasks using them when destroyed.
+/// Like a TileMatrix it belongs to its Runtime and should be destroyed before it.
+template <typename T>
+class QRFactors {
+public:
+    /// Factors of an m x n matrix (m >= n) in nb x nb tiles. nb = 0: the plan's qr_tile_size for a Hybrid
+    /// mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf will
+    /// use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
+    /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per
+    /// tile): with a smaller explicit ib every task of the factorization runs on CPU workers.
+    /// Throws InvalidArgument naming 'm', 'n' (m < n is not supported), 'nb' or 'ib'.
+    QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
+    /// Factors shaped for A (its order and tile size).
+    explicit QRFactors(const TileMatrix<T>& A, QrTree tree = {}, int64_t ib = 0)
+        : QRFactors(A.runtime(), A.m(), A.n(), A.nb(), tree, ib) {}
+    ~QRFactors();
+    QRFactors(const QRFactors&) = delete;
+    QRFactors& operator=(const QRFactors&) = delete;
+
+    /// Throws RuntimeError once the Runtime has been destroyed.
+    Runtime& runtime() const;
+    int64_t m() const { return m_; }
+    int64_t n() const { return n_; }
+    int64_t nb() const { return nb_; }
+    /// The inner blocking in effect: the one asked for, or the plan's once geqrf ran (0 before).
+    int64_t ib() const { return ib_ > 0 ? ib_ : ib_requested_; }
+    /// The inner blocking asked for at construction (0: the plan's).
+    int64_t ib_requested() const { return ib_requested_; }
+    /// The tree asked for.
+    const QrTree& tree() const { return tree_; }
+    /// Tile rows per domain of the factorization held (the flat tree: all of them; the binary tree: 1); 0 until a
+    /// geqrf was submitted with these factors.
+    int64_t domain_rows() const { return domain_; }
+    /// Whether a geqrf has been submitted with these factors (ormqr, orgqr need one).
+    bool factored() const { return domain_ > 0; }
+
+    /// Internal (the DAG builders): the T tile of the GEQRT or TS kernel that factored tile (i, k), and of the TT
+    /// kernel that merged tile i's triangle into its head.
+    starpu_data_handle_t t_tile(int64_t i, int64_t k) const;
+    starpu_data_handle_t tt_tile(int64_t i, int64_t k) const;
+    /// Internal: set by geqrf when it submits the factorization.
+    void set_plan(int64_t ib, int64_t domain_rows) {
+        ib_ = ib;
+        domain_ = domain_rows;
+    }
+
+private:
+    Runtime* runtime_;
+    int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
+    QrTree tree_;
+    std::unique_ptr<TileMatrix<T>> t_, tt_;
+};
+
+extern template class QRFactors<float>;
+extern template class QRFactors<double>;
+
+/// Factors A = Q R in place (LAPACK's geqrf, in tiles): R in the upper triangle of A, the Householder vectors
+/// below it (and, with a non-flat tree, in the upper triangles of the tiles merged into their heads), the T
+/// factors in `T` (shaped for A). Options: `mapping`; `variant` Right (critical-path priorities) or NoPrio.
+/// Throws InvalidArgument naming 'A' (m < n: not supported), 'T' (shaped for another matrix or another Runtime),
+/// 'variant' or 'mapping'. A QR of a full matrix has no numerical failure: nothing is returned.
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
+/// The same, counting what it did into `stats`.
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats);
+
+/// C := op(Q) C with the Q of geqrf (A, T): C is m x nrhs in A's tile size. Only Side::Left is supported
+/// (Right throws InvalidArgument naming 'side'). Throws InvalidArgument naming 'A', 'T', 'C', 'side', 'mapping'.
+template <typename T>
+void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
+           const Options& opts = {});
+/// Q := the first n columns of the Q of geqrf (A, T) (LAPACK's orgqr): Q is m x n in A's tile size.
+template <typename T>
+void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, const Options& opts = {});
+/// Least squares min ||A X - B||_2 for m >= n with a full-rank A (LAPACK's gels, 'N'): factors A (geqrf into T),
+/// B (m x nrhs) := Q^T B, then solves R X = B(0:n, :); X is in the first n rows of B, the rows below hold the
+/// residual's components. Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero: A is rank
+/// deficient, X is not computed (B holds Q^T B).
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
+
+/// LAPACK-array forms: A column-major m x n (lda >= max(1, m)); T shaped for A's m, n (its nb is the tiling's:
+/// Tiling::nb must be 0 or T's). Host arrays are viewed in place by default, device arrays copied in and out.
+template <typename T>
+void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& Tf, const Options& opts = {},
+           const Tiling& tiling = {});
+/// C (m x nrhs, ldc) := op(Q) C with the A and T of geqrf's array form.
+template <typename T>
+void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T* A, int64_t lda,
+           const QRFactors<T>& Tf, T* C, int64_t ldc, const Options& opts = {}, const Tiling& tiling = {});
+/// Q (m x n, ldq) := the thin Q of geqrf's array form.
+template <typename T>
+void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRFactors<T>& Tf, T* Q, int64_t ldq,
+           const Options& opts = {}, const Tiling& tiling = {});
+/// Least squares: A (m x n) is overwritten by its QR factors, B (m x nrhs) by Q^T B with X in its first n rows.
+/// Tiling::nb = 0: qr_tile_size. Returns gels' info.
+template <typename T>
+int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb,
+         const Options& opts = {}, const Tiling& tiling = {});
+
+/// Submit forms (see sequence.hpp): each returns once its tasks are in `seq`.
+namespace async {
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts = {});
+template <typename T>
+void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C, Sequence& seq,
+           const Options& opts = {});
+template <typename T>
+void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, Sequence& seq, const Options& opts = {});
+/// geqrf, Q^T B and the triangular solve without a wait; returns the operation index whose info seq.info(op)
+/// gives after wait() (B is meaningless when it is > 0).
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+}  // namespace async
+
+/// Flop counts (LAWN 41) for reporting GFLOP/s: geqrf 2 m n^2 - 2 n^3 / 3; ormqr 4 m n nrhs - 2 n^2 nrhs
+/// (n reflectors on an m x nrhs matrix); orgqr 4 m n^2 - 4 n^3 / 3 (as ormqr on n columns, counted the LAPACK
+/// way); gels geqrf + ormqr + trsm (n^2 nrhs).
+double geqrf_flops(int64_t m, int64_t n);
+double ormqr_flops(int64_t m, int64_t n, int64_t nrhs);
+double orgqr_flops(int64_t m, int64_t n);
+double gels_flops(int64_t m, int64_t n, int64_t nrhs);
+
+/// Checks of a computed QR in double on the host: ||I - Q^T Q||_1 / (m eps) for an m x n Q, and
+/// ||A - Q R||_1 / (||A||_1 m eps) for Q (m x n) and R (the upper triangle of the n x n leading block of QR).
+template <typename T>
+double orthogonality_residual(int64_t m, int64_t n, const T* Q, int64_t ldq);
+template <typename T>
+double qr_residual(int64_t m, int64_t n, const T* A, int64_t lda, const T* Q, int64_t ldq, const T* R, int64_t ldr);
+/// The least-squares check of a solution X (n x nrhs) of min ||A X - B||: the normal equations' residual
+/// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
+template <typename T>
+double gels_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb);
+
+}  // namespace starfact

@@ -1,0 +1,46 @@
+// Internal: float/double overloads over the cuBLAS and cuSOLVER calls of the tile QR's CUDA codelets that
+// kernels/cuda_blas.hpp does not carry (trmm, geam, geqrf). No StarPU.
+#pragma once
+#ifdef STARFACT_HAVE_CUDA
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+#include "kernels/cuda_blas.hpp"
+
+namespace starfact::detail::gpu {
+
+/// C := alpha op(A) B (left) with A triangular, out of place.
+inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A,
+                           int lda, const float* B, int ldb, float* C, int ldc) {
+    return cublasStrmm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb, C, ldc);
+}
+inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, double alpha,
+                           const double* A, int lda, const double* B, int ldb, double* C, int ldc) {
+    return cublasDtrmm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb, C, ldc);
+}
+/// C := alpha A + beta B (no transposes; C may be A).
+inline cublasStatus_t geam(cublasHandle_t h, int m, int n, float alpha, const float* A, int lda, float beta,
+                           const float* B, int ldb, float* C, int ldc) {
+    return cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, A, lda, &beta, B, ldb, C, ldc);
+}
+inline cublasStatus_t geam(cublasHandle_t h, int m, int n, double alpha, const double* A, int lda, double beta,
+                           const double* B, int ldb, double* C, int ldc) {
+    return cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, A, lda, &beta, B, ldb, C, ldc);
+}
+inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* lwork) {
+    return cusolverDnSgeqrf_bufferSize(h, m, n, A, lda, lwork);
+}
+inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, double* A, int lda, int* lwork) {
+    return cusolverDnDgeqrf_bufferSize(h, m, n, A, lda, lwork);
+}
+inline cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* tau, float* work,
+                              int lwork, int* info) {
+    return cusolverDnSgeqrf(h, m, n, A, lda, tau, work, lwork, info);
+}
+inline cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* A, int lda, double* tau, double* work,
+                              int lwork, int* info) {
+    return cusolverDnDgeqrf(h, m, n, A, lda, tau, work, lwork, info);
+}
+
+}  // namespace starfact::detail::gpu
+#endif

@@ -1,0 +1,59 @@
+// The vendor baselines of starpu_qr (not part of the library API): LAPACKE geqrf / gels / orgqr on the host, and
+// cuSOLVER's on a device copy of the matrix, and the QR checks computed on the GPU with cuBLAS (the host checks
+// of include/starfact/qr.hpp take tens of seconds from n = 16384 on).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "starfact/tile_matrix.hpp"
+#include "support/reference.hpp"
+
+namespace starfact::support {
+
+/// The QR operations starpu_qr times: geqrf; gels (geqrf, Q^T B, R X = B); orgqr (the thin Q after geqrf).
+enum class QrOp { Geqrf, Gels, Orgqr };
+const char* to_string(QrOp op);
+
+/// LAPACKE's op (multithreaded OpenBLAS) on copies of the host arrays (A m x n, B m x nrhs for gels), one call
+/// per run: dgeqrf, dgels, dorgqr (after an untimed dgeqrf).
+template <typename T>
+VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, const T* B, int warmup, int repeat);
+
+#ifdef STARFACT_HAVE_CUDA
+/// A and B in the memory of one GPU (`device`), the cuSOLVER baselines timed with CUDA events, and the checks on
+/// the device: ||I - Q^T Q||_1 / (m eps), ||A - Q R||_1 / (||A||_1 m eps), and for least squares
+/// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
+template <typename T>
+class DeviceQrReference {
+public:
+    DeviceQrReference(int64_t m, int64_t n, const T* A_host, int64_t nrhs, const T* B_host, int device = 0);
+    ~DeviceQrReference();
+    DeviceQrReference(const DeviceQrReference&) = delete;
+    DeviceQrReference& operator=(const DeviceQrReference&) = delete;
+
+    int device() const { return device_; }
+    /// A and B on the device (column-major, ld = m).
+    const T* a() const { return a_; }
+    const T* b() const { return b_; }
+    /// cusolverDnXgeqrf; gels: + cusolverDn<t>ormqr (Q^T B) + cublas<t>trsm; orgqr: cusolverDn<t>orgqr after an
+    /// untimed geqrf.
+    VendorRun cusolver(QrOp op, int warmup, int repeat);
+    /// The orthogonality and factorization residuals of the factored tiles F (R in its upper triangle) and the
+    /// thin Q in Q's tiles (both exported on the device).
+    void check_qr(const TileMatrix<T>& F, const TileMatrix<T>& Q, double* orthogonality, double* factorization);
+    /// The least-squares residual of the solution in the first n rows of X's tiles.
+    double check_gels(const TileMatrix<T>& X);
+
+private:
+    T* buffer(int i, int64_t count);  // device scratch i (0..3) of at least `count` entries
+    int64_t m_, n_, nrhs_;
+    int device_;
+    T* a_ = nullptr;
+    T* b_ = nullptr;
+    T* scratch_[4] = {nullptr, nullptr, nullptr, nullptr};
+    int64_t scratch_count_[4] = {0, 0, 0, 0};
+};
+#endif
+
+}  // namespace starfact::support

@@ -1,0 +1,58 @@
+// LAPACKE's QR baselines of starpu_qr (support/reference_qr.hpp).
+#include <lapacke.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "support/reference_qr.hpp"
+
+namespace starfact::support {
+
+const char* to_string(QrOp op) {
+    switch (op) {
+        case QrOp::Geqrf: return "geqrf";
+        case QrOp::Gels: return "gels";
+        case QrOp::Orgqr: return "orgqr";
+    }
+    return "geqrf";
+}
+
+namespace {
+int geqrf(int m, int n, float* A, float* tau) { return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
+int geqrf(int m, int n, double* A, double* tau) { return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
+int orgqr(int m, int n, float* A, const float* tau) { return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, n, A, m, tau); }
+int orgqr(int m, int n, double* A, const double* tau) { return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, n, n, A, m, tau); }
+int gels(int m, int n, int r, float* A, float* B) { return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, m); }
+int gels(int m, int n, int r, double* A, double* B) {
+    return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, m);
+}
+}  // namespace
+
+template <typename T>
+VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, const T* B, int warmup, int repeat) {
+    VendorRun r;
+    r.name = "lapacke";
+    const int M = static_cast<int>(m), N = static_cast<int>(n), R = static_cast<int>(nrhs);
+    std::vector<T> a(static_cast<size_t>(m * n)), b(op == QrOp::Gels ? static_cast<size_t>(m * nrhs) : 0),
+        tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    for (int run = 0; run < warmup + repeat; ++run) {
+        std::copy(A, A + m * n, a.begin());
+        if (op == QrOp::Gels) std::copy(B, B + m * nrhs, b.begin());
+        if (op == QrOp::Orgqr) r.info = geqrf(M, N, a.data(), tau.data());
+        const auto t0 = std::chrono::steady_clock::now();
+        switch (op) {
+            case QrOp::Geqrf: r.info = geqrf(M, N, a.data(), tau.data()); break;
+            case QrOp::Gels: r.info = gels(M, N, R, a.data(), b.data()); break;
+            case QrOp::Orgqr: r.info = orgqr(M, N, a.data(), tau.data()); break;
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (run >= warmup) r.seconds.push_back(s);
+    }
+    return r;
+}
+
+template VendorRun lapacke_qr<float>(QrOp, int64_t, int64_t, int64_t, const float*, const float*, int, int);
+template VendorRun lapacke_qr<double>(QrOp, int64_t, int64_t, int64_t, const double*, const double*, int, int);
+
+}  // namespace starfact::support

@@ -1,0 +1,139 @@
+// Shared by the tile-QR tests (CPU and GPU): random rectangular matrices, and one call that factors, forms Q,
+// applies Q and Q^T and checks every scaled residual: ||I - Q^T Q|| / (m eps), ||A - Q R|| / (||A|| m eps),
+// ||Q (Q^T C) - C|| / (||C|| m eps), ||Q^T A - [R; 0]|| / (||A|| m eps), each < 60.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support.hpp"
+
+namespace starfact::test::qr {
+
+/// m x n entries uniform in [-0.5, 0.5], leading dimension ld (the padding rows hold a marker value).
+template <typename T>
+std::vector<T> random_rect(int64_t m, int64_t n, int64_t ld, uint64_t seed) {
+    std::vector<T> A(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(-777));
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-0.5, 0.5);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) A[static_cast<size_t>(i + j * ld)] = static_cast<T>(u(rng));
+    return A;
+}
+
+/// ||X - Y||_1 / (||Y||_1 m eps) over m x n blocks (X's leading dimension ldx, Y's ldy).
+template <typename T>
+double scaled_difference(int64_t m, int64_t n, const T* X, int64_t ldx, const T* Y, int64_t ldy) {
+    double nd = 0, ny = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        double sd = 0, sy = 0;
+        for (int64_t i = 0; i < m; ++i) {
+            sd += std::abs(double(X[i + j * ldx]) - double(Y[i + j * ldy]));
+            sy += std::abs(double(Y[i + j * ldy]));
+        }
+        if (std::isnan(sd)) return sd;
+        nd = std::max(nd, sd);
+        ny = std::max(ny, sy);
+    }
+    return nd / ((ny > 0 ? ny : 1.0) * double(std::max<int64_t>(m, 1)) * std::numeric_limits<T>::epsilon());
+}
+
+/// The residuals of one QR; `failure` names what went wrong (empty: all < 60).
+struct QrCheck {
+    double orthogonality = -1, factorization = -1, apply = -1, reduce = -1;
+    bool padding_untouched = true;
+    std::string failure() const {
+        std::ostringstream s;
+        if (!(orthogonality < 60)) s << " orthogonality=" << orthogonality;
+        if (!(factorization < 60)) s << " factorization=" << factorization;
+        if (!(apply < 60)) s << " apply=" << apply;
+        if (!(reduce < 60)) s << " reduce=" << reduce;
+        if (!padding_untouched) s << " padding rows written";
+        return s.str();
+    }
+};
+
+/// Factors a random m x n matrix (array form, tiles of nb, `tree`, `ib`) under `factor`, then forms Q (orgqr) and
+/// applies Q^T and Q (ormqr) under `apply`, and measures every residual.
+template <typename T>
+QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib, const Options& factor,
+                 const Options& apply, uint64_t seed) {
+    const int64_t ld = m + 2, nrhs = 3;
+    const std::vector<T> A = random_rect<T>(m, n, ld, seed);
+    std::vector<T> F = A;
+    QRFactors<T> f(rt, m, n, nb, tree, ib);
+    geqrf(rt, m, n, F.data(), ld, f, factor);
+    QrCheck c;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = m; i < ld; ++i) c.padding_untouched = c.padding_untouched && F[i + j * ld] == T(-777);
+    std::vector<T> Q(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(5));
+    orgqr(rt, m, n, F.data(), ld, f, Q.data(), ld, apply);
+    c.orthogonality = orthogonality_residual(m, n, Q.data(), ld);
+    c.factorization = qr_residual(m, n, A.data(), ld, Q.data(), ld, F.data(), ld);
+    const std::vector<T> C = random_rect<T>(m, nrhs, ld, seed + 1);
+    std::vector<T> D = C;
+    ormqr(rt, Side::Left, Trans::Transpose, m, nrhs, F.data(), ld, f, D.data(), ld, apply);
+    ormqr(rt, Side::Left, Trans::NoTrans, m, nrhs, F.data(), ld, f, D.data(), ld, apply);
+    c.apply = scaled_difference(m, nrhs, D.data(), ld, C.data(), ld);
+    std::vector<T> E = A, R(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(0));
+    ormqr(rt, Side::Left, Trans::Transpose, m, n, F.data(), ld, f, E.data(), ld, apply);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i <= j; ++i) R[i + j * ld] = F[i + j * ld];
+    // Q^T A against [R; 0], relative to A.
+    double nd = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t i = 0; i < m; ++i) s += std::abs(double(E[i + j * ld]) - double(R[i + j * ld]));
+        nd = std::max(nd, s);
+    }
+    const double na = [&] {
+        double best = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (int64_t i = 0; i < m; ++i) s += std::abs(double(A[i + j * ld]));
+            best = std::max(best, s);
+        }
+        return best > 0 ? best : 1.0;
+    }();
+    c.reduce = m * n == 0 ? 0 : nd / (na * double(m) * std::numeric_limits<T>::epsilon());
+    return c;
+}
+
+/// The normal equations' scaled residual of a least-squares solution X (n x nrhs, ldx):
+/// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
+template <typename T>
+double normal_equations_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
+                     int64_t ldb) {
+    auto norm = [](int64_t r, int64_t c, const auto* M, int64_t ld) {
+        double best = 0;
+        for (int64_t j = 0; j < c; ++j) {
+            double s = 0;
+            for (int64_t i = 0; i < r; ++i) s += std::abs(double(M[i + j * ld]));
+            best = std::max(best, s);
+        }
+        return best;
+    };
+    std::vector<double> Rr(static_cast<size_t>(m * nrhs)), G(static_cast<size_t>(n * nrhs), 0.0);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            double s = -double(B[i + j * ldb]);
+            for (int64_t k = 0; k < n; ++k) s += double(A[i + k * lda]) * double(X[k + j * ldx]);
+            Rr[static_cast<size_t>(i + j * m)] = s;
+        }
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t k = 0; k < n; ++k) {
+            double s = 0;
+            for (int64_t i = 0; i < m; ++i) s += double(A[i + k * lda]) * Rr[static_cast<size_t>(i + j * m)];
+            G[static_cast<size_t>(k + j * n)] = s;
+        }
+    const double na = norm(m, n, A, lda), nx = norm(n, nrhs, X, ldx), nb = norm(m, nrhs, B, ldb);
+    const double den = na * (na * nx + nb) * double(m) * std::numeric_limits<T>::epsilon();
+    return norm(n, nrhs, G.data(), n) / (den > 0 ? den : 1.0);
+}
+
+}  // namespace starfact::test::qr

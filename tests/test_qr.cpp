@@ -1,0 +1,235 @@
+// CPU tile QR: geqrf, orgqr, ormqr (Q and Q^T) and gels for both precisions, every reduction tree, tile sizes that
+// do not divide the order, n = 1, m = n, n < nb, inner blockings; residuals < 60 (tests/qr_support.hpp); gels'
+// info on rank-deficient matrices as LAPACK's; the TileMatrix and async:: forms; bad arguments; threads.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "tests/qr_support.hpp"
+
+using namespace starfact::test::prelude;
+using namespace starfact::test::qr;
+
+namespace {
+
+Options on(Mapping m) {
+    Options o;
+    o.mapping = m;
+    return o;
+}
+
+template <typename T>
+void expect_qr(int64_t m, int64_t n, int64_t nb, const std::string& tree, int64_t ib, Mapping mapping) {
+    const uint64_t seed = fresh_seed();
+    INFO("m=" << m << " n=" << n << " nb=" << nb << " tree=" << tree << " ib=" << ib << " mapping="
+              << to_string(mapping) << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    const QrCheck c = check_qr<T>(runtime(), m, n, nb, QrTree::parse(tree), ib, on(mapping), on(mapping), seed);
+    INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " apply=" << c.apply
+                          << " reduce=" << c.reduce);
+    CHECK(c.failure().empty());
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("geqrf, orgqr, ormqr residuals < 60 on CPU workers, every tree", "[qr][cpu]", float, double) {
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    const Shape shapes[] = {{1, 1, 4},    {7, 1, 4},    {16, 16, 4},  {17, 17, 4},  {40, 13, 8},  {50, 7, 16},
+                            {64, 64, 16}, {67, 30, 16}, {100, 37, 9}, {130, 20, 32}, {33, 33, 40}, {45, 3, 5}};
+    for (const char* tree : {"flat", "binary", "domains=2", "domains=3", "auto"})
+        for (const Shape& s : shapes) expect_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::CpuOnly);
+    // Inner blockings: 1, one that does not divide nb, nb itself (the CUDA kernels' layout).
+    for (int64_t ib : {1, 3, 16}) {
+        expect_qr<TestType>(70, 45, 16, "flat", ib, Mapping::CpuOnly);
+        expect_qr<TestType>(70, 45, 16, "binary", ib, Mapping::Hybrid);
+    }
+    expect_qr<TestType>(300, 200, 64, "auto", 0, Mapping::Hybrid);
+    expect_qr<TestType>(2000, 40, 32, "auto", 0, Mapping::CpuOnly);  // tall: domains from the plan
+}
+
+TEST_CASE("QR reduction trees: domains from the plan", "[qr][cpu]") {
+    CHECK(qr_domain_rows(QrTree::parse("flat"), 10, 3, 8) == 10);
+    CHECK(qr_domain_rows(QrTree::parse("binary"), 10, 3, 8) == 1);
+    CHECK(qr_domain_rows(QrTree::parse("domains=4"), 10, 3, 8) == 4);
+    CHECK(qr_domain_rows(QrTree::parse("domains=40"), 10, 3, 8) == 10);
+    CHECK(qr_domain_rows(QrTree{}, 6, 3, 8) == 6);     // square-ish: flat
+    CHECK(qr_domain_rows(QrTree{}, 512, 1, 4) == 64);  // tall: two domains per worker
+    CHECK(QrTree::parse("domains=7").name() == "domains=7");
+    CHECK_THROWS_WITH(QrTree::parse("greedy", "--tree"), Catch::Contains("'--tree' must be one of auto, flat, binary"));
+    CHECK_THROWS_WITH(QrTree::parse("domains=0"), Catch::Contains("domains=A needs a whole A >= 1"));
+}
+
+TEMPLATE_TEST_CASE("gels solves least squares with residual < 60", "[qr][cpu]", float, double) {
+    using T = TestType;
+    struct Case {
+        int64_t m, n, nrhs, nb;
+        const char* tree;
+    };
+    for (Case c : {Case{1, 1, 1, 4, "flat"}, Case{30, 30, 2, 8, "flat"}, Case{57, 20, 5, 8, "binary"},
+                   Case{200, 31, 16, 32, "domains=2"}, Case{90, 1, 3, 16, "auto"}, Case{64, 10, 1, 128, "flat"}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " seed=" << seed);
+        const int64_t lda = c.m + 1, ldb = c.m + 3;
+        const std::vector<T> A = random_rect<T>(c.m, c.n, lda, seed), B = random_rect<T>(c.m, c.nrhs, ldb, seed + 7);
+        // The TileMatrix form with the tree of the case.
+        TileMatrix<T> a(runtime(), c.m, c.n, c.nb), b(runtime(), c.m, c.nrhs, c.nb);
+        a.import(A.data(), lda);
+        b.import(B.data(), ldb);
+        QRFactors<T> f(a, QrTree::parse(c.tree));
+        REQUIRE(gels(a, f, b, on(Mapping::CpuOnly)) == 0);
+        std::vector<T> X(static_cast<size_t>(ldb * c.nrhs));
+        b.export_to(X.data(), ldb);
+        const double res = normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
+        INFO("residual=" << res);
+        CHECK(res < kResidualLimit);
+        // The array form.
+        std::vector<T> A2 = A, B2 = B;
+        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid), Tiling{c.nb}) == 0);
+        CHECK(normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, B2.data(), ldb, B.data(), ldb) < kResidualLimit);
+    }
+}
+
+TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info", "[qr][cpu]", float, double) {
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    for (int64_t column : {0, 5, 12, 19}) {
+        for (const char* tree : {"flat", "binary"}) {
+            const int64_t m = 45, n = 20, nrhs = 2;
+            INFO("zero column " << column << " tree " << tree);
+            std::vector<T> A = random_rect<T>(m, n, m, seed + column), B = random_rect<T>(m, nrhs, m, seed + 1);
+            for (int64_t i = 0; i < m; ++i) A[i + column * m] = T(0);
+            std::vector<T> ref = A, ref_b = B;
+            int ref_info;
+            if constexpr (sizeof(T) == 4)
+                ref_info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref.data(), m, ref_b.data(), m);
+            else
+                ref_info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref.data(), m, ref_b.data(), m);
+            CHECK(ref_info == column + 1);
+            TileMatrix<T> a(runtime(), m, n, 8), b(runtime(), m, nrhs, 8);
+            a.import(A.data(), m);
+            b.import(B.data(), m);
+            QRFactors<T> f(a, QrTree::parse(tree));
+            CHECK(gels(a, f, b, on(Mapping::CpuOnly)) == ref_info);
+            // The submit form: the same info from the Sequence.
+            a.import(A.data(), m);
+            b.import(B.data(), m);
+            Sequence seq(runtime());
+            const int op = async::gels(a, f, b, seq, on(Mapping::CpuOnly));
+            CHECK(seq.wait() == ref_info);
+            CHECK(seq.info(op) == ref_info);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("QR: TileMatrix and async forms chain in one graph", "[qr][cpu]", float, double) {
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const int64_t m = 150, n = 70, nb = 32;
+    const std::vector<T> A = random_rect<T>(m, n, m, seed);
+    TileMatrix<T> a(runtime(), m, n, nb), q(runtime(), m, n, nb), c(runtime(), m, 4, nb);
+    a.import(A.data(), m);
+    const std::vector<T> C = random_rect<T>(m, 4, m, seed + 3);
+    c.import(C.data(), m);
+    QRFactors<T> f(a, QrTree::parse("domains=2"));
+    CHECK_FALSE(f.factored());
+    Sequence seq(runtime());
+    async::geqrf(a, f, seq, on(Mapping::CpuOnly));
+    async::orgqr(a, f, q, seq, on(Mapping::CpuOnly));
+    async::ormqr(Side::Left, Trans::Transpose, a, f, c, seq, on(Mapping::CpuOnly));
+    async::ormqr(Side::Left, Trans::NoTrans, a, f, c, seq, on(Mapping::CpuOnly));
+    CHECK(seq.wait() == 0);
+    CHECK(f.factored());
+    CHECK(f.domain_rows() == 2);
+    CHECK(f.ib() == qr_inner_block(nb, Mapping::CpuOnly, false));
+    std::vector<T> F(A.size()), Q(A.size()), D(C.size());
+    a.export_to(F.data(), m);
+    q.export_to(Q.data(), m);
+    c.export_to(D.data(), m);
+    CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
+    CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+    CHECK(scaled_difference(m, 4, D.data(), m, C.data(), m) < kResidualLimit);
+    // The blocking forms with stats.
+    a.import(A.data(), m);
+    RunStats stats;
+    geqrf(a, f, on(Mapping::CpuOnly), stats);
+    CHECK(stats.tasks > 0);
+}
+
+TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][errors]") {
+    Runtime& rt = runtime();
+    auto names = [](const std::string& argument) {
+        return Catch::Predicate<const InvalidArgument&>(
+            [argument](const InvalidArgument& e) { return e.argument() == argument; }, "names " + argument);
+    };
+    CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 20, 4), InvalidArgument, names("n"));
+    CHECK_THROWS_MATCHES(QRFactors<double>(rt, -1, 0, 4), InvalidArgument, names("m"));
+    CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, -2), InvalidArgument, names("nb"));
+    CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, 4, QrTree{}, 5), InvalidArgument, names("ib"));
+    TileMatrix<double> wide(rt, 10, 20, 4), a(rt, 20, 10, 4), other(rt, 21, 10, 4), c(rt, 20, 3, 4), c_bad(rt, 19, 3, 4),
+        c_nb(rt, 20, 3, 5);
+    QRFactors<double> f(a), g(other);
+    CHECK_THROWS_MATCHES(geqrf(wide, f), InvalidArgument, names("A"));
+    CHECK_THROWS_MATCHES(geqrf(a, g), InvalidArgument, names("T"));
+    CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c), InvalidArgument, names("T"));  // not factored
+    Options bad_variant;
+    bad_variant.variant = Variant::parse("left");
+    CHECK_THROWS_MATCHES(geqrf(a, f, bad_variant), InvalidArgument, names("variant"));
+    geqrf(a, f, on(Mapping::CpuOnly));
+    CHECK_THROWS_MATCHES(ormqr(Side::Right, Trans::Transpose, a, f, c), InvalidArgument, names("side"));
+    CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_bad), InvalidArgument, names("C"));
+    CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_nb), InvalidArgument, names("C"));
+    CHECK_THROWS_MATCHES(orgqr(a, f, c), InvalidArgument, names("Q"));
+    CHECK_THROWS_MATCHES(gels(a, f, c_bad), InvalidArgument, names("B"));
+    Options gpu;
+    gpu.mapping = Mapping::GpuOnly;
+    CHECK_THROWS_MATCHES(geqrf(a, f, gpu), InvalidArgument, names("mapping"));
+    // Array forms.
+    std::vector<double> A(400, 1.0), B(400, 1.0);
+    CHECK_THROWS_MATCHES(gels(rt, 10, 20, 1, A.data(), 10, B.data(), 10), InvalidArgument, names("n"));
+    CHECK_THROWS_MATCHES(gels(rt, 20, 10, 1, A.data(), 19, B.data(), 20), InvalidArgument, names("lda"));
+    CHECK_THROWS_MATCHES(gels(rt, 20, 10, 1, A.data(), 20, B.data(), 19), InvalidArgument, names("ldb"));
+    CHECK_THROWS_MATCHES(gels(rt, 20, 10, -1, A.data(), 20, B.data(), 20), InvalidArgument, names("nrhs"));
+    CHECK_THROWS_MATCHES(gels<double>(rt, 20, 10, 1, nullptr, 20, B.data(), 20), InvalidArgument, names("A"));
+    QRFactors<double> h(rt, 20, 10, 4);
+    CHECK_THROWS_MATCHES(geqrf(rt, 20, 9, A.data(), 20, h), InvalidArgument, names("T"));
+    CHECK_THROWS_MATCHES(geqrf(rt, 20, 10, A.data(), 20, h, {}, Tiling{8}), InvalidArgument, names("tiling"));
+    CHECK_THROWS_MATCHES(geqrf(rt, 10, 20, A.data(), 10, h), InvalidArgument, names("n"));
+    CHECK_THROWS_MATCHES(orgqr(rt, 20, 10, A.data(), 20, h, B.data(), 19), InvalidArgument, names("ldq"));
+    CHECK_THROWS_MATCHES(ormqr(rt, Side::Left, Trans::NoTrans, 20, 1, A.data(), 20, h, B.data(), 20), InvalidArgument,
+                         names("T"));
+    // Empty problems are no-ops.
+    QRFactors<double> empty(rt, 0, 0, 4);
+    geqrf<double>(rt, 0, 0, nullptr, 1, empty);
+    CHECK(gels<double>(rt, 5, 0, 2, nullptr, 5, B.data(), 5) == 0);
+}
+
+TEST_CASE("QR from several threads at once", "[qr][cpu][threads]") {
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    constexpr int kThreads = 4;
+    std::vector<std::string> failures(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            try {
+                const char* trees[] = {"flat", "binary", "domains=2", "auto"};
+                Options o;
+                o.mapping = Mapping::CpuOnly;
+                for (int rep = 0; rep < 3; ++rep) {
+                    const QrCheck c = check_qr<double>(runtime(), 60 + 11 * t, 25 + 3 * rep, 8,
+                                                       QrTree::parse(trees[t]), 0, o, o, seed + 100 * t + rep);
+                    if (!c.failure().empty()) failures[static_cast<size_t>(t)] += c.failure();
+                }
+            } catch (const std::exception& e) {
+                failures[static_cast<size_t>(t)] += e.what();
+            }
+        });
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+        INFO("thread " << t);
+        CHECK(failures[static_cast<size_t>(t)].empty());
+    }
+}

@@ -1,0 +1,109 @@
+// GPU tile QR [gpu][qr]: the CUDA kernels (GEQRT, UNMQR, TS and TT factorizations and applications, the zero-
+// diagonal check, the identity tiles, the triangular solve) under the GPU-only mapping for every tree, both
+// precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by GPU workers
+// applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both), and
+// the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
+// (reflectors with tau = 0 in the CUDA triangular factor). Skipped (exit 77) without a GPU.
+#include <catch2/catch.hpp>
+
+#include "tests/qr_support.hpp"
+
+using namespace starfact::test::prelude;
+using namespace starfact::test::qr;
+
+namespace {
+
+Options on(Mapping m) {
+    Options o;
+    o.mapping = m;
+    return o;
+}
+
+template <typename T>
+void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t ib, Mapping factor, Mapping apply) {
+    const uint64_t seed = fresh_seed();
+    INFO("m=" << m << " n=" << n << " nb=" << nb << " tree=" << tree << " ib=" << ib << " factor=" << to_string(factor)
+              << " apply=" << to_string(apply) << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    const QrCheck c = check_qr<T>(runtime(), m, n, nb, QrTree::parse(tree), ib, on(factor), on(apply), seed);
+    INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " apply=" << c.apply
+                          << " reduce=" << c.reduce);
+    CHECK(c.failure().empty());
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[gpu][qr]", float, double) {
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    for (const char* tree : {"flat", "binary", "domains=3"})
+        for (Shape s : {Shape{1, 1, 64}, Shape{100, 1, 64}, Shape{64, 64, 64}, Shape{300, 300, 64},
+                        Shape{333, 150, 64}, Shape{1000, 70, 128}, Shape{515, 515, 128}, Shape{200, 40, 256}})
+            expect_gpu_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<TestType>(4000, 128, 512, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+}
+
+TEMPLATE_TEST_CASE("CUDA QR kernels against the CPU ones: factors cross between worker kinds", "[gpu][qr]", float,
+                   double) {
+    for (const char* tree : {"flat", "binary"}) {
+        // Factored by the CUDA kernels, applied by the CPU ones, and the other way round (ib = nb: one triangular
+        // factor per tile, the layout both kinds share).
+        expect_gpu_qr<TestType>(333, 150, 64, tree, 0, Mapping::GpuOnly, Mapping::CpuOnly);
+        expect_gpu_qr<TestType>(333, 150, 64, tree, 64, Mapping::CpuOnly, Mapping::GpuOnly);
+        expect_gpu_qr<TestType>(190, 190, 32, tree, 32, Mapping::CpuOnly, Mapping::GpuOnly);
+        // Both kinds in one graph.
+        expect_gpu_qr<TestType>(600, 300, 64, tree, 0, Mapping::Hybrid, Mapping::Hybrid);
+    }
+    // An inner blocking below nb keeps every task on CPU workers, whatever the mapping.
+    expect_gpu_qr<TestType>(200, 100, 64, "flat", 16, Mapping::GpuOnly, Mapping::GpuOnly);
+}
+
+TEMPLATE_TEST_CASE("GPU-only gels: residual < 60 and LAPACK's info for a zero column", "[gpu][qr]", float, double) {
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    for (Residency r : {Residency::Host, Residency::Device})
+        for (const char* tree : {"flat", "binary"}) {
+            const int64_t m = 700, n = 300, nrhs = 16, nb = 128;
+            INFO("residency=" << to_string(r) << " tree=" << tree);
+            const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, m, seed + 1);
+            TileMatrix<T> a(runtime(), m, n, nb, r), b(runtime(), m, nrhs, nb, r);
+            a.import(A.data(), m);
+            b.import(B.data(), m);
+            QRFactors<T> f(a, QrTree::parse(tree));
+            REQUIRE(gels(a, f, b, on(Mapping::GpuOnly)) == 0);
+            std::vector<T> X(B.size());
+            b.export_to(X.data(), m);
+            const double res = normal_equations_residual(m, n, nrhs, A.data(), m, X.data(), m, B.data(), m);
+            INFO("residual=" << res);
+            CHECK(res < kResidualLimit);
+            for (int64_t column : {0, 129, 299}) {
+                INFO("zero column " << column);
+                std::vector<T> Z = A;
+                for (int64_t i = 0; i < m; ++i) Z[i + column * m] = T(0);
+                a.import(Z.data(), m);
+                b.import(B.data(), m);
+                CHECK(gels(a, f, b, on(Mapping::GpuOnly)) == column + 1);
+            }
+        }
+}
+
+TEMPLATE_TEST_CASE("GPU-only QR on device-resident tiles, async chain", "[gpu][qr]", float, double) {
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const int64_t m = 1500, n = 600, nb = 256;
+    const std::vector<T> A = random_rect<T>(m, n, m, seed);
+    TileMatrix<T> a(runtime(), m, n, nb, Residency::Device), q(runtime(), m, n, nb, Residency::Device);
+    a.import(A.data(), m);
+    QRFactors<T> f(a, QrTree::parse("binary"));
+    Sequence seq(runtime());
+    async::geqrf(a, f, seq, on(Mapping::GpuOnly));
+    async::orgqr(a, f, q, seq, on(Mapping::GpuOnly));
+    CHECK(seq.wait() == 0);
+    std::vector<T> F(A.size()), Q(A.size());
+    a.export_to(F.data(), m);
+    q.export_to(Q.data(), m);
+    CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
+    CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+}

@@ -37,6 +37,9 @@ ParsedOptions parse_options(const char* function, const starfact_c_options* o) {
     require(o->nb >= 0, function, "nb", [&] { return "must be >= 0, 0 for the plan's (got " + std::to_string(o->nb) + ")"; });
     require(o->chunk >= 0, function, "chunk",
             [&] { return "must be >= 0, 0 for the default (got " + std::to_string(o->chunk) + ")"; });
+    if (given(o->tree)) p.tree = QrTree::parse(o->tree, "tree");
+    require(o->ib >= 0, function, "ib", [&] { return "must be >= 0, 0 for the plan's (got " + std::to_string(o->ib) + ")"; });
+    p.ib = o->ib;
     p.tiling.nb = o->nb;
     p.batched.mapping = p.options.mapping;
     p.batched.chunk = o->chunk;

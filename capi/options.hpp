@@ -6,6 +6,7 @@
 #include "starfact/batched_options.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/mixed.hpp"
+#include "starfact/plan.hpp"
 
 namespace starfact::capi {
 
@@ -14,10 +15,12 @@ struct ParsedOptions {
     Tiling tiling;          ///< nb 0: the operation's plan
     bool residency_given = false;  ///< the caller named the residency (else it follows the arrays: residency_for)
     batched::Options batched;
+    QrTree tree;            ///< QR's reduction tree (Auto: the plan's)
+    int64_t ib = 0;         ///< QR's inner blocking (0: the plan's)
 };
 
 /// Parses `o` (null: every default); a bad field throws InvalidArgument naming it (mapping, variant, panel, diag,
-/// factor, residency, nb, chunk).
+/// factor, residency, nb, chunk, tree, ib).
 ParsedOptions parse_options(const char* function, const starfact_c_options* o);
 /// The C++ Refinement of `r` (null: the defaults).
 Refinement parse_refinement(const starfact_c_refinement* r);

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface: changes whenever a struct or a signature below changes. */
-#define STARFACT_C_ABI_VERSION 3
+#define STARFACT_C_ABI_VERSION 4
 
 /** Status of a call. */
 enum starfact_c_status {
@@ -71,7 +71,7 @@ typedef struct starfact_c_batch {
 } starfact_c_batch;
 
 /** Algorithm and tiling choices; NULL strings and zeros take the C++ defaults. The strings are parsed by the C++
- * parsers, whose errors name the field (mapping, variant, panel, diag, factor, residency). */
+ * parsers, whose errors name the field (mapping, variant, panel, diag, factor, residency, tree). */
 typedef struct starfact_c_options {
     const char* mapping;   /**< "hybrid" (default), "gpu-only", "cpu-only" */
     const char* variant;   /**< "right" (default), "lookahead=D", "left", "left-coarse", "noprio" */
@@ -82,6 +82,9 @@ typedef struct starfact_c_options {
                                 device memory (unless mapping is "cpu-only"), else host */
     int64_t nb;            /**< tile size; 0: the plan's for the operation */
     int64_t chunk;         /**< batched operations: members per task; 0: the family's default */
+    const char* tree;      /**< QR (geqrf, gels): the reduction tree, "auto" (default), "flat", "binary",
+                                "domains=A" */
+    int64_t ib;            /**< QR (geqrf, gels): the inner blocking of the CPU kernels, 0..nb; 0: the plan's */
 } starfact_c_options;
 
 /** Stopping rules of the mixed-precision solve (starfact::Refinement); starfact_c_refinement_init fills the
@@ -143,6 +146,25 @@ typedef struct starfact_c_runtime_info {
 
 typedef struct starfact_c_runtime starfact_c_runtime;
 typedef struct starfact_c_job starfact_c_job;
+/** The T factors of a tile QR (starfact::QRFactors): made by starfact_c_geqrf_submit, read by ormqr and orgqr,
+ * freed by starfact_c_qr_factors_destroy. */
+typedef struct starfact_c_qr_factors starfact_c_qr_factors;
+
+/** Which side of C the orthogonal factor multiplies, and whether it is transposed (ormqr). */
+enum starfact_c_side { STARFACT_C_LEFT = 0, STARFACT_C_RIGHT = 1 };
+enum starfact_c_trans { STARFACT_C_NOTRANS = 0, STARFACT_C_TRANS = 1 };
+
+/** What a QR's factors are (starfact_c_qr_factors_info). */
+typedef struct starfact_c_qr_info {
+    int64_t rows;        /**< m of the factored matrix */
+    int64_t cols;        /**< n (<= m) */
+    int64_t nb;          /**< its tile size: ormqr and orgqr tile their arrays alike */
+    int64_t ib;          /**< the inner blocking in effect */
+    int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
+    int32_t dtype;       /**< enum starfact_c_dtype */
+    int32_t ready;       /**< 1 once the geqrf job that made them has been waited for */
+    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A" */
+} starfact_c_qr_info;
 
 /* ---- errors and build ------------------------------------------------------------------------------------- */
 
@@ -235,6 +257,38 @@ int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                            const starfact_c_options* options, starfact_c_job** job);
+
+/* ---- QR, least squares ------------------------------------------------------------------------------------ */
+
+/** geqrf: a (m x n, m >= n) = Q R (tile Householder QR, docs/qr.md). R (upper triangle) and the Householder vectors
+ * (below it) go to a_out (may be a; NULL data: not wanted); the T factors to *factors, set at submission: they serve
+ * ormqr and orgqr once this job has been waited for (with a_out's contents), and are freed with
+ * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). options: nb (0: the plan's,
+ * qr_tile_size), tree, ib, mapping, variant ("right" or "noprio"), residency. */
+int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            const starfact_c_options* options, starfact_c_qr_factors** factors,
+                            starfact_c_job** job);
+/** ormqr: c (m x nrhs) := op(Q) c with the Q of geqrf's qr (its a_out, m x n, only read) and factors; side
+ * STARFACT_C_LEFT only (STARFACT_C_RIGHT is refused naming 'side'), trans STARFACT_C_NOTRANS (Q c) or STARFACT_C_TRANS
+ * (Q^T c). The result goes to c_out (may be c). options->nb must be 0 or the factors' (tree and ib are theirs). */
+int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t trans, const starfact_c_matrix* qr,
+                            const starfact_c_qr_factors* factors, const starfact_c_matrix* c,
+                            const starfact_c_matrix* c_out, const starfact_c_options* options, starfact_c_job** job);
+/** orgqr: q_out (m x n, required) := the first n columns of the Q of geqrf's qr and factors (the thin Q). */
+int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix* qr,
+                            const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
+                            const starfact_c_options* options, starfact_c_job** job);
+/** gels: least squares min ||a x - b||_2 for a full-rank a (m x n, m >= n) and b (m x nrhs): geqrf, Q^T b and
+ * R x = (Q^T b)(0:n) in one task graph. a's QR factors go to a_out (may be a; NULL data: not wanted), Q^T b with x in
+ * its first n rows (the rows below: the residual's components) to b_out (may be b), only when info is 0 unless b_out
+ * is viewed. info k > 0: R(k, k) (1-based) is exactly zero, a is rank deficient. options as geqrf's. */
+int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                           const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
+                           starfact_c_job** job);
+/** What the factors are; `info` is filled. */
+int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_qr_info* info);
+/** Frees the factors (NULL: nothing); the jobs still using them keep them until they are freed themselves. */
+void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
 
 /* ---- batched (blocking; in place) --------------------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-"""starfact: tile Cholesky and LU factorizations as StarPU task graphs, on CPUs and NVIDIA GPUs, from Python.
+"""starfact: tile Cholesky, LU and QR factorizations as StarPU task graphs, on CPUs and NVIDIA GPUs, from Python.
 
 The functions take NumPy arrays, and any array library's host or CUDA arrays through DLPack or the CUDA Array
 Interface (PyTorch, CuPy, JAX, Numba), without copying them where the layout allows, and return results of the
@@ -9,9 +9,12 @@ caller's array type. The GIL is released while StarPU works, and several threads
     >>> x = starfact.posv(a, b)                      # a x = b, a symmetric positive definite
     >>> c = starfact.potrf(a); x = starfact.potrs(c, b)  # scipy.linalg.cho_factor / cho_solve
     >>> x = starfact.gesv(a, b)                      # LU with partial pivoting
+    >>> q, r = starfact.qr(t)                         # tall t: scipy.linalg.qr(t, mode="economic")
+    >>> x, residues, rank, s = starfact.lstsq(t, y)  # least squares by QR
     >>> x, report = starfact.posv(a, b, factor="tf32")   # mixed precision, refined to double accuracy
 
-Operations: potrf, potrs, posv, potri (Cholesky, inverse); getrf, getrs, gesv (LU); posv_batched, potrf_batched,
+Operations: potrf, potrs, posv, potri (Cholesky, inverse); getrf, getrs, gesv (LU); qr, geqrf (returning
+:class:`QRFactors`), ormqr, orgqr, gels, lstsq (QR, least squares); posv_batched, potrf_batched,
 gesv_batched, getrf_batched, getrs_batched (3-D arrays of small matrices); each blocking operation on one matrix
 has an ``_async`` form returning a :class:`Job`. :class:`Runtime` starts StarPU with chosen workers (a default one
 starts on the first call). Numerical failures raise :class:`LinAlgError` (a ``numpy.linalg.LinAlgError``) with
@@ -25,6 +28,8 @@ from .batched import gesv_batched, getrf_batched, getrs_batched, posv_batched, p
 from .cholesky import posv, posv_async, potrf, potrf_async, potri, potri_async, potrs, potrs_async
 from .errors import ArgumentError, LinAlgError, NotBuiltError, StarfactRuntimeError
 from .lu import gesv, gesv_async, getrf, getrf_async, getrs, getrs_async
+from .qr import (QRFactors, gels, gels_async, geqrf, geqrf_async, lstsq, lstsq_async, orgqr, orgqr_async, ormqr,
+                 ormqr_async, qr)
 from .report import SolveReport
 
 __version__ = _clib.VERSION
@@ -57,6 +62,8 @@ __all__ = [
     "Runtime", "Job", "SolveReport", "LinAlgError", "ArgumentError", "NotBuiltError", "StarfactRuntimeError",
     "potrf", "potrs", "posv", "potri", "getrf", "getrs", "gesv",
     "potrf_async", "potrs_async", "posv_async", "potri_async", "getrf_async", "getrs_async", "gesv_async",
+    "QRFactors", "qr", "geqrf", "ormqr", "orgqr", "gels", "lstsq",
+    "geqrf_async", "ormqr_async", "orgqr_async", "gels_async", "lstsq_async",
     "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",
     "built_with_cuda", "cuda_device_count", "build_info", "runtime", "__version__",
 ]

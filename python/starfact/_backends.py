@@ -59,6 +59,14 @@ class Backend:
             return numpy.tril(x) + numpy.tril(x, -1).T
         return numpy.triu(x) + numpy.triu(x, 1).T
 
+    def triu(self, x):
+        """The upper triangle of the 2-D x, zeros below (a new array)."""
+        return numpy.triu(x)
+
+    def sum_squares(self, x):
+        """The sums of the squares of x's columns (of its entries for a 1-D x)."""
+        return (x * x).sum(0)
+
 
 class Torch(Backend):
     name = "torch"
@@ -99,6 +107,9 @@ class Torch(Backend):
             return t.tril(x) + t.tril(x, -1).transpose(-1, -2)
         return t.triu(x) + t.triu(x, 1).transpose(-1, -2)
 
+    def triu(self, x):
+        return self.torch.triu(x)
+
 
 class CuPy(Backend):
     name = "cupy"
@@ -135,6 +146,14 @@ class CuPy(Backend):
             if lower:
                 return cp.tril(x) + cp.tril(x, -1).T
             return cp.triu(x) + cp.triu(x, 1).T
+
+    def triu(self, x):
+        with x.device:
+            return self.cupy.triu(x)
+
+    def sum_squares(self, x):
+        with x.device:
+            return (x * x).sum(0)
 
 
 class Jax(Backend):
@@ -185,6 +204,9 @@ class Jax(Backend):
             return jnp.tril(x) + jnp.swapaxes(jnp.tril(x, -1), -1, -2)
         return jnp.triu(x) + jnp.swapaxes(jnp.triu(x, 1), -1, -2)
 
+    def triu(self, x):
+        return self.jnp.triu(x)
+
 
 class Numba(Backend):
     """Numba CUDA device arrays (the CUDA Array Interface): results are allocated with numba.cuda; copies of a
@@ -221,6 +243,12 @@ class Numba(Backend):
     def symmetric(self, x, lower):
         return self.cuda.to_device(NUMPY.symmetric(x.copy_to_host(), lower))
 
+    def triu(self, x):
+        return self.cuda.to_device(numpy.triu(x.copy_to_host()))
+
+    def sum_squares(self, x):
+        return self.cuda.to_device(numpy.asarray(NUMPY.sum_squares(x.copy_to_host())))
+
 
 class Foreign(Backend):
     """An array library starfact does not know: its arrays are read (DLPack, CUDA Array Interface) and, where
@@ -254,6 +282,13 @@ class Foreign(Backend):
 
     def to_numpy(self, x):
         return numpy.array(self._host(x))
+
+    def triu(self, x):
+        return self.finish(numpy.triu(self._host(x) if not isinstance(x, numpy.ndarray) else x))
+
+    def sum_squares(self, x):
+        h = self._host(x) if not isinstance(x, numpy.ndarray) else x
+        return self.finish(numpy.asarray(NUMPY.sum_squares(h)))
 
     def finish(self, x):
         from_dlpack = getattr(self.module, "from_dlpack", None)

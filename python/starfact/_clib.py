@@ -8,7 +8,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 
 from . import errors
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 LIBRARY_NAME = "libstarfact_c.so"
 
 HOST = -1
@@ -33,7 +33,8 @@ class Batch(Structure):
 class Options(Structure):
     """starfact_c_options: NULL strings and zeros take the C++ defaults."""
     _fields_ = [("mapping", c_char_p), ("variant", c_char_p), ("panel", c_char_p), ("diag", c_char_p),
-                ("factor", c_char_p), ("residency", c_char_p), ("nb", c_int64), ("chunk", c_int64)]
+                ("factor", c_char_p), ("residency", c_char_p), ("nb", c_int64), ("chunk", c_int64),
+                ("tree", c_char_p), ("ib", c_int64)]
 
 
 class Refinement(Structure):
@@ -51,6 +52,16 @@ class SolveReport(Structure):
                 ("backward_error", c_double), ("tolerance", c_double), ("seconds", c_double),
                 ("factor_seconds", c_double), ("factorizations", c_int32), ("reserved2", c_int32),
                 ("shift", c_double), ("reason", c_char * 256)]
+
+
+class QRInfo(Structure):
+    """starfact_c_qr_info: what a QR's factors are."""
+    _fields_ = [("rows", c_int64), ("cols", c_int64), ("nb", c_int64), ("ib", c_int64), ("domain_rows", c_int64),
+                ("dtype", c_int32), ("ready", c_int32), ("tree", c_char * 32)]
+
+
+LEFT, RIGHT = 0, 1
+NOTRANS, TRANS = 0, 1
 
 
 class RuntimeConfig(Structure):
@@ -133,6 +144,14 @@ _SIGNATURES = {
                                         _P(c_void_p)]),
     "starfact_c_gesv_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), c_void_p, _P(Matrix), _P(Matrix),
                                        _P(Options), _P(c_void_p)]),
+    "starfact_c_geqrf_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p), _P(c_void_p)]),
+    "starfact_c_ormqr_submit": (c_int, [c_void_p, c_int32, c_int32, _P(Matrix), c_void_p, _P(Matrix), _P(Matrix),
+                                        _P(Options), _P(c_void_p)]),
+    "starfact_c_orgqr_submit": (c_int, [c_void_p, _P(Matrix), c_void_p, _P(Matrix), _P(Options), _P(c_void_p)]),
+    "starfact_c_gels_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Matrix), _P(Options),
+                                       _P(c_void_p)]),
+    "starfact_c_qr_factors_info": (c_int, [c_void_p, _P(QRInfo)]),
+    "starfact_c_qr_factors_destroy": (None, [c_void_p]),
     "starfact_c_batched_posv": (c_int, [c_void_p, _P(Batch), _P(Batch), c_void_p, _P(Options), _P(c_int64)]),
     "starfact_c_batched_gesv": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), c_void_p, _P(Options),
                                         _P(c_int64)]),
@@ -154,7 +173,8 @@ VERSION = lib.starfact_c_version().decode()
 
 # The C++ library names some arguments as its own API spells them: the Python spelling of each.
 _ARGUMENT_NAMES = {
-    "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "a_out": "a", "b_out": "b",
+    "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "a_out": "a", "b_out": "b", "c_out": "c",
+    "T": "factors", "qr": "factors",
     "refine.max_iterations": "max_iterations", "refine.gmres_iterations": "gmres_iterations",
     "refine.gmres_restart": "gmres_restart", "refine.stall_ratio": "stall_ratio",
     "refine.tolerance": "tolerance", "refine.shift": "shift", "refine.shift_retries": "shift_retries",
@@ -193,7 +213,7 @@ def text(value):
     return str(value).encode()
 
 
-__all__ = ["lib", "check", "Matrix", "Batch", "Options", "Refinement", "SolveReport", "RuntimeConfig",
+__all__ = ["lib", "check", "Matrix", "Batch", "Options", "Refinement", "SolveReport", "QRInfo", "RuntimeConfig",
            "RuntimeInfo", "HOST", "FLOAT32", "FLOAT64", "VERSION", "byref", "text"]
 
 

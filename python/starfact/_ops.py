@@ -8,12 +8,13 @@ from . import _arrays, _clib, _jobs, _runtime
 from .errors import argument_type_error, argument_value_error
 
 
-def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=None, residency=None, chunk=None):
+def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=None, residency=None, chunk=None,
+            tree=None, ib=None):
     """The C options of the keyword arguments (None: the library's choice); a wrong type raises TypeError naming
     the keyword, a wrong value ValueError (from the C++ parsers, which name it too)."""
     o = _clib.Options()
     _clib.lib.starfact_c_options_init(ctypes.byref(o))
-    for name, value in (("nb", nb), ("chunk", chunk)):
+    for name, value in (("nb", nb), ("chunk", chunk), ("ib", ib)):
         if value is None:
             continue
         if not isinstance(value, numbers.Integral) or isinstance(value, bool):
@@ -22,7 +23,7 @@ def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=N
             raise argument_value_error(name, "must be >= 0, or None for the default (got %d)" % value)
         setattr(o, name, int(value))
     for name, value in (("mapping", mapping), ("variant", variant), ("panel", panel), ("diag", diag),
-                        ("factor", factor), ("residency", residency)):
+                        ("factor", factor), ("residency", residency), ("tree", tree)):
         if value is None:
             continue
         if not isinstance(value, str):

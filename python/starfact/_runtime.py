@@ -77,6 +77,7 @@ class Runtime:
         self._closing = False
         self._paused = False
         self._jobs = weakref.WeakSet()
+        self._factors = weakref.WeakSet()  # QR factors, freed before StarPU stops
         with _lock:
             if _current is not None:
                 if _current is _default:
@@ -171,8 +172,12 @@ class Runtime:
     def _track(self, job):
         self._jobs.add(job)
 
+    def _track_factors(self, factors):
+        self._factors.add(factors)
+
     def close(self):
-        """Completes the jobs not yet waited for, waits for the running calls, and stops StarPU. Idempotent."""
+        """Completes the jobs not yet waited for, waits for the running calls, frees the QR factors made on this
+        runtime (:class:`starfact.QRFactors`, unusable from then on) and stops StarPU. Idempotent."""
         global _current, _default  # pylint: disable=global-statement
         with self._cond:
             if self._handle is None or self._closing:
@@ -187,6 +192,8 @@ class Runtime:
             if self._paused:
                 _clib.lib.starfact_c_runtime_resume(handle)
                 self._paused = False
+        for factors in list(self._factors):
+            factors.close()
         try:
             _clib.check(_clib.lib.starfact_c_runtime_destroy(handle))
         finally:

@@ -94,3 +94,33 @@ def padded(x, order):
     big = numpy.zeros(tuple(s + 3 for s in x.shape), dtype=x.dtype, order=order)
     big[tuple(slice(0, s) for s in x.shape)] = x
     return big[tuple(slice(0, s) for s in x.shape)]
+
+
+def tall(rng, m, n, dtype):
+    """A random m x n matrix, entries uniform in [-0.5, 0.5] (full rank with probability one)."""
+    return rng.uniform(-0.5, 0.5, (m, n)).astype(dtype)
+
+
+def orthogonality(q, dtype):
+    """||I - Q^T Q||_1 / (m eps) for an m x k Q."""
+    q = numpy.asarray(q, dtype=numpy.float64)
+    m, k = q.shape
+    return norm1(numpy.eye(k) - q.T @ q) / (max(1, m) * eps(dtype))
+
+
+def qr_residual(a, q, r, dtype):
+    """||A - Q R||_1 / (||A||_1 m eps)."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    q = numpy.asarray(q, dtype=numpy.float64)
+    r = numpy.asarray(r, dtype=numpy.float64)
+    return norm1(a - q @ r) / (norm1(a) * a.shape[0] * eps(dtype))
+
+
+def lstsq_residual(a, x, b, dtype):
+    """The normal equations' residual ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps), as the
+    C++ tests' gels_residual."""
+    a = numpy.asarray(a, dtype=numpy.float64)
+    x = numpy.asarray(x, dtype=numpy.float64)
+    b = numpy.asarray(b, dtype=numpy.float64)
+    na = norm1(a)
+    return norm1(a.T @ (a @ x - b)) / (na * (na * norm1(x) + norm1(b)) * a.shape[0] * eps(dtype))

@@ -7,7 +7,8 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB, cholesky_residual, general, inverse_residual, lu_residual, rhs, solve_residual, spd
+from support import (LIMIT, NB, cholesky_residual, general, inverse_residual, lstsq_residual, lu_residual, orthogonality,
+                     qr_residual, rhs, solve_residual, spd, tall)
 
 pytestmark = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
                                 reason="needs a CUDA build of starfact and a CUDA device")
@@ -176,6 +177,83 @@ def test_jax(rng, dtype):
     assert numpy.array_equal(numpy.asarray(ja), a) and numpy.array_equal(numpy.asarray(jb), b)
     c, lower = starfact.potrf(ja, lower=True, nb=NB)
     assert cholesky_residual(a, numpy.asarray(c), True, dtype) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mapping", [None, "gpu-only"])
+def test_torch_cuda_qr(rng, dtype, mapping):
+    """QR and least squares on CUDA tensors: results on the tensors' device, the factors kept where the tasks made
+    them (GPU memory) for ormqr and orgqr, in place without copies, a zero diagonal of R found."""
+    torch = _torch()
+    m, n = 5 * NB + 7, NB + 3
+    a, b = tall(rng, m, n, dtype), tall(rng, m, 3, dtype)
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    q, r = starfact.qr(ta, nb=NB, mapping=mapping)
+    assert q.is_cuda and r.is_cuda and q.device == ta.device and q.shape == (m, n) and r.shape == (n, n)
+    assert orthogonality(q.cpu().numpy(), dtype) < LIMIT and qr_residual(a, q.cpu().numpy(), r.cpu().numpy(), dtype) < LIMIT
+    x, residues, rank, _ = starfact.lstsq(ta, tb, nb=NB, mapping=mapping)
+    assert x.is_cuda and residues.is_cuda and rank == n and x.shape == (n, 3)
+    assert lstsq_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
+    for tree in ("flat", "binary"):
+        f = starfact.geqrf(ta, nb=NB, tree=tree, mapping=mapping)
+        assert f.qr.is_cuda and f.ib == NB  # GPU mappings: one triangular factor per tile
+        c = starfact.ormqr(f, starfact.ormqr(f, tb, "T", mapping=mapping), mapping=mapping)
+        assert c.is_cuda and float((c - tb).abs().max()) < 100 * m * numpy.finfo(dtype).eps
+        assert orthogonality(starfact.orgqr(f, mapping=mapping).cpu().numpy(), dtype) < LIMIT
+    qf, rf = starfact.qr(ta, mode="full", nb=NB, mapping=mapping)
+    assert qf.is_cuda and qf.shape == (m, m) and qr_residual(a, qf.cpu().numpy(), rf.cpu().numpy(), dtype) < LIMIT
+    assert torch.equal(ta.cpu(), torch.from_numpy(a)) and torch.equal(tb.cpu(), torch.from_numpy(b))  # untouched
+    # in place: column-major tensors viewed where they lie
+    fa = torch.from_numpy(a.T.copy()).cuda().t()
+    fb = torch.from_numpy(b.T.copy()).cuda().t()
+    pa, pb = fa.data_ptr(), fb.data_ptr()
+    x = starfact.gels(fa, fb, overwrite_a=True, overwrite_b=True, nb=NB, mapping=mapping, residency="device")
+    assert x.data_ptr() == pb and fa.data_ptr() == pa
+    assert lstsq_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
+    bad = a.copy()
+    bad[:, 5] = 0
+    with pytest.raises(starfact.LinAlgError) as e:
+        starfact.gels(torch.from_numpy(bad).cuda(), tb, nb=NB, mapping=mapping)
+    assert e.value.info == 6
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qr_plan_tiles_on_device(rng, dtype):
+    """The plan's tile sizes on device arrays (tall-and-skinny: tiles of many rows)."""
+    torch = _torch()
+    m, n = 3000, 200
+    a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    q, r = starfact.qr(ta)
+    assert orthogonality(q.cpu().numpy(), dtype) < LIMIT and qr_residual(a, q.cpu().numpy(), r.cpu().numpy(), dtype) < LIMIT
+    assert lstsq_residual(a, starfact.gels(ta, tb).cpu().numpy(), b, dtype) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cupy_qr(rng, dtype):
+    m, n = 3 * NB + 5, NB + 1
+    a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
+    cupy = _cupy()
+    q, r = starfact.qr(cupy.asarray(a), nb=NB)
+    assert isinstance(q, cupy.ndarray) and isinstance(r, cupy.ndarray)
+    assert orthogonality(cupy.asnumpy(q), dtype) < LIMIT and qr_residual(a, cupy.asnumpy(q), cupy.asnumpy(r), dtype) < LIMIT
+    x, residues, _, _ = starfact.lstsq(cupy.asarray(a), cupy.asfortranarray(cupy.asarray(b)), nb=NB)
+    assert isinstance(x, cupy.ndarray) and isinstance(residues, cupy.ndarray)
+    assert lstsq_residual(a, cupy.asnumpy(x), b, dtype) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jax_qr(rng, dtype):
+    m, n = 3 * NB + 5, NB + 1
+    a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
+    jax, gpu = _jax()
+    ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
+    q, r = starfact.qr(ja, nb=NB)
+    assert isinstance(q, jax.Array) and qr_residual(a, numpy.asarray(q), numpy.asarray(r), dtype) < LIMIT
+    assert orthogonality(numpy.asarray(q), dtype) < LIMIT
+    x, _, _, _ = starfact.lstsq(ja, jb, nb=NB)
+    assert isinstance(x, jax.Array) and lstsq_residual(a, numpy.asarray(x), b, dtype) < LIMIT
+    assert numpy.array_equal(numpy.asarray(ja), a)  # JAX arrays are never written
 
 
 def test_numba(rng):

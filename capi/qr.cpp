@@ -1,0 +1,281 @@
+// The C ABI's QR operations: geqrf (the T factors as a handle), ormqr, orgqr and gels, as submit forms.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "capi/tiles.hpp"
+#include "starfact/plan.hpp"
+#include "starfact/qr.hpp"
+
+namespace starfact::capi {
+namespace {
+
+/// The factors of one QR, shared by the handle and the jobs that use them (the last owner frees them, waiting for
+/// their tasks). `ready` is set when the geqrf job that made them has been waited for.
+struct QrState {
+    int32_t dtype = STARFACT_C_FLOAT64;
+    std::unique_ptr<QRFactors<float>> f32;
+    std::unique_ptr<QRFactors<double>> f64;
+    std::atomic<bool> ready{false};
+
+    template <typename T>
+    QRFactors<T>& get() const {
+        if constexpr (std::is_same_v<T, float>) return *f32;
+        else return *f64;
+    }
+    template <typename T>
+    void set(std::unique_ptr<QRFactors<T>> f) {
+        if constexpr (std::is_same_v<T, float>) f32 = std::move(f);
+        else f64 = std::move(f);
+    }
+};
+
+}  // namespace
+}  // namespace starfact::capi
+
+struct starfact_c_qr_factors {
+    std::shared_ptr<starfact::capi::QrState> state;
+};
+
+namespace starfact::capi {
+namespace {
+
+/// The checked m x n matrix `a` of a QR (m >= n); returns n.
+int64_t check_tall(const char* function, const char* argument, const starfact_c_matrix* a, const Runtime& rt) {
+    check_matrix(function, argument, a, &rt);
+    require(a->rows >= a->cols, function, argument, [&] {
+        return "must have at least as many rows as columns (got " + std::to_string(a->rows) + " x " +
+               std::to_string(a->cols) + "): the QR of a wide matrix is not supported";
+    });
+    return a->cols;
+}
+
+/// The tile size of a QR of the m x n matrix: the options' or the plan's.
+template <typename T>
+int64_t qr_nb(const Runtime& rt, int64_t m, int64_t n, const ParsedOptions& p, Residency where) {
+    if (p.tiling.nb > 0) return p.tiling.nb;
+    return std::max<int64_t>(
+        1, qr_tile_size<T>(m, n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()));
+}
+
+/// The factors handle `factors` of `function`, checked against the Runtime and the matrix qr (its shape and dtype);
+/// the factorization must have been waited for.
+const QrState& checked_factors(const char* function, const starfact_c_qr_factors* factors, const Runtime& rt,
+                               const starfact_c_matrix& qr) {
+    require(factors != nullptr && factors->state != nullptr, function, "factors", "is null");
+    const QrState& s = *factors->state;
+    bool same_runtime = false;
+    int64_t m = 0, n = 0;
+    try {
+        dispatch(s.dtype, [&](auto tag) {
+            const auto& f = s.get<decltype(tag)>();
+            m = f.m();
+            n = f.n();
+            same_runtime = &f.runtime() == &rt;  // throws once the factors' Runtime was destroyed
+        });
+    } catch (const RuntimeError&) {
+        same_runtime = false;
+    }
+    require(same_runtime, function, "factors", "belongs to another runtime (or to one that was destroyed)");
+    require(s.ready.load(std::memory_order_acquire), function, "factors",
+            "are not ready: wait for the geqrf job that made them first");
+    require(qr.rows == m && qr.cols == n, function, "qr", [&] {
+        return "must be the " + std::to_string(m) + " x " + std::to_string(n) + " matrix geqrf factored with these "
+               "factors (got " + std::to_string(qr.rows) + " x " + std::to_string(qr.cols) + ")";
+    });
+    require_same_dtype(function, "qr", qr.dtype, s.dtype, "factors");
+    return s;
+}
+
+/// The tile size of an operation with the factors: theirs (options->nb must be 0 or the same).
+template <typename T>
+int64_t factors_nb(const char* function, const QRFactors<T>& f, const ParsedOptions& p) {
+    require(p.tiling.nb == 0 || p.tiling.nb == f.nb(), function, "nb", [&] {
+        return "must be 0 or the factors' tile size " + std::to_string(f.nb()) + " (got " +
+               std::to_string(p.tiling.nb) + ")";
+    });
+    return f.nb();
+}
+
+/// Checks the rows x cols matrix `c` (named `name`) of an operation with the m-row qr: present, m rows, qr's dtype.
+void check_applied(const char* function, const char* name, const starfact_c_matrix* c, const starfact_c_matrix& qr,
+                   const Runtime& rt) {
+    check_matrix(function, name, c, &rt);
+    require(c->rows == qr.rows, function, name, [&] {
+        return "must have " + std::to_string(qr.rows) + " rows, as qr (got " + std::to_string(c->rows) + ")";
+    });
+    require_same_dtype(function, name, c->dtype, qr.dtype, "qr");
+}
+
+}  // namespace
+}  // namespace starfact::capi
+
+using namespace starfact;
+using namespace starfact::capi;
+
+extern "C" {
+
+int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                            const starfact_c_options* options, starfact_c_qr_factors** factors,
+                            starfact_c_job** job) {
+    if (factors) *factors = nullptr;
+    return submit("geqrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        require(factors != nullptr, "geqrf", "factors", "is null (no place for the handle)");
+        check_tall("geqrf", "a", a, rt);
+        const Output out = output_like("geqrf", "a_out", a_out, *a, "a", rt);
+        const ParsedOptions p = parse_options("geqrf", options);
+        const Residency where = residency_for(p, {a, a_out});
+        auto state = std::make_shared<QrState>();
+        state->dtype = a->dtype;
+        dispatch(a->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const int64_t nb = qr_nb<T>(rt, a->rows, a->cols, p, where);
+            auto F = std::make_unique<QRFactors<T>>(rt, a->rows, a->cols, nb, p.tree, p.ib);
+            auto A = argument_tiles<T>(rt, *a, out, true, false, nb, where);
+            async::geqrf(A->tiles(), *F, *j.sequence, p.options);
+            state->set(std::move(F));
+            j.finish = [A, state, out](int info) {
+                A->deliver(true);
+                settle(out);
+                state->ready.store(true, std::memory_order_release);
+                return info;
+            };
+        });
+        auto handle = std::make_unique<starfact_c_qr_factors>();
+        handle->state = state;
+        *factors = handle.release();
+    });
+}
+
+int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t trans, const starfact_c_matrix* qr,
+                            const starfact_c_qr_factors* factors, const starfact_c_matrix* c,
+                            const starfact_c_matrix* c_out, const starfact_c_options* options, starfact_c_job** job) {
+    return submit("ormqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        require(side == STARFACT_C_LEFT || side == STARFACT_C_RIGHT, "ormqr", "side",
+                [&] { return "must be STARFACT_C_LEFT or STARFACT_C_RIGHT (got " + std::to_string(side) + ")"; });
+        require(side == STARFACT_C_LEFT, "ormqr", "side", "must be left (Q c or Q^T c): the right side is not supported");
+        require(trans == STARFACT_C_NOTRANS || trans == STARFACT_C_TRANS, "ormqr", "trans",
+                [&] { return "must be STARFACT_C_NOTRANS or STARFACT_C_TRANS (got " + std::to_string(trans) + ")"; });
+        check_tall("ormqr", "qr", qr, rt);
+        const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
+        checked_factors("ormqr", factors, rt, *qr);
+        check_applied("ormqr", "c", c, *qr, rt);
+        const Output out = output_like("ormqr", "c_out", c_out, *c, "c", rt);
+        const ParsedOptions p = parse_options("ormqr", options);
+        const Residency where = residency_for(p, {qr, c, c_out});
+        dispatch(qr->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const QRFactors<T>& F = state->get<T>();
+            const int64_t nb = factors_nb("ormqr", F, p);
+            auto Q = argument_tiles<T>(rt, *qr, Output{}, false, false, nb, where);
+            auto C = argument_tiles<T>(rt, *c, out, true, false, nb, where, {qr});
+            async::ormqr(Side::Left, trans == STARFACT_C_TRANS ? Trans::Transpose : Trans::NoTrans, Q->tiles(), F,
+                         C->tiles(), *j.sequence, p.options);
+            j.finish = [Q, C, state, out](int info) {
+                Q->deliver(false);
+                C->deliver(true);
+                settle(out);
+                return info;
+            };
+        });
+    });
+}
+
+int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix* qr,
+                            const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
+                            const starfact_c_options* options, starfact_c_job** job) {
+    return submit("orgqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        check_tall("orgqr", "qr", qr, rt);
+        const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
+        checked_factors("orgqr", factors, rt, *qr);
+        check_matrix("orgqr", "q_out", q_out, &rt);
+        require_shape("orgqr", "q_out", *q_out, qr->rows, qr->cols);
+        require_same_dtype("orgqr", "q_out", q_out->dtype, qr->dtype, "qr");
+        const ParsedOptions p = parse_options("orgqr", options);
+        const Residency where = residency_for(p, {qr, q_out});
+        Output out;
+        out.matrix = *q_out;
+        out.present = true;
+        dispatch(qr->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const QRFactors<T>& F = state->get<T>();
+            const int64_t nb = factors_nb("orgqr", F, p);
+            auto Q = argument_tiles<T>(rt, *qr, Output{}, false, false, nb, where);
+            // q_out is written whole (orgqr sets every tile first): its own contents are the input, never read.
+            auto R = argument_tiles<T>(rt, *q_out, out, true, false, nb, where, {qr});
+            async::orgqr(Q->tiles(), F, R->tiles(), *j.sequence, p.options);
+            j.finish = [Q, R, state, out](int info) {
+                Q->deliver(false);
+                R->deliver(true);
+                settle(out);
+                return info;
+            };
+        });
+    });
+}
+
+int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
+                           const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
+                           starfact_c_job** job) {
+    return submit("gels", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
+        check_tall("gels", "a", a, rt);
+        check_matrix("gels", "b", b, &rt);
+        require(b->rows == a->rows, "gels", "b", [&] {
+            return "must have " + std::to_string(a->rows) + " rows, as a (got " + std::to_string(b->rows) + ")";
+        });
+        require_same_dtype("gels", "b", b->dtype, a->dtype, "a");
+        const Output aout = output_like("gels", "a_out", a_out, *a, "a", rt);
+        const Output bout = output_like("gels", "b_out", b_out, *b, "b", rt);
+        const ParsedOptions p = parse_options("gels", options);
+        const Residency where = residency_for(p, {a, a_out, b, b_out});
+        dispatch(a->dtype, [&](auto tag) {
+            using T = decltype(tag);
+            const int64_t nb = qr_nb<T>(rt, a->rows, a->cols, p, where);
+            auto F = std::make_shared<QRFactors<T>>(rt, a->rows, a->cols, nb, p.tree, p.ib);
+            auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
+            async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options);
+            j.finish = [A, B, F, aout, bout](int info) {
+                A->deliver(true);
+                B->deliver(info == 0);
+                settle(aout, bout);
+                return info;
+            };
+        });
+    });
+}
+
+int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_qr_info* info) {
+    return guarded([&] {
+        require(factors != nullptr && factors->state != nullptr, "qr_factors_info", "factors", "is null");
+        require(info != nullptr, "qr_factors_info", "info", "is null");
+        const QrState& s = *factors->state;
+        *info = starfact_c_qr_info{};
+        dispatch(s.dtype, [&](auto tag) {
+            const auto& f = s.get<decltype(tag)>();
+            info->rows = f.m();
+            info->cols = f.n();
+            info->nb = f.nb();
+            info->ib = f.ib();
+            info->domain_rows = f.domain_rows();
+            const std::string tree = f.tree().name();
+            std::strncpy(info->tree, tree.c_str(), sizeof info->tree - 1);
+        });
+        info->dtype = s.dtype;
+        info->ready = s.ready.load(std::memory_order_acquire) ? 1 : 0;
+    });
+}
+
+void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors) {
+    // The last owner of the factors (this handle, or a job using them) waits for their tasks and frees them.
+    try {
+        const KeepDevice keep;
+        delete factors;
+    } catch (...) {
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,392 @@
+"""Tile Householder QR and linear least squares of tall matrices (m >= n), in SciPy's spirit (docs/qr.md).
+
+``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x n orthonormal and r n x n upper
+triangular. ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c or q^T c) and
+``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x, residues, rank,
+None)``; ``gels(a, b)`` returns x alone. The operations of one matrix have ``_async`` forms returning a
+:class:`starfact.Job`.
+
+The library computes on column-major arrays: a Fortran-ordered a is read and written in place, a C-ordered one
+costs one copy (as with SciPy's LAPACK wrappers). Wide matrices (m < n) are not supported.
+"""
+import ctypes
+import threading
+
+import numpy
+
+from . import _arrays, _backends, _clib, _ops
+from ._ops import Work
+from .errors import LinAlgError, argument_type_error, argument_value_error
+
+_MODES = ("economic", "full", "r")
+_HANDLE = object()  # stands for the factors' C handle in the arguments of QRFactors._submit
+
+
+def _tall(v):
+    """(m, n) of the 2-D view v, m >= n; ValueError naming it otherwise."""
+    m, n = v.shape
+    if m < n:
+        raise argument_value_error(v.name, "must have at least as many rows as columns (got shape %s): the QR of a "
+                                   "wide matrix is not supported" % (v.shape,))
+    return m, n
+
+
+def _rank_deficient(function, info):
+    return LinAlgError("starfact.%s: R[%d, %d] is exactly zero: the matrix is rank deficient (info=%d)"
+                       % (function, info - 1, info - 1, info), info)
+
+
+class QRFactors:
+    """A tile Householder QR, a = Q R, as :func:`geqrf` returns it: Q is the product of the Householder reflectors
+    whose vectors lie below the diagonal of :attr:`qr` and whose triangular factors T the library holds (in the
+    memory where its tasks made them: a GPU's under GPU mappings).
+
+    Attributes:
+        qr: the factored matrix, an array of a's type and device: R in its upper triangle, the reflectors' vectors
+            below (LAPACK's geqrf layout, with the tree's merges' vectors in the upper triangles of merged tiles).
+            ormqr and orgqr read it: it must not be modified.
+        shape, dtype: those of a.
+        nb, ib: the tile size and the CPU kernels' inner blocking; tree: the reduction tree asked for ("auto",
+            "flat", "binary", "domains=A"); domain_rows: tile rows per domain of the tree that ran.
+
+    The factors belong to the :class:`starfact.Runtime` that made them: closing it frees them (their use then raises
+    ValueError). :meth:`close` frees them at once (the jobs still using them keep them until they complete).
+    """
+
+    def __init__(self, backend, dtype):
+        self.qr = None
+        self.dtype = dtype
+        self._backend = backend
+        self._runtime = None
+        self._handle = None
+        self._lock = threading.Lock()
+
+    def _attach(self, runtime, handle):
+        self._runtime = runtime
+        self._handle = handle
+        runtime._track_factors(self)  # pylint: disable=protected-access
+
+    def _info(self):
+        with self._lock:
+            if self._handle is None:
+                raise argument_value_error("factors", "were freed (closed, or their runtime was closed)")
+            info = _clib.QRInfo()
+            _clib.check(_clib.lib.starfact_c_qr_factors_info(self._handle, ctypes.byref(info)))
+            return info
+
+    def _submit(self, function, runtime, works, args, finish):
+        """Submits function(rt, *args, &job) with this C handle in place of _HANDLE in args (the lock held, so that
+        close() cannot free it meanwhile)."""
+        with self._lock:
+            if self._handle is None:
+                raise argument_value_error("factors", "were freed (closed, or their runtime was closed)")
+            args = tuple(self._handle if a is _HANDLE else a for a in args)
+            return _ops.submit(function, runtime if runtime is not None else self._runtime, works, args, finish,
+                               keep=(self,))
+
+    @property
+    def shape(self):
+        info = self._info()
+        return (int(info.rows), int(info.cols))
+
+    @property
+    def nb(self):
+        return int(self._info().nb)
+
+    @property
+    def ib(self):
+        return int(self._info().ib)
+
+    @property
+    def tree(self):
+        return self._info().tree.decode()
+
+    @property
+    def domain_rows(self):
+        return int(self._info().domain_rows)
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    def r(self):
+        """R: the upper triangle of the first n rows of :attr:`qr`, n x n (a new array of a's type)."""
+        n = self.qr.shape[1]
+        return self._backend.triu(self.qr[:n])
+
+    def close(self):
+        """Frees the factors (the jobs still using them keep them until they complete). Idempotent."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            _clib.lib.starfact_c_qr_factors_destroy(handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<starfact.QRFactors (freed)>"
+        info = self._info()
+        return "<starfact.QRFactors %d x %d %s, nb=%d, tree=%s>" % (info.rows, info.cols, self.dtype, info.nb,
+                                                                   info.tree.decode())
+
+
+def _factors(factors):
+    if not isinstance(factors, QRFactors):
+        raise argument_type_error("factors", "the starfact.QRFactors geqrf returns", type(factors).__name__)
+    if factors.qr is None:
+        raise argument_value_error("factors", "hold no factorization yet (wait for geqrf_async's job)")
+    return factors
+
+
+def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
+                runtime=None):
+    """Submits :func:`geqrf`; returns a :class:`starfact.Job` whose ``wait()`` returns the :class:`QRFactors`."""
+    va = _arrays.view(a, "a", (2,))
+    _tall(va)
+    wa = Work(va, transpose=False, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
+    opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency, tree=tree, ib=ib)
+    factors = QRFactors(va.backend, va.dtype)
+    handle = ctypes.c_void_p()
+
+    def finish(_info, _report):
+        factors.qr = wa.result()
+        return factors
+
+    job = _ops.submit(_clib.lib.starfact_c_geqrf_submit, runtime, [wa],
+                      (_ops.pointer(wa.src), _ops.pointer(wa.dst), _ops.pointer(opts), ctypes.byref(handle)), finish)
+    factors._attach(job._runtime, handle)  # pylint: disable=protected-access
+    return job
+
+
+def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
+          runtime=None):
+    """Tile Householder QR factorization a = Q R of a tall matrix (LAPACK's geqrf, in tiles).
+
+    Args:
+        a: (m, n) float32 or float64 array, m >= n (NumPy, or any array through DLPack / the CUDA Array Interface).
+        overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
+        tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
+            2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A" (docs/qr.md).
+        nb: tile size (None: the plan's, qr_tile_size); ib: inner blocking of the CPU kernels (None: the plan's;
+            below nb every task runs on CPU workers); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
+            or "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.
+
+    Returns:
+        :class:`QRFactors`: ``.qr`` (an array of a's type) holds R and the reflectors; :func:`ormqr` and
+        :func:`orgqr` apply or form Q, ``.r()`` gives R.
+    """
+    return geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
+                       residency=residency, runtime=runtime).wait()
+
+
+def _code(name, value, codes):
+    if not isinstance(value, str):
+        raise argument_type_error(name, "a str", type(value).__name__)
+    code = codes.get(value.lower())
+    if code is None:
+        raise argument_value_error(name, "must be one of %s (got %r)" % (", ".join(repr(k) for k in codes), value))
+    return code
+
+
+def ormqr_async(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mapping=None, variant=None,
+                residency=None, runtime=None):
+    """Submits :func:`ormqr`; returns a :class:`starfact.Job` whose ``wait()`` returns the product."""
+    f = _factors(factors)
+    side = _code("side", side, {"l": _clib.LEFT, "left": _clib.LEFT, "r": _clib.RIGHT, "right": _clib.RIGHT})
+    trans = _code("trans", trans, {"n": _clib.NOTRANS, "t": _clib.TRANS})
+    vq = _arrays.view(f.qr, "factors", (2,))
+    m = vq.shape[0]
+    vc = _arrays.view(c, "c", (1, 2))
+    _ops.same_dtype(vc, vq)
+    if vc.shape[0] != m:
+        raise argument_value_error("c", "must have %d rows, as the factored matrix (got shape %s)" % (m, vc.shape))
+    wq = Work(vq, transpose=False, overwrite=False, output=False)
+    wc = Work(vc, transpose=False, overwrite=_ops.check_bool("overwrite_c", overwrite_c), output=True)
+    opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
+    return f._submit(_clib.lib.starfact_c_ormqr_submit, runtime, [wq, wc],  # pylint: disable=protected-access
+                     (side, trans, _ops.pointer(wq.src), _HANDLE, _ops.pointer(wc.src), _ops.pointer(wc.dst),
+                      _ops.pointer(opts)), lambda info, report: wc.result())
+
+
+def ormqr(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mapping=None, variant=None, residency=None,
+          runtime=None):
+    """Multiplies c by the Q of a QR: Q c (trans "N") or Q^T c (trans "T") (LAPACK's ormqr, left side).
+
+    Args:
+        factors: the :class:`QRFactors` of :func:`geqrf` (a is m x n).
+        c: (m,) or (m, k) array of a's dtype.
+        trans: "N" (Q c) or "T" (Q^T c).
+        overwrite_c: c may be overwritten with the product (in place when c is a vector or Fortran-ordered).
+        side: "L" only (c Q is not supported: ArgumentError naming 'side').
+        nb: None, or the factors' tile size; mapping, variant, residency, runtime: as for :func:`geqrf` (runtime
+            None: the factors').
+
+    Returns:
+        The product, an array of c's type and shape: Q^T c holds in its first n rows the coefficients of c in the
+        columns of the thin Q, and below them its component orthogonal to them.
+    """
+    return ormqr_async(factors, c, trans, overwrite_c, side=side, nb=nb, mapping=mapping, variant=variant,
+                       residency=residency, runtime=runtime).wait()
+
+
+def orgqr_async(factors, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
+    """Submits :func:`orgqr`; returns a :class:`starfact.Job` whose ``wait()`` returns Q."""
+    f = _factors(factors)
+    vq = _arrays.view(f.qr, "factors", (2,))
+    m, n = vq.shape
+    be = vq.backend
+    buf = be.empty(vq.obj, (n, m), vq.dtype)  # C-ordered (n, m): column-major m x n
+    bv = _arrays.view(buf, "q", (2,))
+    wq = Work(vq, transpose=False, overwrite=False, output=False)
+    wq.views.append(bv)
+    opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
+    out = bv.matrix(True)
+    return f._submit(_clib.lib.starfact_c_orgqr_submit, runtime, [wq],  # pylint: disable=protected-access
+                     (_ops.pointer(wq.src), _HANDLE, _ops.pointer(out), _ops.pointer(opts)),
+                     lambda info, report: be.finish(be.swap(buf)))
+
+
+def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
+    """The thin Q of a QR: the first n columns of Q, m x n with orthonormal columns (LAPACK's orgqr).
+
+    Args:
+        factors: the :class:`QRFactors` of :func:`geqrf`.
+        nb, mapping, variant, residency, runtime: as for :func:`ormqr`.
+
+    Returns:
+        Q, a new array of the factored matrix's type and device.
+    """
+    return orgqr_async(factors, nb=nb, mapping=mapping, variant=variant, residency=residency,
+                       runtime=runtime).wait()
+
+
+def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
+       residency=None, runtime=None):
+    """QR decomposition a = Q R of a tall matrix (``scipy.linalg.qr``, without pivoting).
+
+    Args:
+        a: (m, n) float32 or float64 array, m >= n.
+        mode: "economic" (the default, as ``numpy.linalg.qr``'s "reduced"; SciPy's default is "full"): Q m x n,
+            R n x n; "full": Q m x m (Q applied to the identity by :func:`ormqr`), R m x n; "r": ``(R,)``, R m x n,
+            as SciPy's. ("raw": use :func:`geqrf`.)
+        overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
+        tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
+
+    Returns:
+        (q, r), or (r,) for mode "r": new arrays of a's type and device; r upper triangular.
+    """
+    if not isinstance(mode, str):
+        raise argument_type_error("mode", "a str", type(mode).__name__)
+    if mode not in _MODES:
+        raise argument_value_error("mode", "must be 'economic', 'full' or 'r' (got %r)%s" % (
+            mode, "; geqrf returns the factors" if mode == "raw" else ""))
+    common = dict(mapping=mapping, variant=variant, residency=residency, runtime=runtime)
+    with geqrf(a, overwrite_a, tree=tree, nb=nb, ib=ib, **common) as f:
+        be = f._backend  # pylint: disable=protected-access
+        if mode == "economic":
+            return orgqr(f, **common), f.r()
+        r = be.triu(f.qr)
+        if mode == "r":
+            return (r,)
+        m = f.qr.shape[0]
+        # The identity C-ordered is its own transpose: its swapped view is column-major, computed in place.
+        eye = be.swap(be.from_numpy(f.qr, numpy.eye(m, dtype=f.dtype)))
+        return ormqr(f, eye, "N", overwrite_c=True, **common), r
+
+
+def gels_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None,
+               variant=None, residency=None, runtime=None):
+    """Submits :func:`gels`; returns a :class:`starfact.Job` whose ``wait()`` returns x."""
+    return _gels_job("gels", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
+                                                                 variant=variant, residency=residency),
+                     runtime, lambda w, n, dtype: w[:n])
+
+
+def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, result):
+    va = _arrays.view(a, "a", (2,))
+    m, n = _tall(va)
+    vb = _arrays.view(b, "b", (1, 2))
+    _ops.right_hand_sides(vb, m, va)
+    overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
+    wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a)
+    wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
+    opts = _ops.options(**keywords)
+
+    def finish(info, _report):
+        if info > 0:
+            raise _rank_deficient(function, info)
+        return result(wb.result(), n, va.dtype)
+
+    return _ops.submit(_clib.lib.starfact_c_gels_submit, runtime, [wa, wb],
+                       (_ops.pointer(wa.src), _ops.pointer(wa.dst), _ops.pointer(wb.src), _ops.pointer(wb.dst),
+                        _ops.pointer(opts)), finish)
+
+
+def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
+         residency=None, runtime=None):
+    """Least squares min ||a x - b||_2 for a full-rank tall a (LAPACK's gels, 'N'): QR of a, Q^T b and the
+    triangular solve as one task graph.
+
+    Args:
+        a: (m, n) float32 or float64 array, m >= n, of full rank.
+        b: (m,) or (m, k) array of a's dtype.
+        overwrite_a, overwrite_b: a (with its QR factors) and b (with Q^T b, x in its first n rows) may be
+            overwritten, in place when they are Fortran-ordered (b: or a vector).
+        tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
+
+    Returns:
+        x, (n,) or (n, k), of b's type: the first n rows of the array holding Q^T b (b itself when written in
+        place).
+
+    Raises:
+        starfact.LinAlgError: ``info`` = k when R[k-1, k-1] is exactly zero (a is rank deficient).
+    """
+    return gels_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
+                      residency=residency, runtime=runtime).wait()
+
+
+def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None,
+                variant=None, residency=None, runtime=None):
+    """Submits :func:`lstsq`; returns a :class:`starfact.Job` whose ``wait()`` returns (x, residues, rank, None)."""
+
+    def result(w, n, dtype):
+        be = _backends.of(w)
+        if w.shape[0] > n:
+            residues = be.sum_squares(w[n:])
+        else:
+            residues = be.from_numpy(w, numpy.empty((0,), dtype=dtype))
+        return w[:n], residues, n, None
+
+    return _gels_job("lstsq", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
+                                                                  variant=variant, residency=residency),
+                     runtime, result)
+
+
+def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
+          residency=None, runtime=None):
+    """Least-squares solution of a x = b for a full-rank tall a (``scipy.linalg.lstsq``, by QR: :func:`gels`).
+
+    Args:
+        a, b, overwrite_a, overwrite_b, tree, nb, ib, mapping, variant, residency, runtime: as for :func:`gels`.
+
+    Returns:
+        (x, residues, rank, s) as SciPy's: x (n,) or (n, k); residues the squared 2-norms of the columns of
+        b - a x when m > n ((k,), or a 0-d array for a 1-D b), else an empty (0,) array; rank n (a is of full rank,
+        or LinAlgError is raised); s None (no singular values: the solution is a QR's, not an SVD's).
+
+    Raises:
+        starfact.LinAlgError: ``info`` = k when R[k-1, k-1] is exactly zero (a is rank deficient).
+    """
+    return lstsq_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
+                       residency=residency, runtime=runtime).wait()

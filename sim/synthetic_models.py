@@ -101,9 +101,6 @@ def main():
     ap.add_argument("--n", type=int, action="append", required=True, help="matrix order (repeatable)")
     ap.add_argument("--nb", type=int, action="append", required=True, help="tile order (repeatable)")
     ap.add_argument("--prec", choices=["s", "d"], action="append", help="precision (repeatable; default d)")
-    ap.add_argument("--diag", default="fused", choices=["fused", "cusolver", "recursive"],
-                    help="the diagonal kernel whose model is written (starpu_chol --diag; default fused, the "
-                         "plan's choice below tile order 2049)")
     a = ap.parse_args()
     if any(v < 1 for v in a.n + a.nb):
         sys.exit("synthetic_models.py: --n and --nb must be >= 1")
@@ -117,11 +114,11 @@ def main():
                     merged.setdefault(kernel, {}).update(entries)
         for kernel, entries in merged.items():
             rate = RATES[prec][kernel]
-            symbol = "starfact_%s%s" % (prec, kernel)
-            if kernel == "potrf" and a.diag != "cusolver":
-                symbol += "_" + a.diag
-            with open(os.path.join(a.out, "%s.%s" % (symbol, a.host)), "w") as f:
-                f.write(model_text(entries, lambda flops, r=rate: flops / r + LAUNCH))
+            # potrf: the same figures for each diagonal kernel (starpu_chol --diag cusolver, fused, recursive)
+            for suffix in (["", "_fused", "_recursive"] if kernel == "potrf" else [""]):
+                symbol = "starfact_%s%s%s" % (prec, kernel, suffix)
+                with open(os.path.join(a.out, "%s.%s" % (symbol, a.host)), "w") as f:
+                    f.write(model_text(entries, lambda flops, r=rate: flops / r + LAUNCH))
 
 
 if __name__ == "__main__":

@@ -170,6 +170,8 @@ bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 ||
 bool models_present(const Runtime& rt, char prec, const std::vector<const char*>& kernels) {
     char host[256] = "";
     gethostname(host, sizeof host);
+    if (const char* named = std::getenv("STARPU_HOSTNAME"))  // StarPU names the model files after it when set
+        std::snprintf(host, sizeof host, "%s", named);
     for (const char* k : kernels) {
         const std::string f = rt.perfmodel_dir() + "/codelets/45/starfact_" + prec + k + "." + host;
         if (access(f.c_str(), R_OK) != 0) return false;

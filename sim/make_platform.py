@@ -35,6 +35,72 @@ def measured_host_links(prefix):
     return out
 
 
+HEADER = ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+          "<!-- %s: %d GPUs per node, NVLink switch, PCIe to the host (sim/make_platform.py, docs/simulation.md) -->\n"
+          '<platform version="4.1">\n')
+CONFIG = (' <config id="General">\n'
+          '   <prop id="network/TCP-gamma" value="-1"></prop>\n'
+          '   <prop id="network/latency-factor" value="1"></prop>\n'
+          '   <prop id="network/bandwidth-factor" value="1"></prop>\n'
+          '   <prop id="network/weight-S" value="0.0"></prop>\n'
+          '   <prop id="network/crosstraffic" value="0"></prop>\n'
+          ' </config>\n')
+
+
+def node_zone(a, h2d, d2h, nvl, p, zone):
+    """One node as a SimGrid zone: its hosts (MAIN, CPUi, CUDAi, RAM), links and routes, every name prefixed by p
+    (StarPU-MPI under SMPI looks rank r's hosts up as StarPU-MPI<r>-<name>)."""
+    x = [' <zone id="%s" routing="Full">\n' % zone]
+    x.append('   <host id="%sMAIN" speed="1f"/>\n' % p)
+    for c in range(a.cpus):
+        x.append('   <host id="%sCPU%d" speed="2000000000f"/>\n' % (p, c))
+    mem = int(a.gpu_mem_gib * 2**30)
+    for g in range(a.gpus):
+        x.append('   <host id="%sCUDA%d" speed="2000000000f">\n     <prop id="memsize" value="%d"/>\n'
+                 '     <prop id="memcpy_peer" value="1"/>\n   </host>\n' % (p, g, mem))
+    x.append('   <host id="%sRAM" speed="1f"/>\n\n' % p)
+    x.append('   <link id="%sHost" bandwidth="%.0fBps" latency="0s"/>\n' % (p, a.host_mem_gbs * 1e9))
+    switches = int(math.ceil(a.gpus / float(a.gpus_per_switch)))
+    for s in range(switches):  # a PCIe switch's uplink, shared by its GPUs, one per direction
+        x.append('   <link id="%sup%d-in" bandwidth="%.0fBps" latency="0s"/>\n' % (p, s, h2d[0]))
+        x.append('   <link id="%sup%d-out" bandwidth="%.0fBps" latency="0s"/>\n' % (p, s, d2h[0]))
+    for g in range(a.gpus):
+        x.append('   <link id="%sRAM-CUDA%d" bandwidth="%.0fBps" latency="%gs"/>\n' % (p, g, h2d[0], h2d[1]))
+        x.append('   <link id="%sCUDA%d-RAM" bandwidth="%.0fBps" latency="%gs"/>\n' % (p, g, d2h[0], d2h[1]))
+        # A GPU's NVLink ports, one per direction: what it sends to all peers shares its egress, what it receives
+        # its ingress (the switch itself is non-blocking).
+        x.append('   <link id="%sCUDA%d-nvl-out" bandwidth="%.0fBps" latency="%gs"/>\n' % (p, g, nvl[0], nvl[1]))
+        x.append('   <link id="%sCUDA%d-nvl-in" bandwidth="%.0fBps" latency="0s"/>\n' % (p, g, nvl[0]))
+    x.append("\n")
+    for g in range(a.gpus):
+        s = g // a.gpus_per_switch
+        x.append('   <route src="{p}RAM" dst="{p}CUDA{g}" symmetrical="NO"><link_ctn id="{p}Host"/>'
+                 '<link_ctn id="{p}up{s}-in"/><link_ctn id="{p}RAM-CUDA{g}"/></route>\n'.format(p=p, g=g, s=s))
+        x.append('   <route src="{p}CUDA{g}" dst="{p}RAM" symmetrical="NO"><link_ctn id="{p}CUDA{g}-RAM"/>'
+                 '<link_ctn id="{p}up{s}-out"/><link_ctn id="{p}Host"/></route>\n'.format(p=p, g=g, s=s))
+    for g in range(a.gpus):
+        for h in range(a.gpus):
+            if g != h:
+                x.append('   <route src="{p}CUDA{g}" dst="{p}CUDA{h}" symmetrical="NO"><link_ctn id="{p}CUDA{g}-nvl-out"/>'
+                         '<link_ctn id="{p}CUDA{h}-nvl-in"/></route>\n'.format(p=p, g=g, h=h))
+    x.append(" </zone>\n")
+    return "".join(x)
+
+
+def cluster_platform(a, h2d, d2h, nvl):
+    """The SMPI platform of --nodes nodes: the network, a cluster of hosts node0.. that the MPI ranks run on (one per
+    node), each with --nics links of --ib-gbs to a non-blocking switch (a full-bisection fat tree), and beside it each
+    node's zone StarPU-MPI<i>, whose hosts the rank's StarPU workers run on."""
+    x = [HEADER % (a.host, a.gpus), CONFIG, ' <zone id="root" routing="None">\n']
+    x.append('  <cluster id="network" prefix="node" suffix="" radical="0-%d" speed="1Gf" bw="%.0fBps" lat="%gs" '
+             'sharing_policy="SPLITDUPLEX" bb_bw="%.0fBps" bb_lat="0s" bb_sharing_policy="SHARED"/>\n'
+             % (a.nodes - 1, a.nics * a.ib_gbs * 1e9, a.ib_lat_us * 1e-6, a.nodes * a.nics * a.ib_gbs * 1e9))
+    for i in range(a.nodes):
+        x.append(" " + node_zone(a, h2d, d2h, nvl, "StarPU-MPI%d-" % i, "StarPU-MPI%d" % i).replace("\n ", "\n  "))
+    x.append(" </zone>\n</platform>\n")
+    return "".join(x)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--host", required=True, help="the simulated machine's name (STARPU_HOSTNAME)")
@@ -54,6 +120,13 @@ def main():
     ap.add_argument("--host-mem-gbs", type=float, default=300.0, help="host memory GB/s, all links (default 300)")
     ap.add_argument("--from-bus", metavar="PREFIX",
                     help="take host <-> GPU bandwidth and latency from a calibration run's PREFIX.platform.v4.xml")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="write the SMPI platform of this many nodes (HOST.cluster.xml) and its hostfile "
+                         "(HOST.hosts), one MPI rank per node")
+    ap.add_argument("--ib-gbs", type=float, default=50.0,
+                    help="GB/s per direction of a node's network link (NDR InfiniBand 400 Gb/s: 50)")
+    ap.add_argument("--ib-lat-us", type=float, default=2.0, help="network latency, us (default 2)")
+    ap.add_argument("--nics", type=int, default=1, help="network links per node (default 1)")
     a = ap.parse_args()
     if not 1 <= a.gpus <= 8:
         sys.exit("make_platform.py: --gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got %d" % a.gpus)
@@ -88,50 +161,15 @@ def main():
                     vals.append(link[0] / 1e6 if kind == "bandwidth" else link[1] * 1e6)
                 f.write(row(vals))
 
-    x = []
-    x.append("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n")
-    x.append("<!-- %s: %d GPUs, NVLink switch, PCIe to the host (sim/make_platform.py, docs/simulation.md) -->\n"
-             % (a.host, a.gpus))
-    x.append('<platform version="4.1">\n <config id="General">\n')
-    for k, v in (("network/TCP-gamma", "-1"), ("network/latency-factor", "1"), ("network/bandwidth-factor", "1"),
-                 ("network/weight-S", "0.0"), ("network/crosstraffic", "0")):
-        x.append('   <prop id="%s" value="%s"></prop>\n' % (k, v))
-    x.append(' </config>\n <zone id="AS0" routing="Full">\n')
-    x.append('   <host id="MAIN" speed="1f"/>\n')
-    for c in range(a.cpus):
-        x.append('   <host id="CPU%d" speed="2000000000f"/>\n' % c)
-    mem = int(a.gpu_mem_gib * 2**30)
-    for g in range(a.gpus):
-        x.append('   <host id="CUDA%d" speed="2000000000f">\n     <prop id="memsize" value="%d"/>\n'
-                 '     <prop id="memcpy_peer" value="1"/>\n   </host>\n' % (g, mem))
-    x.append('   <host id="RAM" speed="1f"/>\n\n')
-    x.append('   <link id="Host" bandwidth="%.0fBps" latency="0s"/>\n' % (a.host_mem_gbs * 1e9))
-    switches = int(math.ceil(a.gpus / float(a.gpus_per_switch)))
-    for s in range(switches):  # a PCIe switch's uplink, shared by its GPUs, one per direction
-        x.append('   <link id="up%d-in" bandwidth="%.0fBps" latency="0s"/>\n' % (s, h2d[0]))
-        x.append('   <link id="up%d-out" bandwidth="%.0fBps" latency="0s"/>\n' % (s, d2h[0]))
-    for g in range(a.gpus):
-        x.append('   <link id="RAM-CUDA%d" bandwidth="%.0fBps" latency="%gs"/>\n' % (g, h2d[0], h2d[1]))
-        x.append('   <link id="CUDA%d-RAM" bandwidth="%.0fBps" latency="%gs"/>\n' % (g, d2h[0], d2h[1]))
-        # A GPU's NVLink ports, one per direction: what it sends to all peers shares its egress, what it receives
-        # its ingress (the switch itself is non-blocking).
-        x.append('   <link id="CUDA%d-nvl-out" bandwidth="%.0fBps" latency="%gs"/>\n' % (g, nvl[0], nvl[1]))
-        x.append('   <link id="CUDA%d-nvl-in" bandwidth="%.0fBps" latency="0s"/>\n' % (g, nvl[0]))
-    x.append("\n")
-    for g in range(a.gpus):
-        s = g // a.gpus_per_switch
-        x.append('   <route src="RAM" dst="CUDA%d" symmetrical="NO"><link_ctn id="Host"/><link_ctn id="up%d-in"/>'
-                 '<link_ctn id="RAM-CUDA%d"/></route>\n' % (g, s, g))
-        x.append('   <route src="CUDA%d" dst="RAM" symmetrical="NO"><link_ctn id="CUDA%d-RAM"/>'
-                 '<link_ctn id="up%d-out"/><link_ctn id="Host"/></route>\n' % (g, g, s))
-    for g in range(a.gpus):
-        for h in range(a.gpus):
-            if g != h:
-                x.append('   <route src="CUDA%d" dst="CUDA%d" symmetrical="NO"><link_ctn id="CUDA%d-nvl-out"/>'
-                         '<link_ctn id="CUDA%d-nvl-in"/></route>\n' % (g, h, g, h))
-    x.append(" </zone>\n</platform>\n")
+    node = node_zone(a, h2d, d2h, nvl, "", "AS0")
+    x = [HEADER % (a.host, a.gpus), CONFIG, node, "</platform>\n"]
     with open(os.path.join(a.out, a.host + ".platform.v4.xml"), "w") as f:
         f.write("".join(x))
+    if a.nodes > 0:
+        with open(os.path.join(a.out, a.host + ".cluster.xml"), "w") as f:
+            f.write(cluster_platform(a, h2d, d2h, nvl))
+        with open(os.path.join(a.out, a.host + ".hosts"), "w") as f:
+            f.write("".join("node%d\n" % i for i in range(a.nodes)))
 
 
 if __name__ == "__main__":

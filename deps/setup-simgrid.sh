@@ -4,7 +4,8 @@
 # without a CUDA toolkit) into its own cached prefix ~/.cache/starfact/starpu-1.3.10-simgrid-<key>. The normal
 # StarPU and its prefix are not touched.
 #   deps/setup-simgrid.sh            run deps/setup.sh (packages, deb-src entry, normal StarPU: cached), install
-#                                    libsimgrid-dev (Debian 12: SimGrid 3.32), build StarPU if its prefix is not complete
+#                                    libsimgrid-dev (Debian 12: SimGrid 3.32), build StarPU unless its prefix is
+#                                    complete
 #   deps/setup-simgrid.sh --prefix   only print the prefix
 # Cached: a second run does nothing and prints the prefix.
 set -euo pipefail
@@ -26,17 +27,20 @@ if [ -f "$prefix/.complete" ]; then
   log "StarPU $STARPU_VERSION (SimGrid) already built in $prefix"
   echo "$prefix"; exit 0
 fi
+source "$here/starpu-build.sh"
+# deps/setup.sh adds a deb-src entry only when it builds its own StarPU: with that one cached, it may be missing.
+[ -z "$(starfact_add_deb_src)" ] || $SUDO apt-get update -q >&2
 work=$STARFACT_CACHE_DIR/build-$(basename "$prefix")
 rm -rf "$work"; mkdir -p "$work"
 log "fetching StarPU source from Debian into $work"
 (cd "$work" && apt-get source -q starpu >&2)
 src=$(find "$work" -maxdepth 1 -type d -name "starpu-$STARPU_VERSION*" | head -1)
 [ -n "$src" ] || { log "apt-get source starpu did not unpack a starpu-$STARPU_VERSION directory"; exit 1; }
-source "$here/starpu-build.sh"
 starfact_build_starpu_tree "$src" "$prefix" "${STARPU_VERSION%.*}" "$(starfact_starpu_simgrid_configure_flags)" \
   "$here"/starpu-*.patch || exit 1
 grep -q "^#define STARPU_SIMGRID 1" "$prefix/include/starpu/${STARPU_VERSION%.*}/starpu_config.h" \
-  || { log "$prefix: StarPU was built without SimGrid (configure did not find it?)"; rm -f "$prefix/.complete"; exit 1; }
+  || { log "$prefix: StarPU was built without SimGrid (configure did not find it?)"
+       rm -f "$prefix/.complete"; exit 1; }
 rm -rf "$work"
 log "StarPU $STARPU_VERSION (SimGrid) installed in $prefix"
 echo "$prefix"

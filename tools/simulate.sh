@@ -66,7 +66,8 @@ from_bus=()
 python3 "$root/sim/make_platform.py" --host "$simhost" --gpus "$gpus" --cpus "$cpus" --out "$dir/bus" \
   "${from_bus[@]}" $platform
 
-echo "# simulated: $simhost ($gpus GPU(s), $cpus CPU cores; models of '$calhost' from $models$([ ${#from_bus[@]} -gt 0 ] && echo ', host links measured'))"
+measured=""; [ ${#from_bus[@]} -gt 0 ] && measured=", host links measured"
+echo "# simulated: $simhost ($gpus GPU(s), $cpus CPU cores; models of '$calhost' from $models$measured)"
 # StarPU reads the models and the platform of STARPU_HOSTNAME from STARPU_PERF_MODEL_DIR; one model serves every
 # simulated GPU (calibrated on device 0); models are not updated from simulated times.
 export STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$simhost STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_NCUDA=$gpus

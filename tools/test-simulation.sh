@@ -20,7 +20,11 @@ median() {  # gpus prec -> seconds (the summary's median), after checking the ro
     echo "$out" | tail -20 >&2; echo "FAILED: simulated run on $1 GPU(s), prec $2, exited non-zero" >&2; return 1; }
   # CSV rows: impl,n,nb,prec,...,run,seconds,GFLOP/s,residual,info
   local rows; rows=$(echo "$out" | grep -c "^starfact,$n,$nb,$2,.*,-,0$" || true)
-  [ "$rows" = 2 ] || { echo "$out" | tail -20 >&2; echo "FAILED: expected 2 timed rows with info 0 and no residual, got $rows" >&2; return 1; }
+  if [ "$rows" != 2 ]; then
+    echo "$out" | tail -20 >&2
+    echo "FAILED: expected 2 timed rows with info 0 and no residual, got $rows" >&2
+    return 1
+  fi
   echo "$out" | sed -n 's/.*summary: starfact median \([0-9.]*\) s.*/\1/p'
 }
 for prec in d s; do
@@ -31,7 +35,8 @@ for prec in d s; do
 e, t1, t2 = $expect, $t1, $t2
 bad = []
 if not e <= t1 <= 1.15 * e: bad.append('one GPU: %.4f s, expected %.4f .. %.4f s' % (t1, e, 1.15 * e))
-if not e / 2 <= t2 < t1: bad.append('two GPUs: %.4f s, expected %.4f .. %.4f s (half the sum .. one GPU)' % (t2, e / 2, t1))
+if not e / 2 <= t2 < t1:
+    bad.append('two GPUs: %.4f s, expected %.4f .. %.4f s (half the sum .. one GPU)' % (t2, e / 2, t1))
 print('; '.join(bad))")
   echo "prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
   if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi

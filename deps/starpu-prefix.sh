@@ -6,7 +6,7 @@ if [ -n "${STARPU_PREFIX:-}" ]; then echo "$STARPU_PREFIX"; exit 0; fi
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = "--simgrid" ]; then
   source "$here/starpu-simgrid-config.sh"
-  starfact_starpu_simgrid_prefix
+  starfact_starpu_simgrid_prefix "${2:-}"  # --mpi: the SMPI build's
   exit 0
 fi
 source "$here/starpu-config.sh"

@@ -6,7 +6,8 @@
 #                      time (kernel times from the performance models, bus from sampling/bus/ or the platform file)
 #   --disable-cuda     simulated CUDA workers need no CUDA toolkit: StarPU's SimGrid mode builds its CUDA driver
 #                      without CUDA, and starfact declares its CUDA implementations without compiling them
-#   --disable-mpi      StarPU-MPI under SimGrid's SMPI needs a static libstarpu built with smpicc (not done yet)
+#   --disable-mpi      in the one-process build; the SMPI build (several simulated nodes, --mpi below) has StarPU-MPI,
+#                      static libraries only (SMPI loads the program as a shared object, once per rank) and smpicc
 #   --disable-build-examples etc. as in the normal build
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/starpu-config.sh"
 
@@ -19,10 +20,17 @@ starfact_starpu_simgrid_configure_flags() {
   echo "$flags"
 }
 
+# The SMPI build: StarPU-MPI compiled by SimGrid's smpicc (configure's default under --enable-simgrid).
+starfact_starpu_smpi_configure_flags() {
+  starfact_starpu_simgrid_configure_flags | sed 's/ --disable-mpi/ --enable-mpi --disable-mpi-check --disable-shared --enable-static/'
+}
+
+# starfact_starpu_simgrid_prefix [--mpi]: the prefix of the one-process build, or of the SMPI build.
 starfact_starpu_simgrid_prefix() {
   local here; here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-  local key
-  key=$( { starfact_starpu_simgrid_configure_flags; cat "$here"/starpu-*.patch "$here/starpu-config.sh" \
+  local key flags=starfact_starpu_simgrid_configure_flags name=simgrid
+  [ "${1:-}" = --mpi ] && { flags=starfact_starpu_smpi_configure_flags; name=smpi; }
+  key=$( { $flags; cat "$here"/starpu-*.patch "$here/starpu-config.sh" \
            "$here/starpu-simgrid-config.sh"; } | sha256sum | cut -c1-12)
-  echo "$STARFACT_CACHE_DIR/starpu-$STARPU_VERSION-simgrid-$key"
+  echo "$STARFACT_CACHE_DIR/starpu-$STARPU_VERSION-$name-$key"
 }

@@ -3,7 +3,7 @@
 # under the synthetic models of sim/models/synthetic, in both precisions, at an order that is not a multiple of the
 # tile order. Checks that each run completes (info 0, no residual: nothing is computed), that the one-GPU time is
 # the sum of the models' task times (sim/expected_time.py) up to the scheduler's and submission's costs (+15%), and
-# that two GPUs take less than one and no less than half the sum.
+# that two GPUs take less than one and no less than half the sum; with the SMPI build, that two nodes complete.
 # Exits 77 (ctest: skipped) when the simulation build is absent: tools/simulate.sh --build makes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,5 +41,17 @@ print('; '.join(bad))")
   echo "prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
   if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi
 done
+# Several nodes (experimental, docs/simulation.md): when the SMPI build is there, two simulated nodes of two GPUs must
+# complete, each rank running half the tasks.
+if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_chol" ]; then
+  out=$("$root/tools/simulate.sh" --nodes 2 --gpus 2 -- --n $n --nb $nb --warmup 1 --repeat 1 --csv 2>&1) || true
+  if echo "$out" | grep -q "^starfact,$n,$nb,d,.*,1x2,1,.*,-,0$" && echo "$out" | grep -q "on 2 MPI ranks, grid 1x2"; then
+    echo "two simulated nodes: $(echo "$out" | sed -n 's/.*summary: \(.*\)/\1/p')"
+  else
+    echo "$out" | tail -20; echo "FAILED: the simulation of two nodes"; fail=1
+  fi
+else
+  echo "two simulated nodes: skipped (no SMPI build: tools/simulate.sh --build-mpi)"
+fi
 [ $fail = 0 ] && echo "simulation test passed"
 exit $fail

@@ -36,6 +36,12 @@ namespace {
 const bool warm_up_registered = register_warm_up(warm_up_gpu_kernels);
 }  // namespace
 
+#ifdef STARFACT_SIMULATION
+void simulated_cuda_implementation(void*[], void*) {
+    STARPU_ABORT_MSG("starfact: a simulated CUDA implementation was called (StarPU is not in SimGrid mode?)");
+}
+#endif
+
 void define_kernel(Kernel& k, const char* name, const char* symbol, starpu_cpu_func_t cpu, starpu_cuda_func_t cuda,
                    std::initializer_list<starpu_data_access_mode> modes) {
     k.cl.cpu_funcs[0] = cpu;

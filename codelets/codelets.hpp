@@ -20,6 +20,12 @@ namespace starfact::detail {
 
 struct SequenceState;
 
+#ifdef STARFACT_SIMULATION
+/// The CUDA implementation of every codelet in a simulation build: StarPU's SimGrid mode does not call it (the task's
+/// time comes from its performance model); aborts if called.
+void simulated_cuda_implementation(void* buffers[], void* cl_arg);
+#endif
+
 /// A StarPU codelet with its history-based performance model. Must not move once StarPU saw it.
 struct Kernel {
     starpu_codelet cl;
@@ -32,9 +38,13 @@ struct Kernel {
     Kernel& operator=(const Kernel&) = delete;
 };
 
-/// The CUDA implementation to register, or nullptr in a build without CUDA.
+/// The CUDA implementation to register, or nullptr in a build without CUDA. A simulation build (STARFACT_SIMULATION,
+/// docs/simulation.md) compiles no CUDA but declares a CUDA implementation wherever a CUDA build has one, so that
+/// StarPU schedules the task on its simulated GPUs; StarPU's SimGrid mode never calls it.
 #ifdef STARFACT_HAVE_CUDA
 #define STARFACT_CUDA_IMPL(f) (f)
+#elif defined(STARFACT_SIMULATION)
+#define STARFACT_CUDA_IMPL(f) (&::starfact::detail::simulated_cuda_implementation)
 #else
 #define STARFACT_CUDA_IMPL(f) (nullptr)
 #endif

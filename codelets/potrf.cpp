@@ -165,8 +165,9 @@ const char* potrf_symbol(DiagKernel kind) {
 
 }  // namespace
 
+// A simulation build has both, as the CUDA build it simulates (STARFACT_CUDA_IMPL).
 bool recursive_potrf_available() {
-#ifdef STARFACT_HAVE_CUDA
+#if defined(STARFACT_HAVE_CUDA) || defined(STARFACT_SIMULATION)
     return true;
 #else
     return false;
@@ -174,7 +175,7 @@ bool recursive_potrf_available() {
 }
 
 bool fused_potf2_available() {
-#ifdef STARFACT_HAVE_POTF2
+#if defined(STARFACT_HAVE_POTF2) || defined(STARFACT_SIMULATION)
     return true;
 #else
     return false;

@@ -22,19 +22,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-srcs=/etc/apt/sources.list.d/starfact-deb-src.sources
 need_src=0; [ -f "$prefix/.complete" ] || need_src=1
-if [ "$need_src" = 1 ] && ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  # deb-src for the same mirror and suites as the binary entries.
-  # (either file may be missing on a fresh box: grep's exit status must not end the script under pipefail)
-  mirror=$(grep -rhoE "^(URIs:|deb) *\S*debian\S*" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
-           | grep -v security | head -1 | awk '{print $NF}' || true)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-  log "adding deb-src entry for $mirror $codename"
-  printf 'Types: deb-src\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    "$mirror" "$codename" "$codename" | $SUDO tee "$srcs" >/dev/null
-  missing+=(__update__)
+if [ "$need_src" = 1 ]; then  # apt-get source needs a deb-src entry (starpu-build.sh adds one if missing)
+  source "$here/starpu-build.sh"
+  [ -z "$(starfact_add_deb_src)" ] || missing+=(__update__)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing: ${missing[*]/__update__/}"

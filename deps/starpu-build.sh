@@ -1,6 +1,23 @@
-# Sourced by deps/setup.sh and deps/build-starpu.sh: the steps that turn an unpacked StarPU source tree into an
-# installed prefix. Kept apart from starpu-config.sh, whose contents key the cache: editing these steps does not
-# rebuild a StarPU that is already there.
+# Sourced by deps/setup.sh, deps/setup-simgrid.sh and deps/build-starpu.sh: the steps that turn an unpacked StarPU
+# source tree into an installed prefix. Kept apart from starpu-config.sh, whose contents key the cache: editing these
+# steps does not rebuild a StarPU that is already there.
+
+# starfact_add_deb_src: when no deb-src entry is configured, adds one for the same Debian mirror and suites as the
+# binary entries (apt-get source needs it) and prints "added"; prints nothing otherwise. Needs root or sudo.
+starfact_add_deb_src() {
+  grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+  local sudo= mirror codename
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  # (either file may be missing on a fresh box: grep's exit status must not end the script under pipefail)
+  mirror=$(grep -rhoE "^(URIs:|deb) *\S*debian\S*" /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
+           | grep -v security | head -1 | awk '{print $NF}' || true)
+  mirror=${mirror:-http://deb.debian.org/debian}
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  echo "[deps] adding deb-src entry for $mirror $codename" >&2
+  printf 'Types: deb-src\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" "$codename" "$codename" | $sudo tee /etc/apt/sources.list.d/starfact-deb-src.sources >/dev/null
+  echo added
+}
 
 # starfact_build_starpu_tree SRC PREFIX SERIES "FLAGS" PATCH...: applies the patches to SRC, runs autogen.sh when SRC
 # has no configure script (a git checkout), configures with FLAGS into PREFIX, builds, installs, checks that the FxT

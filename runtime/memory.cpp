@@ -228,6 +228,9 @@ uint64_t device_free_memory(int device) {
     if (!ok) cudaGetLastError();
     if (previous >= 0 && previous != device) cudaSetDevice(previous);
     return ok ? static_cast<uint64_t>(free_bytes) : 0;
+#elif defined(STARFACT_SIMULATION)
+    (void)device;
+    return UINT64_MAX;  // a simulated GPU: StarPU's allowance (the platform's memsize) is the bound
 #else
     (void)device;
     return 0;

@@ -265,7 +265,18 @@ CoreShare node_core_share(int have, int online, int local_rank, int local_size) 
 }
 
 int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
-#ifdef STARFACT_HAVE_MPI
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+    // Under smpirun (docs/simulation.md) StarPU's main has started MPI on the rank's SimGrid actor and runs this
+    // program on another one, which reaches MPI through StarPU-MPI only: no MPI call here, one rank per node.
+    auto s = std::make_unique<MpiState>();
+    const int ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, conf);
+    if (ret != 0) return ret;
+    starpu_mpi_comm_rank(MPI_COMM_WORLD, &s->rank);
+    starpu_mpi_comm_size(MPI_COMM_WORLD, &s->size);
+    s->comm = new MPI_Comm(MPI_COMM_WORLD);
+    *out = std::move(s);
+    return 0;
+#elif defined(STARFACT_HAVE_MPI)
     auto s = std::make_unique<MpiState>();
     int initialized = 0, provided = 0;
     MPI_Initialized(&initialized);
@@ -307,7 +318,10 @@ int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
 }
 
 void mpi_stop(std::unique_ptr<MpiState>& state) {
-#ifdef STARFACT_HAVE_MPI
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+    starpu_mpi_shutdown();  // StarPU's main finalizes MPI
+    state.reset();
+#elif defined(STARFACT_HAVE_MPI)
     // starpu_mpi_shutdown waits in a barrier for every rank: only when every rank is stopping.
     if (state->size > 1) {
         if (std::uncaught_exceptions() > 0) abort_job(*state, "the Runtime is destroyed by an exception", true);
@@ -332,7 +346,12 @@ void mpi_stop(std::unique_ptr<MpiState>& state) {
 void mpi_barrier(const Runtime& rt) { agree(rt, "Runtime::barrier", {}); }
 
 void agree(const Runtime& rt, const char* function, std::initializer_list<Agreed> values) {
-#ifdef STARFACT_HAVE_MPI
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+    // Simulated ranks run alike (tools/simulate.sh): only the synchronization, through StarPU-MPI.
+    (void)function, (void)values;
+    const MpiState* s = mpi_state(rt);
+    if (s && s->size > 1) starpu_mpi_barrier(MPI_COMM_WORLD);
+#elif defined(STARFACT_HAVE_MPI)
     const MpiState* s = mpi_state(rt);
     if (!s || s->size == 1) return;
     if (std::uncaught_exceptions() > 0)
@@ -434,7 +453,9 @@ void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu
 }
 
 void allreduce_first_nonzero(const Runtime& rt, std::vector<int>& values) {
-#ifdef STARFACT_HAVE_MPI
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+    (void)rt, (void)values;  // a simulated run computes nothing: every info stays 0
+#elif defined(STARFACT_HAVE_MPI)
     // Unwinding (a Sequence destroyed by an exception): nobody reads these infos, and the other ranks may never
     // get here. The Runtime's destructor ends the job, or, where every rank unwinds alike, every rank skips this.
     if (values.empty() || std::uncaught_exceptions() > 0) return;

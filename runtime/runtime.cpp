@@ -85,7 +85,7 @@ void stop_runtime(detail::RuntimeState& st) noexcept {
 }  // namespace
 
 bool built_with_cuda() {
-#ifdef STARFACT_HAVE_CUDA
+#if defined(STARFACT_HAVE_CUDA) || defined(STARFACT_SIMULATION)
     return true;
 #else
     return false;
@@ -100,6 +100,11 @@ int cuda_device_count() {
         return 0;
     }
     return count;
+#elif defined(STARFACT_SIMULATION)
+    // The simulated machine's GPUs are known once StarPU has read its platform: until then, STARPU_NCUDA (which
+    // tools/simulate.sh sets), else as many as StarPU may drive.
+    const char* env = std::getenv("STARPU_NCUDA");
+    return env && std::atoi(env) >= 0 ? std::atoi(env) : STARPU_MAXCUDADEVS;
 #else
     return 0;
 #endif
@@ -203,7 +208,7 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     starpu_conf conf;
     starpu_conf_init(&conf);
     conf.ncpus = config.ncpus;
-#ifdef STARFACT_HAVE_CUDA
+#if defined(STARFACT_HAVE_CUDA) || defined(STARFACT_SIMULATION)
     conf.ncuda = config.ncuda;
 #else
     conf.ncuda = 0;  // no CUDA codelets in this build
@@ -257,6 +262,10 @@ void Runtime::start_workers(const RuntimeConfig& config) {
         starpu_cublas_init();
         state_->cuda->create();
         state_->cuda_started = true;
+    }
+#endif
+#if defined(STARFACT_HAVE_CUDA) || defined(STARFACT_SIMULATION)  // simulated GPUs: no CUDA call, their memory nodes
+    if (cuda_workers() > 0) {
         std::set<std::pair<int, unsigned>> devs;
         const int nworkers = static_cast<int>(starpu_worker_get_count());
         for (int w = 0; w < nworkers; ++w)

@@ -11,13 +11,13 @@ namespace detail {
 namespace {
 void task_done(void* arg) {
     auto* s = static_cast<SequenceState*>(arg);
-    std::lock_guard<std::mutex> lock(s->mutex);
+    std::lock_guard lock(s->mutex);
     if (--s->pending == 0) s->all_done.notify_all();
 }
 }  // namespace
 
 int SequenceState::add_operation(starpu_data_handle_t* handle) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard lock(mutex);
     infos.push_back(0);
     starpu_variable_data_register(handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&infos.back()), sizeof(int));
     info_handles.push_back(*handle);
@@ -25,7 +25,7 @@ int SequenceState::add_operation(starpu_data_handle_t* handle) {
 }
 
 int SequenceState::add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard lock(mutex);
     const int ranks = rt.mpi_size(), me = rt.mpi_rank();
     const int64_t tag = reserve_tags(rt, ranks);
     infos.push_back(0);
@@ -49,13 +49,13 @@ int SequenceState::add_distributed_operation(const Runtime& rt, std::vector<star
 void SequenceState::attach(starpu_task* task) {
     task->callback_func = task_done;
     task->callback_arg = this;
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard lock(mutex);
     ++pending;
     ++submitted;
 }
 
 void SequenceState::detach_refused() {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard lock(mutex);
     --submitted;
     if (--pending == 0) all_done.notify_all();
 }
@@ -63,7 +63,7 @@ void SequenceState::detach_refused() {
 void SequenceState::orphan() noexcept {
     std::vector<starpu_data_handle_t> handles;
     {
-        std::lock_guard<std::mutex> lock(mutex);
+        std::lock_guard lock(mutex);
         handles.swap(info_handles);
         names.clear();      // their tasks completed: the Runtime waited for every task
         to_reduce.clear();  // a reduction over the ranks is a collective, out of reach now
@@ -110,7 +110,7 @@ int Sequence::wait_tasks() {
     detail::SequenceState& s = *state_;
     std::vector<std::shared_ptr<std::deque<std::string>>> names;  // of tasks submitted before this wait()
     {
-        std::unique_lock<std::mutex> lock(s.mutex);
+        std::unique_lock lock(s.mutex);
         names.swap(s.names);
         s.all_done.wait(lock, [&] { return s.pending == 0; });
     }
@@ -120,7 +120,7 @@ int Sequence::wait_tasks() {
     std::vector<std::pair<size_t, int*>> reduce;  // distributed operations among those
     const Runtime* rt = nullptr;
     {
-        std::lock_guard<std::mutex> lock(s.mutex);
+        std::lock_guard lock(s.mutex);
         handles.swap(s.info_handles);
         upto = s.infos.size();
         reduce.swap(s.to_reduce);
@@ -133,10 +133,10 @@ int Sequence::wait_tasks() {
         std::vector<int> values;
         for (const auto& r : reduce) values.push_back(*r.second);
         detail::allreduce_first_nonzero(*rt, values);
-        std::lock_guard<std::mutex> lock(s.mutex);
+        std::lock_guard lock(s.mutex);
         for (size_t i = 0; i < reduce.size(); ++i) s.infos[reduce[i].first] = values[i];
     }
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard lock(s.mutex);
     s.gathered = upto;
     if (s.error) {
         std::exception_ptr e;
@@ -149,29 +149,29 @@ int Sequence::wait_tasks() {
 }
 
 bool Sequence::done() const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     return state_->pending == 0;
 }
 
 int64_t Sequence::pending() const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     return state_->pending;
 }
 
 int64_t Sequence::submitted() const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     return state_->submitted;
 }
 
 int Sequence::info() const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     for (size_t i = 0; i < state_->gathered; ++i)
         if (state_->infos[i] != 0) return state_->infos[i];
     return 0;
 }
 
 int Sequence::info(int op) const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     require(op >= 0 && static_cast<size_t>(op) < state_->infos.size(), "Sequence::info", "op",
             "is not an operation of this sequence (got " + std::to_string(op) + ", it has " +
                 std::to_string(state_->infos.size()) + ")");
@@ -184,7 +184,7 @@ int Sequence::info(int op) const {
 }
 
 int Sequence::operations() const {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard lock(state_->mutex);
     return static_cast<int>(state_->infos.size());
 }
 

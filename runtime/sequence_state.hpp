@@ -13,12 +13,20 @@
 
 #include "runtime/runtime_state.hpp"
 #include "starfact/sequence.hpp"
+#ifdef STARFACT_SIMULATION
+#include "runtime/simulated_sync.hpp"
+#endif
 
 namespace starfact::detail {
 
 struct SequenceState {
+#ifdef STARFACT_SIMULATION  // waits that let SimGrid's other actors run (runtime/simulated_sync.hpp)
+    mutable SimulatedMutex mutex;
+    SimulatedCondition all_done;
+#else
     mutable std::mutex mutex;
     std::condition_variable all_done;
+#endif
     int64_t pending = 0, submitted = 0;
     std::deque<int> infos;                              // one per operation (stable addresses for StarPU)
     std::vector<starpu_data_handle_t> info_handles;     // registered on `infos`, unregistered by wait()
@@ -37,7 +45,7 @@ struct SequenceState {
 
     /// Keeps a block of task names alive until the next wait() has seen its tasks complete.
     void keep(std::shared_ptr<std::deque<std::string>> block) {
-        std::lock_guard<std::mutex> lock(mutex);
+        std::lock_guard lock(mutex);
         names.push_back(std::move(block));
     }
 
@@ -49,7 +57,7 @@ struct SequenceState {
     int add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank);
     /// Records `e` for the next wait() to throw (the first one is kept).
     void fail(std::exception_ptr e) {
-        std::lock_guard<std::mutex> lock(mutex);
+        std::lock_guard lock(mutex);
         if (!error) error = std::move(e);
     }
     /// Sets the task's completion callback to this sequence and counts it; call right before submitting.

@@ -1,10 +1,12 @@
 // Shared parts of the experiment drivers (driver_common.hpp).
 #include "support/driver_common.hpp"
 
+#include <starpu.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <utility>
 #include <cstdlib>
@@ -16,6 +18,14 @@
 #include "starfact/error.hpp"
 
 namespace starfact::support {
+
+double clock_seconds() {
+#ifdef STARFACT_SIMULATION
+    return starpu_timing_now() * 1e-6;
+#else
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#endif
+}
 
 bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
@@ -34,7 +44,13 @@ bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     else if (f == "--gpu-mem-limit") s.gpu_mem_limit_mb = cli.integer(1, int64_t(1) << 30);
     else if (f == "--warmup") s.warmup = static_cast<int>(cli.integer(0, 1000));
     else if (f == "--repeat") s.repeat = static_cast<int>(cli.integer(1, 1000));
-    else if (f == "--check") { cli.no_value(); s.check = true; }
+    else if (f == "--check") {
+        cli.no_value();
+        if (!kRunComputes)
+            throw std::invalid_argument("--check: a simulated run computes nothing (kernels run in SimGrid's virtual time "
+                                        "only, docs/simulation.md): drop it");
+        s.check = true;
+    }
     else if (f == "--no-check") { cli.no_value(); s.check = false; }
     else if (f == "--no-vendor") { cli.no_value(); s.vendor = false; }
     else if (f == "--csv") { cli.no_value(); s.csv = true; }
@@ -154,6 +170,8 @@ bool model_based(const std::string& sched) { return sched.rfind("dm", 0) == 0 ||
 bool models_present(const Runtime& rt, char prec, const std::vector<const char*>& kernels) {
     char host[256] = "";
     gethostname(host, sizeof host);
+    if (const char* named = std::getenv("STARPU_HOSTNAME"))  // StarPU names the model files after it when set
+        std::snprintf(host, sizeof host, "%s", named);
     for (const char* k : kernels) {
         const std::string f = rt.perfmodel_dir() + "/codelets/45/starfact_" + prec + k + "." + host;
         if (access(f.c_str(), R_OK) != 0) return false;

@@ -19,13 +19,21 @@
 namespace starfact::support {
 
 /// The flags both drivers take (see their --help): problem, mapping, runtime, runs and output.
+/// Whether a run computes: false in a simulation build (STARFACT_SIMULATION, docs/simulation.md), where kernels run in
+/// SimGrid's virtual time only, so that there is no residual to check and no vendor baseline to run.
+#ifdef STARFACT_SIMULATION
+inline constexpr bool kRunComputes = false;
+#else
+inline constexpr bool kRunComputes = true;
+#endif
+
 struct DriverFlags {
     int64_t n = -1, nb = -1;
     char prec = 'd';
     uint64_t seed = 1;
     int mapping = -1;  // -1: default from the hardware
     std::string sched = "dmdas";
-    bool device_resident = false, check = true, vendor = true, csv = false;
+    bool device_resident = false, check = kRunComputes, vendor = kRunComputes, csv = false;
     int ncpus = -1, ncuda = -1, streams = 4;
     int warmup = -1, repeat = 3;
     std::string perfmodel_dir;
@@ -81,6 +89,9 @@ private:
     std::vector<std::string> cols_;
 };
 
+/// Seconds on the host's steady clock, or in a simulation build on SimGrid's virtual clock (starpu_timing_now()).
+double clock_seconds();
+
 /// One run of a loop of timed_runs().
 struct Run {
     int index;        ///< 0 .. warmup + repeat - 1
@@ -90,7 +101,7 @@ struct Run {
 };
 
 /// `warmup` untimed runs (a line each on stderr, tagged `tag`; none when `tag` is null), then `repeat` timed runs: before(run)
-/// (untimed: refill the matrix), then body(run) timed on the host's steady clock, then for a timed run
+/// (untimed: refill the matrix), then body(run) timed on clock_seconds(), then for a timed run
 /// after(run, seconds), which returns false to stop early (a failed factorization). Returns the timed seconds.
 template <typename Before, typename Body, typename After>
 std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before before, Body body, After after) {
@@ -98,10 +109,9 @@ std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before b
     for (int r = 0; r < warmup + repeat; ++r) {
         const Run run{r, r >= warmup, r == warmup + repeat - 1, r >= warmup ? r - warmup + 1 : 0};
         before(run);
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = clock_seconds();
         body(run);
-        const auto t1 = std::chrono::steady_clock::now();
-        const double sec = std::chrono::duration<double>(t1 - t0).count();
+        const double sec = clock_seconds() - t0;
         if (!run.timed) {
             if (tag) std::fprintf(stderr, "[%s] warm-up %d/%d: %.3f s\n", tag, r + 1, warmup, sec);
             continue;

@@ -130,7 +130,7 @@ private:
     std::unique_ptr<detail::RuntimeState> state_;
 };
 
-/// True when starfact was built with CUDA codelets.
+/// True when starfact was built with CUDA codelets (or, in a simulation build, with simulated ones: docs/simulation.md).
 bool built_with_cuda();
 /// True when starfact was built with StarPU-MPI (RuntimeConfig::mpi, distributed TileMatrix grids).
 bool built_with_mpi();

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs starpu_chol simulated on a GPU node that need not exist: StarPU's SimGrid mode runs the real
+# scheduler and task graph, kernels and transfers in virtual time, from recorded performance models
+# (docs/simulation.md).
+#   tools/simulate.sh --build                      set up and build the simulation build (deps/setup-simgrid.sh,
+#                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON; cached)
+#   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
+#                                                  (SimGrid's smpicc/smpicxx; experimental, docs/simulation.md)
+#   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
+#   tools/simulate.sh --models sim/models/h100 --gpus 8 -- --n 131072 --nb 2048 --prec d
+# Options:
+#   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
+#                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)
+#   --gpus N       GPUs of each simulated node, 1..8 (default 1)
+#   --nodes K      simulated nodes, one StarPU-MPI rank each, under SimGrid's smpirun (default 1: one process);
+#                  experimental: the times are not yet trusted (docs/simulation.md)
+#   --cpus C       CPU cores of the simulated node (default 16; a --gpu-only run starts no CPU worker)
+#   --platform "ARGS"  more sim/make_platform.py arguments (e.g. "--nvlink-gbs 300 --pcie-gbs 50")
+#   --keep DIR     prepare the simulated machine's model directory in DIR and keep it (default: a temporary one)
+# The driver runs with --gpu-only --device-resident before the flags after --, which may override them.
+# Environment: SIM_BUILD_DIR (default build-sim), SMPI_BUILD_DIR (default build-smpi).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SIM_BUILD_DIR:-$root/build-sim}
+smpi_build=${SMPI_BUILD_DIR:-$root/build-smpi}
+die() { echo "simulate.sh: $*" >&2; exit 2; }
+
+# A build folder configured against another StarPU prefix (its cache key changed) starts afresh: CMake keeps what
+# pkg-config found the first time.
+fresh() {  # build folder, prefix
+  local found; found=$(sed -n 's/^STARPU_LIBDIR:INTERNAL=//p' "$1/CMakeCache.txt" 2>/dev/null || true)
+  [ -z "$found" ] || [ "$found" = "$2/lib" ] || rm -f "$1/CMakeCache.txt"
+}
+if [ "${1:-}" = "--build" ]; then
+  prefix=$("$root/deps/setup-simgrid.sh")
+  fresh "$build" "$prefix"
+  STARPU_PREFIX=$prefix BUILD_DIR=$build TARGETS="${TARGETS:-starpu_chol}" \
+    "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON >/dev/null
+  echo "$build"
+  exit 0
+fi
+if [ "${1:-}" = "--build-mpi" ]; then
+  prefix=$("$root/deps/setup-simgrid.sh" --mpi)
+  fresh "$smpi_build" "$prefix"
+  STARPU_PREFIX=$prefix BUILD_DIR=$smpi_build TARGETS="${TARGETS:-starpu_chol}" \
+    "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx >/dev/null
+  echo "$smpi_build"
+  exit 0
+fi
+
+models=$root/sim/models/synthetic gpus=1 nodes=1 cpus=16 platform="" keep=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --models) models=${2:?--models needs a directory}; shift 2 ;;
+    --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
+    --nodes) nodes=${2:?--nodes needs a number}; shift 2 ;;
+    --cpus) cpus=${2:?--cpus needs a number}; shift 2 ;;
+    --platform) platform=${2?--platform needs arguments}; shift 2 ;;
+    --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$1' (driver flags go after --)" ;;
+  esac
+done
+case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
+case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
+case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac
+[ "$nodes" = 1 ] || build=$smpi_build
+exe=$build/examples/starpu_chol
+[ -x "$exe" ] || die "$exe is not built: run tools/simulate.sh $([ "$nodes" = 1 ] && echo --build || echo --build-mpi)"
+grep -q "STARFACT_SIMULATION:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null \
+  || die "$build is not a simulation build (-DSTARFACT_SIMULATION=ON): run tools/simulate.sh --build"
+if [ "$nodes" -gt 1 ]; then
+  command -v smpirun >/dev/null || die "smpirun not found (libsimgrid-dev: deps/setup-simgrid.sh)"
+  grep -q "^CMAKE_CXX_COMPILER:.*smpicxx" "$build/CMakeCache.txt" \
+    || die "$build is not the SMPI build (smpicxx): run tools/simulate.sh --build-mpi"
+fi
+[ -d "$models/codelets/45" ] || die "no performance models in $models/codelets/45 (sim/README.md: how to record them)"
+hosts=$(find "$models/codelets/45" -maxdepth 1 -type f -name 'starfact_*.*' | sed 's/.*\.//' | sort -u)
+[ -n "$hosts" ] || die "no starfact_* model files in $models/codelets/45"
+[ "$(echo "$hosts" | wc -l)" = 1 ] || die "models of several hosts in $models/codelets/45 ($(echo $hosts)): keep one"
+calhost=$hosts
+simhost=$calhost-${gpus}gpu
+
+# The simulated machine's model directory: the models under its name, its bus files.
+if [ -n "$keep" ]; then dir=$keep; rm -rf "$dir"; mkdir -p "$dir"; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
+mkdir -p "$dir/codelets/45" "$dir/bus"
+for f in "$models"/codelets/45/*."$calhost"; do
+  b=$(basename "$f"); cp "$f" "$dir/codelets/45/${b%.$calhost}.$simhost"
+done
+from_bus=()
+[ -f "$models/bus/$calhost.platform.v4.xml" ] && from_bus=(--from-bus "$models/bus/$calhost")
+# shellcheck disable=SC2086
+nodes_arg=(); [ "$nodes" -gt 1 ] && nodes_arg=(--nodes "$nodes")
+python3 "$root/sim/make_platform.py" --host "$simhost" --gpus "$gpus" --cpus "$cpus" --out "$dir/bus" \
+  "${from_bus[@]}" "${nodes_arg[@]}" $platform
+
+measured=""; [ ${#from_bus[@]} -gt 0 ] && measured=", host links measured"
+echo "# simulated: $nodes node(s) $simhost ($gpus GPU(s), $cpus CPU cores each; models of '$calhost' from" \
+     "$models$measured)"
+# StarPU reads the models and the platform of STARPU_HOSTNAME from STARPU_PERF_MODEL_DIR; one model serves every
+# simulated GPU (calibrated on device 0); models are not updated from simulated times.
+export STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$simhost STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_NCUDA=$gpus
+export STARPU_CALIBRATE=0
+unset STARPU_HOME
+# SimGrid reads its own --cfg/--log flags first and passes the rest to the driver.
+# One worker per GPU: StarPU's SimGrid mode drives each GPU from one worker (blocking drivers).
+flags=(--perfmodel-dir "$dir" --gpu-only --device-resident --streams 1)
+logs=(--log=xbt_cfg.thres:warning)
+if [ "$nodes" = 1 ]; then
+  "$exe" "${logs[@]}" "${flags[@]}" "$@"
+  exit 0
+fi
+# Several nodes: one StarPU-MPI rank per node under smpirun (SimGrid's MPI), on the cluster platform; the ranks'
+# StarPU threads run on their node's hosts (StarPU-MPI<r>-CPU.., -CUDA..). smpirun loads the program once per rank
+# (privatization); the program's own computations take no simulated time.
+smpirun -platform "$dir/bus/$simhost.cluster.xml" -hostfile "$dir/bus/$simhost.hosts" -np "$nodes" "$exe" \
+  "${flags[@]}" "$@" "${logs[@]}" --log=smpi_config.thres:warning --log=ker_lmm.thres:error \
+  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no

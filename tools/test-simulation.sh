@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The simulation's test (docs/simulation.md): tile Cholesky factorizations simulated on one and two GPUs of a node
+# under the synthetic models of sim/models/synthetic, in both precisions, at an order that is not a multiple of the
+# tile order. Checks that each run completes (info 0, no residual: nothing is computed), that the one-GPU time is
+# the sum of the models' task times (sim/expected_time.py) up to the scheduler's and submission's costs (+15%), and
+# that two GPUs take less than one and no less than half the sum; with the SMPI build, that two nodes complete.
+# Exits 77 (ctest: skipped) when the simulation build is absent: tools/simulate.sh --build makes it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SIM_BUILD_DIR:-$root/build-sim}
+if [ ! -x "$build/examples/starpu_chol" ]; then
+  echo "skipped: no simulation build in $build (tools/simulate.sh --build: the SimGrid StarPU and starpu_chol)"
+  exit 77
+fi
+n=16000 nb=1024
+fail=0
+median() {  # gpus prec -> seconds (the summary's median), after checking the rows
+  local out
+  out=$("$root/tools/simulate.sh" --gpus "$1" -- --n $n --nb $nb --prec "$2" --warmup 1 --repeat 2 --csv 2>&1) || {
+    echo "$out" | tail -20 >&2; echo "FAILED: simulated run on $1 GPU(s), prec $2, exited non-zero" >&2; return 1; }
+  # CSV rows: impl,n,nb,prec,...,run,seconds,GFLOP/s,residual,info
+  local rows; rows=$(echo "$out" | grep -c "^starfact,$n,$nb,$2,.*,-,0$" || true)
+  if [ "$rows" != 2 ]; then
+    echo "$out" | tail -20 >&2
+    echo "FAILED: expected 2 timed rows with info 0 and no residual, got $rows" >&2
+    return 1
+  fi
+  echo "$out" | sed -n 's/.*summary: starfact median \([0-9.]*\) s.*/\1/p'
+}
+for prec in d s; do
+  expect=$(python3 "$root/sim/expected_time.py" --n $n --nb $nb --prec $prec)
+  t1=$(median 1 $prec) || { fail=1; continue; }
+  t2=$(median 2 $prec) || { fail=1; continue; }
+  verdict=$(python3 -c "
+e, t1, t2 = $expect, $t1, $t2
+bad = []
+if not e <= t1 <= 1.15 * e: bad.append('one GPU: %.4f s, expected %.4f .. %.4f s' % (t1, e, 1.15 * e))
+if not e / 2 <= t2 < t1:
+    bad.append('two GPUs: %.4f s, expected %.4f .. %.4f s (half the sum .. one GPU)' % (t2, e / 2, t1))
+print('; '.join(bad))")
+  echo "prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
+  if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi
+done
+# Several nodes (experimental, docs/simulation.md): when the SMPI build is there, two simulated nodes of two GPUs must
+# complete, each rank running half the tasks.
+if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_chol" ]; then
+  out=$("$root/tools/simulate.sh" --nodes 2 --gpus 2 -- --n $n --nb $nb --warmup 1 --repeat 1 --csv 2>&1) || true
+  if echo "$out" | grep -q "^starfact,$n,$nb,d,.*,1x2,1,.*,-,0$" && echo "$out" | grep -q "on 2 MPI ranks, grid 1x2"; then
+    echo "two simulated nodes: $(echo "$out" | sed -n 's/.*summary: \(.*\)/\1/p')"
+  else
+    echo "$out" | tail -20; echo "FAILED: the simulation of two nodes"; fail=1
+  fi
+else
+  echo "two simulated nodes: skipped (no SMPI build: tools/simulate.sh --build-mpi)"
+fi
+[ $fail = 0 ] && echo "simulation test passed"
+exit $fail

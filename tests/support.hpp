@@ -65,6 +65,13 @@ inline int settled_pending_tasks(const Runtime& rt) {
 /// Residual threshold from the LAPACK/Chameleon convention.
 constexpr double kResidualLimit = 60.0;
 
+/// Default options with the mapping m.
+inline Options on(Mapping m) {
+    Options o;
+    o.mapping = m;
+    return o;
+}
+
 /// One entry (i, j), i >= j, of an otherwise SPD matrix set to v (negative, NaN or Inf), and the info
 /// LAPACK returns for the result.
 template <typename T>
@@ -84,6 +91,7 @@ using test::settled_pending_tasks;
 using test::fresh_seed;
 using test::gaussian_kernel_spd;
 using test::kResidualLimit;
+using test::on;
 using test::runtime;
 using test::spd_matrix;
 }  // namespace prelude

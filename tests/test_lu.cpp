@@ -12,12 +12,6 @@ using namespace starfact::test::lu;
 
 namespace {
 
-Options on(Mapping m) {
-    Options o;
-    o.mapping = m;
-    return o;
-}
-
 /// Factors a copy of A (order n, leading dimension ld) and checks info, the residual and (when asked)
 /// that the pivots are LAPACK's; returns the factor.
 template <typename T>

@@ -12,12 +12,6 @@ using namespace starfact::test::qr;
 
 namespace {
 
-Options on(Mapping m) {
-    Options o;
-    o.mapping = m;
-    return o;
-}
-
 template <typename T>
 void expect_qr(int64_t m, int64_t n, int64_t nb, const std::string& tree, int64_t ib, Mapping mapping) {
     const uint64_t seed = fresh_seed();

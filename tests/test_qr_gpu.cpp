@@ -13,12 +13,6 @@ using namespace starfact::test::qr;
 
 namespace {
 
-Options on(Mapping m) {
-    Options o;
-    o.mapping = m;
-    return o;
-}
-
 template <typename T>
 void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t ib, Mapping factor, Mapping apply) {
     const uint64_t seed = fresh_seed();

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -279,6 +280,71 @@ TEST_CASE("a segmentation fault during a second Runtime ends the process", "[lif
     }
     CHECK(WIFSIGNALED(status));
     if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == SIGSEGV);
+}
+
+TEST_CASE("Runtimes one after the other, calibrating a model while its task runs, never abort", "[lifetime][cpu]") {
+    // In a child, on fresh performance models. StarPU 1.3's clock starts from a reference that every starpu_init
+    // takes on the previous reference's clock (so every second instance counts from the process's start), and a
+    // worker's codelet start time survives into the next instance. A task that starts before the scheduler turns its
+    // model's calibration on (a tile size the model has too few measurements of) ended with a fresh end time and the
+    // start time left from the previous instance: a negative measurement, and StarPU aborted.
+    char dir[] = "/tmp/starfact-models-XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        signal(SIGABRT, SIG_DFL);  // the child dies of it, not into the test framework's handler
+        signal(SIGSEGV, SIG_DFL);
+        try {
+            setenv("STARPU_PERF_MODEL_DIR", dir, 1);
+            setenv("STARPU_SCHED", "dmdas", 1);
+            setenv("STARPU_CALIBRATE_MINIMUM", "2", 1);
+            setenv("STARPU_HISTORY_MAX_ERROR", "100000", 1);
+            auto spd = [](int64_t n) {
+                std::vector<double> a(static_cast<size_t>(n * n), 0.0);
+                for (int64_t j = 0; j < n; ++j)
+                    for (int64_t i = j; i < n; ++i) a[static_cast<size_t>(i + j * n)] = i == j ? n : 1.0 / (1 + i + j);
+                return a;
+            };
+            constexpr int64_t n = 1536;  // one tile: one potrf task of tens of milliseconds
+            for (int round = 0; round < 4; ++round) {
+                RuntimeConfig cfg;
+                cfg.ncpus = 1;  // every task on the worker whose times are left over
+                cfg.ncuda = 0;
+                cfg.warm_up = false;
+                cfg.calibrate = round == 0;  // round 0 calibrates the big tile
+                Runtime rt(cfg);
+                auto a = spd(n);
+                TileMatrix<double> A(rt, n, n, n, a.data(), n);
+                if (round == 0) {
+                    for (int call = 0; call < 3; ++call) {
+                        if (potrf(A) != 0) _exit(5);
+                        const auto fresh = spd(n);  // refilled in place: A views a's memory
+                        std::copy(fresh.begin(), fresh.end(), a.begin());
+                    }
+                    continue;
+                }
+                // the calibrated tile running when a tile of a new size turns the model's calibration on
+                const int64_t m = 40 + round;
+                auto b = spd(m);
+                TileMatrix<double> B(rt, m, m, m, b.data(), m);
+                Sequence seq(rt);
+                async::potrf(A, seq);
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                async::potrf(B, seq);
+                if (seq.wait() != 0) _exit(5);
+            }
+        } catch (...) {
+            _exit(4);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(std::system((std::string("rm -rf ") + dir).c_str()) == 0);
+    INFO("the child's status: " << status << (WIFSIGNALED(status) ? " (killed by a signal)" : ""));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("matrices too large for memory are refused up front, with the bytes asked for", "[lifetime][memory][cpu]") {

@@ -1,6 +1,7 @@
-// Tile Householder QR, A = Q R (docs/qr.md), right-looking over the reduction tree of algorithms/qr_dag.hpp:
+// Tile Householder QR, A = Q R (docs/qr.md), right-looking over the reduction tree of algorithms/qr_dag.hpp
+// (m < n: the steps stop at the last tile row, R upper trapezoidal):
 //
-//   for k = 0 .. nt-1
+//   for k = 0 .. min(mt, nt)-1
 //     for each domain (head h, rows i):
 //       geqrt  A[h][k] -> T[h][k];            for j > k: unmqr  A[h][j] by (A[h][k], T[h][k])
 //       for i: tsqrt A[h][k], A[i][k] -> T[i][k];  for j > k: tsmqr  A[h][j], A[i][j] by (A[i][k], T[i][k])
@@ -10,6 +11,7 @@
 // QRFactors, the flop counts and the argument checks live here too.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
@@ -36,6 +38,7 @@ double orgqr_flops(int64_t m, int64_t n) {
     return 4.0 * M * N * N - 4.0 * N * N * N / 3.0;
 }
 double gels_flops(int64_t m, int64_t n, int64_t nrhs) {
+    if (m < n) std::swap(m, n);  // a wide A: the QR of A^T
     return geqrf_flops(m, n) + ormqr_flops(m, n, nrhs) + static_cast<double>(n) * static_cast<double>(n) * nrhs;
 }
 
@@ -46,10 +49,6 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
     : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree) {
     detail::require_nonnegative("QRFactors", "m", m);
     detail::require_nonnegative("QRFactors", "n", n);
-    require(n <= m, "QRFactors", "n", [&] {
-        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
-               "): the QR of a wide matrix is not supported";
-    });
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
     if (nb_ == 0)
         nb_ = qr_tile_size<T>(m, n, Mapping::Hybrid, Residency::Host, runtime.cuda_workers() > 0, runtime.cuda_devices());
@@ -81,6 +80,12 @@ starpu_data_handle_t QRFactors<T>::tt_tile(int64_t i, int64_t k) const {
     return tt_->tile(i, k);
 }
 
+template <typename T>
+TileMatrix<T>& QRFactors<T>::factored_workspace() {
+    if (!a_) a_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime(), m_, n_, nb_);
+    return *a_;
+}
+
 template class QRFactors<float>;
 template class QRFactors<double>;
 
@@ -105,15 +110,15 @@ public:
             insert_geqrt<T>(rt_, o_, A_.tile(d.head, k), T_.t_tile(d.head, k), ib_);
             for (int64_t j = k + 1; j < nt_; ++j) {
                 set(update(j), names_("unmqr", d.head, j, k));
-                insert_unmqr<T>(rt_, o_, true, A_.tile(d.head, k), T_.t_tile(d.head, k), A_.tile(d.head, j), ib_);
+                insert_unmqr<T>(rt_, o_, Side::Left, true, A_.tile(d.head, k), T_.t_tile(d.head, k), A_.tile(d.head, j), ib_);
             }
             for (int64_t i : d.rows) {
                 set(panel(k), names_("tsqrt", d.head, i, k));
                 insert_tpqrt<T>(rt_, o_, false, A_.tile(d.head, k), A_.tile(i, k), T_.t_tile(i, k), ib_);
                 for (int64_t j = k + 1; j < nt_; ++j) {
                     set(update(j), names_("tsmqr", i, j, k));
-                    insert_tpmqrt<T>(rt_, o_, false, true, A_.tile(i, k), T_.t_tile(i, k), A_.tile(d.head, j),
-                                     A_.tile(i, j), ib_);
+                    insert_tpmqrt<T>(rt_, o_, false, Side::Left, true, A_.tile(i, k), T_.t_tile(i, k),
+                                     A_.tile(d.head, j), A_.tile(i, j), ib_);
                 }
             }
         }
@@ -122,8 +127,8 @@ public:
             insert_tpqrt<T>(rt_, o_, true, A_.tile(p, k), A_.tile(i, k), T_.tt_tile(i, k), ib_);
             for (int64_t j = k + 1; j < nt_; ++j) {
                 set(update(j), names_("ttmqr", i, j, k));
-                insert_tpmqrt<T>(rt_, o_, true, true, A_.tile(i, k), T_.tt_tile(i, k), A_.tile(p, j), A_.tile(i, j),
-                                 ib_);
+                insert_tpmqrt<T>(rt_, o_, true, Side::Left, true, A_.tile(i, k), T_.tt_tile(i, k), A_.tile(p, j),
+                                 A_.tile(i, j), ib_);
             }
         }
     }
@@ -160,16 +165,16 @@ int workers_of(const Runtime& rt, Mapping mapping) {
 }  // namespace
 
 template <typename T>
-void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts) {
-    require(A.m() >= A.n(), function, "A", [&] {
-        return "must have at least as many rows as columns (got " + std::to_string(A.m()) + " x " +
-               std::to_string(A.n()) + "): the QR of a wide matrix is not supported";
-    });
+void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts,
+                          bool transposed) {
     require(!A.distributed(), function, "A", "is distributed over MPI ranks: the tile QR runs on one process");
-    require(Tf.m() == A.m() && Tf.n() == A.n() && Tf.nb() == A.nb(), function, "T", [&] {
-        return "must be shaped for A (got m=" + std::to_string(Tf.m()) + " n=" + std::to_string(Tf.n()) +
-               " nb=" + std::to_string(Tf.nb()) + ", A has m=" + std::to_string(A.m()) + " n=" +
-               std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")";
+    const int64_t m = transposed ? A.n() : A.m(), n = transposed ? A.m() : A.n();
+    require(Tf.m() == m && Tf.n() == n && Tf.nb() == A.nb(), function, "T", [&] {
+        return std::string(transposed ? "must be shaped for A^T (a wide A's least squares factor A^T; got m="
+                                      : "must be shaped for A (got m=") +
+               std::to_string(Tf.m()) + " n=" + std::to_string(Tf.n()) + " nb=" + std::to_string(Tf.nb()) +
+               ", A has m=" + std::to_string(A.m()) + " n=" + std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) +
+               ")";
     });
     Runtime& rt = A.runtime();
     require(&Tf.runtime() == &rt, function, "T", "belongs to another Runtime than A");
@@ -184,18 +189,19 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, R
     const bool gpu = rt.cuda_workers() > 0;
     const int64_t ib = Tf.ib_requested() > 0 ? Tf.ib_requested() : qr_inner_block(A.nb(), opts.mapping, gpu);
     Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));
-    if (A.n() == 0) return;
+    if (std::min(A.m(), A.n()) == 0) return;
     if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
     QrDag<T> dag(A, Tf, opts, stats, seq);
-    for (int64_t k = 0; k < A.nt(); ++k) {
+    for (int64_t k = 0; k < std::min(A.mt(), A.nt()); ++k) {
         TraceIteration step(rt, k);
         dag.step(k);
     }
 }
 
-template void require_qr_arguments<float>(const char*, const TileMatrix<float>&, const QRFactors<float>&, const Options&);
+template void require_qr_arguments<float>(const char*, const TileMatrix<float>&, const QRFactors<float>&,
+                                          const Options&, bool);
 template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
-                                           const Options&);
+                                           const Options&, bool);
 template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats*, SequenceState*);
 template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats*,
                                        SequenceState*);
@@ -231,10 +237,6 @@ void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& T
            const Tiling& tiling) {
     detail::require_nonnegative("geqrf", "m", m);
     detail::require_nonnegative("geqrf", "n", n);
-    require(n <= m, "geqrf", "n", [&] {
-        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
-               "): the QR of a wide matrix is not supported";
-    });
     detail::require_leading_dimension("geqrf", "lda", lda, m);
     detail::require_tiling("geqrf", tiling);
     detail::require_array("geqrf", "A", A, m * n == 0);

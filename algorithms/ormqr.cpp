@@ -1,11 +1,14 @@
-// What the Q of a tile QR serves (docs/qr.md): C := Q^T C or Q C (ormqr, left), the thin Q (orgqr: Q [I; 0]), and
-// least squares (gels: geqrf, Q^T B, R X = B(0:n)). Q^T replays geqrf's eliminations in order on C's tiles:
+// What the Q of a tile QR serves (docs/qr.md): C := Q^T C, Q C, C Q or C Q^T (ormqr), the thin Q (orgqr: Q [I; 0]),
+// and least squares (gels: geqrf, Q^T B, R X = B(0:n)). Q^T C replays geqrf's eliminations in order on C's tiles:
 //
 //   for k = 0 .. nt-1, for every column j of C:
 //     for each domain (head h, rows i):  unmqr C[h][j] by (A[h][k], T[h][k]); for i: tsmqr C[h][j], C[i][j]
 //     for each merge (p, i):             ttmqr C[p][j], C[i][j] by (A[i][k], TT[i][k])
 //
-// and Q applies them backwards (k descending, merges reversed, then each domain's rows reversed and its head).
+// and Q C applies them backwards (k descending, merges reversed, then each domain's rows reversed and its head).
+// From the right the kernels act on C's tile columns, tile row j of C in place of tile column j: C Q = (Q^T C^T)^T
+// replays the eliminations in order (untransposed), C Q^T backwards (transposed). With m < n the steps stop at the
+// last tile row (k < min(mt, nt)).
 // The solve of gels, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
 // gemm B[i][j] -= A[i][k] B[k][j] for i < k.
 #include <algorithm>
@@ -28,36 +31,41 @@ using detail::Op;
 namespace detail {
 
 template <typename T>
-void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
-                      const Options& opts, RunStats* stats, SequenceState* seq) {
-    if (A.n() == 0 || C.n() == 0) return;
+void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
+                      TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq) {
+    if (std::min(A.m(), A.n()) == 0 || C.m() == 0 || C.n() == 0) return;
+    const bool right = side == starfact::Side::Right;
+    const Side kside = right ? Side::Right : Side::Left;
+    const bool forward = trans != right;  // Q^T C and C Q: the eliminations in geqrf's order
+    // The tile of C that tile row i of Q acts on, for tile j of C's other dimension.
+    auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
     Runtime& rt = A.runtime();
     const int ib = static_cast<int>(Tf.ib());
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
     if (!qr_gpu_layout(Tf)) o.mapping = Mapping::CpuOnly;
-    if (o.mapping != Mapping::CpuOnly) reserve_qr_workspace<T>(rt, A.nb(), A.n());
+    if (o.mapping != Mapping::CpuOnly) reserve_qr_workspace<T>(rt, A.nb(), std::min(A.m(), A.n()));
     TaskNames names(*seq);
-    const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(A.nt() + 1));
-    const int64_t nt = A.nt(), ct = C.nt();
+    const int64_t steps = std::min(A.mt(), A.nt()), ct = right ? C.mt() : C.nt();
+    const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(steps + 1));
     auto apply_step = [&](int64_t k) {
         TraceIteration iteration(rt, k);
         const QrStep s = qr_step(k, A.mt(), Tf.domain_rows());
-        o.priority = prio(static_cast<int>(trans ? nt - k : k + 1));
+        o.priority = prio(static_cast<int>(forward ? steps - k : k + 1));
         auto domain = [&](const QrStep::Domain& d) {
             auto head = [&] {
                 for (int64_t j = 0; j < ct; ++j) {
                     o.name = names("unmqr", d.head, j, k);
-                    insert_unmqr<T>(rt, o, trans, A.tile(d.head, k), Tf.t_tile(d.head, k), C.tile(d.head, j), ib);
+                    insert_unmqr<T>(rt, o, kside, trans, A.tile(d.head, k), Tf.t_tile(d.head, k), c(d.head, j), ib);
                 }
             };
             auto row = [&](int64_t i) {
                 for (int64_t j = 0; j < ct; ++j) {
                     o.name = names("tsmqr", i, j, k);
-                    insert_tpmqrt<T>(rt, o, false, trans, A.tile(i, k), Tf.t_tile(i, k), C.tile(d.head, j),
-                                     C.tile(i, j), ib);
+                    insert_tpmqrt<T>(rt, o, false, kside, trans, A.tile(i, k), Tf.t_tile(i, k), c(d.head, j), c(i, j),
+                                     ib);
                 }
             };
-            if (trans) {
+            if (forward) {
                 head();
                 for (int64_t i : d.rows) row(i);
             } else {
@@ -68,10 +76,10 @@ void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf
         auto merge = [&](int64_t p, int64_t i) {
             for (int64_t j = 0; j < ct; ++j) {
                 o.name = names("ttmqr", i, j, k);
-                insert_tpmqrt<T>(rt, o, true, trans, A.tile(i, k), Tf.tt_tile(i, k), C.tile(p, j), C.tile(i, j), ib);
+                insert_tpmqrt<T>(rt, o, true, kside, trans, A.tile(i, k), Tf.tt_tile(i, k), c(p, j), c(i, j), ib);
             }
         };
-        if (trans) {
+        if (forward) {
             for (const QrStep::Domain& d : s.domains) domain(d);
             for (const auto& [p, i] : s.merges) merge(p, i);
         } else {
@@ -79,27 +87,30 @@ void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf
             for (const QrStep::Domain& d : s.domains) domain(d);
         }
     };
-    if (trans)
-        for (int64_t k = 0; k < nt; ++k) apply_step(k);
+    if (forward)
+        for (int64_t k = 0; k < steps; ++k) apply_step(k);
     else
-        for (int64_t k = nt - 1; k >= 0; --k) apply_step(k);
+        for (int64_t k = steps - 1; k >= 0; --k) apply_step(k);
 }
 
-template void submit_ormqr_dag<float>(bool, const TileMatrix<float>&, const QRFactors<float>&, TileMatrix<float>&,
-                                      const Options&, RunStats*, SequenceState*);
-template void submit_ormqr_dag<double>(bool, const TileMatrix<double>&, const QRFactors<double>&, TileMatrix<double>&,
-                                       const Options&, RunStats*, SequenceState*);
+template void submit_ormqr_dag<float>(starfact::Side, bool, const TileMatrix<float>&, const QRFactors<float>&,
+                                      TileMatrix<float>&, const Options&, RunStats*, SequenceState*);
+template void submit_ormqr_dag<double>(starfact::Side, bool, const TileMatrix<double>&, const QRFactors<double>&,
+                                       TileMatrix<double>&, const Options&, RunStats*, SequenceState*);
 
 namespace {
 
-/// A factored QR (geqrf submitted with these factors) and a matrix C of m rows in A's tiles.
+/// A factored QR (geqrf submitted with these factors) and a matrix C in A's tiles with m rows (side Left: Q C) or
+/// m columns (Right: C Q).
 template <typename T>
 void require_applicable(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& C,
-                        const char* c_name, const Options& opts) {
+                        const char* c_name, const Options& opts, starfact::Side side = starfact::Side::Left) {
     require_qr_arguments(function, A, Tf, opts);
     require(Tf.factored(), function, "T", "holds no factorization (call geqrf with it first)");
-    require(C.m() == A.m(), function, c_name, [&] {
-        return "must have as many rows as A (got " + std::to_string(C.m()) + ", A is " + std::to_string(A.m()) + " x " +
+    const bool right = side == starfact::Side::Right;
+    require((right ? C.n() : C.m()) == A.m(), function, c_name, [&] {
+        return std::string(right ? "must have as many columns as A has rows (got " : "must have as many rows as A (got ") +
+               std::to_string(right ? C.n() : C.m()) + ", A is " + std::to_string(A.m()) + " x " +
                std::to_string(A.n()) + ")";
     });
     require(C.nb() == A.nb(), function, c_name, [&] {
@@ -113,17 +124,17 @@ void require_applicable(const char* function, const TileMatrix<T>& A, const QRFa
 template <typename T>
 void submit_ormqr(starfact::Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
                   SequenceState* seq, const Options& opts) {
-    require(side == starfact::Side::Left, "ormqr", "side", "must be Left (Q C or Q^T C): Right is not supported");
-    require_applicable("ormqr", A, Tf, C, "C", opts);
-    submit_ormqr_dag(trans == Trans::Transpose, A, Tf, C, opts, nullptr, seq);
+    require_applicable("ormqr", A, Tf, C, "C", opts, side);
+    submit_ormqr_dag(side, trans == Trans::Transpose, A, Tf, C, opts, nullptr, seq);
 }
 
 template <typename T>
 void submit_orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, SequenceState* seq,
                   const Options& opts) {
     require_applicable("orgqr", A, Tf, Q, "Q", opts);
-    require(Q.n() == A.n(), "orgqr", "Q", [&] {
-        return "must have as many columns as A (got " + std::to_string(Q.n()) + ", A has " + std::to_string(A.n()) + ")";
+    require(Q.n() == std::min(A.m(), A.n()), "orgqr", "Q", [&] {
+        return "must have min(m, n) columns (got " + std::to_string(Q.n()) + ", A is " + std::to_string(A.m()) + " x " +
+               std::to_string(A.n()) + ")";
     });
     Runtime& rt = A.runtime();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
@@ -133,7 +144,7 @@ void submit_orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>&
             o.name = "qr_laset";
             insert_qr_laset<T>(rt, o, Q.tile(i, j), i * Q.nb(), j * Q.nb());
         }
-    submit_ormqr_dag(false, A, Tf, Q, opts, nullptr, seq);
+    submit_ormqr_dag(starfact::Side::Left, false, A, Tf, Q, opts, nullptr, seq);
 }
 
 /// R X = B(0:n): by tile rows of B from the last.
@@ -153,27 +164,70 @@ void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* 
         }
 }
 
-/// gels after the factorization: Q^T B and the zero-diagonal check into `info` (`solve`: then R X = B(0:n)).
+/// The factorization part of gels, with the zero-diagonal check of R into `info`. m >= n: A = Q R, B := Q^T B.
+/// m < n: the minimum-norm solution through the QR of A^T, in the factors' workspace At: At := A^T, At = Q R, and
+/// A := At^T (the factors transposed: an LQ of A, L = R^T, in the layout of LAPACK's gelqf).
 template <typename T>
-void submit_gels_tail(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
-                      bool solve, SequenceState* seq, const Options& opts) {
-    submit_ormqr_dag(true, A, Tf, B, opts, nullptr, seq);
+void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
+                        SequenceState* seq, const Options& opts) {
     Runtime& rt = A.runtime();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
     TaskNames names(*seq);
-    for (int64_t k = 0; k < A.nt(); ++k) {
+    const bool wide = A.m() < A.n();
+    TileMatrix<T>& F = wide ? Tf.factored_workspace() : A;  // the matrix factored
+    auto transpose = [&](TileMatrix<T>& from, TileMatrix<T>& to) {
+        for (int64_t j = 0; j < from.nt(); ++j)
+            for (int64_t i = 0; i < from.mt(); ++i) {
+                o.name = names("qr_transpose", i, j);
+                insert_qr_transpose<T>(rt, o, from.tile(i, j), to.tile(j, i));
+            }
+    };
+    if (wide) transpose(A, F);
+    submit_geqrf_dag(F, Tf, opts, nullptr, seq);
+    if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
+    for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
         o.name = names("qr_diag_info", k);
-        insert_qr_diag_info<T>(rt, o, A.tile(k, k), info, k * A.nb());
+        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb());
     }
-    if (solve) submit_gels_solve(A, B, seq, opts);
+    if (wide) transpose(F, A);
+}
+
+/// The solution part of gels into B. m >= n: R X = B(0:n), by tile rows of B from the last. m < n: R^T Y = B(0:m)
+/// by tile rows from the first, B(m:n) := 0, X = Q B.
+template <typename T>
+void submit_gels_solution(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, SequenceState* seq,
+                          const Options& opts) {
+    if (A.m() >= A.n()) return submit_gels_solve(A, B, seq, opts);
+    TileMatrix<T>& F = Tf.factored_workspace();
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    const int64_t kt = F.nt();  // R: m x m, in F's first tile rows
+    for (int64_t k = 0; k < kt; ++k)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_trsm", k, j);
+            insert_qr_trsm<T>(rt, o, F.tile(k, k), B.tile(k, j), true);
+            for (int64_t i = k + 1; i < kt; ++i) {
+                o.name = names("qr_gemm_t", i, j, k);
+                insert_qr_gemm_t<T>(rt, o, F.tile(k, i), B.tile(k, j), B.tile(i, j));
+            }
+        }
+    for (int64_t i = A.m() / B.nb(); i < B.mt(); ++i)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_zero_rows", i, j);
+            insert_qr_zero_rows<T>(rt, o, B.tile(i, j), std::max<int64_t>(0, A.m() - i * B.nb()));
+        }
+    submit_ormqr_dag(starfact::Side::Left, false, F, Tf, B, opts, nullptr, seq);
 }
 
 template <typename T>
 void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
-    require_qr_arguments("gels", A, Tf, opts);
-    require(B.m() == A.m() && B.nb() == A.nb(), "gels", "B", [&] {
-        return "must have A's rows and tile size (got " + std::to_string(B.m()) + " rows, nb=" + std::to_string(B.nb()) +
-               "; A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ", nb=" + std::to_string(A.nb()) + ")";
+    require_qr_arguments("gels", A, Tf, opts, A.m() < A.n());
+    const int64_t rows = std::max(A.m(), A.n());
+    require(B.m() == rows && B.nb() == A.nb(), "gels", "B", [&] {
+        return "must have max(m, n) rows and A's tile size (got " + std::to_string(B.m()) + " rows, nb=" +
+               std::to_string(B.nb()) + "; A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ", nb=" +
+               std::to_string(A.nb()) + ")";
     });
     require(&B.runtime() == &A.runtime(), "gels", "B", "belongs to another Runtime than A");
     require(!B.distributed(), "gels", "B", "is distributed over MPI ranks: the tile QR runs on one process");
@@ -204,12 +258,11 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& op
     detail::SequenceState& state = detail::SequenceAccess::state(seq);
     starpu_data_handle_t info;
     state.add_operation(&info);
-    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &state);
-    detail::submit_gels_tail(A, Tf, B, info, false, &state, opts);
+    detail::submit_gels_factor(A, Tf, B, info, &state, opts);
     const int result = seq.wait();
     if (result != 0) return result;  // rank deficient: X is not computed
     Sequence solve(A.runtime());
-    detail::submit_gels_solve(A, B, &detail::SequenceAccess::state(solve), opts);
+    detail::submit_gels_solution(A, Tf, B, &detail::SequenceAccess::state(solve), opts);
     solve.wait();
     return 0;
 }
@@ -233,8 +286,8 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, co
     detail::SequenceState& state = detail::SequenceAccess::state(seq);
     starpu_data_handle_t info;
     const int op = state.add_operation(&info);
-    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &state);
-    detail::submit_gels_tail(A, Tf, B, info, true, &state, opts);
+    detail::submit_gels_factor(A, Tf, B, info, &state, opts);
+    detail::submit_gels_solution(A, Tf, B, &state, opts);
     return op;
 }
 #define STARFACT_QR_ASYNC(T)                                                                                          \
@@ -269,16 +322,17 @@ void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T
            const QRFactors<T>& Tf, T* C, int64_t ldc, const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("ormqr", "m", m);
     detail::require_nonnegative("ormqr", "nrhs", nrhs);
-    require(side == Side::Left, "ormqr", "side", "must be Left (Q C or Q^T C): Right is not supported");
     const int64_t n = Tf.n();
+    // C: m x nrhs from the left, nrhs x m from the right.
+    const int64_t c_rows = side == Side::Left ? m : nrhs, c_cols = side == Side::Left ? nrhs : m;
     detail::require_leading_dimension("ormqr", "lda", lda, m);
-    detail::require_leading_dimension("ormqr", "ldc", ldc, m);
+    detail::require_leading_dimension("ormqr", "ldc", ldc, c_rows);
     detail::require_tiling("ormqr", tiling);
     detail::require_array("ormqr", "A", A, m * n == 0);
     detail::require_array("ormqr", "C", C, m * nrhs == 0);
     require_factors_for("ormqr", Tf, m, n, tiling);
     detail::ArrayTiles<T> a(rt, m, n, Tf.nb(), const_cast<T*>(A), lda, tiling, false);  // only read
-    detail::ArrayTiles<T> c(rt, m, nrhs, Tf.nb(), C, ldc, tiling, false);
+    detail::ArrayTiles<T> c(rt, c_rows, c_cols, Tf.nb(), C, ldc, tiling, false);
     ormqr(side, trans, a.tiles(), Tf, c.tiles(), opts);
     c.write_back();
 }
@@ -292,10 +346,11 @@ void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRF
     detail::require_leading_dimension("orgqr", "ldq", ldq, m);
     detail::require_tiling("orgqr", tiling);
     detail::require_array("orgqr", "A", A, m * n == 0);
-    detail::require_array("orgqr", "Q", Q, m * n == 0);
+    const int64_t k = std::min(m, n);  // Q's columns
+    detail::require_array("orgqr", "Q", Q, m * k == 0);
     require_factors_for("orgqr", Tf, m, n, tiling);
     detail::ArrayTiles<T> a(rt, m, n, Tf.nb(), const_cast<T*>(A), lda, tiling, false);  // only read
-    detail::ArrayTiles<T> q(rt, m, n, Tf.nb(), Q, ldq, tiling, false);
+    detail::ArrayTiles<T> q(rt, m, k, Tf.nb(), Q, ldq, tiling, false);
     orgqr(a.tiles(), Tf, q.tiles(), opts);
     q.write_back();
 }
@@ -305,22 +360,20 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
          const Tiling& tiling) {
     detail::require_nonnegative("gels", "m", m);
     detail::require_nonnegative("gels", "n", n);
-    require(n <= m, "gels", "n", [&] {
-        return "must be <= m (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
-               "): least squares of a wide matrix (the minimum-norm solution) is not supported";
-    });
     detail::require_nonnegative("gels", "nrhs", nrhs);
+    const int64_t rows = std::max(m, n), k = std::min(m, n);  // B's rows; the factored matrix is rows x k
     detail::require_leading_dimension("gels", "lda", lda, m);
-    detail::require_leading_dimension("gels", "ldb", ldb, m);
+    detail::require_leading_dimension("gels", "ldb", ldb, rows);
     detail::require_tiling("gels", tiling);
     detail::require_array("gels", "A", A, m * n == 0);
-    detail::require_array("gels", "B", B, m * nrhs == 0);
+    detail::require_array("gels", "B", B, rows * nrhs == 0);
     const Residency where = detail::array_residency(rt, A, tiling, "gels", "A");
-    const int64_t nb =
-        tiling.nb > 0 ? tiling.nb : qr_tile_size<T>(m, n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
-    QRFactors<T> Tf(rt, m, n, nb);
+    const int64_t nb = tiling.nb > 0 ? tiling.nb
+                                     : qr_tile_size<T>(rows, k, opts.mapping, where, rt.cuda_workers() > 0,
+                                                       rt.cuda_devices());
+    QRFactors<T> Tf(rt, rows, k, nb);  // m < n: A^T's
     detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
-    detail::ArrayTiles<T> b(rt, m, nrhs, nb, B, ldb, tiling, false);
+    detail::ArrayTiles<T> b(rt, rows, nrhs, nb, B, ldb, tiling, false);
     const int info = gels(a.tiles(), Tf, b.tiles(), opts);
     a.write_back();
     b.write_back();

@@ -52,12 +52,14 @@ double qr_residual(int64_t m, int64_t n, const T* A, int64_t lda, const T* Q, in
     if (m == 0 || n == 0) return 0;
     std::vector<double> D = to_double(m, n, A, lda);
     const double na = norm1(m, n, D.data());
-    const std::vector<double> Qd = to_double(m, n, Q, ldq);
-    std::vector<double> Rd(static_cast<size_t>(n * n), 0.0);
+    const int64_t k = std::min(m, n);  // Q: m x k; R: k x n, upper trapezoidal
+    const std::vector<double> Qd = to_double(m, k, Q, ldq);
+    std::vector<double> Rd(static_cast<size_t>(k * n), 0.0);
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i <= j; ++i) Rd[static_cast<size_t>(i + j * n)] = static_cast<double>(R[i + j * ldr]);
+        for (int64_t i = 0; i <= std::min(j, k - 1); ++i)
+            Rd[static_cast<size_t>(i + j * k)] = static_cast<double>(R[i + j * ldr]);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                static_cast<int>(n), -1.0, Qd.data(), static_cast<int>(m), Rd.data(), static_cast<int>(n), 1.0, D.data(),
+                static_cast<int>(k), -1.0, Qd.data(), static_cast<int>(m), Rd.data(), static_cast<int>(k), 1.0, D.data(),
                 static_cast<int>(m));
     const double nr = norm1(m, n, D.data());
     return nr / ((na > 0 ? na : 1.0) * static_cast<double>(m) * std::numeric_limits<T>::epsilon());

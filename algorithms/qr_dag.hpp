@@ -47,13 +47,14 @@ inline QrStep qr_step(int64_t k, int64_t mt, int64_t domain) {
 /// Submits geqrf's task graph (the factors' plan is set); the arguments are checked.
 template <typename T>
 void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq);
-/// Submits C := op(Q) C (left); the arguments are checked.
+/// Submits C := op(Q) C (side Left) or C op(Q) (Right); the arguments are checked.
 template <typename T>
-void submit_ormqr_dag(bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
-                      const Options& opts, RunStats* stats, SequenceState* seq);
-/// The checks geqrf's forms share: A m x n with m >= n, T shaped for A, the Runtime, the options.
+void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
+                      TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq);
+/// The checks geqrf's forms share: A on one process, T shaped for A (`transposed`: for A^T), the Runtime, the options.
 template <typename T>
-void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts);
+void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts,
+                          bool transposed = false);
 /// Whether the factors' T tiles are in the CUDA kernels' layout (one triangular factor per tile: ib >= min(nb, n)).
 template <typename T>
 bool qr_gpu_layout(const QRFactors<T>& Tf) {

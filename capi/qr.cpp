@@ -100,12 +100,15 @@ int64_t factors_nb(const char* function, const QRFactors<T>& f, const ParsedOpti
     return f.nb();
 }
 
-/// Checks the rows x cols matrix `c` (named `name`) of an operation with the m-row qr: present, m rows, qr's dtype.
+/// Checks the matrix `c` (named `name`) of an operation with the m-row qr: present, m rows (`right`: m columns),
+/// qr's dtype.
 void check_applied(const char* function, const char* name, const starfact_c_matrix* c, const starfact_c_matrix& qr,
-                   const Runtime& rt) {
+                   const Runtime& rt, bool right = false) {
     check_matrix(function, name, c, &rt);
-    require(c->rows == qr.rows, function, name, [&] {
-        return "must have " + std::to_string(qr.rows) + " rows, as qr (got " + std::to_string(c->rows) + ")";
+    const int64_t got = right ? c->cols : c->rows;
+    require(got == qr.rows, function, name, [&] {
+        return "must have " + std::to_string(qr.rows) +
+               (right ? " columns, as qr has rows (got " : " rows, as qr (got ") + std::to_string(got) + ")";
     });
     require_same_dtype(function, name, c->dtype, qr.dtype, "qr");
 }
@@ -156,13 +159,12 @@ int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t t
     return submit("ormqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         require(side == STARFACT_C_LEFT || side == STARFACT_C_RIGHT, "ormqr", "side",
                 [&] { return "must be STARFACT_C_LEFT or STARFACT_C_RIGHT (got " + std::to_string(side) + ")"; });
-        require(side == STARFACT_C_LEFT, "ormqr", "side", "must be left (Q c or Q^T c): the right side is not supported");
         require(trans == STARFACT_C_NOTRANS || trans == STARFACT_C_TRANS, "ormqr", "trans",
                 [&] { return "must be STARFACT_C_NOTRANS or STARFACT_C_TRANS (got " + std::to_string(trans) + ")"; });
         check_tall("ormqr", "qr", qr, rt);
         const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
         checked_factors("ormqr", factors, rt, *qr);
-        check_applied("ormqr", "c", c, *qr, rt);
+        check_applied("ormqr", "c", c, *qr, rt, side == STARFACT_C_RIGHT);
         const Output out = output_like("ormqr", "c_out", c_out, *c, "c", rt);
         const ParsedOptions p = parse_options("ormqr", options);
         const Residency where = residency_for(p, {qr, c, c_out});
@@ -172,8 +174,9 @@ int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t t
             const int64_t nb = factors_nb("ormqr", F, p);
             auto Q = argument_tiles<T>(rt, *qr, Output{}, false, false, nb, where);
             auto C = argument_tiles<T>(rt, *c, out, true, false, nb, where, {qr});
-            async::ormqr(Side::Left, trans == STARFACT_C_TRANS ? Trans::Transpose : Trans::NoTrans, Q->tiles(), F,
-                         C->tiles(), *j.sequence, p.options);
+            async::ormqr(side == STARFACT_C_RIGHT ? Side::Right : Side::Left,
+                         trans == STARFACT_C_TRANS ? Trans::Transpose : Trans::NoTrans, Q->tiles(), F, C->tiles(),
+                         *j.sequence, p.options);
             j.finish = [Q, C, state, out](int info) {
                 Q->deliver(false);
                 C->deliver(true);

@@ -268,9 +268,9 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_qr_factors** factors,
                             starfact_c_job** job);
-/** ormqr: c (m x nrhs) := op(Q) c with the Q of geqrf's qr (its a_out, m x n, only read) and factors; side
- * STARFACT_C_LEFT only (STARFACT_C_RIGHT is refused naming 'side'), trans STARFACT_C_NOTRANS (Q c) or STARFACT_C_TRANS
- * (Q^T c). The result goes to c_out (may be c). options->nb must be 0 or the factors' (tree and ib are theirs). */
+/** ormqr: with the m x m Q of geqrf's qr (its a_out, m x n, only read) and factors, side STARFACT_C_LEFT: c (m x nrhs)
+ * := op(Q) c, side STARFACT_C_RIGHT: c (nrhs x m) := c op(Q); trans STARFACT_C_NOTRANS (Q) or STARFACT_C_TRANS (Q^T).
+ * The result goes to c_out (may be c). options->nb must be 0 or the factors' (tree and ib are theirs). */
 int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t trans, const starfact_c_matrix* qr,
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* c,
                             const starfact_c_matrix* c_out, const starfact_c_options* options, starfact_c_job** job);

@@ -15,20 +15,22 @@ namespace starfact::detail {
 /// GEQRT: A (m x n tile) = Q R in place, T (W) its triangular factors, inner blocking ib.
 template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib);
-/// UNMQR: C := op(Q) C (left) with the Q of GEQRT(V, T); `trans`: Q^T.
+/// UNMQR: C := op(Q) C (side Left: Q acts on C's rows) or C op(Q) (Right: on its columns) with the Q of
+/// GEQRT(V, T); `trans`: Q^T.
 template <typename T>
-void insert_unmqr(const Runtime& rt, const TaskOptions& o, bool trans, starpu_data_handle_t V, starpu_data_handle_t Tf,
-                  starpu_data_handle_t C, int ib);
+void insert_unmqr(const Runtime& rt, const TaskOptions& o, Side side, bool trans, starpu_data_handle_t V,
+                  starpu_data_handle_t Tf, starpu_data_handle_t C, int ib);
 /// TSQRT (tt false) / TTQRT (tt true): the QR of [R1; A2], R1 the upper triangle of the top tile A1 (its first n
 /// rows), A2 a full tile (TS) or the upper trapezoid of one (TT, its first min(rows, n) rows); R1 is overwritten by
 /// the new R, A2's full tile (TS) or upper trapezoid (TT) by the reflectors, T (W) by their factor.
 template <typename T>
 void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_handle_t A1, starpu_data_handle_t A2,
                   starpu_data_handle_t Tf, int ib);
-/// TSMQR / TTMQR: [C1; C2] := op(Q) [C1; C2] (left) with the Q of TSQRT / TTQRT (V: the bottom tile, T); C1's first
-/// n rows (n: V's columns) and C2's rows of V (TS: all; TT: min(rows, n)) take part.
+/// TSMQR / TTMQR: [C1; C2] := op(Q) [C1; C2] (side Left) or [C1 C2] := [C1 C2] op(Q) (Right) with the Q of
+/// TSQRT / TTQRT (V: the bottom tile, T); C1's first n rows (Right: columns; n: V's columns) and C2's rows (Right:
+/// columns) of V (TS: all; TT: min(rows, n)) take part.
 template <typename T>
-void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, bool trans, starpu_data_handle_t V,
+void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, Side side, bool trans, starpu_data_handle_t V,
                    starpu_data_handle_t Tf, starpu_data_handle_t C1, starpu_data_handle_t C2, int ib);
 /// If *info == 0 and R(i, i) (the diagonal of the tile R's upper triangle) is exactly zero for some i:
 /// *info = offset + i + 1 (the first such i).
@@ -38,9 +40,21 @@ void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 /// A := the identity pattern of the tile whose first row is global row r0 and first column global column c0.
 template <typename T>
 void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0);
-/// B(0:k, :) := R^-1 B(0:k, :), R the k x k upper triangle of the tile R (k its columns); B's rows below k untouched.
+/// B(0:k, :) := R^-1 B(0:k, :) (`trans`: R^-T), R the k x k upper triangle of the tile R (k its columns); B's rows
+/// below k untouched.
 template <typename T>
-void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B);
+void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B,
+                    bool trans = false);
+/// C(0:r, :) -= A^T B(0:k, :) for the k x r tile A: C's rows below r untouched (the update of a solve with R^T).
+template <typename T>
+void insert_qr_gemm_t(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B,
+                      starpu_data_handle_t C);
+/// B := A^T (B's tile has A's shape transposed).
+template <typename T>
+void insert_qr_transpose(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B);
+/// A(first:, :) := 0 (the tile's rows from `first` on).
+template <typename T>
+void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t first);
 
 /// Makes every CUDA worker's workspace large enough for the QR kernels on tiles of up to nb rows and columns whose
 /// blocks of reflectors are at most k columns (k: min(nb, n) of the factored matrix).

@@ -1,13 +1,18 @@
 // The tile QR's small codelets: the exactly-zero diagonal of R (gels' info), the identity pattern of a tile
-// (orgqr's start), the triangular solve with R on the leading rows of a tile (gels).
+// (orgqr's start), the triangular solves with R or R^T on the leading rows of a tile and the update that goes with
+// R^T (gels), the transpose of a tile and the zeroing of a tile's last rows (gels of a wide matrix).
 //   qr_diag_info: 0 = R (R), 1 = info (RW, one int)
 //   qr_laset:     0 = A (W)
 //   qr_trsm:      0 = R (R), 1 = B (RW)
+//   qr_gemm_t:    0 = A (R), 1 = B (R), 2 = C (RW)
+//   qr_transpose: 0 = A (R), 1 = B (W)
+//   qr_zero_rows: 0 = A (RW)
 #include <algorithm>
 
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/qr/qr_cuda_blas.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
@@ -16,9 +21,24 @@ namespace starfact::detail {
 namespace {
 
 struct OffsetArgs {
-    int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row, column
+    int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row, column;
+                         // qr_zero_rows: r0 = the first row zeroed
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
+    bool trans = false;  // qr_trsm: solve with R^T
 };
+
+struct TileRef {
+    void* ptr;
+    int rows, cols, ld;
+};
+inline TileRef tile_of(void* buffer) {
+    return {reinterpret_cast<void*>(STARPU_MATRIX_GET_PTR(buffer)), static_cast<int>(STARPU_MATRIX_GET_NX(buffer)),
+            static_cast<int>(STARPU_MATRIX_GET_NY(buffer)), static_cast<int>(STARPU_MATRIX_GET_LD(buffer))};
+}
+template <typename T>
+T* ptr(const TileRef& t) {
+    return static_cast<T*>(t.ptr);
+}
 
 template <typename T>
 void diag_info_cpu(void* buffers[], void* cl_arg) {
@@ -46,14 +66,39 @@ void laset_cpu(void* buffers[], void* cl_arg) {
 }
 
 template <typename T>
-void qr_trsm_cpu(void* buffers[], void*) {
+void qr_trsm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
     const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
     if (k == 0 || n == 0) return;
-    cpu::trsm(Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, k, n, T(1),
+    cpu::trsm(Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, k, n, T(1),
               reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
               static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
               static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+}
+
+/// C(0:r, :) -= A^T B(0:k, :), A k x r: only C's first r rows (A's columns) take part.
+template <typename T>
+void gemm_t_cpu(void* buffers[], void*) {
+    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
+    cpu::gemm(Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A), A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C),
+              C.ld);
+}
+
+template <typename T>
+void transpose_cpu(void* buffers[], void*) {
+    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    for (int j = 0; j < A.cols; ++j)
+        for (int i = 0; i < A.rows; ++i) ptr<T>(B)[j + static_cast<int64_t>(i) * B.ld] = ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld];
+}
+
+template <typename T>
+void zero_rows_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const TileRef A = tile_of(buffers[0]);
+    for (int j = 0; j < A.cols; ++j)
+        for (int64_t i = a->r0; i < A.rows; ++i) ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld] = T(0);
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -83,12 +128,45 @@ void qr_trsm_cuda(void* buffers[], void* cl_arg) {
     const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
     if (k == 0 || n == 0) return;
-    const cublasStatus_t s = gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, k, n, T(1),
+    const cublasStatus_t s = gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans,
+                                       Diag::NonUnit, k, n, T(1),
                                        reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
                                        static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
                                        reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
                                        static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+template <typename T>
+void gemm_t_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
+    const cublasStatus_t s = gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A),
+                                       A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C), C.ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+template <typename T>
+void transpose_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    if (A.rows == 0 || A.cols == 0) return;
+    const cublasStatus_t s = gpu::geam_transpose(ws.cublas, A.cols, A.rows, ptr<T>(A), A.ld, ptr<T>(B), B.ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+template <typename T>
+void zero_rows_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const OffsetArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const TileRef A = tile_of(buffers[0]);
+    if (a->r0 >= A.rows || A.cols == 0) return;
+    if (cudaMemset2DAsync(ptr<T>(A) + a->r0, sizeof(T) * A.ld, 0, sizeof(T) * (A.rows - a->r0), A.cols, ws.stream) !=
+        cudaSuccess)
+        STARPU_ABORT_MSG("qr_zero_rows: cudaMemset2DAsync failed");
 }
 #endif
 
@@ -106,6 +184,21 @@ template <typename T>
 void define_qr_trsm(Kernel& k) {
     define_kernel(k, "qr_trsm", by_precision<T>("starfact_sqr_trsm", "starfact_dqr_trsm"), qr_trsm_cpu<T>,
                   STARFACT_CUDA_IMPL(qr_trsm_cuda<T>), {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_gemm_t(Kernel& k) {
+    define_kernel(k, "qr_gemm_t", by_precision<T>("starfact_sqr_gemm_t", "starfact_dqr_gemm_t"), gemm_t_cpu<T>,
+                  STARFACT_CUDA_IMPL(gemm_t_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_transpose(Kernel& k) {
+    define_kernel(k, "qr_transpose", by_precision<T>("starfact_sqr_transpose", "starfact_dqr_transpose"),
+                  transpose_cpu<T>, STARFACT_CUDA_IMPL(transpose_cuda<T>), {STARPU_R, STARPU_W});
+}
+template <typename T>
+void define_zero_rows(Kernel& k) {
+    define_kernel(k, "qr_zero_rows", by_precision<T>("starfact_sqr_zero_rows", "starfact_dqr_zero_rows"),
+                  zero_rows_cpu<T>, STARFACT_CUDA_IMPL(zero_rows_cuda<T>), {STARPU_RW});
 }
 
 starpu_task* offset_task(const Kernel& k, OffsetArgs args) {
@@ -136,8 +229,9 @@ void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle
 }
 
 template <typename T>
-void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B) {
-    starpu_task* t = offset_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
+void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B,
+                    bool trans) {
+    starpu_task* t = offset_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt), trans});
     const double k = tile_cols(R), n = tile_cols(B);
     t->flops = k * k * n;
     t->handles[0] = R;
@@ -145,11 +239,43 @@ void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_
     submit(t, o, "qr_trsm");
 }
 
+template <typename T>
+void insert_qr_gemm_t(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B,
+                      starpu_data_handle_t C) {
+    starpu_task* t = offset_task(kernel<define_gemm_t<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
+    t->flops = 2.0 * tile_rows(A) * tile_cols(A) * tile_cols(C);
+    t->handles[0] = A;
+    t->handles[1] = B;
+    t->handles[2] = C;
+    submit(t, o, "qr_gemm_t");
+}
+
+template <typename T>
+void insert_qr_transpose(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B) {
+    starpu_task* t = offset_task(kernel<define_transpose<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
+    t->handles[0] = A;
+    t->handles[1] = B;
+    submit(t, o, "qr_transpose");
+}
+
+template <typename T>
+void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t first) {
+    starpu_task* t = offset_task(kernel<define_zero_rows<T>>(rt), OffsetArgs{first, 0, cuda_contexts(rt)});
+    t->handles[0] = A;
+    submit(t, o, "qr_zero_rows");
+}
+
 #define STARFACT_QR_SOLVE(T)                                                                                     \
     template void insert_qr_diag_info<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,               \
                                          starpu_data_handle_t, int64_t);                                        \
     template void insert_qr_laset<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, int64_t, int64_t); \
-    template void insert_qr_trsm<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t);
+    template void insert_qr_trsm<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, \
+                                    bool);                                                                      \
+    template void insert_qr_gemm_t<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, \
+                                      starpu_data_handle_t);                                                    \
+    template void insert_qr_transpose<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,              \
+                                         starpu_data_handle_t);                                                 \
+    template void insert_qr_zero_rows<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, int64_t);
 STARFACT_QR_SOLVE(float)
 STARFACT_QR_SOLVE(double)
 #undef STARFACT_QR_SOLVE

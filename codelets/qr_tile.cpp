@@ -2,14 +2,17 @@
 //   geqrt:  0 = A (RW), 1 = T (W)
 //   unmqr:  0 = V (R), 1 = T (R), 2 = C (RW)
 //   tpqrt:  0 = A1 (RW, top), 1 = A2 (RW, bottom), 2 = T (W)
-//   tpmqrt: 0 = V (R, the bottom tile of tpqrt), 1 = T (R), 2 = C1 (RW, top), 3 = C2 (RW, bottom)
+//   tpmqrt: 0 = V (R, the bottom tile of tpqrt), 1 = T (R), 2 = C1 (RW, top / left), 3 = C2 (RW, bottom / right)
+// The applications take a side: op(Q) C (left: Q acts on C's rows, C1 above C2) or C op(Q) (right: on its columns,
+// C1 beside C2).
 // CPU: LAPACKE's geqrt, gemqrt, tpqrt (l = 0 for TS, l = rows for TT) and tpmqrt with inner blocking ib.
 // CUDA: cuSOLVER's geqrf on the tile (GEQRT), or on [triu(R1); A2] stacked in the worker's workspace (TS, TT: R1
 // is upper triangular, so the reflectors' top block comes out as the identity and the bottom block is what
 // tpqrt stores); T from V^T V and tau by the UT transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS
 // 32(2), 2006): T^-1 = striu(V^T V) + diag(1 / tau), inverted by one trsm. Applying Q^T is then gemm, trmm, gemm
-// on cuBLAS. The CUDA kernels form one T per tile (LAPACK's layout with ib = K), which the CPU kernels read and
-// write alike when ib >= K: factors made by either kind of worker serve the other.
+// on cuBLAS (from the right: the same with the operands' roles transposed). The CUDA kernels form one T per tile
+// (LAPACK's layout with ib = K), which the CPU kernels read and write alike when ib >= K: factors made by either
+// kind of worker serve the other.
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -30,6 +33,7 @@ struct QrArgs {
     int ib;              // inner blocking of the CPU kernels
     bool tt;             // tpqrt/tpmqrt: triangle on triangle (TT) rather than triangle on square (TS)
     bool trans;          // unmqr/tpmqrt: apply Q^T
+    bool right;          // unmqr/tpmqrt: C op(Q) rather than op(Q) C
     CudaContexts* cuda;  // per-worker cuSOLVER handles and workspaces (CUDA implementation)
 };
 
@@ -57,6 +61,10 @@ T* cpu_work(size_t n) {
 /// Rows of the bottom tile that take part in a TS (all) or TT (its upper trapezoid) kernel with n columns.
 inline int bottom_rows(bool tt, int rows, int n) { return tt ? std::min(rows, n) : rows; }
 
+/// LAPACK's side and trans characters of an application.
+inline char side_char(const QrArgs& a) { return a.right ? 'R' : 'L'; }
+inline char trans_char(const QrArgs& a) { return a.trans ? 'T' : 'N'; }
+
 [[noreturn]] inline void lapack_failed(const char* what, int info) {
     STARPU_ABORT_MSG("starfact: LAPACKE %s failed with info %d", what, info);
 }
@@ -80,10 +88,11 @@ void unmqr_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrArgs*>(cl_arg);
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C = tile(buffers[2]);
     const int k = std::min(V.rows, V.cols);
-    if (k == 0 || C.cols == 0) return;
+    if (k == 0 || C.cols == 0 || C.rows == 0) return;
     const int ib = std::min(a->ib, k);
-    const int info = cpu::gemqrt(a->trans ? 'T' : 'N', C.rows, C.cols, k, ib, ptr<T>(V), V.ld, ptr<T>(Tt), Tt.ld,
-                                 ptr<T>(C), C.ld, cpu_work<T>(static_cast<size_t>(ib) * C.cols));
+    const int info = cpu::gemqrt(side_char(*a), trans_char(*a), C.rows, C.cols, k, ib, ptr<T>(V), V.ld, ptr<T>(Tt),
+                                 Tt.ld, ptr<T>(C), C.ld,
+                                 cpu_work<T>(static_cast<size_t>(ib) * (a->right ? C.rows : C.cols)));
     if (info != 0) lapack_failed("gemqrt", info);
 }
 
@@ -104,11 +113,15 @@ void tpmqrt_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrArgs*>(cl_arg);
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C1 = tile(buffers[2]), C2 = tile(buffers[3]);
     const int k = V.cols, m = bottom_rows(a->tt, V.rows, k);
-    if (k == 0 || m == 0 || C1.cols == 0) return;
+    // Left: C2's first m rows and C1's first k rows, C1.cols wide; right: C2's first m columns and C1's first k
+    // columns, C1.rows high.
+    const int other = a->right ? C1.rows : C1.cols;
+    if (k == 0 || m == 0 || other == 0) return;
     const int ib = std::min(a->ib, k);
-    const int info = cpu::tpmqrt(a->trans ? 'T' : 'N', m, C1.cols, k, a->tt ? m : 0, ib, ptr<T>(V), V.ld, ptr<T>(Tt),
-                                 Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld,
-                                 cpu_work<T>(static_cast<size_t>(ib) * C1.cols));
+    const int rows = a->right ? other : m, cols = a->right ? m : other;  // LAPACK's m, n: those of C2's block
+    const int info = cpu::tpmqrt(side_char(*a), trans_char(*a), rows, cols, k, a->tt ? m : 0, ib, ptr<T>(V), V.ld,
+                                 ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld,
+                                 cpu_work<T>(static_cast<size_t>(ib) * other));
     if (info != 0) lapack_failed("tpmqrt", info);
 }
 
@@ -212,6 +225,25 @@ void device_apply(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, bool tra
     cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, n, k, T(-1), V, ldv, w.Z, k, T(1), C2, ldc2));
 }
 
+/// From the right, the same steps with the operands' roles transposed: [C1 C2] -= (([C1 C2] V) op(T)) V^T with
+/// V = [I; V2] (TS, TT: C1 has k columns) or C -= (C V op(T)) V^T (V dense, no C1). m: C's rows, n: V's.
+template <typename T>
+void device_apply_right(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, bool trans, int m, int n, int k,
+                        const T* V, int ldv, const T* Tm, int ldt, T* C1, int ldc1, T* C2, int ldc2) {
+    T beta = T(0);
+    if (C1) {
+        if (cudaMemcpy2DAsync(w.Y, sizeof(T) * m, C1, sizeof(T) * ldc1, sizeof(T) * m, k, cudaMemcpyDeviceToDevice,
+                              ws.stream) != cudaSuccess)
+            STARPU_ABORT_MSG("tpmqrt: copy of C1 failed");
+        beta = T(1);
+    }
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, k, n, T(1), C2, ldc2, V, ldv, beta, w.Y, m));
+    cublas_ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, m, k,
+                        T(1), Tm, ldt, w.Y, m, w.Z, m));
+    if (C1) cublas_ok(gpu::geam(ws.cublas, m, k, T(1), C1, ldc1, T(-1), w.Z, m, C1, ldc1));
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, m, n, k, T(-1), w.Z, m, V, ldv, T(1), C2, ldc2));
+}
+
 template <typename T>
 void unmqr_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrArgs*>(cl_arg);
@@ -219,10 +251,15 @@ void unmqr_cuda(void* buffers[], void* cl_arg) {
     const gpu::WorkerStream ws(a->cuda, false);
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C = tile(buffers[2]);
     const int k = std::min(V.rows, V.cols);
-    if (k == 0 || C.cols == 0) return;
-    const QrWorkspace<T> w(c, rows_of({V, C}), k, C.cols);
+    if (k == 0 || C.cols == 0 || C.rows == 0) return;
+    const QrWorkspace<T> w(c, rows_of({V, C}), k, a->right ? C.rows : C.cols);
     gpu::launch_copy_unit_lower(ptr<T>(V), V.ld, w.X, V.rows, V.rows, k, ws.stream);
-    device_apply<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0, ptr<T>(C), C.ld);
+    if (a->right)
+        device_apply_right<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0,
+                              ptr<T>(C), C.ld);
+    else
+        device_apply<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0, ptr<T>(C),
+                        C.ld);
 }
 
 template <typename T>
@@ -263,9 +300,9 @@ void tpmqrt_cuda(void* buffers[], void* cl_arg) {
     CudaWorkerContext& c = a->cuda->local();
     const gpu::WorkerStream ws(a->cuda, false);
     const Tile V = tile(buffers[0]), Tt = tile(buffers[1]), C1 = tile(buffers[2]), C2 = tile(buffers[3]);
-    const int k = V.cols, m = bottom_rows(a->tt, V.rows, k);
-    if (k == 0 || m == 0 || C1.cols == 0) return;
-    const QrWorkspace<T> w(c, rows_of({V, C1, C2}), k, C1.cols);
+    const int k = V.cols, m = bottom_rows(a->tt, V.rows, k), other = a->right ? C1.rows : C1.cols;
+    if (k == 0 || m == 0 || other == 0) return;
+    const QrWorkspace<T> w(c, rows_of({V, C1, C2}), k, other);
     const T* V2 = ptr<T>(V);
     int ldv = V.ld;
     if (a->tt) {  // the upper trapezoid, zeros below (the tile's lower part holds its own GEQRT's reflectors)
@@ -273,7 +310,12 @@ void tpmqrt_cuda(void* buffers[], void* cl_arg) {
         V2 = w.X;
         ldv = m;
     }
-    device_apply<T>(ws, w, a->trans, m, C1.cols, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld);
+    if (a->right)
+        device_apply_right<T>(ws, w, a->trans, other, m, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2),
+                              C2.ld);
+    else
+        device_apply<T>(ws, w, a->trans, m, other, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2),
+                        C2.ld);
 }
 
 /// The workspace of the QR kernels on tiles of up to nb rows and columns whose reflector blocks are at most
@@ -337,7 +379,7 @@ starpu_task* qr_task(const Kernel& k, QrArgs args, double flops) {
 template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib) {
     const double m = tile_rows(A), n = tile_cols(A), k = std::min(m, n);
-    starpu_task* t = qr_task(kernel<define_geqrt<T>>(rt), QrArgs{ib, false, false, cuda_contexts(rt)},
+    starpu_task* t = qr_task(kernel<define_geqrt<T>>(rt), QrArgs{ib, false, false, false, cuda_contexts(rt)},
                              2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3);
     t->handles[0] = A;
     t->handles[1] = Tf;
@@ -345,10 +387,13 @@ void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
 }
 
 template <typename T>
-void insert_unmqr(const Runtime& rt, const TaskOptions& o, bool trans, starpu_data_handle_t V, starpu_data_handle_t Tf,
-                  starpu_data_handle_t C, int ib) {
-    const double m = tile_rows(C), n = tile_cols(C), k = std::min(tile_rows(V), tile_cols(V));
-    starpu_task* t = qr_task(kernel<define_unmqr<T>>(rt), QrArgs{ib, false, trans, cuda_contexts(rt)},
+void insert_unmqr(const Runtime& rt, const TaskOptions& o, Side side, bool trans, starpu_data_handle_t V,
+                  starpu_data_handle_t Tf, starpu_data_handle_t C, int ib) {
+    const bool right = side == Side::Right;
+    // m: the order of Q (C's rows from the left, its columns from the right), n: C's other dimension.
+    const double m = right ? tile_cols(C) : tile_rows(C), n = right ? tile_rows(C) : tile_cols(C),
+                 k = std::min(tile_rows(V), tile_cols(V));
+    starpu_task* t = qr_task(kernel<define_unmqr<T>>(rt), QrArgs{ib, false, trans, right, cuda_contexts(rt)},
                              4 * m * n * k - 2 * n * k * k);
     t->handles[0] = V;
     t->handles[1] = Tf;
@@ -361,7 +406,7 @@ void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_
                   starpu_data_handle_t Tf, int ib) {
     const double n = tile_cols(A2), m = bottom_rows(tt, tile_rows(A2), tile_cols(A2));
     const Kernel& k = tt ? kernel<define_tpqrt<T, true>>(rt) : kernel<define_tpqrt<T, false>>(rt);
-    starpu_task* t = qr_task(k, QrArgs{ib, tt, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
+    starpu_task* t = qr_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
     t->handles[0] = A1;
     t->handles[1] = A2;
     t->handles[2] = Tf;
@@ -369,11 +414,13 @@ void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_
 }
 
 template <typename T>
-void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, bool trans, starpu_data_handle_t V,
+void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, Side side, bool trans, starpu_data_handle_t V,
                    starpu_data_handle_t Tf, starpu_data_handle_t C1, starpu_data_handle_t C2, int ib) {
-    const double k = tile_cols(V), m = bottom_rows(tt, tile_rows(V), tile_cols(V)), n = tile_cols(C1);
+    const bool right = side == Side::Right;
+    const double k = tile_cols(V), m = bottom_rows(tt, tile_rows(V), tile_cols(V)),
+                 n = right ? tile_rows(C1) : tile_cols(C1);
     const Kernel& kk = tt ? kernel<define_tpmqrt<T, true>>(rt) : kernel<define_tpmqrt<T, false>>(rt);
-    starpu_task* t = qr_task(kk, QrArgs{ib, tt, trans, cuda_contexts(rt)}, tt ? 2 * k * k * n : 4 * m * n * k);
+    starpu_task* t = qr_task(kk, QrArgs{ib, tt, trans, right, cuda_contexts(rt)}, tt ? 2 * k * k * n : 4 * m * n * k);
     t->handles[0] = V;
     t->handles[1] = Tf;
     t->handles[2] = C1;
@@ -398,11 +445,11 @@ void reserve_qr_workspace(const Runtime& rt, int64_t nb, int64_t k) {
 
 #define STARFACT_QR_TILE(T)                                                                                         \
     template void insert_geqrt<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, int); \
-    template void insert_unmqr<T>(const Runtime&, const TaskOptions&, bool, starpu_data_handle_t, starpu_data_handle_t, \
-                                  starpu_data_handle_t, int);                                                       \
+    template void insert_unmqr<T>(const Runtime&, const TaskOptions&, Side, bool, starpu_data_handle_t,              \
+                                  starpu_data_handle_t, starpu_data_handle_t, int);                                 \
     template void insert_tpqrt<T>(const Runtime&, const TaskOptions&, bool, starpu_data_handle_t, starpu_data_handle_t, \
                                   starpu_data_handle_t, int);                                                       \
-    template void insert_tpmqrt<T>(const Runtime&, const TaskOptions&, bool, bool, starpu_data_handle_t,             \
+    template void insert_tpmqrt<T>(const Runtime&, const TaskOptions&, bool, Side, bool, starpu_data_handle_t,       \
                                    starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t, int);          \
     template void reserve_qr_workspace<T>(const Runtime&, int64_t, int64_t);
 STARFACT_QR_TILE(float)

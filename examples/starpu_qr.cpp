@@ -34,7 +34,7 @@ same process (cuSOLVER on a device copy when a GPU is used, else one LAPACKE cal
 the ratio vendor_time / starfact_time (> 1: starfact is faster).
 
 problem
-  --m M             rows (default: n; at least n: the QR of a wide matrix is not supported)
+  --m M             rows (default: n; at least n: the driver times tall and square matrices)
 )") + support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
                     n <= 512: one tile column of tall tiles)
@@ -129,7 +129,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t m = s.m > 0 ? s.m : n;
     if (m < n)
         throw InvalidArgument("starpu_qr", "--m", "must be >= n (got m=" + std::to_string(m) + ", n=" +
-                                                      std::to_string(n) + "): the QR of a wide matrix is not supported");
+                                                      std::to_string(n) + "): starpu_qr times tall and square matrices");
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const int64_t nb = s.nb > 0 ? s.nb : qr_tile_size<T>(m, n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;

@@ -1,6 +1,8 @@
 // Shared by the tile-QR tests (CPU and GPU): random rectangular matrices, and one call that factors, forms Q,
 // applies Q and Q^T and checks every scaled residual: ||I - Q^T Q|| / (m eps), ||A - Q R|| / (||A|| m eps),
-// ||Q (Q^T C) - C|| / (||C|| m eps), ||Q^T A - [R; 0]|| / (||A|| m eps), each < 60.
+// ||Q (Q^T C) - C|| / (||C|| m eps), ||Q^T A - [R; 0]|| / (||A|| m eps), each < 60; another for ormqr from the right:
+// C Q and C Q^T against the products with the explicit m x m Q (itself checked), by rows (Q acts on C's rows):
+// ||C op(Q) - ref||_inf / (||C||_inf m eps).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -58,8 +60,8 @@ struct QrCheck {
     }
 };
 
-/// Factors a random m x n matrix (array form, tiles of nb, `tree`, `ib`) under `factor`, then forms Q (orgqr) and
-/// applies Q^T and Q (ormqr) under `apply`, and measures every residual.
+/// Factors a random m x n matrix (array form, tiles of nb, `tree`, `ib`) under `factor`, then forms the thin Q (orgqr,
+/// m x min(m, n)) and applies Q^T and Q (ormqr) under `apply`, and measures every residual.
 template <typename T>
 QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib, const Options& factor,
                  const Options& apply, uint64_t seed) {
@@ -71,9 +73,10 @@ QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int
     QrCheck c;
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = m; i < ld; ++i) c.padding_untouched = c.padding_untouched && F[i + j * ld] == T(-777);
-    std::vector<T> Q(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(5));
+    const int64_t k = std::min(m, n);  // Q's columns
+    std::vector<T> Q(static_cast<size_t>(ld * std::max<int64_t>(k, 1)), T(5));
     orgqr(rt, m, n, F.data(), ld, f, Q.data(), ld, apply);
-    c.orthogonality = orthogonality_residual(m, n, Q.data(), ld);
+    c.orthogonality = orthogonality_residual(m, k, Q.data(), ld);
     c.factorization = qr_residual(m, n, A.data(), ld, Q.data(), ld, F.data(), ld);
     const std::vector<T> C = random_rect<T>(m, nrhs, ld, seed + 1);
     std::vector<T> D = C;
@@ -83,8 +86,8 @@ QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int
     std::vector<T> E = A, R(static_cast<size_t>(ld * std::max<int64_t>(n, 1)), T(0));
     ormqr(rt, Side::Left, Trans::Transpose, m, n, F.data(), ld, f, E.data(), ld, apply);
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i <= j; ++i) R[i + j * ld] = F[i + j * ld];
-    // Q^T A against [R; 0], relative to A.
+        for (int64_t i = 0; i <= std::min(j, m - 1); ++i) R[i + j * ld] = F[i + j * ld];
+    // Q^T A against [R; 0] (m < n: R upper trapezoidal), relative to A.
     double nd = 0;
     for (int64_t j = 0; j < n; ++j) {
         double s = 0;
@@ -101,6 +104,65 @@ QrCheck check_qr(Runtime& rt, int64_t m, int64_t n, int64_t nb, QrTree tree, int
         return best > 0 ? best : 1.0;
     }();
     c.reduce = m * n == 0 ? 0 : nd / (na * double(m) * std::numeric_limits<T>::epsilon());
+    return c;
+}
+
+/// The residuals of ormqr from the right; `failure` names what went wrong (empty: all < 60).
+struct RightCheck {
+    double orthogonality = -1, factorization = -1, notrans = -1, trans = -1;
+    bool padding_untouched = true;
+    std::string failure() const {
+        std::ostringstream s;
+        if (!(orthogonality < 60)) s << " orthogonality=" << orthogonality;
+        if (!(factorization < 60)) s << " factorization=" << factorization;
+        if (!(notrans < 60)) s << " C*Q=" << notrans;
+        if (!(trans < 60)) s << " C*Q^T=" << trans;
+        if (!padding_untouched) s << " padding rows written";
+        return s.str();
+    }
+};
+
+/// Factors a random m x n matrix (array form, tiles of nb, `tree`, `ib`) under `factor`; under `apply`
+/// forms the explicit m x m Q (ormqr from the left on the identity; its orthogonality and ||A - Q R|| checked) and
+/// applies Q and Q^T from the right to a random k x m C, each against C op(Q) computed in double with that Q.
+template <typename T>
+RightCheck check_ormqr_right(Runtime& rt, int64_t m, int64_t n, int64_t k, int64_t nb, QrTree tree, int64_t ib,
+                             const Options& factor, const Options& apply, uint64_t seed) {
+    const int64_t ld = m + 2, ldc = k + 1;
+    const std::vector<T> A = random_rect<T>(m, n, ld, seed);
+    std::vector<T> F = A;
+    QRFactors<T> f(rt, m, n, nb, tree, ib);
+    geqrf(rt, m, n, F.data(), ld, f, factor);
+    std::vector<T> Q(static_cast<size_t>(ld * std::max<int64_t>(m, 1)), T(0));
+    for (int64_t i = 0; i < m; ++i) Q[static_cast<size_t>(i + i * ld)] = T(1);
+    ormqr(rt, Side::Left, Trans::NoTrans, m, m, F.data(), ld, f, Q.data(), ld, apply);
+    RightCheck c;
+    c.orthogonality = orthogonality_residual(m, m, Q.data(), ld);
+    c.factorization = qr_residual(m, n, A.data(), ld, Q.data(), ld, F.data(), ld);
+    const std::vector<T> C = random_rect<T>(k, m, ldc, seed + 1);
+    for (Trans t : {Trans::NoTrans, Trans::Transpose}) {
+        std::vector<T> D = C;
+        ormqr(rt, Side::Right, t, m, k, F.data(), ld, f, D.data(), ldc, apply);
+        for (int64_t j = 0; j < m; ++j) c.padding_untouched = c.padding_untouched && D[k + j * ldc] == T(-777);
+        std::vector<double> ref(static_cast<size_t>(k * m), 0.0);  // C op(Q), leading dimension k
+        for (int64_t j = 0; j < m; ++j)
+            for (int64_t l = 0; l < m; ++l) {
+                const double q = double(t == Trans::NoTrans ? Q[l + j * ld] : Q[j + l * ld]);
+                for (int64_t i = 0; i < k; ++i) ref[static_cast<size_t>(i + j * k)] += double(C[i + l * ldc]) * q;
+            }
+        double nd = 0, nc = 0;
+        for (int64_t i = 0; i < k; ++i) {
+            double sd = 0, sc = 0;
+            for (int64_t j = 0; j < m; ++j) {
+                sd += std::abs(double(D[i + j * ldc]) - ref[static_cast<size_t>(i + j * k)]);
+                sc += std::abs(double(C[i + j * ldc]));
+            }
+            nd = std::isnan(sd) ? sd : std::max(nd, sd);
+            nc = std::max(nc, sc);
+        }
+        (t == Trans::NoTrans ? c.notrans : c.trans) =
+            m * k == 0 ? 0 : nd / ((nc > 0 ? nc : 1.0) * double(m) * std::numeric_limits<T>::epsilon());
+    }
     return c;
 }
 

@@ -366,7 +366,8 @@ static double gels_residual(const double* a, const double* x, const double* b, i
     return res;
 }
 
-/* geqrf into a separate output and its factors; orgqr; ormqr with Q^T then Q; gels in place (no copy); both
+/* geqrf into a separate output and its factors; orgqr; ormqr with Q^T then Q, from the left and from the right; gels
+ * in place (no copy); both
  * precisions, m x n with m not a multiple of nb, the tree asked for. */
 static void test_qr(starfact_c_runtime* rt, int32_t dtype, int64_t m, int64_t n, int64_t nb, const char* tree) {
     const double eps = dtype == STARFACT_C_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
@@ -432,6 +433,33 @@ static void test_qr(starfact_c_runtime* rt, int32_t dtype, int64_t m, int64_t n,
     double* qqtb = back(&c);
     for (int64_t i = 0; i < m * nrhs; ++i) qqtb[i] -= b[i];
     CHECK(norm1(qqtb, m, nrhs) / (norm1(b, m, nrhs) * (double)m * eps) < 60, "ormqr Q Q^T B != B");
+    /* From the right, w (nrhs x m): the first n columns of w Q are w times the thin Q, and (w Q) Q^T = w */
+    double* w = matrix(nrhs, m, 0);
+    Array win = as(w, nrhs, m, dtype), wq = as(w, nrhs, m, dtype);
+    starfact_c_matrix mwin = desc(&win), mwq = desc(&wq);
+    CHECK(wait_job(starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_NOTRANS, &mf, factors, &mwin, &mwq, &opts,
+                                           &job),
+                   &job, &info) == 0,
+          "ormqr w Q: %s", starfact_c_error_message());
+    double* wqd = back(&wq);
+    double* wq_thin = product(w, 0, qd, nrhs, m, n);
+    double rdiff = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < nrhs; ++i) rdiff = fmax(rdiff, fabs(wqd[i + j * nrhs] - wq_thin[i + j * nrhs]));
+    CHECK(rdiff / (norm1(w, nrhs, m) * (double)m * eps) < 60, "ormqr w Q: max difference %g", rdiff);
+    CHECK(wait_job(starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_TRANS, &mf, factors, &mwq, &mwq, &opts,
+                                           &job),
+                   &job, &info) == 0,
+          "ormqr w Q Q^T: %s", starfact_c_error_message());
+    double* wqqt = back(&wq);
+    for (int64_t i = 0; i < m * nrhs; ++i) wqqt[i] -= w[i];
+    CHECK(norm1(wqqt, nrhs, m) / (norm1(w, nrhs, m) * (double)m * eps) < 60, "ormqr w Q Q^T != w");
+    free(w);
+    free(win.data);
+    free(wq.data);
+    free(wqd);
+    free(wq_thin);
+    free(wqqt);
     free(qtb);
     free(expect);
     free(qqtb);
@@ -515,8 +543,8 @@ static void test_qr_failures(starfact_c_runtime* rt) {
         {starfact_c_orgqr_submit(rt, &mg, factors, &short_q, &opts, &job), "q_out", "q_out of n - 1 columns"},
         {starfact_c_orgqr_submit(rt, &mg, NULL, &mq, &opts, &job), "factors", "no factors"},
         {starfact_c_orgqr_submit(rt, &mg, factors, &mq, &bad_nb, &job), "nb", "another tile size"},
-        {starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_TRANS, &mg, factors, &mb, NULL, &opts, &job), "side",
-         "right side"},
+        {starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_TRANS, &mg, factors, &mb, NULL, &opts, &job), "c",
+         "right side: c of m rows, not m columns"},
         {starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, 2, &mg, factors, &mb, NULL, &opts, &job), "trans", "bad trans"},
         {starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, STARFACT_C_TRANS, &short_q, factors, &mb, NULL, &opts, &job), "qr",
          "qr of another shape"},

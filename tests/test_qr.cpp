@@ -1,6 +1,7 @@
-// CPU tile QR: geqrf, orgqr, ormqr (Q and Q^T) and gels for both precisions, every reduction tree, tile sizes that
-// do not divide the order, n = 1, m = n, n < nb, inner blockings; residuals < 60 (tests/qr_support.hpp); gels'
-// info on rank-deficient matrices as LAPACK's; the TileMatrix and async:: forms; bad arguments; threads.
+// CPU tile QR: geqrf, orgqr, ormqr (Q and Q^T, from the left and the right) and gels for both precisions, every
+// reduction tree, tile sizes that do not divide the order, n = 1, m = n, n < nb, inner blockings; residuals < 60
+// (tests/qr_support.hpp); gels' info on rank-deficient matrices as LAPACK's; the TileMatrix and async:: forms; bad
+// arguments; threads.
 #include <catch2/catch.hpp>
 
 #include <thread>
@@ -23,14 +24,28 @@ void expect_qr(int64_t m, int64_t n, int64_t nb, const std::string& tree, int64_
     CHECK(c.failure().empty());
 }
 
+template <typename T>
+void expect_right(int64_t m, int64_t n, int64_t k, int64_t nb, const std::string& tree, int64_t ib, Mapping mapping) {
+    const uint64_t seed = fresh_seed();
+    INFO("m=" << m << " n=" << n << " k=" << k << " nb=" << nb << " tree=" << tree << " ib=" << ib << " mapping="
+              << to_string(mapping) << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    const RightCheck c =
+        check_ormqr_right<T>(runtime(), m, n, k, nb, QrTree::parse(tree), ib, on(mapping), on(mapping), seed);
+    INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " C*Q=" << c.notrans
+                          << " C*Q^T=" << c.trans);
+    CHECK(c.failure().empty());
+}
+
 }  // namespace
 
 TEMPLATE_TEST_CASE("geqrf, orgqr, ormqr residuals < 60 on CPU workers, every tree", "[qr][cpu]", float, double) {
     struct Shape {
         int64_t m, n, nb;
     };
+    // m < n too: R upper trapezoidal, Q m x m.
     const Shape shapes[] = {{1, 1, 4},    {7, 1, 4},    {16, 16, 4},  {17, 17, 4},  {40, 13, 8},  {50, 7, 16},
-                            {64, 64, 16}, {67, 30, 16}, {100, 37, 9}, {130, 20, 32}, {33, 33, 40}, {45, 3, 5}};
+                            {64, 64, 16}, {67, 30, 16}, {100, 37, 9}, {130, 20, 32}, {33, 33, 40}, {45, 3, 5},
+                            {1, 6, 4},    {4, 9, 4},    {13, 40, 8},  {23, 41, 16}, {5, 70, 16},  {32, 50, 16}};
     for (const char* tree : {"flat", "binary", "domains=2", "domains=3", "auto"})
         for (const Shape& s : shapes) expect_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::CpuOnly);
     // Inner blockings: 1, one that does not divide nb, nb itself (the CUDA kernels' layout).
@@ -40,6 +55,19 @@ TEMPLATE_TEST_CASE("geqrf, orgqr, ormqr residuals < 60 on CPU workers, every tre
     }
     expect_qr<TestType>(300, 200, 64, "auto", 0, Mapping::Hybrid);
     expect_qr<TestType>(2000, 40, 32, "auto", 0, Mapping::CpuOnly);  // tall: domains from the plan
+}
+
+TEMPLATE_TEST_CASE("ormqr from the right: C Q and C Q^T against the explicit Q, every tree", "[qr][cpu]", float,
+                   double) {
+    struct Shape {
+        int64_t m, n, k, nb;
+    };
+    // k = 1, m = n, m < nb, orders that tile sizes do not divide, one tile column of several tile rows, m < n.
+    const Shape shapes[] = {{1, 1, 1, 4},    {7, 1, 3, 4},     {17, 17, 1, 4}, {40, 13, 5, 8}, {33, 33, 2, 40},
+                            {67, 30, 20, 16}, {45, 3, 9, 5},   {13, 40, 4, 8}, {5, 70, 3, 16}};  // m < n too
+    for (const char* tree : {"flat", "binary", "domains=3", "auto"})
+        for (const Shape& s : shapes) expect_right<TestType>(s.m, s.n, s.k, s.nb, tree, 0, Mapping::CpuOnly);
+    for (int64_t ib : {1, 3, 16}) expect_right<TestType>(70, 45, 6, 16, "binary", ib, Mapping::Hybrid);
 }
 
 TEST_CASE("QR reduction trees: domains from the plan", "[qr][cpu]") {
@@ -84,7 +112,99 @@ TEMPLATE_TEST_CASE("gels solves least squares with residual < 60", "[qr][cpu]", 
     }
 }
 
-TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info", "[qr][cpu]", float, double) {
+namespace {
+
+/// LAPACKE's gels ('N') of A (m x n, lda) and B (max(m, n) x nrhs, ldb) in place; its info.
+template <typename T>
+int lapack_gels(int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb) {
+    if constexpr (sizeof(T) == 4)
+        return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
+    else
+        return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
+}
+
+/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) (A m x n, X n x nrhs): the backward error of a consistent system.
+template <typename T>
+double system_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx,
+                       const T* B, int64_t ldb) {
+    double nr = 0, na = 0, nx = 0;
+    for (int64_t j = 0; j < nrhs; ++j) {
+        double s = 0, sx = 0;
+        for (int64_t i = 0; i < m; ++i) {
+            double r = -double(B[i + j * ldb]);
+            for (int64_t k = 0; k < n; ++k) r += double(A[i + k * lda]) * double(X[k + j * ldx]);
+            s += std::abs(r);
+        }
+        for (int64_t k = 0; k < n; ++k) sx += std::abs(double(X[k + j * ldx]));
+        nr = std::isnan(s) ? s : std::max(nr, s);
+        nx = std::max(nx, sx);
+    }
+    for (int64_t k = 0; k < n; ++k) {
+        double s = 0;
+        for (int64_t i = 0; i < m; ++i) s += std::abs(double(A[i + k * lda]));
+        na = std::max(na, s);
+    }
+    const double den = na * nx * double(n) * std::numeric_limits<T>::epsilon();
+    return nr / (den > 0 ? den : 1.0);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("gels of a wide matrix: the minimum-norm solution, as LAPACK's", "[qr][cpu]", float, double) {
+    using T = TestType;
+    struct Case {
+        int64_t m, n, nrhs, nb;
+        const char* tree;
+    };
+    for (Case c : {Case{1, 5, 1, 4, "flat"}, Case{7, 30, 2, 8, "binary"}, Case{20, 57, 3, 8, "domains=2"},
+                   Case{16, 64, 1, 16, "flat"}, Case{5, 70, 4, 16, "auto"}, Case{31, 200, 16, 32, "binary"}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " tree=" << c.tree
+                  << " seed=" << seed);
+        const int64_t lda = c.m + 1, ldb = c.n + 3;  // B: max(m, n) rows
+        const std::vector<T> A = random_rect<T>(c.m, c.n, lda, seed), B = random_rect<T>(c.m, c.nrhs, ldb, seed + 7);
+        std::vector<T> ref_a = A, ref = B;
+        REQUIRE(lapack_gels(c.m, c.n, c.nrhs, ref_a.data(), lda, ref.data(), ldb) == 0);
+        auto check = [&](const std::vector<T>& X, const char* form) {
+            INFO(form);
+            const double res = system_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
+            const double diff = scaled_difference(c.n, c.nrhs, X.data(), ldb, ref.data(), ldb);  // the minimum norm
+            INFO("residual=" << res << " against LAPACK's=" << diff);
+            CHECK(res < kResidualLimit);
+            CHECK(diff < kResidualLimit);
+        };
+        // The TileMatrix form: the factors are A^T's.
+        TileMatrix<T> a(runtime(), c.m, c.n, c.nb), b(runtime(), c.n, c.nrhs, c.nb);
+        a.import(A.data(), lda);
+        b.import(B.data(), ldb);  // rows m .. n-1 are input too (LAPACK ignores them): here the marker values
+        QRFactors<T> f(runtime(), c.n, c.m, c.nb, QrTree::parse(c.tree));
+        REQUIRE(gels(a, f, b, on(Mapping::CpuOnly)) == 0);
+        std::vector<T> X(static_cast<size_t>(ldb * c.nrhs));
+        b.export_to(X.data(), ldb);
+        check(X, "TileMatrix form");
+        // A holds the factors of A^T transposed: L = R^T on and below its diagonal, as LAPACK's L up to signs.
+        std::vector<T> LQ(A.size());
+        a.export_to(LQ.data(), lda);
+        for (int64_t i = 0; i < c.m; ++i) CHECK(std::abs(std::abs(double(LQ[i + i * lda])) -
+                                                     std::abs(double(ref_a[i + i * lda]))) <
+                                            1e3 * c.n * std::numeric_limits<T>::epsilon());
+        // The array form and the submit form.
+        std::vector<T> A2 = A, B2 = B;
+        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid), Tiling{c.nb}) == 0);
+        check(B2, "array form");
+        a.import(A.data(), lda);
+        b.import(B.data(), ldb);
+        Sequence seq(runtime());
+        const int op = async::gels(a, f, b, seq, on(Mapping::Hybrid));
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+        b.export_to(X.data(), ldb);
+        check(X, "submit form");
+    }
+}
+
+TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info, tall and wide", "[qr][cpu]", float,
+                   double) {
     using T = TestType;
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
@@ -115,6 +235,30 @@ TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info"
             CHECK(seq.info(op) == ref_info);
         }
     }
+    // A wide matrix with a zero row: R of A^T (LAPACK: L of A) has a zero diagonal entry there.
+    for (int64_t row : {0, 5, 12, 19}) {
+        for (const char* tree : {"flat", "binary"}) {
+            const int64_t m = 20, n = 45, nrhs = 2;
+            INFO("zero row " << row << " tree " << tree);
+            std::vector<T> A = random_rect<T>(m, n, m, seed + row), B = random_rect<T>(n, nrhs, n, seed + 1);
+            for (int64_t j = 0; j < n; ++j) A[row + j * m] = T(0);
+            std::vector<T> ref = A, ref_b = B;
+            const int ref_info = lapack_gels(m, n, nrhs, ref.data(), m, ref_b.data(), n);
+            CHECK(ref_info == row + 1);
+            TileMatrix<T> a(runtime(), m, n, 8), b(runtime(), n, nrhs, 8);
+            a.import(A.data(), m);
+            b.import(B.data(), n);
+            QRFactors<T> f(runtime(), n, m, 8, QrTree::parse(tree));
+            CHECK(gels(a, f, b, on(Mapping::CpuOnly)) == ref_info);
+            std::vector<T> A2 = A, B2 = B;
+            CHECK(gels(runtime(), m, n, nrhs, A2.data(), m, B2.data(), n, on(Mapping::CpuOnly), Tiling{8}) == ref_info);
+            a.import(A.data(), m);
+            Sequence seq(runtime());
+            const int op = async::gels(a, f, b, seq, on(Mapping::CpuOnly));
+            CHECK(seq.wait() == ref_info);
+            CHECK(seq.info(op) == ref_info);
+        }
+    }
 }
 
 TEMPLATE_TEST_CASE("QR: TileMatrix and async forms chain in one graph", "[qr][cpu]", float, double) {
@@ -134,6 +278,12 @@ TEMPLATE_TEST_CASE("QR: TileMatrix and async forms chain in one graph", "[qr][cp
     async::orgqr(a, f, q, seq, on(Mapping::CpuOnly));
     async::ormqr(Side::Left, Trans::Transpose, a, f, c, seq, on(Mapping::CpuOnly));
     async::ormqr(Side::Left, Trans::NoTrans, a, f, c, seq, on(Mapping::CpuOnly));
+    // From the right on a 5 x m matrix: (W Q) Q^T = W.
+    const std::vector<T> W = random_rect<T>(5, m, 5, seed + 5);
+    TileMatrix<T> w(runtime(), 5, m, nb);
+    w.import(W.data(), 5);
+    async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::CpuOnly));
+    async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::CpuOnly));
     CHECK(seq.wait() == 0);
     CHECK(f.factored());
     CHECK(f.domain_rows() == 2);
@@ -145,6 +295,9 @@ TEMPLATE_TEST_CASE("QR: TileMatrix and async forms chain in one graph", "[qr][cp
     CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
     CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
     CHECK(scaled_difference(m, 4, D.data(), m, C.data(), m) < kResidualLimit);
+    std::vector<T> V(W.size());
+    w.export_to(V.data(), 5);
+    CHECK(scaled_difference(5, m, V.data(), 5, W.data(), 5) < kResidualLimit);
     // The blocking forms with stats.
     a.import(A.data(), m);
     RunStats stats;
@@ -158,31 +311,40 @@ TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][erro
         return Catch::Predicate<const InvalidArgument&>(
             [argument](const InvalidArgument& e) { return e.argument() == argument; }, "names " + argument);
     };
-    CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 20, 4), InvalidArgument, names("n"));
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, -1, 0, 4), InvalidArgument, names("m"));
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, -2), InvalidArgument, names("nb"));
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, 4, QrTree{}, 5), InvalidArgument, names("ib"));
     TileMatrix<double> wide(rt, 10, 20, 4), a(rt, 20, 10, 4), other(rt, 21, 10, 4), c(rt, 20, 3, 4), c_bad(rt, 19, 3, 4),
         c_nb(rt, 20, 3, 5);
     QRFactors<double> f(a), g(other);
-    CHECK_THROWS_MATCHES(geqrf(wide, f), InvalidArgument, names("A"));
+    CHECK_THROWS_MATCHES(geqrf(wide, f), InvalidArgument, names("T"));  // f is shaped for a, not for the wide one
     CHECK_THROWS_MATCHES(geqrf(a, g), InvalidArgument, names("T"));
     CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c), InvalidArgument, names("T"));  // not factored
     Options bad_variant;
     bad_variant.variant = Variant::parse("left");
     CHECK_THROWS_MATCHES(geqrf(a, f, bad_variant), InvalidArgument, names("variant"));
     geqrf(a, f, on(Mapping::CpuOnly));
-    CHECK_THROWS_MATCHES(ormqr(Side::Right, Trans::Transpose, a, f, c), InvalidArgument, names("side"));
     CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_bad), InvalidArgument, names("C"));
     CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_nb), InvalidArgument, names("C"));
+    // From the right C must have A's m columns: c (20 x 3) has not, c_wide (3 x 19) neither; another tile size.
+    TileMatrix<double> c_wide(rt, 3, 19, 4), c_right_nb(rt, 3, 20, 5), c_right(rt, 3, 20, 4);
+    CHECK_THROWS_MATCHES(ormqr(Side::Right, Trans::NoTrans, a, f, c), InvalidArgument, names("C"));
+    CHECK_THROWS_MATCHES(ormqr(Side::Right, Trans::Transpose, a, f, c_wide), InvalidArgument, names("C"));
+    CHECK_THROWS_MATCHES(ormqr(Side::Right, Trans::NoTrans, a, f, c_right_nb), InvalidArgument, names("C"));
+    CHECK_THROWS_WITH(ormqr(Side::Right, Trans::NoTrans, a, f, c), Catch::Contains("as many columns as A has rows"));
+    ormqr(Side::Right, Trans::NoTrans, a, f, c_right, on(Mapping::CpuOnly));
     CHECK_THROWS_MATCHES(orgqr(a, f, c), InvalidArgument, names("Q"));
     CHECK_THROWS_MATCHES(gels(a, f, c_bad), InvalidArgument, names("B"));
+    // A wide A's least squares factor A^T: T shaped for it (f is: a is wide^T's shape), B of max(m, n) rows.
+    CHECK_THROWS_MATCHES(gels(wide, g, c), InvalidArgument, names("T"));
+    CHECK_THROWS_WITH(gels(wide, g, c), Catch::Contains("shaped for A^T"));
+    CHECK_THROWS_MATCHES(gels(wide, f, c_bad), InvalidArgument, names("B"));
     Options gpu;
     gpu.mapping = Mapping::GpuOnly;
     CHECK_THROWS_MATCHES(geqrf(a, f, gpu), InvalidArgument, names("mapping"));
     // Array forms.
     std::vector<double> A(400, 1.0), B(400, 1.0);
-    CHECK_THROWS_MATCHES(gels(rt, 10, 20, 1, A.data(), 10, B.data(), 10), InvalidArgument, names("n"));
+    CHECK_THROWS_MATCHES(gels(rt, 10, 20, 1, A.data(), 10, B.data(), 10), InvalidArgument, names("ldb"));  // < n
     CHECK_THROWS_MATCHES(gels(rt, 20, 10, 1, A.data(), 19, B.data(), 20), InvalidArgument, names("lda"));
     CHECK_THROWS_MATCHES(gels(rt, 20, 10, 1, A.data(), 20, B.data(), 19), InvalidArgument, names("ldb"));
     CHECK_THROWS_MATCHES(gels(rt, 20, 10, -1, A.data(), 20, B.data(), 20), InvalidArgument, names("nrhs"));
@@ -190,10 +352,17 @@ TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][erro
     QRFactors<double> h(rt, 20, 10, 4);
     CHECK_THROWS_MATCHES(geqrf(rt, 20, 9, A.data(), 20, h), InvalidArgument, names("T"));
     CHECK_THROWS_MATCHES(geqrf(rt, 20, 10, A.data(), 20, h, {}, Tiling{8}), InvalidArgument, names("tiling"));
-    CHECK_THROWS_MATCHES(geqrf(rt, 10, 20, A.data(), 10, h), InvalidArgument, names("n"));
+    CHECK_THROWS_MATCHES(geqrf(rt, 10, 20, A.data(), 10, h), InvalidArgument, names("T"));
     CHECK_THROWS_MATCHES(orgqr(rt, 20, 10, A.data(), 20, h, B.data(), 19), InvalidArgument, names("ldq"));
     CHECK_THROWS_MATCHES(ormqr(rt, Side::Left, Trans::NoTrans, 20, 1, A.data(), 20, h, B.data(), 20), InvalidArgument,
                          names("T"));
+    std::vector<double> F(400, 0.0);
+    for (int64_t i = 0; i < 20; ++i) F[static_cast<size_t>(i * 21)] = 1.0;
+    geqrf(rt, 20, 10, F.data(), 20, h, on(Mapping::CpuOnly));
+    // From the right C is nrhs x m: ldc >= nrhs (3), not m.
+    CHECK_THROWS_MATCHES(ormqr(rt, Side::Right, Trans::NoTrans, 20, 3, F.data(), 20, h, B.data(), 2), InvalidArgument,
+                         names("ldc"));
+    ormqr(rt, Side::Right, Trans::NoTrans, 20, 3, F.data(), 20, h, B.data(), 3, on(Mapping::CpuOnly));
     // Empty problems are no-ops.
     QRFactors<double> empty(rt, 0, 0, 4);
     geqrf<double>(rt, 0, 0, nullptr, 1, empty);

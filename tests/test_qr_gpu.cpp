@@ -1,6 +1,6 @@
-// GPU tile QR [gpu][qr]: the CUDA kernels (GEQRT, UNMQR, TS and TT factorizations and applications, the zero-
-// diagonal check, the identity tiles, the triangular solve) under the GPU-only mapping for every tree, both
-// precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by GPU workers
+// GPU tile QR [gpu][qr]: the CUDA kernels (GEQRT, UNMQR, TS and TT factorizations and applications from the left
+// and from the right, the zero-diagonal check, the identity tiles, the triangular solve) under the GPU-only mapping
+// for every tree, both precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by GPU workers
 // applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both), and
 // the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
 // (reflectors with tau = 0 in the CUDA triangular factor). Skipped (exit 77) without a GPU.
@@ -24,7 +24,38 @@ void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t i
     CHECK(c.failure().empty());
 }
 
+template <typename T>
+void expect_gpu_right(int64_t m, int64_t n, int64_t k, int64_t nb, const char* tree, int64_t ib, Mapping factor,
+                      Mapping apply) {
+    const uint64_t seed = fresh_seed();
+    INFO("m=" << m << " n=" << n << " k=" << k << " nb=" << nb << " tree=" << tree << " ib=" << ib << " factor="
+              << to_string(factor) << " apply=" << to_string(apply) << " prec=" << (sizeof(T) == 4 ? "s" : "d")
+              << " seed=" << seed);
+    const RightCheck c =
+        check_ormqr_right<T>(runtime(), m, n, k, nb, QrTree::parse(tree), ib, on(factor), on(apply), seed);
+    INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " C*Q=" << c.notrans
+                          << " C*Q^T=" << c.trans);
+    CHECK(c.failure().empty());
+}
+
 }  // namespace
+
+TEMPLATE_TEST_CASE("GPU-only ormqr from the right against the explicit Q; factors crossing worker kinds", "[gpu][qr]",
+                   float, double) {
+    for (const char* tree : {"flat", "binary", "domains=3"}) {
+        expect_gpu_right<TestType>(1, 1, 1, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
+        expect_gpu_right<TestType>(100, 1, 7, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
+        expect_gpu_right<TestType>(333, 150, 1, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
+        expect_gpu_right<TestType>(300, 300, 70, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
+        expect_gpu_right<TestType>(50, 50, 20, 128, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);  // m < nb
+    }
+    for (const char* tree : {"flat", "binary"}) {
+        // The CUDA right-side kernels against the CPU ones on the same factors, and both kinds in one graph.
+        expect_gpu_right<TestType>(333, 150, 40, 64, tree, 0, Mapping::GpuOnly, Mapping::CpuOnly);
+        expect_gpu_right<TestType>(333, 150, 40, 64, tree, 64, Mapping::CpuOnly, Mapping::GpuOnly);
+        expect_gpu_right<TestType>(600, 300, 90, 64, tree, 0, Mapping::Hybrid, Mapping::Hybrid);
+    }
+}
 
 TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[gpu][qr]", float, double) {
     struct Shape {
@@ -94,10 +125,19 @@ TEMPLATE_TEST_CASE("GPU-only QR on device-resident tiles, async chain", "[gpu][q
     Sequence seq(runtime());
     async::geqrf(a, f, seq, on(Mapping::GpuOnly));
     async::orgqr(a, f, q, seq, on(Mapping::GpuOnly));
+    // From the right on device-resident tiles: (W Q) Q^T = W.
+    const int64_t k = 300;
+    const std::vector<T> W = random_rect<T>(k, m, k, seed + 9);
+    TileMatrix<T> w(runtime(), k, m, nb, Residency::Device);
+    w.import(W.data(), k);
+    async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::GpuOnly));
+    async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::GpuOnly));
     CHECK(seq.wait() == 0);
-    std::vector<T> F(A.size()), Q(A.size());
+    std::vector<T> F(A.size()), Q(A.size()), V(W.size());
     a.export_to(F.data(), m);
     q.export_to(Q.data(), m);
+    w.export_to(V.data(), k);
     CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
     CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+    CHECK(scaled_difference(k, m, V.data(), k, W.data(), k) < kResidualLimit);
 }

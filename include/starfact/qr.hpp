@@ -63,6 +63,9 @@ public:
     /// kernel that merged tile i's triangle into its head.
     starpu_data_handle_t t_tile(int64_t i, int64_t k) const;
     starpu_data_handle_t tt_tile(int64_t i, int64_t k) const;
+    /// Internal (gels of a wide A, which factors A^T in it): a matrix of the factors' shape and tiles, without a
+    /// home, made on first use and kept with the factors.
+    TileMatrix<T>& factored_workspace();
     /// Internal: set by geqrf when it submits the factorization.
     void set_plan(int64_t ib, int64_t domain_rows) {
         ib_ = ib;
@@ -73,7 +76,7 @@ private:
     Runtime* runtime_;
     int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
     QrTree tree_;
-    std::unique_ptr<TileMatrix<T>> t_, tt_;
+    std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
 };
 
 extern template class QRFactors<float>;
@@ -90,8 +93,10 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats);
 
-/// C := op(Q) C with the Q of geqrf (A, T): C is m x nrhs in A's tile size. Only Side::Left is supported
-/// (Right throws InvalidArgument naming 'side'). Throws InvalidArgument naming 'A', 'T', 'C', 'side', 'mapping'.
+/// C := op(Q) C (Side::Left: C is m x nrhs) or C := C op(Q) (Side::Right: C is nrhs x m) with the m x m orthogonal
+/// Q of geqrf (A, T), op(Q) = Q or Q^T (LAPACK's ormqr); C in A's tile size. Every tree the factors may hold.
+/// Throws InvalidArgument naming 'A', 'T', 'C' (its rows, Right: its columns, not A's m; another tile size),
+/// 'mapping'.
 template <typename T>
 void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
            const Options& opts = {});
@@ -110,7 +115,8 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& op
 template <typename T>
 void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& Tf, const Options& opts = {},
            const Tiling& tiling = {});
-/// C (m x nrhs, ldc) := op(Q) C with the A and T of geqrf's array form.
+/// C (m x nrhs, ldc >= m) := op(Q) C (Side::Left) or C (nrhs x m, ldc >= nrhs) := C op(Q) (Side::Right) with the A
+/// and T of geqrf's array form.
 template <typename T>
 void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T* A, int64_t lda,
            const QRFactors<T>& Tf, T* C, int64_t ldc, const Options& opts = {}, const Tiling& tiling = {});
@@ -148,7 +154,8 @@ double orgqr_flops(int64_t m, int64_t n);
 double gels_flops(int64_t m, int64_t n, int64_t nrhs);
 
 /// Checks of a computed QR in double on the host: ||I - Q^T Q||_1 / (m eps) for an m x n Q, and
-/// ||A - Q R||_1 / (||A||_1 m eps) for Q (m x n) and R (the upper triangle of the n x n leading block of QR).
+/// ||A - Q R||_1 / (||A||_1 m eps) for Q (m x k) and R (the upper trapezoid of the k x n leading block of QR),
+/// k = min(m, n).
 template <typename T>
 double orthogonality_residual(int64_t m, int64_t n, const T* Q, int64_t ldq);
 template <typename T>

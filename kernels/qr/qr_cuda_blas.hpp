@@ -1,5 +1,5 @@
 // Internal: float/double overloads over the cuBLAS and cuSOLVER calls of the tile QR's CUDA codelets that
-// kernels/cuda_blas.hpp does not carry (trmm, geam, geqrf). No StarPU.
+// kernels/cuda_blas.hpp does not carry (trmm, geam and the transpose by geam, geqrf). No StarPU.
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
 #include <cublas_v2.h>
@@ -26,6 +26,15 @@ inline cublasStatus_t geam(cublasHandle_t h, int m, int n, float alpha, const fl
 inline cublasStatus_t geam(cublasHandle_t h, int m, int n, double alpha, const double* A, int lda, double beta,
                            const double* B, int ldb, double* C, int ldc) {
     return cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, A, lda, &beta, B, ldb, C, ldc);
+}
+/// B := A^T for the n x m matrix A (B: m x n).
+inline cublasStatus_t geam_transpose(cublasHandle_t h, int m, int n, const float* A, int lda, float* B, int ldb) {
+    const float one = 1, zero = 0;
+    return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, A, lda, &zero, B, ldb, B, ldb);
+}
+inline cublasStatus_t geam_transpose(cublasHandle_t h, int m, int n, const double* A, int lda, double* B, int ldb) {
+    const double one = 1, zero = 0;
+    return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, A, lda, &zero, B, ldb, B, ldb);
 }
 inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* lwork) {
     return cusolverDnSgeqrf_bufferSize(h, m, n, A, lda, lwork);

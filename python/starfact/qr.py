@@ -1,8 +1,8 @@
 """Tile Householder QR and linear least squares of tall matrices (m >= n), in SciPy's spirit (docs/qr.md).
 
 ``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x n orthonormal and r n x n upper
-triangular. ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c or q^T c) and
-``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x, residues, rank,
+triangular. ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c, q^T c, c q or
+c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x, residues, rank,
 None)``; ``gels(a, b)`` returns x alone. The operations of one matrix have ``_async`` forms returning a
 :class:`starfact.Job`.
 
@@ -209,7 +209,14 @@ def ormqr_async(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, 
     m = vq.shape[0]
     vc = _arrays.view(c, "c", (1, 2))
     _ops.same_dtype(vc, vq)
-    if vc.shape[0] != m:
+    right = side == _clib.RIGHT
+    if right and vc.ndim == 1:
+        # A vector from the right is a row: c op(Q) holds the entries of op(Q)^T c.
+        side, trans, right = _clib.LEFT, _clib.TRANS if trans == _clib.NOTRANS else _clib.NOTRANS, False
+    if right and vc.shape[1] != m:
+        raise argument_value_error("c", "must have %d columns from the right, as the factored matrix has rows (got "
+                                   "shape %s)" % (m, vc.shape))
+    if not right and vc.shape[0] != m:
         raise argument_value_error("c", "must have %d rows, as the factored matrix (got shape %s)" % (m, vc.shape))
     wq = Work(vq, transpose=False, overwrite=False, output=False)
     wc = Work(vc, transpose=False, overwrite=_ops.check_bool("overwrite_c", overwrite_c), output=True)
@@ -221,20 +228,22 @@ def ormqr_async(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, 
 
 def ormqr(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mapping=None, variant=None, residency=None,
           runtime=None):
-    """Multiplies c by the Q of a QR: Q c (trans "N") or Q^T c (trans "T") (LAPACK's ormqr, left side).
+    """Multiplies c by the m x m orthogonal Q of a QR (LAPACK's ormqr): Q c or Q^T c (side "L"), c Q or c Q^T
+    (side "R").
 
     Args:
         factors: the :class:`QRFactors` of :func:`geqrf` (a is m x n).
-        c: (m,) or (m, k) array of a's dtype.
-        trans: "N" (Q c) or "T" (Q^T c).
+        c: side "L": (m,) or (m, k) array of a's dtype; side "R": (k, m), or (m,) (a row: c Q as Q^T c).
+        trans: "N" (Q) or "T" (Q^T).
         overwrite_c: c may be overwritten with the product (in place when c is a vector or Fortran-ordered).
-        side: "L" only (c Q is not supported: ArgumentError naming 'side').
+        side: "L" (the default; or "left"): Q from the left; "R" ("right"): from the right.
         nb: None, or the factors' tile size; mapping, variant, residency, runtime: as for :func:`geqrf` (runtime
             None: the factors').
 
     Returns:
         The product, an array of c's type and shape: Q^T c holds in its first n rows the coefficients of c in the
-        columns of the thin Q, and below them its component orthogonal to them.
+        columns of the thin Q, and below them its component orthogonal to them; c Q's first n columns are c times
+        the thin Q.
     """
     return ormqr_async(factors, c, trans, overwrite_c, side=side, nb=nb, mapping=mapping, variant=variant,
                        residency=residency, runtime=runtime).wait()

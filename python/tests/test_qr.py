@@ -1,5 +1,5 @@
-"""qr, geqrf, ormqr, orgqr, gels, lstsq on NumPy arrays and PyTorch CPU tensors: ||I - Q^T Q||, ||A - Q R|| and the
-least-squares residual < 60, both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n, n < nb; the
+"""qr, geqrf, ormqr (both sides), orgqr, gels, lstsq on NumPy arrays and PyTorch CPU tensors: ||I - Q^T Q||,
+||A - Q R||, ormqr against the explicit Q and the least-squares residual < 60, both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n, n < nb; the
 trees; in place without copies; LinAlgError with info for a zero diagonal of R; errors naming the argument; async
 forms and threads."""
 import threading
@@ -86,6 +86,29 @@ def test_ormqr(rng, dtype, order):
     assert numpy.abs(qta[:n] - f.r()).max() / scale < LIMIT and numpy.abs(qta[n:]).max() / scale < LIMIT
     v = c[:, 0].copy()
     assert numpy.abs(starfact.ormqr(f, starfact.ormqr(f, v, "T")) - v).max() / scale < LIMIT  # vectors
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("tree", ["flat", "binary"])
+def test_ormqr_right(rng, dtype, order, tree):
+    m, n = 3 * NB + 7, NB + 3
+    a = tall(rng, m, n, dtype)
+    f = starfact.geqrf(a, nb=NB, tree=tree)
+    q = starfact.ormqr(f, numpy.eye(m, dtype=dtype), "N").astype(numpy.float64)  # the explicit m x m Q
+    assert orthogonality(q, dtype) < LIMIT and qr_residual(a, q[:, :n], f.r(), dtype) < LIMIT
+    for k in (1, 5):
+        c = layout(tall(rng, k, m, dtype), order)
+        scale = numpy.abs(c).sum(axis=1).max() * m * numpy.finfo(dtype).eps  # by rows: Q acts on c's rows
+        for trans, ref in (("N", c.astype(numpy.float64) @ q), ("T", c.astype(numpy.float64) @ q.T)):
+            got = starfact.ormqr(f, c, trans, side="R")
+            assert got.shape == c.shape and got.dtype == dtype
+            assert numpy.abs(got - ref).sum(axis=1).max() / scale < LIMIT, (k, trans)
+    v = tall(rng, m, 1, dtype)[:, 0]  # a vector from the right is a row
+    scale = numpy.abs(v).sum() * m * numpy.finfo(dtype).eps
+    assert numpy.abs(starfact.ormqr(f, v, "N", side="right") - v.astype(numpy.float64) @ q).sum() / scale < LIMIT
+    w = starfact.ormqr_async(f, starfact.ormqr(f, c, "N", side="R"), "T", side="R").wait()
+    assert numpy.abs(w - c).sum(axis=1).max() / (numpy.abs(c).sum(axis=1).max() * m * numpy.finfo(dtype).eps) < LIMIT
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -194,6 +217,7 @@ def test_errors(rng):
         (TypeError, "c", lambda: starfact.ormqr(f, b.astype(numpy.float32))),
         (ValueError, "trans", lambda: starfact.ormqr(f, b, "X")),
         (ValueError, "side", lambda: starfact.ormqr(f, b, side="up")),
+        (ValueError, "c", lambda: starfact.ormqr(f, b, side="R")),  # (m, 2): not m columns
     ]
     for kind, argument, call in more:
         with pytest.raises(kind) as e:
@@ -203,7 +227,6 @@ def test_errors(rng):
     for argument, call in [("tree", lambda: starfact.geqrf(a, tree="diagonal")),
                            ("tree", lambda: starfact.gels(a, b, tree="domains=0")),
                            ("ib", lambda: starfact.geqrf(a, nb=8, ib=9)),
-                           ("side", lambda: starfact.ormqr(f, b, side="R")),
                            ("nb", lambda: starfact.ormqr(f, b, nb=8)),
                            ("variant", lambda: starfact.geqrf(a, variant="left"))]:
         with pytest.raises(starfact.ArgumentError) as e:

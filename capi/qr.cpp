@@ -43,16 +43,6 @@ struct starfact_c_qr_factors {
 namespace starfact::capi {
 namespace {
 
-/// The checked m x n matrix `a` of a QR (m >= n); returns n.
-int64_t check_tall(const char* function, const char* argument, const starfact_c_matrix* a, const Runtime& rt) {
-    check_matrix(function, argument, a, &rt);
-    require(a->rows >= a->cols, function, argument, [&] {
-        return "must have at least as many rows as columns (got " + std::to_string(a->rows) + " x " +
-               std::to_string(a->cols) + "): the QR of a wide matrix is not supported";
-    });
-    return a->cols;
-}
-
 /// The tile size of a QR of the m x n matrix: the options' or the plan's.
 template <typename T>
 int64_t qr_nb(const Runtime& rt, int64_t m, int64_t n, const ParsedOptions& p, Residency where) {
@@ -127,7 +117,7 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
     if (factors) *factors = nullptr;
     return submit("geqrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         require(factors != nullptr, "geqrf", "factors", "is null (no place for the handle)");
-        check_tall("geqrf", "a", a, rt);
+        check_matrix("geqrf", "a", a, &rt);
         const Output out = output_like("geqrf", "a_out", a_out, *a, "a", rt);
         const ParsedOptions p = parse_options("geqrf", options);
         const Residency where = residency_for(p, {a, a_out});
@@ -161,7 +151,7 @@ int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t t
                 [&] { return "must be STARFACT_C_LEFT or STARFACT_C_RIGHT (got " + std::to_string(side) + ")"; });
         require(trans == STARFACT_C_NOTRANS || trans == STARFACT_C_TRANS, "ormqr", "trans",
                 [&] { return "must be STARFACT_C_NOTRANS or STARFACT_C_TRANS (got " + std::to_string(trans) + ")"; });
-        check_tall("ormqr", "qr", qr, rt);
+        check_matrix("ormqr", "qr", qr, &rt);
         const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
         checked_factors("ormqr", factors, rt, *qr);
         check_applied("ormqr", "c", c, *qr, rt, side == STARFACT_C_RIGHT);
@@ -191,11 +181,11 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("orgqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        check_tall("orgqr", "qr", qr, rt);
+        check_matrix("orgqr", "qr", qr, &rt);
         const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
         checked_factors("orgqr", factors, rt, *qr);
         check_matrix("orgqr", "q_out", q_out, &rt);
-        require_shape("orgqr", "q_out", *q_out, qr->rows, qr->cols);
+        require_shape("orgqr", "q_out", *q_out, qr->rows, std::min(qr->rows, qr->cols));
         require_same_dtype("orgqr", "q_out", q_out->dtype, qr->dtype, "qr");
         const ParsedOptions p = parse_options("orgqr", options);
         const Residency where = residency_for(p, {qr, q_out});
@@ -224,10 +214,13 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            starfact_c_job** job) {
     return submit("gels", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        check_tall("gels", "a", a, rt);
+        check_matrix("gels", "a", a, &rt);
         check_matrix("gels", "b", b, &rt);
-        require(b->rows == a->rows, "gels", "b", [&] {
-            return "must have " + std::to_string(a->rows) + " rows, as a (got " + std::to_string(b->rows) + ")";
+        // The factored matrix: a (m >= n) or a^T (m < n, the minimum-norm solution); b has its rows.
+        const int64_t rows = std::max(a->rows, a->cols), k = std::min(a->rows, a->cols);
+        require(b->rows == rows, "gels", "b", [&] {
+            return "must have max(m, n) = " + std::to_string(rows) + " rows, a being " + std::to_string(a->rows) +
+                   " x " + std::to_string(a->cols) + " (got " + std::to_string(b->rows) + ")";
         });
         require_same_dtype("gels", "b", b->dtype, a->dtype, "a");
         const Output aout = output_like("gels", "a_out", a_out, *a, "a", rt);
@@ -236,8 +229,8 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         const Residency where = residency_for(p, {a, a_out, b, b_out});
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = qr_nb<T>(rt, a->rows, a->cols, p, where);
-            auto F = std::make_shared<QRFactors<T>>(rt, a->rows, a->cols, nb, p.tree, p.ib);
+            const int64_t nb = qr_nb<T>(rt, rows, k, p, where);
+            auto F = std::make_shared<QRFactors<T>>(rt, rows, k, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
             auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
             async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options);

@@ -157,7 +157,7 @@ enum starfact_c_trans { STARFACT_C_NOTRANS = 0, STARFACT_C_TRANS = 1 };
 /** What a QR's factors are (starfact_c_qr_factors_info). */
 typedef struct starfact_c_qr_info {
     int64_t rows;        /**< m of the factored matrix */
-    int64_t cols;        /**< n (<= m) */
+    int64_t cols;        /**< n */
     int64_t nb;          /**< its tile size: ormqr and orgqr tile their arrays alike */
     int64_t ib;          /**< the inner blocking in effect */
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
@@ -260,7 +260,8 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 
 /* ---- QR, least squares ------------------------------------------------------------------------------------ */
 
-/** geqrf: a (m x n, m >= n) = Q R (tile Householder QR, docs/qr.md). R (upper triangle) and the Householder vectors
+/** geqrf: a (m x n) = Q R (tile Householder QR, docs/qr.md; m < n: R upper trapezoidal, min(m, n) reflectors).
+ * R (upper triangle) and the Householder vectors
  * (below it) go to a_out (may be a; NULL data: not wanted); the T factors to *factors, set at submission: they serve
  * ormqr and orgqr once this job has been waited for (with a_out's contents), and are freed with
  * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). options: nb (0: the plan's,
@@ -274,14 +275,18 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t trans, const starfact_c_matrix* qr,
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* c,
                             const starfact_c_matrix* c_out, const starfact_c_options* options, starfact_c_job** job);
-/** orgqr: q_out (m x n, required) := the first n columns of the Q of geqrf's qr and factors (the thin Q). */
+/** orgqr: q_out (m x min(m, n), required) := the first min(m, n) columns of the Q of geqrf's qr and factors (the
+ * thin Q). */
 int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix* qr,
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
                             const starfact_c_options* options, starfact_c_job** job);
-/** gels: least squares min ||a x - b||_2 for a full-rank a (m x n, m >= n) and b (m x nrhs): geqrf, Q^T b and
- * R x = (Q^T b)(0:n) in one task graph. a's QR factors go to a_out (may be a; NULL data: not wanted), Q^T b with x in
- * its first n rows (the rows below: the residual's components) to b_out (may be b), only when info is 0 unless b_out
- * is viewed. info k > 0: R(k, k) (1-based) is exactly zero, a is rank deficient. options as geqrf's. */
+/** gels: for a full-rank a (m x n) and b (max(m, n) x nrhs, as LAPACK's gels), m >= n: least squares
+ * min ||a x - b||_2: geqrf, Q^T b and R x = (Q^T b)(0:n) in one task graph; a's QR factors go to a_out (may be a; NULL
+ * data: not wanted), Q^T b with x in its first n rows (the rows below: the residual's components) to b_out (may be
+ * b). m < n: the minimum-norm solution of a x = b (b's first m rows; the rows below are ignored): the QR of a^T,
+ * a^T = Q R, x = Q [R^-T b; 0]; a_out gets the factors of a^T transposed (L = R^T on and below the diagonal), b_out
+ * x (n rows). b_out is written only when info is 0 unless it is viewed. info k > 0: R(k, k) (1-based) is exactly
+ * zero, a is rank deficient. options as geqrf's. */
 int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            starfact_c_job** job);

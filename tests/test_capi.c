@@ -491,6 +491,73 @@ static void test_qr(starfact_c_runtime* rt, int32_t dtype, int64_t m, int64_t n,
     free(b);
 }
 
+/* m < n: geqrf and orgqr (Q m x m orthogonal, Q R = a with R upper trapezoidal); gels' minimum-norm solution: a x = b,
+ * and x = a^T y (no component in a's null space: the tall gels of a^T y = x leaves no residual). */
+static void test_qr_wide(starfact_c_runtime* rt, int32_t dtype, int64_t m, int64_t n, int64_t nb, const char* tree) {
+    const double eps = dtype == STARFACT_C_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
+    const int64_t nrhs = 2;
+    starfact_c_options opts;
+    starfact_c_options_init(&opts);
+    opts.nb = nb;
+    opts.mapping = "cpu-only";
+    opts.tree = tree;
+    double* a = matrix(m, n, 0);
+    double* b = matrix(n, nrhs, 0); /* max(m, n) rows: the first m are the right-hand sides, the others ignored */
+    starfact_c_job* job = NULL;
+    starfact_c_qr_factors* factors = NULL;
+    int32_t info = -1;
+
+    Array f = as(a, m, n, dtype), q = as(a, m, m, dtype);
+    starfact_c_matrix mf = desc(&f), mq = desc(&q);
+    CHECK(wait_job(starfact_c_geqrf_submit(rt, &mf, &mf, &opts, &factors, &job), &job, &info) == 0 && info == 0,
+          "wide geqrf %lld x %lld: %s", (long long)m, (long long)n, starfact_c_error_message());
+    CHECK(wait_job(starfact_c_orgqr_submit(rt, &mf, factors, &mq, &opts, &job), &job, &info) == 0, "wide orgqr: %s",
+          starfact_c_error_message());
+    starfact_c_qr_factors_destroy(factors);
+    double* fd = back(&f);
+    double* qd = back(&q);
+    double* r = calloc((size_t)(m * n + 1), sizeof(double));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i <= j && i < m; ++i) r[i + j * m] = fd[i + j * m];
+    double* qr = product(qd, 0, r, m, m, n);
+    for (int64_t i = 0; i < m * n; ++i) qr[i] -= a[i];
+    double* qtq = product(qd, 1, qd, m, m, m);
+    for (int64_t i = 0; i < m; ++i) qtq[i + i * m] -= 1;
+    CHECK(norm1(qr, m, n) / (norm1(a, m, n) * (double)m * eps) < 60 && norm1(qtq, m, m) / ((double)m * eps) < 60,
+          "wide qr %lld x %lld tree %s: resid %g, orth %g", (long long)m, (long long)n, tree,
+          norm1(qr, m, n) / (norm1(a, m, n) * (double)m * eps), norm1(qtq, m, m) / ((double)m * eps));
+
+    Array aw = as(a, m, n, dtype), bw = as(b, n, nrhs, dtype);
+    starfact_c_matrix ma = desc(&aw), mb = desc(&bw);
+    CHECK(wait_job(starfact_c_gels_submit(rt, &ma, &ma, &mb, &mb, &opts, &job), &job, &info) == 0 && info == 0,
+          "wide gels: %s", starfact_c_error_message());
+    double* x = back(&bw);
+    double* ax = product(a, 0, x, m, n, nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < m; ++i) ax[i + j * m] -= b[i + j * n];
+    const double res = norm1(ax, m, nrhs) / (norm1(a, m, n) * norm1(x, n, nrhs) * (double)n * eps);
+    CHECK(res < 60, "wide gels %lld x %lld tree %s: ||a x - b|| scaled %g", (long long)m, (long long)n, tree, res);
+    double* at = malloc(sizeof(double) * (size_t)(m * n + 1));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) at[j + i * n] = a[i + j * m];
+    Array atw = as(at, n, m, dtype), xw = as(x, n, nrhs, dtype);
+    starfact_c_matrix mat = desc(&atw), mx = desc(&xw);
+    CHECK(wait_job(starfact_c_gels_submit(rt, &mat, &mat, &mx, &mx, &opts, &job), &job, &info) == 0 && info == 0,
+          "tall gels of a^T: %s", starfact_c_error_message());
+    double* yfull = back(&xw);
+    double* y = malloc(sizeof(double) * (size_t)(m * nrhs + 1));
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < m; ++i) y[i + j * m] = yfull[i + j * n];
+    double* aty = product(a, 1, y, m, n, nrhs);
+    for (int64_t i = 0; i < n * nrhs; ++i) aty[i] -= x[i];
+    const double null_part = norm1(aty, n, nrhs) / (norm1(x, n, nrhs) * (double)n * eps);
+    CHECK(null_part < 60, "wide gels %lld x %lld: x - a^T y scaled %g (x not of minimum norm)", (long long)m,
+          (long long)n, null_part);
+    double* blocks[] = {a, b, fd, qd, r, qr, qtq, x, ax, at, yfull, y, aty, f.data, q.data, aw.data, bw.data,
+                        atw.data, xw.data};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
+}
+
 /* gels of a rank-deficient matrix (a zero column: R(8, 8) == 0), and the QR functions' errors naming the argument. */
 static void test_qr_failures(starfact_c_runtime* rt) {
     const int64_t m = 50, n = 20;
@@ -520,9 +587,8 @@ static void test_qr_failures(starfact_c_runtime* rt) {
           "orgqr before geqrf's wait names %s", starfact_c_error_argument());
     CHECK(wait_job(STARFACT_C_OK, &pending, &info) == 0 && info == 0, "geqrf wait: %s", starfact_c_error_message());
 
-    starfact_c_matrix wide = ma, short_q = mq, float_b = mb;
-    wide.rows = n - 1;
-    wide.ld = m;
+    starfact_c_matrix short_ld = ma, short_q = mq, float_b = mb;
+    short_ld.ld = m - 1;
     short_q.cols = n - 1;
     float_b.dtype = STARFACT_C_FLOAT32;
     starfact_c_options bad_tree = opts, bad_nb = opts, bad_ib = opts;
@@ -535,7 +601,7 @@ static void test_qr_failures(starfact_c_runtime* rt) {
         const char* argument;
         const char* what;
     } cases[] = {
-        {starfact_c_geqrf_submit(rt, &wide, NULL, &opts, &spare, &job), "a", "wide a"},
+        {starfact_c_geqrf_submit(rt, &short_ld, NULL, &opts, &spare, &job), "a", "a with ld < rows"},
         {starfact_c_geqrf_submit(rt, &ma, NULL, &opts, NULL, &job), "factors", "no place for the factors"},
         {starfact_c_geqrf_submit(rt, &ma, NULL, &bad_tree, &spare, &job), "tree", "bad tree"},
         {starfact_c_geqrf_submit(rt, &ma, NULL, &bad_ib, &spare, &job), "ib", "ib > nb"},
@@ -557,7 +623,7 @@ static void test_qr_failures(starfact_c_runtime* rt) {
         int status = 0;
         starfact_c_qr_factors* none = NULL;
         switch (i) {
-            case 0: status = starfact_c_geqrf_submit(rt, &wide, NULL, &opts, &none, &job); break;
+            case 0: status = starfact_c_geqrf_submit(rt, &short_ld, NULL, &opts, &none, &job); break;
             case 1: status = starfact_c_geqrf_submit(rt, &ma, NULL, &opts, NULL, &job); break;
             case 2: status = starfact_c_geqrf_submit(rt, &ma, NULL, &bad_tree, &none, &job); break;
             case 3: status = starfact_c_geqrf_submit(rt, &ma, NULL, &bad_ib, &none, &job); break;
@@ -688,6 +754,13 @@ int main(void) {
     for (int d = 0; d < 2; ++d)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
             test_qr(rt, d == 0 ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, shapes[i].m, shapes[i].n, nb, shapes[i].tree);
+    const struct {
+        int64_t m, n;
+        const char* tree;
+    } wide[] = {{1, 5, "flat"}, {nb - 3, 3 * nb + 5, "binary"}, {2 * nb + 1, 5 * nb + 3, "domains=2"}, {nb, 4 * nb, "flat"}};
+    for (int d = 0; d < 2; ++d)
+        for (size_t i = 0; i < sizeof wide / sizeof wide[0]; ++i)
+            test_qr_wide(rt, d == 0 ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, wide[i].m, wide[i].n, nb, wide[i].tree);
     test_qr_failures(rt);
     test_batched(rt);
     CHECK(starfact_c_runtime_pause(rt) == 0 && starfact_c_runtime_resume(rt) == 0, "pause/resume");

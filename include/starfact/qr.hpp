@@ -1,5 +1,5 @@
-// Tile Householder QR of m x n matrices (m >= n) and what it serves: applying Q or Q^T (ormqr), the thin Q
-// (orgqr) and linear least squares (gels), as StarPU task graphs (docs/qr.md).
+// Tile Householder QR of m x n matrices and what it serves: applying Q or Q^T from either side (ormqr), the thin Q
+// (orgqr), linear least squares and minimum-norm solutions (gels), as StarPU task graphs (docs/qr.md).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -28,12 +28,12 @@ enum class Trans { NoTrans, Transpose };
 template <typename T>
 class QRFactors {
 public:
-    /// Factors of an m x n matrix (m >= n) in nb x nb tiles. nb = 0: the plan's qr_tile_size for a Hybrid
+    /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's qr_tile_size for a Hybrid
     /// mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf will
     /// use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
     /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per
     /// tile): with a smaller explicit ib every task of the factorization runs on CPU workers.
-    /// Throws InvalidArgument naming 'm', 'n' (m < n is not supported), 'nb' or 'ib'.
+    /// Throws InvalidArgument naming 'm', 'n', 'nb' or 'ib'.
     QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
     /// Factors shaped for A (its order and tile size).
     explicit QRFactors(const TileMatrix<T>& A, QrTree tree = {}, int64_t ib = 0)
@@ -82,11 +82,12 @@ private:
 extern template class QRFactors<float>;
 extern template class QRFactors<double>;
 
-/// Factors A = Q R in place (LAPACK's geqrf, in tiles): R in the upper triangle of A, the Householder vectors
-/// below it (and, with a non-flat tree, in the upper triangles of the tiles merged into their heads), the T
-/// factors in `T` (shaped for A). Options: `mapping`; `variant` Right (critical-path priorities) or NoPrio.
-/// Throws InvalidArgument naming 'A' (m < n: not supported), 'T' (shaped for another matrix or another Runtime),
-/// 'variant' or 'mapping'. A QR of a full matrix has no numerical failure: nothing is returned.
+/// Factors A = Q R in place (LAPACK's geqrf, in tiles): R in the upper triangle of A (m < n: upper trapezoidal,
+/// min(m, n) reflectors, Q m x m), the Householder vectors below it (and, with a non-flat tree, in the upper
+/// triangles of the tiles merged into their heads), the T factors in `T` (shaped for A). Options: `mapping`;
+/// `variant` Right (critical-path priorities) or NoPrio. Throws InvalidArgument naming 'A' (distributed), 'T'
+/// (shaped for another matrix or another Runtime), 'variant' or 'mapping'. A QR of a full matrix has no numerical
+/// failure: nothing is returned.
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -100,13 +101,19 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& st
 template <typename T>
 void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
            const Options& opts = {});
-/// Q := the first n columns of the Q of geqrf (A, T) (LAPACK's orgqr): Q is m x n in A's tile size.
+/// Q := the first min(m, n) columns of the Q of geqrf (A, T) (LAPACK's orgqr; m < n: all of Q): Q is
+/// m x min(m, n) in A's tile size. Throws InvalidArgument naming 'A', 'T', 'Q', 'mapping'.
 template <typename T>
 void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, const Options& opts = {});
-/// Least squares min ||A X - B||_2 for m >= n with a full-rank A (LAPACK's gels, 'N'): factors A (geqrf into T),
-/// B (m x nrhs) := Q^T B, then solves R X = B(0:n, :); X is in the first n rows of B, the rows below hold the
-/// residual's components. Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero: A is rank
-/// deficient, X is not computed (B holds Q^T B).
+/// LAPACK's gels ('N') for a full-rank A; B is max(m, n) x nrhs, as LAPACK's.
+/// m >= n: least squares min ||A X - B||_2: factors A (geqrf into T, shaped for A), B := Q^T B, then solves
+/// R X = B(0:n, :); X is in the first n rows of B, the rows below hold the residual's components.
+/// m < n: the minimum-norm solution of A X = B(0:m, :) (B's rows below m are ignored) by the QR of A^T (LAPACK
+/// uses an LQ of A, the same factorization transposed): A^T = Q R in a workspace T keeps (T shaped for A^T,
+/// n x m), R^T Y = B(0:m, :), X = Q [Y; 0] into B (n rows); A is overwritten by the factors of A^T transposed
+/// (L = R^T on and below its diagonal, the reflectors to its right, as LAPACK's gelqf lays them out).
+/// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero: A is rank deficient, X is not computed
+/// (m >= n: B holds Q^T B; m < n: B is untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
 
@@ -120,12 +127,13 @@ void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& T
 template <typename T>
 void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T* A, int64_t lda,
            const QRFactors<T>& Tf, T* C, int64_t ldc, const Options& opts = {}, const Tiling& tiling = {});
-/// Q (m x n, ldq) := the thin Q of geqrf's array form.
+/// Q (m x min(m, n), ldq) := the thin Q of geqrf's array form.
 template <typename T>
 void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRFactors<T>& Tf, T* Q, int64_t ldq,
            const Options& opts = {}, const Tiling& tiling = {});
-/// Least squares: A (m x n) is overwritten by its QR factors, B (m x nrhs) by Q^T B with X in its first n rows.
-/// Tiling::nb = 0: qr_tile_size. Returns gels' info.
+/// gels: A (m x n) is overwritten by its QR factors (m < n: those of A^T, transposed), B (max(m, n) x nrhs,
+/// ldb >= max(1, m, n)) by Q^T B with X in its first n rows (m < n: by X). Tiling::nb = 0: qr_tile_size of the
+/// matrix factored. Returns gels' info.
 template <typename T>
 int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb,
          const Options& opts = {}, const Tiling& tiling = {});
@@ -147,7 +155,7 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, co
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s: geqrf 2 m n^2 - 2 n^3 / 3; ormqr 4 m n nrhs - 2 n^2 nrhs
 /// (n reflectors on an m x nrhs matrix); orgqr 4 m n^2 - 4 n^3 / 3 (as ormqr on n columns, counted the LAPACK
-/// way); gels geqrf + ormqr + trsm (n^2 nrhs).
+/// way); gels geqrf + ormqr + trsm (n^2 nrhs), of A^T when m < n.
 double geqrf_flops(int64_t m, int64_t n);
 double ormqr_flops(int64_t m, int64_t n, int64_t nrhs);
 double orgqr_flops(int64_t m, int64_t n);

@@ -1,13 +1,14 @@
-"""Tile Householder QR and linear least squares of tall matrices (m >= n), in SciPy's spirit (docs/qr.md).
+"""Tile Householder QR and linear least squares, in SciPy's spirit (docs/qr.md).
 
-``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x n orthonormal and r n x n upper
-triangular. ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c, q^T c, c q or
+``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x k orthonormal and r k x n upper
+triangular (trapezoidal), k = min(m, n). ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c, q^T c, c q or
 c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x, residues, rank,
-None)``; ``gels(a, b)`` returns x alone. The operations of one matrix have ``_async`` forms returning a
+None)``, the least-squares solution of a tall a and the minimum-norm one of a wide a; ``gels(a, b)`` returns x
+alone. The operations of one matrix have ``_async`` forms returning a
 :class:`starfact.Job`.
 
 The library computes on column-major arrays: a Fortran-ordered a is read and written in place, a C-ordered one
-costs one copy (as with SciPy's LAPACK wrappers). Wide matrices (m < n) are not supported.
+costs one copy (as with SciPy's LAPACK wrappers).
 """
 import ctypes
 import threading
@@ -20,15 +21,6 @@ from .errors import LinAlgError, argument_type_error, argument_value_error
 
 _MODES = ("economic", "full", "r")
 _HANDLE = object()  # stands for the factors' C handle in the arguments of QRFactors._submit
-
-
-def _tall(v):
-    """(m, n) of the 2-D view v, m >= n; ValueError naming it otherwise."""
-    m, n = v.shape
-    if m < n:
-        raise argument_value_error(v.name, "must have at least as many rows as columns (got shape %s): the QR of a "
-                                   "wide matrix is not supported" % (v.shape,))
-    return m, n
 
 
 def _rank_deficient(function, info):
@@ -110,9 +102,10 @@ class QRFactors:
         return self._handle is None
 
     def r(self):
-        """R: the upper triangle of the first n rows of :attr:`qr`, n x n (a new array of a's type)."""
-        n = self.qr.shape[1]
-        return self._backend.triu(self.qr[:n])
+        """R: the upper triangle (trapezoid) of the first k = min(m, n) rows of :attr:`qr`, k x n (a new array of a's
+        type)."""
+        k = min(self.qr.shape)
+        return self._backend.triu(self.qr[:k])
 
     def close(self):
         """Frees the factors (the jobs still using them keep them until they complete). Idempotent."""
@@ -153,7 +146,6 @@ def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=No
                 runtime=None):
     """Submits :func:`geqrf`; returns a :class:`starfact.Job` whose ``wait()`` returns the :class:`QRFactors`."""
     va = _arrays.view(a, "a", (2,))
-    _tall(va)
     wa = Work(va, transpose=False, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency, tree=tree, ib=ib)
     factors = QRFactors(va.backend, va.dtype)
@@ -171,10 +163,11 @@ def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=No
 
 def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
           runtime=None):
-    """Tile Householder QR factorization a = Q R of a tall matrix (LAPACK's geqrf, in tiles).
+    """Tile Householder QR factorization a = Q R (LAPACK's geqrf, in tiles; m < n: R upper trapezoidal, min(m, n)
+    reflectors).
 
     Args:
-        a: (m, n) float32 or float64 array, m >= n (NumPy, or any array through DLPack / the CUDA Array Interface).
+        a: (m, n) float32 or float64 array (NumPy, or any array through DLPack / the CUDA Array Interface).
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
         tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
             2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A" (docs/qr.md).
@@ -254,8 +247,9 @@ def orgqr_async(factors, *, nb=None, mapping=None, variant=None, residency=None,
     f = _factors(factors)
     vq = _arrays.view(f.qr, "factors", (2,))
     m, n = vq.shape
+    k = min(m, n)
     be = vq.backend
-    buf = be.empty(vq.obj, (n, m), vq.dtype)  # C-ordered (n, m): column-major m x n
+    buf = be.empty(vq.obj, (k, m), vq.dtype)  # C-ordered (k, m): column-major m x k
     bv = _arrays.view(buf, "q", (2,))
     wq = Work(vq, transpose=False, overwrite=False, output=False)
     wq.views.append(bv)
@@ -267,7 +261,7 @@ def orgqr_async(factors, *, nb=None, mapping=None, variant=None, residency=None,
 
 
 def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
-    """The thin Q of a QR: the first n columns of Q, m x n with orthonormal columns (LAPACK's orgqr).
+    """The thin Q of a QR: the first k = min(m, n) columns of Q, m x k with orthonormal columns (LAPACK's orgqr).
 
     Args:
         factors: the :class:`QRFactors` of :func:`geqrf`.
@@ -282,13 +276,13 @@ def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runti
 
 def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
        residency=None, runtime=None):
-    """QR decomposition a = Q R of a tall matrix (``scipy.linalg.qr``, without pivoting).
+    """QR decomposition a = Q R (``scipy.linalg.qr``, without pivoting).
 
     Args:
-        a: (m, n) float32 or float64 array, m >= n.
-        mode: "economic" (the default, as ``numpy.linalg.qr``'s "reduced"; SciPy's default is "full"): Q m x n,
-            R n x n; "full": Q m x m (Q applied to the identity by :func:`ormqr`), R m x n; "r": ``(R,)``, R m x n,
-            as SciPy's. ("raw": use :func:`geqrf`.)
+        a: (m, n) float32 or float64 array.
+        mode: "economic" (the default, as ``numpy.linalg.qr``'s "reduced"; SciPy's default is "full"): Q m x k,
+            R k x n, k = min(m, n); "full": Q m x m (Q applied to the identity by :func:`ormqr`), R m x n; "r":
+            ``(R,)``, R m x n, as SciPy's. ("raw": use :func:`geqrf`.)
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
         tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
 
@@ -319,23 +313,32 @@ def gels_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None
     """Submits :func:`gels`; returns a :class:`starfact.Job` whose ``wait()`` returns x."""
     return _gels_job("gels", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
                                                                  variant=variant, residency=residency),
-                     runtime, lambda w, n, dtype: w[:n])
+                     runtime, lambda w, m, n, dtype: w[:n])
 
 
 def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, result):
     va = _arrays.view(a, "a", (2,))
-    m, n = _tall(va)
+    m, n = va.shape
     vb = _arrays.view(b, "b", (1, 2))
     _ops.right_hand_sides(vb, m, va)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
+    overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
+    if m < n:
+        # The minimum-norm solution has n rows: b goes into the first m rows of an array of n (LAPACK's layout),
+        # made on b's device through the host.
+        host = vb.backend.to_numpy(vb.obj)
+        padded = numpy.zeros((n,) + tuple(host.shape[1:]), dtype=host.dtype, order="F")
+        padded[:m] = host
+        vb = _arrays.view(vb.backend.from_numpy(vb.obj, padded), "b", (1, 2))
+        overwrite_b = True  # our own array
     wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a)
-    wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
+    wb = Work(vb, transpose=False, overwrite=overwrite_b, output=True)
     opts = _ops.options(**keywords)
 
     def finish(info, _report):
         if info > 0:
             raise _rank_deficient(function, info)
-        return result(wb.result(), n, va.dtype)
+        return result(wb.result(), m, n, va.dtype)
 
     return _ops.submit(_clib.lib.starfact_c_gels_submit, runtime, [wa, wb],
                        (_ops.pointer(wa.src), _ops.pointer(wa.dst), _ops.pointer(wb.src), _ops.pointer(wb.dst),
@@ -344,22 +347,26 @@ def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, resul
 
 def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
          residency=None, runtime=None):
-    """Least squares min ||a x - b||_2 for a full-rank tall a (LAPACK's gels, 'N'): QR of a, Q^T b and the
-    triangular solve as one task graph.
+    """LAPACK's gels ('N') for a full-rank a: the least-squares solution of min ||a x - b||_2 for m >= n (QR of a,
+    Q^T b and the triangular solve as one task graph), the minimum-norm solution of a x = b for m < n (QR of a^T,
+    a^T = Q R, x = Q [R^-T b; 0]).
 
     Args:
-        a: (m, n) float32 or float64 array, m >= n, of full rank.
+        a: (m, n) float32 or float64 array of full rank.
         b: (m,) or (m, k) array of a's dtype.
-        overwrite_a, overwrite_b: a (with its QR factors) and b (with Q^T b, x in its first n rows) may be
-            overwritten, in place when they are Fortran-ordered (b: or a vector).
+        overwrite_a, overwrite_b: a (with its QR factors; m < n: those of a^T, transposed) and b (m >= n: with
+            Q^T b, x in its first n rows) may be overwritten, in place when they are Fortran-ordered (b: or a
+            vector). For m < n, x has more rows than b: b is read into a new array of n rows (through the host
+            for device arrays), x is that array.
         tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
 
     Returns:
-        x, (n,) or (n, k), of b's type: the first n rows of the array holding Q^T b (b itself when written in
-        place).
+        x, (n,) or (n, k), of b's type: m >= n: the first n rows of the array holding Q^T b (b itself when written
+        in place).
 
     Raises:
-        starfact.LinAlgError: ``info`` = k when R[k-1, k-1] is exactly zero (a is rank deficient).
+        starfact.LinAlgError: ``info`` = k when R[k-1, k-1] (m < n: of a^T's R) is exactly zero (a is rank
+            deficient).
     """
     return gels_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
                       residency=residency, runtime=runtime).wait()
@@ -369,13 +376,13 @@ def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=Non
                 variant=None, residency=None, runtime=None):
     """Submits :func:`lstsq`; returns a :class:`starfact.Job` whose ``wait()`` returns (x, residues, rank, None)."""
 
-    def result(w, n, dtype):
+    def result(w, m, n, dtype):
         be = _backends.of(w)
         if w.shape[0] > n:
             residues = be.sum_squares(w[n:])
         else:
             residues = be.from_numpy(w, numpy.empty((0,), dtype=dtype))
-        return w[:n], residues, n, None
+        return w[:n], residues, min(m, n), None
 
     return _gels_job("lstsq", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
                                                                   variant=variant, residency=residency),
@@ -384,15 +391,16 @@ def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=Non
 
 def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
           residency=None, runtime=None):
-    """Least-squares solution of a x = b for a full-rank tall a (``scipy.linalg.lstsq``, by QR: :func:`gels`).
+    """Least-squares solution of a x = b for a full-rank a (``scipy.linalg.lstsq``, by QR: :func:`gels`): for a wide
+    a (m < n), the minimum-norm solution.
 
     Args:
         a, b, overwrite_a, overwrite_b, tree, nb, ib, mapping, variant, residency, runtime: as for :func:`gels`.
 
     Returns:
         (x, residues, rank, s) as SciPy's: x (n,) or (n, k); residues the squared 2-norms of the columns of
-        b - a x when m > n ((k,), or a 0-d array for a 1-D b), else an empty (0,) array; rank n (a is of full rank,
-        or LinAlgError is raised); s None (no singular values: the solution is a QR's, not an SVD's).
+        b - a x when m > n ((k,), or a 0-d array for a 1-D b), else an empty (0,) array; rank min(m, n) (a is of
+        full rank, or LinAlgError is raised); s None (no singular values: the solution is a QR's, not an SVD's).
 
     Raises:
         starfact.LinAlgError: ``info`` = k when R[k-1, k-1] is exactly zero (a is rank deficient).

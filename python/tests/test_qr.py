@@ -1,5 +1,6 @@
 """qr, geqrf, ormqr (both sides), orgqr, gels, lstsq on NumPy arrays and PyTorch CPU tensors: ||I - Q^T Q||,
-||A - Q R||, ormqr against the explicit Q and the least-squares residual < 60, both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n, n < nb; the
+||A - Q R||, ormqr against the explicit Q and the least-squares residual < 60; wide matrices (R trapezoidal, the
+minimum-norm solution against NumPy's), both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n, n < nb; the
 trees; in place without copies; LinAlgError with info for a zero diagonal of R; errors naming the argument; async
 forms and threads."""
 import threading
@@ -9,7 +10,8 @@ import pytest
 
 import starfact
 from starfact import _clib
-from support import DTYPES, LIMIT, NB, layout, lstsq_residual, orthogonality, qr_residual, tall
+from support import (DTYPES, LIMIT, NB, eps, layout, lstsq_residual, norm1, orthogonality, qr_residual,
+                     solve_residual, tall)
 
 # (m, n): m = n = 1, m = n < nb, n = 1, m not a multiple of nb with several tile columns, m = n over several tiles
 SHAPES = [(1, 1), (NB - 5, NB - 5), (3 * NB + 7, 1), (3 * NB + 7, NB + 3), (2 * NB + 1, 2 * NB + 1), (5 * NB, 2 * NB)]
@@ -86,6 +88,63 @@ def test_ormqr(rng, dtype, order):
     assert numpy.abs(qta[:n] - f.r()).max() / scale < LIMIT and numpy.abs(qta[n:]).max() / scale < LIMIT
     v = c[:, 0].copy()
     assert numpy.abs(starfact.ormqr(f, starfact.ormqr(f, v, "T")) - v).max() / scale < LIMIT  # vectors
+
+
+# wide (m < n): m = 1, m < nb, m not a multiple of nb, m a multiple of nb
+WIDE = [(1, 5), (NB - 5, 3 * NB + 7), (2 * NB + 1, 5 * NB + 3), (2 * NB, 4 * NB)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", WIDE)
+@pytest.mark.parametrize("tree", ["flat", "binary"])
+def test_qr_wide(rng, dtype, shape, tree):
+    m, n = shape
+    a = tall(rng, m, n, dtype)
+    q, r = starfact.qr(a, nb=NB, tree=tree)  # economic: Q m x m, R m x n upper trapezoidal
+    assert q.shape == (m, m) and r.shape == (m, n) and _upper(r)
+    assert orthogonality(q, dtype) < LIMIT and qr_residual(a, q, r, dtype) < LIMIT
+    q_full, r_full = starfact.qr(a, mode="full", nb=NB, tree=tree)
+    assert q_full.shape == (m, m) and numpy.array_equal(r_full, r)
+    assert orthogonality(q_full, dtype) < LIMIT and qr_residual(a, q_full, r_full, dtype) < LIMIT
+    f = starfact.geqrf(a, nb=NB, tree=tree)
+    c = tall(rng, m, 3, dtype)
+    scale = numpy.abs(c).sum(axis=0).max() * m * eps(dtype)
+    assert numpy.abs(starfact.ormqr(f, c, "T") - q.T.astype(numpy.float64) @ c).max() / scale < LIMIT
+    assert numpy.abs(starfact.ormqr(f, c.T, "N", side="R") - c.T.astype(numpy.float64) @ q).max() / scale < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", WIDE)
+@pytest.mark.parametrize("nrhs", [None, 3])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_lstsq_wide_minimum_norm(rng, dtype, shape, nrhs, order):
+    m, n = shape
+    a = tall(rng, m, n, dtype)
+    b = tall(rng, m, nrhs, dtype) if nrhs is not None else tall(rng, m, 1, dtype)[:, 0]
+    a_in, b_in = layout(a, order), layout(b, order)
+    x, residues, rank, s = starfact.lstsq(a_in, b_in, nb=NB)
+    assert numpy.array_equal(a_in, a) and numpy.array_equal(b_in, b)
+    assert x.shape == (n,) + b.shape[1:] and x.dtype == dtype
+    assert residues.shape == (0,) and rank == m and s is None
+    assert solve_residual(a, x, b, dtype) < LIMIT  # a x = b
+    # the minimum-norm solution: numpy's (by the SVD)
+    x_np = numpy.linalg.lstsq(a.astype(numpy.float64), b.astype(numpy.float64), rcond=None)[0]
+    assert norm1(x - x_np) / (norm1(x_np) * n * eps(dtype)) < LIMIT
+    assert numpy.array_equal(starfact.gels(a_in, b_in, nb=NB), x)
+    # in place: a gets the factors of a^T, transposed
+    a_f = numpy.array(a, order="F")  # a copy (a 1 x n a is Fortran-ordered already)
+    x2 = starfact.gels_async(a_f, b, overwrite_a=True, nb=NB).wait()
+    assert numpy.array_equal(x2, x) and not numpy.array_equal(a_f, a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lstsq_wide_rank_deficient(rng, dtype):
+    m, n = NB + 3, 3 * NB + 7
+    a = tall(rng, m, n, dtype)
+    a[7] = 0  # a zero row: R[7, 7] == 0 for a^T
+    with pytest.raises(starfact.LinAlgError) as e:
+        starfact.lstsq(a, tall(rng, m, 2, dtype), nb=NB)
+    assert e.value.info == 8
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -194,8 +253,7 @@ def test_errors(rng):
     cases = [
         (TypeError, "a", lambda: starfact.qr(a.astype(numpy.int64))),
         (TypeError, "b", lambda: starfact.gels(a, b.astype(numpy.float32))),
-        (ValueError, "a", lambda: starfact.qr(a.T)),  # wide
-        (ValueError, "a", lambda: starfact.lstsq(a.T, b[:n])),
+        (ValueError, "b", lambda: starfact.lstsq(a.T, b)),  # a wide a: b needs its m rows
         (ValueError, "b", lambda: starfact.gels(a, b[:-1])),
         (ValueError, "a", lambda: starfact.geqrf(a[None])),
         (ValueError, "mode", lambda: starfact.qr(a, mode="raw")),

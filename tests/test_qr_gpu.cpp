@@ -3,7 +3,9 @@
 // for every tree, both precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by GPU workers
 // applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both), and
 // the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
-// (reflectors with tau = 0 in the CUDA triangular factor). Skipped (exit 77) without a GPU.
+// (reflectors with tau = 0 in the CUDA triangular factor); wide matrices (m < n: R trapezoidal; gels' minimum-norm
+// solution with the transposes, the solve with R^T and its update on CUDA workers, against LAPACK's). Skipped
+// (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
 #include "tests/qr_support.hpp"
@@ -48,6 +50,7 @@ TEMPLATE_TEST_CASE("GPU-only ormqr from the right against the explicit Q; factor
         expect_gpu_right<TestType>(333, 150, 1, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
         expect_gpu_right<TestType>(300, 300, 70, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
         expect_gpu_right<TestType>(50, 50, 20, 128, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);  // m < nb
+        expect_gpu_right<TestType>(150, 333, 30, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);  // m < n
     }
     for (const char* tree : {"flat", "binary"}) {
         // The CUDA right-side kernels against the CPU ones on the same factors, and both kinds in one graph.
@@ -63,7 +66,8 @@ TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[
     };
     for (const char* tree : {"flat", "binary", "domains=3"})
         for (Shape s : {Shape{1, 1, 64}, Shape{100, 1, 64}, Shape{64, 64, 64}, Shape{300, 300, 64},
-                        Shape{333, 150, 64}, Shape{1000, 70, 128}, Shape{515, 515, 128}, Shape{200, 40, 256}})
+                        Shape{333, 150, 64}, Shape{1000, 70, 128}, Shape{515, 515, 128}, Shape{200, 40, 256},
+                        Shape{1, 100, 64}, Shape{150, 333, 64}, Shape{64, 200, 128}, Shape{256, 700, 128}})
             expect_gpu_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<TestType>(4000, 128, 512, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);
 }
@@ -109,6 +113,44 @@ TEMPLATE_TEST_CASE("GPU-only gels: residual < 60 and LAPACK's info for a zero co
                 a.import(Z.data(), m);
                 b.import(B.data(), m);
                 CHECK(gels(a, f, b, on(Mapping::GpuOnly)) == column + 1);
+            }
+        }
+}
+
+TEMPLATE_TEST_CASE("GPU-only gels of a wide matrix: LAPACK's minimum-norm solution and info", "[gpu][qr]", float,
+                   double) {
+    using T = TestType;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    for (Residency r : {Residency::Host, Residency::Device})
+        for (const char* tree : {"flat", "binary"}) {
+            const int64_t m = 300, n = 700, nrhs = 16, nb = 128;
+            INFO("residency=" << to_string(r) << " tree=" << tree);
+            const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, n, seed + 1);
+            std::vector<T> ref_a = A, ref = B;
+            int ref_info;
+            if constexpr (sizeof(T) == 4)
+                ref_info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref_a.data(), m, ref.data(), n);
+            else
+                ref_info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref_a.data(), m, ref.data(), n);
+            REQUIRE(ref_info == 0);
+            TileMatrix<T> a(runtime(), m, n, nb, r), b(runtime(), n, nrhs, nb, r);
+            a.import(A.data(), m);
+            b.import(B.data(), n);
+            QRFactors<T> f(runtime(), n, m, nb, QrTree::parse(tree));
+            REQUIRE(gels(a, f, b, on(Mapping::GpuOnly)) == 0);
+            std::vector<T> X(B.size());
+            b.export_to(X.data(), n);
+            const double diff = scaled_difference(n, nrhs, X.data(), n, ref.data(), n);
+            INFO("against LAPACK's=" << diff);
+            CHECK(diff < kResidualLimit);
+            for (int64_t row : {0, 129, 299}) {
+                INFO("zero row " << row);
+                std::vector<T> Z = A;
+                for (int64_t j = 0; j < n; ++j) Z[row + j * m] = T(0);
+                a.import(Z.data(), m);
+                b.import(B.data(), n);
+                CHECK(gels(a, f, b, on(Mapping::GpuOnly)) == row + 1);
             }
         }
 }

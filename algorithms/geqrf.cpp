@@ -110,7 +110,8 @@ public:
             insert_geqrt<T>(rt_, o_, A_.tile(d.head, k), T_.t_tile(d.head, k), ib_);
             for (int64_t j = k + 1; j < nt_; ++j) {
                 set(update(j), names_("unmqr", d.head, j, k));
-                insert_unmqr<T>(rt_, o_, Side::Left, true, A_.tile(d.head, k), T_.t_tile(d.head, k), A_.tile(d.head, j), ib_);
+                insert_unmqr<T>(rt_, o_, Side::Left, true, A_.tile(d.head, k), T_.t_tile(d.head, k),
+                                A_.tile(d.head, j), ib_);
             }
             for (int64_t i : d.rows) {
                 set(panel(k), names_("tsqrt", d.head, i, k));

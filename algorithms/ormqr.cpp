@@ -109,7 +109,8 @@ void require_applicable(const char* function, const TileMatrix<T>& A, const QRFa
     require(Tf.factored(), function, "T", "holds no factorization (call geqrf with it first)");
     const bool right = side == starfact::Side::Right;
     require((right ? C.n() : C.m()) == A.m(), function, c_name, [&] {
-        return std::string(right ? "must have as many columns as A has rows (got " : "must have as many rows as A (got ") +
+        return std::string(right ? "must have as many columns as A has rows (got "
+                                 : "must have as many rows as A (got ") +
                std::to_string(right ? C.n() : C.m()) + ", A is " + std::to_string(A.m()) + " x " +
                std::to_string(A.n()) + ")";
     });

@@ -59,8 +59,8 @@ double qr_residual(int64_t m, int64_t n, const T* A, int64_t lda, const T* Q, in
         for (int64_t i = 0; i <= std::min(j, k - 1); ++i)
             Rd[static_cast<size_t>(i + j * k)] = static_cast<double>(R[i + j * ldr]);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-                static_cast<int>(k), -1.0, Qd.data(), static_cast<int>(m), Rd.data(), static_cast<int>(k), 1.0, D.data(),
-                static_cast<int>(m));
+                static_cast<int>(k), -1.0, Qd.data(), static_cast<int>(m), Rd.data(), static_cast<int>(k), 1.0,
+                D.data(), static_cast<int>(m));
     const double nr = norm1(m, n, D.data());
     return nr / ((na > 0 ? na : 1.0) * static_cast<double>(m) * std::numeric_limits<T>::epsilon());
 }

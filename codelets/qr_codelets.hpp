@@ -12,6 +12,20 @@
 
 namespace starfact::detail {
 
+/// A matrix buffer as the QR codelets read it: address, rows, columns, leading dimension.
+struct QrTile {
+    void* ptr;
+    int rows, cols, ld;
+};
+inline QrTile qr_tile(void* buffer) {
+    return {reinterpret_cast<void*>(STARPU_MATRIX_GET_PTR(buffer)), static_cast<int>(STARPU_MATRIX_GET_NX(buffer)),
+            static_cast<int>(STARPU_MATRIX_GET_NY(buffer)), static_cast<int>(STARPU_MATRIX_GET_LD(buffer))};
+}
+template <typename T>
+T* ptr(const QrTile& t) {
+    return static_cast<T*>(t.ptr);
+}
+
 /// GEQRT: A (m x n tile) = Q R in place, T (W) its triangular factors, inner blocking ib.
 template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib);

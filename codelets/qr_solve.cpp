@@ -21,24 +21,12 @@ namespace starfact::detail {
 namespace {
 
 struct OffsetArgs {
-    int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row, column;
-                         // qr_zero_rows: r0 = the first row zeroed
+    int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row,
+                         // column; qr_zero_rows: r0 = the first row zeroed
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool trans = false;  // qr_trsm: solve with R^T
 };
 
-struct TileRef {
-    void* ptr;
-    int rows, cols, ld;
-};
-inline TileRef tile_of(void* buffer) {
-    return {reinterpret_cast<void*>(STARPU_MATRIX_GET_PTR(buffer)), static_cast<int>(STARPU_MATRIX_GET_NX(buffer)),
-            static_cast<int>(STARPU_MATRIX_GET_NY(buffer)), static_cast<int>(STARPU_MATRIX_GET_LD(buffer))};
-}
-template <typename T>
-T* ptr(const TileRef& t) {
-    return static_cast<T*>(t.ptr);
-}
 
 template <typename T>
 void diag_info_cpu(void* buffers[], void* cl_arg) {
@@ -80,7 +68,7 @@ void qr_trsm_cpu(void* buffers[], void* cl_arg) {
 /// C(0:r, :) -= A^T B(0:k, :), A k x r: only C's first r rows (A's columns) take part.
 template <typename T>
 void gemm_t_cpu(void* buffers[], void*) {
-    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]), C = qr_tile(buffers[2]);
     if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
     cpu::gemm(Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A), A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C),
               C.ld);
@@ -88,15 +76,16 @@ void gemm_t_cpu(void* buffers[], void*) {
 
 template <typename T>
 void transpose_cpu(void* buffers[], void*) {
-    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]);
     for (int j = 0; j < A.cols; ++j)
-        for (int i = 0; i < A.rows; ++i) ptr<T>(B)[j + static_cast<int64_t>(i) * B.ld] = ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld];
+        for (int i = 0; i < A.rows; ++i)
+            ptr<T>(B)[j + static_cast<int64_t>(i) * B.ld] = ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld];
 }
 
 template <typename T>
 void zero_rows_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const OffsetArgs*>(cl_arg);
-    const TileRef A = tile_of(buffers[0]);
+    const QrTile A = qr_tile(buffers[0]);
     for (int j = 0; j < A.cols; ++j)
         for (int64_t i = a->r0; i < A.rows; ++i) ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld] = T(0);
 }
@@ -141,7 +130,7 @@ template <typename T>
 void gemm_t_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const OffsetArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]), C = qr_tile(buffers[2]);
     if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
     const cublasStatus_t s = gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A),
                                        A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C), C.ld);
@@ -152,7 +141,7 @@ template <typename T>
 void transpose_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const OffsetArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const TileRef A = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]);
     if (A.rows == 0 || A.cols == 0) return;
     const cublasStatus_t s = gpu::geam_transpose(ws.cublas, A.cols, A.rows, ptr<T>(A), A.ld, ptr<T>(B), B.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
@@ -162,7 +151,7 @@ template <typename T>
 void zero_rows_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const OffsetArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const TileRef A = tile_of(buffers[0]);
+    const QrTile A = qr_tile(buffers[0]);
     if (a->r0 >= A.rows || A.cols == 0) return;
     if (cudaMemset2DAsync(ptr<T>(A) + a->r0, sizeof(T) * A.ld, 0, sizeof(T) * (A.rows - a->r0), A.cols, ws.stream) !=
         cudaSuccess)

@@ -37,18 +37,8 @@ struct QrArgs {
     CudaContexts* cuda;  // per-worker cuSOLVER handles and workspaces (CUDA implementation)
 };
 
-struct Tile {
-    void* ptr;
-    int rows, cols, ld;
-};
-inline Tile tile(void* buffer) {
-    return {reinterpret_cast<void*>(STARPU_MATRIX_GET_PTR(buffer)), static_cast<int>(STARPU_MATRIX_GET_NX(buffer)),
-            static_cast<int>(STARPU_MATRIX_GET_NY(buffer)), static_cast<int>(STARPU_MATRIX_GET_LD(buffer))};
-}
-template <typename T>
-T* ptr(const Tile& t) {
-    return static_cast<T*>(t.ptr);
-}
+using Tile = QrTile;
+inline Tile tile(void* buffer) { return qr_tile(buffer); }
 
 /// A per-thread CPU workspace of at least n entries.
 template <typename T>
@@ -406,7 +396,8 @@ void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_
                   starpu_data_handle_t Tf, int ib) {
     const double n = tile_cols(A2), m = bottom_rows(tt, tile_rows(A2), tile_cols(A2));
     const Kernel& k = tt ? kernel<define_tpqrt<T, true>>(rt) : kernel<define_tpqrt<T, false>>(rt);
-    starpu_task* t = qr_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
+    starpu_task* t =
+        qr_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
     t->handles[0] = A1;
     t->handles[1] = A2;
     t->handles[2] = Tf;

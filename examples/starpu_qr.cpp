@@ -128,8 +128,9 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (gpu ? 8192 : 1000);
     const int64_t m = s.m > 0 ? s.m : n;
     if (m < n)
-        throw InvalidArgument("starpu_qr", "--m", "must be >= n (got m=" + std::to_string(m) + ", n=" +
-                                                      std::to_string(n) + "): starpu_qr times tall and square matrices");
+        throw InvalidArgument("starpu_qr", "--m",
+                              "must be >= n (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
+                                  "): starpu_qr times tall and square matrices");
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const int64_t nb = s.nb > 0 ? s.nb : qr_tile_size<T>(m, n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;

@@ -757,7 +757,8 @@ int main(void) {
     const struct {
         int64_t m, n;
         const char* tree;
-    } wide[] = {{1, 5, "flat"}, {nb - 3, 3 * nb + 5, "binary"}, {2 * nb + 1, 5 * nb + 3, "domains=2"}, {nb, 4 * nb, "flat"}};
+    } wide[] = {{1, 5, "flat"}, {nb - 3, 3 * nb + 5, "binary"}, {2 * nb + 1, 5 * nb + 3, "domains=2"},
+                {nb, 4 * nb, "flat"}};
     for (int d = 0; d < 2; ++d)
         for (size_t i = 0; i < sizeof wide / sizeof wide[0]; ++i)
             test_qr_wide(rt, d == 0 ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, wide[i].m, wide[i].n, nb, wide[i].tree);

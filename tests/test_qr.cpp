@@ -107,7 +107,8 @@ TEMPLATE_TEST_CASE("gels solves least squares with residual < 60", "[qr][cpu]", 
         CHECK(res < kResidualLimit);
         // The array form.
         std::vector<T> A2 = A, B2 = B;
-        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid), Tiling{c.nb}) == 0);
+        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid),
+                     Tiling{c.nb}) == 0);
         CHECK(normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, B2.data(), ldb, B.data(), ldb) < kResidualLimit);
     }
 }
@@ -190,7 +191,8 @@ TEMPLATE_TEST_CASE("gels of a wide matrix: the minimum-norm solution, as LAPACK'
                                             1e3 * c.n * std::numeric_limits<T>::epsilon());
         // The array form and the submit form.
         std::vector<T> A2 = A, B2 = B;
-        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid), Tiling{c.nb}) == 0);
+        REQUIRE(gels(runtime(), c.m, c.n, c.nrhs, A2.data(), lda, B2.data(), ldb, on(Mapping::Hybrid),
+                     Tiling{c.nb}) == 0);
         check(B2, "array form");
         a.import(A.data(), lda);
         b.import(B.data(), ldb);

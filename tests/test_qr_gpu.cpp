@@ -1,11 +1,11 @@
-// GPU tile QR [gpu][qr]: the CUDA kernels (GEQRT, UNMQR, TS and TT factorizations and applications from the left
-// and from the right, the zero-diagonal check, the identity tiles, the triangular solve) under the GPU-only mapping
-// for every tree, both precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by GPU workers
-// applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both), and
-// the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
+// GPU tile QR [gpu][qr]: the CUDA kernels (GEQRT, UNMQR, TS and TT factorizations and applications from the left and
+// from the right, the zero-diagonal check, the identity tiles, the triangular solve) under the GPU-only mapping for
+// every tree, both precisions, host- and device-resident tiles; each CUDA kernel against the CPU one: factors made by
+// GPU workers applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both),
+// and the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
 // (reflectors with tau = 0 in the CUDA triangular factor); wide matrices (m < n: R trapezoidal; gels' minimum-norm
-// solution with the transposes, the solve with R^T and its update on CUDA workers, against LAPACK's). Skipped
-// (exit 77) without a GPU.
+// solution with the transposes, the solve with R^T and its update on CUDA workers, against LAPACK's). Skipped (exit 77)
+// without a GPU.
 #include <catch2/catch.hpp>
 
 #include "tests/qr_support.hpp"

@@ -28,12 +28,12 @@ enum class Trans { NoTrans, Transpose };
 template <typename T>
 class QRFactors {
 public:
-    /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's qr_tile_size for a Hybrid
-    /// mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf will
-    /// use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
-    /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per
-    /// tile): with a smaller explicit ib every task of the factorization runs on CPU workers.
-    /// Throws InvalidArgument naming 'm', 'n', 'nb' or 'ib'.
+    /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's qr_tile_size
+    /// for a Hybrid mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf
+    /// will use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
+    /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per tile):
+    /// with a smaller explicit ib every task of the factorization runs on CPU workers. Throws InvalidArgument naming
+    /// 'm', 'n', 'nb' or 'ib'.
     QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
     /// Factors shaped for A (its order and tile size).
     explicit QRFactors(const TileMatrix<T>& A, QrTree tree = {}, int64_t ib = 0)

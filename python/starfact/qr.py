@@ -1,11 +1,10 @@
 """Tile Householder QR and linear least squares, in SciPy's spirit (docs/qr.md).
 
-``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x k orthonormal and r k x n upper
-triangular (trapezoidal), k = min(m, n). ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c, q^T c, c q or
-c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x, residues, rank,
-None)``, the least-squares solution of a tall a and the minimum-norm one of a wide a; ``gels(a, b)`` returns x
-alone. The operations of one matrix have ``_async`` forms returning a
-:class:`starfact.Job`.
+``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x k orthonormal and r k x n upper triangular
+(trapezoidal), k = min(m, n). ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c,
+q^T c, c q or c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x,
+residues, rank, None)``, the least-squares solution of a tall a and the minimum-norm one of a wide a; ``gels(a, b)``
+returns x alone. The operations of one matrix have ``_async`` forms returning a :class:`starfact.Job`.
 
 The library computes on column-major arrays: a Fortran-ordered a is read and written in place, a C-ordered one
 costs one copy (as with SciPy's LAPACK wrappers).

@@ -1,8 +1,8 @@
 """qr, geqrf, ormqr (both sides), orgqr, gels, lstsq on NumPy arrays and PyTorch CPU tensors: ||I - Q^T Q||,
 ||A - Q R||, ormqr against the explicit Q and the least-squares residual < 60; wide matrices (R trapezoidal, the
-minimum-norm solution against NumPy's), both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n, n < nb; the
-trees; in place without copies; LinAlgError with info for a zero diagonal of R; errors naming the argument; async
-forms and threads."""
+minimum-norm solution against NumPy's), both precisions, C and Fortran order, m not a multiple of nb, n = 1, m = n,
+n < nb; the trees; in place without copies; LinAlgError with info for a zero diagonal of R; errors naming the
+argument; async forms and threads."""
 import threading
 
 import numpy

@@ -10,7 +10,10 @@
 // replays the eliminations in order (untransposed), C Q^T backwards (transposed). With m < n the steps stop at the
 // last tile row (k < min(mt, nt)).
 // The solve of gels, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
-// gemm B[i][j] -= A[i][k] B[k][j] for i < k.
+// gemm B[i][j] -= A[i][k] B[k][j] for i < k. A wide A (m < n) gets the minimum-norm solution from the QR of
+// At = A^T (in the factors' workspace): qr_transpose At[j][i] := A[i][j]^T, geqrf(At), A := At^T back; then by tile
+// rows of B from the first, qr_trsm B[k][j] := R[k][k]^-T B[k][j], qr_gemm_t B[i][j] -= R[k][i]^T B[k][j] for i > k;
+// qr_zero_rows B(m:n) := 0, and B := Q B.
 #include <algorithm>
 #include <string>
 

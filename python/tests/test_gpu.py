@@ -7,8 +7,8 @@ import numpy
 import pytest
 
 import starfact
-from support import (LIMIT, NB, cholesky_residual, general, inverse_residual, lstsq_residual, lu_residual, orthogonality,
-                     qr_residual, rhs, solve_residual, spd, tall)
+from support import (LIMIT, NB, cholesky_residual, general, inverse_residual, lstsq_residual, lu_residual, norm1,
+                     orthogonality, qr_residual, rhs, solve_residual, spd, tall)
 
 pytestmark = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
                                 reason="needs a CUDA build of starfact and a CUDA device")
@@ -215,6 +215,35 @@ def test_torch_cuda_qr(rng, dtype, mapping):
     with pytest.raises(starfact.LinAlgError) as e:
         starfact.gels(torch.from_numpy(bad).cuda(), tb, nb=NB, mapping=mapping)
     assert e.value.info == 6
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mapping", [None, "gpu-only"])
+def test_torch_cuda_qr_right_and_wide(rng, dtype, mapping):
+    """ormqr from the right on CUDA tensors against the explicit Q; a wide matrix: R trapezoidal, and lstsq's
+    minimum-norm solution (b read into n rows through the host) on the tensors' device, against NumPy's."""
+    torch = _torch()
+    m, n = 5 * NB + 7, NB + 3
+    a = tall(rng, m, n, dtype)
+    f = starfact.geqrf(torch.from_numpy(a).cuda(), nb=NB, mapping=mapping)
+    eye = torch.eye(m, dtype=f.qr.dtype, device=f.qr.device)
+    q = starfact.ormqr(f, eye, "N", mapping=mapping).cpu().numpy().astype(numpy.float64)  # the explicit Q
+    w = tall(rng, 4, m, dtype)
+    scale = numpy.abs(w).sum(axis=1).max() * m * numpy.finfo(dtype).eps
+    for trans, ref in (("N", w.astype(numpy.float64) @ q), ("T", w.astype(numpy.float64) @ q.T)):
+        got = starfact.ormqr(f, torch.from_numpy(w).cuda(), trans, side="R", mapping=mapping)
+        assert got.is_cuda and numpy.abs(got.cpu().numpy() - ref).sum(axis=1).max() / scale < LIMIT, trans
+    wide = numpy.ascontiguousarray(a.T)  # n x m, n < m
+    b = tall(rng, n, 2, dtype)
+    x, residues, rank, _ = starfact.lstsq(torch.from_numpy(wide).cuda(), torch.from_numpy(b).cuda(), nb=NB,
+                                          mapping=mapping)
+    assert x.is_cuda and x.shape == (m, 2) and rank == n and tuple(residues.shape) == (0,)
+    x_np = numpy.linalg.lstsq(wide.astype(numpy.float64), b.astype(numpy.float64), rcond=None)[0]
+    assert norm1(x.cpu().numpy() - x_np) / (norm1(x_np) * m * numpy.finfo(dtype).eps) < LIMIT
+    qw, rw = starfact.qr(torch.from_numpy(wide).cuda(), nb=NB, mapping=mapping)
+    assert qw.is_cuda and tuple(qw.shape) == (n, n) and tuple(rw.shape) == (n, m)
+    assert orthogonality(qw.cpu().numpy(), dtype) < LIMIT
+    assert qr_residual(wide, qw.cpu().numpy(), rw.cpu().numpy(), dtype) < LIMIT
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -4,6 +4,7 @@
 // arguments; threads.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <thread>
 
 #include "tests/qr_support.hpp"
@@ -369,6 +370,9 @@ TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][erro
     QRFactors<double> empty(rt, 0, 0, 4);
     geqrf<double>(rt, 0, 0, nullptr, 1, empty);
     CHECK(gels<double>(rt, 5, 0, 2, nullptr, 5, B.data(), 5) == 0);
+    // A 0 x 4 A: the minimum-norm solution is 0, as LAPACK's (B has max(m, n) = 4 rows).
+    CHECK(gels<double>(rt, 0, 4, 2, nullptr, 1, B.data(), 4) == 0);
+    CHECK(std::all_of(B.begin(), B.begin() + 8, [](double x) { return x == 0.0; }));
 }
 
 TEST_CASE("QR from several threads at once", "[qr][cpu][threads]") {

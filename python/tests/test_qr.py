@@ -409,3 +409,11 @@ def test_torch_cpu(rng, dtype):
     assert t.equal(ta, t.from_numpy(a)) and t.equal(tb, t.from_numpy(b))  # inputs untouched
     qf, rf = starfact.qr(ta.t().contiguous().t(), mode="full", nb=NB)  # a column-major tensor
     assert qf.shape == (m, m) and qr_residual(a, qf.numpy(), rf.numpy(), dtype) < LIMIT
+    d = starfact.ormqr(f, tb.t(), "N", side="R")  # b^T Q = (Q^T b)^T
+    assert isinstance(d, t.Tensor) and d.shape == (2, m)
+    assert numpy.abs(d.numpy().T - starfact.ormqr(f, tb, "T").numpy()).max() < 100 * m * numpy.finfo(dtype).eps
+    wide, bw = numpy.ascontiguousarray(a.T), tall(rng, n, 2, dtype)  # n x m, n < m: the minimum-norm solution
+    xw, residues_w, rank_w, _ = starfact.lstsq(t.from_numpy(wide), t.from_numpy(bw), nb=NB)
+    assert isinstance(xw, t.Tensor) and xw.shape == (m, 2) and rank_w == n and tuple(residues_w.shape) == (0,)
+    x_np = numpy.linalg.lstsq(wide.astype(numpy.float64), bw.astype(numpy.float64), rcond=None)[0]
+    assert norm1(xw.numpy() - x_np) / (norm1(x_np) * m * eps(dtype)) < LIMIT

@@ -11,7 +11,6 @@
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"
 #include "support/reference.hpp"
-#include "support/trace.hpp"
 
 namespace {
 
@@ -219,31 +218,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 
 int main(int argc, char** argv) {
     Settings s;
-    try {
-        s = parse(argc, argv);
-        if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
-        if (!s.trace_dir.empty()) support::prepare_trace(s.trace_dir);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "starpu_lu: %s\n", e.what());
-        return 1;
-    }
-    try {
-        int rc;
-        std::vector<std::string> workers;
-        {
-            const Mapping mapping = support::default_mapping(s);
-            Runtime rt(support::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
-            rt.require_mapping(mapping, "starpu_lu");
-            if (s.device_resident && rt.cuda_devices() == 0)
-                throw InvalidArgument("starpu_lu", "--device-resident", "needs a GPU, and none is usable");
-            rc = s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
-            workers = support::worker_names();
-        }  // StarPU shuts down here and writes the FxT file
-        if (!s.trace_dir.empty() && rc == 0)
-            rc = support::finish_trace(s.trace_dir, workers, "starpu_lu (last timed run)", "starpu_lu", s.csv);
-        return rc;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "starpu_lu: %s\n", e.what());
-        return 1;
-    }
+    return support::driver_main(
+        "starpu_lu", argc, argv, s, [&](int c, char** v) { s = parse(c, v); },
+        [&](Runtime& rt, Mapping mapping) { return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping); });
 }

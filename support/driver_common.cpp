@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "starfact/error.hpp"
+#include "support/trace.hpp"
 
 namespace starfact::support {
 
@@ -217,6 +218,37 @@ std::string vendor_summary(const VendorRun& v, double flops, double ours) {
     const double theirs = median(v.seconds);
     return "; " + v.name + " median " + fmt("%.4f", theirs) + " s, " + fmt("%.1f", flops / theirs * 1e-9) +
            " GFLOP/s; ratio " + v.name + "/starfact = " + fmt("%.3f", theirs / ours);
+}
+
+int driver_main(const char* name, int argc, char** argv, const DriverFlags& flags,
+                const std::function<void(int, char**)>& parse, const std::function<int(Runtime&, Mapping)>& run) {
+    try {
+        parse(argc, argv);
+        if (!flags.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", flags.perfmodel_dir.c_str(), 1);
+        if (!flags.trace_dir.empty()) prepare_trace(flags.trace_dir);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", name, e.what());
+        return 1;
+    }
+    try {
+        int rc;
+        std::vector<std::string> workers;
+        {
+            const Mapping mapping = default_mapping(flags);
+            Runtime rt(runtime_config(flags, flags.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly));
+            rt.require_mapping(mapping, name);
+            if (flags.device_resident && rt.cuda_devices() == 0)
+                throw InvalidArgument(name, "--device-resident", "needs a GPU, and none is usable");
+            rc = run(rt, mapping);
+            workers = worker_names();
+        }  // StarPU shuts down here and writes the FxT file
+        if (!flags.trace_dir.empty() && rc == 0)
+            rc = finish_trace(flags.trace_dir, workers, std::string(name) + " (last timed run)", name, flags.csv);
+        return rc;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", name, e.what());
+        return 1;
+    }
 }
 
 }  // namespace starfact::support

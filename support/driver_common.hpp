@@ -1,10 +1,11 @@
-// What the experiment drivers (starpu_chol, starpu_lu) share: the flags that mean the same in both, the
+// What the experiment drivers (starpu_chol, starpu_lu, starpu_qr) share: the flags that mean the same in all, the
 // Runtime configuration they give, the timing loop (warm-up runs, then timed runs summarised by their
 // median), the output table, and the vendor comparison line.
 #pragma once
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -64,6 +65,13 @@ Mapping default_mapping(const DriverFlags& f);
 /// memory nodes (counts_transfers) count the bytes moved (StarPU's bus profiling).
 RuntimeConfig runtime_config(const DriverFlags& f, const std::string& sched, bool cpu_only_run,
                              bool gpu_only_run = false);
+
+/// The main() of a one-process driver (starpu_lu, starpu_qr): `parse` reads argv into the driver's settings, whose
+/// shared part is `flags` (a bad flag: "name: message" on stderr, status 1); then the Runtime of the run's mapping
+/// starts, `run` times and checks, and with --trace the trace is written once StarPU has shut down. An exception
+/// ends it with "name: message" and status 1. Returns the exit status.
+int driver_main(const char* name, int argc, char** argv, const DriverFlags& flags,
+                const std::function<void(int, char**)>& parse, const std::function<int(Runtime&, Mapping)>& run);
 
 /// Model-based schedulers rely on calibrated performance models.
 bool model_based(const std::string& sched);

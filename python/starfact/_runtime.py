@@ -14,7 +14,27 @@ _default = None  # the Runtime started by a call without one (closed at exit, or
 _start_lock = threading.Lock()  # one thread starts the default runtime
 
 
-class Runtime:
+class Closable:
+    """An object holding library resources that ``close()`` frees: on leaving a ``with`` block and on garbage
+    collection (errors while collecting are dropped)."""
+
+    def close(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+
+class Runtime(Closable):
     """The StarPU instance that runs starfact's task graphs (``starfact::Runtime``).
 
     One runtime runs per process at a time. Calls without ``runtime=`` use the running one, and start one with
@@ -202,18 +222,6 @@ class Runtime:
                     _current = None
                 if _default is self:
                     _default = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pylint: disable=broad-except
-            pass
 
 
 def _close_default():

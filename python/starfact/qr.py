@@ -16,6 +16,7 @@ import numpy
 
 from . import _arrays, _backends, _clib, _ops
 from ._ops import Work
+from ._runtime import Closable
 from .errors import LinAlgError, argument_type_error, argument_value_error
 
 _MODES = ("economic", "full", "r")
@@ -27,7 +28,7 @@ def _rank_deficient(function, info):
                        % (function, info - 1, info - 1, info), info)
 
 
-class QRFactors:
+class QRFactors(Closable):
     """A tile Householder QR, a = Q R, as :func:`geqrf` returns it: Q is the product of the Householder reflectors
     whose vectors lie below the diagonal of :attr:`qr` and whose triangular factors T the library holds (in the
     memory where its tasks made them: a GPU's under GPU mappings).
@@ -112,18 +113,6 @@ class QRFactors:
             handle, self._handle = self._handle, None
         if handle is not None:
             _clib.lib.starfact_c_qr_factors_destroy(handle)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # pylint: disable=broad-except
-            pass
 
     def __repr__(self):
         if self._handle is None:

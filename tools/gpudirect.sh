@@ -13,6 +13,8 @@
 #     CUDA IPC through Open MPI's smcuda transport), REPEAT timed runs each after WARMUP; a correctness run of each
 #     mode with --check at CHECK_N (20000) first; one process driving both GPUs as the reference. Prints the medians
 #     and their ratio; logs in $OUT (or ./device-out).
+#                  bash CARRY_DIR/gpudirect.sh selftest
+#     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
 # env: CARRY_DIR, BUILD_DIR, OUT, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +71,15 @@ setup_env() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,smcuda
 }
 
+# The carried mpirun, Open MPI and StarPU-MPI on CPU workers (2 ranks, the driver's residual check): needs no GPU.
+selftest() {
+  setup_env
+  ompi_info --parsable --all 2>/dev/null | grep -E "mpi_built_with_cuda_support:value" | sed 's/^/    /'
+  ompi_info 2>/dev/null | grep -E "^ +Prefix:" | sed 's/^/    /'
+  OMPI_MCA_btl=self,vader timeout 120 mpirun -np 2 --oversubscribe "$(command -v starpu_chol)" --cpu-only \
+    --n 600 --nb 96 --grid 1x2 2>&1 | grep -E "summary:|residual|rror"
+}
+
 remote() {
   setup_env
   local out=$OUT n=${N:-32768} check_n=${CHECK_N:-20000} warmup=${WARMUP:-1} repeat=${REPEAT:-3}
@@ -78,6 +89,7 @@ remote() {
   nvidia-smi topo -m | head -n 4
   ldd "$chol" | grep -E "not found|libmpi\.|libstarpu" | sed 's/^/    /'
   ompi_info --parsable --all 2>/dev/null | grep -E "mpi_built_with_cuda_support:value|opal_cuda_support:value" | sed 's/^/    /'
+  echo "=== selftest (CPU workers)"; selftest
   export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
   local mpirun=(mpirun --bind-to none -np 2 -x STARPU_MPI_GPUDIRECT)
   point() {  # label, command...: runs with a log, prints the driver's summary line
@@ -117,5 +129,6 @@ remote() {
 case ${1:-} in
 prepare) prepare ;;
 run) remote ;;
-*) echo "usage: tools/gpudirect.sh prepare | run" >&2; exit 1 ;;
+selftest) selftest ;;
+*) echo "usage: tools/gpudirect.sh prepare | run | selftest" >&2; exit 1 ;;
 esac

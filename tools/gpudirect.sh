@@ -89,6 +89,8 @@ remote() {
   local limit=${POINT_TIMEOUT:-150} chol; chol=$(command -v starpu_chol)
   trap 'cd "$out" && ls gpudirect_*.log >/dev/null 2>&1 && tar czf gpudirect_logs.tgz gpudirect_*.log && rm -f gpudirect_*.log' EXIT
   nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
+  local ngpu; ngpu=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
+  [ "$ngpu" -ge 2 ] || { echo "[gpudirect] $ngpu GPU(s): 2 ranks x 1 GPU need two" >&2; exit 1; }
   nvidia-smi topo -m | head -n 4
   ldd "$chol" | grep -E "not found|libmpi\.|libstarpu" | sed 's/^/    /'
   ompi_info --parsable --all 2>/dev/null | grep -E "mpi_built_with_cuda_support:value|opal_cuda_support:value" | sed 's/^/    /'

@@ -15,7 +15,7 @@
 # -DSTARFACT_WITH_CUDA=OFF for a quick CPU-only check, -DCMAKE_CUDA_ARCHITECTURES=90 for H100s.
 # Prints CUDA_MPI_PREFIX=..., STARPU_PREFIX=... and BUILD_DIR=... on stdout (logs go to stderr).
 # Environment: JOBS (make/cmake parallelism, default nproc), BUILD_DIR, CHECK, STARFACT_CACHE_DIR.
-set -euo pipefail
+set -euo pipefail  # (pipelines into grep read all input, no grep -q: its early exit would fail them by SIGPIPE)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 source "$here/cuda-mpi-config.sh"
@@ -41,7 +41,7 @@ fi
 # <mpi-ext.h>) installed, the smcuda BTL present.
 check_mpi() {
   local p=$1
-  OPAL_PREFIX=$p "$p/bin/ompi_info" --parsable --all 2>/dev/null | grep -q "^mca:mpi:base:param:mpi_built_with_cuda_support:value:true" \
+  OPAL_PREFIX=$p "$p/bin/ompi_info" --parsable --all 2>/dev/null | grep "^mca:mpi:base:param:mpi_built_with_cuda_support:value:true" >/dev/null \
     || { log "$p: ompi_info does not report mpi_built_with_cuda_support true"; return 1; }
   grep -qs "MPIX_CUDA_AWARE_SUPPORT 1" "$p"/include/openmpi/mpiext/mpiext_cuda_c.h "$p"/include/mpi-ext.h \
     || { log "$p: <mpi-ext.h> does not define MPIX_CUDA_AWARE_SUPPORT 1"; return 1; }
@@ -96,9 +96,9 @@ case $(basename "$starpu_prefix") in starpu-1.4.*) ;; *) log "$src is not StarPU
 # StarPU-MPI compiled its GPU-direct path only when <mpi-ext.h> defined MPIX_CUDA_AWARE_SUPPORT: it then calls
 # MPIX_Query_cuda_support at start-up.
 starpumpi=$(ls "$starpu_prefix"/lib/libstarpumpi-1.4.so.* | head -1)
-nm -D "$starpumpi" | grep -q " U MPIX_Query_cuda_support" \
+nm -D "$starpumpi" | grep " U MPIX_Query_cuda_support" >/dev/null \
   || { log "$starpumpi does not call MPIX_Query_cuda_support: StarPU-MPI was built without GPU-direct"; exit 1; }
-readelf -d "$starpumpi" | grep -q "$mpi_prefix/lib" \
+readelf -d "$starpumpi" | grep "$mpi_prefix/lib" >/dev/null \
   || log "warning: $starpumpi has no run path to $mpi_prefix/lib (set LD_LIBRARY_PATH when running)"
 echo "STARPU_PREFIX=$starpu_prefix"
 
@@ -108,7 +108,7 @@ log "building starfact in $build"
 STARPU_PREFIX=$starpu_prefix BUILD_DIR=$build JOBS=$jobs "$root/tools/build.sh" \
   -DMPI_C_COMPILER="$mpi_prefix/bin/mpicc" -DMPI_CXX_COMPILER="$mpi_prefix/bin/mpicxx" \
   -DMPIEXEC_EXECUTABLE="$mpi_prefix/bin/mpirun" "$@" >/dev/null
-ldd "$build/examples/starpu_chol" | grep -q "libmpi.so.* => $mpi_prefix/lib" \
+ldd "$build/examples/starpu_chol" | grep "libmpi.so.* => $mpi_prefix/lib" >/dev/null \
   || { log "$build/examples/starpu_chol does not link libmpi from $mpi_prefix"; ldd "$build/examples/starpu_chol" | grep -E "mpi|starpu" >&2; exit 1; }
 echo "BUILD_DIR=$build"
 

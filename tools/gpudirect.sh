@@ -16,7 +16,7 @@
 #                  bash CARRY_DIR/gpudirect.sh selftest
 #     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
 # env: CARRY_DIR, BUILD_DIR, OUT, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150)
-set -uo pipefail
+set -uo pipefail  # (pipelines into grep read all input, no grep -q: its early exit would fail them by SIGPIPE)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$here/ompi.tar.xz" ]; then root=$here/..; else root=$(cd "$here/.." && pwd); fi
 carry=${CARRY_DIR:-}
@@ -32,8 +32,8 @@ prepare() {
   [ -f "$mpi/.complete" ] || { echo "[gpudirect] no CUDA-aware Open MPI in $mpi: run deps/setup-cuda-mpi.sh" >&2; exit 1; }
   chol=$build/examples/starpu_chol
   [ -x "$chol" ] || { echo "[gpudirect] $chol missing: run deps/setup-cuda-mpi.sh STARPU_SRC" >&2; exit 1; }
-  ldd "$chol" | grep -q "libmpi.so.* => $mpi/lib" || { echo "[gpudirect] $chol does not link $mpi" >&2; exit 1; }
-  ldd "$chol" | grep -q "libcudart" || { echo "[gpudirect] $chol is built without CUDA" >&2; exit 1; }
+  ldd "$chol" | grep "libmpi.so.* => $mpi/lib" >/dev/null || { echo "[gpudirect] $chol does not link $mpi" >&2; exit 1; }
+  ldd "$chol" | grep "libcudart" >/dev/null || { echo "[gpudirect] $chol is built without CUDA" >&2; exit 1; }
   starpu=$(sed -n 's/^STARPU_PREFIX:[A-Z]*=//p' "$build/CMakeCache.txt")
   rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib" "$carry/stage"
   # Open MPI: what mpirun and the ranks open at run time (libraries, MCA components, help texts, default
@@ -48,7 +48,7 @@ prepare() {
   tar -C "$carry/stage" -cJf "$carry/ompi.tar.xz" ompi
   # StarPU 1.4 (starpu, starpumpi) and libfxt, found through the binary; the CUDA libraries come from the machine.
   for lib in $(ldd "$chol" | awk '/libstarpu-|libstarpumpi-|libfxt/ {print $3}'); do cp -L "$lib" "$carry/lib/"; done
-  ls "$carry/lib" | grep -q starpumpi || { echo "[gpudirect] $chol does not link StarPU-MPI" >&2; exit 1; }
+  ls "$carry/lib" | grep starpumpi >/dev/null || { echo "[gpudirect] $chol does not link StarPU-MPI" >&2; exit 1; }
   cp "$chol" "$carry/bin/"
   [ -x "$starpu/bin/starpu_machine_display" ] && cp "$starpu/bin/starpu_machine_display" "$carry/bin/"
   strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true

@@ -11,8 +11,8 @@
 #     2 ranks x 1 GPU, grid 1x2, double, device-resident, n = N (32768): StarPU-MPI with STARPU_MPI_GPUDIRECT=0
 #     (tiles staged through host memory, as with a MPI that is not CUDA-aware) and =1 (device buffers handed to MPI:
 #     CUDA IPC through Open MPI's smcuda transport), REPEAT timed runs each after WARMUP; a correctness run of each
-#     mode with --check at CHECK_N (20000) first; one process driving both GPUs as the reference. Prints the medians
-#     and their ratio; logs in $OUT (or ./device-out).
+#     mode with --check at CHECK_N (20000) first; one process driving both GPUs as the reference; host-staged over
+#     Open MPI's vader transport alone as well. Prints the medians and their ratio; logs in $OUT (or ./device-out).
 #                  bash CARRY_DIR/gpudirect.sh selftest
 #     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
 # env: CARRY_DIR, BUILD_DIR, OUT, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150)
@@ -123,9 +123,13 @@ remote() {
     STARPU_MPI_GPUDIRECT=$gd point time_gd$gd "${mpirun[@]}" "$chol" --gpu-only --device-resident --grid 1x2 \
       --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
   done
-  local t0 t1 t2; t0=$(median time_gd0); t1=$(median time_gd1); t2=$(median one_process)
+  # With smcuda listed, host buffers go through it too (it ranks above vader): host-staged over vader alone as well,
+  # the transport of the measurements with a MPI that is not CUDA-aware.
+  OMPI_MCA_btl=self,vader STARPU_MPI_GPUDIRECT=0 point time_gd0_vader "${mpirun[@]}" "$chol" --gpu-only \
+    --device-resident --grid 1x2 --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
+  local t0 t1 t2 t3; t0=$(median time_gd0); t1=$(median time_gd1); t2=$(median one_process); t3=$(median time_gd0_vader)
   echo "n = $n, double, 2 ranks x 1 GPU, grid 1x2 (median of $repeat):"
-  echo "  host-staged (STARPU_MPI_GPUDIRECT=0): ${t0:-?} s"
+  echo "  host-staged (STARPU_MPI_GPUDIRECT=0): ${t0:-?} s (btl self,vader,smcuda), ${t3:-?} s (btl self,vader)"
   echo "  GPU-direct  (STARPU_MPI_GPUDIRECT=1): ${t1:-?} s"
   [ -n "$t0" ] && [ -n "$t1" ] && awk -v a="$t0" -v b="$t1" 'BEGIN{printf "  speed-up of GPU-direct: %.2fx\n", a/b}'
   echo "  one process, 2 GPUs (no MPI):         ${t2:-?} s"

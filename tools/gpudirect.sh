@@ -88,7 +88,7 @@ remote() {
   setup_env
   local out=$OUT n=${N:-32768} check_n=${CHECK_N:-20000} warmup=${WARMUP:-1} repeat=${REPEAT:-3}
   local limit=${POINT_TIMEOUT:-150} chol; chol=$(command -v starpu_chol)
-  trap 'cd "$out" && ls gpudirect_*.log >/dev/null 2>&1 && tar czf gpudirect_logs.tgz gpudirect_*.log && rm -f gpudirect_*.log' EXIT
+  trap 'cd "$OUT" && ls gpudirect_*.log >/dev/null 2>&1 && tar czf gpudirect_logs.tgz gpudirect_*.log && rm -f gpudirect_*.log' EXIT
   nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
   local ngpu; ngpu=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
   [ "$ngpu" -ge 2 ] || { echo "[gpudirect] $ngpu GPU(s): 2 ranks x 1 GPU need two" >&2; exit 1; }

@@ -106,7 +106,7 @@ remote() {
     timeout --kill-after=10 "$((left < limit ? left : limit))" "$@" > "$log" 2>&1
     local rc=$?
     echo "=== $label: rc=$rc in $((SECONDS - t0)) s"
-    grep -E "summary:|residual|GPUDirect|MPI rank 0 of" "$log" | head -n 6 | sed 's/^/    /'
+    grep -E "^ *starfact |summary:|GPUDirect|Warning" "$log" | tail -n 6 | sed 's/^/    /'
     [ $rc -eq 0 ] || tail -n 8 "$log" | sed 's/^/    ! /'
   }
   median() { sed -nE 's/.*summary: starfact median ([0-9.]+) s.*/\1/p' "$out/gpudirect_$1.log" 2>/dev/null | tail -n 1; }

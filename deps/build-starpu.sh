@@ -6,6 +6,8 @@
 #   deps/build-starpu.sh SRC_DIR          e.g. SRC_DIR = starpu-1.4.7 (tarball) or a checkout of tag starpu-1.4.7
 #   STARPU_PREFIX=$(deps/build-starpu.sh SRC_DIR) tools/build.sh
 # Needs what deps/setup.sh installs, plus autoconf, automake and libtool for a git checkout (no configure script).
+# STARPU_MPICC=/path/to/mpicc builds StarPU-MPI with that MPI instead of the mpicc on PATH (its own prefix: the path
+# is part of the configure flags, hence of the key); deps/setup-cuda-mpi.sh uses it for a CUDA-aware Open MPI.
 # Cached: a second run with the same source version, flags and patch does nothing and prints the prefix.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +26,10 @@ patches=("$here/starpu-cuda13-computemode.patch")
 [ "$series" = 1.3 ] && patches+=("$here/starpu-cuda13-cublas-v2.patch")
 flags=$(starfact_starpu_configure_flags)
 [ "$series" = 1.4 ] && flags+=" --disable-starpupy"
+if [ -n "${STARPU_MPICC:-}" ]; then
+  [ -x "$STARPU_MPICC" ] || { log "STARPU_MPICC=$STARPU_MPICC is not an executable"; exit 1; }
+  flags+=" --enable-mpi --disable-mpi-check --with-mpicc=$STARPU_MPICC --with-mpiexec=$(dirname "$STARPU_MPICC")/mpiexec"
+fi
 key=$( { echo "$flags"; cat "${patches[@]}" "$here/starpu-config.sh"; } | sha256sum | cut -c1-12)
 prefix=$STARFACT_CACHE_DIR/starpu-$version-$key
 if [ -f "$prefix/.complete" ]; then

@@ -38,8 +38,8 @@ starfact_build_starpu_tree() {
   mkdir -p "$src/build"
   (cd "$src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
     || { tail -40 "$src/build/configure.log" >&2; echo "[deps] configure failed (log: $src/build/configure.log)" >&2; return 1; }
-  echo "[deps] building StarPU (make -j$(nproc)); this takes a few minutes" >&2
-  (cd "$src/build" && make -j"$(nproc)" > make.log 2>&1 && make install > install.log 2>&1) \
+  echo "[deps] building StarPU (make -j${JOBS:-$(nproc)}); this takes a few minutes" >&2
+  (cd "$src/build" && make -j"${JOBS:-$(nproc)}" > make.log 2>&1 && make install > install.log 2>&1) \
     || { tail -40 "$src/build/make.log" >&2; echo "[deps] build failed (log: $src/build/make.log)" >&2; return 1; }
   [ -x "$prefix/bin/starpu_fxt_tool" ] || { echo "[deps] starpu_fxt_tool was not installed" >&2; return 1; }
   grep -E "^#define STARPU_(USE_CUDA|USE_FXT|USE_MPI|NMAXWORKERS|MAXCPUS|MAXCUDADEVS) " \

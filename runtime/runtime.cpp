@@ -254,7 +254,7 @@ void Runtime::start_workers(const RuntimeConfig& config) {
         mpi_size_ = state_->mpi->size;
     }
     if (config.profiling) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
-    detail::reset_worker_clocks();  // before any task of ours: StarPU 1.3 keeps the last instance's times
+    detail::reset_worker_clocks();  // before any task of ours: StarPU keeps the last instance's times
     state_->blas_threads_before = openblas_get_num_threads();
     openblas_set_num_threads(1);  // CPU codelets are single-threaded inside their worker
 

@@ -1,13 +1,13 @@
-// StarPU 1.3 keeps, per worker, the start and end time of the codelet it ran last, in worker structures that
-// starpu_init does not clear, on a clock whose reference every starpu_init takes on the previous reference's clock
-// (so every second instance of a process counts from the process's start, the others from their own start). A
-// worker records both times only while the task's performance model is calibrating (or profiling is on), and StarPU
-// reads the model's calibrating flag anew at the start, at the end and when it files the measurement. When the
-// scheduler turns a model's calibration on while a task of that model runs (a tile size the model has too few
-// measurements of), the task ends with a fresh end time and the start time left by the previous instance, which can
-// be later on the old clock: a negative measurement, and StarPU aborts ("measured >= 0"). One empty task per worker
-// with profiling on, before any other task, leaves every worker with times of this instance: from then on a
-// left-over start time is always earlier than a fresh end time.
+// StarPU (1.3.10 and 1.4.12 alike) keeps, per worker, the start and end time of the codelet it ran last, in worker
+// structures that starpu_init does not clear, on a clock whose reference every starpu_init takes on the previous
+// reference's clock (so every second instance of a process counts from the process's start, the others from their
+// own start). A worker records both times only while the task's performance model is calibrating (or profiling is
+// on), and StarPU reads the model's calibrating flag anew at the start, at the end and when it files the
+// measurement. When the scheduler turns a model's calibration on while a task of that model runs (a tile size the
+// model has too few measurements of), the task ends with a fresh end time and the start time left by the previous
+// instance, which can be later on the old clock: a negative measurement, and StarPU aborts ("measured >= 0"). One
+// empty task per worker with profiling on, before any other task, leaves every worker with times of this instance:
+// from then on a left-over start time is always earlier than a fresh end time.
 #include "runtime/worker_clocks.hpp"
 
 #include <starpu.h>

@@ -26,15 +26,15 @@
 namespace starfact {
 
 double geqrf_flops(int64_t m, int64_t n) {
-    const double M = static_cast<double>(m), N = static_cast<double>(n);
-    return 2.0 * M * N * N - 2.0 * N * N * N / 3.0;
+    const double M = static_cast<double>(std::max(m, n)), N = static_cast<double>(std::min(m, n));
+    return 2.0 * M * N * N - 2.0 * N * N * N / 3.0;  // LAWN 41 (m < n: 2 n m^2 - 2 m^3 / 3)
 }
 double ormqr_flops(int64_t m, int64_t n, int64_t nrhs) {
     const double M = static_cast<double>(m), N = static_cast<double>(n), R = static_cast<double>(nrhs);
     return 4.0 * M * N * R - 2.0 * N * N * R;
 }
 double orgqr_flops(int64_t m, int64_t n) {
-    const double M = static_cast<double>(m), N = static_cast<double>(n);
+    const double M = static_cast<double>(m), N = static_cast<double>(std::min(m, n));  // min(m, n) columns
     return 4.0 * M * N * N - 4.0 * N * N * N / 3.0;
 }
 double gels_flops(int64_t m, int64_t n, int64_t nrhs) {

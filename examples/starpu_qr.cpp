@@ -27,13 +27,15 @@ using starfact::support::VendorRun;
 std::string help() {
     return std::string(R"(usage: starpu_qr [flags]
 
-Factors a random m x n matrix (m >= n, entries uniform in [-0.5, 0.5]) with starfact's tile Householder QR under
+Factors a random m x n matrix (entries uniform in [-0.5, 0.5]) with starfact's tile Householder QR under
 StarPU, prints one line per timed run, checks the factors, then runs the vendor's routine on the same matrix in the
 same process (cuSOLVER on a device copy when a GPU is used, else one LAPACKE call with all OpenBLAS threads) and
 the ratio vendor_time / starfact_time (> 1: starfact is faster).
 
 problem
-  --m M             rows (default: n; at least n: the driver times tall and square matrices)
+  --m M             rows (default: n). m < n: a wide matrix (R upper trapezoidal; gels gives the minimum-norm
+                    solution through the QR of A^T, orgqr all of Q); its checks run on the host and its vendor
+                    baseline is LAPACKE's, also when a GPU is used
 )") + support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
                     n <= 512: one tile column of tall tiles)
@@ -126,10 +128,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const int64_t n = s.n > 0 ? s.n : (gpu ? 8192 : 1000);
     const int64_t m = s.m > 0 ? s.m : n;
-    if (m < n)
-        throw InvalidArgument("starpu_qr", "--m",
-                              "must be >= n (got m=" + std::to_string(m) + ", n=" + std::to_string(n) +
-                                  "): starpu_qr times tall and square matrices");
+    const int64_t k = std::min(m, n), ldb = std::max(m, n);  // Q is m x k; B holds max(m, n) rows, as LAPACK's
+    const bool wide = m < n;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
     const int64_t nb = s.nb > 0 ? s.nb : qr_tile_size<T>(m, n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
@@ -137,18 +137,20 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const Table table(s.csv, {"impl", "op", "m", "n", "nb", "ib", "tree", "prec", "mapping", "sched", "residency",
                               "run", "seconds", "GFLOP/s", "orth", "resid", "ls_resid", "info"});
     table.note("starpu_qr: " + rt.describe());
-    std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(m * nrhs));
+    std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(ldb * nrhs));
     random_matrix<T>(m, n, A.data(), m, s.seed);
-    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), m, s.seed + 1);
+    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
 #ifdef STARFACT_HAVE_CUDA
     std::unique_ptr<support::DeviceQrReference<T>> dev;
-    if (gpu && (s.vendor || s.check))
+    if (gpu && !wide && (s.vendor || s.check))
         dev = std::make_unique<support::DeviceQrReference<T>>(m, n, A.data(), nrhs, nrhs ? B.data() : nullptr);
 #endif
     TileMatrix<T> tiles(rt, m, n, nb, residency);
     std::unique_ptr<TileMatrix<T>> b, q;
-    if (nrhs > 0) b = std::make_unique<TileMatrix<T>>(rt, m, nrhs, nb, residency);
-    if (s.op == QrOp::Orgqr || s.check) q = std::make_unique<TileMatrix<T>>(rt, m, n, nb, residency);
+    if (nrhs > 0) b = std::make_unique<TileMatrix<T>>(rt, ldb, nrhs, nb, residency);
+    if (s.op == QrOp::Orgqr || s.check) q = std::make_unique<TileMatrix<T>>(rt, m, k, nb, residency);
+    // A wide gels leaves the factors of A^T in A (docs/qr.md), which orgqr does not take: its check is the solution's.
+    const bool qr_checks = !(wide && s.op == QrOp::Gels);
     Options opts;
     opts.mapping = mapping;
     opts.variant = Variant::parse(s.priorities ? "right" : "noprio");
@@ -158,7 +160,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     std::string summary;
     double best = 0;
     for (const QrTree& tree : s.trees) {
-        QRFactors<T> f(tiles, tree, s.ib);
+        // A wide gels factors A^T: its factors are shaped n x m.
+        QRFactors<T> f(rt, qr_checks ? m : n, qr_checks ? n : m, nb, tree, s.ib);
         double orth = -1, resid = -1, ls = -1;
         RunStats stats;
         const std::vector<double> seconds = support::timed_runs(
@@ -172,7 +175,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                 const T* bsrc = B.data();
 #endif
                 tiles.import(src, m);
-                if (b) b->import(bsrc, m);
+                if (b) b->import(bsrc, ldb);
                 if (s.op == QrOp::Orgqr) geqrf(tiles, f, opts);
                 stats.tasks = 0;
             },
@@ -188,25 +191,28 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
             },
             [&](const support::Run& r, double sec) {
                 if (r.last && s.check && info == 0) {
-                    if (s.op != QrOp::Orgqr) orgqr(tiles, f, *q, opts);
+                    if (s.op != QrOp::Orgqr && qr_checks) orgqr(tiles, f, *q, opts);
+                    bool on_device = false;
 #ifdef STARFACT_HAVE_CUDA
                     if (dev) {
+                        on_device = true;
                         dev->check_qr(tiles, *q, &orth, &resid);
                         if (b) ls = dev->check_gels(*b);
                     }
 #endif
-                    if (orth < 0) {
-                        std::vector<T> F(A.size()), Q(A.size());
-                        tiles.export_to(F.data(), m);
-                        q->export_to(Q.data(), m);
-                        Runtime::Paused quiet(rt);
-                        orth = orthogonality_residual(m, n, Q.data(), m);
-                        resid = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
-                        if (b) {
-                            std::vector<T> X(B.size());
-                            b->export_to(X.data(), m);
-                            ls = gels_residual(m, n, nrhs, A.data(), m, X.data(), m, B.data(), m);
+                    if (!on_device) {
+                        std::vector<T> F(A.size()), Q(static_cast<size_t>(m * k)), X(B.size());
+                        if (qr_checks) {
+                            tiles.export_to(F.data(), m);
+                            q->export_to(Q.data(), m);
                         }
+                        if (b) b->export_to(X.data(), ldb);
+                        Runtime::Paused quiet(rt);
+                        if (qr_checks) {
+                            orth = orthogonality_residual(m, k, Q.data(), m);
+                            resid = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
+                        }
+                        if (b) ls = gels_residual(m, n, nrhs, A.data(), m, X.data(), ldb, B.data(), ldb);
                     }
                 }
                 table.row({"starfact", support::to_string(s.op), std::to_string(m), std::to_string(n),
@@ -240,6 +246,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         }
 #endif
         if (v.seconds.empty()) {
+            if (gpu && wide) table.note("vendor: LAPACKE on the host (the cuSOLVER baseline takes m >= n)");
             Runtime::Paused quiet(rt);
             v = support::lapacke_qr<T>(s.op, m, n, nrhs, A.data(), B.data(), s.warmup, s.repeat);
         }

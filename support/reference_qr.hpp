@@ -15,13 +15,14 @@ namespace starfact::support {
 enum class QrOp { Geqrf, Gels, Orgqr };
 const char* to_string(QrOp op);
 
-/// LAPACKE's op (multithreaded OpenBLAS) on copies of the host arrays (A m x n, B m x nrhs for gels), one call
-/// per run: dgeqrf, dgels, dorgqr (after an untimed dgeqrf).
+/// LAPACKE's op (multithreaded OpenBLAS) on copies of the host arrays (A m x n; for gels B max(m, n) x nrhs, its
+/// first m rows the right-hand sides, as LAPACK's), one call per run: dgeqrf, dgels (m < n: the minimum-norm
+/// solution), dorgqr (the first min(m, n) columns of Q, after an untimed dgeqrf).
 template <typename T>
 VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, const T* B, int warmup, int repeat);
 
 #ifdef STARFACT_HAVE_CUDA
-/// A and B in the memory of one GPU (`device`), the cuSOLVER baselines timed with CUDA events, and the checks on
+/// A (m >= n) and B in the memory of one GPU (`device`), the cuSOLVER baselines timed with CUDA events, and the checks on
 /// the device: ||I - Q^T Q||_1 / (m eps), ||A - Q R||_1 / (||A||_1 m eps), and for least squares
 /// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
 template <typename T>

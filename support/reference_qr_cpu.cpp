@@ -21,11 +21,15 @@ const char* to_string(QrOp op) {
 namespace {
 int geqrf(int m, int n, float* A, float* tau) { return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
 int geqrf(int m, int n, double* A, double* tau) { return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
-int orgqr(int m, int n, float* A, const float* tau) { return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, n, A, m, tau); }
-int orgqr(int m, int n, double* A, const double* tau) { return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, n, n, A, m, tau); }
-int gels(int m, int n, int r, float* A, float* B) { return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, m); }
-int gels(int m, int n, int r, double* A, double* B) {
-    return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, m);
+// The first k = min(m, n) columns of Q (the factors of an m x n A, lda = m).
+int orgqr(int m, int k, float* A, const float* tau) { return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, A, m, tau); }
+int orgqr(int m, int k, double* A, const double* tau) { return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, A, m, tau); }
+// B of ldb = max(m, n) rows, as LAPACK's gels wants.
+int gels(int m, int n, int r, float* A, float* B, int ldb) {
+    return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, ldb);
+}
+int gels(int m, int n, int r, double* A, double* B, int ldb) {
+    return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, ldb);
 }
 }  // namespace
 
@@ -34,17 +38,18 @@ VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, co
     VendorRun r;
     r.name = "lapacke";
     const int M = static_cast<int>(m), N = static_cast<int>(n), R = static_cast<int>(nrhs);
-    std::vector<T> a(static_cast<size_t>(m * n)), b(op == QrOp::Gels ? static_cast<size_t>(m * nrhs) : 0),
-        tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    const int64_t ldb = std::max(m, n);
+    std::vector<T> a(static_cast<size_t>(m * n)), b(op == QrOp::Gels ? static_cast<size_t>(ldb * nrhs) : 0),
+        tau(static_cast<size_t>(std::max<int64_t>(std::min(m, n), 1)));
     for (int run = 0; run < warmup + repeat; ++run) {
         std::copy(A, A + m * n, a.begin());
-        if (op == QrOp::Gels) std::copy(B, B + m * nrhs, b.begin());
+        if (op == QrOp::Gels) std::copy(B, B + ldb * nrhs, b.begin());
         if (op == QrOp::Orgqr) r.info = geqrf(M, N, a.data(), tau.data());
         const auto t0 = std::chrono::steady_clock::now();
         switch (op) {
             case QrOp::Geqrf: r.info = geqrf(M, N, a.data(), tau.data()); break;
-            case QrOp::Gels: r.info = gels(M, N, R, a.data(), b.data()); break;
-            case QrOp::Orgqr: r.info = orgqr(M, N, a.data(), tau.data()); break;
+            case QrOp::Gels: r.info = gels(M, N, R, a.data(), b.data(), static_cast<int>(ldb)); break;
+            case QrOp::Orgqr: r.info = orgqr(M, std::min(M, N), a.data(), tau.data()); break;
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (run >= warmup) r.seconds.push_back(s);

@@ -153,9 +153,9 @@ template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 }  // namespace async
 
-/// Flop counts (LAWN 41) for reporting GFLOP/s: geqrf 2 m n^2 - 2 n^3 / 3; ormqr 4 m n nrhs - 2 n^2 nrhs
-/// (n reflectors on an m x nrhs matrix); orgqr 4 m n^2 - 4 n^3 / 3 (as ormqr on n columns, counted the LAPACK
-/// way); gels geqrf + ormqr + trsm (n^2 nrhs), of A^T when m < n.
+/// Flop counts (LAWN 41) for reporting GFLOP/s: geqrf 2 m n^2 - 2 n^3 / 3 (m < n: 2 n m^2 - 2 m^3 / 3); ormqr
+/// 4 m n nrhs - 2 n^2 nrhs (n reflectors on an m x nrhs matrix); orgqr 4 m k^2 - 4 k^3 / 3 with k = min(m, n) (as
+/// ormqr on k columns, counted the LAPACK way); gels geqrf + ormqr + trsm (n^2 nrhs), of A^T when m < n.
 double geqrf_flops(int64_t m, int64_t n);
 double ormqr_flops(int64_t m, int64_t n, int64_t nrhs);
 double orgqr_flops(int64_t m, int64_t n);

@@ -111,6 +111,29 @@ int cuda_device_count() {
 #endif
 }
 
+namespace {
+/// True when this process sees several CUDA devices of one kind (same name, memory and multiprocessor count): their
+/// kernels take the same time, so one performance model serves them all.
+bool cuda_devices_alike() {
+#ifdef STARFACT_HAVE_CUDA
+    const int count = cuda_device_count();
+    if (count < 2) return false;
+    cudaDeviceProp first{};
+    if (cudaGetDeviceProperties(&first, 0) != cudaSuccess) return cudaGetLastError(), false;
+    for (int d = 1; d < count; ++d) {
+        cudaDeviceProp p{};
+        if (cudaGetDeviceProperties(&p, d) != cudaSuccess) return cudaGetLastError(), false;
+        if (std::string(p.name) != first.name || p.totalGlobalMem != first.totalGlobalMem ||
+            p.multiProcessorCount != first.multiProcessorCount)
+            return false;
+    }
+    return true;
+#else
+    return false;
+#endif
+}
+}  // namespace
+
 namespace detail {
 RuntimeState::RuntimeState() = default;
 RuntimeState::~RuntimeState() = default;
@@ -205,6 +228,10 @@ Runtime::Runtime(const RuntimeConfig& config) : config_(config), state_(std::mak
     if (config.cuda_memory_limit_mb > 0) default_env("STARPU_LIMIT_CUDA_MEM", std::to_string(config.cuda_memory_limit_mb));
     if (config.workers_per_gpu > 0) default_env("STARPU_NWORKER_PER_CUDA", std::to_string(config.workers_per_gpu));
     if (!config.perfmodel_dir.empty() && !std::getenv("STARPU_HOME")) default_env("STARPU_PERF_MODEL_DIR", config.perfmodel_dir);
+    // Identical GPUs share one performance model (device 0's): a model calibrated on one GPU serves the others at
+    // once, where per-device models would make every further GPU calibrate its own first, scheduling badly
+    // meanwhile (StarPU forces uncalibrated tasks onto the GPUs that lack measurements).
+    if (config.ncuda != 0 && cuda_devices_alike()) default_env("STARPU_PERF_MODEL_HOMOGENEOUS_CUDA", "1");
 
     starpu_conf conf;
     starpu_conf_init(&conf);

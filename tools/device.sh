@@ -3,8 +3,8 @@
 #
 # Here (no GPU):   tools/device.sh prepare
 #     builds Release for sm_90 (BUILD_DIR, default build/; TARGETS limits the build) and copies what the device needs into
-#     CARRY_DIR (default .carry/): test_*/bench_*/tune_* binaries, StarPU and libfxt shared libraries, StarPU tools, and
-#     the Python package as built (python/starfact/ with libstarfact_c.so; one build serves every Python 3 there).
+#     CARRY_DIR (default .carry/): the drivers and test_*/bench_*/tune_* binaries (CARRY_BINS="a b": only those),
+#     StarPU and libfxt shared libraries, StarPU tools, and the Python package as built (python/starfact/ with libstarfact_c.so; one build serves every Python 3 there).
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
 #     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench
@@ -25,9 +25,13 @@ prepare() {
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
     local b
-    for b in starpu_chol starpu_lu; do [ -x "$build/examples/$b" ] && cp "$build/examples/$b" "$carry/bin/"; done
-    for f in $(find "$build" -maxdepth 2 -type f -perm -u+x \( -name 'test_*' -o -name 'bench_*' -o -name 'tune_*' \)); do
-        cp "$f" "$carry/bin/"
+    # CARRY_BINS (names, space-separated) keeps the carry lean: only those binaries (default: every driver, test,
+    # bench and tuner; all of them together pass the carry's 64 MiB).
+    local f keep=" ${CARRY_BINS:-} "
+    for f in "$build"/examples/starpu_{chol,lu,qr} $(find "$build" -maxdepth 2 -type f -perm -u+x \
+                 \( -name 'test_*' -o -name 'bench_*' -o -name 'tune_*' \)); do
+        [ -x "$f" ] || continue
+        [ "$keep" = "  " ] || [[ $keep == *" $(basename "$f") "* ]] && cp "$f" "$carry/bin/"
     done
     for f in starpu_fxt_tool starpu_perfmodel_display starpu_machine_display; do cp "$prefix/bin/$f" "$carry/bin/"; done
     cp -L "$(ldconfig -p | awk '/libfxt.so.2 /{print $NF; exit}')" "$carry/lib/libfxt.so.2"

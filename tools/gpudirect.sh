@@ -8,14 +8,16 @@
 #     (lib/), starpu_chol of BUILD_DIR (default build-cuda-mpi, built by deps/setup-cuda-mpi.sh; bin.tar.xz) and
 #     this script. Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPUs):    bash CARRY_DIR/gpudirect.sh run
-#     2 ranks x 1 GPU, grid 1x2, double, device-resident, n = N (32768): StarPU-MPI with STARPU_MPI_GPUDIRECT=0
+#     NP ranks (2; 4 on a 4-GPU node) x GPR GPUs each (1), grid GRID (1x2; 2x2 for 4), double, device-resident, n = N
+#     (32768):
+#     StarPU-MPI with STARPU_MPI_GPUDIRECT=0
 #     (tiles staged through host memory, as with a MPI that is not CUDA-aware) and =1 (device buffers handed to MPI:
 #     CUDA IPC through Open MPI's smcuda transport), REPEAT timed runs each after WARMUP; a correctness run of each
 #     mode with --check at CHECK_N (20000) first; one process driving both GPUs as the reference; host-staged over
 #     Open MPI's vader transport alone as well. Prints the medians and their ratio; logs in $OUT (or ./device-out).
 #                  bash CARRY_DIR/gpudirect.sh selftest
 #     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
-# env: CARRY_DIR, BUILD_DIR, OUT, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150),
+# env: CARRY_DIR, BUILD_DIR, OUT, NP (2), GPR (1), GRID, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150),
 #      BUDGET (s for the whole run, 560: the device call's limit is 600)
 set -uo pipefail  # (pipelines into grep read all input, no grep -q: its early exit would fail them by SIGPIPE)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -88,16 +90,18 @@ remote() {
   setup_env
   local out=$OUT n=${N:-32768} check_n=${CHECK_N:-20000} warmup=${WARMUP:-1} repeat=${REPEAT:-3}
   local limit=${POINT_TIMEOUT:-150} chol; chol=$(command -v starpu_chol)
+  local np=${NP:-2} gpr=${GPR:-1} grid=${GRID:-}
+  [ -n "$grid" ] || case $np in 4) grid=2x2 ;; *) grid=1x$np ;; esac
   trap 'cd "$OUT" && ls gpudirect_*.log >/dev/null 2>&1 && tar czf gpudirect_logs.tgz gpudirect_*.log && rm -f gpudirect_*.log' EXIT
   nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
   local ngpu; ngpu=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
-  [ "$ngpu" -ge 2 ] || { echo "[gpudirect] $ngpu GPU(s): 2 ranks x 1 GPU need two" >&2; exit 1; }
+  [ "$ngpu" -ge $((np * gpr)) ] || { echo "[gpudirect] $ngpu GPU(s): $np ranks x $gpr GPU(s) need $((np * gpr))" >&2; exit 1; }
   nvidia-smi topo -m | head -n 4
   ldd "$chol" | grep -E "not found|libmpi\.|libstarpu" | sed 's/^/    /'
   ompi_info --parsable --all 2>/dev/null | grep -E "mpi_built_with_cuda_support:value|opal_cuda_support:value" | sed 's/^/    /'
   echo "=== selftest (CPU workers)"; selftest
   export STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1
-  local mpirun=(mpirun --bind-to none -np 2 -x STARPU_MPI_GPUDIRECT)
+  local mpirun=(mpirun --bind-to none -np "$np" -x STARPU_MPI_GPUDIRECT)
   local start=$SECONDS budget=${BUDGET:-560}
   point() {  # label, command...: runs with a log, prints the driver's summary line; within the time budget
     local label=$1; shift
@@ -113,29 +117,30 @@ remote() {
   # Calibration (not timed): the kernels' models and, on a fresh STARPU_HOME, the bus between host and GPUs.
   point calibrate "$chol" --gpu-only --device-resident --ncuda 1 --n "$check_n" --no-check --no-vendor --calibrate --warmup 3
   for gd in 0 1; do
-    STARPU_MPI_GPUDIRECT=$gd point check_gd$gd "${mpirun[@]}" "$chol" --gpu-only --device-resident --grid 1x2 \
+    STARPU_MPI_GPUDIRECT=$gd point check_gd$gd "${mpirun[@]}" "$chol" --gpu-only --device-resident --ncuda "$gpr" --grid "$grid" \
       --n "$check_n" --check --warmup 0 --repeat 1 --no-vendor
   done
   # Is CUDA IPC used? smcuda reports each peer whose device buffers it maps (one short run, verbose).
   STARPU_MPI_GPUDIRECT=1 point ipc_verbose "${mpirun[@]}" --mca btl_smcuda_cuda_ipc_verbose 10 "$chol" --gpu-only \
-    --device-resident --grid 1x2 --n 8192 --no-check --warmup 0 --repeat 1 --no-vendor
+    --device-resident --ncuda "$gpr" --grid "$grid" --n 8192 --no-check --warmup 0 --repeat 1 --no-vendor
   grep -m 4 -i "ipc" "$out/gpudirect_ipc_verbose.log" | sed 's/^/    /'
-  point one_process "$chol" --gpu-only --device-resident --ncuda 2 --n "$n" --no-check --warmup "$warmup" \
+  point one_process "$chol" --gpu-only --device-resident --ncuda $((np * gpr)) --n "$n" --no-check --warmup "$warmup" \
     --repeat "$repeat" --no-vendor
   for gd in 0 1; do
-    STARPU_MPI_GPUDIRECT=$gd point time_gd$gd "${mpirun[@]}" "$chol" --gpu-only --device-resident --grid 1x2 \
+    STARPU_MPI_GPUDIRECT=$gd point time_gd$gd "${mpirun[@]}" "$chol" --gpu-only --device-resident --ncuda "$gpr" --grid "$grid" \
       --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
   done
   # With smcuda listed, host buffers go through it too (it ranks above vader): host-staged over vader alone as well,
   # the transport of the measurements with a MPI that is not CUDA-aware.
   OMPI_MCA_btl=self,vader STARPU_MPI_GPUDIRECT=0 point time_gd0_vader "${mpirun[@]}" "$chol" --gpu-only \
-    --device-resident --grid 1x2 --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
+    --device-resident --ncuda "$gpr" --grid "$grid" --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
   local t0 t1 t2 t3; t0=$(median time_gd0); t1=$(median time_gd1); t2=$(median one_process); t3=$(median time_gd0_vader)
-  echo "n = $n, double, 2 ranks x 1 GPU, grid 1x2 (median of $repeat):"
+  echo "n = $n, double, $np ranks x $gpr GPU(s), grid $grid (median of $repeat):"
   echo "  host-staged (STARPU_MPI_GPUDIRECT=0): ${t0:-?} s (btl self,vader,smcuda), ${t3:-?} s (btl self,vader)"
   echo "  GPU-direct  (STARPU_MPI_GPUDIRECT=1): ${t1:-?} s"
   [ -n "$t0" ] && [ -n "$t1" ] && awk -v a="$t0" -v b="$t1" 'BEGIN{printf "  speed-up of GPU-direct: %.2fx\n", a/b}'
-  echo "  one process, 2 GPUs (no MPI):         ${t2:-?} s"
+  echo "  one process, $((np * gpr)) GPUs (no MPI):         ${t2:-?} s"
+  [ -n "$t1" ] && [ -n "$t2" ] && awk -v a="$t2" -v b="$t1" 'BEGIN{printf "  GPU-direct ranks against one process: %.2fx\n", a/b}'
 }
 
 case ${1:-} in

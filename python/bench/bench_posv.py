@@ -12,7 +12,8 @@ Python's overhead: the same posv through the C ABI directly (starfact_c_posv_sub
 submit form and its wait with nothing of the Python layer around them) on the same arrays, at small and large n;
 and, first of all (before any array library takes GPU memory), the C++ driver on the same problem,
 `starpu_chol --op posv --gpu-only --device-resident --prec d --n N` (--driver, default starpu_chol on PATH), whose
-median is set against starfact.posv's from Python on each library's arrays.
+median is set against starfact.posv's from Python on each library's arrays, and the same with --factor-prec tf32
+against posv(factor="tf32").
 
     python3 python/bench/bench_posv.py [--ns 16384,32768] [--nrhs 1] [--repeat 3] [--warmup 1]
                                        [--libs torch,cupy,jax] [--driver PATH] [--json FILE]
@@ -269,12 +270,13 @@ def overhead(lib, rt, ns, nrhs, repeat, warmup, kw):
     return rows
 
 
-def driver_posv(driver, ns, nrhs, repeat, warmup):
-    """{n: median seconds} of the C++ driver's posv (potrf + potrs on device-resident tiles), from its CSV rows."""
+def driver_posv(driver, ns, nrhs, repeat, warmup, extra=()):
+    """{n: median seconds} of the C++ driver's posv (potrf + potrs on device-resident tiles), from its CSV rows;
+    `extra` flags, e.g. ("--factor-prec", "tf32") for the mixed-precision solve."""
     medians = {}
     for n in ns:
         cmd = [driver, "--op", "posv", "--gpu-only", "--device-resident", "--prec", "d", "--n", str(n), "--nrhs",
-               str(nrhs), "--warmup", str(warmup), "--repeat", str(repeat), "--no-check", "--csv"]
+               str(nrhs), "--warmup", str(warmup), "--repeat", str(repeat), "--no-check", "--csv"] + list(extra)
         p = subprocess.run(cmd, capture_output=True, text=True, check=False)
         lines = [l for l in p.stdout.splitlines() if l.strip() and not l.startswith("#")]
         print("# " + " ".join(cmd) + " (exit %d)" % p.returncode)
@@ -319,6 +321,8 @@ def main():
         print("bench_posv: needs a CUDA build of starfact and a GPU", file=sys.stderr)
         return 77
     cpp = driver_posv(args.driver, ns, args.nrhs, args.repeat, args.warmup) if args.driver else {}
+    cpp_tf32 = (driver_posv(args.driver, ns, args.nrhs, args.repeat, args.warmup, ("--factor-prec", "tf32", "--no-vendor"))
+                if args.driver else {})
     rt = starfact.Runtime()
     print("# " + rt.describe())
     rows = []
@@ -361,7 +365,8 @@ def main():
             del xm
             row = {"lib": name, "n": n, "nrhs": args.nrhs, "native_s": t_native, "starfact_s": t_sf,
                    "tf32_s": t_mixed, "tf32_speedup": t_native / t_mixed, "cpp_posv_s": cpp.get(n),
-                   "python_over_cpp": t_sf / cpp[n] if n in cpp else None,
+                   "python_over_cpp": t_sf / cpp[n] if n in cpp else None, "cpp_tf32_s": cpp_tf32.get(n),
+                   "tf32_python_over_cpp": t_mixed / cpp_tf32[n] if n in cpp_tf32 else None,
                    "native_gflops": gflops(n, args.nrhs, t_native),
                    "starfact_gflops": gflops(n, args.nrhs, t_sf), "speedup": t_native / t_sf,
                    "no_copy": no_copy, "residual_native": res_native, "residual_starfact": res_sf,
@@ -376,6 +381,9 @@ def main():
             print("%-5s n=%6d  ratios: %s/starfact %.2f  %s/tf32 %.2f  starfact from Python / C++ driver %s"
                   % (name, n, name, row["speedup"], name, row["tf32_speedup"],
                      "%.3f (driver %.3f s)" % (row["python_over_cpp"], cpp[n]) if n in cpp else "-"), flush=True)
+            if n in cpp_tf32:
+                print("%-5s n=%6d  tf32 posv from Python / C++ driver's --factor-prec tf32 %.3f (driver %.3f s)"
+                      % (name, n, row["tf32_python_over_cpp"], cpp_tf32[n]), flush=True)
             for label, r in (("native", res_native), ("starfact", res_sf), ("tf32", res_mixed)):
                 if not r < 60:
                     failures.append("%s n=%d %s residual %.3g" % (name, n, label, r))

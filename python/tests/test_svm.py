@@ -34,8 +34,9 @@ def reference(x, labels, gamma, c):
     return alpha, bias
 
 
-def test_model_is_the_ls_svm_solution(rng):
-    x, y = blobs(rng, 120)
+@pytest.mark.parametrize("n", [120, 700])  # 700: the kernel's triangle assembled in three row blocks
+def test_model_is_the_ls_svm_solution(rng, n):
+    x, y = blobs(rng, n)
     model = LSSVC(C=5.0, gamma=0.3).fit(x, y)
     alpha, bias = reference(x, y, 0.3, 5.0)
     assert numpy.allclose(model.alpha_, alpha, rtol=1e-7, atol=1e-9)
@@ -66,9 +67,10 @@ def test_linear_kernel_and_mixed_precision(rng):
     assert numpy.allclose(mixed.alpha_, exact.alpha_, rtol=1e-6, atol=1e-8)
 
 
-def test_torch_input(rng):
+@pytest.mark.parametrize("n", [90, 600])
+def test_torch_input(rng, n):
     torch = pytest.importorskip("torch")
-    x, y = blobs(rng, 90)
+    x, y = blobs(rng, n)
     a = LSSVC(C=3.0).fit(x, y)
     b = LSSVC(C=3.0).fit(torch.from_numpy(x), y)
     assert isinstance(b.alpha_, torch.Tensor)

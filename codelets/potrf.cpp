@@ -2,8 +2,6 @@
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or first failing global column)
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
 #include "codelets/codelets.hpp"
@@ -71,28 +69,10 @@ DiagTile<T> diag_tile(void* buffers[], void* cl_arg) {
             a->offset, &a->cuda->local()};
 }
 
-/// Which cuSOLVER entry point the cuSOLVER diagonal kernel calls: the generic cusolverDnXpotrf (default), or the
-/// legacy cusolverDn<t>potrf with STARFACT_CUSOLVER_POTRF=legacy (to compare them; docs/performance.md).
-bool legacy_cusolver_potrf() {
-    static const bool legacy = [] {
-        const char* env = std::getenv("STARFACT_CUSOLVER_POTRF");
-        return env && std::string(env) == "legacy";
-    }();
-    return legacy;
-}
-
 /// cuSOLVER potrf, then a one-block kernel merging devInfo and a diagonal check into *info.
 template <typename T>
 void potrf_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
-    if (!legacy_cusolver_potrf()) {
-        if (gpu::xpotrf<T>(t.c->solver, t.n, t.A, t.ld, t.c->work, t.c->work_bytes, t.c->dev_info) !=
-            CUSOLVER_STATUS_SUCCESS)
-            STARPU_ABORT_MSG("cusolverDnXpotrf failed (workspace too small: Runtime::reserve not called for this tile "
-                             "size?)");
-        gpu::launch_potrf_info<T>(t.A, t.n, t.ld, t.c->dev_info, t.info, t.offset, t.c->stream);
-        return;
-    }
     int lwork = 0;
     if (gpu::potrf_buffer_size(t.c->solver, t.n, t.A, t.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
@@ -166,10 +146,6 @@ Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
     Workspace w;
     w.device = static_cast<size_t>(lwork) * sizeof(T);
-    size_t x_device = 0, x_host = 0;
-    if (gpu::xpotrf_buffer_size<T>(h, n, n, &x_device, &x_host) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDnXpotrf_bufferSize failed");
-    w.device = std::max(w.device, x_device);
 #ifdef STARFACT_HAVE_POTF2
     w.device = std::max(w.device, gpu::potf2_workspace_bytes<T>(n));
 #endif

@@ -79,34 +79,6 @@ template <typename T> constexpr cudaDataType_t cuda_type();
 template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
 template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
 
-/// cuSOLVER's generic Cholesky (cusolverDnXpotrf, 64-bit sizes; default parameters, lower), the call the vendor
-/// baselines make: its device workspace in bytes (host workspace: 0 for potrf, checked by xpotrf).
-template <typename T>
-cusolverStatus_t xpotrf_buffer_size(cusolverDnHandle_t h, int n, int lda, size_t* device_bytes, size_t* host_bytes) {
-    cusolverDnParams_t params = nullptr;
-    cusolverStatus_t st = cusolverDnCreateParams(&params);
-    if (st != CUSOLVER_STATUS_SUCCESS) return st;
-    st = cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), nullptr, lda, cuda_type<T>(),
-                                     device_bytes, host_bytes);
-    cusolverDnDestroyParams(params);
-    return st;
-}
-/// cusolverDnXpotrf on the handle's stream with `work` (device_bytes from xpotrf_buffer_size); asynchronous.
-template <typename T>
-cusolverStatus_t xpotrf(cusolverDnHandle_t h, int n, T* A, int lda, void* work, size_t work_bytes, int* info) {
-    size_t device_bytes = 0, host_bytes = 0;
-    cusolverStatus_t st = xpotrf_buffer_size<T>(h, n, lda, &device_bytes, &host_bytes);
-    if (st != CUSOLVER_STATUS_SUCCESS) return st;
-    if (device_bytes > work_bytes || host_bytes > 0) return CUSOLVER_STATUS_INVALID_VALUE;
-    cusolverDnParams_t params = nullptr;
-    st = cusolverDnCreateParams(&params);
-    if (st != CUSOLVER_STATUS_SUCCESS) return st;
-    st = cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), A, lda, cuda_type<T>(), work,
-                          work_bytes, nullptr, 0, info);
-    cusolverDnDestroyParams(params);
-    return st;
-}
-
 /// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
 template <typename T>
 void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);

@@ -6,14 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "algorithms/blas_threads.hpp"
 #include "kernels/random_entry.hpp"
 
 namespace starfact {
 namespace {
+
+using detail::AllBlasThreads;
 
 /// Runs body(j0, j1) over column ranges on all hardware threads.
 template <typename F>
@@ -25,47 +27,6 @@ void parallel_columns(int64_t n, F body) {
         pool.emplace_back([=] { body(n * t / nthreads, n * (t + 1) / nthreads); });
     for (auto& th : pool) th.join();
 }
-
-/// Checks of order below this run single-threaded BLAS: threads gain them nothing.
-constexpr int64_t kThreadedCheckOrder = 512;
-
-/// Multithreaded OpenBLAS for the duration of a check of order n >= kThreadedCheckOrder (codelets run it
-/// single-threaded). The thread count is one process-wide OpenBLAS setting, so concurrent checks share one
-/// raise: the first saves the count and raises it, the last puts it back (two save/restore pairs interleaved
-/// could leave OpenBLAS multithreaded for the codelets). Smaller checks leave the setting alone: they may run
-/// from any thread while tasks run.
-class AllBlasThreads {
-public:
-    explicit AllBlasThreads(int64_t n) : raise_(n >= kThreadedCheckOrder) {
-        if (!raise_) return;
-        Shared& s = shared();
-        std::lock_guard<std::mutex> lock(s.mutex);
-        if (s.users++ == 0) {
-            s.before = openblas_get_num_threads();
-            openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-        }
-    }
-    ~AllBlasThreads() {
-        if (!raise_) return;
-        Shared& s = shared();
-        std::lock_guard<std::mutex> lock(s.mutex);
-        if (--s.users == 0) openblas_set_num_threads(s.before);
-    }
-    AllBlasThreads(const AllBlasThreads&) = delete;
-    AllBlasThreads& operator=(const AllBlasThreads&) = delete;
-
-private:
-    /// Mirrors OpenBLAS's own process-wide state, hence one per process.
-    struct Shared {
-        std::mutex mutex;
-        int users = 0, before = 1;
-    };
-    static Shared& shared() {
-        static Shared s;
-        return s;
-    }
-    bool raise_;
-};
 
 /// 1-norm of a symmetric matrix given by its lower triangle.
 template <typename T>

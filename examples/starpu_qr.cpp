@@ -28,20 +28,23 @@ std::string help() {
     return std::string(R"(usage: starpu_qr [flags]
 
 Factors a random m x n matrix (entries uniform in [-0.5, 0.5]) with starfact's tile Householder QR under
-StarPU, prints one line per timed run, checks the factors, then runs the vendor's routine on the same matrix in the
-same process (cuSOLVER on a device copy when a GPU is used, else one LAPACKE call with all OpenBLAS threads) and
-the ratio vendor_time / starfact_time (> 1: starfact is faster).
+StarPU, prints one line per timed run, checks the factors, then runs the vendor's routines on the same matrix in
+the same process (cuSOLVER on a device copy when a GPU is used, else LAPACKE with all OpenBLAS threads) and the
+ratio vendor_time / starfact_time (> 1: starfact is faster).
 
 problem
   --m M             rows (default: n). m < n: a wide matrix (R upper trapezoidal; gels gives the minimum-norm
-                    solution through the QR of A^T, orgqr all of Q); its checks run on the host and its vendor
-                    baseline is LAPACKE's, also when a GPU is used
+                    solution through the QR of A^T, orgqr all of the m x m Q)
 )") + support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
                     n <= 512: one tile column of tall tiles)
   --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
-  --op OP           geqrf (default), gels (geqrf, Q^T B, R X = B; vendor: geqrf + ormqr + trsm) or orgqr (the
-                    thin Q after an untimed geqrf)
+  --op OP           geqrf (default), gels (least squares, m < n: the minimum-norm solution) or orgqr (the thin
+                    Q, m x min(m, n), after an untimed geqrf). The cuSOLVER baselines: geqrf: cusolverDnXgeqrf
+                    (m < n too); gels, m >= n: Xgeqrf + <t>ormqr (Q^T B) + cublas<t>trsm; gels, m < n:
+                    cublas<t>geam (A^T) + Xgeqrf of A^T + cublas<t>trsm (R^T Y = B) + <t>ormqr (X = Q [Y; 0]);
+                    orgqr: <t>orgqr of Q's first min(m, n) columns (cuSOLVER's orgqr takes m >= n). On CPU runs
+                    LAPACKE's <t>geqrf, <t>gels, <t>orgqr
   --nrhs R          right-hand sides of gels (default 1)
   --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain)
   --compare         time every tree of --trees on the same matrix, one table
@@ -59,8 +62,9 @@ problem
 )" + support::common_flags_help({"--warmup", "--repeat"}) +
            R"(  --check           after the last timed run of each tree: ||I - Q^T Q||_1 / (m eps) and
                     ||A - Q R||_1 / (||A||_1 m eps) (Q formed by orgqr), for gels also ||A^T (A X - B)||_1 /
-                    (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps); on the GPU when one is used (default on); exit
-                    status 3 if one is >= 60
+                    (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps) (a wide gels: only this one); on the GPU with
+                    cuBLAS when one is used, else on the host with OpenBLAS (default on); exit status 3 if one
+                    is >= 60
   --no-check        skip the checks
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
   --trace DIR       record the last timed run with FxT into DIR (paje.trace, gantt.svg; docs/traces.md)
@@ -142,7 +146,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
 #ifdef STARFACT_HAVE_CUDA
     std::unique_ptr<support::DeviceQrReference<T>> dev;
-    if (gpu && !wide && (s.vendor || s.check))
+    if (gpu && (s.vendor || s.check))
         dev = std::make_unique<support::DeviceQrReference<T>>(m, n, A.data(), nrhs, nrhs ? B.data() : nullptr);
 #endif
     TileMatrix<T> tiles(rt, m, n, nb, residency);
@@ -196,7 +200,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 #ifdef STARFACT_HAVE_CUDA
                     if (dev) {
                         on_device = true;
-                        dev->check_qr(tiles, *q, &orth, &resid);
+                        if (qr_checks) dev->check_qr(tiles, *q, &orth, &resid);
                         if (b) ls = dev->check_gels(*b);
                     }
 #endif
@@ -242,11 +246,10 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         if (dev) {
             v = dev->cusolver(s.op, s.warmup, s.repeat);
             table.note("vendor: cuSOLVER on GPU " + std::to_string(dev->device()) + " alone, on its own copy of A" +
-                       (s.op == QrOp::Gels ? " and B (Xgeqrf + <t>ormqr + cublas<t>trsm)" : ""));
+                       (s.op == QrOp::Gels ? " and B" : "") + " (" + support::cusolver_qr_calls(s.op, m, n) + ")");
         }
 #endif
         if (v.seconds.empty()) {
-            if (gpu && wide) table.note("vendor: LAPACKE on the host (the cuSOLVER baseline takes m >= n)");
             Runtime::Paused quiet(rt);
             v = support::lapacke_qr<T>(s.op, m, n, nrhs, A.data(), B.data(), s.warmup, s.repeat);
         }

@@ -20,35 +20,38 @@ template <typename T> constexpr cudaDataType_t cuda_type();
 template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
 template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
 
-inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const float* A, const float* tau,
-                                   const float* C, int* lwork) {
-    return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, n, k, A, m, tau, C, m, lwork);
+// cuSOLVER's and cuBLAS's typed calls, by overload on the precision.
+inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const float* A,
+                                   int lda, const float* tau, const float* C, int ldc, int* lwork) {
+    return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, lwork);
 }
-inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int n, int k, const double* A, const double* tau,
-                                   const double* C, int* lwork) {
-    return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, n, k, A, m, tau, C, m, lwork);
+inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const double* A,
+                                   int lda, const double* tau, const double* C, int ldc, int* lwork) {
+    return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, lwork);
 }
-inline cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const float* A, const float* tau, float* C,
-                              float* work, int lwork, int* info) {
-    return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, n, k, A, m, tau, C, m, work, lwork, info);
+/// C (m x n) := op(Q) C, Q the product of the k reflectors in A (m x k, lda) and tau.
+inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const float* A, int lda,
+                              const float* tau, float* C, int ldc, float* work, int lwork, int* info) {
+    return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
 }
-inline cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int n, int k, const double* A, const double* tau, double* C,
-                              double* work, int lwork, int* info) {
-    return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, n, k, A, m, tau, C, m, work, lwork, info);
+inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const double* A, int lda,
+                              const double* tau, double* C, int ldc, double* work, int lwork, int* info) {
+    return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
 }
-inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, const float* A, const float* tau, int* lwork) {
-    return cusolverDnSorgqr_bufferSize(h, m, n, n, A, m, tau, lwork);
+/// The first k columns of the m x m Q of k reflectors (cuSOLVER's orgqr takes m >= n >= k: n = k here).
+inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int k, const float* A, const float* tau, int* lwork) {
+    return cusolverDnSorgqr_bufferSize(h, m, k, k, A, m, tau, lwork);
 }
-inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, const double* A, const double* tau, int* lwork) {
-    return cusolverDnDorgqr_bufferSize(h, m, n, n, A, m, tau, lwork);
+inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int k, const double* A, const double* tau, int* lwork) {
+    return cusolverDnDorgqr_bufferSize(h, m, k, k, A, m, tau, lwork);
 }
-inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, float* A, const float* tau, float* work, int lwork,
+inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int k, float* A, const float* tau, float* work, int lwork,
                               int* info) {
-    return cusolverDnSorgqr(h, m, n, n, A, m, tau, work, lwork, info);
+    return cusolverDnSorgqr(h, m, k, k, A, m, tau, work, lwork, info);
 }
-inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, double* A, const double* tau, double* work, int lwork,
+inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int k, double* A, const double* tau, double* work, int lwork,
                               int* info) {
-    return cusolverDnDorgqr(h, m, n, n, A, m, tau, work, lwork, info);
+    return cusolverDnDorgqr(h, m, k, k, A, m, tau, work, lwork, info);
 }
 inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
                            int64_t k, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
@@ -60,17 +63,29 @@ inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperati
                            double beta, double* C, int64_t ldc) {
     return cublasDgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
-inline cublasStatus_t trsm(cublasHandle_t h, int64_t n, int64_t nrhs, const float* A, int64_t lda, float* B,
-                           int64_t ldb) {
+/// B (n x nrhs) := op(R)^-1 B, R the n x n upper triangle of A (lda).
+inline cublasStatus_t trsm(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t nrhs, const float* A,
+                           int64_t lda, float* B, int64_t ldb) {
     const float one = 1;
-    return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A,
-                       lda, B, ldb);
+    return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, op, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A, lda, B,
+                       ldb);
 }
-inline cublasStatus_t trsm(cublasHandle_t h, int64_t n, int64_t nrhs, const double* A, int64_t lda, double* B,
-                           int64_t ldb) {
+inline cublasStatus_t trsm(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t nrhs, const double* A,
+                           int64_t lda, double* B, int64_t ldb) {
     const double one = 1;
-    return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A,
-                       lda, B, ldb);
+    return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, op, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A, lda, B,
+                       ldb);
+}
+/// B (n x m, ldb) := A^T, A m x n (lda).
+inline cublasStatus_t transpose(cublasHandle_t h, int64_t m, int64_t n, const float* A, int64_t lda, float* B,
+                                int64_t ldb) {
+    const float one = 1, zero = 0;
+    return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, lda, &zero, B, ldb, B, ldb);
+}
+inline cublasStatus_t transpose(cublasHandle_t h, int64_t m, int64_t n, const double* A, int64_t lda, double* B,
+                                int64_t ldb) {
+    const double one = 1, zero = 0;
+    return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, lda, &zero, B, ldb, B, ldb);
 }
 
 /// out[j] = sum_i |A(i, j)| (m x n, ld), one block per column.
@@ -90,12 +105,17 @@ __global__ void column_abs_sums(const T* A, int64_t ld, int64_t m, int64_t n, do
         __syncthreads();
     }
 }
-/// dst (n x n) := the upper triangle of src, zeros below; or the identity (`identity`).
+/// dst (rows x cols, ld rows) := the upper trapezoid of src (i <= j), zeros below; or the identity pattern
+/// (`identity`).
 template <typename T>
-__global__ void upper_or_identity(const T* src, int64_t lds, T* dst, int64_t n, bool identity) {
-    for (int64_t j = blockIdx.x; j < n; j += gridDim.x)
-        for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
-            dst[i + j * n] = identity ? (i == j ? T(1) : T(0)) : (i <= j ? src[i + j * lds] : T(0));
+__global__ void upper_or_identity(const T* src, int64_t lds, T* dst, int64_t rows, int64_t cols, bool identity) {
+    for (int64_t j = blockIdx.x; j < cols; j += gridDim.x)
+        for (int64_t i = threadIdx.x; i < rows; i += blockDim.x)
+            dst[i + j * rows] = identity ? (i == j ? T(1) : T(0)) : (i <= j ? src[i + j * lds] : T(0));
+}
+
+inline unsigned grid_for(int64_t columns) {
+    return static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(columns, 1), 65535));
 }
 
 template <typename T>
@@ -122,8 +142,9 @@ DeviceQrReference<T>::DeviceQrReference(int64_t m, int64_t n, const T* A_host, i
     ok(cudaMalloc(&a_, std::max<size_t>(1, static_cast<size_t>(m * n)) * sizeof(T)), "cudaMalloc(A)");
     ok(cudaMemcpy(a_, A_host, static_cast<size_t>(m * n) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(A)");
     if (B_host && nrhs > 0) {
-        ok(cudaMalloc(&b_, static_cast<size_t>(m * nrhs) * sizeof(T)), "cudaMalloc(B)");
-        ok(cudaMemcpy(b_, B_host, static_cast<size_t>(m * nrhs) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(B)");
+        const size_t count = static_cast<size_t>(ldb() * nrhs);
+        ok(cudaMalloc(&b_, count * sizeof(T)), "cudaMalloc(B)");
+        ok(cudaMemcpy(b_, B_host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(B)");
     }
 }
 
@@ -154,47 +175,67 @@ VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat) {
     const Solver s(true);
     const BlasHandle blas = new_blas();
     ok(cublasSetStream(blas.get(), s.stream.get()), "cublasSetStream");
+    // gels of a wide A (the minimum-norm solution) factors A^T (n x m): QR of the matrix `work` holds, fm x fn.
+    const bool wide_gels = op == QrOp::Gels && m_ < n_;
+    const int64_t fm = wide_gels ? n_ : m_, fn = wide_gels ? m_ : n_, k = std::min(m_, n_), ldb = this->ldb();
     T* work = buffer(0, m_ * n_);
-    T* rhs = op == QrOp::Gels ? buffer(1, m_ * nrhs_) : nullptr;
-    const DevicePtr<T> tau = device_alloc<T>(static_cast<size_t>(std::max<int64_t>(n_, 1)), "cudaMalloc(tau)");
+    T* rhs = op == QrOp::Gels ? buffer(1, ldb * nrhs_) : nullptr;
+    const DevicePtr<T> tau = device_alloc<T>(static_cast<size_t>(std::max<int64_t>(k, 1)), "cudaMalloc(tau)");
     const DevicePtr<int> dinfo = device_alloc<int>(1, "cudaMalloc(info)");
     size_t dev_bytes = 0, host_bytes = 0;
-    ok(cusolverDnXgeqrf_bufferSize(s.handle.get(), s.params.get(), m_, n_, cuda_type<T>(), work, m_, cuda_type<T>(),
+    ok(cusolverDnXgeqrf_bufferSize(s.handle.get(), s.params.get(), fm, fn, cuda_type<T>(), work, fm, cuda_type<T>(),
                                    tau.get(), cuda_type<T>(), &dev_bytes, &host_bytes),
        "cusolverDnXgeqrf_bufferSize");
+    // Tall gels: Q^T B (m x nrhs); wide: Q [Y; 0] (n x nrhs), Q the n x n one of A^T's m reflectors.
+    const cublasOperation_t apply = wide_gels ? CUBLAS_OP_N : CUBLAS_OP_T;
     int lwork = 0;
     if (op == QrOp::Gels)
-        ok(ormqr_size(s.handle.get(), m_, nrhs_, n_, work, tau.get(), rhs, &lwork), "cusolverDn<t>ormqr_bufferSize");
-    if (op == QrOp::Orgqr) ok(orgqr_size(s.handle.get(), m_, n_, work, tau.get(), &lwork), "cusolverDn<t>orgqr_bufferSize");
+        ok(ormqr_size(s.handle.get(), apply, static_cast<int>(fm), static_cast<int>(nrhs_), static_cast<int>(k), work,
+                      static_cast<int>(fm), tau.get(), rhs, static_cast<int>(ldb), &lwork),
+           "cusolverDn<t>ormqr_bufferSize");
+    if (op == QrOp::Orgqr)
+        ok(orgqr_size(s.handle.get(), static_cast<int>(m_), static_cast<int>(k), work, tau.get(), &lwork),
+           "cusolverDn<t>orgqr_bufferSize");
     const DevicePtr<char> dwork = device_alloc<char>(dev_bytes + 1, "cudaMalloc(workspace)");
     std::vector<char> hwork(host_bytes + 1);
     const DevicePtr<T> lwork_buf = device_alloc<T>(static_cast<size_t>(lwork) + 1, "cudaMalloc(workspace)");
     auto factor = [&] {
-        ok(cusolverDnXgeqrf(s.handle.get(), s.params.get(), m_, n_, cuda_type<T>(), work, m_, cuda_type<T>(), tau.get(),
+        ok(cusolverDnXgeqrf(s.handle.get(), s.params.get(), fm, fn, cuda_type<T>(), work, fm, cuda_type<T>(), tau.get(),
                             cuda_type<T>(), dwork.get(), dev_bytes, hwork.data(), host_bytes, dinfo.get()),
            "cusolverDnXgeqrf");
     };
     r.seconds = timed_runs(
         s.stream.get(), warmup, repeat,
         [&] {
-            ok(cudaMemcpyAsync(work, a_, static_cast<size_t>(m_ * n_) * sizeof(T), cudaMemcpyDeviceToDevice,
-                               s.stream.get()),
-               "cudaMemcpy(A)");
+            if (!wide_gels)
+                ok(cudaMemcpyAsync(work, a_, static_cast<size_t>(m_ * n_) * sizeof(T), cudaMemcpyDeviceToDevice,
+                                   s.stream.get()),
+                   "cudaMemcpy(A)");
             if (rhs)
-                ok(cudaMemcpyAsync(rhs, b_, static_cast<size_t>(m_ * nrhs_) * sizeof(T), cudaMemcpyDeviceToDevice,
+                ok(cudaMemcpyAsync(rhs, b_, static_cast<size_t>(ldb * nrhs_) * sizeof(T), cudaMemcpyDeviceToDevice,
                                    s.stream.get()),
                    "cudaMemcpy(B)");
             if (op == QrOp::Orgqr) factor();
         },
         [&] {
+            if (wide_gels) ok(transpose(blas.get(), m_, n_, a_, m_, work, n_), "cublas<t>geam(A^T)");
             if (op != QrOp::Orgqr) factor();
-            if (op == QrOp::Gels) {
-                ok(ormqr(s.handle.get(), m_, nrhs_, n_, work, tau.get(), rhs, lwork_buf.get(), lwork, dinfo.get()),
+            if (op == QrOp::Gels && !wide_gels) {  // X = R^-1 (Q^T B)
+                ok(ormqr(s.handle.get(), apply, m_, nrhs_, n_, work, m_, tau.get(), rhs, ldb, lwork_buf.get(), lwork,
+                         dinfo.get()),
                    "cusolverDn<t>ormqr");
-                ok(trsm(blas.get(), n_, nrhs_, work, m_, rhs, m_), "cublas<t>trsm");
+                ok(trsm(blas.get(), CUBLAS_OP_N, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
+            }
+            if (wide_gels) {  // A = R^T Q^T: Y = R^-T B(0:m), then X = Q [Y; 0]
+                ok(trsm(blas.get(), CUBLAS_OP_T, m_, nrhs_, work, n_, rhs, ldb), "cublas<t>trsm(R^T)");
+                ok(cudaMemset2DAsync(rhs + m_, sizeof(T) * ldb, 0, sizeof(T) * (n_ - m_), nrhs_, s.stream.get()),
+                   "cudaMemset2D(B(m:n))");
+                ok(ormqr(s.handle.get(), apply, n_, nrhs_, m_, work, n_, tau.get(), rhs, ldb, lwork_buf.get(), lwork,
+                         dinfo.get()),
+                   "cusolverDn<t>ormqr");
             }
             if (op == QrOp::Orgqr)
-                ok(orgqr(s.handle.get(), m_, n_, work, tau.get(), lwork_buf.get(), lwork, dinfo.get()),
+                ok(orgqr(s.handle.get(), m_, k, work, tau.get(), lwork_buf.get(), lwork, dinfo.get()),
                    "cusolverDn<t>orgqr");
         });
     ok(cudaMemcpy(&r.info, dinfo.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
@@ -206,22 +247,22 @@ void DeviceQrReference<T>::check_qr(const TileMatrix<T>& F, const TileMatrix<T>&
                                     double* factorization) {
     const DeviceGuard on(device_);
     const double eps = std::numeric_limits<T>::epsilon(), m = static_cast<double>(m_);
+    const int64_t k = std::min(m_, n_);  // Q: m x k; R: k x n, upper trapezoidal
     T* f = buffer(0, m_ * n_);
-    T* q = buffer(1, m_ * n_);
+    T* q = buffer(1, m_ * k);
     T* w = buffer(2, m_ * n_);
-    T* g = buffer(3, n_ * n_);
+    T* g = buffer(3, k * std::max(k, n_));
     F.export_to(f, m_);
     Q.export_to(q, m_);
     const BlasHandle h = new_blas();
-    const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(n_, 1), 65535));
     // I - Q^T Q
-    upper_or_identity<T><<<blocks, 256>>>(nullptr, 1, g, n_, true);
-    ok(gemm(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, n_, n_, m_, T(-1), q, m_, q, m_, T(1), g, n_), "cublas<t>gemm(Q^T Q)");
-    *orthogonality = norm1(g, n_, n_, n_) / (m * eps);
+    upper_or_identity<T><<<grid_for(k), 256>>>(nullptr, 1, g, k, k, true);
+    ok(gemm(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, k, k, m_, T(-1), q, m_, q, m_, T(1), g, k), "cublas<t>gemm(Q^T Q)");
+    *orthogonality = norm1(g, k, k, k) / (m * eps);
     // A - Q R
-    upper_or_identity<T><<<blocks, 256>>>(f, m_, g, n_, false);
+    upper_or_identity<T><<<grid_for(n_), 256>>>(f, m_, g, k, n_, false);
     ok(cudaMemcpy(w, a_, static_cast<size_t>(m_ * n_) * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(A)");
-    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, n_, n_, T(-1), q, m_, g, n_, T(1), w, m_), "cublas<t>gemm(Q R)");
+    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, n_, k, T(-1), q, m_, g, k, T(1), w, m_), "cublas<t>gemm(Q R)");
     const double na = norm1(a_, m_, m_, n_);
     *factorization = norm1(w, m_, m_, n_) / ((na > 0 ? na : 1.0) * m * eps);
     ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -231,15 +272,17 @@ template <typename T>
 double DeviceQrReference<T>::check_gels(const TileMatrix<T>& X) {
     const DeviceGuard on(device_);
     const double eps = std::numeric_limits<T>::epsilon(), m = static_cast<double>(m_);
-    T* x = buffer(0, m_ * nrhs_);
+    const int64_t ldb = this->ldb();  // X: n x nrhs in the first rows of ldb
+    T* x = buffer(0, ldb * nrhs_);
     T* r = buffer(1, m_ * nrhs_);
     T* g = buffer(2, n_ * nrhs_);
-    X.export_to(x, m_);
+    X.export_to(x, ldb);
     const BlasHandle h = new_blas();
-    ok(cudaMemcpy(r, b_, static_cast<size_t>(m_ * nrhs_) * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(B)");
-    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, nrhs_, n_, T(1), a_, m_, x, m_, T(-1), r, m_), "cublas<t>gemm(AX-B)");
+    ok(cudaMemcpy2D(r, sizeof(T) * m_, b_, sizeof(T) * ldb, sizeof(T) * m_, nrhs_, cudaMemcpyDeviceToDevice),
+       "cudaMemcpy(B)");
+    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, nrhs_, n_, T(1), a_, m_, x, ldb, T(-1), r, m_), "cublas<t>gemm(AX-B)");
     ok(gemm(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, n_, nrhs_, m_, T(1), a_, m_, r, m_, T(0), g, n_), "cublas<t>gemm(A^T r)");
-    const double na = norm1(a_, m_, m_, n_), nx = norm1(x, m_, n_, nrhs_), nb = norm1(b_, m_, m_, nrhs_);
+    const double na = norm1(a_, m_, m_, n_), nx = norm1(x, ldb, n_, nrhs_), nb = norm1(b_, ldb, m_, nrhs_);
     const double den = na * (na * nx + nb) * m * eps;
     return norm1(g, n_, n_, nrhs_) / (den > 0 ? den : 1.0);
 }

@@ -1,8 +1,10 @@
 // LAPACKE's QR baselines of starpu_qr (support/reference_qr.hpp).
+#include <cblas.h>
 #include <lapacke.h>
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "support/reference_qr.hpp"
@@ -16,6 +18,17 @@ const char* to_string(QrOp op) {
         case QrOp::Orgqr: return "orgqr";
     }
     return "geqrf";
+}
+
+std::string cusolver_qr_calls(QrOp op, int64_t m, int64_t n) {
+    switch (op) {
+        case QrOp::Geqrf: return "cusolverDnXgeqrf";
+        case QrOp::Gels:
+            return m < n ? "cublas<t>geam A^T + Xgeqrf of A^T + cublas<t>trsm R^T Y = B + <t>ormqr X = Q [Y; 0]"
+                         : "Xgeqrf + <t>ormqr + cublas<t>trsm";
+        case QrOp::Orgqr: return "<t>orgqr after an untimed Xgeqrf";
+    }
+    return "";
 }
 
 namespace {
@@ -41,6 +54,9 @@ VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, co
     const int64_t ldb = std::max(m, n);
     std::vector<T> a(static_cast<size_t>(m * n)), b(op == QrOp::Gels ? static_cast<size_t>(ldb * nrhs) : 0),
         tau(static_cast<size_t>(std::max<int64_t>(std::min(m, n), 1)));
+    // All OpenBLAS threads for the baseline (the Runtime leaves OpenBLAS single-threaded for its CPU codelets).
+    const int before = openblas_get_num_threads();
+    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     for (int run = 0; run < warmup + repeat; ++run) {
         std::copy(A, A + m * n, a.begin());
         if (op == QrOp::Gels) std::copy(B, B + ldb * nrhs, b.begin());
@@ -54,6 +70,7 @@ VendorRun lapacke_qr(QrOp op, int64_t m, int64_t n, int64_t nrhs, const T* A, co
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (run >= warmup) r.seconds.push_back(s);
     }
+    openblas_set_num_threads(before);
     return r;
 }
 

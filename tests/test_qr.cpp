@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <thread>
+#include <utility>
 
 #include "tests/qr_support.hpp"
 
@@ -56,6 +59,61 @@ TEMPLATE_TEST_CASE("geqrf, orgqr, ormqr residuals < 60 on CPU workers, every tre
     }
     expect_qr<TestType>(300, 200, 64, "auto", 0, Mapping::Hybrid);
     expect_qr<TestType>(2000, 40, 32, "auto", 0, Mapping::CpuOnly);  // tall: domains from the plan
+}
+
+TEMPLATE_TEST_CASE("QR checks: below 60 on LAPACK's factors, above it once they are perturbed", "[qr][cpu]", float,
+                   double) {
+    // The checks the tests and starpu_qr trust: each must pass LAPACK's own results and fail on a perturbation of
+    // the size of a few thousand rounding errors (in R's triangle and in its rectangle beside it, which the check
+    // multiplies apart; in Q; in X); the reflectors below R's diagonal must not count. Order 700: threaded BLAS.
+    using T = TestType;
+    const double eps = std::numeric_limits<T>::epsilon();
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{50, 30}, {40, 40}, {30, 70}, {700, 600}, {300, 700}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("m=" << m << " n=" << n << " seed=" << seed);
+        const int64_t k = std::min(m, n);
+        const std::vector<T> A = random_rect<T>(m, n, m, seed);
+        std::vector<T> F = A, tau(static_cast<size_t>(k));
+        if constexpr (sizeof(T) == 4) REQUIRE(LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, F.data(), m, tau.data()) == 0);
+        else REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, F.data(), m, tau.data()) == 0);
+        std::vector<T> Q(F.begin(), F.begin() + m * k);
+        if constexpr (sizeof(T) == 4) REQUIRE(LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, Q.data(), m, tau.data()) == 0);
+        else REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, Q.data(), m, tau.data()) == 0);
+        CHECK(orthogonality_residual(m, k, Q.data(), m) < kResidualLimit);
+        CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+        std::vector<T> G = F;  // other values below the diagonal: not read
+        for (int64_t j = 0; j < k; ++j)
+            for (int64_t i = j + 1; i < m; ++i) G[i + j * m] = T(1e3);
+        CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, G.data(), m) < kResidualLimit);
+        // ||A||_1 ~ m / 4 and Q's entries ~ 1 / sqrt(m): a kick of 1e4 ||A||_1 sqrt(m) eps moves the residual to ~1e4.
+        const T kick = static_cast<T>(1e4 * (double(m) / 4) * std::sqrt(double(m)) * eps);
+        for (int64_t j : {int64_t(0), k - 1, n - 1}) {  // R1's corner and diagonal, R2's last column (m < n)
+            INFO("R(0, " << j << ") perturbed");
+            G = F;
+            G[j * m] += kick;
+            CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, G.data(), m) > kResidualLimit);
+        }
+        std::vector<T> P = Q;
+        P[m - 1] += static_cast<T>(1e4 * double(m) * eps);
+        CHECK(orthogonality_residual(m, k, P.data(), m) > kResidualLimit);
+    }
+    // gels: LAPACK's solution passes, one moved by 1e3 m^2 eps (1 + ||X||) in one entry fails.
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{50, 30}, {700, 600}, {30, 70}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("gels m=" << m << " n=" << n << " seed=" << seed);
+        const int64_t nrhs = 3, ldb = std::max(m, n);
+        const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, ldb, seed + 1);
+        std::vector<T> F = A, X = B;
+        if constexpr (sizeof(T) == 4)
+            REQUIRE(LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, F.data(), m, X.data(), ldb) == 0);
+        else
+            REQUIRE(LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, F.data(), m, X.data(), ldb) == 0);
+        CHECK(gels_residual(m, n, nrhs, A.data(), m, X.data(), ldb, B.data(), ldb) < kResidualLimit);
+        double nx = 0;
+        for (int64_t i = 0; i < n; ++i) nx += std::abs(double(X[i]));
+        X[n / 2] += static_cast<T>(1e3 * double(m) * double(m) * eps * (1 + nx));
+        CHECK(gels_residual(m, n, nrhs, A.data(), m, X.data(), ldb, B.data(), ldb) > kResidualLimit);
+    }
 }
 
 TEMPLATE_TEST_CASE("ormqr from the right: C Q and C Q^T against the explicit Q, every tree", "[qr][cpu]", float,

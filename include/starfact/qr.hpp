@@ -161,9 +161,9 @@ double ormqr_flops(int64_t m, int64_t n, int64_t nrhs);
 double orgqr_flops(int64_t m, int64_t n);
 double gels_flops(int64_t m, int64_t n, int64_t nrhs);
 
-/// Checks of a computed QR in double on the host: ||I - Q^T Q||_1 / (m eps) for an m x n Q, and
-/// ||A - Q R||_1 / (||A||_1 m eps) for Q (m x k) and R (the upper trapezoid of the k x n leading block of QR),
-/// k = min(m, n).
+/// Checks of a computed QR in double on the host (OpenBLAS, all its threads from order 512 on): ||I - Q^T Q||_1 /
+/// (m eps) for an m x n Q, and ||A - Q R||_1 / (||A||_1 m eps) for Q (m x k) and R (the upper trapezoid of the k x n
+/// leading block of QR; what lies below its diagonal is not read), k = min(m, n).
 template <typename T>
 double orthogonality_residual(int64_t m, int64_t n, const T* Q, int64_t ldq);
 template <typename T>

@@ -4,8 +4,8 @@
 // GPU workers applied by CPU workers and the other way round (the T tiles and reflectors must mean the same to both),
 // and the hybrid mapping, where both kinds of workers take tasks of one graph; gels' info with an exactly zero column
 // (reflectors with tau = 0 in the CUDA triangular factor); wide matrices (m < n: R trapezoidal; gels' minimum-norm
-// solution with the transposes, the solve with R^T and its update on CUDA workers, against LAPACK's). Skipped (exit 77)
-// without a GPU.
+// solution with the transposes, the solve with R^T and its update on CUDA workers, against LAPACK's); a few tiles of
+// each path tagged [sanitize] for compute-sanitizer. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
 #include "tests/qr_support.hpp"
@@ -41,6 +41,41 @@ void expect_gpu_right(int64_t m, int64_t n, int64_t k, int64_t nb, const char* t
 }
 
 }  // namespace
+
+TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu][qr][sanitize]", float, double) {
+    // Every CUDA codelet of the QR on tiles of 32 (3 x 2 or 2 x 3 tiles; domains of 2: TS and TT kernels), so that
+    // compute-sanitizer sees each launch of starfact's own kernels (tests/test_qr_kernels_gpu.cpp tests them
+    // alone) with the codelets' real arguments: geqrf of tall and wide matrices, orgqr, ormqr from the left and
+    // from the right, gels of a tall and of a wide matrix, each with an exactly zero R(k, k) too (info).
+    using T = TestType;
+    expect_gpu_qr<T>(70, 40, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<T>(40, 70, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_right<T>(70, 40, 5, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const int64_t nrhs = 2, nb = 32;
+    for (bool wide : {false, true}) {
+        const int64_t m = wide ? 40 : 70, n = wide ? 70 : 40, ldb = std::max(m, n);
+        INFO("m=" << m << " n=" << n);
+        const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, ldb, seed + 1);
+        TileMatrix<T> a(runtime(), m, n, nb), b(runtime(), ldb, nrhs, nb);
+        QRFactors<T> f(runtime(), wide ? n : m, wide ? m : n, nb, QrTree::parse("domains=2"));
+        a.import(A.data(), m);
+        b.import(B.data(), ldb);
+        REQUIRE(gels(a, f, b, on(Mapping::GpuOnly)) == 0);
+        std::vector<T> X(B.size());
+        b.export_to(X.data(), ldb);
+        const double res = normal_equations_residual(m, n, nrhs, A.data(), m, X.data(), ldb, B.data(), ldb);
+        INFO("residual=" << res);
+        CHECK(res < kResidualLimit);
+        // An exactly zero column (tall) or row (wide) in the second tile: R(k, k) = 0 at k = 33.
+        std::vector<T> Z = A;
+        for (int64_t l = 0; l < (wide ? n : m); ++l) Z[wide ? 32 + l * m : l + 32 * m] = T(0);
+        a.import(Z.data(), m);
+        b.import(B.data(), ldb);
+        CHECK(gels(a, f, b, on(Mapping::GpuOnly)) == 33);
+    }
+}
 
 TEMPLATE_TEST_CASE("GPU-only ormqr from the right against the explicit Q; factors crossing worker kinds", "[gpu][qr]",
                    float, double) {

@@ -26,6 +26,18 @@ T* ptr(const QrTile& t) {
     return static_cast<T*>(t.ptr);
 }
 
+/// A task of the kernel k whose argument is a copy of args (freed with the task), counting `flops`.
+template <typename Args>
+starpu_task* qr_packed_task(const Kernel& k, const Args& args, double flops = 0) {
+    starpu_task* t = starpu_task_create();
+    t->cl = const_cast<starpu_codelet*>(&k.cl);
+    t->cl_arg = pack(args);
+    t->cl_arg_size = sizeof(Args);
+    t->cl_arg_free = 1;
+    t->flops = flops;
+    return t;
+}
+
 /// GEQRT: A (m x n tile) = Q R in place, T (W) its triangular factors, inner blocking ib.
 template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib);

@@ -190,21 +190,12 @@ void define_zero_rows(Kernel& k) {
                   zero_rows_cpu<T>, STARFACT_CUDA_IMPL(zero_rows_cuda<T>), {STARPU_RW});
 }
 
-starpu_task* offset_task(const Kernel& k, OffsetArgs args) {
-    starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&k.cl);
-    t->cl_arg = pack(args);
-    t->cl_arg_size = sizeof(OffsetArgs);
-    t->cl_arg_free = 1;
-    return t;
-}
-
 }  // namespace
 
 template <typename T>
 void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t info,
                          int64_t offset) {
-    starpu_task* t = offset_task(kernel<define_diag_info<T>>(rt), OffsetArgs{offset, 0, cuda_contexts(rt)});
+    starpu_task* t = qr_packed_task(kernel<define_diag_info<T>>(rt), OffsetArgs{offset, 0, cuda_contexts(rt)});
     t->handles[0] = R;
     t->handles[1] = info;
     submit(t, o, "qr_diag_info");
@@ -212,7 +203,7 @@ void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 
 template <typename T>
 void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0) {
-    starpu_task* t = offset_task(kernel<define_laset<T>>(rt), OffsetArgs{r0, c0, cuda_contexts(rt)});
+    starpu_task* t = qr_packed_task(kernel<define_laset<T>>(rt), OffsetArgs{r0, c0, cuda_contexts(rt)});
     t->handles[0] = A;
     submit(t, o, "qr_laset");
 }
@@ -220,9 +211,9 @@ void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle
 template <typename T>
 void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t B,
                     bool trans) {
-    starpu_task* t = offset_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt), trans});
     const double k = tile_cols(R), n = tile_cols(B);
-    t->flops = k * k * n;
+    starpu_task* t =
+        qr_packed_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt), trans}, k * k * n);
     t->handles[0] = R;
     t->handles[1] = B;
     submit(t, o, "qr_trsm");
@@ -231,8 +222,8 @@ void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_
 template <typename T>
 void insert_qr_gemm_t(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B,
                       starpu_data_handle_t C) {
-    starpu_task* t = offset_task(kernel<define_gemm_t<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
-    t->flops = 2.0 * tile_rows(A) * tile_cols(A) * tile_cols(C);
+    starpu_task* t = qr_packed_task(kernel<define_gemm_t<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)},
+                                    2.0 * tile_rows(A) * tile_cols(A) * tile_cols(C));
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;
@@ -241,7 +232,7 @@ void insert_qr_gemm_t(const Runtime& rt, const TaskOptions& o, starpu_data_handl
 
 template <typename T>
 void insert_qr_transpose(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B) {
-    starpu_task* t = offset_task(kernel<define_transpose<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
+    starpu_task* t = qr_packed_task(kernel<define_transpose<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)});
     t->handles[0] = A;
     t->handles[1] = B;
     submit(t, o, "qr_transpose");
@@ -249,7 +240,7 @@ void insert_qr_transpose(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 
 template <typename T>
 void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t first) {
-    starpu_task* t = offset_task(kernel<define_zero_rows<T>>(rt), OffsetArgs{first, 0, cuda_contexts(rt)});
+    starpu_task* t = qr_packed_task(kernel<define_zero_rows<T>>(rt), OffsetArgs{first, 0, cuda_contexts(rt)});
     t->handles[0] = A;
     submit(t, o, "qr_zero_rows");
 }

@@ -54,6 +54,7 @@ inline int bottom_rows(bool tt, int rows, int n) { return tt ? std::min(rows, n)
 /// LAPACK's side and trans characters of an application.
 inline char side_char(const QrArgs& a) { return a.right ? 'R' : 'L'; }
 inline char trans_char(const QrArgs& a) { return a.trans ? 'T' : 'N'; }
+inline Side side_of(const QrArgs& a) { return a.right ? Side::Right : Side::Left; }
 
 [[noreturn]] inline void lapack_failed(const char* what, int info) {
     STARPU_ABORT_MSG("starfact: LAPACKE %s failed with info %d", what, info);
@@ -196,42 +197,32 @@ void geqrt_cuda(void* buffers[], void* cl_arg) {
     device_build_t(ws, w, A.rows, k, w.X, A.rows, ptr<T>(Tt), Tt.ld);
 }
 
-/// [C1; C2] -= V op(T) (V^T [C1; C2]) with V = [I; V2] (TS, TT: C1 has k rows) or C -= V op(T) V^T C (V dense, no
-/// C1). `op`: T^T for Q^T.
+/// Q or Q^T applied in the UT form: from the left [C1; C2] -= V op(T) (V^T [C1; C2]), from the right the same steps
+/// with the operands' roles transposed, [C1 C2] -= (([C1 C2] V) op(T)) V^T; V = [I; V2] (TS, TT: C1 has k rows, from
+/// the right k columns) or V dense and no C1 (GEQRT's reflectors). m x n: C2's shape; `trans`: op(T) = T^T.
 template <typename T>
-void device_apply(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, bool trans, int m, int n, int k, const T* V,
-                  int ldv, const T* Tm, int ldt, T* C1, int ldc1, T* C2, int ldc2) {
+void device_apply(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, Side side, bool trans, int m, int n, int k,
+                  const T* V, int ldv, const T* Tm, int ldt, T* C1, int ldc1, T* C2, int ldc2) {
+    const bool left = side == Side::Left;
+    const int wr = left ? k : m, wc = left ? n : k;  // W = V^T [C1; C2] or [C1 C2] V, wr x wc in w.Y (ld wr)
     T beta = T(0);
     if (C1) {
-        if (cudaMemcpy2DAsync(w.Y, sizeof(T) * k, C1, sizeof(T) * ldc1, sizeof(T) * k, n, cudaMemcpyDeviceToDevice,
+        if (cudaMemcpy2DAsync(w.Y, sizeof(T) * wr, C1, sizeof(T) * ldc1, sizeof(T) * wr, wc, cudaMemcpyDeviceToDevice,
                               ws.stream) != cudaSuccess)
             STARPU_ABORT_MSG("tpmqrt: copy of C1 failed");
         beta = T(1);
     }
-    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, k, n, m, T(1), V, ldv, C2, ldc2, beta, w.Y, k));
-    cublas_ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Upper, trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, k, n, T(1),
-                        Tm, ldt, w.Y, k, w.Z, k));
-    if (C1) cublas_ok(gpu::geam(ws.cublas, k, n, T(1), C1, ldc1, T(-1), w.Z, k, C1, ldc1));
-    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, n, k, T(-1), V, ldv, w.Z, k, T(1), C2, ldc2));
-}
-
-/// From the right, the same steps with the operands' roles transposed: [C1 C2] -= (([C1 C2] V) op(T)) V^T with
-/// V = [I; V2] (TS, TT: C1 has k columns) or C -= (C V op(T)) V^T (V dense, no C1). m: C's rows, n: V's.
-template <typename T>
-void device_apply_right(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, bool trans, int m, int n, int k,
-                        const T* V, int ldv, const T* Tm, int ldt, T* C1, int ldc1, T* C2, int ldc2) {
-    T beta = T(0);
-    if (C1) {
-        if (cudaMemcpy2DAsync(w.Y, sizeof(T) * m, C1, sizeof(T) * ldc1, sizeof(T) * m, k, cudaMemcpyDeviceToDevice,
-                              ws.stream) != cudaSuccess)
-            STARPU_ABORT_MSG("tpmqrt: copy of C1 failed");
-        beta = T(1);
-    }
-    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, k, n, T(1), C2, ldc2, V, ldv, beta, w.Y, m));
-    cublas_ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, m, k,
-                        T(1), Tm, ldt, w.Y, m, w.Z, m));
-    if (C1) cublas_ok(gpu::geam(ws.cublas, m, k, T(1), C1, ldc1, T(-1), w.Z, m, C1, ldc1));
-    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, m, n, k, T(-1), w.Z, m, V, ldv, T(1), C2, ldc2));
+    if (left)
+        cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, k, n, m, T(1), V, ldv, C2, ldc2, beta, w.Y, k));
+    else
+        cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, k, n, T(1), C2, ldc2, V, ldv, beta, w.Y, m));
+    cublas_ok(gpu::trmm(ws.cublas, side, Uplo::Upper, trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, wr, wc, T(1), Tm,
+                        ldt, w.Y, wr, w.Z, wr));
+    if (C1) cublas_ok(gpu::geam(ws.cublas, wr, wc, T(1), C1, ldc1, T(-1), w.Z, wr, C1, ldc1));
+    if (left)
+        cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, n, k, T(-1), V, ldv, w.Z, k, T(1), C2, ldc2));
+    else
+        cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, m, n, k, T(-1), w.Z, m, V, ldv, T(1), C2, ldc2));
 }
 
 template <typename T>
@@ -244,12 +235,8 @@ void unmqr_cuda(void* buffers[], void* cl_arg) {
     if (k == 0 || C.cols == 0 || C.rows == 0) return;
     const QrWorkspace<T> w(c, rows_of({V, C}), k, a->right ? C.rows : C.cols);
     gpu::launch_copy_unit_lower(ptr<T>(V), V.ld, w.X, V.rows, V.rows, k, ws.stream);
-    if (a->right)
-        device_apply_right<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0,
-                              ptr<T>(C), C.ld);
-    else
-        device_apply<T>(ws, w, a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0, ptr<T>(C),
-                        C.ld);
+    device_apply<T>(ws, w, side_of(*a), a->trans, C.rows, C.cols, k, w.X, V.rows, ptr<T>(Tt), Tt.ld, nullptr, 0,
+                    ptr<T>(C), C.ld);
 }
 
 template <typename T>
@@ -300,12 +287,9 @@ void tpmqrt_cuda(void* buffers[], void* cl_arg) {
         V2 = w.X;
         ldv = m;
     }
-    if (a->right)
-        device_apply_right<T>(ws, w, a->trans, other, m, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2),
-                              C2.ld);
-    else
-        device_apply<T>(ws, w, a->trans, m, other, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2),
-                        C2.ld);
+    const int rows = a->right ? other : m, cols = a->right ? m : other;  // C2's block
+    device_apply<T>(ws, w, side_of(*a), a->trans, rows, cols, k, V2, ldv, ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld,
+                    ptr<T>(C2), C2.ld);
 }
 
 /// The workspace of the QR kernels on tiles of up to nb rows and columns whose reflector blocks are at most
@@ -354,23 +338,13 @@ void define_tpmqrt(Kernel& k) {
                   tpmqrt_cpu<T>, STARFACT_CUDA_IMPL(tpmqrt_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW});
 }
 
-starpu_task* qr_task(const Kernel& k, QrArgs args, double flops) {
-    starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&k.cl);
-    t->cl_arg = pack(args);
-    t->cl_arg_size = sizeof(QrArgs);
-    t->cl_arg_free = 1;
-    t->flops = flops;
-    return t;
-}
-
 }  // namespace
 
 template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib) {
     const double m = tile_rows(A), n = tile_cols(A), k = std::min(m, n);
-    starpu_task* t = qr_task(kernel<define_geqrt<T>>(rt), QrArgs{ib, false, false, false, cuda_contexts(rt)},
-                             2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3);
+    starpu_task* t = qr_packed_task(kernel<define_geqrt<T>>(rt), QrArgs{ib, false, false, false, cuda_contexts(rt)},
+                                    2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3);
     t->handles[0] = A;
     t->handles[1] = Tf;
     submit(t, o, "geqrt");
@@ -383,8 +357,8 @@ void insert_unmqr(const Runtime& rt, const TaskOptions& o, Side side, bool trans
     // m: the order of Q (C's rows from the left, its columns from the right), n: C's other dimension.
     const double m = right ? tile_cols(C) : tile_rows(C), n = right ? tile_rows(C) : tile_cols(C),
                  k = std::min(tile_rows(V), tile_cols(V));
-    starpu_task* t = qr_task(kernel<define_unmqr<T>>(rt), QrArgs{ib, false, trans, right, cuda_contexts(rt)},
-                             4 * m * n * k - 2 * n * k * k);
+    starpu_task* t = qr_packed_task(kernel<define_unmqr<T>>(rt), QrArgs{ib, false, trans, right, cuda_contexts(rt)},
+                                    4 * m * n * k - 2 * n * k * k);
     t->handles[0] = V;
     t->handles[1] = Tf;
     t->handles[2] = C;
@@ -397,7 +371,7 @@ void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_
     const double n = tile_cols(A2), m = bottom_rows(tt, tile_rows(A2), tile_cols(A2));
     const Kernel& k = tt ? kernel<define_tpqrt<T, true>>(rt) : kernel<define_tpqrt<T, false>>(rt);
     starpu_task* t =
-        qr_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
+        qr_packed_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
     t->handles[0] = A1;
     t->handles[1] = A2;
     t->handles[2] = Tf;
@@ -411,7 +385,8 @@ void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, Side side, 
     const double k = tile_cols(V), m = bottom_rows(tt, tile_rows(V), tile_cols(V)),
                  n = right ? tile_rows(C1) : tile_cols(C1);
     const Kernel& kk = tt ? kernel<define_tpmqrt<T, true>>(rt) : kernel<define_tpmqrt<T, false>>(rt);
-    starpu_task* t = qr_task(kk, QrArgs{ib, tt, trans, right, cuda_contexts(rt)}, tt ? 2 * k * k * n : 4 * m * n * k);
+    starpu_task* t =
+        qr_packed_task(kk, QrArgs{ib, tt, trans, right, cuda_contexts(rt)}, tt ? 2 * k * k * n : 4 * m * n * k);
     t->handles[0] = V;
     t->handles[1] = Tf;
     t->handles[2] = C1;

@@ -7,7 +7,7 @@
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
 #                                                  (SimGrid's smpicc/smpicxx; experimental, docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
-#   tools/simulate.sh --models sim/models/h100 --gpus 8 -- --n 131072 --nb 2048 --prec d
+#   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
 # Options:
 #   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
 #                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)

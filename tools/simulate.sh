@@ -114,6 +114,9 @@ fi
 # Several nodes: one StarPU-MPI rank per node under smpirun (SimGrid's MPI), on the cluster platform; the ranks'
 # StarPU threads run on their node's hosts (StarPU-MPI<r>-CPU.., -CUDA..). smpirun loads the program once per rank
 # (privatization); the program's own computations take no simulated time.
+# Host copies of tiles share their pages (runtime/mpi.cpp): SimGrid's shared malloc maps them in blocks of 64 MiB
+# (its default 1 MiB would take one mapping per MiB of every received tile).
 smpirun -platform "$dir/bus/$simhost.cluster.xml" -hostfile "$dir/bus/$simhost.hosts" -np "$nodes" "$exe" \
   "${flags[@]}" "$@" "${logs[@]}" --log=smpi_config.thres:warning --log=ker_lmm.thres:error \
-  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no
+  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no \
+  --cfg=smpi/shared-malloc-blocksize:$((64 << 20))

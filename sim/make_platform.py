@@ -116,9 +116,11 @@ def main():
     ap.add_argument("--gpu-mem-gib", type=float,
                     help="memory per GPU in GiB (default: the calibrated GPU's with --from-bus, else 79.6, an H100 "
                          "SXM's)")
-    ap.add_argument("--pcie-gbs", type=float, default=53.0,
-                    help="host <-> GPU GB/s per direction (PCIe 5.0 x16, pinned copies; default 53)")
-    ap.add_argument("--pcie-lat-us", type=float, default=10.0, help="host <-> GPU latency, us (default 10)")
+    ap.add_argument("--pcie-gbs", type=float,
+                    help="host <-> GPU GB/s per direction (default: the calibration's with --from-bus, else 53: PCIe "
+                         "5.0 x16, pinned copies)")
+    ap.add_argument("--pcie-lat-us", type=float,
+                    help="host <-> GPU latency, us (default: the calibration's with --from-bus, else 10)")
     ap.add_argument("--gpus-per-switch", type=int, default=2,
                     help="GPUs sharing one PCIe switch uplink to the host (HGX boards: 2)")
     ap.add_argument("--nvlink-gbs", type=float, default=370.0,
@@ -140,11 +142,15 @@ def main():
         sys.exit("make_platform.py: --gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got %d" % a.gpus)
     if a.cpus < 1:
         sys.exit("make_platform.py: --cpus must be >= 1")
-    h2d = (a.pcie_gbs * 1e9, a.pcie_lat_us * 1e-6)
-    d2h = h2d
+    h2d = d2h = (53e9, 10e-6)
     if a.from_bus:
         m = measured_host_links(a.from_bus)
         h2d, d2h = m["RAM-CUDA0"], m["CUDA0-RAM"]
+    # An explicit figure overrides the calibration's (e.g. to stand host links for another path: docs/simulation.md).
+    if a.pcie_gbs is not None:
+        h2d, d2h = (a.pcie_gbs * 1e9, h2d[1]), (a.pcie_gbs * 1e9, d2h[1])
+    if a.pcie_lat_us is not None:
+        h2d, d2h = (h2d[0], a.pcie_lat_us * 1e-6), (d2h[0], a.pcie_lat_us * 1e-6)
         if a.gpu_mem_gib is None:
             a.gpu_mem_gib = m["memsize"] / 2.0**30
     if a.gpu_mem_gib is None:

@@ -5,7 +5,7 @@
 #   tools/simulate.sh --build                      set up and build the simulation build (deps/setup-simgrid.sh,
 #                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON; cached)
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
-#                                                  (SimGrid's smpicc/smpicxx; experimental, docs/simulation.md)
+#                                                  (SimGrid's smpicc/smpicxx; docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
 #   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
 # Options:

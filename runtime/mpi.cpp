@@ -3,6 +3,7 @@
 #include "runtime/mpi.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -264,11 +265,36 @@ CoreShare node_core_share(int have, int online, int local_rank, int local_size) 
     return {(local_rank * share) % online, std::min(share, online - (local_rank * share) % online)};
 }
 
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+namespace {
+// Under smpirun every simulated rank lives in one process, the simulator: the host copies of the tiles that the ranks
+// receive would all be real allocations of it (4 ranks at n = 65536 outgrew 24 GiB). Nothing is computed, so host
+// buffers of a tile's size or more share their pages (SimGrid's shared malloc: no memory, and SMPI copies no payload
+// between shared buffers); smaller ones, StarPU-MPI's own messages among them, stay private. StarPU's simulated cost
+// of pinning a host buffer (datawizard/malloc.c: 650 us per MiB unless STARPU_SIMGRID_CUDA_MALLOC_COST=0), which a
+// hook bypasses, is kept as StarPU charges it.
+constexpr size_t shared_from = size_t{4} << 20;
+
+int simulated_host_malloc(unsigned, void** a, size_t size, int flags) {
+    if ((flags & STARPU_MALLOC_PINNED) && starpu_get_env_number_default("STARPU_SIMGRID_CUDA_MALLOC_COST", 1))
+        starpu_sleep(static_cast<float>(static_cast<double>(size) * 0.000650 / 1048576.0));
+    *a = size >= shared_from ? smpi_shared_malloc(size, __FILE__, __LINE__) : malloc(size);
+    return *a ? 0 : -ENOMEM;
+}
+
+int simulated_host_free(unsigned, void* a, size_t, int) {
+    smpi_shared_free(a);  // SMPI's free: a shared buffer's mapping, or the private buffer
+    return 0;
+}
+}  // namespace
+#endif
+
 int mpi_start(starpu_conf* conf, std::unique_ptr<MpiState>* out) {
 #if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
     // Under smpirun (docs/simulation.md) StarPU's main has started MPI on the rank's SimGrid actor and runs this
     // program on another one, which reaches MPI through StarPU-MPI only: no MPI call here, one rank per node.
     auto s = std::make_unique<MpiState>();
+    starpu_malloc_set_hooks(simulated_host_malloc, simulated_host_free);
     const int ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, conf);
     if (ret != 0) return ret;
     starpu_mpi_comm_rank(MPI_COMM_WORLD, &s->rank);

@@ -8,10 +8,11 @@ StarPU in SimGrid mode reads, for the machine named by STARPU_HOSTNAME, from $ST
                         schedulers' transfer estimates read
 A real run writes these itself (StarPU's bus calibration). This script writes them for a node that need not exist:
 N GPUs behind an NVLink switch, each with its own PCIe link to the host and pairs of GPUs sharing a PCIe switch's
-uplink, as in an 8-GPU HGX H100 board. Every figure is a parameter; the defaults are assumptions, listed in
-docs/simulation.md, except where --from-bus takes the host <-> GPU figures that the calibration run measured.
+uplink, as in an 8-GPU HGX board. Every figure is a parameter; the defaults are assumptions (an HGX H100 board),
+listed in docs/simulation.md, except where --from-bus takes the host <-> GPU figures and the GPU memory that the
+calibration run measured.
 
-  sim/make_platform.py --host h100x8 --gpus 8 --out DIR/bus [--cpus 16] [--from-bus sim/models/h100/bus/h100]
+  sim/make_platform.py --host h100x8 --gpus 8 --out DIR/bus [--cpus 16] [--from-bus sim/models/h200/bus/h200]
 """
 import argparse
 import math
@@ -23,7 +24,8 @@ MAXNODES = 16  # StarPU's --enable-maxnodes (deps/starpu-config.sh): the matrice
 
 
 def measured_host_links(prefix):
-    """RAM->CUDA0 and CUDA0->RAM bandwidth (B/s) and latency (s) from a calibration run's platform file."""
+    """RAM->CUDA0 and CUDA0->RAM bandwidth (B/s) and latency (s) from a calibration run's platform file, and CUDA0's
+    memory (bytes: StarPU's allowance on the calibrated GPU, its "memsize")."""
     path = prefix + ".platform.v4.xml"
     text = open(path).read()
     out = {}
@@ -32,6 +34,10 @@ def measured_host_links(prefix):
         if not m:
             sys.exit("make_platform.py: no link %s in %s" % (name, path))
         out[name] = (float(m.group(1)), float(m.group(2)))
+    m = re.search(r'<host id="CUDA0"[^>]*>\s*<prop id="memsize" value="([0-9]+)"', text)
+    if not m:
+        sys.exit("make_platform.py: no memsize of CUDA0 in %s" % path)
+    out["memsize"] = int(m.group(1))
     return out
 
 
@@ -107,10 +113,14 @@ def main():
     ap.add_argument("--gpus", type=int, required=True, help="GPUs in the node (1..8)")
     ap.add_argument("--cpus", type=int, default=16, help="CPU cores StarPU may use (default 16)")
     ap.add_argument("--out", required=True, help="the bus/ directory to write into")
-    ap.add_argument("--gpu-mem-gib", type=float, default=79.6, help="memory per GPU in GiB (H100 SXM: 79.6)")
-    ap.add_argument("--pcie-gbs", type=float, default=53.0,
-                    help="host <-> GPU GB/s per direction (PCIe 5.0 x16, pinned copies; default 53)")
-    ap.add_argument("--pcie-lat-us", type=float, default=10.0, help="host <-> GPU latency, us (default 10)")
+    ap.add_argument("--gpu-mem-gib", type=float,
+                    help="memory per GPU in GiB (default: the calibrated GPU's with --from-bus, else 79.6, an H100 "
+                         "SXM's)")
+    ap.add_argument("--pcie-gbs", type=float,
+                    help="host <-> GPU GB/s per direction (default: the calibration's with --from-bus, else 53: PCIe "
+                         "5.0 x16, pinned copies)")
+    ap.add_argument("--pcie-lat-us", type=float,
+                    help="host <-> GPU latency, us (default: the calibration's with --from-bus, else 10)")
     ap.add_argument("--gpus-per-switch", type=int, default=2,
                     help="GPUs sharing one PCIe switch uplink to the host (HGX boards: 2)")
     ap.add_argument("--nvlink-gbs", type=float, default=370.0,
@@ -132,11 +142,19 @@ def main():
         sys.exit("make_platform.py: --gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got %d" % a.gpus)
     if a.cpus < 1:
         sys.exit("make_platform.py: --cpus must be >= 1")
-    h2d = (a.pcie_gbs * 1e9, a.pcie_lat_us * 1e-6)
-    d2h = h2d
+    h2d = d2h = (53e9, 10e-6)
     if a.from_bus:
         m = measured_host_links(a.from_bus)
         h2d, d2h = m["RAM-CUDA0"], m["CUDA0-RAM"]
+    # An explicit figure overrides the calibration's (e.g. to stand host links for another path: docs/simulation.md).
+    if a.pcie_gbs is not None:
+        h2d, d2h = (a.pcie_gbs * 1e9, h2d[1]), (a.pcie_gbs * 1e9, d2h[1])
+    if a.pcie_lat_us is not None:
+        h2d, d2h = (h2d[0], a.pcie_lat_us * 1e-6), (d2h[0], a.pcie_lat_us * 1e-6)
+        if a.gpu_mem_gib is None:
+            a.gpu_mem_gib = m["memsize"] / 2.0**30
+    if a.gpu_mem_gib is None:
+        a.gpu_mem_gib = 79.6
     nvl = (a.nvlink_gbs * 1e9, a.nvlink_lat_us * 1e-6)
     os.makedirs(a.out, exist_ok=True)
 

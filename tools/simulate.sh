@@ -5,15 +5,15 @@
 #   tools/simulate.sh --build                      set up and build the simulation build (deps/setup-simgrid.sh,
 #                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON; cached)
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
-#                                                  (SimGrid's smpicc/smpicxx; experimental, docs/simulation.md)
+#                                                  (SimGrid's smpicc/smpicxx; docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
-#   tools/simulate.sh --models sim/models/h100 --gpus 8 -- --n 131072 --nb 2048 --prec d
+#   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
 # Options:
 #   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
 #                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)
 #   --gpus N       GPUs of each simulated node, 1..8 (default 1)
-#   --nodes K      simulated nodes, one StarPU-MPI rank each, under SimGrid's smpirun (default 1: one process);
-#                  experimental: the times are not yet trusted (docs/simulation.md)
+#   --nodes K      simulated nodes, one StarPU-MPI rank each, under SimGrid's smpirun (default 1: one process),
+#                  transfers between ranks as GPU-direct ones: no pinning cost (docs/simulation.md, "Several nodes")
 #   --cpus C       CPU cores of the simulated node (default 16; a --gpu-only run starts no CPU worker)
 #   --platform "ARGS"  more sim/make_platform.py arguments (e.g. "--nvlink-gbs 300 --pcie-gbs 50")
 #   --keep DIR     prepare the simulated machine's model directory in DIR and keep it (default: a temporary one)
@@ -114,6 +114,14 @@ fi
 # Several nodes: one StarPU-MPI rank per node under smpirun (SimGrid's MPI), on the cluster platform; the ranks'
 # StarPU threads run on their node's hosts (StarPU-MPI<r>-CPU.., -CUDA..). smpirun loads the program once per rank
 # (privatization); the program's own computations take no simulated time.
+# StarPU 1.3's SMPI mode stages every tile a rank sends or receives through a host buffer, and charges its pinning
+# 650 us per MiB (datawizard/malloc.c): 21 ms a 2048 tile, which made 4 simulated ranks of one GPU 15 times slower
+# than the real ranks with GPU-direct transfers (docs/simulation.md), which need no host buffer. Off unless the
+# caller sets it; it also removes the 175 us of a first allocation on a GPU, which a warm-up run pays anyway.
+export STARPU_SIMGRID_CUDA_MALLOC_COST=${STARPU_SIMGRID_CUDA_MALLOC_COST:-0}
+# Host copies of tiles share their pages (runtime/mpi.cpp): SimGrid's shared malloc maps them in blocks of 64 MiB
+# (its default 1 MiB would take one mapping per MiB of every received tile).
 smpirun -platform "$dir/bus/$simhost.cluster.xml" -hostfile "$dir/bus/$simhost.hosts" -np "$nodes" "$exe" \
   "${flags[@]}" "$@" "${logs[@]}" --log=smpi_config.thres:warning --log=ker_lmm.thres:error \
-  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no
+  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no \
+  --cfg=smpi/shared-malloc-blocksize:$((64 << 20))

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/common.hpp"
+#include "kernels/cuda_blas.hpp"  // the library's own cuSOLVER calls: potrf_buffer_size, potrf, cuda_type
 
 namespace {
 
@@ -29,26 +30,10 @@ __global__ void fill_spd(T* a, int64_t n) {
     a[i + j * n] = v;
 }
 
-template <typename T> cudaDataType_t cuda_type();
-template <> cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
-template <> cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
-
-cusolverStatus_t legacy_size(cusolverDnHandle_t h, int n, double* a, int* lwork) {
-    return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, n, lwork);
-}
-cusolverStatus_t legacy_size(cusolverDnHandle_t h, int n, float* a, int* lwork) {
-    return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, a, n, lwork);
-}
-cusolverStatus_t legacy(cusolverDnHandle_t h, int n, double* a, double* w, int lwork, int* info) {
-    return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, w, lwork, info);
-}
-cusolverStatus_t legacy(cusolverDnHandle_t h, int n, float* a, float* w, int lwork, int* info) {
-    return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, a, n, w, lwork, info);
-}
-
 template <typename T>
 void run(cusolverDnHandle_t h, cudaStream_t s, int n, int warmup, int repeat) {
     using namespace starfact::bench;
+    namespace gpu = starfact::detail::gpu;
     T *a = nullptr, *a0 = nullptr, *w = nullptr;
     int* info = nullptr;
     const size_t bytes = sizeof(T) * size_t(n) * n;
@@ -57,22 +42,23 @@ void run(cusolverDnHandle_t h, cudaStream_t s, int n, int warmup, int repeat) {
     STARFACT_BENCH_CUDA(cudaMalloc(&info, sizeof(int)));
     fill_spd<T><<<dim3((n + 255) / 256, n), 256, 0, s>>>(a0, n);
     int lwork = 0;
-    STARFACT_BENCH_STATUS(legacy_size(h, n, a, &lwork));
+    STARFACT_BENCH_STATUS(gpu::potrf_buffer_size(h, n, a, n, &lwork));
     cusolverDnParams_t params;
     STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
     size_t dev_bytes = 0, host_bytes = 0;
-    STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), a, n,
-                                                      cuda_type<T>(), &dev_bytes, &host_bytes));
+    const cudaDataType_t type = gpu::cuda_type<T>();
+    STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, type, a, n, type,
+                                                      &dev_bytes, &host_bytes));
     const size_t work = std::max(dev_bytes, sizeof(T) * size_t(lwork));
     STARFACT_BENCH_CUDA(cudaMalloc(&w, work));
     std::vector<char> host(host_bytes + 1);
     auto reset = [&](cudaStream_t st) { cudaMemcpyAsync(a, a0, bytes, cudaMemcpyDeviceToDevice, st); };
     std::vector<double> tl, tx;
     for (int r = 0; r < warmup + repeat; ++r) {
-        const double l = time_median(s, 0, 1, [&](cudaStream_t) { legacy(h, n, a, w, lwork, info); }, reset);
+        const double l = time_median(s, 0, 1, [&](cudaStream_t) { gpu::potrf(h, n, a, n, w, lwork, info); }, reset);
         const double x = time_median(s, 0, 1, [&](cudaStream_t) {
-            cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, cuda_type<T>(), a, n, cuda_type<T>(), w, work,
-                             host.data(), host_bytes, info);
+            cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, type, a, n, type, w, work, host.data(), host_bytes,
+                             info);
         }, reset);
         if (r >= warmup) tl.push_back(l), tx.push_back(x);
     }

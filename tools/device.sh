@@ -4,7 +4,8 @@
 # Here (no GPU):   tools/device.sh prepare
 #     builds Release for sm_90 (BUILD_DIR, default build/; TARGETS limits the build) and copies what the device needs into
 #     CARRY_DIR (default .carry/): the drivers and test_*/bench_*/tune_* binaries (CARRY_BINS="a b": only those),
-#     StarPU and libfxt shared libraries, StarPU tools, and the Python package as built (python/starfact/ with libstarfact_c.so; one build serves every Python 3 there).
+#     StarPU and libfxt shared libraries, StarPU tools, and the Python package as built (python/starfact/ with
+#     libstarfact_c.so; one build serves every Python 3 there).
 #     Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPU):     bash tools/device.sh run [PHASE[:PATTERN] ...]
 #     phases (default: info tests sanitize chol bench): info tests sanitize chol panel diag compare traces sweep bench
@@ -24,7 +25,6 @@ prepare() {
     build=$("$root/tools/build.sh")
     prefix=$("$root/deps/starpu-prefix.sh")
     rm -rf "$carry"; mkdir -p "$carry/bin" "$carry/lib"
-    local b
     # CARRY_BINS (names, space-separated) keeps the carry lean: only those binaries (default: every driver, test,
     # bench and tuner; all of them together pass the carry's 64 MiB).
     local f keep=" ${CARRY_BINS:-} "

@@ -214,9 +214,10 @@ class LSSVC(*_BASES):
         return h
 
     def _kernel(self, ns, x, z, z_norms, out=None, x_norms=None):
-        """k(x_i, z_j) for rows of x and z (z_norms: |z_j|^2), a new array of x's library. The product x z^T is the
-        only array of that size allocated: the RBF kernel is formed in it, in place (a 60,000-sample kernel matrix
-        in double is 28.8 GB, which a GPU holds once, not four times)."""
+        """k(x_i, z_j) for rows of x and z (z_norms: |z_j|^2; x_norms: |x_i|^2, computed when None), a new array of
+        x's library, or `out` (a view) when given. The product x z^T is the only array of that size: the RBF kernel
+        is formed in it, in place (a 60,000-sample kernel matrix in double is 28.8 GB, which a GPU holds once, not
+        four times)."""
         if self.kernel == "linear":
             return ns.matmul(x, z.T, out)
         # -gamma |x - z|^2 = (2 gamma x).z - gamma |x|^2 - gamma |z|^2, at most 0 (rounding can make it slightly

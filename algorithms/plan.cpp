@@ -112,6 +112,15 @@ PanelSolve resolve_panel_solve(PanelSolve p) {
     return p == PanelSolve::Auto ? PanelSolve::Trsm : p;
 }
 
+PanelSolve resolve_panel_solve(PanelSolve p, Precision factor, Mapping mapping, bool distributed) {
+    if (p != PanelSolve::Auto) return p;
+    // Tensor-core factors: the inverse through tensor-core gemms (codelets/trtri.cpp) and one tensor-core gemm per
+    // panel tile beat the recursive solve: TF32 factorization of n = 32768 in 4096 tiles 0.0863 s against 0.0962 s
+    // (H100, device-resident, starpu_chol --op potrf --prec s --factor-prec tf32 --panel inverse|trsm).
+    const bool tensor_cores = factor == Precision::Tf32 || factor == Precision::Bf16 || factor == Precision::Fp16;
+    return tensor_cores && mapping != Mapping::CpuOnly && !distributed ? PanelSolve::Inverse : PanelSolve::Trsm;
+}
+
 template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool, int);
 template TilePlan tile_plan<double>(int64_t, Mapping, Residency, bool, int);
 template TilePlan potri_tile_plan<float>(int64_t, Mapping, Residency, bool);

@@ -42,7 +42,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
         detail::agree(A.runtime(), "potrf",
                       {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
                        {"variant", opts.variant.name()}, {"factor", to_string(opts.factor)},
-                       {"panel", to_string(resolve_panel_solve(opts.panel))}});
+                       {"panel", to_string(resolve_panel_solve(opts.panel, opts.factor, opts.mapping, true))}});
     detail::require_square("potrf", "A", A);
     Runtime& rt = A.runtime();
     require(&seq.runtime() == &rt, "potrf", "seq", "belongs to another Runtime than A");
@@ -54,7 +54,8 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
             "is recursive but this build has no recursive Cholesky kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
-    require(!A.distributed() || resolve_panel_solve(opts.panel) != PanelSolve::Inverse, "potrf",
+    const PanelSolve panel = resolve_panel_solve(opts.panel, opts.factor, opts.mapping, A.distributed());
+    require(!A.distributed() || panel != PanelSolve::Inverse, "potrf",
             "panel", "is inverse, which distributed matrices do not support (its temporary tile is not distributed)");
     // left-coarse's update of tile (m, k) reads 2k tiles in one task: under a GPU memory limit StarPU 1.3 must hold
     // every buffer of a running task, and with fewer than two of the widest tasks' worth it evicts and refetches
@@ -78,7 +79,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
         const int64_t diag_order = std::min(A.nb(), A.n());
         reserve_potrf_workspace<T>(rt, static_cast<int>(diag_order),
                                    resolve_diag_kernel<T>(opts.diag, opts.mapping, diag_order));
-        if (resolve_panel_solve(opts.panel) == PanelSolve::Inverse)
+        if (panel == PanelSolve::Inverse)
             reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }
     submit_potrf_dag(A, info_handle, opts, stats, &state);

@@ -5,6 +5,7 @@
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/syrk_recursive.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -46,12 +47,16 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
     const int lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
     cublasStatus_t s;
     if constexpr (std::is_same<T, float>::value) {
-        // cuBLAS has no tensor-core syrk: a gemm over the whole tile (both triangles; the factorization reads only
-        // the lower one), n^2 k more flops on the diagonal tiles only.
+        // cuBLAS has no tensor-core syrk: the Cholesky's form (Lower, NoTrans) by halving into gemms, blocks of
+        // kSyrkRecursiveBase on the diagonal whole (kernels/syrk_recursive.hpp); other forms one gemm over the whole
+        // tile (both triangles: n^2 k more flops).
         const Op other = a->op == Op::NoTrans ? Op::Trans : Op::NoTrans;
-        s = a->compute ? gpu::gemm_fast(ws.cublas, a->compute, a->op, other, n, n, k, a->alpha, A, lda, A, lda, a->beta,
-                                        C, ldc)
-                       : gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A, lda, a->beta, C, ldc);
+        if (a->compute && a->uplo == Uplo::Lower && a->op == Op::NoTrans)
+            s = gpu::syrk_lower_fast(ws.cublas, a->compute, n, k, a->alpha, A, lda, a->beta, C, ldc);
+        else
+            s = a->compute ? gpu::gemm_fast(ws.cublas, a->compute, a->op, other, n, n, k, a->alpha, A, lda, A, lda,
+                                            a->beta, C, ldc)
+                           : gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A, lda, a->beta, C, ldc);
     } else {
         s = gpu::syrk(ws.cublas, a->uplo, a->op, n, k, a->alpha, A, lda, a->beta, C, ldc);
     }

@@ -60,6 +60,19 @@ void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
+/// The float solve in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
+template <int Compute>
+struct TrsmInverseFast {
+    static void define(Kernel& k);
+};
+template <int Compute>
+void TrsmInverseFast<Compute>::define(Kernel& k) {
+    static const char* const symbols[] = {"", "starfact_strsm_inverse_tf32", "starfact_strsm_inverse_bf16",
+                                          "starfact_strsm_inverse_fp16"};
+    define_kernel(k, "trsm_inv", symbols[Compute], trsm_inverse_cpu<float>,
+                  STARFACT_CUDA_IMPL(trsm_inverse_cuda<float>), {STARPU_R, STARPU_RW});
+}
+
 }  // namespace
 
 template <typename T>
@@ -73,10 +86,11 @@ template <typename T>
 void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Linv, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trsm_inverse.cl);
+    const int compute = std::is_same<T, float>::value ? o.compute : 0;
+    t->cl = const_cast<starpu_codelet*>(by_compute<T, TrsmInverseFast>(rt, compute, &codelets<T>(rt).trsm_inverse.cl));
     t->handles[0] = Linv;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt), std::is_same<T, float>::value ? o.compute : 0});
+    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt), compute});
     t->cl_arg_size = sizeof(TrsmInverseArgs);
     t->cl_arg_free = 1;
     t->flops = m * n * n;  // counted as the trsm it replaces

@@ -1,11 +1,15 @@
 // trtri codelet: Linv := L^-1 for a lower-triangular diagonal tile, strictly upper part zeroed, so
-// that the panel solves of the inverse path (codelets/trsm_inverse.cpp) are plain gemms.
+// that the panel solves of the inverse path (codelets/trsm_inverse.cpp) are plain gemms. On CUDA by recursive
+// halving into gemms (kernels/trtri_recursive.hpp), in the tensor-core arithmetic of a mixed-precision factor's
+// float tiles (TaskOptions::compute: their own codelets, so that their performance models are their own).
 //   buffers: 0 = L (R, the factored diagonal tile), 1 = Linv (W, a temporary tile)
 #include <cstring>
+#include <type_traits>
 
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/trtri_recursive.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -14,6 +18,7 @@ namespace {
 
 struct TrtriArgs {
     CudaContexts* cuda;
+    int compute;  // TaskOptions::compute (float on CUDA: the recursion's gemms on tensor cores)
 };
 
 template <typename T>
@@ -44,29 +49,37 @@ void trtri_cuda(void* buffers[], void* cl_arg) {
     const int ldl = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
     T* X = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
-    if (cudaMemcpy2DAsync(X, ldx * sizeof(T), reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-                          ldl * sizeof(T), n * sizeof(T), n, cudaMemcpyDeviceToDevice, c.stream) != cudaSuccess)
-        STARPU_ABORT_MSG("trtri: cudaMemcpy2DAsync failed");
-    gpu::launch_zero_upper<T>(X, n, ldx, c.stream);
-    if (cusolverDnXtrtri(c.solver, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, gpu::cuda_type<T>(), X, ldx,
-                         c.work, c.work_bytes, c.host_work, c.host_work_bytes, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDnXtrtri failed");
+    if (static_cast<size_t>(gpu::trtri_recursive_scratch(n)) * sizeof(T) > c.scratch_bytes)
+        STARPU_ABORT_MSG("trtri: scratch too small (reserve_inverse_workspace not called for this tile size)");
+    const cublasStatus_t s = gpu::trtri_lower_recursive<T>(
+        starpu_cublas_get_local_handle(), c.stream, a->compute, n, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+        ldl, X, ldx, static_cast<T*>(c.scratch));
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif
-
-}  // namespace
 
 #ifdef STARFACT_HAVE_CUDA
 template <typename T>
-Workspace trtri_workspace(cusolverDnHandle_t h, int n) {
+Workspace trtri_workspace(cusolverDnHandle_t, int n) {
     Workspace w;
-    if (cusolverDnXtrtri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, gpu::cuda_type<T>(), nullptr, n,
-                                    &w.device, &w.host) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDnXtrtri_bufferSize failed");
-    w.scratch = static_cast<size_t>(n) * n * sizeof(T);  // for trsm_inverse's out-of-place gemm
+    w.scratch = static_cast<size_t>(n) * n * sizeof(T);  // trsm_inverse's out-of-place gemm, trtri's products
     return w;
 }
 #endif
+
+/// The float trtri in a tensor-core arithmetic: its own codelet, so that its performance model is its own.
+template <int Compute>
+struct TrtriFast {
+    static void define(Kernel& k);
+};
+template <int Compute>
+void TrtriFast<Compute>::define(Kernel& k) {
+    static const char* const symbols[] = {"", "starfact_strtri_tf32", "starfact_strtri_bf16", "starfact_strtri_fp16"};
+    define_kernel(k, "trtri", symbols[Compute], trtri_cpu<float>, STARFACT_CUDA_IMPL(trtri_cuda<float>),
+                  {STARPU_R, STARPU_W});
+}
+
+}  // namespace
 
 template <typename T>
 void reserve_inverse_workspace(const Runtime& rt, int nb) {
@@ -88,10 +101,11 @@ template <typename T>
 void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t Linv) {
     const double n = tile_rows(L);
     starpu_task* t = starpu_task_create();
-    t->cl = const_cast<starpu_codelet*>(&codelets<T>(rt).trtri.cl);
+    const int compute = std::is_same<T, float>::value ? o.compute : 0;
+    t->cl = const_cast<starpu_codelet*>(by_compute<T, TrtriFast>(rt, compute, &codelets<T>(rt).trtri.cl));
     t->handles[0] = L;
     t->handles[1] = Linv;
-    t->cl_arg = pack(TrtriArgs{cuda_contexts(rt)});
+    t->cl_arg = pack(TrtriArgs{cuda_contexts(rt), compute});
     t->cl_arg_size = sizeof(TrtriArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0;

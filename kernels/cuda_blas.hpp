@@ -82,6 +82,9 @@ template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
 /// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
 template <typename T>
 void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);
+/// Sets the n x n tile A to the identity on `stream`.
+template <typename T>
+void launch_identity(T* A, int n, int ld, cudaStream_t stream);
 
 /// After a tile potrf: local = min(devInfo if > 0, first column whose diagonal is not finite and > 0);
 /// if local > 0 and *info == 0, *info = offset + local. One block, on `stream`.

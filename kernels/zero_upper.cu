@@ -1,5 +1,6 @@
-// Zeroes the strictly upper triangle of a column-major tile on a stream (used after inverting a
-// lower-triangular tile, so that a plain gemm can apply it).
+// Triangle helpers on a stream: zeroes the strictly upper triangle of a column-major tile (used after inverting a
+// lower-triangular tile, so that a plain gemm can apply it), and writes an identity tile (the right-hand side from
+// which the recursive inversion's leaves are solved, kernels/trtri_recursive.hpp).
 #include <cstdint>
 
 #include "kernels/cuda_blas.hpp"
@@ -13,7 +14,18 @@ __global__ void zero_upper_kernel(T* A, int n, int ld) {
         for (int i = threadIdx.x; i < j; i += blockDim.x) A[i + static_cast<int64_t>(j) * ld] = T(0);
 }
 
+template <typename T>
+__global__ void identity_kernel(T* A, int n, int ld) {
+    for (int j = blockIdx.x; j < n; j += gridDim.x)
+        for (int i = threadIdx.x; i < n; i += blockDim.x) A[i + static_cast<int64_t>(j) * ld] = i == j ? T(1) : T(0);
+}
+
 }  // namespace
+
+template <typename T>
+void launch_identity(T* A, int n, int ld, cudaStream_t stream) {
+    if (n > 0) identity_kernel<T><<<n < 1024 ? n : 1024, 128, 0, stream>>>(A, n, ld);
+}
 
 template <typename T>
 void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream) {
@@ -22,5 +34,7 @@ void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream) {
 
 template void launch_zero_upper<float>(float*, int, int, cudaStream_t);
 template void launch_zero_upper<double>(double*, int, int, cudaStream_t);
+template void launch_identity<float>(float*, int, int, cudaStream_t);
+template void launch_identity<double>(double*, int, int, cudaStream_t);
 
 }  // namespace starfact::detail::gpu

@@ -47,6 +47,14 @@ TEMPLATE_TEST_CASE("GPU-only potrf residual < 60, host and device residency", "[
                     factor_and_check<TestType>(n, nb, Mapping::GpuOnly, r, false, panel);
 }
 
+TEMPLATE_TEST_CASE("GPU-only potrf, inverse panel solve with tiles the inversion splits", "[gpu][inverse]", float,
+                   double) {
+    // Tiles above kTrtriRecursiveBase (256) are inverted by halving into gemms: one and two levels, odd orders.
+    for (int64_t nb : {300, 600})
+        for (int64_t n : {nb - 1, nb + 1, 2 * nb + 13, int64_t(1913)})
+            factor_and_check<TestType>(n, nb, Mapping::GpuOnly, Residency::Device, false, PanelSolve::Inverse);
+}
+
 TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double) {
     for (PanelSolve panel : {PanelSolve::Trsm, PanelSolve::Inverse})
         for (const char* v : {"lookahead=0", "lookahead=2", "left", "left-coarse", "noprio"}) {

@@ -41,7 +41,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const Options opts = options_for(s, mapping, s.variant);
     const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
                              : to_string(resolve_diag_kernel<T>(s.diag, mapping, std::min(nb, n)));
-    const std::string panel = to_string(resolve_panel_solve(s.panel));
+    const std::string panel = to_string(resolve_panel_solve(s.panel, opts.factor, mapping, false));
 
     if (s.calibrate) {
         Settings cal = s;

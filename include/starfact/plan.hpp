@@ -12,14 +12,15 @@ namespace starfact {
 
 /// How the panel tiles A[m][k] are solved against the diagonal factor L[k][k].
 enum class PanelSolve {
-    Auto,     ///< Trsm (the backward-stable choice; see resolve_panel_solve)
+    Auto,     ///< Trsm (the backward-stable choice), Inverse for tensor-core factors (see resolve_panel_solve)
     Trsm,     ///< one trsm per tile (LAPACK's backward-stable triangular solve)
     Inverse,  ///< L[k][k]^-1 once per step (trtri), then one gemm per tile (MAGMA's GPU trsm does this with
               ///< small diagonal blocks); the error grows with cond(L[k][k]) instead of being backward stable:
               ///< faster with 1024 tiles on the H100, but matrices with ill-conditioned tiles (Gaussian kernels
               ///< with small nuggets) can fail with a spurious info > 0. Opt-in only.
 };
-/// What Auto means: Trsm, for every mapping and tile size.
+/// What Auto means for a factorization in the matrix's own arithmetic: Trsm, for every mapping and tile size
+/// (tensor-core factors: the overload of cholesky.hpp).
 PanelSolve resolve_panel_solve(PanelSolve p);
 
 /// CUDA kernel for the diagonal tiles.

@@ -1,0 +1,26 @@
+// Internal: the element-wise CUDA kernels of the Cholesky QR's GPU codelets (codelets/qr_cholqr.cpp): a diagonal
+// shift, row and column scalings, the trace and the distance to the identity of a Gram matrix, and the modified LU
+// without pivoting of Ballard et al. (kernels/qr/cholqr_cpu.hpp has its host twin). No StarPU: the codelets pass
+// the stream.
+#pragma once
+#ifdef STARFACT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+namespace starfact::detail::gpu {
+
+/// A(i, i) += value for i < n.
+template <typename T>
+void launch_cholqr_add_diag(T* A, int ld, int n, T value, cudaStream_t stream);
+/// A (m x n): A(i, j) *= s(i) (rows) or s(j) (columns).
+template <typename T>
+void launch_cholqr_scale(T* A, int ld, int m, int n, const T* s, bool rows, cudaStream_t stream);
+/// *out := trace(G) (identity false) or ||G - I||_F^2 (identity true) of the n x n G, summed in double. One block.
+template <typename T>
+void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out, cudaStream_t stream);
+/// The modified LU of the n x n A in place, the signs into s (n entries): kernels/qr/cholqr_cpu.hpp's modified_lu.
+/// One block.
+template <typename T>
+void launch_cholqr_modified_lu(T* A, int ld, int n, T* s, cudaStream_t stream);
+
+}  // namespace starfact::detail::gpu
+#endif

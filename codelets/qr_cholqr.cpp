@@ -9,9 +9,9 @@
 //   cholqr_ytc:         0 = Y (R), 1 = C (R), 2 = W (W)
 //   cholqr_tmul:        0 = T (R), 1 = W (RW)
 //   cholqr_update:      0 = Y (R), 1 = W (R), 2 = C (RW) [, 3 = Z (W, scratch: the first tile's)]
-// CPU: CBLAS and LAPACKE (kernels/qr/cholqr_cpu.hpp). CUDA: cuBLAS gemm (the Gram matrices: Fukaya et al. form them
-// with syrk; a gemm of the tall tile splits over the GPU where cuBLAS's syrk of an n x n result does not), trsm, trmm,
-// geam; cuSOLVER potrf; the element-wise kernels and the one-block modified LU of kernels/qr/cholqr_kernels.cu. The
+// CPU: CBLAS and LAPACKE (kernels/qr/cholqr_cpu.hpp). CUDA: cuBLAS gemm (the Gram matrices, as a strided batched
+// gemm over row chunks of the tile and their sum, so that the work spreads over the GPU), trsm, trmm, geam; cuSOLVER
+// potrf; the element-wise kernels and the one-block modified LU of kernels/qr/cholqr_kernels.cu. The
 // Cholesky and the reconstruction read one or two numbers back to the host (the trace for the shift, the
 // factorization's info): they wait for their stream, once or twice per factorization.
 #include <algorithm>
@@ -294,27 +294,68 @@ void copy_async(int m, int n, const T* src, int lds, T* dst, int ldd, cudaStream
            "cudaMemcpy2DAsync");
 }
 
+/// W (p x q) := beta W + A^T B for tall A (depth x p) and B (depth x q) (`right`: W := beta W + B A for the wide B,
+/// q x depth, and A, depth x p; W q x p), as partial products of chunks of the depth (one strided batched gemm into
+/// the worker's workspace) and their sum: a single gemm with a small result and a depth of thousands keeps a few of
+/// the GPU's multiprocessors busy. About 64 result blocks of 128 x 128 in all, chunks of at least 512.
+constexpr int kChunkBlocks = 64;
+constexpr int kChunkMinDepth = 512;
 template <typename T>
-void gram_cuda_into(const gpu::WorkerStream& ws, const Tile& X, const Tile& W) {
-    ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, X.cols, X.cols, X.rows, T(1), ptr<T>(X), X.ld, ptr<T>(X), X.ld,
-                 T(0), ptr<T>(W), W.ld),
-       "gemm");
+constexpr size_t partials_bytes() {
+    return static_cast<size_t>(kChunkBlocks) * 128 * 128 * sizeof(T);
+}
+
+template <typename T>
+void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right, int depth, int p, int q, const T* A,
+                  int lda, const T* B, int ldb, T beta, T* W, int ldw) {
+    const int wr = right ? q : p, wc = right ? p : q;  // W's shape
+    const int blocks = ((wr + 127) / 128) * ((wc + 127) / 128);
+    int chunks = std::min(std::max(1, kChunkBlocks / blocks), std::max(1, depth / kChunkMinDepth));
+    if (static_cast<size_t>(chunks) * wr * wc * sizeof(T) > c.work_bytes) chunks = 1;
+    auto direct = [&](int d, const T* a, const T* b, T bt) {
+        if (right)
+            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, d, T(1), b, ldb, a, lda, bt, W, ldw), "gemm");
+        else
+            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, p, q, d, T(1), a, lda, b, ldb, bt, W, ldw), "gemm");
+    };
+    if (chunks == 1) return direct(depth, A, B, beta);
+    const int len = depth / chunks, rest = depth - chunks * len;
+    const long long area = static_cast<long long>(wr) * wc, step_b = right ? static_cast<long long>(len) * ldb : len;
+    auto* P = static_cast<T*>(c.work);
+    if (right)
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, len, T(1), B, ldb, step_b, A, lda, len,
+                                     T(0), P, wr, area, chunks),
+           "gemm (strided batched)");
+    else
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb, step_b,
+                                     T(0), P, wr, area, chunks),
+           "gemm (strided batched)");
+    gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), ws.stream);
+    if (rest > 0)
+        direct(rest, A + static_cast<long long>(chunks) * len, B + static_cast<long long>(chunks) * step_b, T(1));
+}
+
+template <typename T>
+void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& X, const Tile& W) {
+    deep_product<T>(ws, c, false, X.rows, X.cols, X.cols, ptr<T>(X), X.ld, ptr<T>(X), X.ld, T(0), ptr<T>(W), W.ld);
 }
 
 template <typename T>
 void gram_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    gram_cuda_into<T>(ws, tile(buffers[0]), tile(buffers[1]));
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    gram_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
 }
 
 template <typename T>
 void solve_gram_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
     const Tile L = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
     ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(L), L.ld,
                  ptr<T>(X), X.ld),
        "trsm");
-    gram_cuda_into<T>(ws, X, W);
+    gram_cuda_into<T>(ws, a->cuda->local(), X, W);
 }
 
 template <typename T>
@@ -463,10 +504,7 @@ void ytc_cuda(void* buffers[], void* cl_arg) {
                "trmm");
             beta = T(1);
         }
-        if (r > k || beta == T(0))
-            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, n, cols, r - k, T(1), y + k, Y.ld, c + k, C.ld, beta, w,
-                         W.ld),
-               "gemm");
+        if (r > k) deep_product<T>(ws, a->cuda->local(), false, r - k, n, cols, y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
     } else {
         const int rows = C.rows;
         T beta = T(0);
@@ -476,10 +514,9 @@ void ytc_cuda(void* buffers[], void* cl_arg) {
                "trmm");
             beta = T(1);
         }
-        if (r > k || beta == T(0))
-            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows, n, r - k, T(1), c + at(0, k, C.ld), C.ld, y + k,
-                         Y.ld, beta, w, W.ld),
-               "gemm");
+        if (r > k)
+            deep_product<T>(ws, a->cuda->local(), true, r - k, n, rows, y + k, Y.ld, c + at(0, k, C.ld), C.ld, beta, w,
+                            W.ld);
     }
 }
 
@@ -537,7 +574,7 @@ Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
     Workspace w;
-    w.device = kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T);
+    w.device = std::max(kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T), partials_bytes<T>());
     return w;
 }
 #endif

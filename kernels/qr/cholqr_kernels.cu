@@ -1,4 +1,5 @@
 // The element-wise CUDA kernels of the Cholesky QR (kernels/qr/cholqr_kernels.hpp).
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/qr/cholqr_kernels.hpp"
@@ -45,6 +46,18 @@ __global__ void measure_kernel(const T* G, int ld, int n, bool identity, double*
 }
 
 template <typename T>
+__global__ void sum_kernel(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate) {
+    const int64_t mn = static_cast<int64_t>(m) * n;
+    for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < mn;
+         idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        T& w = W[idx % m + (idx / m) * ldw];
+        T s = accumulate ? w : T(0);
+        for (int b = 0; b < count; ++b) s += P[b * mn + idx];
+        w = s;
+    }
+}
+
+template <typename T>
 __global__ void modified_lu_kernel(T* A, int ld, int n, T* s) {
     __shared__ T pivot;
     for (int k = 0; k < n; ++k) {
@@ -84,6 +97,13 @@ void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out
     measure_kernel<T><<<1, kThreads, 0, stream>>>(G, ld, n, identity, out);
 }
 template <typename T>
+void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, cudaStream_t stream) {
+    const int64_t mn = static_cast<int64_t>(m) * n;
+    if (mn > 0)
+        sum_kernel<T><<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
+                        stream>>>(P, count, m, n, W, ldw, accumulate);
+}
+template <typename T>
 void launch_cholqr_modified_lu(T* A, int ld, int n, T* s, cudaStream_t stream) {
     if (n > 0) modified_lu_kernel<T><<<1, 1024, 0, stream>>>(A, ld, n, s);
 }
@@ -92,6 +112,7 @@ void launch_cholqr_modified_lu(T* A, int ld, int n, T* s, cudaStream_t stream) {
     template void launch_cholqr_add_diag<T>(T*, int, int, T, cudaStream_t);                         \
     template void launch_cholqr_scale<T>(T*, int, int, int, const T*, bool, cudaStream_t);          \
     template void launch_cholqr_measure<T>(const T*, int, int, bool, double*, cudaStream_t);        \
+    template void launch_cholqr_sum<T>(const T*, int, int, int, T*, int, bool, cudaStream_t);        \
     template void launch_cholqr_modified_lu<T>(T*, int, int, T*, cudaStream_t);
 STARFACT_CHOLQR_KERNELS(float)
 STARFACT_CHOLQR_KERNELS(double)

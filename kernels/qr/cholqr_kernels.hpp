@@ -17,6 +17,10 @@ void launch_cholqr_scale(T* A, int ld, int m, int n, const T* s, bool rows, cuda
 /// *out := trace(G) (identity false) or ||G - I||_F^2 (identity true) of the n x n G, summed in double. One block.
 template <typename T>
 void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out, cudaStream_t stream);
+/// W (m x n, ldw) := sum over b < count of P_b (+ W when `accumulate`), the m x n matrices P_b = P + b m n (leading
+/// dimension m).
+template <typename T>
+void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, cudaStream_t stream);
 /// The modified LU of the n x n A in place, the signs into s (n entries): kernels/qr/cholqr_cpu.hpp's modified_lu.
 /// One block.
 template <typename T>

@@ -234,12 +234,13 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, G
         int64_t m, n, nb;
     };
     for (const Shape& s : {Shape{1, 1, 4}, Shape{17, 17, 32}, Shape{700, 1, 128}, Shape{1000, 50, 128},
-                           Shape{5000, 200, 1024}, Shape{3000, 256, 256}})
+                           Shape{5000, 200, 1024}, Shape{30000, 256, 4096}})
         for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
                                             std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
                                             std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {
+            if (s.m > 5000 && factor == Mapping::CpuOnly) continue;
             expect_gpu_qr<T>(s.m, s.n, s.nb, "cholqr", 0, factor, apply);
-            expect_gpu_right<T>(s.m, s.n, 3, s.nb, "cholqr", 0, factor, apply);
+            if (s.m <= 1000) expect_gpu_right<T>(s.m, s.n, 3, s.nb, "cholqr", 0, factor, apply);
         }
 }
 

@@ -5,15 +5,18 @@
 // (docs/qr.md):
 //
 //   for pass p = 1, 2, 3:
-//     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i L_{p-1}^-T, W_i := A_i^T A_i
+//     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i V_{p-1}, W_i := A_i^T A_i
 //     binary tree:      W_q += W_{q+d} for d = 1, 2, 4, ...          (W_0 = the Gram matrix of the whole column)
-//     L_p := chol(W_0 (+ s I when p = 1))                            (one task; R_p = L_p^T)
+//     L_p := chol(W_0 (+ s I when p = 1)), V_p := L_p^-T             (one task; R_p = L_p^T)
 //   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T; M := U L3^T;
 //                R := S (L1 L2 L3)^T
-//   for each tile i:    A_i := A_i M^-1                              (= Q3_i U^-1 = Y_i)
+//   for each tile i:    A_i := A_i M^-1 (M^-1 = L3^-T U^-1, formed)  (= Q3_i U^-1 = Y_i)
 //   A_0(0:n) := R above the diagonal, Y1 below it
 //
-// The last pass's solve with L3 and the reconstruction's with U are one solve with M = U L3^T. Q = I - Y T Y^T, so
+// The last pass's solve with L3 and the reconstruction's with U are one solve with M = U L3^T. The solves over the
+// tiles multiply by the small triangles' inverses (trmm: on GPUs several times faster than trsm on these tall tiles);
+// the inverses come from backward-stable solves against the identity, and the tests check orthogonality and residual
+// on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so
 // that op(Q) C = C - Y op(T)... from the left, C op(Q) from the right, by tiles of C:
 //
 //   for each tile column j of C (Right: tile row):
@@ -72,8 +75,9 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n);
     std::vector<starpu_data_handle_t> W, small;
     for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
-    starpu_data_handle_t L[3];
+    starpu_data_handle_t L[3], V[3];  // the passes' Cholesky factors and their inverses transposed
     for (starpu_data_handle_t& l : L) small.push_back(l = temporary<T>(n, n));
+    for (starpu_data_handle_t& v : V) small.push_back(v = temporary<T>(n, n));
     for (int p = 0; p < 3; ++p) {
         TraceIteration pass(rt, p);
         for (int64_t i = 0; i < mt; ++i) {
@@ -82,20 +86,20 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
                 insert_cholqr_gram<T>(rt, o, A.tile(i, 0), W[static_cast<size_t>(i)]);
             } else {
                 o.name = names("cholqr_solve_gram", i, p);
-                insert_cholqr_solve_gram<T>(rt, o, L[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)]);
+                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)]);
             }
         }
         reduce<T>(rt, o, names, W);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], info, A.m(), p == 0, p == 2);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m(), p == 0, p == 2);
     }
-    const starpu_data_handle_t M = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
-    small.insert(small.end(), {M, RY, X});
+    const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
+    small.insert(small.end(), {Minv, RY, X});
     o.name = "cholqr_householder";
-    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), M, RY, X);
+    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X);
     for (int64_t i = 0; i < mt; ++i) {
         o.name = names("cholqr_solve", i);
-        insert_cholqr_solve<T>(rt, o, M, A.tile(i, 0));
+        insert_cholqr_solve<T>(rt, o, Minv, A.tile(i, 0));
     }
     o.name = "cholqr_store";
     insert_cholqr_store<T>(rt, o, RY, A.tile(0, 0));

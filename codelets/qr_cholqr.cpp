@@ -1,10 +1,10 @@
 // The Cholesky QR's codelets (codelets/cholqr_codelets.hpp, algorithms/cholqr.cpp):
 //   cholqr_gram:        0 = X (R), 1 = W (W)                 W := X^T X
-//   cholqr_solve_gram:  0 = L (R), 1 = X (RW), 2 = W (W)     X := X L^-T, W := X^T X
-//   cholqr_solve:       0 = M (R), 1 = X (RW)                X := X M^-1
+//   cholqr_solve_gram:  0 = V (R), 1 = X (RW), 2 = W (W)     X := X V (V = L^-T), W := X^T X
+//   cholqr_solve:       0 = V (R), 1 = X (RW)                X := X V (V = M^-1)
 //   cholqr_add:         0 = Wi (R), 1 = Wp (RW)              Wp += Wi
-//   cholqr_potrf:       0 = G (R), 1 = L (W), 2 = info (RW)  G (+ s I) = L L^T
-//   cholqr_householder: 0 = A0 (R), 1..3 = L1, L2, L3 (R), 4 = T (W), 5 = M (W), 6 = RY (W), 7 = X (W, scratch)
+//   cholqr_potrf:       0 = G (R), 1 = L (W), 2 = V (W), 3 = info (RW)   G (+ s I) = L L^T, V := L^-T
+//   cholqr_householder: 0 = A0 (R), 1..3 = L1, L2, L3 (R), 4 = T (W), 5 = V (W: M^-1), 6 = RY (W), 7 = X (W, scratch)
 //   cholqr_store:       0 = RY (R), 1 = A0 (RW)
 //   cholqr_ytc:         0 = Y (R), 1 = C (R), 2 = W (W)
 //   cholqr_tmul:        0 = T (R), 1 = W (RW)
@@ -94,17 +94,26 @@ void gram_cpu(void* buffers[], void*) {
 
 template <typename T>
 void solve_gram_cpu(void* buffers[], void*) {
-    const Tile L = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
-    cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(L), L.ld, ptr<T>(X),
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
               X.ld);
     gram_into<T>(X, W);
 }
 
 template <typename T>
 void solve_cpu(void* buffers[], void*) {
-    const Tile M = tile(buffers[0]), X = tile(buffers[1]);
-    cpu::trsm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(M), M.ld, ptr<T>(X),
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]);
+    cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
               X.ld);
+}
+
+/// V := the inverse of the triangle of L (lower, `trans`: its transpose, upper) or of U (upper): solves against the
+/// identity (backward stable column by column).
+template <typename T>
+void inverse_cpu(int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) V[at(i, j, ldv)] = i == j ? T(1) : T(0);
+    cpu::trsm(Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv);
 }
 
 template <typename T>
@@ -136,8 +145,8 @@ int cholesky_cpu(const Tile& G, const Tile& L, double s) {
 template <typename T>
 void potrf_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const Tile G = tile(buffers[0]), L = tile(buffers[1]);
-    int* info = info_of(buffers[2]);
+    const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
+    int* info = info_of(buffers[3]);
     const int n = G.cols;
     const T* g = ptr<T>(G);
     double trace = 0, distance = 0;
@@ -159,6 +168,7 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < n; ++i) l[at(i, j, L.ld)] = i == j ? T(1) : T(0);
     }
+    inverse_cpu(n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
     if (breakdown > 0 && *info == 0) *info = breakdown;
 }
 
@@ -180,14 +190,11 @@ void householder_cpu(void* buffers[], void*) {
     copy(n, n, ptr<T>(L1), L1.ld, x, X.ld);
     cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x, X.ld);
     cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x, X.ld);
-    // M := U L3^T and T := -(U S) Y1^-T, both upper (zeros below).
+    // V := M^-1 = (U L3^T)^-1 = L3^-T U^-1 and T := -(U S) Y1^-T, both upper (zeros below).
     for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            const T u = i <= j ? ry[at(i, j, RY.ld)] : T(0);
-            m[at(i, j, M.ld)] = u;
-            t[at(i, j, Tt.ld)] = u * s[j];
-        }
-    cpu::trmm(Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, m, M.ld);
+        for (int i = 0; i < n; ++i) t[at(i, j, Tt.ld)] = i <= j ? ry[at(i, j, RY.ld)] * s[j] : T(0);
+    inverse_cpu(n, Uplo::Upper, Op::NoTrans, ry, RY.ld, m, M.ld);
+    cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, m, M.ld);
     cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i <= j; ++i) ry[at(i, j, RY.ld)] = s[i] * x[at(j, i, X.ld)];
@@ -330,14 +337,39 @@ void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right,
         ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb, step_b,
                                      T(0), P, wr, area, chunks),
            "gemm (strided batched)");
-    gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), ws.stream);
+    gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), false, ws.stream);
     if (rest > 0)
         direct(rest, A + static_cast<long long>(chunks) * len, B + static_cast<long long>(chunks) * step_b, T(1));
 }
 
+/// The Gram matrix W := X^T X of a tall tile: deep_product's chunks, of its lower block triangle only (blocks of 128
+/// columns: block column j from its diagonal block down, one strided batched gemm each), summed and mirrored.
 template <typename T>
 void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& X, const Tile& W) {
-    deep_product<T>(ws, c, false, X.rows, X.cols, X.cols, ptr<T>(X), X.ld, ptr<T>(X), X.ld, T(0), ptr<T>(W), W.ld);
+    const int n = X.cols, depth = X.rows, bc = (n + 127) / 128, lower = bc * (bc + 1) / 2;
+    const size_t nn = static_cast<size_t>(n) * n;
+    int chunks = std::min(std::max(1, kChunkBlocks / lower), std::max(1, depth / kChunkMinDepth));
+    if ((chunks + 1) * nn * sizeof(T) > c.work_bytes) chunks = 1;
+    const T* x = ptr<T>(X);
+    if (chunks == 1) {
+        ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, n, n, depth, T(1), x, X.ld, x, X.ld, T(0), ptr<T>(W), W.ld),
+           "gemm");
+        return;
+    }
+    const int len = depth / chunks, rest = depth - chunks * len;
+    auto* P = static_cast<T*>(c.work);  // chunks partials, then the rest's
+    for (int j = 0; j < n; j += 128) {
+        const int w = std::min(128, n - j), h = n - j;
+        const T* Xj = x + at(0, j, X.ld);
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, h, w, len, T(1), Xj, X.ld, len, Xj, X.ld, len,
+                                     T(0), P + at(j, j, n), n, static_cast<long long>(nn), chunks),
+           "gemm (strided batched)");
+        if (rest > 0)
+            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, h, w, rest, T(1), Xj + chunks * len, X.ld,
+                         Xj + chunks * len, X.ld, T(0), P + chunks * nn + at(j, j, n), n),
+               "gemm");
+    }
+    gpu::launch_cholqr_sum(P, chunks + (rest > 0 ? 1 : 0), n, n, ptr<T>(W), W.ld, false, true, ws.stream);
 }
 
 template <typename T>
@@ -351,20 +383,20 @@ template <typename T>
 void solve_gram_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile L = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
-    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(L), L.ld,
-                 ptr<T>(X), X.ld),
-       "trsm");
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld,
+                 ptr<T>(X), X.ld, ptr<T>(X), X.ld),
+       "trmm");
     gram_cuda_into<T>(ws, a->cuda->local(), X, W);
 }
 
 template <typename T>
 void solve_cuda(void* buffers[], void* cl_arg) {
     const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile M = tile(buffers[0]), X = tile(buffers[1]);
-    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(M), M.ld,
-                 ptr<T>(X), X.ld),
-       "trsm");
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]);
+    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld,
+                 ptr<T>(X), X.ld, ptr<T>(X), X.ld),
+       "trmm");
 }
 
 template <typename T>
@@ -373,6 +405,13 @@ void add_cuda(void* buffers[], void* cl_arg) {
     const Tile Wi = tile(buffers[0]), Wp = tile(buffers[1]);
     ok(gpu::geam(ws.cublas, Wp.rows, Wp.cols, T(1), ptr<T>(Wp), Wp.ld, T(1), ptr<T>(Wi), Wi.ld, ptr<T>(Wp), Wp.ld),
        "geam");
+}
+
+/// inverse_cpu on the device.
+template <typename T>
+void inverse_cuda(const gpu::WorkerStream& ws, int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
+    gpu::launch_qr_laset(V, ldv, n, n, 0, ws.stream);
+    ok(gpu::trsm(ws.cublas, Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv), "trsm");
 }
 
 /// The worker's workspace for cholqr_potrf: one double (a measure read back), then cuSOLVER's potrf workspace.
@@ -421,8 +460,8 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     CudaWorkerContext& c = a->cuda->local();
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile G = tile(buffers[0]), L = tile(buffers[1]);
-    int* info = info_of(buffers[2]);
+    const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
+    int* info = info_of(buffers[3]);
     const int n = G.cols;
     double base = 0, s = 0;
     if (a->shift) s = base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
@@ -433,10 +472,31 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
     if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cuda<T>(ws, c, G, L, s = next_shift(s, base));
     if (failed > 0) gpu::launch_qr_laset(ptr<T>(L), L.ld, n, n, 0, ws.stream);
+    inverse_cuda(ws, n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
     if (breakdown > 0) {
         ok(cudaMemcpyAsync(c.dev_info, &breakdown, sizeof(int), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
         gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
         ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `breakdown` is on this stack frame
+    }
+}
+
+/// The modified LU of the n x n A, blocked: panels of kLuPanel columns by the one-block kernel, then the row block
+/// U12 := L11^-1 A12 (trsm) and the trailing update A22 -= L21 U12 (gemm). The signs depend only on the panel's
+/// current diagonal, which the earlier updates have reached: the same factorization as the unblocked one.
+constexpr int kLuPanel = 32;
+template <typename T>
+void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
+    for (int k = 0; k < n; k += kLuPanel) {
+        const int b = std::min(kLuPanel, n - k), rest = n - k - b;
+        T* Akk = A + at(k, k, ld);
+        gpu::launch_cholqr_modified_lu_panel(Akk, ld, n - k, b, s + k, ws.stream);
+        if (rest == 0) break;
+        T* A12 = A + at(k, k + b, ld);
+        ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
+           "trsm");
+        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A + at(k + b, k, ld), ld, A12, ld, T(1),
+                     A + at(k + b, k + b, ld), ld),
+           "gemm");
     }
 }
 
@@ -456,7 +516,7 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, ry,
                  RY.ld),
        "trsm");
-    gpu::launch_cholqr_modified_lu(ry, RY.ld, n, s, st);
+    modified_lu_cuda(ws, n, ry, RY.ld, s);
     // R = S (L1 L2 L3)^T: X := L1 L2 L3, M := X^T (scratch here), rows scaled by S, into RY's upper triangle.
     copy_async(n, n, ptr<T>(L1), L1.ld, x, X.ld, st);
     ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x,
@@ -471,12 +531,12 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     gpu::launch_copy_upper(ry, RY.ld, t, Tt.ld, n, n, gpu::Below::Zero, st);
     gpu::launch_cholqr_scale(t, Tt.ld, n, n, s, false, st);
     ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld), "trsm");
-    // X := U (upper), then M := U L3^T; RY := R above the diagonal, Y1 below.
+    // X := U (upper); RY := R above the diagonal, Y1 below; V := M^-1 = L3^-T U^-1.
     gpu::launch_copy_upper(ry, RY.ld, x, X.ld, n, n, gpu::Below::Zero, st);
     gpu::launch_copy_upper(m, M.ld, ry, RY.ld, n, n, gpu::Below::Keep, st);
-    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x, X.ld,
-                 m, M.ld),
-       "trmm");
+    inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, m, M.ld);
+    ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, m, M.ld),
+       "trsm");
 }
 
 template <typename T>
@@ -574,7 +634,10 @@ Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
     Workspace w;
-    w.device = std::max(kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T), partials_bytes<T>());
+    // The Gram's partials: chunks + 1 of n x n, chunks <= kChunkBlocks / (b (b + 1) / 2) for b = ceil(n / 128).
+    const size_t b = static_cast<size_t>((n + 127) / 128), nn = static_cast<size_t>(n) * n;
+    const size_t gram = (std::max<size_t>(1, kChunkBlocks / (b * (b + 1) / 2)) + 1) * nn * sizeof(T);
+    w.device = std::max({kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T), partials_bytes<T>(), gram});
     return w;
 }
 #endif
@@ -591,7 +654,7 @@ STARFACT_CHOLQR_DEFINE(gram, "gram", gram_cpu, gram_cuda, STARPU_R, STARPU_W)
 STARFACT_CHOLQR_DEFINE(solve_gram, "solve_gram", solve_gram_cpu, solve_gram_cuda, STARPU_R, STARPU_RW, STARPU_W)
 STARFACT_CHOLQR_DEFINE(solve, "solve", solve_cpu, solve_cuda, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(add, "add", add_cpu, add_cuda, STARPU_R, STARPU_RW)
-STARFACT_CHOLQR_DEFINE(potrf, "potrf", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_RW)
+STARFACT_CHOLQR_DEFINE(potrf, "potrf", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_W, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(householder, "householder", householder_cpu, householder_cuda, STARPU_R, STARPU_R, STARPU_R,
                        STARPU_R, STARPU_W, STARPU_W, STARPU_W, STARPU_W)
 STARFACT_CHOLQR_DEFINE(store, "store", store_cpu, store_cuda, STARPU_R, STARPU_RW)
@@ -645,13 +708,13 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, starpu_data_hand
 
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
-                         starpu_data_handle_t info, int64_t m, bool shift, bool check) {
+                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check) {
     CholqrArgs a = args_of(rt);
     a.m = m;
     a.shift = shift;
     a.check = check;
     const double n = tile_cols(G);
-    submit(task_of(kernel<define_potrf<T>>(rt), a, {G, L, info}, n * n * n / 3), o, "cholqr_potrf");
+    submit(task_of(kernel<define_potrf<T>>(rt), a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
 }
 
 template <typename T>
@@ -720,7 +783,8 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n) {
     template void insert_cholqr_solve<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
     template void insert_cholqr_add<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
     template void insert_cholqr_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
-                                         starpu_data_handle_t, starpu_data_handle_t, int64_t, bool, bool);           \
+                                         starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t, int64_t,  \
+                                         bool, bool);                                                                \
     template void insert_cholqr_householder<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,             \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \

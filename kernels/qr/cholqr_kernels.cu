@@ -46,19 +46,21 @@ __global__ void measure_kernel(const T* G, int ld, int n, bool identity, double*
 }
 
 template <typename T>
-__global__ void sum_kernel(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate) {
+__global__ void sum_kernel(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric) {
     const int64_t mn = static_cast<int64_t>(m) * n;
     for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < mn;
          idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-        T& w = W[idx % m + (idx / m) * ldw];
+        const int64_t i = idx % m, j = idx / m;
+        const int64_t from = symmetric && i < j ? j + i * m : idx;
+        T& w = W[i + j * ldw];
         T s = accumulate ? w : T(0);
-        for (int b = 0; b < count; ++b) s += P[b * mn + idx];
+        for (int b = 0; b < count; ++b) s += P[b * mn + from];
         w = s;
     }
 }
 
 template <typename T>
-__global__ void modified_lu_kernel(T* A, int ld, int n, T* s) {
+__global__ void modified_lu_kernel(T* A, int ld, int m, int n, T* s) {
     __shared__ T pivot;
     for (int k = 0; k < n; ++k) {
         if (threadIdx.x == 0) {
@@ -71,10 +73,10 @@ __global__ void modified_lu_kernel(T* A, int ld, int n, T* s) {
         __syncthreads();
         const T inv = T(1) / pivot;
         T* col = A + static_cast<int64_t>(k) * ld;
-        for (int i = k + 1 + threadIdx.x; i < n; i += blockDim.x) col[i] *= inv;
+        for (int i = k + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] *= inv;
         __syncthreads();
-        const int r = n - k - 1;
-        for (int64_t idx = threadIdx.x; idx < static_cast<int64_t>(r) * r; idx += blockDim.x) {
+        const int r = m - k - 1, c = n - k - 1;
+        for (int64_t idx = threadIdx.x; idx < static_cast<int64_t>(r) * c; idx += blockDim.x) {
             const int i = k + 1 + static_cast<int>(idx % r), j = k + 1 + static_cast<int>(idx / r);
             A[i + static_cast<int64_t>(j) * ld] -= col[i] * A[k + static_cast<int64_t>(j) * ld];
         }
@@ -97,23 +99,24 @@ void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out
     measure_kernel<T><<<1, kThreads, 0, stream>>>(G, ld, n, identity, out);
 }
 template <typename T>
-void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, cudaStream_t stream) {
+void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric,
+                       cudaStream_t stream) {
     const int64_t mn = static_cast<int64_t>(m) * n;
     if (mn > 0)
         sum_kernel<T><<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
-                        stream>>>(P, count, m, n, W, ldw, accumulate);
+                        stream>>>(P, count, m, n, W, ldw, accumulate, symmetric);
 }
 template <typename T>
-void launch_cholqr_modified_lu(T* A, int ld, int n, T* s, cudaStream_t stream) {
-    if (n > 0) modified_lu_kernel<T><<<1, 1024, 0, stream>>>(A, ld, n, s);
+void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStream_t stream) {
+    if (m > 0 && n > 0) modified_lu_kernel<T><<<1, 1024, 0, stream>>>(A, ld, m, n, s);
 }
 
 #define STARFACT_CHOLQR_KERNELS(T)                                                                  \
     template void launch_cholqr_add_diag<T>(T*, int, int, T, cudaStream_t);                         \
     template void launch_cholqr_scale<T>(T*, int, int, int, const T*, bool, cudaStream_t);          \
     template void launch_cholqr_measure<T>(const T*, int, int, bool, double*, cudaStream_t);        \
-    template void launch_cholqr_sum<T>(const T*, int, int, int, T*, int, bool, cudaStream_t);        \
-    template void launch_cholqr_modified_lu<T>(T*, int, int, T*, cudaStream_t);
+    template void launch_cholqr_sum<T>(const T*, int, int, int, T*, int, bool, bool, cudaStream_t);  \
+    template void launch_cholqr_modified_lu_panel<T>(T*, int, int, int, T*, cudaStream_t);
 STARFACT_CHOLQR_KERNELS(float)
 STARFACT_CHOLQR_KERNELS(double)
 #undef STARFACT_CHOLQR_KERNELS

@@ -1,6 +1,6 @@
 // Internal: the element-wise CUDA kernels of the Cholesky QR's GPU codelets (codelets/qr_cholqr.cpp): a diagonal
-// shift, row and column scalings, the trace and the distance to the identity of a Gram matrix, and the modified LU
-// without pivoting of Ballard et al. (kernels/qr/cholqr_cpu.hpp has its host twin). No StarPU: the codelets pass
+// shift, row and column scalings, the trace and the distance to the identity of a Gram matrix, sums of partial
+// products, and the panel of the modified LU without pivoting of Ballard et al. (kernels/qr/cholqr_cpu.hpp has its host twin). No StarPU: the codelets pass
 // the stream.
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
@@ -18,13 +18,16 @@ void launch_cholqr_scale(T* A, int ld, int m, int n, const T* s, bool rows, cuda
 template <typename T>
 void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out, cudaStream_t stream);
 /// W (m x n, ldw) := sum over b < count of P_b (+ W when `accumulate`), the m x n matrices P_b = P + b m n (leading
-/// dimension m).
+/// dimension m). `symmetric` (m = n): W(i, j) := the sum of P_b(max(i, j), min(i, j)): only the P_b's lower
+/// triangles are read, W is written whole.
 template <typename T>
-void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, cudaStream_t stream);
-/// The modified LU of the n x n A in place, the signs into s (n entries): kernels/qr/cholqr_cpu.hpp's modified_lu.
-/// One block.
+void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric,
+                       cudaStream_t stream);
+/// The modified LU of the m x n panel A (m >= n) in place, the signs into s (n entries): kernels/qr/cholqr_cpu.hpp's
+/// modified_lu on the panel's columns (its rows below n are scaled and updated alike). One block: the codelet runs
+/// it on panels of a blocked LU.
 template <typename T>
-void launch_cholqr_modified_lu(T* A, int ld, int n, T* s, cudaStream_t stream);
+void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStream_t stream);
 
 }  // namespace starfact::detail::gpu
 #endif

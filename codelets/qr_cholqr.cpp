@@ -175,12 +175,12 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void householder_cpu(void* buffers[], void*) {
     const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]), L3 = tile(buffers[3]),
-               Tt = tile(buffers[4]), M = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
+               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     T* ry = ptr<T>(RY);
     T* x = ptr<T>(X);
     T* s = x + at(0, n, X.ld);
-    T* m = ptr<T>(M);
+    T* v = ptr<T>(V);
     T* t = ptr<T>(Tt);
     // The orthogonal factor's top block, and its modified LU.
     copy(n, n, ptr<T>(A0), A0.ld, ry, RY.ld);
@@ -193,8 +193,8 @@ void householder_cpu(void* buffers[], void*) {
     // V := M^-1 = (U L3^T)^-1 = L3^-T U^-1 and T := -(U S) Y1^-T, both upper (zeros below).
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) t[at(i, j, Tt.ld)] = i <= j ? ry[at(i, j, RY.ld)] * s[j] : T(0);
-    inverse_cpu(n, Uplo::Upper, Op::NoTrans, ry, RY.ld, m, M.ld);
-    cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, m, M.ld);
+    inverse_cpu(n, Uplo::Upper, Op::NoTrans, ry, RY.ld, v, V.ld);
+    cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld);
     cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i <= j; ++i) ry[at(i, j, RY.ld)] = s[i] * x[at(j, i, X.ld)];
@@ -504,20 +504,20 @@ template <typename T>
 void householder_cuda(void* buffers[], void* cl_arg) {
     const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
     const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]), L3 = tile(buffers[3]),
-               Tt = tile(buffers[4]), M = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
+               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     const cudaStream_t st = ws.stream;
     T* ry = ptr<T>(RY);
     T* x = ptr<T>(X);
     T* s = x + at(0, n, X.ld);
-    T* m = ptr<T>(M);
+    T* v = ptr<T>(V);
     T* t = ptr<T>(Tt);
     copy_async(n, n, ptr<T>(A0), A0.ld, ry, RY.ld, st);
     ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, ry,
                  RY.ld),
        "trsm");
     modified_lu_cuda(ws, n, ry, RY.ld, s);
-    // R = S (L1 L2 L3)^T: X := L1 L2 L3, M := X^T (scratch here), rows scaled by S, into RY's upper triangle.
+    // R = S (L1 L2 L3)^T: X := L1 L2 L3, V := X^T (scratch here), rows scaled by S, into RY's upper triangle.
     copy_async(n, n, ptr<T>(L1), L1.ld, x, X.ld, st);
     ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x,
                  X.ld, x, X.ld),
@@ -525,17 +525,17 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x,
                  X.ld, x, X.ld),
        "trmm");
-    ok(gpu::geam_transpose(ws.cublas, n, n, x, X.ld, m, M.ld), "geam");
-    gpu::launch_cholqr_scale(m, M.ld, n, n, s, true, st);
+    ok(gpu::geam_transpose(ws.cublas, n, n, x, X.ld, v, V.ld), "geam");
+    gpu::launch_cholqr_scale(v, V.ld, n, n, s, true, st);
     // T := -(U S) Y1^-T (upper), before RY's upper triangle (U) is replaced by R.
     gpu::launch_copy_upper(ry, RY.ld, t, Tt.ld, n, n, gpu::Below::Zero, st);
     gpu::launch_cholqr_scale(t, Tt.ld, n, n, s, false, st);
     ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld), "trsm");
     // X := U (upper); RY := R above the diagonal, Y1 below; V := M^-1 = L3^-T U^-1.
     gpu::launch_copy_upper(ry, RY.ld, x, X.ld, n, n, gpu::Below::Zero, st);
-    gpu::launch_copy_upper(m, M.ld, ry, RY.ld, n, n, gpu::Below::Keep, st);
-    inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, m, M.ld);
-    ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, m, M.ld),
+    gpu::launch_copy_upper(v, V.ld, ry, RY.ld, n, n, gpu::Below::Keep, st);
+    inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, v, V.ld);
+    ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld),
        "trsm");
 }
 

@@ -664,6 +664,29 @@ STARFACT_CHOLQR_DEFINE(update, "update", update_cpu, update_cuda, STARPU_R, STAR
 STARFACT_CHOLQR_DEFINE(update_unit, "update_unit", update_cpu, update_cuda, STARPU_R, STARPU_R, STARPU_RW, STARPU_W)
 #undef STARFACT_CHOLQR_DEFINE
 
+/// The Cholesky QR's codelets of precision T, one extension slot of the Runtime for all of them (the slots are few).
+template <typename T>
+struct CholqrKernels {
+    Kernel gram, solve_gram, solve, add, potrf, householder, store, ytc, tmul, update, update_unit;
+    CholqrKernels() {
+        define_gram<T>(gram);
+        define_solve_gram<T>(solve_gram);
+        define_solve<T>(solve);
+        define_add<T>(add);
+        define_potrf<T>(potrf);
+        define_householder<T>(householder);
+        define_store<T>(store);
+        define_ytc<T>(ytc);
+        define_tmul<T>(tmul);
+        define_update<T>(update);
+        define_update_unit<T>(update_unit);
+    }
+};
+template <typename T>
+const CholqrKernels<T>& kernels(const Runtime& rt) {
+    return extension<CholqrKernels<T>>(rt);
+}
+
 /// A task of kernel k on `handles` with the arguments a, counting `flops`.
 starpu_task* task_of(const Kernel& k, const CholqrArgs& a, std::initializer_list<starpu_data_handle_t> handles,
                      double flops) {
@@ -684,26 +707,26 @@ CholqrArgs args_of(const Runtime& rt) {
 template <typename T>
 void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W) {
     const double m = tile_rows(X), n = tile_cols(X);
-    submit(task_of(kernel<define_gram<T>>(rt), args_of(rt), {X, W}, m * n * n), o, "cholqr_gram");
+    submit(task_of(kernels<T>(rt).gram, args_of(rt), {X, W}, m * n * n), o, "cholqr_gram");
 }
 
 template <typename T>
 void insert_cholqr_solve_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t X,
                               starpu_data_handle_t W) {
     const double m = tile_rows(X), n = tile_cols(X);
-    submit(task_of(kernel<define_solve_gram<T>>(rt), args_of(rt), {L, X, W}, 2 * m * n * n), o, "cholqr_solve_gram");
+    submit(task_of(kernels<T>(rt).solve_gram, args_of(rt), {L, X, W}, 2 * m * n * n), o, "cholqr_solve_gram");
 }
 
 template <typename T>
 void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t M, starpu_data_handle_t X) {
     const double m = tile_rows(X), n = tile_cols(X);
-    submit(task_of(kernel<define_solve<T>>(rt), args_of(rt), {M, X}, m * n * n), o, "cholqr_solve");
+    submit(task_of(kernels<T>(rt).solve, args_of(rt), {M, X}, m * n * n), o, "cholqr_solve");
 }
 
 template <typename T>
 void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Wi, starpu_data_handle_t Wp) {
     const double m = tile_rows(Wp), n = tile_cols(Wp);
-    submit(task_of(kernel<define_add<T>>(rt), args_of(rt), {Wi, Wp}, m * n), o, "cholqr_add");
+    submit(task_of(kernels<T>(rt).add, args_of(rt), {Wi, Wp}, m * n), o, "cholqr_add");
 }
 
 template <typename T>
@@ -714,7 +737,7 @@ void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     a.shift = shift;
     a.check = check;
     const double n = tile_cols(G);
-    submit(task_of(kernel<define_potrf<T>>(rt), a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
+    submit(task_of(kernels<T>(rt).potrf, a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
 }
 
 template <typename T>
@@ -723,13 +746,13 @@ void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_d
                                starpu_data_handle_t Tf, starpu_data_handle_t M, starpu_data_handle_t RY,
                                starpu_data_handle_t X) {
     const double n = tile_cols(A0);
-    submit(task_of(kernel<define_householder<T>>(rt), args_of(rt), {A0, L1, L2, L3, Tf, M, RY, X}, 4 * n * n * n), o,
+    submit(task_of(kernels<T>(rt).householder, args_of(rt), {A0, L1, L2, L3, Tf, M, RY, X}, 4 * n * n * n), o,
            "cholqr_householder");
 }
 
 template <typename T>
 void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0) {
-    submit(task_of(kernel<define_store<T>>(rt), args_of(rt), {RY, A0}, 0), o, "cholqr_store");
+    submit(task_of(kernels<T>(rt).store, args_of(rt), {RY, A0}, 0), o, "cholqr_store");
 }
 
 template <typename T>
@@ -739,7 +762,7 @@ void insert_cholqr_ytc(const Runtime& rt, const TaskOptions& o, Side side, bool 
     a.right = side == Side::Right;
     a.unit = unit;
     const double r = tile_rows(Y), n = tile_cols(Y), other = a.right ? tile_rows(C) : tile_cols(C);
-    submit(task_of(kernel<define_ytc<T>>(rt), a, {Y, C, W}, 2 * r * n * other), o, "cholqr_ytc");
+    submit(task_of(kernels<T>(rt).ytc, a, {Y, C, W}, 2 * r * n * other), o, "cholqr_ytc");
 }
 
 template <typename T>
@@ -749,7 +772,7 @@ void insert_cholqr_tmul(const Runtime& rt, const TaskOptions& o, Side side, bool
     a.right = side == Side::Right;
     a.trans = trans;
     const double r = tile_rows(W), c = tile_cols(W);
-    submit(task_of(kernel<define_tmul<T>>(rt), a, {Tf, W}, r * c * (a.right ? c : r)), o, "cholqr_tmul");
+    submit(task_of(kernels<T>(rt).tmul, a, {Tf, W}, r * c * (a.right ? c : r)), o, "cholqr_tmul");
 }
 
 template <typename T>
@@ -760,9 +783,9 @@ void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, st
     a.unit = Z != nullptr;
     const double r = tile_rows(Y), n = tile_cols(Y), other = a.right ? tile_rows(C) : tile_cols(C);
     if (Z)
-        submit(task_of(kernel<define_update_unit<T>>(rt), a, {Y, W, C, Z}, 2 * r * n * other), o, "cholqr_update");
+        submit(task_of(kernels<T>(rt).update_unit, a, {Y, W, C, Z}, 2 * r * n * other), o, "cholqr_update");
     else
-        submit(task_of(kernel<define_update<T>>(rt), a, {Y, W, C}, 2 * r * n * other), o, "cholqr_update");
+        submit(task_of(kernels<T>(rt).update, a, {Y, W, C}, 2 * r * n * other), o, "cholqr_update");
 }
 
 template <typename T>

@@ -8,21 +8,21 @@
 //     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i V_{p-1}, W_i := A_i^T A_i
 //     binary tree:      W_q += W_{q+d} for d = 1, 2, 4, ...          (W_0 = the Gram matrix of the whole column)
 //     L_p := chol(W_0 (+ s I when p = 1)), V_p := L_p^-T             (one task; R_p = L_p^T)
-//   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T; M := U L3^T;
-//                R := S (L1 L2 L3)^T
-//   for each tile i:    A_i := A_i M^-1 (M^-1 = L3^-T U^-1, formed)  (= Q3_i U^-1 = Y_i)
+//   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T;
+//                V := M^-1 = L3^-T U^-1 (M = U L3^T); R := S (L1 L2 L3)^T
+//   for each tile i:    A_i := A_i V                                 (= Q3_i U^-1 = Y_i)
 //   A_0(0:n) := R above the diagonal, Y1 below it
 //
 // The last pass's solve with L3 and the reconstruction's with U are one solve with M = U L3^T. The solves over the
-// tiles multiply by the small triangles' inverses (trmm: on GPUs several times faster than trsm on these tall tiles);
-// the inverses come from backward-stable solves against the identity, and the tests check orthogonality and residual
-// on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so
-// that op(Q) C = C - Y op(T)... from the left, C op(Q) from the right, by tiles of C:
+// tiles multiply by the small triangles' inverses (trmm: cuBLAS's trsm on these tall tiles ran under 1 TFLOP/s,
+// docs/qr.md); the inverses come from backward-stable solves against the identity, and the tests check orthogonality
+// and residual on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so that op(Q) C = C - Y op(T) (Y^T C)
+// and C op(Q) = C - (C Y) op(T) Y^T, op(T) = T for Q and T^T for Q^T, by tiles of C:
 //
 //   for each tile column j of C (Right: tile row):
 //     for each tile i:  W_i := Y_i^T C_ij  (Right: C_ji Y_i)
 //     binary tree:      W_q += W_{q+d}
-//     W_0 := op(T) W_0  (Right: W_0 op(T)), op(T) = T for Q, T^T for Q^T
+//     W_0 := op(T) W_0  (Right: W_0 op(T))
 //     for each tile i:  C_ij -= Y_i W_0  (Right: C_ji -= W_0 Y_i^T)
 #include <algorithm>
 #include <string>

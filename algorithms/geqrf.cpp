@@ -180,15 +180,29 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
     Runtime& rt = A.runtime();
     require(&Tf.runtime() == &rt, function, "T", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, function);
+    if (Tf.tree().kind == QrTree::Kind::Cholqr)
+        require(n <= A.nb() && m >= n, function, "tree", [&] {
+            return "cholqr factors a tall matrix of one tile column: needs n <= nb and m >= n (got m=" +
+                   std::to_string(m) + " n=" + std::to_string(n) + " nb=" + std::to_string(A.nb()) +
+                   "; the flat, binary and domains trees factor any shape)";
+        });
     require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
             "variant", "must be right or noprio for QR (got '" + opts.variant.name() + "')");
 }
 
 template <typename T>
-void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq) {
+void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq,
+                      starpu_data_handle_t info) {
     Runtime& rt = A.runtime();
     const bool gpu = rt.cuda_workers() > 0;
     const int64_t ib = Tf.ib_requested() > 0 ? Tf.ib_requested() : qr_inner_block(A.nb(), opts.mapping, gpu);
+    if (qr_uses_cholqr(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
+        Tf.set_plan(ib, std::max<int64_t>(A.mt(), 1), true);
+        if (std::min(A.m(), A.n()) == 0) return;
+        if (!info) seq->add_operation(&info);
+        submit_cholqr_dag(A, Tf, info, opts, stats, seq);
+        return;
+    }
     Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));
     if (std::min(A.m(), A.n()) == 0) return;
     if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
@@ -203,9 +217,10 @@ template void require_qr_arguments<float>(const char*, const TileMatrix<float>&,
                                           const Options&, bool);
 template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
                                            const Options&, bool);
-template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats*, SequenceState*);
+template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats*, SequenceState*,
+                                      starpu_data_handle_t);
 template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats*,
-                                       SequenceState*);
+                                       SequenceState*, starpu_data_handle_t);
 }  // namespace detail
 
 template <typename T>
@@ -213,7 +228,11 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& st
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     Sequence seq(A.runtime());
     detail::submit_geqrf_dag(A, Tf, opts, &stats, &detail::SequenceAccess::state(seq));
-    seq.wait();
+    const int info = seq.wait();  // only the Cholesky QR can fail
+    require(info == 0, "geqrf", "A", [&] {
+        return "is numerically rank deficient: the Cholesky QR (tree cholqr) broke down at column " +
+               std::to_string(info) + " (it needs cond(A) below about 1/u; the Householder trees factor any A)";
+    });
 }
 
 template <typename T>

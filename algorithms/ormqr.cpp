@@ -37,6 +37,7 @@ template <typename T>
 void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
                       TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq) {
     if (std::min(A.m(), A.n()) == 0 || C.m() == 0 || C.n() == 0) return;
+    if (Tf.cholqr()) return submit_cholqr_apply_dag(side, trans, A, Tf, C, opts, stats, seq);
     const bool right = side == starfact::Side::Right;
     const Side kside = right ? Side::Right : Side::Left;
     const bool forward = trans != right;  // Q^T C and C Q: the eliminations in geqrf's order
@@ -187,7 +188,7 @@ void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, st
             }
     };
     if (wide) transpose(A, F);
-    submit_geqrf_dag(F, Tf, opts, nullptr, seq);
+    submit_geqrf_dag(F, Tf, opts, nullptr, seq, info);
     if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
     for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
         o.name = names("qr_diag_info", k);

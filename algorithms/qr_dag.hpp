@@ -44,9 +44,19 @@ inline QrStep qr_step(int64_t k, int64_t mt, int64_t domain) {
     return s;
 }
 
-/// Submits geqrf's task graph (the factors' plan is set); the arguments are checked.
+/// Submits geqrf's task graph (the factors' plan is set); the arguments are checked. `info`: where a breakdown of the
+/// Cholesky QR goes (nullptr: a new operation of `seq`).
 template <typename T>
-void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq);
+void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq,
+                      starpu_data_handle_t info = nullptr);
+/// The Cholesky QR's graphs (algorithms/cholqr.cpp): the factorization (the plan is set, the shape checked), and
+/// C := op(Q) C or C op(Q) with its factors.
+template <typename T>
+void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t info, const Options& opts,
+                       RunStats* stats, SequenceState* seq);
+template <typename T>
+void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
+                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq);
 /// Submits C := op(Q) C (side Left) or C op(Q) (Right); the arguments are checked.
 template <typename T>
 void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,

@@ -25,6 +25,11 @@ inline constexpr KernelColor kKernelColors[] = {
     // The tile QR: factorizations in reds, their applications in blues and oranges.
     {"geqrt", 0xd62728},        {"tsqrt", 0xe7969c},        {"ttqrt", 0xad494a},      {"unmqr", 0x1f77b4},
     {"tsmqr", 0xff7f0e},        {"ttmqr", 0xfdae6b},        {"qr_trsm", 0x6baed6},
+    // The Cholesky QR: Gram matrices in greens, their reduction and the small steps in reds, solves in blues.
+    {"cholqr_gram", 0x2ca02c},  {"cholqr_solve_gram", 0x98df8a}, {"cholqr_add", 0xbcbd22},
+    {"cholqr_potrf", 0xd62728}, {"cholqr_householder", 0xad494a}, {"cholqr_solve", 0x1f77b4},
+    {"cholqr_store", 0x8c564b}, {"cholqr_ytc", 0x31a354},    {"cholqr_tmul", 0xe7969c},
+    {"cholqr_update", 0xff7f0e},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

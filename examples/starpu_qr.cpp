@@ -24,6 +24,13 @@ using starfact::support::residual_text;
 using starfact::support::Table;
 using starfact::support::VendorRun;
 
+/// The tree column: the tree asked for with its domain size, or "cholqr" (auto: "auto=cholqr") for the Cholesky QR.
+template <typename T>
+std::string tree_text(const QrTree& tree, const QRFactors<T>& f) {
+    if (f.cholqr()) return tree.kind == QrTree::Kind::Auto ? "auto=cholqr" : "cholqr";
+    return tree.name() + "(" + std::to_string(f.domain_rows()) + ")";
+}
+
 std::string help() {
     return std::string(R"(usage: starpu_qr [flags]
 
@@ -46,7 +53,9 @@ problem
                     orgqr: <t>orgqr of Q's first min(m, n) columns (cuSOLVER's orgqr takes m >= n). On CPU runs
                     LAPACKE's <t>geqrf, <t>gels, <t>orgqr
   --nrhs R          right-hand sides of gels (default 1)
-  --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain)
+  --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain), or
+                    cholqr: shifted Cholesky QR 3 with the Householder form reconstructed (tall and skinny: one tile
+                    column, n <= nb; auto picks it on GPUs for n <= 512 and at least two tile rows)
   --compare         time every tree of --trees on the same matrix, one table
   --trees LIST      the trees of --compare (default flat,binary,auto)
 )" + support::common_flags_help({"--prec", "--seed"}) +
@@ -220,7 +229,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                     }
                 }
                 table.row({"starfact", support::to_string(s.op), std::to_string(m), std::to_string(n),
-                           std::to_string(nb), std::to_string(f.ib()), tree.name() + "(" + std::to_string(f.domain_rows()) + ")",
+                           std::to_string(nb), std::to_string(f.ib()), tree_text(tree, f),
                            std::string(1, s.prec), to_string(mapping), rt.scheduler(), to_string(residency),
                            std::to_string(r.timed_index), fmt("%.4f", sec), fmt("%.1f", flops / sec * 1e-9),
                            residual_text(r.last ? orth : -1), residual_text(r.last ? resid : -1),

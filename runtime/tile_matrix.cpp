@@ -46,6 +46,11 @@ void copy_block(T* dst, int64_t ldd, bool dst_dev, const T* src, int64_t lds, bo
         detail::check_cuda(cudaMemcpy2D(dst, ldd * sizeof(T), src, lds * sizeof(T), rows * sizeof(T), cols,
                                         cudaMemcpyDefault),
                            "starfact::TileMatrix: cudaMemcpy2D");
+        // A device-to-device cudaMemcpy2D does not wait for the copy: it runs on the calling thread's current device's
+        // legacy stream, which orders nothing on another GPU. Wait for it before StarPU hands the tile to tasks
+        // (import) or the caller reads the buffer (export): a tile on a second GPU imported from a device array was
+        // read by the first tasks before its copy had landed.
+        detail::check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "starfact::TileMatrix: cudaStreamSynchronize");
         return;
     }
 #else

@@ -8,6 +8,11 @@
 // each path tagged [sanitize] for compute-sanitizer. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
+#include <lapacke.h>
+
+#include <cmath>
+#include <utility>
+
 #include "tests/qr_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -217,4 +222,75 @@ TEMPLATE_TEST_CASE("GPU-only QR on device-resident tiles, async chain", "[gpu][q
     CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
     CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
     CHECK(scaled_difference(k, m, V.data(), k, W.data(), k) < kResidualLimit);
+}
+
+TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, GPU and CPU workers alike",
+                   "[gpu][qr][cholqr]", float, double) {
+    // The CUDA codelets of the Cholesky QR (Gram gemms, the tree's adds, cuSOLVER's potrf with the shift, the
+    // one-block modified LU, the solves, Y^T C and the updates), GPU-only and mixed with CPU workers: factors made on
+    // GPUs applied on CPUs and the other way round (one representation for both), n = 1, m = n, m % nb != 0.
+    using T = TestType;
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    for (const Shape& s : {Shape{1, 1, 4}, Shape{17, 17, 32}, Shape{700, 1, 128}, Shape{1000, 50, 128},
+                           Shape{5000, 200, 1024}, Shape{30000, 256, 4096}})
+        for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
+                                            std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
+                                            std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {
+            if (s.m > 5000 && factor == Mapping::CpuOnly) continue;
+            expect_gpu_qr<T>(s.m, s.n, s.nb, "cholqr", 0, factor, apply);
+            if (s.m <= 1000) expect_gpu_right<T>(s.m, s.n, 3, s.nb, "cholqr", 0, factor, apply);
+        }
+}
+
+TEST_CASE("GPU Cholesky QR: cond 1e10 keeps orthogonality < 60; a zero column is reported", "[gpu][qr][cholqr]") {
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    const int64_t m = 20000, n = 64, nb = 4096;
+    // U diag(sigma) V^T with singular values from 1 to 1e-10, U and V from LAPACK's QR of random matrices.
+    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
+        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
+        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
+        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
+        return Q;
+    };
+    std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1), A(static_cast<size_t>(m * n), 0);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) U[i + j * m] *= std::pow(1e10, -double(j) / double(n - 1));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t l = 0; l < n; ++l)
+            for (int64_t i = 0; i < m; ++i) A[i + j * m] += U[i + l * m] * V[j + l * n];
+    for (Residency r : {Residency::Host, Residency::Device}) {
+        INFO("residency=" << to_string(r));
+        TileMatrix<double> a(runtime(), m, n, nb, r), q(runtime(), m, n, nb, r);
+        a.import(A.data(), m);
+        QRFactors<double> f(a, QrTree::parse("cholqr"));
+        geqrf(a, f, on(Mapping::GpuOnly));
+        orgqr(a, f, q, on(Mapping::GpuOnly));
+        std::vector<double> F(A.size()), Q(A.size());
+        a.export_to(F.data(), m);
+        q.export_to(Q.data(), m);
+        const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, A.data(), m, Q.data(),
+                                                                                           m, F.data(), m);
+        INFO("orthogonality=" << orth << " residual=" << res);
+        CHECK(orth < kResidualLimit);
+        CHECK(res < kResidualLimit);
+        // gels on the GPU: one and several right-hand sides; a zero column: info > 0.
+        for (int64_t nrhs : {1, 7}) {
+            const std::vector<double> B = random_rect<double>(m, nrhs, m, seed + 3);
+            TileMatrix<double> b(runtime(), m, nrhs, nb, r);
+            a.import(A.data(), m);
+            b.import(B.data(), m);
+            REQUIRE(gels(a, f, b, on(Mapping::GpuOnly)) == 0);
+            std::vector<double> X(B.size());
+            b.export_to(X.data(), m);
+            CHECK(normal_equations_residual(m, n, nrhs, A.data(), m, X.data(), m, B.data(), m) < kResidualLimit);
+            std::vector<double> Z = A;
+            for (int64_t i = 0; i < m; ++i) Z[i + 30 * m] = 0;
+            a.import(Z.data(), m);
+            b.import(B.data(), m);
+            CHECK(gels(a, f, b, on(Mapping::GpuOnly)) > 0);
+        }
+    }
 }

@@ -91,10 +91,13 @@ struct QrTree {
         Flat,     ///< one domain: TS kernels down each column (PLASMA's original tile QR)
         Binary,   ///< domains of one tile: every tile factored at once, triangles merged by a binary tree
         Domains,  ///< domains of `domain` tile rows (flat within, binary across)
+        Cholqr,   ///< no Householder tree: shifted Cholesky QR 3 with Gram matrices summed by a binary tree of tasks,
+                  ///< then the Householder form reconstructed (docs/qr.md, "Tall and skinny: the Cholesky QR");
+                  ///< one tile column only (n <= nb, m >= n), A of full numerical rank (cond(A) below about 1/u)
     };
     Kind kind = Kind::Auto;
     int64_t domain = 0;  ///< tile rows per domain (Kind::Domains, >= 1)
-    /// "auto", "flat", "binary", "domains=A"; throws InvalidArgument naming `argument`.
+    /// "auto", "flat", "binary", "domains=A", "cholqr"; throws InvalidArgument naming `argument`.
     static QrTree parse(const std::string& text, const char* argument = "tree");
     std::string name() const;
 };
@@ -102,6 +105,11 @@ struct QrTree {
 /// (at most mt); Auto: flat when the matrix has at most 2 nt tile rows (the trailing updates keep the workers busy),
 /// else about two domains per worker, so that the panels of a tall matrix run in parallel.
 int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
+/// Whether geqrf factors an m x n matrix in nb x nb tiles by the Cholesky QR (QrTree::Kind::Cholqr) rather than a
+/// Householder tree: Cholqr always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for tall and skinny
+/// matrices of one tile column and at least two tile rows, n <= 512 (docs/qr.md has the measurements); never
+/// otherwise.
+bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
 /// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
 /// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
 /// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).

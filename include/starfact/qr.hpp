@@ -58,6 +58,10 @@ public:
     int64_t domain_rows() const { return domain_; }
     /// Whether a geqrf has been submitted with these factors (ormqr, orgqr need one).
     bool factored() const { return domain_ > 0; }
+    /// Whether the factorization held is the Cholesky QR's (QrTree::Kind::Cholqr, or Auto resolved to it by
+    /// qr_uses_cholqr): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
+    /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
+    bool cholqr() const { return cholqr_; }
 
     /// Internal (the DAG builders): the T tile of the GEQRT or TS kernel that factored tile (i, k), and of the TT
     /// kernel that merged tile i's triangle into its head.
@@ -67,14 +71,16 @@ public:
     /// home, made on first use and kept with the factors.
     TileMatrix<T>& factored_workspace();
     /// Internal: set by geqrf when it submits the factorization.
-    void set_plan(int64_t ib, int64_t domain_rows) {
+    void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false) {
         ib_ = ib;
         domain_ = domain_rows;
+        cholqr_ = cholqr;
     }
 
 private:
     Runtime* runtime_;
     int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
+    bool cholqr_ = false;
     QrTree tree_;
     std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
 };
@@ -86,8 +92,11 @@ extern template class QRFactors<double>;
 /// min(m, n) reflectors, Q m x m), the Householder vectors below it (and, with a non-flat tree, in the upper
 /// triangles of the tiles merged into their heads), the T factors in `T` (shaped for A). Options: `mapping`;
 /// `variant` Right (critical-path priorities) or NoPrio. Throws InvalidArgument naming 'A' (distributed), 'T'
-/// (shaped for another matrix or another Runtime), 'variant' or 'mapping'. A QR of a full matrix has no numerical
-/// failure: nothing is returned.
+/// (shaped for another matrix or another Runtime), 'variant' or 'mapping', 'tree' (Cholqr on a matrix of more than
+/// one tile column or with m < n). A Householder QR has no numerical failure: nothing is returned. The Cholesky QR
+/// (QrTree::Kind::Cholqr, or Auto on tall and skinny GPU shapes) needs A of full numerical rank: when it breaks down
+/// (cond(A) beyond about 1/u) the blocking forms throw InvalidArgument naming 'A' (A then holds no factorization) and
+/// the submit form makes Sequence::wait() return the failing column (> 0).
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 /// The same, counting what it did into `stats`.

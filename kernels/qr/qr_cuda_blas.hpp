@@ -1,5 +1,6 @@
 // Internal: float/double overloads over the cuBLAS and cuSOLVER calls of the tile QR's CUDA codelets that
-// kernels/cuda_blas.hpp does not carry (trmm, geam and the transpose by geam, geqrf). No StarPU.
+// kernels/cuda_blas.hpp does not carry (trmm, geam and the transpose by geam, geqrf; the strided batched gemm of
+// the Cholesky QR's Gram matrices). No StarPU.
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
 #include <cublas_v2.h>
@@ -35,6 +36,21 @@ inline cublasStatus_t geam_transpose(cublasHandle_t h, int m, int n, const float
 inline cublasStatus_t geam_transpose(cublasHandle_t h, int m, int n, const double* A, int lda, double* B, int ldb) {
     const double one = 1, zero = 0;
     return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, A, lda, &zero, B, ldb, B, ldb);
+}
+/// C_b := alpha op(A_b) op(B_b) + beta C_b for b < batch, the operands strideA, strideB, strideC apart.
+inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, Op a, Op b, int m, int n, int k, float alpha,
+                                           const float* A, int lda, long long strideA, const float* B, int ldb,
+                                           long long strideB, float beta, float* C, int ldc, long long strideC,
+                                           int batch) {
+    return cublasSgemmStridedBatched(h, op(a), op(b), m, n, k, &alpha, A, lda, strideA, B, ldb, strideB, &beta, C, ldc,
+                                     strideC, batch);
+}
+inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, Op a, Op b, int m, int n, int k, double alpha,
+                                           const double* A, int lda, long long strideA, const double* B, int ldb,
+                                           long long strideB, double beta, double* C, int ldc, long long strideC,
+                                           int batch) {
+    return cublasDgemmStridedBatched(h, op(a), op(b), m, n, k, &alpha, A, lda, strideA, B, ldb, strideB, &beta, C, ldc,
+                                     strideC, batch);
 }
 inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* lwork) {
     return cusolverDnSgeqrf_bufferSize(h, m, n, A, lda, lwork);

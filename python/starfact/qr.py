@@ -39,7 +39,8 @@ class QRFactors(Closable):
             ormqr and orgqr read it: it must not be modified.
         shape, dtype: those of a.
         nb, ib: the tile size and the CPU kernels' inner blocking; tree: the reduction tree asked for ("auto",
-            "flat", "binary", "domains=A"); domain_rows: tile rows per domain of the tree that ran.
+            "flat", "binary", "domains=A", "cholqr": the Cholesky QR of tall and skinny matrices, docs/qr.md);
+            domain_rows: tile rows per domain of the tree that ran.
 
     The factors belong to the :class:`starfact.Runtime` that made them: closing it frees them (their use then raises
     ValueError). :meth:`close` frees them at once (the jobs still using them keep them until they complete).

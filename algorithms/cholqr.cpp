@@ -1,0 +1,151 @@
+// The tall-and-skinny QR by shifted Cholesky QR 3 (Fukaya, Kannan, Nakatsukasa, Zhang, Yamamoto, "Shifted Cholesky
+// QR for computing the QR factorization of ill-conditioned matrices", SIAM J. Sci. Comput. 42(1), 2020) with the
+// Householder form reconstructed (Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen, "Reconstructing Householder
+// vectors from tall-skinny QR", J. Parallel Distrib. Comput. 85, 2015), over the row tiles A_i of one tile column
+// (docs/qr.md):
+//
+//   for pass p = 1, 2, 3:
+//     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i V_{p-1}, W_i := A_i^T A_i
+//     binary tree:      W_q += W_{q+d} for d = 1, 2, 4, ...          (W_0 = the Gram matrix of the whole column)
+//     L_p := chol(W_0 (+ s I when p = 1)), V_p := L_p^-T             (one task; R_p = L_p^T)
+//   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T;
+//                V := M^-1 = L3^-T U^-1 (M = U L3^T); R := S (L1 L2 L3)^T
+//   for each tile i:    A_i := A_i V                                 (= Q3_i U^-1 = Y_i)
+//   A_0(0:n) := R above the diagonal, Y1 below it
+//
+// The last pass's solve with L3 and the reconstruction's with U are one solve with M = U L3^T. The solves over the
+// tiles multiply by the small triangles' inverses (trmm: cuBLAS's trsm on these tall tiles ran under 1 TFLOP/s,
+// docs/qr.md); the inverses come from backward-stable solves against the identity, and the tests check orthogonality
+// and residual on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so that op(Q) C = C - Y op(T) (Y^T C)
+// and C op(Q) = C - (C Y) op(T) Y^T, op(T) = T for Q and T^T for Q^T, by tiles of C:
+//
+//   for each tile column j of C (Right: tile row):
+//     for each tile i:  W_i := Y_i^T C_ij  (Right: C_ji Y_i)
+//     binary tree:      W_q += W_{q+d}
+//     W_0 := op(T) W_0  (Right: W_0 op(T))
+//     for each tile i:  C_ij -= Y_i W_0  (Right: C_ji -= W_0 Y_i^T)
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "algorithms/dag.hpp"
+#include "algorithms/qr_dag.hpp"
+#include "codelets/cholqr_codelets.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+
+namespace starfact::detail {
+namespace {
+
+/// A rows x cols matrix without a home (StarPU allocates it where a task first writes it), unregistered by
+/// release() once the tasks using it are done.
+template <typename T>
+starpu_data_handle_t temporary(int64_t rows, int64_t cols) {
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, -1, 0, static_cast<uint32_t>(rows), static_cast<uint32_t>(rows),
+                                static_cast<uint32_t>(cols), sizeof(T));
+    return h;
+}
+void release(std::vector<starpu_data_handle_t>& handles) {
+    for (starpu_data_handle_t h : handles) starpu_data_unregister_submit(h);
+    handles.clear();
+}
+
+/// The binary reduction tree over W[0 .. count-1] into W[0]: W_q += W_{q+d}, d = 1, 2, 4, ...
+template <typename T>
+void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vector<starpu_data_handle_t>& W) {
+    const auto count = static_cast<int64_t>(W.size());
+    for (int64_t d = 1; d < count; d *= 2)
+        for (int64_t q = 0; q + d < count; q += 2 * d) {
+            o.name = names("cholqr_add", q, q + d);
+            insert_cholqr_add<T>(rt, o, W[static_cast<size_t>(q + d)], W[static_cast<size_t>(q)]);
+        }
+}
+
+}  // namespace
+
+template <typename T>
+void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t info, const Options& opts,
+                       RunStats* stats, SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    const int64_t mt = A.mt(), n = A.n();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    TaskNames names(*seq);
+    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n);
+    std::vector<starpu_data_handle_t> W, small;
+    for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
+    starpu_data_handle_t L[3], V[3];  // the passes' Cholesky factors and their inverses transposed
+    for (starpu_data_handle_t& l : L) small.push_back(l = temporary<T>(n, n));
+    for (starpu_data_handle_t& v : V) small.push_back(v = temporary<T>(n, n));
+    for (int p = 0; p < 3; ++p) {
+        TraceIteration pass(rt, p);
+        for (int64_t i = 0; i < mt; ++i) {
+            if (p == 0) {
+                o.name = names("cholqr_gram", i);
+                insert_cholqr_gram<T>(rt, o, A.tile(i, 0), W[static_cast<size_t>(i)]);
+            } else {
+                o.name = names("cholqr_solve_gram", i, p);
+                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)]);
+            }
+        }
+        reduce<T>(rt, o, names, W);
+        o.name = names("cholqr_potrf", p);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m(), p == 0, p == 2);
+    }
+    const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
+    small.insert(small.end(), {Minv, RY, X});
+    o.name = "cholqr_householder";
+    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X);
+    for (int64_t i = 0; i < mt; ++i) {
+        o.name = names("cholqr_solve", i);
+        insert_cholqr_solve<T>(rt, o, Minv, A.tile(i, 0));
+    }
+    o.name = "cholqr_store";
+    insert_cholqr_store<T>(rt, o, RY, A.tile(0, 0));
+    release(W);
+    release(small);
+}
+
+template <typename T>
+void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
+                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    const bool right = side == starfact::Side::Right;
+    const Side kside = right ? Side::Right : Side::Left;
+    const int64_t mt = A.mt(), n = A.n(), ct = right ? C.mt() : C.nt();
+    auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    TaskNames names(*seq);
+    for (int64_t j = 0; j < ct; ++j) {
+        TraceIteration column(rt, j);
+        const int64_t width = right ? C.tile_rows(j) : C.tile_cols(j);
+        auto product = [&] { return right ? temporary<T>(width, n) : temporary<T>(n, width); };
+        std::vector<starpu_data_handle_t> W;
+        for (int64_t i = 0; i < mt; ++i) {
+            W.push_back(product());
+            o.name = names("cholqr_ytc", i, j);
+            insert_cholqr_ytc<T>(rt, o, kside, i == 0, A.tile(i, 0), c(i, j), W.back());
+        }
+        reduce<T>(rt, o, names, W);
+        o.name = names("cholqr_tmul", j);
+        insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(0, 0), W[0]);
+        W.push_back(product());  // the first tile's scratch
+        for (int64_t i = 0; i < mt; ++i) {
+            o.name = names("cholqr_update", i, j);
+            insert_cholqr_update<T>(rt, o, kside, A.tile(i, 0), W[0], c(i, j), i == 0 ? W.back() : nullptr);
+        }
+        release(W);
+    }
+}
+
+#define STARFACT_CHOLQR_DAG(T)                                                                                     \
+    template void submit_cholqr_dag<T>(TileMatrix<T>&, QRFactors<T>&, starpu_data_handle_t, const Options&,       \
+                                       RunStats*, SequenceState*);                                                 \
+    template void submit_cholqr_apply_dag<T>(starfact::Side, bool, const TileMatrix<T>&, const QRFactors<T>&,      \
+                                             TileMatrix<T>&, const Options&, RunStats*, SequenceState*);
+STARFACT_CHOLQR_DAG(float)
+STARFACT_CHOLQR_DAG(double)
+#undef STARFACT_CHOLQR_DAG
+
+}  // namespace starfact::detail

@@ -1,0 +1,64 @@
+// Internal: the Cholesky QR's codelets (codelets/qr_cholqr.cpp) and their insert helpers, called by
+// algorithms/cholqr.cpp. The factored matrix is one tile column of row tiles A_i (n columns, n <= the tile's rows);
+// the small matrices (Gram matrices, Cholesky factors, T, R) are n x n. Lower Cholesky factors: G = L L^T, R = L^T.
+#pragma once
+#include <starpu.h>
+
+#include <cstdint>
+
+#include "codelets/codelets.hpp"
+
+namespace starfact::detail {
+
+/// W := X^T X (the full symmetric n x n Gram matrix of the tile X).
+template <typename T>
+void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W);
+/// X := X V (V upper: a previous pass's L^-T), then W := X^T X.
+template <typename T>
+void insert_cholqr_solve_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X,
+                              starpu_data_handle_t W);
+/// X := X V (V upper: the reconstruction's M^-1).
+template <typename T>
+void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X);
+/// Wp += Wi (a node of the reduction tree).
+template <typename T>
+void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Wi, starpu_data_handle_t Wp);
+/// L := the lower Cholesky factor of G (+ s I, s = 11 (m n + n (n + 1)) u trace(G) when `shift`: the shift of
+/// Fukaya et al. 2020, m the factored matrix's rows), strictly upper part zero, and V := L^-T (upper, by a solve
+/// against the identity). If the factorization fails it is retried with growing shifts (L stays finite) and
+/// *info := the failing column (if *info was 0); with `check`, also when ||G - I||_F > 0.9 (the last pass's Gram:
+/// the previous pass did not orthogonalise).
+template <typename T>
+void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
+                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check);
+/// The Householder reconstruction (Ballard et al. 2015) from the top block Q2(0:n, :) of tile A0 before the last
+/// pass and the three Cholesky factors: Qt := Q2(0:n, :) L3^-T (the orthogonal factor's top block), the modified LU
+/// Qt - S = Y1 U, T := -U S Y1^-T (into the first n rows of the tile Tf), V := M^-1 = L3^-T U^-1 (upper; the last
+/// pass's solve is Y_i = Q2_i M^-1 with M = U L3^T), RY := S (L1 L2 L3)^T on and above the diagonal, Y1 below it.
+/// X: an n x (n + 1) scratch.
+template <typename T>
+void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
+                               starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
+                               starpu_data_handle_t Tf, starpu_data_handle_t V, starpu_data_handle_t RY,
+                               starpu_data_handle_t X);
+/// A0(0:n, 0:n) := RY.
+template <typename T>
+void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0);
+/// Side Left: W := Y^T C (n x cols); Right: W := C Y (rows x n). `unit`: Y is the first tile, whose first n rows
+/// hold the unit lower Y1 (R above its diagonal is not read).
+template <typename T>
+void insert_cholqr_ytc(const Runtime& rt, const TaskOptions& o, Side side, bool unit, starpu_data_handle_t Y,
+                       starpu_data_handle_t C, starpu_data_handle_t W);
+/// Left: W := op(T) W; Right: W := W op(T); op(T) = T^T when `trans`. T: the first n rows of the tile Tf.
+template <typename T>
+void insert_cholqr_tmul(const Runtime& rt, const TaskOptions& o, Side side, bool trans, starpu_data_handle_t Tf,
+                        starpu_data_handle_t W);
+/// Left: C -= Y W; Right: C -= W Y^T. `unit` as insert_cholqr_ytc's (then one more n x cols scratch tile Z).
+template <typename T>
+void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, starpu_data_handle_t Y,
+                          starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr);
+/// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices.
+template <typename T>
+void reserve_cholqr_workspace(const Runtime& rt, int64_t n);
+
+}  // namespace starfact::detail

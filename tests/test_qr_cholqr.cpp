@@ -1,0 +1,192 @@
+// CPU Cholesky QR (QrTree::Kind::Cholqr): geqrf, orgqr, ormqr from both sides and with both transposes, gels with one
+// and several right-hand sides, both precisions, m % nb != 0, n = 1, m = n; residuals and orthogonality < 60
+// (tests/qr_support.hpp), also on ill-conditioned matrices (cond = 1e10 in double); the breakdown on a rank-deficient
+// matrix (gels' info, geqrf's exception, the Sequence's info); the shapes it refuses; the submit forms; the plan.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "tests/qr_support.hpp"
+
+using namespace starfact::test::prelude;
+using namespace starfact::test::qr;
+
+namespace {
+
+template <typename T>
+void expect_cholqr(int64_t m, int64_t n, int64_t nb, Mapping mapping) {
+    const uint64_t seed = fresh_seed();
+    INFO("m=" << m << " n=" << n << " nb=" << nb << " mapping=" << to_string(mapping)
+              << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
+    const QrCheck c = check_qr<T>(runtime(), m, n, nb, QrTree::parse("cholqr"), 0, on(mapping), on(mapping), seed);
+    INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " apply=" << c.apply
+                          << " reduce=" << c.reduce);
+    CHECK(c.failure().empty());
+    const RightCheck r =
+        check_ormqr_right<T>(runtime(), m, n, 3, nb, QrTree::parse("cholqr"), 0, on(mapping), on(mapping), seed + 5);
+    INFO("right: orthogonality=" << r.orthogonality << " factorization=" << r.factorization << " C*Q=" << r.notrans
+                                 << " C*Q^T=" << r.trans);
+    CHECK(r.failure().empty());
+}
+
+/// An m x n matrix U diag(sigma) V^T with orthonormal U, V (LAPACK's QR of random matrices) and singular values
+/// geometrically from 1 down to 1 / cond.
+std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
+    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
+        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
+        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
+        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
+        return Q;
+    };
+    const std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1);
+    std::vector<double> US = U, A(static_cast<size_t>(m * n));
+    for (int64_t j = 0; j < n; ++j) {
+        const double s = n == 1 ? 1.0 : std::pow(cond, -double(j) / double(n - 1));
+        for (int64_t i = 0; i < m; ++i) US[i + j * m] *= s;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, n, 1.0, US.data(), m, V.data(), n, 0.0, A.data(), m);
+    return A;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("cholqr: geqrf, orgqr, ormqr (both sides, both transposes) residuals < 60 on CPU workers",
+                   "[qr][cholqr][cpu]", float, double) {
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    // n = 1, m = n (one tile, several), m % nb != 0, n = nb, one tile row, many tile rows.
+    const Shape shapes[] = {{1, 1, 4},     {7, 1, 4},     {16, 16, 16},  {17, 17, 20},  {40, 13, 16}, {100, 37, 40},
+                            {130, 20, 32}, {45, 3, 5},    {64, 64, 64},  {301, 24, 24}, {1000, 50, 96}};
+    for (const Shape& s : shapes) expect_cholqr<TestType>(s.m, s.n, s.nb, Mapping::CpuOnly);
+    expect_cholqr<TestType>(500, 40, 64, Mapping::Hybrid);
+}
+
+TEST_CASE("cholqr: ill-conditioned matrices (cond 1e10) keep orthogonality and residual < 60", "[qr][cholqr][cpu]") {
+    for (double cond : {1e6, 1e10, 1e12}) {
+        for (const auto& [m, n, nb] : {std::tuple<int64_t, int64_t, int64_t>{600, 40, 64}, {2000, 100, 256}}) {
+            const uint64_t seed = fresh_seed();
+            INFO("cond=" << cond << " m=" << m << " n=" << n << " nb=" << nb << " seed=" << seed);
+            const std::vector<double> A = conditioned(m, n, cond, seed);
+            std::vector<double> F = A, Q(static_cast<size_t>(m * n));
+            QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
+            geqrf(runtime(), m, n, F.data(), m, f, on(Mapping::CpuOnly));
+            orgqr(runtime(), m, n, F.data(), m, f, Q.data(), m, on(Mapping::CpuOnly));
+            const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, A.data(), m,
+                                                                                               Q.data(), m, F.data(), m);
+            INFO("orthogonality=" << orth << " residual=" << res);
+            CHECK(orth < kResidualLimit);
+            CHECK(res < kResidualLimit);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("cholqr: gels with one and several right-hand sides, residual < 60", "[qr][cholqr][cpu]", float,
+                   double) {
+    using T = TestType;
+    struct Case {
+        int64_t m, n, nrhs, nb;
+    };
+    for (Case c : {Case{1, 1, 1, 4}, Case{30, 30, 2, 32}, Case{57, 20, 1, 24}, Case{200, 31, 16, 32},
+                   Case{90, 1, 3, 16}, Case{1000, 60, 5, 64}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " seed=" << seed);
+        const int64_t lda = c.m + 1, ldb = c.m + 3;
+        const std::vector<T> A = random_rect<T>(c.m, c.n, lda, seed), B = random_rect<T>(c.m, c.nrhs, ldb, seed + 7);
+        TileMatrix<T> a(runtime(), c.m, c.n, c.nb), b(runtime(), c.m, c.nrhs, c.nb);
+        a.import(A.data(), lda);
+        b.import(B.data(), ldb);
+        QRFactors<T> f(a, QrTree::parse("cholqr"));
+        REQUIRE(gels(a, f, b, on(Mapping::CpuOnly)) == 0);
+        CHECK(f.cholqr());
+        std::vector<T> X(static_cast<size_t>(ldb * c.nrhs));
+        b.export_to(X.data(), ldb);
+        const double res = normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
+        INFO("residual=" << res);
+        CHECK(res < kResidualLimit);
+        // The submit form, chained with an orgqr.
+        a.import(A.data(), lda);
+        b.import(B.data(), ldb);
+        TileMatrix<T> q(runtime(), c.m, c.n, c.nb);
+        Sequence seq(runtime());
+        const int op = async::gels(a, f, b, seq, on(Mapping::Hybrid));
+        async::orgqr(a, f, q, seq, on(Mapping::Hybrid));
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+        b.export_to(X.data(), ldb);
+        CHECK(normal_equations_residual(c.m, c.n, c.nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb) <
+              kResidualLimit);
+        std::vector<T> Q(static_cast<size_t>(c.m * c.n));
+        q.export_to(Q.data(), c.m);
+        CHECK(orthogonality_residual(c.m, c.n, Q.data(), c.m) < kResidualLimit);
+    }
+}
+
+TEMPLATE_TEST_CASE("cholqr: a rank-deficient matrix is reported, not factored silently", "[qr][cholqr][cpu]", float,
+                   double) {
+    using T = TestType;
+    const int64_t m = 120, n = 20, nrhs = 2, nb = 32;
+    for (int64_t column : {0, 7, 19}) {
+        const uint64_t seed = fresh_seed();
+        INFO("zero column " << column << " seed=" << seed);
+        std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, m, seed + 1);
+        for (int64_t i = 0; i < m; ++i) A[i + column * m] = T(0);
+        TileMatrix<T> a(runtime(), m, n, nb), b(runtime(), m, nrhs, nb);
+        a.import(A.data(), m);
+        b.import(B.data(), m);
+        QRFactors<T> f(a, QrTree::parse("cholqr"));
+        CHECK(gels(a, f, b, on(Mapping::CpuOnly)) > 0);
+        a.import(A.data(), m);
+        CHECK_THROWS_AS(geqrf(a, f, on(Mapping::CpuOnly)), InvalidArgument);
+        a.import(A.data(), m);
+        try {
+            geqrf(a, f, on(Mapping::CpuOnly));
+        } catch (const InvalidArgument& e) {
+            CHECK(e.argument() == "A");
+        }
+        a.import(A.data(), m);
+        Sequence seq(runtime());
+        async::geqrf(a, f, seq, on(Mapping::CpuOnly));
+        CHECK(seq.wait() > 0);
+    }
+}
+
+TEST_CASE("cholqr: refuses shapes of more than one tile column or m < n, naming tree", "[qr][cholqr][cpu]") {
+    auto argument_of = [](auto&& call) -> std::string {
+        try {
+            call();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "";
+    };
+    TileMatrix<double> wide_tiles(runtime(), 100, 40, 16), wide(runtime(), 10, 20, 32);
+    QRFactors<double> f1(wide_tiles, QrTree::parse("cholqr")), f2(wide, QrTree::parse("cholqr"));
+    CHECK(argument_of([&] { geqrf(wide_tiles, f1); }) == "tree");
+    CHECK(argument_of([&] { geqrf(wide, f2); }) == "tree");
+    std::vector<double> a(200, 1.0);
+    QRFactors<double> f3(runtime(), 10, 20, 32, QrTree::parse("cholqr"));
+    CHECK(argument_of([&] { geqrf(runtime(), 10, 20, a.data(), 10, f3, on(Mapping::CpuOnly)); }) == "tree");
+}
+
+TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cpu]") {
+    CHECK(QrTree::parse("cholqr").kind == QrTree::Kind::Cholqr);
+    CHECK(QrTree::parse("cholqr").name() == "cholqr");
+    CHECK_THROWS_WITH(QrTree::parse("tsqr", "--tree"), Catch::Contains("cholqr"));
+    const QrTree aut{}, cholqr = QrTree::parse("cholqr"), binary = QrTree::parse("binary");
+    CHECK(qr_uses_cholqr(aut, 1 << 20, 256, 32768, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(aut, 1 << 20, 512, 32768, Mapping::Hybrid, true));
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 256, 32768, Mapping::CpuOnly, true));  // no CUDA worker
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 256, 32768, Mapping::GpuOnly, false));
+    CHECK_FALSE(qr_uses_cholqr(aut, 40000, 256, 32768, Mapping::GpuOnly, true));  // one tile row or less than two
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 2048, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(cholqr, 100, 10, 16, Mapping::CpuOnly, false));
+    CHECK_FALSE(qr_uses_cholqr(binary, 1 << 20, 256, 32768, Mapping::GpuOnly, true));
+}

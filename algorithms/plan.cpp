@@ -116,9 +116,11 @@ PanelSolve resolve_panel_solve(PanelSolve p, Precision factor, Mapping mapping, 
     if (p != PanelSolve::Auto) return p;
     // Tensor-core factors: the inverse through tensor-core gemms (codelets/trtri.cpp) and one tensor-core gemm per
     // panel tile beat the recursive solve: TF32 factorization of n = 32768 in 4096 tiles 0.0863 s against 0.0962 s
-    // (H100, device-resident, starpu_chol --op potrf --prec s --factor-prec tf32 --panel inverse|trsm).
+    // (H100, device-resident, starpu_chol --op potrf --prec s --factor-prec tf32 --panel inverse|trsm); on GPU-only
+    // mappings only: a hybrid solve at n = 16384 took 0.0544 s with it against 0.0521 s (CPU workers take inversions
+    // and products there, in float arithmetic).
     const bool tensor_cores = factor == Precision::Tf32 || factor == Precision::Bf16 || factor == Precision::Fp16;
-    return tensor_cores && mapping != Mapping::CpuOnly && !distributed ? PanelSolve::Inverse : PanelSolve::Trsm;
+    return tensor_cores && mapping == Mapping::GpuOnly && !distributed ? PanelSolve::Inverse : PanelSolve::Trsm;
 }
 
 template TilePlan tile_plan<float>(int64_t, Mapping, Residency, bool, int);

@@ -121,8 +121,9 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
 TEST_CASE("tensor-core factors solve their panels through the inverted diagonal tile by default", "[potrf][cpu]") {
     for (Precision f : {Precision::Tf32, Precision::Bf16, Precision::Fp16}) {
         CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, false) == PanelSolve::Inverse);
-        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::Hybrid, false) == PanelSolve::Inverse);
-        // no CUDA workers: LAPACK's trsm; distributed matrices: the inverse's temporary tile is not distributed
+        // CPU workers in the mapping: LAPACK's trsm; distributed matrices: the inverse's temporary tile is not
+        // distributed
+        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::Hybrid, false) == PanelSolve::Trsm);
         CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::CpuOnly, false) == PanelSolve::Trsm);
         CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, true) == PanelSolve::Trsm);
         CHECK(resolve_panel_solve(PanelSolve::Trsm, f, Mapping::GpuOnly, false) == PanelSolve::Trsm);

@@ -63,7 +63,7 @@ problem
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
                     diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
                     backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
-                    inverse for tensor-core factors (--factor-prec tf32/bf16/fp16) on GPUs, else trsm;
+                    inverse for tensor-core factors (--factor-prec tf32/bf16/fp16) with --gpu-only, else trsm;
                     docs/algorithms.md)
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), recursive
                     (our recursive Cholesky: updates and panel solves as large gemms, in the tensor-core

@@ -50,7 +50,7 @@ Precision parse_precision(const std::string& text, const char* argument = "facto
 const char* to_string(Precision p);
 
 /// What PanelSolve::Auto means for a factorization in arithmetic `factor` under `mapping`: Inverse for the
-/// tensor-core factors (Tf32, Bf16, Fp16) of matrices that are not distributed, on mappings with CUDA workers (the
+/// tensor-core factors (Tf32, Bf16, Fp16) of matrices that are not distributed, on the GpuOnly mapping (the
 /// inversion and the products run in the tensor-core arithmetic: about 10 % faster at n = 32768 in TF32 on the H100; such
 /// a factor only preconditions the refinement of a mixed-precision solve, which absorbs the inverse's weaker
 /// stability); else Trsm. An explicit choice is returned as is.

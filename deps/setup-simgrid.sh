@@ -40,8 +40,9 @@ log "fetching StarPU source from Debian into $work"
 (cd "$work" && apt-get source -q starpu >&2)
 src=$(find "$work" -maxdepth 1 -type d -name "starpu-$STARPU_VERSION*" | head -1)
 [ -n "$src" ] || { log "apt-get source starpu did not unpack a starpu-$STARPU_VERSION directory"; exit 1; }
-starfact_build_starpu_tree "$src" "$prefix" "${STARPU_VERSION%.*}" "$($flags)" \
-  "$here"/starpu-*.patch || exit 1
+patches=("$here"/starpu-*.patch)
+[ -z "$mpi" ] || patches+=("$here"/smpi-*.patch)
+starfact_build_starpu_tree "$src" "$prefix" "${STARPU_VERSION%.*}" "$($flags)" "${patches[@]}" || exit 1
 grep -q "^#define STARPU_SIMGRID 1" "$prefix/include/starpu/${STARPU_VERSION%.*}/starpu_config.h" \
   || { log "$prefix: StarPU was built without SimGrid (configure did not find it?)"
        rm -f "$prefix/.complete"; exit 1; }

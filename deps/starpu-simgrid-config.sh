@@ -20,7 +20,11 @@ starfact_starpu_simgrid_configure_flags() {
   echo "$flags"
 }
 
-# The SMPI build: StarPU-MPI compiled by SimGrid's smpicc (configure's default under --enable-simgrid).
+# The SMPI build: StarPU-MPI compiled by SimGrid's smpicc (configure's default under --enable-simgrid), with the
+# deps/smpi-*.patch patches too (the SMPI build's key hashes them; the one-process build's does not):
+#   smpi-starpu-mpi-contiguous-bytes.patch   a tile whose data is contiguous goes to MPI as bytes, not as its
+#                                            MPI_Type_vector: SMPI copies a derived datatype's payload through
+#                                            temporary buffers (docs/simulation.md, "Cost of the simulation ...")
 starfact_starpu_smpi_configure_flags() {
   starfact_starpu_simgrid_configure_flags | sed 's/ --disable-mpi/ --enable-mpi --disable-mpi-check --disable-shared --enable-static/'
 }
@@ -29,8 +33,9 @@ starfact_starpu_smpi_configure_flags() {
 starfact_starpu_simgrid_prefix() {
   local here; here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   local key flags=starfact_starpu_simgrid_configure_flags name=simgrid
-  [ "${1:-}" = --mpi ] && { flags=starfact_starpu_smpi_configure_flags; name=smpi; }
-  key=$( { $flags; cat "$here"/starpu-*.patch "$here/starpu-config.sh" \
+  local patches=("$here"/starpu-*.patch)
+  [ "${1:-}" = --mpi ] && { flags=starfact_starpu_smpi_configure_flags; name=smpi; patches+=("$here"/smpi-*.patch); }
+  key=$( { $flags; cat "${patches[@]}" "$here/starpu-config.sh" \
            "$here/starpu-simgrid-config.sh"; } | sha256sum | cut -c1-12)
   echo "$STARFACT_CACHE_DIR/starpu-$STARPU_VERSION-$name-$key"
 }

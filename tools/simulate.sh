@@ -119,9 +119,13 @@ fi
 # than the real ranks with GPU-direct transfers (docs/simulation.md), which need no host buffer. Off unless the
 # caller sets it; it also removes the 175 us of a first allocation on a GPU, which a warm-up run pays anyway.
 export STARPU_SIMGRID_CUDA_MALLOC_COST=${STARPU_SIMGRID_CUDA_MALLOC_COST:-0}
-# Host copies of tiles share their pages (runtime/mpi.cpp): SimGrid's shared malloc maps them in blocks of 64 MiB
-# (its default 1 MiB would take one mapping per MiB of every received tile).
+# Host copies of tiles share their pages (runtime/mpi.cpp), which nothing reads or writes: SMPI copies no payload
+# between them (the SMPI StarPU sends a contiguous tile as bytes: deps/smpi-*.patch), and its "local" shared malloc
+# maps one shared memory file for all of them without touching a page ("global" maps a file in blocks with
+# MAP_POPULATE: page tables for every received tile, 8 nodes at n = 131072 mapped 300 GB). The simulated threads'
+# stacks go without a guard page: StarPU-MPI starts one per pending request, and a guarded stack takes two of the
+# process's memory mappings (vm.max_map_count, 65530: 16 nodes at n = 262144 ran out of them).
 smpirun -platform "$dir/bus/$simhost.cluster.xml" -hostfile "$dir/bus/$simhost.hosts" -np "$nodes" "$exe" \
   "${flags[@]}" "$@" "${logs[@]}" --log=smpi_config.thres:warning --log=ker_lmm.thres:error \
-  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no \
-  --cfg=smpi/shared-malloc-blocksize:$((64 << 20))
+  --cfg=smpi/privatization:yes --cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:local \
+  --cfg=contexts/guard-size:0

@@ -17,6 +17,8 @@
 #   --cpus C       CPU cores of the simulated node (default 16; a --gpu-only run starts no CPU worker)
 #   --platform "ARGS"  more sim/make_platform.py arguments (e.g. "--nvlink-gbs 300 --pcie-gbs 50")
 #   --keep DIR     prepare the simulated machine's model directory in DIR and keep it (default: a temporary one)
+#   --task-cost-us X  per-task cost of StarPU's CUDA worker added to every kernel's model (default: the number in
+#                  DIR/task_cost_us of --models when it holds one, else 0; sim/task_cost.py, docs/simulation.md)
 # The driver runs with --gpu-only --device-resident before the flags after --, which may override them.
 # Environment: SIM_BUILD_DIR (default build-sim), SMPI_BUILD_DIR (default build-smpi).
 set -euo pipefail
@@ -48,7 +50,7 @@ if [ "${1:-}" = "--build-mpi" ]; then
   exit 0
 fi
 
-models=$root/sim/models/synthetic gpus=1 nodes=1 cpus=16 platform="" keep=""
+models=$root/sim/models/synthetic gpus=1 nodes=1 cpus=16 platform="" keep="" task_cost=""
 while [ $# -gt 0 ]; do
   case $1 in
     --models) models=${2:?--models needs a directory}; shift 2 ;;
@@ -57,14 +59,17 @@ while [ $# -gt 0 ]; do
     --cpus) cpus=${2:?--cpus needs a number}; shift 2 ;;
     --platform) platform=${2?--platform needs arguments}; shift 2 ;;
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
+    --task-cost-us) task_cost=${2:?--task-cost-us needs a number}; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (driver flags go after --)" ;;
   esac
 done
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
 case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
 case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac
+[ -n "$task_cost" ] || task_cost=$(cat "$models/task_cost_us" 2>/dev/null || echo 0)
+[[ $task_cost =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--task-cost-us must be a number of microseconds >= 0, got '$task_cost'"
 [ "$nodes" = 1 ] || build=$smpi_build
 exe=$build/examples/starpu_chol
 [ -x "$exe" ] || die "$exe is not built: run tools/simulate.sh $([ "$nodes" = 1 ] && echo --build || echo --build-mpi)"
@@ -88,6 +93,7 @@ mkdir -p "$dir/codelets/45" "$dir/bus"
 for f in "$models"/codelets/45/*."$calhost"; do
   b=$(basename "$f"); cp "$f" "$dir/codelets/45/${b%.$calhost}.$simhost"
 done
+python3 "$root/sim/task_cost.py" "$dir/codelets/45" "$task_cost"
 from_bus=()
 [ -f "$models/bus/$calhost.platform.v4.xml" ] && from_bus=(--from-bus "$models/bus/$calhost")
 # shellcheck disable=SC2086
@@ -97,7 +103,7 @@ python3 "$root/sim/make_platform.py" --host "$simhost" --gpus "$gpus" --cpus "$c
 
 measured=""; [ ${#from_bus[@]} -gt 0 ] && measured=", host links measured"
 echo "# simulated: $nodes node(s) $simhost ($gpus GPU(s), $cpus CPU cores each; models of '$calhost' from" \
-     "$models$measured)"
+     "$models$measured; per-task cost $task_cost us)"
 # StarPU reads the models and the platform of STARPU_HOSTNAME from STARPU_PERF_MODEL_DIR; one model serves every
 # simulated GPU (calibrated on device 0); models are not updated from simulated times.
 export STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$simhost STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_NCUDA=$gpus

@@ -93,7 +93,7 @@ mkdir -p "$dir/codelets/45" "$dir/bus"
 for f in "$models"/codelets/45/*."$calhost"; do
   b=$(basename "$f"); cp "$f" "$dir/codelets/45/${b%.$calhost}.$simhost"
 done
-python3 "$root/sim/task_cost.py" "$dir/codelets/45" "$task_cost"
+[ "$task_cost" = 0 ] || python3 "$root/sim/task_cost.py" "$dir/codelets/45" "$task_cost"
 from_bus=()
 [ -f "$models/bus/$calhost.platform.v4.xml" ] && from_bus=(--from-bus "$models/bus/$calhost")
 # shellcheck disable=SC2086

@@ -3,7 +3,8 @@
 # under the synthetic models of sim/models/synthetic, in both precisions, at an order that is not a multiple of the
 # tile order. Checks that each run completes (info 0, no residual: nothing is computed), that the one-GPU time is
 # the sum of the models' task times (sim/expected_time.py) up to the scheduler's and submission's costs (+15%), and
-# that two GPUs take less than one and no less than half the sum; with the SMPI build, that two nodes complete.
+# that two GPUs take less than one and no less than half the sum, that a per-task cost (--task-cost-us) adds that
+# much per task on one GPU; with the SMPI build, that two nodes complete.
 # Exits 77 (ctest: skipped) when the simulation build is absent: tools/simulate.sh --build makes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +15,10 @@ if [ ! -x "$build/examples/starpu_chol" ]; then
 fi
 n=16000 nb=1024
 fail=0
-median() {  # gpus prec -> seconds (the summary's median), after checking the rows
+median() {  # gpus prec [per-task cost us] -> seconds (the summary's median), after checking the rows
   local out
-  out=$("$root/tools/simulate.sh" --gpus "$1" -- --n $n --nb $nb --prec "$2" --warmup 1 --repeat 2 --csv 2>&1) || {
+  out=$("$root/tools/simulate.sh" --gpus "$1" --task-cost-us "${3:-0}" -- --n $n --nb $nb --prec "$2" --warmup 1 \
+          --repeat 2 --csv 2>&1) || {
     echo "$out" | tail -20 >&2; echo "FAILED: simulated run on $1 GPU(s), prec $2, exited non-zero" >&2; return 1; }
   # CSV rows: impl,n,nb,prec,...,run,seconds,GFLOP/s,residual,info
   local rows; rows=$(echo "$out" | grep -c "^starfact,$n,$nb,$2,.*,-,0$" || true)
@@ -41,6 +43,16 @@ print('; '.join(bad))")
   echo "prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
   if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi
 done
+# 20 us more per task on one GPU: the 816 tasks of the 16 x 16 tiles on one worker take 16.3 ms more.
+if tc=$(median 1 d 20) && t0=$(median 1 d); then
+  verdict=$(python3 -c "
+d, want = $tc - $t0, 816 * 20e-6
+print('' if 0.9 * want <= d <= 1.2 * want else 'per-task cost 20 us: %.4f s more, expected %.4f' % (d, want))")
+  echo "per-task cost 20 us: simulated 1 GPU $tc s against $t0 s"
+  if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi
+else
+  fail=1
+fi
 # Several nodes (experimental, docs/simulation.md): when the SMPI build is there, two simulated nodes of two GPUs must
 # complete, each rank running half the tasks.
 if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_chol" ]; then

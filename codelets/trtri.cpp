@@ -51,9 +51,9 @@ void trtri_cuda(void* buffers[], void* cl_arg) {
     const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
     if (static_cast<size_t>(gpu::trtri_recursive_scratch(n)) * sizeof(T) > c.scratch_bytes)
         STARPU_ABORT_MSG("trtri: scratch too small (reserve_inverse_workspace not called for this tile size)");
-    const cublasStatus_t s = gpu::trtri_lower_recursive<T>(
-        starpu_cublas_get_local_handle(), c.stream, a->compute, n, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-        ldl, X, ldx, static_cast<T*>(c.scratch));
+    const T* L = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    const cublasStatus_t s = gpu::trtri_lower_recursive<T>(starpu_cublas_get_local_handle(), c.stream, a->compute, n,
+                                                           L, ldl, X, ldx, static_cast<T*>(c.scratch));
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif

@@ -8,16 +8,19 @@
 //     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i V_{p-1}, W_i := A_i^T A_i
 //     binary tree:      W_q += W_{q+d} for d = 1, 2, 4, ...          (W_0 = the Gram matrix of the whole column)
 //     L_p := chol(W_0 (+ s I when p = 1)), V_p := L_p^-T             (one task; R_p = L_p^T)
+//     p = 2: ||W_0 - I||_F small (A_2 already orthonormal): the third pass's tasks do nothing, and below the last
+//            factor is L2 (CholeskyQR2 of the shifted first pass's Q; CholqrPasses)
 //   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T;
 //                V := M^-1 = L3^-T U^-1 (M = U L3^T); R := S (L1 L2 L3)^T
 //   for each tile i:    A_i := A_i V                                 (= Q3_i U^-1 = Y_i)
 //   A_0(0:n) := R above the diagonal, Y1 below it
 //
 // The last pass's solve with L3 and the reconstruction's with U are one solve with M = U L3^T. The solves over the
-// tiles multiply by the small triangles' inverses (trmm: cuBLAS's trsm on these tall tiles ran under 1 TFLOP/s,
-// docs/qr.md); the inverses come from backward-stable solves against the identity, and the tests check orthogonality
-// and residual on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so that op(Q) C = C - Y op(T) (Y^T C)
-// and C op(Q) = C - (C Y) op(T) Y^T, op(T) = T for Q and T^T for Q^T, by tiles of C:
+// tiles multiply by the small triangles' inverses (as gemms: cuBLAS's trsm and trmm on these tall tiles ran at a
+// fraction of its gemm's rate, docs/qr.md); the inverses come from backward-stable solves against the identity, and
+// the tests check orthogonality and residual on ill-conditioned inputs (cond 1e10 and 1e12). Q = I - Y T Y^T, so
+// that op(Q) C = C - Y op(T) (Y^T C) and C op(Q) = C - (C Y) op(T) Y^T, op(T) = T for Q and T^T for Q^T, by tiles
+// of C:
 //
 //   for each tile column j of C (Right: tile row):
 //     for each tile i:  W_i := Y_i^T C_ij  (Right: C_ji Y_i)
@@ -25,6 +28,7 @@
 //     W_0 := op(T) W_0  (Right: W_0 op(T))
 //     for each tile i:  C_ij -= Y_i W_0  (Right: C_ji -= W_0 Y_i^T)
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,14 +56,22 @@ void release(std::vector<starpu_data_handle_t>& handles) {
     handles.clear();
 }
 
-/// The binary reduction tree over W[0 .. count-1] into W[0]: W_q += W_{q+d}, d = 1, 2, 4, ...
+/// The reduction tree over W[0 .. count-1] into W[0], kFanIn to one: W_q += W_{q+d} + ... + W_{q+(kFanIn-1)d},
+/// d = 1, kFanIn, kFanIn^2, ... (`third`: of the third pass, skipped with it). A binary tree of 32 tiles took five
+/// levels of tasks, about 0.1 ms each, between the passes.
+constexpr int64_t kFanIn = 8;
 template <typename T>
-void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vector<starpu_data_handle_t>& W) {
+void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vector<starpu_data_handle_t>& W,
+            const CholqrPasses* third = nullptr) {
     const auto count = static_cast<int64_t>(W.size());
-    for (int64_t d = 1; d < count; d *= 2)
-        for (int64_t q = 0; q + d < count; q += 2 * d) {
-            o.name = names("cholqr_add", q, q + d);
-            insert_cholqr_add<T>(rt, o, W[static_cast<size_t>(q + d)], W[static_cast<size_t>(q)]);
+    std::vector<starpu_data_handle_t> inputs;
+    for (int64_t d = 1; d < count; d *= kFanIn)
+        for (int64_t q = 0; q + d < count; q += kFanIn * d) {
+            inputs.clear();
+            for (int64_t r = 1; r < kFanIn && q + r * d < count; ++r)
+                inputs.push_back(W[static_cast<size_t>(q + r * d)]);
+            o.name = names("cholqr_add", q, d);
+            insert_cholqr_add<T>(rt, o, inputs, W[static_cast<size_t>(q)], third);
         }
 }
 
@@ -72,7 +84,10 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     const int64_t mt = A.mt(), n = A.n();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
     TaskNames names(*seq);
-    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n);
+    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n, A.nb());
+    auto passes = std::make_shared<CholqrPasses>();
+    passes->stats = stats;
+    seq->keep(passes);
     std::vector<starpu_data_handle_t> W, small;
     for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
     starpu_data_handle_t L[3], V[3];  // the passes' Cholesky factors and their inverses transposed
@@ -80,23 +95,24 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     for (starpu_data_handle_t& v : V) small.push_back(v = temporary<T>(n, n));
     for (int p = 0; p < 3; ++p) {
         TraceIteration pass(rt, p);
+        const CholqrPasses* third = p == 2 ? passes.get() : nullptr;
         for (int64_t i = 0; i < mt; ++i) {
             if (p == 0) {
                 o.name = names("cholqr_gram", i);
                 insert_cholqr_gram<T>(rt, o, A.tile(i, 0), W[static_cast<size_t>(i)]);
             } else {
                 o.name = names("cholqr_solve_gram", i, p);
-                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)]);
+                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)], third);
             }
         }
-        reduce<T>(rt, o, names, W);
+        reduce<T>(rt, o, names, W, third);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m(), p == 0, p == 2);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m(), p == 0, p == 2, passes.get(), p == 1);
     }
     const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
     small.insert(small.end(), {Minv, RY, X});
     o.name = "cholqr_householder";
-    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X);
+    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X, passes.get());
     for (int64_t i = 0; i < mt; ++i) {
         o.name = names("cholqr_solve", i);
         insert_cholqr_solve<T>(rt, o, Minv, A.tile(i, 0));

@@ -230,13 +230,14 @@ template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
     (void)residency;
     (void)gpus;
-    (void)m;
     if (mapping == Mapping::CpuOnly || !gpu) return 192;
     // Measured on the H200, device-resident, double, GPU-only (docs/qr.md): tall and skinny (m = 2^20, n = 128 and
     // 256), tiles of 32768 rows took 0.047 and 0.095 s against 0.058 / 0.120 s (8192) and 0.118 / 0.353 s (2048): one
     // tile column of tall tiles, whose GEQRT is one cuSOLVER geqrf of useful size. Square, 2048 tiles beat 1024 and
     // 512 at n = 8192 (0.131 s against 0.137 and 0.188) and 1024 at 16384 (0.432 s against 0.509).
-    if (n <= 512) return std::max<int64_t>(32768, n);
+    // The Cholesky QR (qr_uses_cholqr) on 2^20 rows: tiles of 65536 rows, half the tasks, took 0.0077 s at n = 128
+    // and 0.0456 at 512 against 0.0084 and 0.0479 (32768); below 4 tiles of 32768 rows, 32768.
+    if (n <= 512) return std::max<int64_t>(m >= 4 * 32768 ? 65536 : 32768, n);
     return 2048;
 }
 

@@ -4,43 +4,62 @@
 #pragma once
 #include <starpu.h>
 
+#include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "codelets/codelets.hpp"
+#include "starfact/cholesky.hpp"  // RunStats
 
 namespace starfact::detail {
+
+/// How many passes one Cholesky QR runs, decided on the device while it runs: 3 (shifted Cholesky QR 3), or 2 when
+/// the second pass's Gram matrix shows its input orthonormal to within kSkipDistance (then passes 1 and 2 are the
+/// CholeskyQR2 of the shifted first pass's Q, and the third pass's tasks return at once). Written by the second
+/// pass's Cholesky task, read by the tasks of the third pass and by the reconstruction, which all depend on it
+/// through their data; kept alive by the Sequence until they complete.
+struct CholqrPasses {
+    std::atomic<int> count{3};
+    RunStats* stats = nullptr;  // the blocking form's: the reconstruction sets stats->qr_passes
+};
 
 /// W := X^T X (the full symmetric n x n Gram matrix of the tile X).
 template <typename T>
 void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W);
-/// X := X V (V upper: a previous pass's L^-T), then W := X^T X.
+/// X := X V (V upper: a previous pass's L^-T), then W := X^T X. With `third` (the third pass's): nothing when
+/// third->count is 2.
 template <typename T>
 void insert_cholqr_solve_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X,
-                              starpu_data_handle_t W);
+                              starpu_data_handle_t W, const CholqrPasses* third = nullptr);
 /// X := X V (V upper: the reconstruction's M^-1).
 template <typename T>
 void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X);
-/// Wp += Wi (a node of the reduction tree).
+/// Wp += the sum of the Wi (a node of the reduction tree). With `third`: nothing when third->count is 2.
 template <typename T>
-void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Wi, starpu_data_handle_t Wp);
+void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& Wi,
+                       starpu_data_handle_t Wp, const CholqrPasses* third = nullptr);
 /// L := the lower Cholesky factor of G (+ s I, s = 11 (m n + n (n + 1)) u trace(G) when `shift`: the shift of
 /// Fukaya et al. 2020, m the factored matrix's rows), strictly upper part zero, and V := L^-T (upper, by a solve
 /// against the identity). If the factorization fails it is retried with growing shifts (L stays finite) and
 /// *info := the failing column (if *info was 0); with `check`, also when ||G - I||_F > 0.9 (the last pass's Gram:
-/// the previous pass did not orthogonalise).
+/// the previous pass did not orthogonalise). `passes`: the second pass's task (`decide`) sets passes->count to 2
+/// when ||G - I||_F <= kSkipDistance and the factorization succeeded unshifted; the third pass's (`check`) does
+/// nothing when it is 2.
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
-                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check);
+                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
+                         CholqrPasses* passes = nullptr, bool decide = false);
 /// The Householder reconstruction (Ballard et al. 2015) from the top block Q2(0:n, :) of tile A0 before the last
 /// pass and the three Cholesky factors: Qt := Q2(0:n, :) L3^-T (the orthogonal factor's top block), the modified LU
 /// Qt - S = Y1 U, T := -U S Y1^-T (into the first n rows of the tile Tf), V := M^-1 = L3^-T U^-1 (upper; the last
 /// pass's solve is Y_i = Q2_i M^-1 with M = U L3^T), RY := S (L1 L2 L3)^T on and above the diagonal, Y1 below it.
-/// X: an n x (n + 1) scratch.
+/// When passes->count is 2: A0 holds Q1, L2 is the last factor (Qt := Q1(0:n, :) L2^-T, M = U L2^T, R = S (L1 L2)^T)
+/// and L3 is not read. X: an n x (n + 1) scratch.
 template <typename T>
 void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
                                starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
                                starpu_data_handle_t Tf, starpu_data_handle_t V, starpu_data_handle_t RY,
-                               starpu_data_handle_t X);
+                               starpu_data_handle_t X, const CholqrPasses* passes);
 /// A0(0:n, 0:n) := RY.
 template <typename T>
 void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0);
@@ -57,8 +76,9 @@ void insert_cholqr_tmul(const Runtime& rt, const TaskOptions& o, Side side, bool
 template <typename T>
 void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, starpu_data_handle_t Y,
                           starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr);
-/// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices.
+/// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices, and its scratch
+/// for the solves over tiles of `rows` rows.
 template <typename T>
-void reserve_cholqr_workspace(const Runtime& rt, int64_t n);
+void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows);
 
 }  // namespace starfact::detail

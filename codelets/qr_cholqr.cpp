@@ -1,16 +1,19 @@
 // The Cholesky QR's codelets (codelets/cholqr_codelets.hpp, algorithms/cholqr.cpp):
 //   cholqr_gram:        0 = X (R), 1 = W (W)                 W := X^T X
-//   cholqr_solve_gram:  0 = V (R), 1 = X (RW), 2 = W (W)     X := X V (V = L^-T), W := X^T X
+//   cholqr_solve_gram:  0 = V (R), 1 = X (RW), 2 = W (W)     X := X V (V = L^-T), W := X^T X   (and _3: third pass)
 //   cholqr_solve:       0 = V (R), 1 = X (RW)                X := X V (V = M^-1)
-//   cholqr_add:         0 = Wi (R), 1 = Wp (RW)              Wp += Wi
-//   cholqr_potrf:       0 = G (R), 1 = L (W), 2 = V (W), 3 = info (RW)   G (+ s I) = L L^T, V := L^-T
+//   cholqr_add:         0 = Wp (RW), 1.. = Wi (R)            Wp += sum of Wi (count: the task's)  (and _3)
+//   cholqr_potrf:       0 = G (R), 1 = L (W), 2 = V (W), 3 = info (RW)   G (+ s I) = L L^T, V := L^-T   (and _3)
 //   cholqr_householder: 0 = A0 (R), 1..3 = L1, L2, L3 (R), 4 = T (W), 5 = V (W: M^-1), 6 = RY (W), 7 = X (W, scratch)
 //   cholqr_store:       0 = RY (R), 1 = A0 (RW)
 //   cholqr_ytc:         0 = Y (R), 1 = C (R), 2 = W (W)
 //   cholqr_tmul:        0 = T (R), 1 = W (RW)
 //   cholqr_update:      0 = Y (R), 1 = W (R), 2 = C (RW) [, 3 = Z (W, scratch: the first tile's)]
+// The third pass's tasks have codelets of their own (_3: their own performance models), since they return at once
+// when the second pass decided that two passes suffice (CholqrPasses).
 // CPU: CBLAS and LAPACKE (kernels/qr/cholqr_cpu.hpp). CUDA: cuBLAS gemm (the Gram matrices, as a strided batched
-// gemm over row chunks of the tile and their sum, so that the work spreads over the GPU), trsm, trmm, geam; cuSOLVER
+// gemm over row chunks of the tile and their sum, so that the work spreads over the GPU; the solves over the tiles
+// as gemms by block columns through the worker's scratch), trsm, trmm, geam; cuSOLVER
 // potrf; the element-wise kernels and the one-block modified LU of kernels/qr/cholqr_kernels.cu. The
 // Cholesky and the reconstruction read one or two numbers back to the host (the trace for the shift, the
 // factorization's info): they wait for their stream, once or twice per factorization.
@@ -40,8 +43,23 @@ struct CholqrArgs {
     bool right = false;   // ytc, tmul, update: side Right
     bool trans = false;   // tmul: op(T) = T^T
     bool unit = false;    // ytc, update: the first tile (Y1 unit lower in its first n rows)
+    bool decide = false;  // cholqr_potrf of the second pass: sets passes->count
+    int inputs = 0;       // cholqr_add: the Wi summed into Wp
+    // solve_gram_3, add_3, potrf_3: return at once when passes->count is 2; householder: the last factor
+    CholqrPasses* passes = nullptr;
     CudaContexts* cuda = nullptr;
 };
+
+/// The task is the third pass's of a factorization that stopped after two.
+inline bool skipped(const CholqrArgs* a) {
+    return a->passes && a->passes->count.load(std::memory_order_acquire) == 2;
+}
+/// The factorization stopped after two passes (the householder task: L2 is the last factor).
+inline bool two_passes(const CholqrArgs* a) { return skipped(a); }
+/// The householder task: the passes run, into the blocking form's RunStats.
+inline void count_passes(const CholqrArgs* a, bool two) {
+    if (a->passes && a->passes->stats) a->passes->stats->qr_passes = two ? 2 : 3;
+}
 
 using Tile = QrTile;
 inline Tile tile(void* buffer) { return qr_tile(buffer); }
@@ -63,6 +81,11 @@ inline double next_shift(double s, double base) {
 }
 constexpr int kShiftRetries = 12;
 constexpr double kIdentityDistance = 0.9;  // ||G - I||_F beyond which the last pass cannot orthogonalise
+/// ||G2 - I||_F up to which the second pass's input counts as orthonormal, so that the second pass's output is
+/// (the third pass's input would have been): kappa(Q1)^2 <= (1 + 0.1) / (1 - 0.1), and Cholesky QR's loss of
+/// orthogonality, O(u kappa^2) (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya, "Roundoff error analysis of the
+/// CholeskyQR2 algorithm", ETNA 44, 2015), within 1.22 times the third pass's.
+constexpr double kSkipDistance = 0.1;
 
 template <typename T>
 T* cpu_work(size_t n) {
@@ -93,7 +116,8 @@ void gram_cpu(void* buffers[], void*) {
 }
 
 template <typename T>
-void solve_gram_cpu(void* buffers[], void*) {
+void solve_gram_cpu(void* buffers[], void* cl_arg) {
+    if (skipped(static_cast<const CholqrArgs*>(cl_arg))) return;
     const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
     cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
               X.ld);
@@ -117,12 +141,17 @@ void inverse_cpu(int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
 }
 
 template <typename T>
-void add_cpu(void* buffers[], void*) {
-    const Tile Wi = tile(buffers[0]), Wp = tile(buffers[1]);
-    const T* a = ptr<T>(Wi);
+void add_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const Tile Wp = tile(buffers[0]);
     T* b = ptr<T>(Wp);
-    for (int j = 0; j < Wp.cols; ++j)
-        for (int i = 0; i < Wp.rows; ++i) b[at(i, j, Wp.ld)] += a[at(i, j, Wi.ld)];
+    for (int k = 1; k <= a->inputs; ++k) {
+        const Tile Wi = tile(buffers[k]);
+        const T* w = ptr<T>(Wi);
+        for (int j = 0; j < Wp.cols; ++j)
+            for (int i = 0; i < Wp.rows; ++i) b[at(i, j, Wp.ld)] += w[at(i, j, Wi.ld)];
+    }
 }
 
 /// L := lower(G) + s I, then its Cholesky; 0 or the failing column (1-based; a non-finite diagonal fails too).
@@ -145,13 +174,14 @@ int cholesky_cpu(const Tile& G, const Tile& L, double s) {
 template <typename T>
 void potrf_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (a->check && skipped(a)) return;
     const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
     int* info = info_of(buffers[3]);
     const int n = G.cols;
     const T* g = ptr<T>(G);
     double trace = 0, distance = 0;
     for (int j = 0; j < n; ++j) trace += static_cast<double>(g[at(j, j, G.ld)]);
-    if (a->check)
+    if (a->check || a->decide)
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < n; ++i) {
                 const double d = static_cast<double>(g[at(i, j, G.ld)]) - (i == j ? 1.0 : 0.0);
@@ -170,11 +200,15 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
     }
     inverse_cpu(n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
     if (breakdown > 0 && *info == 0) *info = breakdown;
+    if (a->decide && breakdown == 0 && std::sqrt(distance) <= kSkipDistance)
+        a->passes->count.store(2, std::memory_order_release);
 }
 
 template <typename T>
-void householder_cpu(void* buffers[], void*) {
-    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]), L3 = tile(buffers[3]),
+void householder_cpu(void* buffers[], void* cl_arg) {
+    const bool two = two_passes(static_cast<const CholqrArgs*>(cl_arg));
+    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
+               L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
                Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     T* ry = ptr<T>(RY);
@@ -189,7 +223,7 @@ void householder_cpu(void* buffers[], void*) {
     // R = S (L1 L2 L3)^T: X := L1 L2 L3 (lower), then RY's upper triangle := S X^T.
     copy(n, n, ptr<T>(L1), L1.ld, x, X.ld);
     cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x, X.ld);
-    cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x, X.ld);
+    if (!two) cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x, X.ld);
     // V := M^-1 = (U L3^T)^-1 = L3^-T U^-1 and T := -(U S) Y1^-T, both upper (zeros below).
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) t[at(i, j, Tt.ld)] = i <= j ? ry[at(i, j, RY.ld)] * s[j] : T(0);
@@ -198,6 +232,7 @@ void householder_cpu(void* buffers[], void*) {
     cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i <= j; ++i) ry[at(i, j, RY.ld)] = s[i] * x[at(j, i, X.ld)];
+    count_passes(static_cast<const CholqrArgs*>(cl_arg), two);
 }
 
 template <typename T>
@@ -379,32 +414,65 @@ void gram_cuda(void* buffers[], void* cl_arg) {
     gram_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
 }
 
+/// X := X V for the upper triangular V (exact zeros below its diagonal: the inverses' solves against the identity
+/// leave them), in place, as gemms: block columns J of kSolveBlock from the last, X(:, J) := X(:, 0:end(J))
+/// V(0:end(J), J) into the worker's scratch, then copied back (cuBLAS's trmm on these tall tiles ran at about a fifth
+/// of its gemm's rate, docs/qr.md). 1.5 m n^2 flops at n = 2 blocks, 1.25 at 4, against trmm's m n^2; blocks of
+/// 256 (fewer, wider gemms, more flops) measured slower on the H200 (2^20 x 256: 0.0192 s against 0.0176).
+constexpr int kSolveBlock = 128;
+template <typename T>
+size_t solve_scratch_bytes(int rows) {
+    return static_cast<size_t>(rows) * kSolveBlock * sizeof(T);
+}
+
+template <typename T>
+void solve_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& V, const Tile& X) {
+    const int rows = X.rows, n = X.cols;
+    T* x = ptr<T>(X);
+    if (solve_scratch_bytes<T>(rows) > c.scratch_bytes) {  // not reserved for tiles this tall
+        ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, rows, n, T(1), ptr<T>(V), V.ld,
+                     x, X.ld, x, X.ld),
+           "trmm");
+        return;
+    }
+    auto* scratch = static_cast<T*>(c.scratch);
+    for (int j = ((n - 1) / kSolveBlock) * kSolveBlock; j >= 0; j -= kSolveBlock) {
+        const int w = std::min(kSolveBlock, n - j);
+        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows, w, j + w, T(1), x, X.ld, ptr<T>(V) + at(0, j, V.ld),
+                     V.ld, T(0), scratch, rows),
+           "gemm");
+        copy_async(rows, w, scratch, rows, x + at(0, j, X.ld), X.ld, ws.stream);
+    }
+}
+
 template <typename T>
 void solve_gram_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
     const gpu::WorkerStream ws(a->cuda, false);
     const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
-    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld,
-                 ptr<T>(X), X.ld, ptr<T>(X), X.ld),
-       "trmm");
+    solve_cuda_into<T>(ws, a->cuda->local(), V, X);
     gram_cuda_into<T>(ws, a->cuda->local(), X, W);
 }
 
 template <typename T>
 void solve_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile V = tile(buffers[0]), X = tile(buffers[1]);
-    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld,
-                 ptr<T>(X), X.ld, ptr<T>(X), X.ld),
-       "trmm");
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    solve_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
 }
 
 template <typename T>
 void add_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile Wi = tile(buffers[0]), Wp = tile(buffers[1]);
-    ok(gpu::geam(ws.cublas, Wp.rows, Wp.cols, T(1), ptr<T>(Wp), Wp.ld, T(1), ptr<T>(Wi), Wi.ld, ptr<T>(Wp), Wp.ld),
-       "geam");
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile Wp = tile(buffers[0]);
+    for (int k = 1; k <= a->inputs; ++k) {
+        const Tile Wi = tile(buffers[k]);
+        ok(gpu::geam(ws.cublas, Wp.rows, Wp.cols, T(1), ptr<T>(Wp), Wp.ld, T(1), ptr<T>(Wi), Wi.ld, ptr<T>(Wp), Wp.ld),
+           "geam");
+    }
 }
 
 /// inverse_cpu on the device.
@@ -458,6 +526,7 @@ int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile&
 template <typename T>
 void potrf_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (a->check && skipped(a)) return;
     CudaWorkerContext& c = a->cuda->local();
     const gpu::WorkerStream ws(a->cuda, false);
     const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
@@ -466,7 +535,9 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
     double base = 0, s = 0;
     if (a->shift) s = base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
     int breakdown = 0;
-    if (a->check && !(std::sqrt(measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, true)) <= kIdentityDistance)) breakdown = 1;
+    const double distance =
+        a->check || a->decide ? std::sqrt(measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, true)) : 0.0;
+    if (a->check && !(distance <= kIdentityDistance)) breakdown = 1;
     int failed = cholesky_cuda<T>(ws, c, G, L, s);
     if (failed > 0 && breakdown == 0) breakdown = failed;
     if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
@@ -478,6 +549,7 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
         ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `breakdown` is on this stack frame
     }
+    if (a->decide && breakdown == 0 && distance <= kSkipDistance) a->passes->count.store(2, std::memory_order_release);
 }
 
 /// The modified LU of the n x n A, blocked: panels of kLuPanel columns by the one-block kernel, then the row block
@@ -502,8 +574,11 @@ void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
 
 template <typename T>
 void householder_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]), L3 = tile(buffers[3]),
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const bool two = two_passes(a);
+    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
+               L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
                Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     const cudaStream_t st = ws.stream;
@@ -522,9 +597,10 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x,
                  X.ld, x, X.ld),
        "trmm");
-    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x,
-                 X.ld, x, X.ld),
-       "trmm");
+    if (!two)
+        ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld,
+                     x, X.ld, x, X.ld),
+           "trmm");
     ok(gpu::geam_transpose(ws.cublas, n, n, x, X.ld, v, V.ld), "geam");
     gpu::launch_cholqr_scale(v, V.ld, n, n, s, true, st);
     // T := -(U S) Y1^-T (upper), before RY's upper triangle (U) is replaced by R.
@@ -537,6 +613,7 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, v, V.ld);
     ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld),
        "trsm");
+    count_passes(a, two);
 }
 
 template <typename T>
@@ -640,6 +717,14 @@ Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     w.device = std::max({kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T), partials_bytes<T>(), gram});
     return w;
 }
+
+/// The scratch of the solves over tiles of `rows` rows.
+template <typename T>
+Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
+    Workspace w;
+    w.scratch = solve_scratch_bytes<T>(rows);
+    return w;
+}
 #endif
 
 // ---- definitions -----------------------------------------------------------------------------------
@@ -652,9 +737,10 @@ Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     }
 STARFACT_CHOLQR_DEFINE(gram, "gram", gram_cpu, gram_cuda, STARPU_R, STARPU_W)
 STARFACT_CHOLQR_DEFINE(solve_gram, "solve_gram", solve_gram_cpu, solve_gram_cuda, STARPU_R, STARPU_RW, STARPU_W)
+STARFACT_CHOLQR_DEFINE(solve_gram_3, "solve_gram_3", solve_gram_cpu, solve_gram_cuda, STARPU_R, STARPU_RW, STARPU_W)
 STARFACT_CHOLQR_DEFINE(solve, "solve", solve_cpu, solve_cuda, STARPU_R, STARPU_RW)
-STARFACT_CHOLQR_DEFINE(add, "add", add_cpu, add_cuda, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(potrf, "potrf", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_W, STARPU_RW)
+STARFACT_CHOLQR_DEFINE(potrf_3, "potrf_3", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_W, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(householder, "householder", householder_cpu, householder_cuda, STARPU_R, STARPU_R, STARPU_R,
                        STARPU_R, STARPU_W, STARPU_W, STARPU_W, STARPU_W)
 STARFACT_CHOLQR_DEFINE(store, "store", store_cpu, store_cuda, STARPU_R, STARPU_RW)
@@ -663,17 +749,32 @@ STARFACT_CHOLQR_DEFINE(tmul, "tmul", tmul_cpu, tmul_cuda, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(update, "update", update_cpu, update_cuda, STARPU_R, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(update_unit, "update_unit", update_cpu, update_cuda, STARPU_R, STARPU_R, STARPU_RW, STARPU_W)
 #undef STARFACT_CHOLQR_DEFINE
+// Modes per task (dyn_modes): Wp, then the Wi.
+template <typename T>
+void define_add(Kernel& k) {
+    define_kernel(k, "cholqr_add", by_precision<T>("starfact_scholqr_add", "starfact_dcholqr_add"), add_cpu<T>,
+                  STARFACT_CUDA_IMPL(add_cuda<T>), {});
+}
+template <typename T>
+void define_add_3(Kernel& k) {
+    define_kernel(k, "cholqr_add_3", by_precision<T>("starfact_scholqr_add_3", "starfact_dcholqr_add_3"), add_cpu<T>,
+                  STARFACT_CUDA_IMPL(add_cuda<T>), {});
+}
 
 /// The Cholesky QR's codelets of precision T, one extension slot of the Runtime for all of them (the slots are few).
 template <typename T>
 struct CholqrKernels {
-    Kernel gram, solve_gram, solve, add, potrf, householder, store, ytc, tmul, update, update_unit;
+    Kernel gram, solve_gram, solve_gram_3, solve, add, add_3, potrf, potrf_3, householder, store, ytc, tmul, update,
+        update_unit;
     CholqrKernels() {
         define_gram<T>(gram);
         define_solve_gram<T>(solve_gram);
+        define_solve_gram_3<T>(solve_gram_3);
         define_solve<T>(solve);
         define_add<T>(add);
+        define_add_3<T>(add_3);
         define_potrf<T>(potrf);
+        define_potrf_3<T>(potrf_3);
         define_householder<T>(householder);
         define_store<T>(store);
         define_ytc<T>(ytc);
@@ -712,9 +813,12 @@ void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_han
 
 template <typename T>
 void insert_cholqr_solve_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t X,
-                              starpu_data_handle_t W) {
+                              starpu_data_handle_t W, const CholqrPasses* third) {
     const double m = tile_rows(X), n = tile_cols(X);
-    submit(task_of(kernels<T>(rt).solve_gram, args_of(rt), {L, X, W}, 2 * m * n * n), o, "cholqr_solve_gram");
+    CholqrArgs a = args_of(rt);
+    a.passes = const_cast<CholqrPasses*>(third);
+    const auto& k = kernels<T>(rt);
+    submit(task_of(third ? k.solve_gram_3 : k.solve_gram, a, {L, X, W}, 2 * m * n * n), o, "cholqr_solve_gram");
 }
 
 template <typename T>
@@ -724,29 +828,46 @@ void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 }
 
 template <typename T>
-void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Wi, starpu_data_handle_t Wp) {
+void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& Wi,
+                       starpu_data_handle_t Wp, const CholqrPasses* third) {
     const double m = tile_rows(Wp), n = tile_cols(Wp);
-    submit(task_of(kernels<T>(rt).add, args_of(rt), {Wi, Wp}, m * n), o, "cholqr_add");
+    CholqrArgs a = args_of(rt);
+    a.passes = const_cast<CholqrPasses*>(third);
+    a.inputs = static_cast<int>(Wi.size());
+    const auto& k = kernels<T>(rt);
+    starpu_task* t = qr_packed_task(third ? k.add_3 : k.add, a, m * n * a.inputs);
+    std::vector<starpu_data_handle_t> handles{Wp};
+    handles.insert(handles.end(), Wi.begin(), Wi.end());
+    std::vector<starpu_data_access_mode> modes(handles.size(), STARPU_R);
+    modes[0] = STARPU_RW;
+    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
+    submit(t, o, "cholqr_add");
 }
 
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
-                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check) {
+                         starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
+                         CholqrPasses* passes, bool decide) {
     CholqrArgs a = args_of(rt);
     a.m = m;
     a.shift = shift;
     a.check = check;
+    a.decide = decide && passes;
+    a.passes = check || decide ? passes : nullptr;
     const double n = tile_cols(G);
-    submit(task_of(kernels<T>(rt).potrf, a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
+    const auto& k = kernels<T>(rt);
+    submit(task_of(check && passes ? k.potrf_3 : k.potrf, a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
 }
 
 template <typename T>
 void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
                                starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
                                starpu_data_handle_t Tf, starpu_data_handle_t M, starpu_data_handle_t RY,
-                               starpu_data_handle_t X) {
+                               starpu_data_handle_t X, const CholqrPasses* passes) {
     const double n = tile_cols(A0);
-    submit(task_of(kernels<T>(rt).householder, args_of(rt), {A0, L1, L2, L3, Tf, M, RY, X}, 4 * n * n * n), o,
+    CholqrArgs a = args_of(rt);
+    a.passes = const_cast<CholqrPasses*>(passes);
+    submit(task_of(kernels<T>(rt).householder, a, {A0, L1, L2, L3, Tf, M, RY, X}, 4 * n * n * n), o,
            "cholqr_householder");
 }
 
@@ -789,29 +910,32 @@ void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, st
 }
 
 template <typename T>
-void reserve_cholqr_workspace(const Runtime& rt, int64_t n) {
+void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() == 0 || n == 0) return;
     cuda_contexts(rt)->reserve(static_cast<int>(n), cholqr_workspace<T>);
+    cuda_contexts(rt)->reserve(static_cast<int>(rows), cholqr_scratch<T>);
 #else
     (void)rt;
     (void)n;
+    (void)rows;
 #endif
 }
 
 #define STARFACT_CHOLQR(T)                                                                                           \
     template void insert_cholqr_gram<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
     template void insert_cholqr_solve_gram<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,              \
-                                              starpu_data_handle_t, starpu_data_handle_t);                           \
+                                              starpu_data_handle_t, starpu_data_handle_t, const CholqrPasses*);      \
     template void insert_cholqr_solve<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
-    template void insert_cholqr_add<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
+    template void insert_cholqr_add<T>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&,  \
+                                       starpu_data_handle_t, const CholqrPasses*);                                   \
     template void insert_cholqr_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
                                          starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t, int64_t,  \
-                                         bool, bool);                                                                \
+                                         bool, bool, CholqrPasses*, bool);                                           \
     template void insert_cholqr_householder<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,             \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
-                                               starpu_data_handle_t);                                                \
+                                               starpu_data_handle_t, const CholqrPasses*);                           \
     template void insert_cholqr_store<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
     template void insert_cholqr_ytc<T>(const Runtime&, const TaskOptions&, Side, bool, starpu_data_handle_t,         \
                                        starpu_data_handle_t, starpu_data_handle_t);                                  \
@@ -819,7 +943,7 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n) {
                                         starpu_data_handle_t);                                                       \
     template void insert_cholqr_update<T>(const Runtime&, const TaskOptions&, Side, starpu_data_handle_t,            \
                                           starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t);         \
-    template void reserve_cholqr_workspace<T>(const Runtime&, int64_t);
+    template void reserve_cholqr_workspace<T>(const Runtime&, int64_t, int64_t);
 STARFACT_CHOLQR(float)
 STARFACT_CHOLQR(double)
 #undef STARFACT_CHOLQR

@@ -43,8 +43,8 @@ problem
   --m M             rows (default: n). m < n: a wide matrix (R upper trapezoidal; gels gives the minimum-norm
                     solution through the QR of A^T, orgqr all of the m x m Q)
 )") + support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and 32768 for
-                    n <= 512: one tile column of tall tiles)
+           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and for
+                    n <= 512 one tile column of tall tiles: 65536 rows from m = 131072, else 32768)
   --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
   --op OP           geqrf (default), gels (least squares, m < n: the minimum-norm solution) or orgqr (the thin
                     Q, m x min(m, n), after an untimed geqrf). The cuSOLVER baselines: geqrf: cusolverDnXgeqrf
@@ -246,7 +246,9 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
             best = ours;
             summary = "summary: starfact " + std::string(support::to_string(s.op)) + " median " + fmt("%.4f", ours) +
                       " s, " + fmt("%.1f", flops / ours * 1e-9) + " GFLOP/s (tree " + tree.name() + ")" +
-                      (stats.tasks > 0 ? ", " + std::to_string(stats.tasks) + " tasks" : std::string());
+                      (stats.tasks > 0 ? ", " + std::to_string(stats.tasks) + " tasks" : std::string()) +
+                      (stats.qr_passes > 0 ? ", " + std::to_string(stats.qr_passes) + " Cholesky QR passes"
+                                           : std::string());
         }
     }
     if (s.vendor) {

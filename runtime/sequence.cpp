@@ -65,7 +65,7 @@ void SequenceState::orphan() noexcept {
     {
         std::lock_guard lock(mutex);
         handles.swap(info_handles);
-        names.clear();      // their tasks completed: the Runtime waited for every task
+        kept.clear();       // their tasks completed: the Runtime waited for every task
         to_reduce.clear();  // a reduction over the ranks is a collective, out of reach now
         runtime = nullptr;
     }
@@ -108,10 +108,10 @@ int Sequence::wait() {
 
 int Sequence::wait_tasks() {
     detail::SequenceState& s = *state_;
-    std::vector<std::shared_ptr<std::deque<std::string>>> names;  // of tasks submitted before this wait()
+    std::vector<std::shared_ptr<void>> kept;  // for tasks submitted before this wait()
     {
         std::unique_lock lock(s.mutex);
-        names.swap(s.names);
+        kept.swap(s.kept);
         s.all_done.wait(lock, [&] { return s.pending == 0; });
     }
     // Unregistering brings each info back into its int (from a GPU when a CUDA codelet wrote it last).

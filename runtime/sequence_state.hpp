@@ -40,13 +40,15 @@ struct SequenceState {
     /// solve's driver): the next wait() throws it, once its tasks completed (as it was thrown: an InvalidArgument
     /// stays one).
     std::exception_ptr error;
-    /// Task names of submitted tasks (StarPU points into them), freed by the wait() after their tasks.
-    std::vector<std::shared_ptr<std::deque<std::string>>> names;
+    /// What submitted tasks point into (their names, state their codelets share), freed by the wait() after
+    /// their tasks.
+    std::vector<std::shared_ptr<void>> kept;
 
-    /// Keeps a block of task names alive until the next wait() has seen its tasks complete.
-    void keep(std::shared_ptr<std::deque<std::string>> block) {
+    /// Keeps an object (a block of task names, a graph's shared state) alive until the next wait() has seen
+    /// the tasks submitted before it complete.
+    void keep(std::shared_ptr<void> object) {
         std::lock_guard lock(mutex);
-        names.push_back(std::move(block));
+        kept.push_back(std::move(object));
     }
 
     /// A new operation: a zeroed info variable registered with StarPU; returns its index.

@@ -72,6 +72,9 @@ struct Options {
 /// What one call did, filled by the overloads that take it.
 struct RunStats {
     int64_t tasks = 0;  ///< tasks submitted
+    /// geqrf by the Cholesky QR (QrTree::Kind::Cholqr): the passes it ran, 2 when the second showed its input
+    /// orthonormal, else 3 (docs/qr.md); 0 for the other factorizations.
+    int qr_passes = 0;
 };
 
 /// How the LAPACK-array entry points cut their arrays into tiles (the TileMatrix forms use the matrix's own).

@@ -31,6 +31,45 @@ void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t i
     CHECK(c.failure().empty());
 }
 
+/// U diag(sigma) V^T (m x n) with singular values from 1 down to 1 / cond, U and V from LAPACK's QR of random
+/// matrices.
+std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
+    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
+        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
+        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
+        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
+        return Q;
+    };
+    std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1), A(static_cast<size_t>(m * n), 0);
+    for (int64_t j = 0; j < n; ++j) {
+        const double sigma = std::pow(cond, -double(j) / double(std::max<int64_t>(n - 1, 1)));
+        for (int64_t i = 0; i < m; ++i) U[i + j * m] *= sigma;
+    }
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t l = 0; l < n; ++l)
+            for (int64_t i = 0; i < m; ++i) A[i + j * m] += U[i + l * m] * V[j + l * n];
+    return A;
+}
+
+/// The GPU Cholesky QR of A (m x n, tiles of nb rows): orthogonality and residual < 60, and the passes it ran.
+void expect_gpu_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes) {
+    TileMatrix<double> a(runtime(), m, n, nb), q(runtime(), m, n, nb);
+    a.import(A.data(), m);
+    QRFactors<double> f(a, QrTree::parse("cholqr"));
+    RunStats stats;
+    geqrf(a, f, on(Mapping::GpuOnly), stats);
+    CHECK(stats.qr_passes == passes);
+    orgqr(a, f, q, on(Mapping::GpuOnly));
+    std::vector<double> F(A.size()), Q(A.size());
+    a.export_to(F.data(), m);
+    q.export_to(Q.data(), m);
+    const double orth = orthogonality_residual(m, n, Q.data(), m),
+                 res = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
+    INFO("orthogonality=" << orth << " residual=" << res);
+    CHECK(orth < kResidualLimit);
+    CHECK(res < kResidualLimit);
+}
+
 template <typename T>
 void expect_gpu_right(int64_t m, int64_t n, int64_t k, int64_t nb, const char* tree, int64_t ib, Mapping factor,
                       Mapping apply) {
@@ -79,6 +118,14 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
         a.import(Z.data(), m);
         b.import(B.data(), ldb);
         CHECK(gels(a, f, b, on(Mapping::GpuOnly)) == 33);
+    }
+    // The Cholesky QR's codelets (Gram gemms and their sums, the shifted potrf, the solves by blocks of 128 columns,
+    // the modified LU, Y^T C and the updates): two passes on a well-conditioned matrix, three on cond 1e8.
+    expect_gpu_qr<T>(300, 140, 160, "cholqr", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_right<T>(300, 40, 3, 64, "cholqr", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    if constexpr (sizeof(T) == 8) {
+        expect_gpu_cholqr_passes(conditioned(300, 140, 10, seed + 2), 300, 140, 160, 2);
+        expect_gpu_cholqr_passes(conditioned(300, 140, 1e8, seed + 3), 300, 140, 160, 3);
     }
 }
 
@@ -248,19 +295,7 @@ TEST_CASE("GPU Cholesky QR: cond 1e10 keeps orthogonality < 60; a zero column is
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     const int64_t m = 20000, n = 64, nb = 4096;
-    // U diag(sigma) V^T with singular values from 1 to 1e-10, U and V from LAPACK's QR of random matrices.
-    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
-        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
-        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
-        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
-        return Q;
-    };
-    std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1), A(static_cast<size_t>(m * n), 0);
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) U[i + j * m] *= std::pow(1e10, -double(j) / double(n - 1));
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t l = 0; l < n; ++l)
-            for (int64_t i = 0; i < m; ++i) A[i + j * m] += U[i + l * m] * V[j + l * n];
+    const std::vector<double> A = conditioned(m, n, 1e10, seed);  // singular values from 1 to 1e-10
     for (Residency r : {Residency::Host, Residency::Device}) {
         INFO("residency=" << to_string(r));
         TileMatrix<double> a(runtime(), m, n, nb, r), q(runtime(), m, n, nb, r);

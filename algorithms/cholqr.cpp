@@ -125,31 +125,35 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
 
 template <typename T>
 void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
-                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq) {
+                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq,
+                             const ReflectorBlock& block) {
     Runtime& rt = A.runtime();
     const bool right = side == starfact::Side::Right;
     const Side kside = right ? Side::Right : Side::Left;
-    const int64_t mt = A.mt(), n = A.n(), ct = right ? C.mt() : C.nt();
+    const int64_t k = block.k, mt = A.mt(), n = A.tile_cols(k), ct = right ? C.mt() : C.nt();
+    const int64_t last = block.last < 0 ? ct : std::min(block.last, ct);
     auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n);
     TaskNames names(*seq);
-    for (int64_t j = 0; j < ct; ++j) {
+    for (int64_t j = block.first; j < last; ++j) {
         TraceIteration column(rt, j);
+        if (block.priority) o.priority = block.priority(j);
         const int64_t width = right ? C.tile_rows(j) : C.tile_cols(j);
         auto product = [&] { return right ? temporary<T>(width, n) : temporary<T>(n, width); };
         std::vector<starpu_data_handle_t> W;
-        for (int64_t i = 0; i < mt; ++i) {
+        for (int64_t i = k; i < mt; ++i) {
             W.push_back(product());
-            o.name = names("cholqr_ytc", i, j);
-            insert_cholqr_ytc<T>(rt, o, kside, i == 0, A.tile(i, 0), c(i, j), W.back());
+            o.name = names("cholqr_ytc", i, j, k);
+            insert_cholqr_ytc<T>(rt, o, kside, i == k, A.tile(i, k), c(i, j), W.back());
         }
         reduce<T>(rt, o, names, W);
-        o.name = names("cholqr_tmul", j);
-        insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(0, 0), W[0]);
+        o.name = names("cholqr_tmul", j, k);
+        insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(k, k), W[0]);
         W.push_back(product());  // the first tile's scratch
-        for (int64_t i = 0; i < mt; ++i) {
-            o.name = names("cholqr_update", i, j);
-            insert_cholqr_update<T>(rt, o, kside, A.tile(i, 0), W[0], c(i, j), i == 0 ? W.back() : nullptr);
+        for (int64_t i = k; i < mt; ++i) {
+            o.name = names("cholqr_update", i, j, k);
+            insert_cholqr_update<T>(rt, o, kside, A.tile(i, k), W[0], c(i, j), i == k ? W.back() : nullptr);
         }
         release(W);
     }
@@ -159,7 +163,8 @@ void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T
     template void submit_cholqr_dag<T>(TileMatrix<T>&, QRFactors<T>&, starpu_data_handle_t, const Options&,       \
                                        RunStats*, SequenceState*);                                                 \
     template void submit_cholqr_apply_dag<T>(starfact::Side, bool, const TileMatrix<T>&, const QRFactors<T>&,      \
-                                             TileMatrix<T>&, const Options&, RunStats*, SequenceState*);
+                                             TileMatrix<T>&, const Options&, RunStats*, SequenceState*,            \
+                                             const ReflectorBlock&);
 STARFACT_CHOLQR_DAG(float)
 STARFACT_CHOLQR_DAG(double)
 #undef STARFACT_CHOLQR_DAG

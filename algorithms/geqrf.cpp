@@ -8,10 +8,19 @@
 //     for each merge (p, i):
 //       ttqrt  A[p][k], A[i][k] -> TT[i][k];  for j > k: ttmqr  A[p][j], A[i][j] by (A[i][k], TT[i][k])
 //
+// The panel tree (QrTree::Kind::Panel) is the blocked Householder QR with one task per panel instead of a tile tree:
+//
+//   for k = 0 .. min(mt, nt)-1
+//     k < mt-1:  qr_panel A[k..mt-1][k] -> T[k][k]   (geqrf of the gathered panel, Q_k = I - Y_k T_k Y_k^T)
+//                for j > k: A[k..][j] := Q_k^T A[k..][j]   (by tiles: W_i := Y_i^T A[i][j], W := sum W_i, W := T^T W,
+//                                                           A[i][j] -= Y_i W; algorithms/cholqr.cpp)
+//     k = mt-1:  geqrt A[k][k] -> T[k][k];  for j > k: unmqr A[k][j]   (one tile row: the flat tree's kernels)
+//
 // QRFactors, the flop counts and the argument checks live here too.
 #include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
@@ -54,6 +63,11 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
         nb_ = qr_tile_size<T>(m, n, Mapping::Hybrid, Residency::Host, runtime.cuda_workers() > 0, runtime.cuda_devices());
     require(ib >= 0 && ib <= nb_, "QRFactors", "ib",
             "must be in [0, nb] = [0, " + std::to_string(nb_) + "] (got " + std::to_string(ib) + ")");
+    if (tree.kind == QrTree::Kind::Panel)
+        require(ib == 0 || ib >= std::min(nb_, n), "QRFactors", "ib", [&] {
+            return "must be 0 or at least min(nb, n) = " + std::to_string(std::min(nb_, n)) +
+                   " with the panel tree, which forms one T per panel (got " + std::to_string(ib) + ")";
+        });
     if (tree.kind == QrTree::Kind::Domains)
         require(tree.domain >= 1, "QRFactors", "tree", "domains=A needs A >= 1 (got " + std::to_string(tree.domain) + ")");
     const int64_t mt = (m + nb_ - 1) / nb_;
@@ -163,6 +177,60 @@ int workers_of(const Runtime& rt, Mapping mapping) {
     return rt.cpu_workers() + rt.cuda_workers();
 }
 
+/// Submits the blocked Householder QR with whole-panel tasks (the panel tree). Priorities as the tile trees': the
+/// panel of step k above the updates, the update of tile column j the higher the nearer j is to the diagonal, so
+/// that the next panel's column is updated first (look-ahead); the panels urgent (TaskOptions::urgent).
+template <typename T>
+void submit_panel_qr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats,
+                         SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    const int64_t mt = A.mt(), nt = A.nt(), steps = std::min(mt, nt);
+    const bool priorities = opts.variant.kind == Variant::Kind::Right;
+    const PriorityScale prio(priorities, static_cast<int>(2 * nt + 1));
+    // The panels are the critical path: on the GPU they run on the worker's highest-priority stream (their
+    // workspace is the scratch, which no task of the update uses).
+    const bool urgent = priorities;
+    auto panel = [&](int64_t k) { return prio(static_cast<int>(2 * (nt - k) + 1)); };
+    auto update = [&](int64_t j) { return prio(static_cast<int>(2 * (nt - j))); };
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    TaskNames names(*seq);
+    const int ib = static_cast<int>(Tf.ib());
+    if (o.mapping != Mapping::CpuOnly) {
+        if (mt > 1) reserve_qr_panel_workspace<T>(rt, A.m(), A.tile_cols(0));
+        if (mt <= nt) reserve_qr_workspace<T>(rt, A.nb(), A.n());
+    }
+    for (int64_t k = 0; k < steps; ++k) {
+        o.priority = panel(k);
+        if (k < mt - 1) {
+            std::vector<starpu_data_handle_t> tiles;
+            for (int64_t i = k; i < mt; ++i) tiles.push_back(A.tile(i, k));
+            {
+                TraceIteration step(rt, k);  // the update's tasks: iterations of their tile columns
+                o.name = names("qr_panel", k);
+                o.urgent = urgent;
+                insert_qr_panel<T>(rt, o, tiles, Tf.t_tile(k, k));
+                o.urgent = false;
+            }
+            if (k + 1 < nt) {
+                ReflectorBlock block;
+                block.k = k;
+                block.first = k + 1;
+                block.priority = update;
+                submit_cholqr_apply_dag(starfact::Side::Left, true, A, Tf, A, opts, stats, seq, block);
+            }
+            continue;
+        }
+        TraceIteration step(rt, k);
+        o.name = names("geqrt", k, k);
+        insert_geqrt<T>(rt, o, A.tile(k, k), Tf.t_tile(k, k), ib);
+        for (int64_t j = k + 1; j < nt; ++j) {
+            o.priority = update(j);
+            o.name = names("unmqr", k, j, k);
+            insert_unmqr<T>(rt, o, Side::Left, true, A.tile(k, k), Tf.t_tile(k, k), A.tile(k, j), ib);
+        }
+    }
+}
+
 }  // namespace
 
 template <typename T>
@@ -201,6 +269,13 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, R
         if (std::min(A.m(), A.n()) == 0) return;
         if (!info) seq->add_operation(&info);
         submit_cholqr_dag(A, Tf, info, opts, stats, seq);
+        return;
+    }
+    const bool full_t = Tf.ib_requested() == 0 || Tf.ib_requested() >= std::min(A.nb(), A.n());
+    if (full_t && qr_uses_panel(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
+        Tf.set_plan(std::max<int64_t>(A.nb(), 1), std::max<int64_t>(A.mt(), 1), false, true);
+        if (std::min(A.m(), A.n()) == 0) return;
+        submit_panel_qr_dag(A, Tf, opts, stats, seq);
         return;
     }
     Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));

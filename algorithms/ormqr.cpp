@@ -6,6 +6,8 @@
 //     for each merge (p, i):             ttmqr C[p][j], C[i][j] by (A[i][k], TT[i][k])
 //
 // and Q C applies them backwards (k descending, merges reversed, then each domain's rows reversed and its head).
+// Factors of the panel tree hold one block reflector Q_k = I - Y_k T_k Y_k^T per step (the last step of one tile row:
+// a GEQRT's): Q^T C applies Q_0^T, Q_1^T, ... to C's tile rows k.. (algorithms/cholqr.cpp), Q C the Q_k descending.
 // From the right the kernels act on C's tile columns, tile row j of C in place of tile column j: C Q = (Q^T C^T)^T
 // replays the eliminations in order (untransposed), C Q^T backwards (transposed). With m < n the steps stop at the
 // last tile row (k < min(mt, nt)).
@@ -32,6 +34,44 @@ namespace starfact {
 using detail::Op;
 
 namespace detail {
+namespace {
+
+/// op(Q) C or C op(Q) with the panel tree's factors: its block reflectors in geqrf's order (`forward`) or backwards,
+/// each on C's tile rows (Right: tile columns) k and below; the last step of one tile row is a GEQRT's (unmqr).
+template <typename T>
+void submit_panel_apply_dag(starfact::Side side, bool trans, bool forward, const TileMatrix<T>& A,
+                            const QRFactors<T>& Tf, TileMatrix<T>& C, const Options& opts, RunStats* stats,
+                            SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    const bool right = side == starfact::Side::Right;
+    const int64_t mt = A.mt(), steps = std::min(mt, A.nt()), ct = right ? C.mt() : C.nt();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    if (o.mapping != Mapping::CpuOnly && mt <= A.nt()) reserve_qr_workspace<T>(rt, A.nb(), A.n());
+    TaskNames names(*seq);
+    const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(steps + 1));
+    auto apply_step = [&](int64_t k) {
+        const int priority = prio(static_cast<int>(forward ? steps - k : k + 1));
+        if (k < mt - 1) {
+            ReflectorBlock block;
+            block.k = k;
+            block.priority = [priority](int64_t) { return priority; };
+            return submit_cholqr_apply_dag(side, trans, A, Tf, C, opts, stats, seq, block);
+        }
+        TraceIteration iteration(rt, k);
+        o.priority = priority;
+        for (int64_t j = 0; j < ct; ++j) {
+            o.name = names("unmqr", k, j, k);
+            insert_unmqr<T>(rt, o, right ? Side::Right : Side::Left, trans, A.tile(k, k), Tf.t_tile(k, k),
+                            right ? C.tile(j, k) : C.tile(k, j), static_cast<int>(Tf.ib()));
+        }
+    };
+    if (forward)
+        for (int64_t k = 0; k < steps; ++k) apply_step(k);
+    else
+        for (int64_t k = steps - 1; k >= 0; --k) apply_step(k);
+}
+
+}  // namespace
 
 template <typename T>
 void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
@@ -41,6 +81,7 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
     const bool right = side == starfact::Side::Right;
     const Side kside = right ? Side::Right : Side::Left;
     const bool forward = trans != right;  // Q^T C and C Q: the eliminations in geqrf's order
+    if (Tf.panel()) return submit_panel_apply_dag(side, trans, forward, A, Tf, C, opts, stats, seq);
     // The tile of C that tile row i of Q acts on, for tile j of C's other dimension.
     auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
     Runtime& rt = A.runtime();

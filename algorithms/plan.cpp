@@ -173,6 +173,10 @@ QrTree QrTree::parse(const std::string& text, const char* argument) {
         t.kind = Kind::Cholqr;
         return t;
     }
+    if (text == "panel") {
+        t.kind = Kind::Panel;
+        return t;
+    }
     const std::string prefix = "domains=";
     if (text.compare(0, prefix.size(), prefix) == 0) {
         const std::string v = text.substr(prefix.size());
@@ -187,7 +191,7 @@ QrTree QrTree::parse(const std::string& text, const char* argument) {
         return t;
     }
     throw InvalidArgument("QrTree::parse", argument,
-                          "must be one of auto, flat, binary, domains=A, cholqr (got '" + text + "')");
+                          "must be one of auto, flat, binary, domains=A, cholqr, panel (got '" + text + "')");
 }
 
 std::string QrTree::name() const {
@@ -197,6 +201,7 @@ std::string QrTree::name() const {
         case Kind::Binary: return "binary";
         case Kind::Domains: return "domains=" + std::to_string(domain);
         case Kind::Cholqr: return "cholqr";
+        case Kind::Panel: return "panel";
     }
     return "auto";
 }
@@ -208,6 +213,7 @@ int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers) 
         case QrTree::Kind::Binary: return 1;
         case QrTree::Kind::Domains: return std::max<int64_t>(1, std::min(tree.domain, all));
         case QrTree::Kind::Cholqr: return all;  // one block of reflectors over every tile row
+        case QrTree::Kind::Panel: return all;   // one block of reflectors per tile column, over its tile rows
         case QrTree::Kind::Auto: break;
     }
     // A matrix of at most 2 nt tile rows keeps the workers busy with its trailing updates: the flat tree, whose TS
@@ -224,6 +230,12 @@ bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mappin
     // Measured on the H200, device-resident, GPU-only (docs/qr.md): m = 2^20, n = 128 to 512, and 800000 x 200, in
     // tiles of 32768 rows, the Cholesky QR 2.1 to 2.7 times faster than the binary tree (about cuSOLVER's geqrf).
     return gpu && mapping != Mapping::CpuOnly && n >= 1 && n <= 512 && n <= nb && m >= 2 * nb;
+}
+
+bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu) {
+    if (tree.kind == QrTree::Kind::Panel) return true;
+    if (tree.kind != QrTree::Kind::Auto || nb < 1) return false;
+    return gpu && mapping != Mapping::CpuOnly && n > nb && m >= n && m <= 4 * n;
 }
 
 template <typename T>

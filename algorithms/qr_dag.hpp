@@ -9,6 +9,7 @@
 // Langou, Robert, Jacquelin, "Hierarchical QR factorization algorithms for multi-core clusters", 2013).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -54,9 +55,21 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, R
 template <typename T>
 void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t info, const Options& opts,
                        RunStats* stats, SequenceState* seq);
+/// The block reflector that submit_cholqr_apply_dag applies and the tiles of C it updates: the reflectors of tile
+/// column k of A from tile row k down (Y: tiles (k .. mt-1, k), unit lower in the first rows of tile (k, k); its
+/// width w = A's tile_cols(k) reflectors) with T (w x w, upper) in the first rows of Tf.t_tile(k, k), applied to C's
+/// tile rows k .. mt-1 (Side::Right: tile columns) in C's tile columns [first, last) (Right: tile rows; last < 0: up
+/// to the end). The default is the Cholesky QR's: one block over the whole single tile column, all of C.
+struct ReflectorBlock {
+    int64_t k = 0;
+    int64_t first = 0, last = -1;
+    /// The priority of the tasks of C's tile column j (Right: tile row j); empty: the task options'.
+    std::function<int(int64_t j)> priority;
+};
 template <typename T>
 void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
-                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq);
+                             TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq,
+                             const ReflectorBlock& block = {});
 /// Submits C := op(Q) C (side Left) or C op(Q) (Right); the arguments are checked.
 template <typename T>
 void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,

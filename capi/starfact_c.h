@@ -83,7 +83,8 @@ typedef struct starfact_c_options {
     int64_t nb;            /**< tile size; 0: the plan's for the operation */
     int64_t chunk;         /**< batched operations: members per task; 0: the family's default */
     const char* tree;      /**< QR (geqrf, gels): the reduction tree, "auto" (default), "flat", "binary",
-                                "domains=A", or "cholqr" (the Cholesky QR of tall and skinny matrices) */
+                                "domains=A", "cholqr" (the Cholesky QR of tall and skinny matrices) or "panel"
+                                (blocked Householder QR with whole-panel tasks) */
     int64_t ib;            /**< QR (geqrf, gels): the inner blocking of the CPU kernels, 0..nb; 0: the plan's */
 } starfact_c_options;
 
@@ -163,7 +164,7 @@ typedef struct starfact_c_qr_info {
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
     int32_t dtype;       /**< enum starfact_c_dtype */
     int32_t ready;       /**< 1 once the geqrf job that made them has been waited for */
-    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr" */
+    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" */
 } starfact_c_qr_info;
 
 /* ---- errors and build ------------------------------------------------------------------------------------- */

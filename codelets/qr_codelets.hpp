@@ -7,6 +7,7 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "codelets/codelets.hpp"
 
@@ -81,6 +82,17 @@ void insert_qr_transpose(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 /// A(first:, :) := 0 (the tile's rows from `first` on).
 template <typename T>
 void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t first);
+
+/// The panel of the blocked Householder QR (codelets/qr_panel.cpp): the tiles `panel` (tile column k from tile row k
+/// down, top to bottom; w columns, M rows in all, M >= w) are factored as one M x w matrix, R above the diagonal of
+/// the first tile, the w reflectors below it (unit diagonal implicit) and in the tiles below, T (w x w, upper, LAPACK's
+/// larft forward columnwise) into the first w rows of Tf.
+template <typename T>
+void insert_qr_panel(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& panel,
+                     starpu_data_handle_t Tf);
+/// Makes every CUDA worker's workspace large enough for a panel of up to `rows` x w.
+template <typename T>
+void reserve_qr_panel_workspace(const Runtime& rt, int64_t rows, int64_t w);
 
 /// Makes every CUDA worker's workspace large enough for the QR kernels on tiles of up to nb rows and columns whose
 /// blocks of reflectors are at most k columns (k: min(nb, n) of the factored matrix).

@@ -24,10 +24,12 @@ using starfact::support::residual_text;
 using starfact::support::Table;
 using starfact::support::VendorRun;
 
-/// The tree column: the tree asked for with its domain size, or "cholqr" (auto: "auto=cholqr") for the Cholesky QR.
+/// The tree column: the tree asked for with its domain size, or "cholqr" / "panel" (auto: "auto=cholqr",
+/// "auto=panel") for the Cholesky QR and the whole-panel tasks.
 template <typename T>
 std::string tree_text(const QrTree& tree, const QRFactors<T>& f) {
     if (f.cholqr()) return tree.kind == QrTree::Kind::Auto ? "auto=cholqr" : "cholqr";
+    if (f.panel()) return tree.kind == QrTree::Kind::Auto ? "auto=panel" : "panel";
     return tree.name() + "(" + std::to_string(f.domain_rows()) + ")";
 }
 
@@ -55,7 +57,9 @@ problem
   --nrhs R          right-hand sides of gels (default 1)
   --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain), or
                     cholqr: shifted Cholesky QR 3 with the Householder form reconstructed (tall and skinny: one tile
-                    column, n <= nb; auto picks it on GPUs for n <= 512 and at least two tile rows)
+                    column, n <= nb; auto picks it on GPUs for n <= 512 and at least two tile rows), or panel:
+                    blocked Householder QR with one task per panel (geqrf of the gathered tile column) and
+                    trailing updates by tiles (auto picks it on GPUs for n > nb and n <= m <= 4 n)
   --compare         time every tree of --trees on the same matrix, one table
   --trees LIST      the trees of --compare (default flat,binary,auto)
 )" + support::common_flags_help({"--prec", "--seed"}) +

@@ -32,9 +32,9 @@ std::size_t extension_index() {
 /// The slots of one Runtime (a member of RuntimeState).
 class ExtensionStore {
 public:
-    /// More than the library's slot types (about 30: the codelet tables and the codelets of the feature
-    /// modules); new_extension_index() refuses to go past it.
-    static constexpr std::size_t kCapacity = 64;
+    /// More than the library's slot types (about 65: the codelet tables, one slot per precision of each codelet
+    /// defined on its own, and the codelets of the feature modules); new_extension_index() refuses to go past it.
+    static constexpr std::size_t kCapacity = 128;
 
     ExtensionStore() = default;
     ExtensionStore(const ExtensionStore&) = delete;

@@ -50,8 +50,11 @@ TEMPLATE_TEST_CASE("geqrf, orgqr, ormqr residuals < 60 on CPU workers, every tre
     const Shape shapes[] = {{1, 1, 4},    {7, 1, 4},    {16, 16, 4},  {17, 17, 4},  {40, 13, 8},  {50, 7, 16},
                             {64, 64, 16}, {67, 30, 16}, {100, 37, 9}, {130, 20, 32}, {33, 33, 40}, {45, 3, 5},
                             {1, 6, 4},    {4, 9, 4},    {13, 40, 8},  {23, 41, 16}, {5, 70, 16},  {32, 50, 16}};
-    for (const char* tree : {"flat", "binary", "domains=2", "domains=3", "auto"})
+    for (const char* tree : {"flat", "binary", "domains=2", "domains=3", "auto", "panel"})
         for (const Shape& s : shapes) expect_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::CpuOnly);
+    // The panel tree with its inner blocking asked for (nb), under the hybrid mapping, of several tile columns.
+    expect_qr<TestType>(70, 45, 16, "panel", 16, Mapping::CpuOnly);
+    expect_qr<TestType>(150, 100, 16, "panel", 0, Mapping::Hybrid);
     // Inner blockings: 1, one that does not divide nb, nb itself (the CUDA kernels' layout).
     for (int64_t ib : {1, 3, 16}) {
         expect_qr<TestType>(70, 45, 16, "flat", ib, Mapping::CpuOnly);
@@ -124,7 +127,7 @@ TEMPLATE_TEST_CASE("ormqr from the right: C Q and C Q^T against the explicit Q, 
     // k = 1, m = n, m < nb, orders that tile sizes do not divide, one tile column of several tile rows, m < n.
     const Shape shapes[] = {{1, 1, 1, 4},    {7, 1, 3, 4},     {17, 17, 1, 4}, {40, 13, 5, 8}, {33, 33, 2, 40},
                             {67, 30, 20, 16}, {45, 3, 9, 5},   {13, 40, 4, 8}, {5, 70, 3, 16}};  // m < n too
-    for (const char* tree : {"flat", "binary", "domains=3", "auto"})
+    for (const char* tree : {"flat", "binary", "domains=3", "auto", "panel"})
         for (const Shape& s : shapes) expect_right<TestType>(s.m, s.n, s.k, s.nb, tree, 0, Mapping::CpuOnly);
     for (int64_t ib : {1, 3, 16}) expect_right<TestType>(70, 45, 6, 16, "binary", ib, Mapping::Hybrid);
 }
@@ -137,7 +140,21 @@ TEST_CASE("QR reduction trees: domains from the plan", "[qr][cpu]") {
     CHECK(qr_domain_rows(QrTree{}, 6, 3, 8) == 6);     // square-ish: flat
     CHECK(qr_domain_rows(QrTree{}, 512, 1, 4) == 64);  // tall: two domains per worker
     CHECK(QrTree::parse("domains=7").name() == "domains=7");
+    CHECK(QrTree::parse("panel").kind == QrTree::Kind::Panel);
+    CHECK(QrTree::parse("panel").name() == "panel");
+    CHECK(qr_domain_rows(QrTree::parse("panel"), 10, 3, 8) == 10);
+    // The plan's choice of whole-panel tasks: always when asked for; auto only on GPU mappings, for matrices of
+    // several tile columns, m >= n, at most 4 n rows.
+    CHECK(qr_uses_panel(QrTree::parse("panel"), 100, 10, 16, Mapping::CpuOnly, false));
+    CHECK(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::GpuOnly, true));
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::CpuOnly, true));
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::GpuOnly, false));
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 8192, 16384, 2048, Mapping::GpuOnly, true));   // wide
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 1 << 20, 4096, 2048, Mapping::GpuOnly, true));  // tall
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 4096, 2048, 2048, Mapping::GpuOnly, true));     // one tile column
+    CHECK_FALSE(qr_uses_panel(QrTree::parse("flat"), 16384, 16384, 2048, Mapping::GpuOnly, true));
     CHECK_THROWS_WITH(QrTree::parse("greedy", "--tree"), Catch::Contains("'--tree' must be one of auto, flat, binary"));
+    CHECK_THROWS_WITH(QrTree::parse("greedy"), Catch::Contains("cholqr, panel"));
     CHECK_THROWS_WITH(QrTree::parse("domains=0"), Catch::Contains("domains=A needs a whole A >= 1"));
 }
 
@@ -148,9 +165,12 @@ TEMPLATE_TEST_CASE("gels solves least squares with residual < 60", "[qr][cpu]", 
         const char* tree;
     };
     for (Case c : {Case{1, 1, 1, 4, "flat"}, Case{30, 30, 2, 8, "flat"}, Case{57, 20, 5, 8, "binary"},
-                   Case{200, 31, 16, 32, "domains=2"}, Case{90, 1, 3, 16, "auto"}, Case{64, 10, 1, 128, "flat"}}) {
+                   Case{200, 31, 16, 32, "domains=2"}, Case{90, 1, 3, 16, "auto"}, Case{64, 10, 1, 128, "flat"},
+                   Case{30, 30, 1, 8, "panel"}, Case{57, 20, 5, 8, "panel"}, Case{200, 31, 16, 32, "panel"},
+                   Case{90, 1, 3, 16, "panel"}, Case{64, 10, 1, 128, "panel"}}) {
         const uint64_t seed = fresh_seed();
-        INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " seed=" << seed);
+        INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " tree=" << c.tree
+                  << " seed=" << seed);
         const int64_t lda = c.m + 1, ldb = c.m + 3;
         const std::vector<T> A = random_rect<T>(c.m, c.n, lda, seed), B = random_rect<T>(c.m, c.nrhs, ldb, seed + 7);
         // The TileMatrix form with the tree of the case.
@@ -217,7 +237,8 @@ TEMPLATE_TEST_CASE("gels of a wide matrix: the minimum-norm solution, as LAPACK'
         const char* tree;
     };
     for (Case c : {Case{1, 5, 1, 4, "flat"}, Case{7, 30, 2, 8, "binary"}, Case{20, 57, 3, 8, "domains=2"},
-                   Case{16, 64, 1, 16, "flat"}, Case{5, 70, 4, 16, "auto"}, Case{31, 200, 16, 32, "binary"}}) {
+                   Case{16, 64, 1, 16, "flat"}, Case{5, 70, 4, 16, "auto"}, Case{31, 200, 16, 32, "binary"},
+                   Case{20, 57, 3, 8, "panel"}, Case{31, 200, 16, 32, "panel"}, Case{1, 5, 1, 4, "panel"}}) {
         const uint64_t seed = fresh_seed();
         INFO("m=" << c.m << " n=" << c.n << " nrhs=" << c.nrhs << " nb=" << c.nb << " tree=" << c.tree
                   << " seed=" << seed);
@@ -270,7 +291,7 @@ TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info,
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     for (int64_t column : {0, 5, 12, 19}) {
-        for (const char* tree : {"flat", "binary"}) {
+        for (const char* tree : {"flat", "binary", "panel"}) {
             const int64_t m = 45, n = 20, nrhs = 2;
             INFO("zero column " << column << " tree " << tree);
             std::vector<T> A = random_rect<T>(m, n, m, seed + column), B = random_rect<T>(m, nrhs, m, seed + 1);
@@ -298,7 +319,7 @@ TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info,
     }
     // A wide matrix with a zero row: R of A^T (LAPACK: L of A) has a zero diagonal entry there.
     for (int64_t row : {0, 5, 12, 19}) {
-        for (const char* tree : {"flat", "binary"}) {
+        for (const char* tree : {"flat", "binary", "panel"}) {
             const int64_t m = 20, n = 45, nrhs = 2;
             INFO("zero row " << row << " tree " << tree);
             std::vector<T> A = random_rect<T>(m, n, m, seed + row), B = random_rect<T>(n, nrhs, n, seed + 1);
@@ -324,46 +345,50 @@ TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info,
 
 TEMPLATE_TEST_CASE("QR: TileMatrix and async forms chain in one graph", "[qr][cpu]", float, double) {
     using T = TestType;
-    const uint64_t seed = fresh_seed();
-    INFO("seed=" << seed);
-    const int64_t m = 150, n = 70, nb = 32;
-    const std::vector<T> A = random_rect<T>(m, n, m, seed);
-    TileMatrix<T> a(runtime(), m, n, nb), q(runtime(), m, n, nb), c(runtime(), m, 4, nb);
-    a.import(A.data(), m);
-    const std::vector<T> C = random_rect<T>(m, 4, m, seed + 3);
-    c.import(C.data(), m);
-    QRFactors<T> f(a, QrTree::parse("domains=2"));
-    CHECK_FALSE(f.factored());
-    Sequence seq(runtime());
-    async::geqrf(a, f, seq, on(Mapping::CpuOnly));
-    async::orgqr(a, f, q, seq, on(Mapping::CpuOnly));
-    async::ormqr(Side::Left, Trans::Transpose, a, f, c, seq, on(Mapping::CpuOnly));
-    async::ormqr(Side::Left, Trans::NoTrans, a, f, c, seq, on(Mapping::CpuOnly));
-    // From the right on a 5 x m matrix: (W Q) Q^T = W.
-    const std::vector<T> W = random_rect<T>(5, m, 5, seed + 5);
-    TileMatrix<T> w(runtime(), 5, m, nb);
-    w.import(W.data(), 5);
-    async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::CpuOnly));
-    async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::CpuOnly));
-    CHECK(seq.wait() == 0);
-    CHECK(f.factored());
-    CHECK(f.domain_rows() == 2);
-    CHECK(f.ib() == qr_inner_block(nb, Mapping::CpuOnly, false));
-    std::vector<T> F(A.size()), Q(A.size()), D(C.size());
-    a.export_to(F.data(), m);
-    q.export_to(Q.data(), m);
-    c.export_to(D.data(), m);
-    CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
-    CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
-    CHECK(scaled_difference(m, 4, D.data(), m, C.data(), m) < kResidualLimit);
-    std::vector<T> V(W.size());
-    w.export_to(V.data(), 5);
-    CHECK(scaled_difference(5, m, V.data(), 5, W.data(), 5) < kResidualLimit);
-    // The blocking forms with stats.
-    a.import(A.data(), m);
-    RunStats stats;
-    geqrf(a, f, on(Mapping::CpuOnly), stats);
-    CHECK(stats.tasks > 0);
+    for (const char* tree : {"domains=2", "panel"}) {
+        const uint64_t seed = fresh_seed();
+        const bool panel = std::string(tree) == "panel";
+        INFO("seed=" << seed << " tree=" << tree);
+        const int64_t m = 150, n = 70, nb = 32;
+        const std::vector<T> A = random_rect<T>(m, n, m, seed);
+        TileMatrix<T> a(runtime(), m, n, nb), q(runtime(), m, n, nb), c(runtime(), m, 4, nb);
+        a.import(A.data(), m);
+        const std::vector<T> C = random_rect<T>(m, 4, m, seed + 3);
+        c.import(C.data(), m);
+        QRFactors<T> f(a, QrTree::parse(tree));
+        CHECK_FALSE(f.factored());
+        Sequence seq(runtime());
+        async::geqrf(a, f, seq, on(Mapping::CpuOnly));
+        async::orgqr(a, f, q, seq, on(Mapping::CpuOnly));
+        async::ormqr(Side::Left, Trans::Transpose, a, f, c, seq, on(Mapping::CpuOnly));
+        async::ormqr(Side::Left, Trans::NoTrans, a, f, c, seq, on(Mapping::CpuOnly));
+        // From the right on a 5 x m matrix: (W Q) Q^T = W.
+        const std::vector<T> W = random_rect<T>(5, m, 5, seed + 5);
+        TileMatrix<T> w(runtime(), 5, m, nb);
+        w.import(W.data(), 5);
+        async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::CpuOnly));
+        async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::CpuOnly));
+        CHECK(seq.wait() == 0);
+        CHECK(f.factored());
+        CHECK(f.domain_rows() == (panel ? a.mt() : 2));
+        CHECK(f.panel() == panel);
+        CHECK(f.ib() == (panel ? nb : qr_inner_block(nb, Mapping::CpuOnly, false)));
+        std::vector<T> F(A.size()), Q(A.size()), D(C.size());
+        a.export_to(F.data(), m);
+        q.export_to(Q.data(), m);
+        c.export_to(D.data(), m);
+        CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
+        CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+        CHECK(scaled_difference(m, 4, D.data(), m, C.data(), m) < kResidualLimit);
+        std::vector<T> V(W.size());
+        w.export_to(V.data(), 5);
+        CHECK(scaled_difference(5, m, V.data(), 5, W.data(), 5) < kResidualLimit);
+        // The blocking forms with stats.
+        a.import(A.data(), m);
+        RunStats stats;
+        geqrf(a, f, on(Mapping::CpuOnly), stats);
+        CHECK(stats.tasks > 0);
+    }
 }
 
 TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][errors]") {
@@ -375,6 +400,9 @@ TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][erro
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, -1, 0, 4), InvalidArgument, names("m"));
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, -2), InvalidArgument, names("nb"));
     CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, 4, QrTree{}, 5), InvalidArgument, names("ib"));
+    // The panel tree forms one T per panel: an inner blocking below min(nb, n) is refused.
+    CHECK_THROWS_MATCHES(QRFactors<double>(rt, 10, 5, 4, QrTree::parse("panel"), 2), InvalidArgument, names("ib"));
+    CHECK_THROWS_WITH(QRFactors<double>(rt, 10, 5, 4, QrTree::parse("panel"), 2), Catch::Contains("panel tree"));
     TileMatrix<double> wide(rt, 10, 20, 4), a(rt, 20, 10, 4), other(rt, 21, 10, 4), c(rt, 20, 3, 4), c_bad(rt, 19, 3, 4),
         c_nb(rt, 20, 3, 5);
     QRFactors<double> f(a), g(other);

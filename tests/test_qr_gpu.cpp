@@ -95,6 +95,9 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
     expect_gpu_qr<T>(70, 40, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<T>(40, 70, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_right<T>(70, 40, 5, 32, "domains=2", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<T>(70, 40, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // the panel codelet
+    expect_gpu_qr<T>(40, 70, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_right<T>(70, 40, 5, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     const int64_t nrhs = 2, nb = 32;
@@ -131,7 +134,7 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
 
 TEMPLATE_TEST_CASE("GPU-only ormqr from the right against the explicit Q; factors crossing worker kinds", "[gpu][qr]",
                    float, double) {
-    for (const char* tree : {"flat", "binary", "domains=3"}) {
+    for (const char* tree : {"flat", "binary", "domains=3", "panel"}) {
         expect_gpu_right<TestType>(1, 1, 1, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
         expect_gpu_right<TestType>(100, 1, 7, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
         expect_gpu_right<TestType>(333, 150, 1, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
@@ -139,7 +142,7 @@ TEMPLATE_TEST_CASE("GPU-only ormqr from the right against the explicit Q; factor
         expect_gpu_right<TestType>(50, 50, 20, 128, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);  // m < nb
         expect_gpu_right<TestType>(150, 333, 30, 64, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);  // m < n
     }
-    for (const char* tree : {"flat", "binary"}) {
+    for (const char* tree : {"flat", "binary", "panel"}) {
         // The CUDA right-side kernels against the CPU ones on the same factors, and both kinds in one graph.
         expect_gpu_right<TestType>(333, 150, 40, 64, tree, 0, Mapping::GpuOnly, Mapping::CpuOnly);
         expect_gpu_right<TestType>(333, 150, 40, 64, tree, 64, Mapping::CpuOnly, Mapping::GpuOnly);
@@ -151,17 +154,18 @@ TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[
     struct Shape {
         int64_t m, n, nb;
     };
-    for (const char* tree : {"flat", "binary", "domains=3"})
+    for (const char* tree : {"flat", "binary", "domains=3", "panel"})
         for (Shape s : {Shape{1, 1, 64}, Shape{100, 1, 64}, Shape{64, 64, 64}, Shape{300, 300, 64},
                         Shape{333, 150, 64}, Shape{1000, 70, 128}, Shape{515, 515, 128}, Shape{200, 40, 256},
                         Shape{1, 100, 64}, Shape{150, 333, 64}, Shape{64, 200, 128}, Shape{256, 700, 128}})
             expect_gpu_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<TestType>(4000, 128, 512, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<TestType>(1100, 1000, 256, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // auto = panel
 }
 
 TEMPLATE_TEST_CASE("CUDA QR kernels against the CPU ones: factors cross between worker kinds", "[gpu][qr]", float,
                    double) {
-    for (const char* tree : {"flat", "binary"}) {
+    for (const char* tree : {"flat", "binary", "panel"}) {
         // Factored by the CUDA kernels, applied by the CPU ones, and the other way round (ib = nb: one triangular
         // factor per tile, the layout both kinds share).
         expect_gpu_qr<TestType>(333, 150, 64, tree, 0, Mapping::GpuOnly, Mapping::CpuOnly);
@@ -179,7 +183,7 @@ TEMPLATE_TEST_CASE("GPU-only gels: residual < 60 and LAPACK's info for a zero co
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     for (Residency r : {Residency::Host, Residency::Device})
-        for (const char* tree : {"flat", "binary"}) {
+        for (const char* tree : {"flat", "binary", "panel"}) {
             const int64_t m = 700, n = 300, nrhs = 16, nb = 128;
             INFO("residency=" << to_string(r) << " tree=" << tree);
             const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, m, seed + 1);
@@ -210,7 +214,7 @@ TEMPLATE_TEST_CASE("GPU-only gels of a wide matrix: LAPACK's minimum-norm soluti
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     for (Residency r : {Residency::Host, Residency::Device})
-        for (const char* tree : {"flat", "binary"}) {
+        for (const char* tree : {"flat", "binary", "panel"}) {
             const int64_t m = 300, n = 700, nrhs = 16, nb = 128;
             INFO("residency=" << to_string(r) << " tree=" << tree);
             const std::vector<T> A = random_rect<T>(m, n, m, seed), B = random_rect<T>(m, nrhs, n, seed + 1);
@@ -244,31 +248,33 @@ TEMPLATE_TEST_CASE("GPU-only gels of a wide matrix: LAPACK's minimum-norm soluti
 
 TEMPLATE_TEST_CASE("GPU-only QR on device-resident tiles, async chain", "[gpu][qr]", float, double) {
     using T = TestType;
-    const uint64_t seed = fresh_seed();
-    INFO("seed=" << seed);
-    const int64_t m = 1500, n = 600, nb = 256;
-    const std::vector<T> A = random_rect<T>(m, n, m, seed);
-    TileMatrix<T> a(runtime(), m, n, nb, Residency::Device), q(runtime(), m, n, nb, Residency::Device);
-    a.import(A.data(), m);
-    QRFactors<T> f(a, QrTree::parse("binary"));
-    Sequence seq(runtime());
-    async::geqrf(a, f, seq, on(Mapping::GpuOnly));
-    async::orgqr(a, f, q, seq, on(Mapping::GpuOnly));
-    // From the right on device-resident tiles: (W Q) Q^T = W.
-    const int64_t k = 300;
-    const std::vector<T> W = random_rect<T>(k, m, k, seed + 9);
-    TileMatrix<T> w(runtime(), k, m, nb, Residency::Device);
-    w.import(W.data(), k);
-    async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::GpuOnly));
-    async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::GpuOnly));
-    CHECK(seq.wait() == 0);
-    std::vector<T> F(A.size()), Q(A.size()), V(W.size());
-    a.export_to(F.data(), m);
-    q.export_to(Q.data(), m);
-    w.export_to(V.data(), k);
-    CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
-    CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
-    CHECK(scaled_difference(k, m, V.data(), k, W.data(), k) < kResidualLimit);
+    for (const char* tree : {"binary", "panel"}) {
+        const uint64_t seed = fresh_seed();
+        INFO("seed=" << seed << " tree=" << tree);
+        const int64_t m = 1500, n = 600, nb = 256;
+        const std::vector<T> A = random_rect<T>(m, n, m, seed);
+        TileMatrix<T> a(runtime(), m, n, nb, Residency::Device), q(runtime(), m, n, nb, Residency::Device);
+        a.import(A.data(), m);
+        QRFactors<T> f(a, QrTree::parse(tree));
+        Sequence seq(runtime());
+        async::geqrf(a, f, seq, on(Mapping::GpuOnly));
+        async::orgqr(a, f, q, seq, on(Mapping::GpuOnly));
+        // From the right on device-resident tiles: (W Q) Q^T = W.
+        const int64_t k = 300;
+        const std::vector<T> W = random_rect<T>(k, m, k, seed + 9);
+        TileMatrix<T> w(runtime(), k, m, nb, Residency::Device);
+        w.import(W.data(), k);
+        async::ormqr(Side::Right, Trans::NoTrans, a, f, w, seq, on(Mapping::GpuOnly));
+        async::ormqr(Side::Right, Trans::Transpose, a, f, w, seq, on(Mapping::GpuOnly));
+        CHECK(seq.wait() == 0);
+        std::vector<T> F(A.size()), Q(A.size()), V(W.size());
+        a.export_to(F.data(), m);
+        q.export_to(Q.data(), m);
+        w.export_to(V.data(), k);
+        CHECK(orthogonality_residual(m, n, Q.data(), m) < kResidualLimit);
+        CHECK(qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m) < kResidualLimit);
+        CHECK(scaled_difference(k, m, V.data(), k, W.data(), k) < kResidualLimit);
+    }
 }
 
 TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, GPU and CPU workers alike",

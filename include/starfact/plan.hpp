@@ -94,10 +94,13 @@ struct QrTree {
         Cholqr,   ///< no Householder tree: shifted Cholesky QR 3 with Gram matrices summed by a binary tree of tasks,
                   ///< then the Householder form reconstructed (docs/qr.md, "Tall and skinny: the Cholesky QR");
                   ///< one tile column only (n <= nb, m >= n), A of full numerical rank (cond(A) below about 1/u)
+        Panel,    ///< no tile tree: blocked Householder QR, one task per panel (all tiles of tile column k from row k:
+                  ///< geqrf of the gathered panel and its T), trailing updates by tiles with the compact WY form
+                  ///< (docs/qr.md, "Whole-panel tasks"); the inner blocking is nb
     };
     Kind kind = Kind::Auto;
     int64_t domain = 0;  ///< tile rows per domain (Kind::Domains, >= 1)
-    /// "auto", "flat", "binary", "domains=A", "cholqr"; throws InvalidArgument naming `argument`.
+    /// "auto", "flat", "binary", "domains=A", "cholqr", "panel"; throws InvalidArgument naming `argument`.
     static QrTree parse(const std::string& text, const char* argument = "tree");
     std::string name() const;
 };
@@ -110,6 +113,11 @@ int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
 /// matrices of one tile column and at least two tile rows, n <= 512 (docs/qr.md has the measurements); never
 /// otherwise.
 bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
+/// Whether geqrf factors an m x n matrix in nb x nb tiles with whole-panel tasks (QrTree::Kind::Panel) rather than
+/// a Householder tree: Panel always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for matrices of at least
+/// two tile columns with m >= n and m <= 4 n (square and moderately tall; docs/qr.md has the measurements); never
+/// otherwise (the CPU keeps the trees).
+bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
 /// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
 /// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
 /// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).

@@ -32,8 +32,8 @@ public:
     /// for a Hybrid mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf
     /// will use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
     /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per tile):
-    /// with a smaller explicit ib every task of the factorization runs on CPU workers. Throws InvalidArgument naming
-    /// 'm', 'n', 'nb' or 'ib'.
+    /// with a smaller explicit ib every task of the factorization runs on CPU workers. The panel tree forms one T per
+    /// panel: ib must be 0 or at least min(nb, n) there. Throws InvalidArgument naming 'm', 'n', 'nb' or 'ib'.
     QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
     /// Factors shaped for A (its order and tile size).
     explicit QRFactors(const TileMatrix<T>& A, QrTree tree = {}, int64_t ib = 0)
@@ -62,6 +62,11 @@ public:
     /// qr_uses_cholqr): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
     /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
     bool cholqr() const { return cholqr_; }
+    /// Whether the factorization held has whole-panel tasks (QrTree::Kind::Panel, or Auto resolved to it by
+    /// qr_uses_panel): per tile column k < mt - 1 one block of reflectors over tile rows k.. (below A's diagonal,
+    /// unit diagonal implicit) with its T (upper, the tile column's width) in the first rows of t_tile(k, k); a last
+    /// step of one tile row (k = mt - 1) is a GEQRT's.
+    bool panel() const { return panel_; }
 
     /// Internal (the DAG builders): the T tile of the GEQRT or TS kernel that factored tile (i, k), and of the TT
     /// kernel that merged tile i's triangle into its head.
@@ -71,16 +76,17 @@ public:
     /// home, made on first use and kept with the factors.
     TileMatrix<T>& factored_workspace();
     /// Internal: set by geqrf when it submits the factorization.
-    void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false) {
+    void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false, bool panel = false) {
         ib_ = ib;
         domain_ = domain_rows;
         cholqr_ = cholqr;
+        panel_ = panel;
     }
 
 private:
     Runtime* runtime_;
     int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
-    bool cholqr_ = false;
+    bool cholqr_ = false, panel_ = false;
     QrTree tree_;
     std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
 };

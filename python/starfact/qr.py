@@ -39,7 +39,8 @@ class QRFactors(Closable):
             ormqr and orgqr read it: it must not be modified.
         shape, dtype: those of a.
         nb, ib: the tile size and the CPU kernels' inner blocking; tree: the reduction tree asked for ("auto",
-            "flat", "binary", "domains=A", "cholqr": the Cholesky QR of tall and skinny matrices, docs/qr.md);
+            "flat", "binary", "domains=A", "cholqr": the Cholesky QR of tall and skinny matrices, "panel": whole-panel
+            tasks, docs/qr.md);
             domain_rows: tile rows per domain of the tree that ran.
 
     The factors belong to the :class:`starfact.Runtime` that made them: closing it frees them (their use then raises
@@ -159,7 +160,8 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
         a: (m, n) float32 or float64 array (NumPy, or any array through DLPack / the CUDA Array Interface).
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
         tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
-            2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A" (docs/qr.md).
+            2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A", "cholqr", "panel"
+            (docs/qr.md).
         nb: tile size (None: the plan's, qr_tile_size); ib: inner blocking of the CPU kernels (None: the plan's;
             below nb every task runs on CPU workers); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
             or "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.

@@ -194,7 +194,7 @@ def test_torch_cuda_qr(rng, dtype, mapping):
     x, residues, rank, _ = starfact.lstsq(ta, tb, nb=NB, mapping=mapping)
     assert x.is_cuda and residues.is_cuda and rank == n and x.shape == (n, 3)
     assert lstsq_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
-    for tree in ("flat", "binary"):
+    for tree in ("flat", "binary", "panel"):
         f = starfact.geqrf(ta, nb=NB, tree=tree, mapping=mapping)
         assert f.qr.is_cuda and f.ib == NB  # GPU mappings: one triangular factor per tile
         c = starfact.ormqr(f, starfact.ormqr(f, tb, "T", mapping=mapping), mapping=mapping)

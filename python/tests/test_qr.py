@@ -54,7 +54,7 @@ def test_qr_modes(rng, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("tree", ["flat", "binary", "domains=2", "auto"])
+@pytest.mark.parametrize("tree", ["flat", "binary", "domains=2", "auto", "panel"])
 def test_trees(rng, dtype, tree):
     m, n = 7 * NB + 5, 2 * NB + 3
     mt = (m + NB - 1) // NB
@@ -62,7 +62,7 @@ def test_trees(rng, dtype, tree):
     b = tall(rng, m, 3, dtype)
     f = starfact.geqrf(a, tree=tree, nb=NB)
     assert f.tree == tree and f.nb == NB and f.shape == (m, n) and f.dtype == dtype
-    assert f.domain_rows == {"flat": mt, "binary": 1, "domains=2": 2}.get(tree, f.domain_rows)
+    assert f.domain_rows == {"flat": mt, "binary": 1, "domains=2": 2, "panel": mt}.get(tree, f.domain_rows)
     q = starfact.orgqr(f)
     assert orthogonality(q, dtype) < LIMIT and qr_residual(a, q, f.r(), dtype) < LIMIT
     x = starfact.gels(a, b, tree=tree, nb=NB)
@@ -96,7 +96,7 @@ WIDE = [(1, 5), (NB - 5, 3 * NB + 7), (2 * NB + 1, 5 * NB + 3), (2 * NB, 4 * NB)
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", WIDE)
-@pytest.mark.parametrize("tree", ["flat", "binary"])
+@pytest.mark.parametrize("tree", ["flat", "binary", "panel"])
 def test_qr_wide(rng, dtype, shape, tree):
     m, n = shape
     a = tall(rng, m, n, dtype)
@@ -149,7 +149,7 @@ def test_lstsq_wide_rank_deficient(rng, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("tree", ["flat", "binary"])
+@pytest.mark.parametrize("tree", ["flat", "binary", "panel"])
 def test_ormqr_right(rng, dtype, order, tree):
     m, n = 3 * NB + 7, NB + 3
     a = tall(rng, m, n, dtype)

@@ -77,8 +77,8 @@ template <typename T>
 void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, starpu_data_handle_t Y,
                           starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr);
 /// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices, and its scratch
-/// for the solves over tiles of `rows` rows.
+/// for the solves over tiles of `rows` rows (0: no solves, as in applying Q).
 template <typename T>
-void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows);
+void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows = 0);
 
 }  // namespace starfact::detail

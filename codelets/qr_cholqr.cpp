@@ -914,7 +914,7 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
 #ifdef STARFACT_HAVE_CUDA
     if (rt.cuda_workers() == 0 || n == 0) return;
     cuda_contexts(rt)->reserve(static_cast<int>(n), cholqr_workspace<T>);
-    cuda_contexts(rt)->reserve(static_cast<int>(rows), cholqr_scratch<T>);
+    if (rows > 0) cuda_contexts(rt)->reserve(static_cast<int>(rows), cholqr_scratch<T>);
 #else
     (void)rt;
     (void)n;

@@ -7,10 +7,16 @@ for every height (mt - k tiles), and one GPU can only record the heights of the 
 to 16 tiles of 4096 in double). A panel is cuSOLVER's getrf of a (c nb) x nb column gathered into one array and
 scattered back: flops and bytes grow linearly with the height c, and so, at these sizes, does its time; the row
 interchanges move kb rows of each column, and find them in c tiles. So for each tile order nb with at least three
-recorded heights of 2 tiles or more, the mean is fitted as a + b c over them (least squares) and an entry is added for
-every height 2 .. 256 (kLaswpMaxTiles) that is missing; recorded entries are left as they are. Only columns of full
-tiles (orders that are multiples of nb) are matched. Prints one line per fitted model (recorded heights, fit, its
-largest deviation from a recorded mean).
+recorded heights of 2 tiles or more, the mean is fitted as a + b c and an entry is added for every
+height 2 .. 256 (kLaswpMaxTiles) that is missing; recorded entries are left as they are. The fit takes the upper half
+of the recorded heights, where the time has become linear in the height (short panels are latency-bound: the H200's
+double panel of 4096 grows by 4.3 ms a tile from 1 to 4 tiles, by 2.3 ms from 8 to 15), and leaves out the tallest,
+the first panel of each calibration run, which runs alone after the matrix's import and came out 15 to 30% slower
+than the line through the others (sim/README.md); with fewer than three such heights it takes all from 2 tiles on.
+The line is Theil and Sen's (the median of the slopes between pairs of heights, the median intercept), which one
+stray mean does not pull (a row interchange of 512 tiles recorded 174 us at one height, 20 us around it). Only columns
+of full tiles (orders that are multiples of nb) are matched. Prints one line per fitted model (heights
+recorded and fitted on, the line, its largest deviation from the means it was fitted on).
 
   sim/lu_models.py DIR/codelets/45 HOST      completes DIR/codelets/45/starfact_{s,d}{getrf_panel,laswp}.HOST
 """
@@ -56,6 +62,11 @@ def shape_of(kernel, fp, size, esize):
     return None
 
 
+def median(values):
+    v = sorted(values)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
 def ranges(values):
     """2,3,4,7 -> '2..4,7'."""
     out, start = [], None
@@ -87,15 +98,15 @@ def complete(path, kernel, esize):
         pts = sorted((c, t) for c, t in means.items() if c >= 2)
         if len(pts) < 3:
             continue
-        k = len(pts)
-        sx = sum(c for c, _ in pts)
-        sy = sum(t for _, t in pts)
-        sxx = sum(c * c for c, _ in pts)
-        sxy = sum(c * t for c, t in pts)
-        b = (k * sxy - sx * sy) / (k * sxx - sx * sx)
-        a = (sy - b * sx) / k
+        top = pts[-1][0]
+        upper = [(c, t) for c, t in pts if 2 * c >= top and c < top]
+        recorded = [c for c, _ in pts]
+        if len(upper) >= 3:
+            pts = upper
+        b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
+        a = median([t - b * c for c, t in pts])
         worst = max(abs(a + b * c - t) / t for c, t in pts)
-        rms = (sum((a + b * c - t) ** 2 for c, t in pts) / k) ** 0.5
+        rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
         missing = [c for c in range(2, MAX_TILES + 1) if c not in means]
         for c in missing:
             us = max(a + b * c, 0.0)
@@ -103,9 +114,9 @@ def complete(path, kernel, esize):
             added.append("%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
                 footprint(kernel, nb, c), size_of(kernel, nb, c, esize), flops_of(kernel, nb, c), us, rms,
                 us * samples, (us * us + rms * rms) * samples, samples))
-        notes.append("%s: nb %d: heights %s recorded; %d others fitted: %.1f + %.2f x tiles us (largest deviation "
-                     "from a recorded mean %.1f%%)" % (os.path.basename(path), nb, ranges([c for c, _ in pts]),
-                                                       len(missing), a, b, 100 * worst))
+        notes.append("%s: nb %d: heights %s recorded; %d others fitted on %s: %.1f + %.2f x tiles us (largest "
+                     "deviation %.1f%%)" % (os.path.basename(path), nb, ranges(recorded), len(missing),
+                                            ranges([c for c, _ in pts]), a, b, 100 * worst))
     if added:
         lines[count_at] = str(n_entries + len(added))
         lines[head + 1 + n_entries:head + 1 + n_entries] = added

@@ -121,6 +121,9 @@ echo "# simulated: starpu_$driver on $nodes node(s) $simhost ($gpus GPU(s), $cpu
 # simulated GPU (calibrated on device 0); models are not updated from simulated times.
 export STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$simhost STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_NCUDA=$gpus
 export STARPU_CALIBRATE=0
+# SimGrid mode takes a model's mean whatever its samples, and warns at each task whose entry has fewer than
+# STARPU_CALIBRATE_MINIMUM (10): the LU's column tasks record one sample per calibration run (sim/calibrate.sh, 4 to 9).
+export STARPU_CALIBRATE_MINIMUM=1
 unset STARPU_HOME
 # SimGrid reads its own --cfg/--log flags first and passes the rest to the driver.
 # One worker per GPU: StarPU's SimGrid mode drives each GPU from one worker (blocking drivers).

@@ -52,7 +52,9 @@ problem
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
 )" +
            support::common_flags_help({"--streams", "--gpu-mem-limit", "--perfmodel-dir"}) +
-           R"(runs and output
+           R"(  --calibrate       keep calibrating the performance models in every run (STARPU_CALIBRATE=1; what
+                    sim/calibrate.sh records for simulated runs)
+runs and output
 )" +
            support::common_flags_help({"--warmup", "--repeat"}) +
            R"(  --check           compute ||P A - L U||_1 / (||A||_1 n eps) of the last run and the solve residual
@@ -87,6 +89,7 @@ Settings parse(int argc, char** argv) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
+        else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;
@@ -122,8 +125,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
                    " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
 
-    std::vector<T> A = support::host_matrix<T>(n, "starpu_lu");
-    random_matrix<T>(n, n, A.data(), n, s.seed);
+    // A simulated run (docs/simulation.md) computes nothing: no n x n host array; each run only makes the tiles valid
+    // where they live (random_symmetric on tiles does nothing else there).
+    std::vector<T> A;
+    if (support::kRunComputes) {
+        A = support::host_matrix<T>(n, "starpu_lu");
+        random_matrix<T>(n, n, A.data(), n, s.seed);
+    }
     // The device copy serves the cuSOLVER baseline (and the device-resident imports): without the baseline the
     // tiles come from the host array, and the first GPU keeps its memory for them.
     const Reference<T> ref(gpu && s.vendor, n, A.data());
@@ -142,8 +150,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const std::vector<double> seconds = support::timed_runs(
         "starpu_lu", s.warmup, s.repeat,
         [&](const support::Run&) {
-            const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
-            tiles.import(src, n);
+            if (support::kRunComputes) {
+                const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
+                tiles.import(src, n);
+            } else {
+                random_symmetric(tiles, s.seed, 0.0);
+            }
             rt.transfers();  // resets StarPU's bus counters
             stats.tasks = 0;
         },

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # On the GPU machine: records the performance models that simulated runs read (sim/README.md, docs/simulation.md),
 # then times a few real runs of the same configurations, to compare with their simulation.
-#   source tools/device-env.sh CARRY_DIR; bash CARRY_DIR/calibrate.sh      (starpu_chol of a CUDA build on PATH)
+#   source tools/device-env.sh CARRY_DIR; bash CARRY_DIR/calibrate.sh      (starpu_chol, starpu_lu of a CUDA build
+#                                                                            on PATH)
 # Writes under $OUT: models/ (codelets/45/*.$SIM_HOST and StarPU's bus calibration bus/$SIM_HOST.*), models.tgz,
-# calibrate.log, validate.csv (real runs), gpu.txt.
-# Knobs: SIM_HOST (default h100: the models' host name), SIM_NBS (tile orders, default "512 1024 2048 4096"),
-# SIM_PRECS (default "d s"), SIM_TILES (tiles per side of the calibration runs, default 8).
+# calibrate.log, validate.csv (real runs), gpu.txt; for the LU (SIM_OPS with getrf) models-lu/, models-lu.tgz,
+# calibrate-lu.log, validate-lu.csv.
+# Knobs: SIM_HOST (default h100: the models' host name), SIM_OPS (default "potrf getrf": the Cholesky's models, the
+# LU's), SIM_NBS (tile orders, default "512 1024 2048 4096"), SIM_PRECS (default "d s"), SIM_TILES (tiles per side of
+# the Cholesky's calibration runs, default 8); SIM_LU_RUNS and SIM_LU_VALIDATE (below).
 set -uo pipefail
 out=${OUT:?source tools/device-env.sh first (it sets OUT)}
 host=${SIM_HOST:-h100}
+ops=" ${SIM_OPS:-potrf getrf} "
 models=$out/models
 mkdir -p "$models"
 export STARPU_HOSTNAME=$host  # StarPU names the model and bus files after it
 unset STARPU_HOME             # --perfmodel-dir then decides where they go
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv > "$out/gpu.txt" 2>&1
+if [[ $ops == *" potrf "* ]]; then
 # One worker per GPU (--streams 1), as StarPU's SimGrid mode runs them; tiles generated and imported by the driver.
 for prec in ${SIM_PRECS:-d s}; do
   for nb in ${SIM_NBS:-512 1024 2048 4096}; do
@@ -40,3 +45,37 @@ models=$out/models-validate
 } > "$out/validate.csv" 2>&1
 ls "$models/codelets/45" | wc -l | sed 's/^/model files: /'
 tail -3 "$out/calibrate.log"
+fi
+[[ $ops == *" getrf "* ]] || exit 0
+
+# The LU (starpu_lu), in a models folder of its own: its trsm and gemm (left unit-lower trsm, gemm without transpose)
+# share the Cholesky's symbols, and go to sim/models/<host>/lu/ (tools/simulate.sh --driver lu reads them over the
+# Cholesky's). Its panel and row interchanges take a whole tile column, one model entry per column height (tiles
+# k .. mt-1), so each run records one sample of each height: the runs are of 16 tiles per side (heights 1 .. 16), as
+# many as the time allows. Every run keeps calibrating (--calibrate); one worker per GPU, as simulated.
+# SIM_LU_RUNS: "prec:nb:tiles:runs ..."; SIM_LU_VALIDATE: "prec:nb:n:repeat[:gpus[:streams]] ..." (real runs, 1 warm-up,
+# on a copy of the models; default 1 GPU, 1 stream); either set empty runs none. The logs are appended to: a second
+# call with other lists adds to the same models. SIM_LU_MODELS=DIR starts from recorded models (DIR/codelets/45/*.$host,
+# e.g. sim/models/$host/lu) instead of none: validation runs without new calibration runs.
+lu_models=$out/models-lu
+mkdir -p "$lu_models/codelets/45"
+[ -z "${SIM_LU_MODELS:-}" ] || cp "$SIM_LU_MODELS"/codelets/45/*."$host" "$lu_models/codelets/45/"
+lu() { timeout "${SIM_LU_TIMEOUT:-120}" starpu_lu --gpu-only --device-resident --no-check --no-vendor "$@"; }
+for cfg in ${SIM_LU_RUNS-d:4096:16:5 d:2048:16:10 d:1024:16:10 d:512:16:10 s:4096:8:10 s:2048:16:10 s:1024:16:10 \
+                          s:512:16:10}; do
+  IFS=: read -r prec nb tiles runs <<< "$cfg"
+  echo "== calibrate getrf prec $prec nb $nb n $((nb * tiles)), $runs runs"
+  lu --streams 1 --prec "$prec" --nb "$nb" --n $((nb * tiles)) --calibrate --warmup 0 --repeat "$runs" --csv \
+    --perfmodel-dir "$lu_models" 2>&1 | grep -E "^starfact,|summary|rror|arning" | tail -$((runs + 2))
+done >> "$out/calibrate-lu.log" 2>&1
+tar -C "$out" -czf "$out/models-lu.tgz" models-lu
+rm -rf "$out/models-lu-validate" && cp -r "$lu_models" "$out/models-lu-validate"
+for cfg in ${SIM_LU_VALIDATE-d:4096:32768:3 d:2048:32768:3 d:4096:65536:2 d:2048:65536:2 s:4096:32768:3 \
+                              d:1024:16384:3}; do
+  IFS=: read -r prec nb n repeat gpus streams <<< "$cfg"
+  lu --ncuda "${gpus:-1}" --streams "${streams:-1}" --prec "$prec" --nb "$nb" --n "$n" --warmup 1 --repeat "$repeat" \
+    --csv --perfmodel-dir "$out/models-lu-validate" 2>&1 | grep -E "^starfact,|summary|rror" \
+    | sed "s/^/gpus=${gpus:-1},streams=${streams:-1},/"
+done >> "$out/validate-lu.csv" 2>&1
+ls "$lu_models/codelets/45" | wc -l | sed 's/^/LU model files: /'
+cat "$out/validate-lu.csv"

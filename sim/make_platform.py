@@ -151,8 +151,8 @@ def main():
         h2d, d2h = (a.pcie_gbs * 1e9, h2d[1]), (a.pcie_gbs * 1e9, d2h[1])
     if a.pcie_lat_us is not None:
         h2d, d2h = (h2d[0], a.pcie_lat_us * 1e-6), (d2h[0], a.pcie_lat_us * 1e-6)
-        if a.gpu_mem_gib is None:
-            a.gpu_mem_gib = m["memsize"] / 2.0**30
+    if a.from_bus and a.gpu_mem_gib is None:
+        a.gpu_mem_gib = m["memsize"] / 2.0**30
     if a.gpu_mem_gib is None:
         a.gpu_mem_gib = 79.6
     nvl = (a.nvlink_gbs * 1e9, a.nvlink_lat_us * 1e-6)

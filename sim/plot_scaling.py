@@ -37,6 +37,8 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--title", default="simulated tile Cholesky on GPU nodes")
     ap.add_argument("--ylabel", default="TFLOP/s (double)")
+    ap.add_argument("--xlabel", default="nodes (4 GPUs each, one rank per node)",
+                    help="the axis of the CSV's 'nodes' column (e.g. GPUs of one node)")
     a = ap.parse_args()
     series = {}
     for r in csv.DictReader(open(a.csv)):
@@ -66,8 +68,7 @@ def main():
         o.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eee"/>' % (x(n), T, x(n), T + ph))
         o.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (x(n), T + ph + 16, n))
     o.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (L, T, pw, ph))
-    o.append('<text x="%.1f" y="%d" text-anchor="middle">nodes (4 GPUs each, one rank per node)</text>'
-             % (L + pw / 2, H - 10))
+    o.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (L + pw / 2, H - 10, escape(a.xlabel)))
     o.append('<text transform="translate(16,%.1f) rotate(-90)" text-anchor="middle">%s</text>'
              % (T + ph / 2, escape(a.ylabel)))
     for k, (name, pts) in enumerate(series.items()):

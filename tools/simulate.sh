@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Runs starpu_chol simulated on a GPU node that need not exist: StarPU's SimGrid mode runs the real
+# Runs starpu_chol (or starpu_lu) simulated on a GPU node that need not exist: StarPU's SimGrid mode runs the real
 # scheduler and task graph, kernels and transfers in virtual time, from recorded performance models
 # (docs/simulation.md).
 #   tools/simulate.sh --build                      set up and build the simulation build (deps/setup-simgrid.sh,
-#                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON; cached)
+#                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON: starpu_chol and
+#                                                  starpu_lu; cached)
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
 #                                                  (SimGrid's smpicc/smpicxx; docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
 #   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
+#   tools/simulate.sh --driver lu --models sim/models/h200 --gpus 4 -- --n 65536 --nb 4096
 # Options:
+#   --driver D     chol (starpu_chol, default) or lu (starpu_lu: the tile LU with partial pivoting, one process:
+#                  starpu_lu has no distributed mode). lu reads DIR/lu/codelets/45/* over DIR/codelets/45/* (its own
+#                  recordings of the shared symbols, trsm and gemm) and completes the column tasks' models of heights
+#                  not recorded (sim/lu_models.py)
 #   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
 #                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)
 #   --gpus N       GPUs of each simulated node, 1..8 (default 1)
@@ -36,7 +42,7 @@ fresh() {  # build folder, prefix
 if [ "${1:-}" = "--build" ]; then
   prefix=$("$root/deps/setup-simgrid.sh")
   fresh "$build" "$prefix"
-  STARPU_PREFIX=$prefix BUILD_DIR=$build TARGETS="${TARGETS:-starpu_chol}" \
+  STARPU_PREFIX=$prefix BUILD_DIR=$build TARGETS="${TARGETS:-starpu_chol starpu_lu}" \
     "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON >/dev/null
   echo "$build"
   exit 0
@@ -50,9 +56,10 @@ if [ "${1:-}" = "--build-mpi" ]; then
   exit 0
 fi
 
-models=$root/sim/models/synthetic gpus=1 nodes=1 cpus=16 platform="" keep="" task_cost=""
+models=$root/sim/models/synthetic gpus=1 nodes=1 cpus=16 platform="" keep="" task_cost="" driver=chol
 while [ $# -gt 0 ]; do
   case $1 in
+    --driver) driver=${2:?--driver needs chol or lu}; shift 2 ;;
     --models) models=${2:?--models needs a directory}; shift 2 ;;
     --gpus) gpus=${2:?--gpus needs a number}; shift 2 ;;
     --nodes) nodes=${2:?--nodes needs a number}; shift 2 ;;
@@ -61,17 +68,20 @@ while [ $# -gt 0 ]; do
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
     --task-cost-us) task_cost=${2:?--task-cost-us needs a number}; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (driver flags go after --)" ;;
   esac
 done
+case $driver in chol|lu) ;; *) die "--driver must be chol or lu, got '$driver'" ;; esac
+[ "$driver" = chol ] || [ "$nodes" = 1 ] \
+  || die "--nodes $nodes: starpu_lu has no distributed mode (one process of up to 8 GPUs: docs/simulation.md)"
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
 case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
 case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac
 [ -n "$task_cost" ] || task_cost=$(cat "$models/task_cost_us" 2>/dev/null || echo 0)
 [[ $task_cost =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--task-cost-us must be a number of microseconds >= 0, got '$task_cost'"
 [ "$nodes" = 1 ] || build=$smpi_build
-exe=$build/examples/starpu_chol
+exe=$build/examples/starpu_$driver
 [ -x "$exe" ] || die "$exe is not built: run tools/simulate.sh $([ "$nodes" = 1 ] && echo --build || echo --build-mpi)"
 grep -q "STARFACT_SIMULATION:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null \
   || die "$build is not a simulation build (-DSTARFACT_SIMULATION=ON): run tools/simulate.sh --build"
@@ -90,9 +100,12 @@ simhost=$calhost-${gpus}gpu
 # The simulated machine's model directory: the models under its name, its bus files.
 if [ -n "$keep" ]; then dir=$keep; rm -rf "$dir"; mkdir -p "$dir"; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
 mkdir -p "$dir/codelets/45" "$dir/bus"
-for f in "$models"/codelets/45/*."$calhost"; do
+overlay=""; [ "$driver" = lu ] && [ -d "$models/lu/codelets/45" ] && overlay=$models/lu/codelets/45
+for f in "$models"/codelets/45/*."$calhost" ${overlay:+"$overlay"/*."$calhost"}; do
   b=$(basename "$f"); cp "$f" "$dir/codelets/45/${b%.$calhost}.$simhost"
 done
+# The LU's column tasks: an entry per column height; the heights the calibration did not record are fitted.
+[ "$driver" = chol ] || python3 "$root/sim/lu_models.py" "$dir/codelets/45" "$simhost"
 [ "$task_cost" = 0 ] || python3 "$root/sim/task_cost.py" "$dir/codelets/45" "$task_cost"
 from_bus=()
 [ -f "$models/bus/$calhost.platform.v4.xml" ] && from_bus=(--from-bus "$models/bus/$calhost")
@@ -102,12 +115,15 @@ python3 "$root/sim/make_platform.py" --host "$simhost" --gpus "$gpus" --cpus "$c
   "${from_bus[@]}" "${nodes_arg[@]}" $platform
 
 measured=""; [ ${#from_bus[@]} -gt 0 ] && measured=", host links measured"
-echo "# simulated: $nodes node(s) $simhost ($gpus GPU(s), $cpus CPU cores each; models of '$calhost' from" \
-     "$models$measured; per-task cost $task_cost us)"
+echo "# simulated: starpu_$driver on $nodes node(s) $simhost ($gpus GPU(s), $cpus CPU cores each; models of" \
+     "'$calhost' from $models${overlay:+ and $overlay}$measured; per-task cost $task_cost us)"
 # StarPU reads the models and the platform of STARPU_HOSTNAME from STARPU_PERF_MODEL_DIR; one model serves every
 # simulated GPU (calibrated on device 0); models are not updated from simulated times.
 export STARPU_PERF_MODEL_DIR=$dir STARPU_HOSTNAME=$simhost STARPU_PERF_MODEL_HOMOGENEOUS_CUDA=1 STARPU_NCUDA=$gpus
 export STARPU_CALIBRATE=0
+# SimGrid mode takes a model's mean whatever its samples, and warns at each task whose entry has fewer than
+# STARPU_CALIBRATE_MINIMUM (10): the LU's column tasks record one sample per calibration run (sim/calibrate.sh, 4 to 9).
+export STARPU_CALIBRATE_MINIMUM=1
 unset STARPU_HOME
 # SimGrid reads its own --cfg/--log flags first and passes the rest to the driver.
 # One worker per GPU: StarPU's SimGrid mode drives each GPU from one worker (blocking drivers).

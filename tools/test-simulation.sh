@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The simulation's test (docs/simulation.md): tile Cholesky factorizations simulated on one and two GPUs of a node
-# under the synthetic models of sim/models/synthetic, in both precisions, at an order that is not a multiple of the
-# tile order. Checks that each run completes (info 0, no residual: nothing is computed), that the one-GPU time is
-# the sum of the models' task times (sim/expected_time.py) up to the scheduler's and submission's costs (+15%), and
-# that two GPUs take less than one and no less than half the sum, that a per-task cost (--task-cost-us) adds that
-# much per task on one GPU; with the SMPI build, that two nodes complete.
+# The simulation's test (docs/simulation.md): tile Cholesky factorizations (starpu_chol) and tile LUs with partial
+# pivoting (starpu_lu) simulated on one and two GPUs of a node under the synthetic models of sim/models/synthetic, in
+# both precisions, at an order that is not a multiple of the tile order. Checks that each run completes (info 0, no
+# residual: nothing is computed), that the one-GPU time is the sum of the models' task times (sim/expected_time.py)
+# up to the scheduler's and submission's costs (+15%), and that two GPUs take less than one and no less than half
+# the sum, that a per-task cost (--task-cost-us) adds that much per task on one GPU; with the SMPI build, that two
+# nodes complete.
 # Exits 77 (ctest: skipped) when the simulation build is absent: tools/simulate.sh --build makes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,13 +14,22 @@ if [ ! -x "$build/examples/starpu_chol" ]; then
   echo "skipped: no simulation build in $build (tools/simulate.sh --build: the SimGrid StarPU and starpu_chol)"
   exit 77
 fi
+if [ ! -x "$build/examples/starpu_lu" ]; then
+  echo "FAILED: $build has starpu_chol but not starpu_lu (tools/simulate.sh --build builds both)"
+  exit 1
+fi
 n=16000 nb=1024
 fail=0
-median() {  # gpus prec [per-task cost us] -> seconds (the summary's median), after checking the rows
+median() {  # gpus prec [per-task cost us] -> seconds (the summary's median), after checking the rows; DRIVER=lu: LU
   local out
-  out=$("$root/tools/simulate.sh" --gpus "$1" --task-cost-us "${3:-0}" -- --n $n --nb $nb --prec "$2" --warmup 1 \
-          --repeat 2 --csv 2>&1) || {
-    echo "$out" | tail -20 >&2; echo "FAILED: simulated run on $1 GPU(s), prec $2, exited non-zero" >&2; return 1; }
+  out=$("$root/tools/simulate.sh" --driver "${DRIVER:-chol}" --gpus "$1" --task-cost-us "${3:-0}" -- --n $n --nb $nb \
+          --prec "$2" --warmup 1 --repeat 2 --csv 2>&1) || {
+    echo "$out" | tail -20 >&2
+    echo "FAILED: simulated ${DRIVER:-chol} on $1 GPU(s), prec $2, exited non-zero" >&2; return 1; }
+  if echo "$out" | grep -q "not calibrated"; then
+    echo "$out" | grep "not calibrated" | head -3 >&2
+    echo "FAILED: a task shape without a synthetic model (sim/synthetic_models.py)" >&2; return 1
+  fi
   # CSV rows: impl,n,nb,prec,...,run,seconds,GFLOP/s,residual,info
   local rows; rows=$(echo "$out" | grep -c "^starfact,$n,$nb,$2,.*,-,0$" || true)
   if [ "$rows" != 2 ]; then
@@ -29,10 +39,12 @@ median() {  # gpus prec [per-task cost us] -> seconds (the summary's median), af
   fi
   echo "$out" | sed -n 's/.*summary: starfact median \([0-9.]*\) s.*/\1/p'
 }
-for prec in d s; do
-  expect=$(python3 "$root/sim/expected_time.py" --n $n --nb $nb --prec $prec)
-  t1=$(median 1 $prec) || { fail=1; continue; }
-  t2=$(median 2 $prec) || { fail=1; continue; }
+for run in "chol d" "chol s" "lu d" "lu s"; do
+  set -- $run
+  driver=$1 prec=$2 op=$([ "$1" = lu ] && echo getrf || echo potrf)
+  expect=$(python3 "$root/sim/expected_time.py" --op $op --n $n --nb $nb --prec $prec)
+  t1=$(DRIVER=$driver median 1 $prec) || { fail=1; continue; }
+  t2=$(DRIVER=$driver median 2 $prec) || { fail=1; continue; }
   verdict=$(python3 -c "
 e, t1, t2 = $expect, $t1, $t2
 bad = []
@@ -40,7 +52,7 @@ if not e <= t1 <= 1.15 * e: bad.append('one GPU: %.4f s, expected %.4f .. %.4f s
 if not e / 2 <= t2 < t1:
     bad.append('two GPUs: %.4f s, expected %.4f .. %.4f s (half the sum .. one GPU)' % (t2, e / 2, t1))
 print('; '.join(bad))")
-  echo "prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
+  echo "$op, prec $prec, n $n, nb $nb: sum of task times $expect s; simulated 1 GPU $t1 s, 2 GPUs $t2 s"
   if [ -n "$verdict" ]; then echo "FAILED: $verdict"; fail=1; fi
 done
 # 20 us more per task on one GPU: the 816 tasks of the 16 x 16 tiles on one worker take 16.3 ms more.

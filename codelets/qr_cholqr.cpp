@@ -88,13 +88,6 @@ constexpr double kIdentityDistance = 0.9;  // ||G - I||_F beyond which the last 
 constexpr double kSkipDistance = 0.1;
 
 template <typename T>
-T* cpu_work(size_t n) {
-    thread_local std::vector<T> w;
-    if (w.size() < n) w.resize(n);
-    return w.data();
-}
-
-template <typename T>
 void copy(int m, int n, const T* src, int lds, T* dst, int ldd) {
     for (int j = 0; j < n; ++j) std::copy(src + at(0, j, lds), src + at(0, j, lds) + m, dst + at(0, j, ldd));
 }
@@ -296,7 +289,7 @@ void update_cpu(void* buffers[], void* cl_arg) {
     if (!a->right) {  // C (r x cols) -= Y W
         const int cols = C.cols;
         if (a->unit) {
-            T* z = cpu_work<T>(static_cast<size_t>(n) * cols);
+            T* z = qr_cpu_work<T>(static_cast<size_t>(n) * cols);
             copy(n, cols, w, W.ld, z, n);
             cpu::trmm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, n, cols, T(1), y, Y.ld, z, n);
             for (int j = 0; j < cols; ++j)
@@ -306,7 +299,7 @@ void update_cpu(void* buffers[], void* cl_arg) {
     } else {  // C (rows x r) -= W Y^T
         const int rows = C.rows;
         if (a->unit) {
-            T* z = cpu_work<T>(static_cast<size_t>(rows) * n);
+            T* z = qr_cpu_work<T>(static_cast<size_t>(rows) * n);
             copy(rows, n, w, W.ld, z, rows);
             cpu::trmm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, z, rows);
             for (int j = 0; j < n; ++j)

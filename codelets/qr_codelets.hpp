@@ -27,6 +27,14 @@ T* ptr(const QrTile& t) {
     return static_cast<T*>(t.ptr);
 }
 
+/// A per-thread CPU workspace of at least n entries (a worker runs one codelet at a time; a codelet takes one).
+template <typename T>
+T* qr_cpu_work(size_t n) {
+    thread_local std::vector<T> w;
+    if (w.size() < n) w.resize(n);
+    return w.data();
+}
+
 /// A task of the kernel k whose argument is a copy of args (freed with the task), counting `flops`.
 template <typename Args>
 starpu_task* qr_packed_task(const Kernel& k, const Args& args, double flops = 0) {

@@ -45,20 +45,13 @@ inline PanelShape shape_of(void* buffers[], int count) {
 // ---- CPU -------------------------------------------------------------------------------------------
 
 template <typename T>
-T* cpu_work(size_t n) {
-    thread_local std::vector<T> w;
-    if (w.size() < n) w.resize(n);
-    return w.data();
-}
-
-template <typename T>
 void qr_panel_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrPanelArgs*>(cl_arg);
     const PanelShape s = shape_of(buffers, a->count);
     const QrTile Tt = qr_tile(buffers[a->count]);
     if (s.cols == 0) return;
     const size_t panel = static_cast<size_t>(s.rows) * s.cols;
-    T* P = cpu_work<T>(panel + static_cast<size_t>(s.cols) * s.cols);
+    T* P = qr_cpu_work<T>(panel + static_cast<size_t>(s.cols) * s.cols);
     T* work = P + panel;
     auto copy = [&](bool gather) {
         int r0 = 0;

@@ -40,14 +40,6 @@ struct QrArgs {
 using Tile = QrTile;
 inline Tile tile(void* buffer) { return qr_tile(buffer); }
 
-/// A per-thread CPU workspace of at least n entries.
-template <typename T>
-T* cpu_work(size_t n) {
-    thread_local std::vector<T> w;
-    if (w.size() < n) w.resize(n);
-    return w.data();
-}
-
 /// Rows of the bottom tile that take part in a TS (all) or TT (its upper trapezoid) kernel with n columns.
 inline int bottom_rows(bool tt, int rows, int n) { return tt ? std::min(rows, n) : rows; }
 
@@ -70,7 +62,7 @@ void geqrt_cpu(void* buffers[], void* cl_arg) {
     if (k == 0) return;
     const int ib = std::min(a->ib, k);
     const int info = cpu::geqrt(A.rows, A.cols, ib, ptr<T>(A), A.ld, ptr<T>(Tt), Tt.ld,
-                                cpu_work<T>(static_cast<size_t>(ib) * A.cols));
+                                qr_cpu_work<T>(static_cast<size_t>(ib) * A.cols));
     if (info != 0) lapack_failed("geqrt", info);
 }
 
@@ -83,7 +75,7 @@ void unmqr_cpu(void* buffers[], void* cl_arg) {
     const int ib = std::min(a->ib, k);
     const int info = cpu::gemqrt(side_char(*a), trans_char(*a), C.rows, C.cols, k, ib, ptr<T>(V), V.ld, ptr<T>(Tt),
                                  Tt.ld, ptr<T>(C), C.ld,
-                                 cpu_work<T>(static_cast<size_t>(ib) * (a->right ? C.rows : C.cols)));
+                                 qr_cpu_work<T>(static_cast<size_t>(ib) * (a->right ? C.rows : C.cols)));
     if (info != 0) lapack_failed("gemqrt", info);
 }
 
@@ -95,7 +87,7 @@ void tpqrt_cpu(void* buffers[], void* cl_arg) {
     if (n == 0 || m == 0) return;
     const int ib = std::min(a->ib, n);
     const int info = cpu::tpqrt(m, n, a->tt ? m : 0, ib, ptr<T>(A1), A1.ld, ptr<T>(A2), A2.ld, ptr<T>(Tt), Tt.ld,
-                                cpu_work<T>(static_cast<size_t>(ib) * n));
+                                qr_cpu_work<T>(static_cast<size_t>(ib) * n));
     if (info != 0) lapack_failed("tpqrt", info);
 }
 
@@ -112,7 +104,7 @@ void tpmqrt_cpu(void* buffers[], void* cl_arg) {
     const int rows = a->right ? other : m, cols = a->right ? m : other;  // LAPACK's m, n: those of C2's block
     const int info = cpu::tpmqrt(side_char(*a), trans_char(*a), rows, cols, k, a->tt ? m : 0, ib, ptr<T>(V), V.ld,
                                  ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld,
-                                 cpu_work<T>(static_cast<size_t>(ib) * other));
+                                 qr_cpu_work<T>(static_cast<size_t>(ib) * other));
     if (info != 0) lapack_failed("tpmqrt", info);
 }
 

@@ -4,6 +4,9 @@
 // C Q and C Q^T against the products with the explicit m x m Q (itself checked), by rows (Q acts on C's rows):
 // ||C op(Q) - ref||_inf / (||C||_inf m eps).
 #pragma once
+#include <cblas.h>
+#include <lapacke.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +28,25 @@ std::vector<T> random_rect(int64_t m, int64_t n, int64_t ld, uint64_t seed) {
     std::uniform_real_distribution<double> u(-0.5, 0.5);
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < m; ++i) A[static_cast<size_t>(i + j * ld)] = static_cast<T>(u(rng));
+    return A;
+}
+
+/// An m x n matrix U diag(sigma) V^T with orthonormal U, V (LAPACK's QR of random matrices) and singular values
+/// geometrically from 1 down to 1 / cond.
+inline std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
+    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
+        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
+        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
+        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
+        return Q;
+    };
+    const std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1);
+    std::vector<double> US = U, A(static_cast<size_t>(m * n));
+    for (int64_t j = 0; j < n; ++j) {
+        const double s = n == 1 ? 1.0 : std::pow(cond, -double(j) / double(n - 1));
+        for (int64_t i = 0; i < m; ++i) US[i + j * m] *= s;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, n, 1.0, US.data(), m, V.data(), n, 0.0, A.data(), m);
     return A;
 }
 

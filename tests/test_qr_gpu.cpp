@@ -31,26 +31,6 @@ void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t i
     CHECK(c.failure().empty());
 }
 
-/// U diag(sigma) V^T (m x n) with singular values from 1 down to 1 / cond, U and V from LAPACK's QR of random
-/// matrices.
-std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
-    auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
-        std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
-        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
-        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
-        return Q;
-    };
-    std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1), A(static_cast<size_t>(m * n), 0);
-    for (int64_t j = 0; j < n; ++j) {
-        const double sigma = std::pow(cond, -double(j) / double(std::max<int64_t>(n - 1, 1)));
-        for (int64_t i = 0; i < m; ++i) U[i + j * m] *= sigma;
-    }
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t l = 0; l < n; ++l)
-            for (int64_t i = 0; i < m; ++i) A[i + j * m] += U[i + l * m] * V[j + l * n];
-    return A;
-}
-
 /// The GPU Cholesky QR of A (m x n, tiles of nb rows): orthogonality and residual < 60, and the passes it ran.
 void expect_gpu_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes) {
     TileMatrix<double> a(runtime(), m, n, nb), q(runtime(), m, n, nb);

@@ -16,7 +16,7 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 # The Python package's tests: NumPy and pytest; PyTorch (CPU) and scikit-learn for the DLPack and LSSVC tests
 # (with their dependencies about 170 MB to download, 820 MB installed, a minute or two).
 packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libopenblas-dev liblapacke-dev
-          catch2 libopenmpi-dev openmpi-bin vite zlib1g-dev dataset-fashion-mnist
+          catch2 ccache libopenmpi-dev openmpi-bin vite zlib1g-dev dataset-fashion-mnist
           python3 python3-numpy python3-pytest python3-torch python3-sklearn)
 missing=()
 for p in "${packages[@]}"; do

@@ -50,15 +50,28 @@ extern "C" {
 int starfact_c_job_wait(starfact_c_job* job, int32_t* info) {
     return guarded([&] {
         starfact::require(job != nullptr, "job_wait", "job", "is null");
-        const starfact::capi::KeepDevice keep;
-        if (!job->waited) {
-            job->waited = true;
+        using Stage = starfact_c_job::Stage;
+        std::unique_lock lock(job->mutex);
+        if (job->stage == Stage::Pending) {
+            // This thread delivers the result; later waiters block until it has.
+            job->stage = Stage::Finishing;
+            lock.unlock();
+            int result = 0;
+            std::exception_ptr failure;
             try {
+                const starfact::capi::KeepDevice keep;
                 const int seq_info = job->sequence->wait();
-                job->info = job->finish ? job->finish(seq_info) : seq_info;
+                result = job->finish ? job->finish(seq_info) : seq_info;
             } catch (...) {
-                job->failure = std::current_exception();
+                failure = std::current_exception();
             }
+            lock.lock();
+            job->info = result;
+            job->failure = failure;
+            job->stage = Stage::Final;
+            job->finished.notify_all();
+        } else {
+            job->finished.wait(lock, [&] { return job->stage == Stage::Final; });
         }
         if (job->failure) std::rethrow_exception(job->failure);
         if (info) *info = job->info;
@@ -69,7 +82,10 @@ int starfact_c_job_done(const starfact_c_job* job, int32_t* done) {
     return guarded([&] {
         starfact::require(job != nullptr, "job_done", "job", "is null");
         starfact::require(done != nullptr, "job_done", "done", "is null");
-        *done = (job->waited || job->sequence->done()) ? 1 : 0;
+        using Stage = starfact_c_job::Stage;
+        const std::lock_guard lock(job->mutex);
+        // Finishing: another thread is still delivering the result, which is not final before it returns.
+        *done = job->stage == Stage::Final || (job->stage == Stage::Pending && job->sequence->done()) ? 1 : 0;
     });
 }
 
@@ -78,7 +94,9 @@ int starfact_c_job_report(const starfact_c_job* job, starfact_c_solve_report* re
         starfact::require(job != nullptr, "job_report", "job", "is null");
         starfact::require(report != nullptr, "job_report", "report", "is null");
         starfact::require(job->has_report, "job_report", "job", "is not a mixed-precision solve (no report)");
-        starfact::require(job->waited, "job_report", "job", "has not been waited for");
+        const std::lock_guard lock(job->mutex);
+        starfact::require(job->stage == starfact_c_job::Stage::Final, "job_report", "job",
+                          "has not been waited for");
         starfact::capi::fill_report(job->report, report);
     });
 }

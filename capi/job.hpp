@@ -1,8 +1,10 @@
 // A submitted operation of the C ABI: its Sequence, the tiles it works on and what copies its results out.
 #pragma once
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "capi/starfact_c.h"
 #include "starfact/mixed.hpp"
@@ -17,9 +19,16 @@ struct starfact_c_job {
     /// (given the sequence's). It owns the tiles and pivots (shared pointers), kept alive until the job is freed.
     std::function<int(int)> finish;
     std::unique_ptr<starfact::Sequence> sequence;  // destroyed first: its destructor waits for the tasks
-    bool waited = false;
+
+    /// Where the job's result stands. Pending: nobody has waited yet. Finishing: one thread (the first to wait)
+    /// waits for the tasks and runs `finish`; the others block until it is done. Final: info or failure is the
+    /// result every wait returns.
+    enum class Stage { Pending, Finishing, Final };
+    mutable std::mutex mutex;  // guards stage, info and failure
+    std::condition_variable finished;  // notified when stage becomes Final
+    Stage stage = Stage::Pending;
     int info = 0;
-    std::exception_ptr failure;  // what the wait or the copies threw, rethrown by every later wait
+    std::exception_ptr failure;  // what the wait or the copies threw, rethrown by every wait
 };
 
 namespace starfact::capi {

@@ -213,14 +213,18 @@ void starfact_c_refinement_init(starfact_c_refinement* refinement);
 /* ---- jobs -------------------------------------------------------------------------------------------------- */
 
 /** Waits for the job's tasks, copies its results into its outputs and sets *info (LAPACK's: 0, or k > 0).
- * Waiting again returns the same info. */
+ * Waiting again returns the same info (or the same error). Several threads may wait for one job at once: the first
+ * waits for the tasks and copies the results, the others block until it has; every one returns the same info, or
+ * the same error status and message. */
 int starfact_c_job_wait(starfact_c_job* job, int32_t* info);
-/** Whether the job's tasks have completed (never blocks); *done is 1 or 0. */
+/** Whether the job's result is final (never blocks): *done is 1 once a wait returns at once with it, i.e. the job
+ * has been waited for, or its tasks have completed and no thread is waiting for it; 0 while the tasks run, and
+ * while a waiting thread is still copying the results. */
 int starfact_c_job_done(const starfact_c_job* job, int32_t* done);
 /** The report of a mixed-precision posv job, after starfact_c_job_wait. */
 int starfact_c_job_report(const starfact_c_job* job, starfact_c_solve_report* report);
 /** Frees the job (waiting for its tasks if it was not waited for; the outputs of starfact's own tiles are then not
- * written, viewed ones hold what the tasks wrote). */
+ * written, viewed ones hold what the tasks wrote). No other thread may be using the job (waiting, asking) then. */
 void starfact_c_job_destroy(starfact_c_job* job);
 
 /* ---- Cholesky, inverse -------------------------------------------------------------------------------------- */

@@ -1,0 +1,71 @@
+/* What the small C programs testing the C ABI share (test_capi_jobs.c, test_capi_names.c): the CHECK macro and its
+ * count of failures, a seeded generator of fresh inputs (STARFACT_TEST_SEED=N replays a run), a runtime of CPU
+ * workers, and the end of main. Header-only: each program includes it once. */
+#ifndef STARFACT_TESTS_CAPI_CHECK_H
+#define STARFACT_TESTS_CAPI_CHECK_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capi/starfact_c.h"
+
+static int check_failures = 0;
+static unsigned long long check_rng = 88172645463325252ull;
+
+#define CHECK(cond, ...)                                           \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            ++check_failures;                                      \
+            fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fprintf(stderr, "\n");                                 \
+        }                                                          \
+    } while (0)
+
+/* xorshift64: entries uniform in [-0.5, 0.5]. Not thread-safe: draw inputs before starting threads. */
+static double check_uniform(void) {
+    check_rng ^= check_rng << 13;
+    check_rng ^= check_rng >> 7;
+    check_rng ^= check_rng << 17;
+    return (double)(check_rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* Seeds the generator (fresh each run unless STARFACT_TEST_SEED is set; the seed is printed) and starts a runtime of
+ * `ncpus` CPU workers and no GPU; NULL (with the message printed) when it cannot start. */
+static starfact_c_runtime* check_start(int32_t ncpus) {
+    const char* given = getenv("STARFACT_TEST_SEED");
+    unsigned long long seed = 0;
+    if (given && strcmp(given, "random") != 0) {
+        seed = strtoull(given, NULL, 10);
+    } else {
+        FILE* urandom = fopen("/dev/urandom", "rb");
+        if (!urandom || fread(&seed, sizeof seed, 1, urandom) != 1) seed = (unsigned long long)time(NULL);
+        if (urandom) fclose(urandom);
+        seed %= 1000000000ull;
+    }
+    check_rng ^= (seed + 1) * 0x9E3779B97F4A7C15ull;
+    printf("seed: %llu (STARFACT_TEST_SEED=%llu replays this run)\n", seed, seed);
+    starfact_c_runtime_config config;
+    starfact_c_runtime_config_init(&config);
+    config.ncpus = ncpus;
+    config.ncuda = 0;
+    starfact_c_runtime* rt = NULL;
+    if (starfact_c_runtime_create(&config, &rt) != STARFACT_C_OK) {
+        fprintf(stderr, "runtime: %s\n", starfact_c_error_message());
+        return NULL;
+    }
+    return rt;
+}
+
+/* Stops the runtime and returns main's exit status (0 when every check held). */
+static int check_finish(const char* name, starfact_c_runtime* rt) {
+    CHECK(starfact_c_runtime_destroy(rt) == STARFACT_C_OK, "runtime destroy: %s", starfact_c_error_message());
+    if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
+    else printf("%s: every check passed\n", name);
+    return check_failures ? 1 : 0;
+}
+
+#endif /* STARFACT_TESTS_CAPI_CHECK_H */

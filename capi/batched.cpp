@@ -5,6 +5,7 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -20,24 +21,92 @@
 namespace starfact::capi {
 namespace {
 
-/// Checks the batch of matrices a (square members) and the optional right-hand sides b (as many members, as many
-/// rows, the same dtype and memory).
-void check_batches(const char* function, const starfact_c_batch* a, const starfact_c_batch* b) {
-    check_batch(function, "a", a);
-    require(a->rows == a->cols, function, "a", [&] {
+// The largest orders of the batched modules (a module not built refuses every call, NOT_BUILT).
+#ifdef STARFACT_HAVE_BATCHED_CHOL
+constexpr int64_t kCholeskyOrder = batched::kMaxCholeskyOrder;
+#else
+constexpr int64_t kCholeskyOrder = INT64_MAX;
+#endif
+#ifdef STARFACT_HAVE_BATCHED_LU
+constexpr int64_t kLuOrder = batched::kMaxLuOrder;
+#else
+constexpr int64_t kLuOrder = INT64_MAX;
+#endif
+
+/// The bounds of the batched kernels (32-bit offsets and counts) on the batch `argument`: ld * max(rows, cols) <
+/// 2^31, and a member count < 2^31 in device memory.
+void check_kernel_bounds(const char* function, const char* argument, const starfact_c_batch& b) {
+    const int64_t extent = std::max<int64_t>({1, b.rows, b.cols});
+    require(b.ld <= INT32_MAX / extent, function, argument, [&] {
+        return "must have ld * max(rows, cols) < 2^31, the batched kernels' offsets (got ld " + std::to_string(b.ld) +
+               ", " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + ")";
+    });
+    require(b.device == STARFACT_C_HOST || b.count <= INT32_MAX, function, argument, [&] {
+        return "must have at most 2^31 - 1 members in device memory (got " + std::to_string(b.count) + ")";
+    });
+}
+
+/// Checks the batch of matrices `a_name` (square members of order <= max_order) and the optional right-hand sides b
+/// (as many members, as many rows, the same dtype and memory), each failure naming the C ABI's argument.
+void check_batches(const char* function, const char* a_name, const starfact_c_batch* a, int64_t max_order,
+                   const starfact_c_batch* b) {
+    check_batch(function, a_name, a);
+    require(a->rows == a->cols, function, a_name, [&] {
         return "must hold square matrices (got " + std::to_string(a->rows) + " x " + std::to_string(a->cols) + ")";
     });
+    require(a->rows <= max_order, function, a_name, [&] {
+        return "must hold matrices of order <= " + std::to_string(max_order) + " (got " + std::to_string(a->rows) +
+               ")";
+    });
+    check_kernel_bounds(function, a_name, *a);
     if (!b) return;
     check_batch(function, "b", b);
     require(b->count == a->count, function, "b", [&] {
-        return "must have as many members as a (" + std::to_string(a->count) + "; got " + std::to_string(b->count) +
-               ")";
+        return "must have as many members as " + std::string(a_name) + " (" + std::to_string(a->count) + "; got " +
+               std::to_string(b->count) + ")";
     });
     require(b->rows == a->rows, function, "b", [&] {
-        return "must have " + std::to_string(a->rows) + " rows, as a (got " + std::to_string(b->rows) + ")";
+        return "must have " + std::to_string(a->rows) + " rows, as " + a_name + " (got " + std::to_string(b->rows) +
+               ")";
     });
-    require_same_dtype(function, "b", b->dtype, a->dtype, "a");
-    require(b->device == a->device, function, "b", "must be in the memory a is in (host, or a's CUDA device)");
+    require_same_dtype(function, "b", b->dtype, a->dtype, a_name);
+    require(b->device == a->device, function, "b", [&] {
+        return "must be in the memory " + std::string(a_name) + " is in (host, or " + a_name + "'s CUDA device)";
+    });
+    check_kernel_bounds(function, "b", *b);
+}
+
+/// Checks the pivots of the batch `a` (order n): ipiv not null unless empty, stride_piv >= n.
+void check_pivots(const char* function, const void* ipiv, int64_t stride_piv, const starfact_c_batch& a) {
+    require(ipiv != nullptr || a.count * a.rows == 0, function, "ipiv", "is null");
+    require(stride_piv >= a.rows, function, "stride_piv", [&] {
+        return "must be >= n = " + std::to_string(a.rows) + ", the order of the members (got " +
+               std::to_string(stride_piv) + ")";
+    });
+}
+
+/// The batch as the C++ entry points take it: the stride of a single member is never used, and is made valid.
+starfact_c_batch members(const starfact_c_batch& b) {
+    starfact_c_batch m = b;
+    if (m.count <= 1) m.stride = std::max(m.stride, m.ld * m.cols);
+    return m;
+}
+
+/// The C++ names of the batched entry points' arguments (batched_options.hpp) and the C ABI's: the members of the
+/// matrices (n, lda, strideA, A, batch; the factors of the device getrs: LU, strideLU) are `a_name`'s, those of the
+/// right-hand sides (nrhs, ldb, strideB, B) b's.
+std::array<CName, 11> batched_names(const char* a_name) {
+    return {{{"n", a_name},
+             {"lda", a_name},
+             {"strideA", a_name},
+             {"A", a_name},
+             {"batch", a_name},
+             {"LU", a_name},
+             {"strideLU", a_name},
+             {"nrhs", "b"},
+             {"ldb", "b"},
+             {"strideB", "b"},
+             {"B", "b"}}};
 }
 
 template <typename T>
@@ -122,35 +191,40 @@ extern "C" {
 int starfact_c_batched_posv(starfact_c_runtime* runtime, const starfact_c_batch* a, const starfact_c_batch* b,
                             int32_t* info, const starfact_c_options* options, int64_t* failed) {
     return guarded([&] {
-        const char* f = "posv_batched";
+        const char* f = "batched_posv";
         Runtime& rt = runtime_of(runtime, f);
-        check_batches(f, a, b);
+        check_batches(f, "a", a, kCholeskyOrder, b);
         require(info != nullptr || a->count == 0, f, "info", "is null");
         const ParsedOptions p = parse_options(f, options);
+        const starfact_c_batch ma = members(*a), mb = b ? members(*b) : starfact_c_batch{};
         int64_t bad = 0;
 #ifdef STARFACT_HAVE_BATCHED_CHOL
-        dispatch(a->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            if (a->device == STARFACT_C_HOST) {
-                bad = b ? batched::posv<T>(rt, a->rows, b->cols, data<T>(*a), a->ld, a->stride, data<T>(*b), b->ld,
-                                           b->stride, info, a->count, p.batched)
-                        : batched::potrf<T>(rt, a->rows, data<T>(*a), a->ld, a->stride, info, a->count, p.batched);
-                return;
-            }
+        as_c_call(f, batched_names("a"), [&] {
+            dispatch(a->dtype, [&](auto tag) {
+                using T = decltype(tag);
+                if (a->device == STARFACT_C_HOST) {
+                    bad = b ? batched::posv<T>(rt, ma.rows, mb.cols, data<T>(ma), ma.ld, ma.stride, data<T>(mb), mb.ld,
+                                               mb.stride, info, ma.count, p.batched)
+                            : batched::potrf<T>(rt, ma.rows, data<T>(ma), ma.ld, ma.stride, info, ma.count, p.batched);
+                    return;
+                }
 #ifdef STARFACT_HAVE_CUDA
-            DeviceScope scope(a->device, a->count);
-            if (b)
-                batched::device::posv<T>(a->rows, b->cols, data<T>(*a), a->ld, a->stride, data<T>(*b), b->ld,
-                                         b->stride, scope.info(), a->count, nullptr);
-            else
-                batched::device::potrf<T>(a->rows, data<T>(*a), a->ld, a->stride, scope.info(), a->count, nullptr);
-            scope.finish(info, a->count);
-            bad = count_failed(info, a->count);
+                DeviceScope scope(a->device, a->count);
+                if (b)
+                    batched::device::posv<T>(ma.rows, mb.cols, data<T>(ma), ma.ld, ma.stride, data<T>(mb), mb.ld,
+                                             mb.stride, scope.info(), ma.count, nullptr);
+                else
+                    batched::device::potrf<T>(ma.rows, data<T>(ma), ma.ld, ma.stride, scope.info(), ma.count, nullptr);
+                scope.finish(info, a->count);
+                bad = count_failed(info, a->count);
 #endif
+            });
         });
 #else
         (void)rt;
         (void)p;
+        (void)ma;
+        (void)mb;
         require_module(false, "batched Cholesky (batched_chol)");
 #endif
         if (failed) *failed = bad;
@@ -161,37 +235,41 @@ int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch*
                             int64_t stride_piv, const starfact_c_batch* b, int32_t* info,
                             const starfact_c_options* options, int64_t* failed) {
     return guarded([&] {
-        const char* f = "gesv_batched";
+        const char* f = "batched_gesv";
         Runtime& rt = runtime_of(runtime, f);
-        check_batches(f, a, b);
+        check_batches(f, "a", a, kLuOrder, b);
         require(info != nullptr || a->count == 0, f, "info", "is null");
-        require(ipiv != nullptr || a->count * a->rows == 0, f, "piv", "is null");
-        require(stride_piv >= a->rows, f, "piv", "must have a member stride >= n");
+        check_pivots(f, ipiv, stride_piv, *a);
         const ParsedOptions p = parse_options(f, options);
+        const starfact_c_batch ma = members(*a), mb = b ? members(*b) : starfact_c_batch{};
         int64_t bad = 0;
 #ifdef STARFACT_HAVE_BATCHED_LU
-        dispatch(a->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            if (a->device == STARFACT_C_HOST) {
-                bad = batched::getrf<T>(rt, a->rows, data<T>(*a), a->ld, a->stride, ipiv, stride_piv, info, a->count,
-                                        p.batched);
-                if (b) host_getrs<T>(*a, ipiv, stride_piv, *b, info);
-                return;
-            }
+        as_c_call(f, batched_names("a"), [&] {
+            dispatch(a->dtype, [&](auto tag) {
+                using T = decltype(tag);
+                if (a->device == STARFACT_C_HOST) {
+                    bad = batched::getrf<T>(rt, ma.rows, data<T>(ma), ma.ld, ma.stride, ipiv, stride_piv, info,
+                                            ma.count, p.batched);
+                    if (b) host_getrs<T>(ma, ipiv, stride_piv, mb, info);
+                    return;
+                }
 #ifdef STARFACT_HAVE_CUDA
-            DeviceScope scope(a->device, a->count);
-            batched::device::getrf<T>(a->rows, data<T>(*a), a->ld, a->stride, ipiv, stride_piv, scope.info(),
-                                      a->count, nullptr);
-            if (b)
-                batched::device::getrs<T>(a->rows, b->cols, data<T>(*a), a->ld, a->stride, ipiv, stride_piv,
-                                          data<T>(*b), b->ld, b->stride, a->count, nullptr);
-            scope.finish(info, a->count);
-            bad = count_failed(info, a->count);
+                DeviceScope scope(a->device, a->count);
+                batched::device::getrf<T>(ma.rows, data<T>(ma), ma.ld, ma.stride, ipiv, stride_piv, scope.info(),
+                                          ma.count, nullptr);
+                if (b)
+                    batched::device::getrs<T>(ma.rows, mb.cols, data<T>(ma), ma.ld, ma.stride, ipiv, stride_piv,
+                                              data<T>(mb), mb.ld, mb.stride, ma.count, nullptr);
+                scope.finish(info, a->count);
+                bad = count_failed(info, a->count);
 #endif
+            });
         });
 #else
         (void)rt;
         (void)p;
+        (void)ma;
+        (void)mb;
         require_module(false, "batched LU (batched_lu)");
 #endif
         if (failed) *failed = bad;
@@ -201,32 +279,32 @@ int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch*
 int starfact_c_batched_getrs(starfact_c_runtime* runtime, const starfact_c_batch* lu, const int32_t* ipiv,
                              int64_t stride_piv, const starfact_c_batch* b, const starfact_c_options* options) {
     return guarded([&] {
-        const char* f = "getrs_batched";
+        const char* f = "batched_getrs";
         runtime_of(runtime, f);
-        check_batches(f, lu, b);
         require(b != nullptr, f, "b", "is missing (null descriptor)");
-        require(ipiv != nullptr || lu->count * lu->rows == 0, f, "piv", "is null");
-        require(stride_piv >= lu->rows, f, "piv", "must have a member stride >= n");
+        check_batches(f, "lu", lu, kLuOrder, b);
+        check_pivots(f, ipiv, stride_piv, *lu);
         parse_options(f, options);
+        const starfact_c_batch ml = members(*lu), mb = members(*b);
 #ifdef STARFACT_HAVE_BATCHED_LU
-        require(lu->rows <= batched::kMaxLuOrder, f, "lu", [&] {
-            return "must hold matrices of order <= " + std::to_string(batched::kMaxLuOrder) + " (got " +
-                   std::to_string(lu->rows) + ")";
-        });
-        dispatch(lu->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            if (lu->device == STARFACT_C_HOST) {
-                host_getrs<T>(*lu, ipiv, stride_piv, *b, nullptr);
-                return;
-            }
+        as_c_call(f, batched_names("lu"), [&] {
+            dispatch(lu->dtype, [&](auto tag) {
+                using T = decltype(tag);
+                if (lu->device == STARFACT_C_HOST) {
+                    host_getrs<T>(ml, ipiv, stride_piv, mb, nullptr);
+                    return;
+                }
 #ifdef STARFACT_HAVE_CUDA
-            DeviceScope scope(lu->device, 0);
-            batched::device::getrs<T>(lu->rows, b->cols, data<T>(*lu), lu->ld, lu->stride, ipiv, stride_piv,
-                                      data<T>(*b), b->ld, b->stride, lu->count, nullptr);
-            scope.finish(nullptr, 0);
+                DeviceScope scope(lu->device, 0);
+                batched::device::getrs<T>(ml.rows, mb.cols, data<T>(ml), ml.ld, ml.stride, ipiv, stride_piv,
+                                          data<T>(mb), mb.ld, mb.stride, ml.count, nullptr);
+                scope.finish(nullptr, 0);
 #endif
+            });
         });
 #else
+        (void)ml;
+        (void)mb;
         require_module(false, "batched LU (batched_lu)");
 #endif
     });

@@ -50,7 +50,7 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("potrs", rt, "c", l, nullptr, b, b_out, options);
+        const Call c = checked_call("potrs", rt, "l", l, nullptr, b, b_out, options);
         const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
@@ -103,7 +103,9 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
             j.has_report = true;
             SolveReport* report = &j.report;
             const bool same = aout.present && aout.matrix.data == a->data;
-            async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, *report, refine);
+            // The refinement settings are checked here: named by their fields (max_iterations, tolerance, ...).
+            as_c_call("posv", {{"A", "a"}, {"B", "b"}},
+                      [&] { async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, *report, refine); });
             j.finish = [A, B, aout, bout, report, same](int info) {
                 const SolveReport::Path path = report->path;
                 A->deliver(!same || path == SolveReport::Path::Fallback || path == SolveReport::Path::Failed ||

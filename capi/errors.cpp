@@ -1,6 +1,7 @@
-// The thread-local error state of the C ABI and its getters.
+// The thread-local error state of the C ABI and its getters; errors of the C++ API in the C ABI's terms.
 #include "capi/errors.hpp"
 
+#include <string>
 #include <utility>
 
 namespace starfact::capi {
@@ -30,6 +31,23 @@ void set_error(int kind, const char* message, const std::string& argument) noexc
         s.message.clear();
         s.argument.clear();
     }
+}
+
+InvalidArgument in_c_terms(const char* function, const CName* first, const CName* last, const InvalidArgument& e) {
+    const std::string& cxx = e.argument();
+    std::string c = cxx;
+    bool named = false;
+    for (const CName* n = first; n != last && !named; ++n)
+        if (cxx == n->cxx) {
+            c = n->c;
+            named = true;
+        }
+    for (const char* prefix : {"opts.", "refine."})
+        if (!named && cxx.rfind(prefix, 0) == 0) c = cxx.substr(std::char_traits<char>::length(prefix));
+    // The message is InvalidArgument's "starfact::<function>: argument '<argument>' <problem>".
+    const std::string what = e.what(), marker = "argument '" + cxx + "' ";
+    const size_t at = what.find(marker);
+    return InvalidArgument(function, c, at == std::string::npos ? what : what.substr(at + marker.size()));
 }
 
 const char* thread_string(std::string text) noexcept {

@@ -21,11 +21,11 @@ int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency wh
 /// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.
 void load_pivots(const char* function, Pivots& piv, const int64_t* ipiv) {
     const int64_t n = piv.n(), nb = piv.nb();
-    require(ipiv != nullptr || n == 0, function, "piv", "is null");
+    require(ipiv != nullptr || n == 0, function, "ipiv", "is null");
     for (int64_t i = 0; i < n; ++i)
-        require(ipiv[i] >= i + 1 && ipiv[i] <= n, function, "piv", [&] {
-            return "must hold LAPACK pivots, entry i in [i, n-1] (0-based), but entry " + std::to_string(i) +
-                   " is " + std::to_string(ipiv[i] - 1) + " (n = " + std::to_string(n) + ")";
+        require(ipiv[i] >= i + 1 && ipiv[i] <= n, function, "ipiv", [&] {
+            return "must hold LAPACK's 1-based pivots, entry i (0-based) in [i + 1, n], but entry " +
+                   std::to_string(i) + " is " + std::to_string(ipiv[i]) + " (n = " + std::to_string(n) + ")";
         });
     for (int64_t k = 0; k < piv.steps(); ++k) {
         starpu_data_handle_t h = piv.step(k);

@@ -58,7 +58,8 @@ typedef struct starfact_c_matrix {
     int32_t device; /**< STARFACT_C_HOST or a CUDA device ordinal */
 } starfact_c_matrix;
 
-/** `count` column-major rows x cols matrices, member k at data + k * stride elements (stride >= ld * cols). */
+/** `count` column-major rows x cols matrices, member k at data + k * stride elements (stride >= ld * cols; not
+ * read for a single member). */
 typedef struct starfact_c_batch {
     void* data;
     int64_t rows;
@@ -89,7 +90,7 @@ typedef struct starfact_c_options {
 } starfact_c_options;
 
 /** Stopping rules of the mixed-precision solve (starfact::Refinement); starfact_c_refinement_init fills the
- * C++ defaults. */
+ * C++ defaults. posv checks them, an error naming the field (max_iterations, tolerance, ...). */
 typedef struct starfact_c_refinement {
     int32_t max_iterations;
     int32_t gmres_iterations;
@@ -301,6 +302,9 @@ int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_
 void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
 
 /* ---- batched (blocking; in place) --------------------------------------------------------------------------- */
+/* Errors name the arguments below (a, b, lu, ipiv, stride_piv, info, an options field), the message the function
+ * without its prefix (batched_posv). The batched kernels address members with 32-bit offsets: ld * max(rows, cols)
+ * must be < 2^31 for a and b, and a device batch may hold at most 2^31 - 1 members. */
 
 /** Cholesky of every member of a (lower triangle, orders up to 128), in place; and with b (may be NULL), the
  * solve of each member's right-hand sides in place (members that fail keep their b). info: `count` host ints.

@@ -287,7 +287,7 @@ static void test_failures(starfact_c_runtime* rt) {
         {starfact_c_potrf_submit(rt, &rect, NULL, &opts, &job), "a", "not square"},
         {starfact_c_posv_submit(rt, &ma, NULL, &wrong, &wrong, &opts, NULL, &job), "b", "unknown dtype"},
         {starfact_c_potrf_submit(rt, &ma, NULL, &bad, &job), "mapping", "bad mapping"},
-        {starfact_c_getrs_submit(rt, &mg, ipiv, &mb, &mb, &opts, &job), "piv", "bad pivot"},
+        {starfact_c_getrs_submit(rt, &mg, ipiv, &mb, &mb, &opts, &job), "ipiv", "bad pivot"},
         {starfact_c_posv_submit(rt, &ma, NULL, &device, &device, &opts, NULL, &job), "b", "device memory"},
         {starfact_c_potrf_submit(NULL, &ma, NULL, &opts, &job), "runtime", "no runtime"},
     };

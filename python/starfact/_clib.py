@@ -4,6 +4,7 @@ ctypes releases the GIL for the duration of every foreign call, so StarPU works 
 """
 import ctypes
 import os
+import re
 from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_void_p
 
 from . import errors
@@ -171,15 +172,20 @@ if lib.starfact_c_abi_version() != ABI_VERSION:
 
 VERSION = lib.starfact_c_version().decode()
 
-# The C++ library names some arguments as its own API spells them: the Python spelling of each.
+# The C ABI's argument names (starfact_c.h; some of the C++ API's, which the C ABI does not rename, too) and the
+# Python spelling of each: the one table the package's error messages are translated by.
 _ARGUMENT_NAMES = {
-    "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "a_out": "a", "b_out": "b", "c_out": "c",
-    "T": "factors", "qr": "factors",
+    "A": "a", "B": "b", "L": "c", "LU": "lu", "lda": "a", "ldb": "b", "T": "factors",
+    "a_out": "a", "b_out": "b", "c_out": "c", "l": "c", "qr": "factors", "ipiv": "piv", "stride_piv": "piv",
     "refine.max_iterations": "max_iterations", "refine.gmres_iterations": "gmres_iterations",
     "refine.gmres_restart": "gmres_restart", "refine.stall_ratio": "stall_ratio",
     "refine.tolerance": "tolerance", "refine.shift": "shift", "refine.shift_retries": "shift_retries",
     "refine.time_budget": "time_budget", "refine.time_floor": "time_floor",
 }
+# The C ABI's function names that are not the Python function's.
+_FUNCTION_NAMES = {"batched_posv": "posv_batched", "batched_gesv": "gesv_batched", "batched_getrs": "getrs_batched"}
+# A message of the C ABI naming an argument: "starfact::<function>: argument '<argument>' <problem>".
+_ARGUMENT_MESSAGE = re.compile(r"starfact::([\w:]+): argument '([^']*)' (.*)", re.S)
 
 
 def python_argument(name):
@@ -187,10 +193,25 @@ def python_argument(name):
     return _ARGUMENT_NAMES.get(name, name)
 
 
-def raise_error(status):
-    """Raises the exception for the non-zero status of the call that just failed on this thread."""
+def python_message(message, function=None):
+    """The C ABI's message naming an argument, in Python's terms: "starfact.<function>: argument '<name>' <problem>"
+    with the Python names (`function`: the Python function's, when the caller knows it); other messages as they are."""
+    m = _ARGUMENT_MESSAGE.match(message)
+    if not m:
+        return message
+    c_function, argument, problem = m.groups()
+    c_function = c_function.rsplit("::", 1)[-1]  # a C++ function's (async::posv): its name
+    name = function or _FUNCTION_NAMES.get(c_function, c_function)
+    return "starfact.%s: argument '%s' %s" % (name, python_argument(argument), problem)
+
+
+def raise_error(status, function=None):
+    """Raises the exception for the non-zero status of the call that just failed on this thread, its message and
+    argument in Python's names (`function`: the Python function that called, if not the C ABI's namesake)."""
     message = (lib.starfact_c_error_message() or b"").decode(errors="replace")
     argument = python_argument((lib.starfact_c_error_argument() or b"").decode(errors="replace"))
+    if status in (INVALID_ARGUMENT, NOT_BUILT):
+        message = python_message(message, function)
     if status == INVALID_ARGUMENT:
         raise errors.ArgumentError(message, argument)
     if status == NOT_BUILT:
@@ -200,10 +221,10 @@ def raise_error(status):
     raise errors.StarfactRuntimeError(message)
 
 
-def check(status):
-    """Raises the error of a failed call (status != 0)."""
+def check(status, function=None):
+    """Raises the error of a failed call (status != 0); `function`: the Python function that called (raise_error)."""
     if status != OK:
-        raise_error(status)
+        raise_error(status, function)
 
 
 def text(value):

@@ -36,12 +36,13 @@ def _rhs(b, va):
     return vb
 
 
-def _run(function, runtime, works, *args):
+def _run(name, function, runtime, works, *args):
+    """Calls the C function `function` for the Python function `name` (its errors name it)."""
     rt, handle = _runtime.enter(runtime)
     try:
         for w in works:
             w.ready()
-        _clib.check(function(handle, *args))
+        _clib.check(function(handle, *args), name)
     finally:
         rt._leave()  # pylint: disable=protected-access
 
@@ -90,8 +91,8 @@ def posv_batched(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, che
     opts = _ops.options(mapping=mapping, chunk=chunk)
     infos = numpy.zeros(max(1, va.shape[0]), dtype=numpy.int32)
     failed = ctypes.c_int64()
-    _run(_clib.lib.starfact_c_batched_posv, runtime, [wa, wb], ctypes.byref(wa.src), ctypes.byref(wb.src),
-         infos.ctypes.data, ctypes.byref(opts), ctypes.byref(failed))
+    _run("posv_batched", _clib.lib.starfact_c_batched_posv, runtime, [wa, wb], ctypes.byref(wa.src),
+         ctypes.byref(wb.src), infos.ctypes.data, ctypes.byref(opts), ctypes.byref(failed))
     return _check("posv_batched", infos[:va.shape[0]], check, wb.result())
 
 
@@ -109,8 +110,8 @@ def potrf_batched(a, lower=False, overwrite_a=False, *, check=True, mapping=None
     opts = _ops.options(mapping=mapping, chunk=chunk)
     infos = numpy.zeros(max(1, va.shape[0]), dtype=numpy.int32)
     failed = ctypes.c_int64()
-    _run(_clib.lib.starfact_c_batched_posv, runtime, [wa], ctypes.byref(wa.src), None, infos.ctypes.data,
-         ctypes.byref(opts), ctypes.byref(failed))
+    _run("potrf_batched", _clib.lib.starfact_c_batched_posv, runtime, [wa], ctypes.byref(wa.src), None,
+         infos.ctypes.data, ctypes.byref(opts), ctypes.byref(failed))
     return _check("potrf_batched", infos[:va.shape[0]], check, (wa.result(), lower))
 
 
@@ -136,7 +137,7 @@ def _lu(function, a, b, overwrite_a, overwrite_b, check, mapping, chunk, runtime
     opts = _ops.options(mapping=mapping, chunk=chunk)
     infos = numpy.zeros(max(1, va.shape[0]), dtype=numpy.int32)
     failed = ctypes.c_int64()
-    _run(_clib.lib.starfact_c_batched_gesv, runtime, works + [pv], ctypes.byref(wa.src), pv.data,
+    _run(function, _clib.lib.starfact_c_batched_gesv, runtime, works + [pv], ctypes.byref(wa.src), pv.data,
          max(1, va.shape[1]), ctypes.byref(wb.src) if wb else None, infos.ctypes.data, ctypes.byref(opts),
          ctypes.byref(failed))
     infos = infos[:va.shape[0]]
@@ -187,6 +188,6 @@ def getrs_batched(lu_and_piv, b, overwrite_b=False, *, runtime=None):
     pv = _arrays.view(one_based, "piv", (2,), dtypes=(numpy.dtype(numpy.int32),))
     wl = Work(vl, transpose=False, overwrite=False, output=False, batch=True)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True, batch=True)
-    _run(_clib.lib.starfact_c_batched_getrs, runtime, [wl, wb, pv], ctypes.byref(wl.src), pv.data,
-         max(1, n), ctypes.byref(wb.src), None)
+    _run("getrs_batched", _clib.lib.starfact_c_batched_getrs, runtime, [wl, wb, pv], ctypes.byref(wl.src),
+         pv.data, max(1, n), ctypes.byref(wb.src), None)
     return wb.result()

@@ -2,7 +2,7 @@
 
 - Bad arguments: ``TypeError`` (a wrong type or dtype) or ``ValueError`` (a wrong shape, layout or value), the
   message naming the argument; those the C++ library finds are :class:`ArgumentError`, a ``ValueError`` whose
-  ``argument`` attribute holds the name.
+  ``argument`` attribute holds the name. Every message uses the Python names of functions and arguments.
 - Numerical failures: :class:`LinAlgError`, a ``numpy.linalg.LinAlgError`` carrying LAPACK's ``info``.
 - Failures of StarPU, CUDA or the memory: :class:`StarfactRuntimeError` (a ``RuntimeError``) or ``MemoryError``.
 - Parts this build lacks (CUDA, a batched module): :class:`NotBuiltError` (a ``NotImplementedError``).

@@ -1,27 +1,22 @@
 """What the operations share: keyword options, work arrays, submission."""
 import ctypes
-import numbers
 
-import numpy
-
-from . import _arrays, _clib, _jobs, _runtime
+from . import _args, _arrays, _clib, _jobs, _runtime
 from .errors import argument_type_error, argument_value_error
 
 
 def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=None, residency=None, chunk=None,
             tree=None, ib=None):
-    """The C options of the keyword arguments (None: the library's choice); a wrong type raises TypeError naming
-    the keyword, a wrong value ValueError (from the C++ parsers, which name it too)."""
+    """The C options of the keyword arguments (None: the library's choice; nb, chunk, ib: Python or NumPy integers);
+    a wrong type raises TypeError naming the keyword, a wrong value ValueError (from the C++ parsers, which name it
+    too)."""
     o = _clib.Options()
     _clib.lib.starfact_c_options_init(ctypes.byref(o))
     for name, value in (("nb", nb), ("chunk", chunk), ("ib", ib)):
         if value is None:
             continue
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-            raise argument_type_error(name, "an int or None", type(value).__name__)
-        if value < 0:
-            raise argument_value_error(name, "must be >= 0, or None for the default (got %d)" % value)
-        setattr(o, name, int(value))
+        setattr(o, name, _args.integer(name, value, 0, _args.INT64_MAX, ">= 0, or None for the default",
+                                       "an int or None"))
     for name, value in (("mapping", mapping), ("variant", variant), ("panel", panel), ("diag", diag),
                         ("factor", factor), ("residency", residency), ("tree", tree)):
         if value is None:
@@ -33,10 +28,8 @@ def options(nb=None, mapping=None, variant=None, panel=None, diag=None, factor=N
 
 
 def check_bool(name, value):
-    """A flag argument: bool (or numpy.bool_)."""
-    if not isinstance(value, (bool, int, numpy.bool_)):
-        raise argument_type_error(name, "a bool", type(value).__name__)
-    return bool(value)
+    """A flag argument: bool (or numpy.bool_, or an integer)."""
+    return _args.flag(name, value)
 
 
 def square(v):

@@ -5,7 +5,7 @@ import os
 import threading
 import weakref
 
-from . import _clib
+from . import _args, _clib
 from .errors import argument_type_error, argument_value_error
 
 _lock = threading.Lock()
@@ -71,15 +71,11 @@ class Runtime(Closable):
             raise TypeError("Runtime() got an unexpected keyword argument '%s'" % next(iter(private)))
         config = _clib.RuntimeConfig()
         _clib.lib.starfact_c_runtime_config_init(_clib.byref(config))
-        for name, value, low in (("ncpus", ncpus, 0), ("ncuda", ncuda, 0), ("workers_per_gpu", workers_per_gpu, 0),
-                                 ("cuda_memory_limit_mb", cuda_memory_limit_mb, 0)):
-            if value is None:
-                continue
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise argument_type_error(name, "an int or None", type(value).__name__)
-            if value < low:
-                raise argument_value_error(name, "must be >= %d or None (got %d)" % (low, value))
-            setattr(config, name, value)
+        for name, value, high in (("ncpus", ncpus, _args.INT32_MAX), ("ncuda", ncuda, _args.INT32_MAX),
+                                  ("workers_per_gpu", workers_per_gpu, _args.INT32_MAX),
+                                  ("cuda_memory_limit_mb", cuda_memory_limit_mb, _args.INT64_MAX)):
+            if value is not None:
+                setattr(config, name, _args.integer(name, value, 0, high, ">= 0 or None", "an int or None"))
         for name, value in (("scheduler", scheduler), ("perfmodel_dir", perfmodel_dir)):
             if value is not None and not isinstance(value, (str, os.PathLike)):
                 raise argument_type_error(name, "a str or None", type(value).__name__)

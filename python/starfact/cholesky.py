@@ -12,7 +12,7 @@ array and the caller's upper triangle of a C-ordered one. So ``lower=False`` (th
 C-ordered array, or ``lower=True`` with a Fortran-ordered one, need no copy; the other combinations, and arrays
 with neither axis of unit stride, cost one copy (documented in docs/python.md).
 """
-from . import _arrays, _clib, _ops
+from . import _args, _arrays, _clib, _ops
 from ._ops import Work
 from .errors import LinAlgError, argument_value_error
 from .report import SolveReport
@@ -118,13 +118,11 @@ def _refinement(factor, settings):
     _clib.lib.starfact_c_refinement_init(_clib.byref(r))
     for name, value in given.items():
         if name in ("fallback", "always_low"):
-            value = int(_ops.check_bool(name, value))
+            value = int(_args.flag(name, value))
         elif name in ("stall_ratio", "tolerance", "shift", "time_budget", "time_floor"):
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise TypeError("argument '%s' must be a float (got %s)" % (name, type(value).__name__))
-            value = float(value)
-        elif not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError("argument '%s' must be an int (got %s)" % (name, type(value).__name__))
+            value = _args.real(name, value)
+        else:  # counts, held in 32 bits: their lower bounds are the library's to check, and name
+            value = _args.integer(name, value)
         setattr(r, name, value)
     return r
 
@@ -191,7 +189,7 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
             low-precision factorization, time_budget (in units of the first factorization's time, 0: no limit)
             what the shifted factorizations and GMRES may take before the fallback; always_low factors in the
             low precision even where the plan would run the float64 factorization (below n = 16384 on GPUs)
-            (docs/mixed_precision.md).
+            (docs/mixed_precision.md). Counts and tolerances may be Python or NumPy scalars.
         nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
 
     Returns:

@@ -28,7 +28,7 @@ import numbers
 
 import numpy
 
-from . import _backends
+from . import _args, _backends, _validation
 from .cholesky import posv
 
 try:  # scikit-learn's base classes, when it is installed: clone(), tags, GridSearchCV's checks
@@ -163,6 +163,10 @@ class LSSVC(*_BASES):
     X may be a NumPy array, or a PyTorch or CuPy array (host or device): the kernel and the solve then run where
     it lives; other array types are read through NumPy. Labels y are any NumPy-convertible sequence; predict
     returns a NumPy array of labels.
+
+    scikit-learn's conventions hold (its check_estimator passes): X must be dense, real, finite and 2-D (NaN,
+    infinity, complex or 1-D X raise ValueError, sparse X TypeError), y must hold class labels, a binary
+    decision_function has shape (n_samples,), and the estimator raises NotFittedError before fit.
     """
 
     def __init__(self, C=10.0, gamma="scale", kernel="rbf", dtype="float64", factor=None, nb=None, mapping=None):
@@ -230,26 +234,17 @@ class LSSVC(*_BASES):
         return ns.exp_(k)
 
     def fit(self, X, y):
-        """Trains on X (n_samples x n_features) and labels y (n_samples,); returns self."""
+        """Trains on X (n_samples x n_features; dense, real and finite) and labels y (n_samples,); returns self."""
         dtype = self._checked()
         ns = _Namespace(X)
-        x = ns.asarray(X, dtype)
+        x = _validation.features(self, ns, X, dtype)
         if x is X:  # kept as the support vectors: not the caller's array, which it may change later
             x = ns.backend.copy(x)
-        if len(x.shape) != 2:
-            raise ValueError("LSSVC.fit: X must be 2-D, (n_samples, n_features) (got shape %s)" % (tuple(x.shape),))
-        labels = numpy.asarray(y)
-        if labels.ndim != 1 or labels.shape[0] != x.shape[0]:
-            raise ValueError("LSSVC.fit: y must be 1-D with one label per row of X (%d; got shape %s)"
-                             % (x.shape[0], labels.shape))
+        labels = _validation.labels(self, y, int(x.shape[0]))
         n, d = int(x.shape[0]), int(x.shape[1])
-        if n < 1 or d < 1:
-            raise ValueError("LSSVC.fit: X must have at least one sample and one feature (got %s)" % ((n, d),))
-        if not bool(ns.to_numpy(((x == x) & (abs(x) < float("inf"))).all())):
-            raise ValueError("LSSVC.fit: X holds NaN or infinite values")
         self.classes_, codes = numpy.unique(labels, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("LSSVC.fit: y must hold at least two classes (got %d)" % len(self.classes_))
+            raise ValueError("LSSVC.fit: y must hold at least two classes, got 1 class (%r)" % (self.classes_[0],))
         m = len(self.classes_)
         if self.gamma == "scale":
             var = float(ns.to_numpy(((x - x.mean()) ** 2).mean()))
@@ -285,23 +280,25 @@ class LSSVC(*_BASES):
             raise NotFittedError("this LSSVC is not fitted yet: call fit(X, y) first")
 
     def decision_function(self, X, block=4096):
-        """f_c(x) for every row of X and class c: (n_samples, classes), of the training data's array type
-        (computed `block` rows at a time, so that the test kernel is never whole)."""
+        """The decision function, of the training data's array type, computed `block` rows at a time (the test
+        kernel is never whole): f_c(x) for every row of X and class c, shape (n_samples, classes); with two classes,
+        as scikit-learn's binary classifiers, f(x) of the second class (``classes_[1]``), shape (n_samples,),
+        positive where that class is predicted (the first class's is its negative)."""
         self._fitted()
         ns = _Namespace(self.support_vectors_)
-        x = ns.asarray(X, self._dtype)
-        if len(x.shape) != 2 or int(x.shape[1]) != self.n_features_in_:
-            raise ValueError("LSSVC: X must be 2-D with %d features (got shape %s)"
-                             % (self.n_features_in_, tuple(x.shape)))
+        x = _validation.features(self, ns, X, self._dtype, self.n_features_in_)
+        block = _args.integer("block", block, 1, rule=">= 1")
         parts = []
         for start in range(0, int(x.shape[0]), block):
             k = self._kernel(ns, x[start:start + block], self.support_vectors_, self._norms)
             parts.append(k @ self.alpha_ + self.bias_[None, :])
-        if not parts:
-            return ns.asarray(numpy.zeros((0, len(self.classes_))), self._dtype)
-        return parts[0] if len(parts) == 1 else ns.concatenate(parts)
+        scores = parts[0] if len(parts) == 1 else ns.concatenate(parts)
+        return scores[:, 1] if len(self.classes_) == 2 else scores
 
     def predict(self, X):
         """The predicted label of every row of X (a NumPy array of the labels fit saw)."""
         scores = self.decision_function(X)
-        return self.classes_[_Namespace(self.support_vectors_).argmax(scores)]
+        ns = _Namespace(self.support_vectors_)
+        if len(self.classes_) == 2:
+            return self.classes_[(ns.to_numpy(scores) > 0).astype(int)]
+        return self.classes_[ns.argmax(scores)]

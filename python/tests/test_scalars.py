@@ -74,3 +74,5 @@ def test_lssvc_parameters(rng):
     y = numpy.repeat([0, 1], 20)
     model = LSSVC(C=numpy.float32(10), gamma=numpy.float64(0.5), nb=numpy.int64(16)).fit(x, y)
     assert model.score(x, y) >= 0.9
+    assert numpy.allclose(model.decision_function(x, block=numpy.int64(7)), model.decision_function(x))
+    _names(TypeError, "block", lambda: model.decision_function(x, block=True))

@@ -118,3 +118,57 @@ def test_inside_scikit_learn(rng):
     assert grid.score(x, y) >= 0.8
     assert isinstance(grid.best_estimator_, LSSVC) and grid.best_estimator_.alpha_.shape == (150, 3)
     assert starfact.runtime() is not None
+
+
+def test_binary_decision_function(rng):
+    """Two classes: decision_function is (n,), positive where classes_[1] is predicted, so that scikit-learn's
+    roc_auc scoring works."""
+    x, y = blobs(rng, 120, classes=2, spread=2.5)
+    model = LSSVC(C=1.0).fit(x, y)
+    f = model.decision_function(x)
+    assert f.shape == (120,)
+    assert numpy.array_equal(model.predict(x), model.classes_[(f > 0).astype(int)])
+    assert numpy.allclose(f, LSSVC(C=1.0).fit(x, numpy.where(y == 10, "b", "a")).decision_function(x) * -1)
+    pytest.importorskip("sklearn")
+    from sklearn.model_selection import cross_val_score
+    auc = cross_val_score(LSSVC(C=1.0), x, y, cv=3, scoring="roc_auc")
+    assert numpy.all(numpy.isfinite(auc)) and auc.min() > 0.8
+
+
+def test_refuses_what_it_cannot_classify(rng):
+    """NaN, infinite, complex and sparse features, continuous targets: ValueError (TypeError for sparse) at fit and
+    at predict, never a silent answer."""
+    x, y = blobs(rng, 40)
+    model = LSSVC().fit(x, y)
+    for bad_value, word in ((numpy.nan, "NaN"), (numpy.inf, "infinity")):
+        bad = x.copy()
+        bad[5, 2] = bad_value
+        for call in (lambda bad=bad: LSSVC().fit(bad, y), lambda bad=bad: model.predict(bad),
+                     lambda bad=bad: model.decision_function(bad)):
+            with pytest.raises(ValueError, match=word):
+                call()
+    complex_x = x + 1j
+    for call in (lambda: LSSVC().fit(complex_x, y), lambda: model.predict(complex_x)):
+        with pytest.raises(ValueError, match="Complex"):
+            call()
+    with pytest.raises(ValueError, match="Unknown label type"):
+        LSSVC().fit(x, rng.standard_normal(40))
+    with pytest.raises(ValueError, match="Reshape your data"):
+        model.predict(x[0])
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match="sparse"):
+        LSSVC().fit(sparse.csr_matrix(x), y)
+
+
+def test_scikit_learn_estimator_checks():
+    """scikit-learn's check_estimator: every check passes (checks of sample weights are not made: fit takes none;
+    those of pandas input need pandas)."""
+    pytest.importorskip("sklearn")
+    import warnings
+    from sklearn.exceptions import SkipTestWarning
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_estimator(LSSVC(mapping="cpu-only"))
+    skipped = [str(w.message) for w in caught if issubclass(w.category, SkipTestWarning)]
+    assert all("pandas" in s for s in skipped), skipped

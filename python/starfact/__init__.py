@@ -6,12 +6,27 @@ caller's array type. The GIL is released while StarPU works, and several threads
 
     >>> import numpy as np, starfact
     >>> a = np.array([[4.0, 2.0], [2.0, 3.0]]); b = np.array([1.0, 2.0])
-    >>> x = starfact.posv(a, b)                      # a x = b, a symmetric positive definite
+    >>> x = starfact.posv(a, b)                          # a x = b, a symmetric positive definite
+    >>> np.allclose(a @ x, b)
+    True
     >>> c = starfact.potrf(a); x = starfact.potrs(c, b)  # scipy.linalg.cho_factor / cho_solve
-    >>> x = starfact.gesv(a, b)                      # LU with partial pivoting
-    >>> q, r = starfact.qr(t)                         # tall t: scipy.linalg.qr(t, mode="economic")
-    >>> x, residues, rank, s = starfact.lstsq(t, y)  # least squares by QR
+    >>> x = starfact.gesv(a, b)                          # LU with partial pivoting
+    >>> t = np.random.default_rng(0).standard_normal((6, 3)); y = np.ones(6)
+    >>> q, r = starfact.qr(t)                            # tall t: scipy.linalg.qr(t, mode="economic")
+    >>> q.shape, r.shape, np.allclose(q @ r, t)
+    ((6, 3), (3, 3), True)
+    >>> x, residues, rank, s = starfact.lstsq(t, y)      # least squares by QR
+    >>> np.allclose(t.T @ (t @ x - y), 0), rank
+    (True, 3)
     >>> x, report = starfact.posv(a, b, factor="tf32")   # mixed precision, refined to double accuracy
+    >>> np.allclose(a @ x, b), report.path in ("direct", "refined", "gmres", "fallback")
+    (True, True)
+
+Device arrays take the same calls; they need a GPU and a build with CUDA, so the doctest of this docstring leaves
+them out::
+
+    >>> import torch                                     # doctest: +SKIP
+    >>> x = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())  # doctest: +SKIP
 
 Operations: potrf, potrs, posv, potri (Cholesky, inverse); getrf, getrs, gesv (LU); qr, geqrf (returning
 :class:`QRFactors`), ormqr, orgqr, gels, lstsq (QR, least squares); posv_batched, potrf_batched,

@@ -22,11 +22,14 @@ void copy_name(char (&dst)[16], const char* name) {
 ParsedOptions parse_options(const char* function, const starfact_c_options* o) {
     ParsedOptions p;
     if (!o) return p;
-    if (given(o->mapping)) p.options.mapping = parse_mapping(o->mapping, "mapping");
-    if (given(o->variant)) p.options.variant = Variant::parse(o->variant, "variant");
-    if (given(o->panel)) p.options.panel = parse_panel_solve(o->panel, "panel");
-    if (given(o->diag)) p.options.diag = parse_diag_kernel(o->diag, "diag");
-    if (given(o->factor)) p.options.factor = parse_precision(o->factor, "factor");
+    // The C++ parsers name the field (in the fields' order); their errors become `function`'s.
+    as_c_call(function, {}, [&] {
+        if (given(o->mapping)) p.options.mapping = parse_mapping(o->mapping, "mapping");
+        if (given(o->variant)) p.options.variant = Variant::parse(o->variant, "variant");
+        if (given(o->panel)) p.options.panel = parse_panel_solve(o->panel, "panel");
+        if (given(o->diag)) p.options.diag = parse_diag_kernel(o->diag, "diag");
+        if (given(o->factor)) p.options.factor = parse_precision(o->factor, "factor");
+    });
     if (given(o->residency)) {
         const std::string r = o->residency;
         if (r == "host") p.tiling.residency = Residency::Host;
@@ -37,7 +40,7 @@ ParsedOptions parse_options(const char* function, const starfact_c_options* o) {
     require(o->nb >= 0, function, "nb", [&] { return "must be >= 0, 0 for the plan's (got " + std::to_string(o->nb) + ")"; });
     require(o->chunk >= 0, function, "chunk",
             [&] { return "must be >= 0, 0 for the default (got " + std::to_string(o->chunk) + ")"; });
-    if (given(o->tree)) p.tree = QrTree::parse(o->tree, "tree");
+    if (given(o->tree)) as_c_call(function, {}, [&] { p.tree = QrTree::parse(o->tree, "tree"); });
     require(o->ib >= 0, function, "ib", [&] { return "must be >= 0, 0 for the plan's (got " + std::to_string(o->ib) + ")"; });
     p.ib = o->ib;
     p.tiling.nb = o->nb;

@@ -127,7 +127,8 @@ static void test_single_member(starfact_c_runtime* rt) {
     }
 }
 
-/* The refinement settings of the mixed-precision posv, named by their fields; potrs' l and getrs' ipiv by theirs. */
+/* The refinement settings of the mixed-precision posv, named by their fields; potrs' l and getrs' ipiv by theirs;
+ * the options' fields as errors of the function called. */
 static void test_solve_names(starfact_c_runtime* rt) {
     enum { N = 8 };
     double a[N * N], b[N];
@@ -162,6 +163,12 @@ static void test_solve_names(starfact_c_runtime* rt) {
     ipiv[3] = 1;
     expect(starfact_c_getrs_submit(rt, &ma, ipiv, &mb, &mb, &opts, &job), "getrs", "ipiv", "getrs bad pivot");
     expect(starfact_c_getrs_submit(rt, &ma, NULL, &mb, &mb, &opts, &job), "getrs", "ipiv", "getrs without pivots");
+    /* the options' strings, parsed by the C++ parsers: errors of the function called */
+    opts.variant = "lookahead=-1";
+    expect(starfact_c_potrf_submit(rt, &ma, NULL, &opts, &job), "potrf", "variant", "potrf bad variant");
+    starfact_c_options_init(&opts);
+    opts.tree = "sideways";
+    expect(starfact_c_gesv_submit(rt, &ma, NULL, NULL, &mb, &mb, &opts, &job), "gesv", "tree", "gesv bad tree");
 }
 
 int main(void) {

@@ -64,3 +64,10 @@ def test_messages_of_other_errors_kept():
         "starfact.gesv_batched: argument 'piv' must be >= n = 4 (got 3)"
     assert _clib.python_message("starfact::posv: argument 'b_out' is null", "posv_async") == \
         "starfact.posv_async: argument 'b' is null"
+
+
+def test_option_strings(rng):
+    """The options' strings are parsed below the C ABI: their errors are the called function's."""
+    a = spd(rng, 8, numpy.float64)
+    _message(lambda: starfact.potrf(a, variant="lookahead=-1"), "variant", "potrf")
+    _message(lambda: starfact.gesv(a, numpy.ones(8), mapping="sideways"), "mapping", "gesv")

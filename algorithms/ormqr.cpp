@@ -233,7 +233,7 @@ void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, st
     if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
     for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
         o.name = names("qr_diag_info", k);
-        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb());
+        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb(), Tf.status());
     }
     if (wide) transpose(F, A);
 }

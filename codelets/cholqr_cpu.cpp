@@ -88,8 +88,15 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
     int* info = info_of(buffers[3]);
     const int n = G.cols;
     const T* g = ptr<T>(G);
+    std::vector<T> diagonal(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) diagonal[static_cast<size_t>(j)] = g[at(j, j, G.ld)];
     double trace = 0, distance = 0;
-    for (int j = 0; j < n; ++j) trace += static_cast<double>(g[at(j, j, G.ld)]);
+    int breakdown = 0;
+    QrBreakdown why = check_gram<T>(diagonal.data(), n, &trace, &breakdown);
+    if (!a->shift) {  // a later pass's Gram matrix: only its factorization is checked
+        why = QrBreakdown::None;
+        breakdown = 0;
+    }
     if (a->check || a->decide)
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < n; ++i) {
@@ -99,8 +106,11 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
     const double base = base_shift<T>(a->m, n, trace);
     double s = a->shift ? base : 0;
     int failed = cholesky_cpu<T>(G, L, s);
-    int breakdown = failed;
-    if (a->check && !(std::sqrt(distance) <= kIdentityDistance) && breakdown == 0) breakdown = 1;
+    if (failed > 0 && breakdown == 0) {
+        breakdown = failed;
+        why = QrBreakdown::RankDeficient;
+    }
+    if (a->check && !(std::sqrt(distance) <= kIdentityDistance)) a->passes->unorthogonal.store(true);
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cpu<T>(G, L, s = next_shift(s, base));
     if (failed > 0) {
         T* l = ptr<T>(L);
@@ -108,18 +118,27 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
             for (int i = 0; i < n; ++i) l[at(i, j, L.ld)] = i == j ? T(1) : T(0);
     }
     inverse_cpu(n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
-    if (breakdown > 0 && *info == 0) *info = breakdown;
+    if (breakdown > 0) report(a, info, why, breakdown);
     if (a->decide && breakdown == 0 && std::sqrt(distance) <= kSkipDistance)
         a->passes->count.store(2, std::memory_order_release);
 }
 
 template <typename T>
 void householder_cpu(void* buffers[], void* cl_arg) {
-    const bool two = two_passes(static_cast<const CholqrArgs*>(cl_arg));
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const bool two = two_passes(a);
     const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
                L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
                Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
+    // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|.
+    std::vector<double> d(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j)
+        d[static_cast<size_t>(j)] = std::abs(static_cast<double>(ptr<T>(L1)[at(j, j, L1.ld)]) *
+                                             static_cast<double>(ptr<T>(L2)[at(j, j, L2.ld)]) *
+                                             (two ? 1.0 : static_cast<double>(ptr<T>(L3)[at(j, j, L3.ld)])));
+    if (const int column = rank_breakdown<T>(d.data(), n, a->passes->unorthogonal.load()))
+        report(a, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
     T* ry = ptr<T>(RY);
     T* x = ptr<T>(X);
     T* s = x + at(0, n, X.ld);
@@ -141,7 +160,7 @@ void householder_cpu(void* buffers[], void* cl_arg) {
     cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i <= j; ++i) ry[at(i, j, RY.ld)] = s[i] * x[at(j, i, X.ld)];
-    count_passes(static_cast<const CholqrArgs*>(cl_arg), two);
+    count_passes(a, two);
 }
 
 template <typename T>

@@ -219,6 +219,24 @@ int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile&
     return std::isfinite(trace) ? 0 : 1;
 }
 
+/// The diagonal of the n x n A (device) into d (host); waits for the stream.
+template <typename T>
+void read_diagonal(const gpu::WorkerStream& ws, const T* A, int ld, int n, T* d) {
+    ok(cudaMemcpy2DAsync(d, sizeof(T), A, sizeof(T) * (static_cast<size_t>(ld) + 1), sizeof(T), n,
+                         cudaMemcpyDeviceToHost, ws.stream),
+       "cudaMemcpy2DAsync");
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
+}
+
+/// *info := column if it was 0 (device), and the breakdown recorded; waits for the stream.
+void report_cuda(const CholqrArgs* a, CudaWorkerContext& c, const gpu::WorkerStream& ws, int* info, QrBreakdown why,
+                 int column) {
+    ok(cudaMemcpyAsync(c.dev_info, &column, sizeof(int), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
+    gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `column` is on this stack frame
+    a->passes->status->record(why, column);
+}
+
 template <typename T>
 void potrf_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
@@ -229,22 +247,28 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
     int* info = info_of(buffers[3]);
     const int n = G.cols;
     double base = 0, s = 0;
-    if (a->shift) s = base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
     int breakdown = 0;
+    QrBreakdown why = QrBreakdown::None;
+    if (a->shift) {  // the first pass: A^T A itself is checked
+        std::vector<T> diagonal(static_cast<size_t>(n));
+        read_diagonal(ws, ptr<T>(G), G.ld, n, diagonal.data());
+        double trace = 0;
+        why = check_gram<T>(diagonal.data(), n, &trace, &breakdown);
+        s = base = base_shift<T>(a->m, n, trace);
+    }
     const double distance =
         a->check || a->decide ? std::sqrt(measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, true)) : 0.0;
-    if (a->check && !(distance <= kIdentityDistance)) breakdown = 1;
+    if (a->check && !(distance <= kIdentityDistance)) a->passes->unorthogonal.store(true);
     int failed = cholesky_cuda<T>(ws, c, G, L, s);
-    if (failed > 0 && breakdown == 0) breakdown = failed;
+    if (failed > 0 && breakdown == 0) {
+        breakdown = failed;
+        why = QrBreakdown::RankDeficient;
+    }
     if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cuda<T>(ws, c, G, L, s = next_shift(s, base));
     if (failed > 0) gpu::launch_qr_laset(ptr<T>(L), L.ld, n, n, 0, ws.stream);
     inverse_cuda(ws, n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
-    if (breakdown > 0) {
-        ok(cudaMemcpyAsync(c.dev_info, &breakdown, sizeof(int), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
-        gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
-        ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `breakdown` is on this stack frame
-    }
+    if (breakdown > 0) report_cuda(a, c, ws, info, why, breakdown);
     if (a->decide && breakdown == 0 && distance <= kSkipDistance) a->passes->count.store(2, std::memory_order_release);
 }
 
@@ -278,6 +302,22 @@ void householder_cuda(void* buffers[], void* cl_arg) {
                Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     const cudaStream_t st = ws.stream;
+    {  // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|, on the host (one wait for the stream).
+        std::vector<T> d1(static_cast<size_t>(n)), d2(d1.size()), d3(d1.size(), T(1));
+        ok(cudaMemcpy2DAsync(d1.data(), sizeof(T), ptr<T>(L1), sizeof(T) * (static_cast<size_t>(L1.ld) + 1),
+                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
+           "cudaMemcpy2DAsync");
+        ok(cudaMemcpy2DAsync(d2.data(), sizeof(T), ptr<T>(L2), sizeof(T) * (static_cast<size_t>(L2.ld) + 1),
+                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
+           "cudaMemcpy2DAsync");
+        if (!two) read_diagonal(ws, ptr<T>(L3), L3.ld, n, d3.data());
+        ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        std::vector<double> d(d1.size());
+        for (size_t j = 0; j < d.size(); ++j)
+            d[j] = std::abs(static_cast<double>(d1[j]) * static_cast<double>(d2[j]) * static_cast<double>(d3[j]));
+        if (const int column = rank_breakdown<T>(d.data(), n, a->passes->unorthogonal.load()))
+            report_cuda(a, a->cuda->local(), ws, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
+    }
     T* ry = ptr<T>(RY);
     T* x = ptr<T>(X);
     T* s = x + at(0, n, X.ld);

@@ -11,6 +11,7 @@
 
 #include "codelets/cholqr_codelets.hpp"
 #include "codelets/qr_codelets.hpp"
+#include "codelets/qr_status.hpp"
 #include "runtime/cuda_contexts.hpp"
 
 namespace starfact::detail::cholqr {
@@ -65,6 +66,62 @@ constexpr double kIdentityDistance = 0.9;  // ||G - I||_F beyond which the last 
 /// orthogonality, O(u kappa^2) (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya, "Roundoff error analysis of the
 /// CholeskyQR2 algorithm", ETNA 44, 2015), within 1.22 times the third pass's.
 constexpr double kSkipDistance = 0.1;
+
+/// The rank check (the reconstruction): |R(j, j)| < kRankTolerance u max_i |R(i, i)| is numerical rank deficiency. An
+/// exactly singular A^T A leaves |R(j, j)| near u ||A|| (1 to 3 u max_i |R(i, i)| on random matrices with two equal
+/// columns), while min |R(j, j)| / max |R(i, i)| >= 1 / cond(A): A of cond below 1 / (1000 u), about 9e12 in double,
+/// is never refused by it (docs/qr.md).
+constexpr double kRankTolerance = 1000;
+
+/// The first pass's check of A^T A, from its trace ||A||_F^2 (summed in double): NaN on its diagonal (A holds NaN),
+/// infinite (A holds Inf, or entries too large to square), or so small that A's entries have no accurate squares.
+template <typename T>
+QrBreakdown gram_breakdown(double trace) {
+    if (std::isnan(trace)) return QrBreakdown::NotFinite;
+    if (std::isinf(trace)) return QrBreakdown::Overflow;
+    if (trace < static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon())
+        return QrBreakdown::Underflow;
+    return QrBreakdown::None;
+}
+
+/// The first pass's check from the diagonal of A^T A (n values): its trace into *trace and the breakdown, at *column
+/// (1-based: the first column where the running trace is no longer finite, 1 for an underflow; 0 when none).
+template <typename T>
+QrBreakdown check_gram(const T* diagonal, int n, double* trace, int* column) {
+    double sum = 0;
+    int first = 0;
+    for (int j = 0; j < n; ++j) {
+        sum += static_cast<double>(diagonal[j]);
+        if (!std::isfinite(sum) && first == 0) first = j + 1;
+    }
+    *trace = sum;
+    const QrBreakdown why = gram_breakdown<T>(sum);
+    *column = why == QrBreakdown::None ? 0 : why == QrBreakdown::Underflow ? 1 : first;
+    return why;
+}
+
+/// The rank check on d[j] = |R(j, j)| (j < n): the first column (1-based) below the tolerance, or when none is and
+/// the last pass was `unorthogonal`, the column of the least d[j]; 0 when A passes.
+template <typename T>
+int rank_breakdown(const double* d, int n, bool unorthogonal) {
+    double top = 0;
+    int least = 0;
+    for (int j = 0; j < n; ++j) {
+        if (!(d[j] <= top)) top = d[j];
+        if (!(d[j] >= d[least])) least = j;
+    }
+    if (!(top > 0) || !std::isfinite(top)) return 1;
+    const double tol = kRankTolerance * std::numeric_limits<T>::epsilon() / 2 * top;
+    for (int j = 0; j < n; ++j)
+        if (!(d[j] >= tol)) return j + 1;
+    return unorthogonal ? least + 1 : 0;
+}
+
+/// Sets *info (if 0) and records the breakdown (the first recorded wins, as the first info set does).
+inline void report(const CholqrArgs* a, int* info, QrBreakdown why, int column) {
+    if (*info == 0) *info = column;
+    a->passes->status->record(why, column);
+}
 
 template <typename T>
 void copy(int m, int n, const T* src, int lds, T* dst, int ldd) {

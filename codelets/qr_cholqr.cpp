@@ -4,7 +4,8 @@
 //   cholqr_solve:       0 = V (R), 1 = X (RW)                X := X V (V = M^-1)
 //   cholqr_add:         0 = Wp (RW), 1.. = Wi (R)            Wp += sum of Wi (count: the task's)  (and _3)
 //   cholqr_potrf:       0 = G (R), 1 = L (W), 2 = V (W), 3 = info (RW)   G (+ s I) = L L^T, V := L^-T   (and _3)
-//   cholqr_householder: 0 = A0 (R), 1..3 = L1, L2, L3 (R), 4 = T (W), 5 = V (W: M^-1), 6 = RY (W), 7 = X (W, scratch)
+//   cholqr_householder: 0 = A0 (R), 1..3 = L1, L2, L3 (R), 4 = T (W), 5 = V (W: M^-1), 6 = RY (W), 7 = X (W, scratch),
+//                       8 = info (RW): the rank check
 //   cholqr_store:       0 = RY (R), 1 = A0 (RW)
 //   cholqr_ytc:         0 = Y (R), 1 = C (R), 2 = W (W)
 //   cholqr_tmul:        0 = T (R), 1 = W (RW)
@@ -37,8 +38,6 @@ STARFACT_CHOLQR_DEFINE(solve_gram_3, "solve_gram_3", solve_gram_cpu, solve_gram_
 STARFACT_CHOLQR_DEFINE(solve, "solve", solve_cpu, solve_cuda, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(potrf, "potrf", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_W, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(potrf_3, "potrf_3", potrf_cpu, potrf_cuda, STARPU_R, STARPU_W, STARPU_W, STARPU_RW)
-STARFACT_CHOLQR_DEFINE(householder, "householder", householder_cpu, householder_cuda, STARPU_R, STARPU_R, STARPU_R,
-                       STARPU_R, STARPU_W, STARPU_W, STARPU_W, STARPU_W)
 STARFACT_CHOLQR_DEFINE(store, "store", store_cpu, store_cuda, STARPU_R, STARPU_RW)
 STARFACT_CHOLQR_DEFINE(ytc, "ytc", ytc_cpu, ytc_cuda, STARPU_R, STARPU_R, STARPU_W)
 STARFACT_CHOLQR_DEFINE(tmul, "tmul", tmul_cpu, tmul_cuda, STARPU_R, STARPU_RW)
@@ -50,6 +49,12 @@ template <typename T>
 void define_add(Kernel& k) {
     define_kernel(k, "cholqr_add", by_precision<T>("starfact_scholqr_add", "starfact_dcholqr_add"), add_cpu<T>,
                   STARFACT_CUDA_IMPL(add_cuda<T>), {});
+}
+// More buffers than STARPU_NMAXBUFS: modes per task (dyn_modes).
+template <typename T>
+void define_householder(Kernel& k) {
+    define_kernel(k, "cholqr_householder", by_precision<T>("starfact_scholqr_householder", "starfact_dcholqr_householder"),
+                  householder_cpu<T>, STARFACT_CUDA_IMPL(householder_cuda<T>), {});
 }
 template <typename T>
 void define_add_3(Kernel& k) {
@@ -148,23 +153,27 @@ void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     a.m = m;
     a.shift = shift;
     a.check = check;
-    a.decide = decide && passes;
-    a.passes = check || decide ? passes : nullptr;
+    a.decide = decide;
+    a.passes = passes;
     const double n = tile_cols(G);
     const auto& k = kernels<T>(rt);
-    submit(task_of(check && passes ? k.potrf_3 : k.potrf, a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
+    submit(task_of(check ? k.potrf_3 : k.potrf, a, {G, L, V, info}, 2 * n * n * n / 3), o, "cholqr_potrf");
 }
 
 template <typename T>
 void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
                                starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
                                starpu_data_handle_t Tf, starpu_data_handle_t M, starpu_data_handle_t RY,
-                               starpu_data_handle_t X, const CholqrPasses* passes) {
+                               starpu_data_handle_t X, starpu_data_handle_t info, CholqrPasses* passes) {
     const double n = tile_cols(A0);
     CholqrArgs a = args_of(rt);
-    a.passes = const_cast<CholqrPasses*>(passes);
-    submit(task_of(kernels<T>(rt).householder, a, {A0, L1, L2, L3, Tf, M, RY, X}, 4 * n * n * n), o,
-           "cholqr_householder");
+    a.passes = passes;
+    starpu_task* t = qr_packed_task(kernels<T>(rt).householder, a, 4 * n * n * n);
+    const starpu_data_handle_t handles[] = {A0, L1, L2, L3, Tf, M, RY, X, info};
+    const starpu_data_access_mode modes[] = {STARPU_R, STARPU_R, STARPU_R, STARPU_R, STARPU_W,
+                                             STARPU_W, STARPU_W, STARPU_W, STARPU_RW};
+    set_dynamic_buffers(t, handles, modes, 9);
+    submit(t, o, "cholqr_householder");
 }
 
 template <typename T>
@@ -231,7 +240,7 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
     template void insert_cholqr_householder<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,             \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
-                                               starpu_data_handle_t, const CholqrPasses*);                           \
+                                               starpu_data_handle_t, starpu_data_handle_t, CholqrPasses*);           \
     template void insert_cholqr_store<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
     template void insert_cholqr_ytc<T>(const Runtime&, const TaskOptions&, Side, bool, starpu_data_handle_t,         \
                                        starpu_data_handle_t, starpu_data_handle_t);                                  \

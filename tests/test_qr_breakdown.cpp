@@ -2,7 +2,7 @@
 // blocking forms throw naming A, the submit forms return the column, gels returns it, QRFactors::breakdown() says
 // why and a factorization that broke down serves no ormqr. The Cholesky QR: cond >= 1e14, a zero column, two equal
 // columns (also with an exactly singular A^T A) reported as rank deficiency; A scaled near the ends of the range
-// reported as the overflow or underflow of A^T A, not as rank deficiency.
+// reported as the overflow or underflow of A^T A, not as rank deficiency (gels, which scales A first, solves).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -208,6 +208,9 @@ TEMPLATE_TEST_CASE("qr breakdown: the Cholesky QR reports a matrix near the ends
         CHECK(o.message.find(scale > 1 ? "overflow" : "underflow") != std::string::npos);
         CHECK(o.message.find("rank deficient") == std::string::npos);
         CHECK(o.async > 0);
+        // gels scales A first, as LAPACK's: it solves.
+        CHECK(o.gels == 0);
+        CHECK(o.gels_async == 0);
     }
 }
 

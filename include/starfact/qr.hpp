@@ -155,6 +155,9 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
 /// uses an LQ of A, the same factorization transposed): A^T = Q R in a workspace T keeps (T shaped for A^T,
 /// n x m), R^T Y = B(0:m, :), X = Q [Y; 0] into B (n rows); A is overwritten by the factors of A^T transposed
 /// (L = R^T on and below its diagonal, the reflectors to its right, as LAPACK's gelqf lays them out).
+/// Scales as LAPACK's gels: A and B by powers of two when their largest entries lie outside [smlnum, bignum]
+/// (smlnum = the smallest normal number / eps; the Cholesky QR: when A^T A would leave the range), X scaled back; A
+/// then holds the factors of the scaled A, as LAPACK's.
 /// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero (A is rank deficient) or one of geqrf's
 /// breakdowns at column k (T.breakdown() says which): X is not computed (m >= n: B holds Q^T B; m < n: B is
 /// untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.

@@ -53,8 +53,9 @@ void define_add(Kernel& k) {
 // More buffers than STARPU_NMAXBUFS: modes per task (dyn_modes).
 template <typename T>
 void define_householder(Kernel& k) {
-    define_kernel(k, "cholqr_householder", by_precision<T>("starfact_scholqr_householder", "starfact_dcholqr_householder"),
-                  householder_cpu<T>, STARFACT_CUDA_IMPL(householder_cuda<T>), {});
+    define_kernel(k, "cholqr_householder",
+                  by_precision<T>("starfact_scholqr_householder", "starfact_dcholqr_householder"), householder_cpu<T>,
+                  STARFACT_CUDA_IMPL(householder_cuda<T>), {});
 }
 template <typename T>
 void define_add_3(Kernel& k) {

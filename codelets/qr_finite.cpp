@@ -102,8 +102,9 @@ void insert_qr_finite_check(const Runtime& rt, const TaskOptions& o, const std::
     submit(t, o, "qr_finite");
 }
 
-template void insert_qr_finite_check<float>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&,
-                                            bool, int64_t, starpu_data_handle_t, QrStatus*);
+template void insert_qr_finite_check<float>(const Runtime&, const TaskOptions&,
+                                            const std::vector<starpu_data_handle_t>&, bool, int64_t,
+                                            starpu_data_handle_t, QrStatus*);
 template void insert_qr_finite_check<double>(const Runtime&, const TaskOptions&,
                                              const std::vector<starpu_data_handle_t>&, bool, int64_t,
                                              starpu_data_handle_t, QrStatus*);

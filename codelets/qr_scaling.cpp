@@ -1,8 +1,9 @@
 // The scaling of gels (algorithms/ormqr.cpp), as LAPACK's gels: M = [max |A|, max |B|] (two doubles), then A, B and
 // the solution scaled by powers of two that kernels/qr/qr_scale_rule.hpp derives from M on the worker running the
 // task, so that the graph is submitted before any of it runs.
-//   qr_absmax:  0 = M (RW; the first task's W, which sets it to 0), 1.. = the tiles of a tile column (R), top to bottom: M[which] := max(M[which], the largest
-//               magnitude of their first `rows` rows), NaN when one is NaN
+//   qr_absmax:  0 = M (RW; the first task's W, which sets it to 0), 1.. = the tiles of a tile column (R), top to
+//               bottom: M[which] := max(M[which], the largest magnitude of their first `rows` rows), NaN when one is
+//               NaN
 //   qr_rescale: 0 = M (R), 1.. = the tiles of a tile column (RW): rows [first, last) times 2^k, k from M
 // CPU: loops; CUDA: kernels/qr/qr_range.cu.
 #include <algorithm>

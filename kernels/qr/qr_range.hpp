@@ -1,7 +1,7 @@
 // Internal: the CUDA kernels of the QR's range checks and scalings (codelets/qr_finite.cpp, codelets/qr_scaling.cpp):
-// the first column of a tile holding NaN or Inf, the largest magnitude of a tile's leading rows, and the scaling of a tile's
-// rows by the power of two that brings gels' A or B into range. No StarPU: the codelets pass the
-// stream; the CPU twins are plain loops in the codelets.
+// the first column of a tile holding NaN or Inf, the largest magnitude of a tile's leading rows, and the scaling of
+// a tile's rows by the power of two that brings gels' A or B into range. No StarPU: the codelets pass the stream;
+// the CPU twins are plain loops in the codelets.
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -23,8 +23,8 @@ void launch_qr_first_nonfinite(const T* A, int ld, int rows, int cols, Part part
 /// device, >= 0) set by the caller before the first tile.
 template <typename T>
 void launch_qr_absmax(const T* A, int ld, int rows, int cols, double* out, cudaStream_t stream);
-/// A(i, j) := A(i, j) 2^k for first <= i < last, k = qr_rescale_exponent(m, ranges, which) (kernels/qr/qr_scale_rule.hpp;
-/// m: the two maxima, on the device); nothing when k is 0.
+/// A(i, j) := A(i, j) 2^k for first <= i < last, k = qr_rescale_exponent(m, ranges, which)
+/// (kernels/qr/qr_scale_rule.hpp; m: the two maxima, on the device); nothing when k is 0.
 template <typename T>
 void launch_qr_rescale(T* A, int ld, int first, int last, int cols, const double* m, const QrScaleRanges& ranges,
                        QrRescale which, cudaStream_t stream);

@@ -8,10 +8,11 @@
 //     for each tile i:  p = 1: W_i := A_i^T A_i;  else A_i := A_i V_{p-1}, W_i := A_i^T A_i
 //     binary tree:      W_q += W_{q+d} for d = 1, 2, 4, ...          (W_0 = the Gram matrix of the whole column)
 //     L_p := chol(W_0 (+ s I when p = 1)), V_p := L_p^-T             (one task; R_p = L_p^T)
+//     p = 1: A^T A not finite, or too small to square A: a breakdown (overflow, underflow, NaN)
 //     p = 2: ||W_0 - I||_F small (A_2 already orthonormal): the third pass's tasks do nothing, and below the last
 //            factor is L2 (CholeskyQR2 of the shifted first pass's Q; CholqrPasses)
 //   householder: Q3 top := A_0(0:n) L3^-T; Q3 top - S = Y1 U (modified LU); T := -U S Y1^-T;
-//                V := M^-1 = L3^-T U^-1 (M = U L3^T); R := S (L1 L2 L3)^T
+//                V := M^-1 = L3^-T U^-1 (M = U L3^T); R := S (L1 L2 L3)^T; the rank check on R's diagonal
 //   for each tile i:    A_i := A_i V                                 (= Q3_i U^-1 = Y_i)
 //   A_0(0:n) := R above the diagonal, Y1 below it
 //
@@ -87,6 +88,7 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n, A.nb());
     auto passes = std::make_shared<CholqrPasses>();
     passes->stats = stats;
+    passes->status = Tf.status();
     seq->keep(passes);
     std::vector<starpu_data_handle_t> W, small;
     for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
@@ -112,7 +114,8 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
     small.insert(small.end(), {Minv, RY, X});
     o.name = "cholqr_householder";
-    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X, passes.get());
+    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X, info,
+                                 passes.get());
     for (int64_t i = 0; i < mt; ++i) {
         o.name = names("cholqr_solve", i);
         insert_cholqr_solve<T>(rt, o, Minv, A.tile(i, 0));

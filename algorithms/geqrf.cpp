@@ -16,7 +16,9 @@
 //                                                           A[i][j] -= Y_i W; algorithms/cholqr.cpp)
 //     k = mt-1:  geqrt A[k][k] -> T[k][k];  for j > k: unmqr A[k][j]   (one tile row: the flat tree's kernels)
 //
-// QRFactors, the flop counts and the argument checks live here too.
+// Every tree ends with R's check (codelets/qr_finite.cpp): NaN or Inf in R is the operation's info, so that a
+// factorization of A holding NaN or Inf never passes for one. QRFactors, the flop counts and the argument checks live
+// here too.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -27,6 +29,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "codelets/qr_codelets.hpp"
+#include "codelets/qr_status.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -51,11 +54,33 @@ double gels_flops(int64_t m, int64_t n, int64_t nrhs) {
     return geqrf_flops(m, n) + ormqr_flops(m, n, nrhs) + static_cast<double>(n) * static_cast<double>(n) * nrhs;
 }
 
+const char* describe(QrBreakdown breakdown) {
+    switch (breakdown) {
+        case QrBreakdown::None: break;
+        case QrBreakdown::NotFinite:
+            return "R is not finite from this column on: the matrix holds NaN or Inf in it (or its column norms "
+                   "overflow)";
+        case QrBreakdown::RankDeficient:
+            return "the Cholesky QR found the matrix numerically rank deficient at this column (its condition number "
+                   "is beyond about 1e13 in double; the Householder trees factor any matrix)";
+        case QrBreakdown::Overflow:
+            return "the Cholesky QR's Gram matrix A^T A overflows: the matrix holds Inf, or entries too large to "
+                   "square (scale it, or use a Householder tree)";
+        case QrBreakdown::Underflow:
+            return "the Cholesky QR's Gram matrix A^T A underflows: the matrix is zero, or its entries are too small "
+                   "to square (scale it, or use a Householder tree)";
+        case QrBreakdown::ZeroDiagonal:
+            return "R's diagonal entry is exactly zero at this column: the matrix is rank deficient";
+    }
+    return "";
+}
+
 // ---- QRFactors ------------------------------------------------------------------------------------
 
 template <typename T>
 QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib)
-    : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree) {
+    : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree),
+      status_(std::make_shared<detail::QrStatus>()) {
     detail::require_nonnegative("QRFactors", "m", m);
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
@@ -83,6 +108,17 @@ QRFactors<T>::~QRFactors() = default;
 template <typename T>
 Runtime& QRFactors<T>::runtime() const {
     return t_->runtime();  // throws once the Runtime is gone
+}
+
+template <typename T>
+QrBreakdown QRFactors<T>::breakdown() const {
+    return status_->breakdown();
+}
+
+template <typename T>
+std::shared_ptr<detail::QrStatus> QRFactors<T>::new_status() {
+    status_ = std::make_shared<detail::QrStatus>();
+    return status_;
 }
 
 template <typename T>
@@ -258,34 +294,54 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
             "variant", "must be right or noprio for QR (got '" + opts.variant.name() + "')");
 }
 
+/// R's check: per tile column j, one task on its tiles of R (tile rows 0 .. min(j, mt - 1); the diagonal one's upper
+/// triangle), after the tasks that write them.
+template <typename T>
+void submit_r_check(TileMatrix<T>& A, starpu_data_handle_t info, QrStatus* status, const Options& opts,
+                    RunStats* stats, SequenceState* seq) {
+    TaskOptions o = operation_task_options(A.runtime(), opts, A.nb(), stats, seq);
+    TaskNames names(*seq);
+    for (int64_t j = 0; j < A.nt(); ++j) {
+        std::vector<starpu_data_handle_t> tiles;
+        const int64_t last = std::min(j, A.mt() - 1);
+        for (int64_t i = 0; i <= last; ++i) tiles.push_back(A.tile(i, j));
+        o.name = names("qr_finite", j);
+        insert_qr_finite_check<T>(A.runtime(), o, tiles, last == j, j * A.nb(), info, status);
+    }
+}
+
 template <typename T>
 void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq,
                       starpu_data_handle_t info) {
     Runtime& rt = A.runtime();
     const bool gpu = rt.cuda_workers() > 0;
     const int64_t ib = Tf.ib_requested() > 0 ? Tf.ib_requested() : qr_inner_block(A.nb(), opts.mapping, gpu);
+    const std::shared_ptr<QrStatus> status = Tf.new_status();
+    seq->keep(status);
+    const bool empty = std::min(A.m(), A.n()) == 0;
+    if (!empty && !info) seq->add_operation(&info);
     if (qr_uses_cholqr(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
         Tf.set_plan(ib, std::max<int64_t>(A.mt(), 1), true);
-        if (std::min(A.m(), A.n()) == 0) return;
-        if (!info) seq->add_operation(&info);
+        if (empty) return;
         submit_cholqr_dag(A, Tf, info, opts, stats, seq);
-        return;
+        return submit_r_check(A, info, status.get(), opts, stats, seq);
     }
     const bool full_t = Tf.ib_requested() == 0 || Tf.ib_requested() >= std::min(A.nb(), A.n());
     if (full_t && qr_uses_panel(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
         Tf.set_plan(std::max<int64_t>(A.nb(), 1), std::max<int64_t>(A.mt(), 1), false, true);
-        if (std::min(A.m(), A.n()) == 0) return;
+        if (empty) return;
         submit_panel_qr_dag(A, Tf, opts, stats, seq);
-        return;
+        return submit_r_check(A, info, status.get(), opts, stats, seq);
     }
     Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));
-    if (std::min(A.m(), A.n()) == 0) return;
+    if (empty) return;
     if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
     QrDag<T> dag(A, Tf, opts, stats, seq);
     for (int64_t k = 0; k < std::min(A.mt(), A.nt()); ++k) {
         TraceIteration step(rt, k);
         dag.step(k);
     }
+    submit_r_check(A, info, status.get(), opts, stats, seq);
 }
 
 template void require_qr_arguments<float>(const char*, const TileMatrix<float>&, const QRFactors<float>&,
@@ -303,11 +359,12 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& st
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     Sequence seq(A.runtime());
     detail::submit_geqrf_dag(A, Tf, opts, &stats, &detail::SequenceAccess::state(seq));
-    const int info = seq.wait();  // only the Cholesky QR can fail
-    require(info == 0, "geqrf", "A", [&] {
-        return "is numerically rank deficient: the Cholesky QR (tree cholqr) broke down at column " +
-               std::to_string(info) + " (it needs cond(A) below about 1/u; the Householder trees factor any A)";
-    });
+    const int info = seq.wait();
+    if (info == 0) return;
+    const QrBreakdown why = Tf.breakdown();
+    Tf.set_plan(Tf.ib(), 0);  // no factorization to apply: ormqr and orgqr refuse T
+    throw InvalidArgument("geqrf", "A",
+                          "breaks the factorization down at column " + std::to_string(info) + ": " + describe(why));
 }
 
 template <typename T>

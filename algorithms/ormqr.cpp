@@ -1,5 +1,5 @@
-// What the Q of a tile QR serves (docs/qr.md): C := Q^T C, Q C, C Q or C Q^T (ormqr), the thin Q (orgqr: Q [I; 0]),
-// and least squares (gels: geqrf, Q^T B, R X = B(0:n)). Q^T C replays geqrf's eliminations in order on C's tiles:
+// What the Q of a tile QR serves (docs/qr.md): C := Q^T C, Q C, C Q or C Q^T (ormqr) and the thin Q (orgqr: Q [I; 0]);
+// least squares (gels) is algorithms/gels.cpp. Q^T C replays geqrf's eliminations in order on C's tiles:
 //
 //   for k = 0 .. nt-1, for every column j of C:
 //     for each domain (head h, rows i):  unmqr C[h][j] by (A[h][k], T[h][k]); for i: tsmqr C[h][j], C[i][j]
@@ -11,11 +11,6 @@
 // From the right the kernels act on C's tile columns, tile row j of C in place of tile column j: C Q = (Q^T C^T)^T
 // replays the eliminations in order (untransposed), C Q^T backwards (transposed). With m < n the steps stop at the
 // last tile row (k < min(mt, nt)).
-// The solve of gels, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
-// gemm B[i][j] -= A[i][k] B[k][j] for i < k. A wide A (m < n) gets the minimum-norm solution from the QR of
-// At = A^T (in the factors' workspace): qr_transpose At[j][i] := A[i][j]^T, geqrf(At), A := At^T back; then by tile
-// rows of B from the first, qr_trsm B[k][j] := R[k][k]^-T B[k][j], qr_gemm_t B[i][j] -= R[k][i]^T B[k][j] for i > k;
-// qr_zero_rows B(m:n) := 0, and B := Q B.
 #include <algorithm>
 #include <string>
 
@@ -30,8 +25,6 @@
 #include "starfact/qr.hpp"
 
 namespace starfact {
-
-using detail::Op;
 
 namespace detail {
 namespace {
@@ -193,92 +186,6 @@ void submit_orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>&
     submit_ormqr_dag(starfact::Side::Left, false, A, Tf, Q, opts, nullptr, seq);
 }
 
-/// R X = B(0:n): by tile rows of B from the last.
-template <typename T>
-void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* seq, const Options& opts) {
-    Runtime& rt = A.runtime();
-    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
-    TaskNames names(*seq);
-    for (int64_t k = A.nt() - 1; k >= 0; --k)
-        for (int64_t j = 0; j < B.nt(); ++j) {
-            o.name = names("qr_trsm", k, j);
-            insert_qr_trsm<T>(rt, o, A.tile(k, k), B.tile(k, j));
-            for (int64_t i = 0; i < k; ++i) {
-                o.name = names("gemm", i, j, k);
-                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1), B.tile(i, j));
-            }
-        }
-}
-
-/// The factorization part of gels, with the zero-diagonal check of R into `info`. m >= n: A = Q R, B := Q^T B.
-/// m < n: the minimum-norm solution through the QR of A^T, in the factors' workspace At: At := A^T, At = Q R, and
-/// A := At^T (the factors transposed: an LQ of A, L = R^T, in the layout of LAPACK's gelqf).
-template <typename T>
-void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
-                        SequenceState* seq, const Options& opts) {
-    Runtime& rt = A.runtime();
-    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
-    TaskNames names(*seq);
-    const bool wide = A.m() < A.n();
-    TileMatrix<T>& F = wide ? Tf.factored_workspace() : A;  // the matrix factored
-    auto transpose = [&](TileMatrix<T>& from, TileMatrix<T>& to) {
-        for (int64_t j = 0; j < from.nt(); ++j)
-            for (int64_t i = 0; i < from.mt(); ++i) {
-                o.name = names("qr_transpose", i, j);
-                insert_qr_transpose<T>(rt, o, from.tile(i, j), to.tile(j, i));
-            }
-    };
-    if (wide) transpose(A, F);
-    submit_geqrf_dag(F, Tf, opts, nullptr, seq, info);
-    if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
-    for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
-        o.name = names("qr_diag_info", k);
-        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb());
-    }
-    if (wide) transpose(F, A);
-}
-
-/// The solution part of gels into B. m >= n: R X = B(0:n), by tile rows of B from the last. m < n: R^T Y = B(0:m)
-/// by tile rows from the first, B(m:n) := 0, X = Q B.
-template <typename T>
-void submit_gels_solution(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, SequenceState* seq,
-                          const Options& opts) {
-    if (A.m() >= A.n()) return submit_gels_solve(A, B, seq, opts);
-    TileMatrix<T>& F = Tf.factored_workspace();
-    Runtime& rt = A.runtime();
-    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
-    TaskNames names(*seq);
-    const int64_t kt = F.nt();  // R: m x m, in F's first tile rows
-    for (int64_t k = 0; k < kt; ++k)
-        for (int64_t j = 0; j < B.nt(); ++j) {
-            o.name = names("qr_trsm", k, j);
-            insert_qr_trsm<T>(rt, o, F.tile(k, k), B.tile(k, j), true);
-            for (int64_t i = k + 1; i < kt; ++i) {
-                o.name = names("qr_gemm_t", i, j, k);
-                insert_qr_gemm_t<T>(rt, o, F.tile(k, i), B.tile(k, j), B.tile(i, j));
-            }
-        }
-    for (int64_t i = A.m() / B.nb(); i < B.mt(); ++i)
-        for (int64_t j = 0; j < B.nt(); ++j) {
-            o.name = names("qr_zero_rows", i, j);
-            insert_qr_zero_rows<T>(rt, o, B.tile(i, j), std::max<int64_t>(0, A.m() - i * B.nb()));
-        }
-    submit_ormqr_dag(starfact::Side::Left, false, F, Tf, B, opts, nullptr, seq);
-}
-
-template <typename T>
-void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
-    require_qr_arguments("gels", A, Tf, opts, A.m() < A.n());
-    const int64_t rows = std::max(A.m(), A.n());
-    require(B.m() == rows && B.nb() == A.nb(), "gels", "B", [&] {
-        return "must have max(m, n) rows and A's tile size (got " + std::to_string(B.m()) + " rows, nb=" +
-               std::to_string(B.nb()) + "; A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ", nb=" +
-               std::to_string(A.nb()) + ")";
-    });
-    require(&B.runtime() == &A.runtime(), "gels", "B", "belongs to another Runtime than A");
-    require(!B.distributed(), "gels", "B", "is distributed over MPI ranks: the tile QR runs on one process");
-}
-
 }  // namespace
 }  // namespace detail
 
@@ -297,22 +204,6 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
     seq.wait();
 }
 
-template <typename T>
-int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
-    detail::require_gels(A, Tf, B, opts);
-    Sequence seq(A.runtime());
-    detail::SequenceState& state = detail::SequenceAccess::state(seq);
-    starpu_data_handle_t info;
-    state.add_operation(&info);
-    detail::submit_gels_factor(A, Tf, B, info, &state, opts);
-    const int result = seq.wait();
-    if (result != 0) return result;  // rank deficient: X is not computed
-    Sequence solve(A.runtime());
-    detail::submit_gels_solution(A, Tf, B, &detail::SequenceAccess::state(solve), opts);
-    solve.wait();
-    return 0;
-}
-
 namespace async {
 template <typename T>
 void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C, Sequence& seq,
@@ -325,22 +216,10 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, Seq
     require(&seq.runtime() == &A.runtime(), "orgqr", "seq", "belongs to another Runtime than A");
     detail::submit_orgqr(A, Tf, Q, &detail::SequenceAccess::state(seq), opts);
 }
-template <typename T>
-int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    detail::require_gels(A, Tf, B, opts);
-    require(&seq.runtime() == &A.runtime(), "gels", "seq", "belongs to another Runtime than A");
-    detail::SequenceState& state = detail::SequenceAccess::state(seq);
-    starpu_data_handle_t info;
-    const int op = state.add_operation(&info);
-    detail::submit_gels_factor(A, Tf, B, info, &state, opts);
-    detail::submit_gels_solution(A, Tf, B, &state, opts);
-    return op;
-}
 #define STARFACT_QR_ASYNC(T)                                                                                          \
     template void ormqr<T>(Side, Trans, const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&,         \
                            const Options&);                                                                          \
-    template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);     \
-    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);
+    template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);
 STARFACT_QR_ASYNC(float)
 STARFACT_QR_ASYNC(double)
 #undef STARFACT_QR_ASYNC
@@ -401,40 +280,13 @@ void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRF
     q.write_back();
 }
 
-template <typename T>
-int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
-         const Tiling& tiling) {
-    detail::require_nonnegative("gels", "m", m);
-    detail::require_nonnegative("gels", "n", n);
-    detail::require_nonnegative("gels", "nrhs", nrhs);
-    const int64_t rows = std::max(m, n), k = std::min(m, n);  // B's rows; the factored matrix is rows x k
-    detail::require_leading_dimension("gels", "lda", lda, m);
-    detail::require_leading_dimension("gels", "ldb", ldb, rows);
-    detail::require_tiling("gels", tiling);
-    detail::require_array("gels", "A", A, m * n == 0);
-    detail::require_array("gels", "B", B, rows * nrhs == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "gels", "A");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : qr_tile_size<T>(rows, k, opts.mapping, where, rt.cuda_workers() > 0,
-                                                       rt.cuda_devices());
-    QRFactors<T> Tf(rt, rows, k, nb);  // m < n: A^T's
-    detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
-    detail::ArrayTiles<T> b(rt, rows, nrhs, nb, B, ldb, tiling, false);
-    const int info = gels(a.tiles(), Tf, b.tiles(), opts);
-    a.write_back();
-    b.write_back();
-    return info;
-}
-
 #define STARFACT_QR_OPS(T)                                                                                           \
     template void ormqr<T>(Side, Trans, const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, const Options&);  \
     template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, const Options&);               \
-    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, const Options&);                             \
     template void ormqr<T>(Runtime&, Side, Trans, int64_t, int64_t, const T*, int64_t, const QRFactors<T>&, T*,      \
                            int64_t, const Options&, const Tiling&);                                                  \
     template void orgqr<T>(Runtime&, int64_t, int64_t, const T*, int64_t, const QRFactors<T>&, T*, int64_t,          \
-                           const Options&, const Tiling&);                                                           \
-    template int gels<T>(Runtime&, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, const Options&, const Tiling&);
+                           const Options&, const Tiling&);
 STARFACT_QR_OPS(float)
 STARFACT_QR_OPS(double)
 #undef STARFACT_QR_OPS

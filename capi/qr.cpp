@@ -14,12 +14,15 @@ namespace starfact::capi {
 namespace {
 
 /// The factors of one QR, shared by the handle and the jobs that use them (the last owner frees them, waiting for
-/// their tasks). `ready` is set when the geqrf job that made them has been waited for.
+/// their tasks). When the geqrf job that made them has been waited for, `ready` is set if it succeeded, else `broken`
+/// holds its info (the breakdown's column) and `reason` the QrBreakdown.
 struct QrState {
     int32_t dtype = STARFACT_C_FLOAT64;
     std::unique_ptr<QRFactors<float>> f32;
     std::unique_ptr<QRFactors<double>> f64;
     std::atomic<bool> ready{false};
+    std::atomic<int> broken{0};
+    std::atomic<int> reason{static_cast<int>(QrBreakdown::None)};
 
     template <typename T>
     QRFactors<T>& get() const {
@@ -70,6 +73,10 @@ const QrState& checked_factors(const char* function, const starfact_c_qr_factors
         same_runtime = false;
     }
     require(same_runtime, function, "factors", "belongs to another runtime (or to one that was destroyed)");
+    require(s.broken.load(std::memory_order_acquire) == 0, function, "factors", [&] {
+        return "hold no factorization: their geqrf broke down at column " + std::to_string(s.broken.load()) + " (" +
+               describe(static_cast<QrBreakdown>(s.reason.load())) + ")";
+    });
     require(s.ready.load(std::memory_order_acquire), function, "factors",
             "are not ready: wait for the geqrf job that made them first");
     require(qr.rows == m && qr.cols == n, function, "qr", [&] {
@@ -133,7 +140,12 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
             j.finish = [A, state, out](int info) {
                 A->deliver(true);
                 settle(out);
-                state->ready.store(true, std::memory_order_release);
+                if (info == 0) {
+                    state->ready.store(true, std::memory_order_release);
+                } else {  // a breakdown: the factors serve no ormqr or orgqr
+                    state->reason.store(static_cast<int>(state->get<T>().breakdown()));
+                    state->broken.store(info, std::memory_order_release);
+                }
                 return info;
             };
         });
@@ -262,6 +274,16 @@ int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_
         });
         info->dtype = s.dtype;
         info->ready = s.ready.load(std::memory_order_acquire) ? 1 : 0;
+    });
+}
+
+int starfact_c_qr_factors_breakdown(const starfact_c_qr_factors* factors, int32_t* info, const char** reason) {
+    return guarded([&] {
+        require(factors != nullptr && factors->state != nullptr, "qr_factors_breakdown", "factors", "is null");
+        require(info != nullptr, "qr_factors_breakdown", "info", "is null");
+        const QrState& s = *factors->state;
+        *info = s.broken.load(std::memory_order_acquire);
+        if (reason) *reason = *info > 0 ? describe(static_cast<QrBreakdown>(s.reason.load())) : "";
     });
 }
 

@@ -164,7 +164,7 @@ typedef struct starfact_c_qr_info {
     int64_t ib;          /**< the inner blocking in effect */
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
     int32_t dtype;       /**< enum starfact_c_dtype */
-    int32_t ready;       /**< 1 once the geqrf job that made them has been waited for */
+    int32_t ready;       /**< 1 once the geqrf job that made them has been waited for and gave info 0 */
     char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" */
 } starfact_c_qr_info;
 
@@ -269,9 +269,12 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 /** geqrf: a (m x n) = Q R (tile Householder QR, docs/qr.md; m < n: R upper trapezoidal, min(m, n) reflectors).
  * R (upper triangle) and the Householder vectors
  * (below it) go to a_out (may be a; NULL data: not wanted); the T factors to *factors, set at submission: they serve
- * ormqr and orgqr once this job has been waited for (with a_out's contents), and are freed with
- * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). options: nb (0: the plan's,
- * qr_tile_size), tree, ib, mapping, variant ("right" or "noprio"), residency. */
+ * ormqr and orgqr once this job has been waited for with info 0 (with a_out's contents), and are freed with
+ * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). info k > 0: the factorization
+ * broke down at column k (every tree: a holds NaN or Inf there; the Cholesky QR: a numerically rank deficient, or
+ * a^T a overflowing or underflowing): a_out is meaningless, ormqr and orgqr refuse the factors, and
+ * starfact_c_qr_factors_breakdown says why. options: nb (0: the plan's, qr_tile_size), tree, ib, mapping, variant
+ * ("right" or "noprio"), residency. */
 int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_qr_factors** factors,
                             starfact_c_job** job);
@@ -291,13 +294,19 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
  * data: not wanted), Q^T b with x in its first n rows (the rows below: the residual's components) to b_out (may be
  * b). m < n: the minimum-norm solution of a x = b (b's first m rows; the rows below are ignored): the QR of a^T,
  * a^T = Q R, x = Q [R^-T b; 0]; a_out gets the factors of a^T transposed (L = R^T on and below the diagonal), b_out
- * x (n rows). b_out is written only when info is 0 unless it is viewed. info k > 0: R(k, k) (1-based) is exactly
- * zero, a is rank deficient. options as geqrf's. */
+ * x (n rows). a and b are scaled by powers of two first when their largest entries lie outside LAPACK's [smlnum,
+ * bignum], as LAPACK's gels does (a_out then holds the scaled a's factors). b_out is written only when info is 0
+ * unless it is viewed. info k > 0: R(k, k) (1-based) is exactly zero (a is rank deficient) or not finite (a holds
+ * NaN or Inf in column k), or the Cholesky QR broke down at column k. options as geqrf's. */
 int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            starfact_c_job** job);
 /** What the factors are; `info` is filled. */
 int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_qr_info* info);
+/** Whether the geqrf job that made the factors broke down: *info := its info once it has been waited for (0: it
+ * succeeded, or was not waited for yet), *reason (may be NULL) := why, a static NUL-terminated sentence ("" when
+ * *info is 0). */
+int starfact_c_qr_factors_breakdown(const starfact_c_qr_factors* factors, int32_t* info, const char** reason);
 /** Frees the factors (NULL: nothing); the jobs still using them keep them until they are freed themselves. */
 void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
 

@@ -18,9 +18,15 @@ namespace starfact::detail {
 /// CholeskyQR2 of the shifted first pass's Q, and the third pass's tasks return at once). Written by the second
 /// pass's Cholesky task, read by the tasks of the third pass and by the reconstruction, which all depend on it
 /// through their data; kept alive by the Sequence until they complete.
+/// With it, what the breakdown checks share: the factorization's breakdown record, the trace of the first pass's Gram
+/// matrix (||A||_F^2) and whether the last pass's Gram matrix was far from the identity, which the reconstruction
+/// reports at the column it finds the weakest.
+struct QrStatus;
 struct CholqrPasses {
     std::atomic<int> count{3};
     RunStats* stats = nullptr;  // the blocking form's: the reconstruction sets stats->qr_passes
+    QrStatus* status = nullptr;
+    std::atomic<bool> unorthogonal{false};
 };
 
 /// W := X^T X (the full symmetric n x n Gram matrix of the tile X).
@@ -40,26 +46,31 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vecto
                        starpu_data_handle_t Wp, const CholqrPasses* third = nullptr);
 /// L := the lower Cholesky factor of G (+ s I, s = 11 (m n + n (n + 1)) u trace(G) when `shift`: the shift of
 /// Fukaya et al. 2020, m the factored matrix's rows), strictly upper part zero, and V := L^-T (upper, by a solve
-/// against the identity). If the factorization fails it is retried with growing shifts (L stays finite) and
-/// *info := the failing column (if *info was 0); with `check`, also when ||G - I||_F > 0.9 (the last pass's Gram:
-/// the previous pass did not orthogonalise). `passes`: the second pass's task (`decide`) sets passes->count to 2
-/// when ||G - I||_F <= kSkipDistance and the factorization succeeded unshifted; the third pass's (`check`) does
-/// nothing when it is 2.
+/// against the identity). If the factorization fails it is retried with growing shifts (L stays finite). Breakdowns
+/// (*info := the column if *info was 0, recorded in passes->status): the first pass (`shift`) checks A^T A itself, NaN
+/// on its diagonal (QrBreakdown::NotFinite), its trace infinite (Overflow) or below the smallest normal number / eps
+/// (Underflow); a later pass whose unshifted Cholesky fails, RankDeficient. With `check` (the last pass's Gram), ||G -
+/// I||_F > 0.9 (the previous pass did not orthogonalise) sets passes->unorthogonal. The second pass's task (`decide`)
+/// sets passes->count to 2 when ||G - I||_F <= kSkipDistance and the factorization succeeded unshifted; the third
+/// pass's (`check`) does nothing when it is 2.
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
                          starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
-                         CholqrPasses* passes = nullptr, bool decide = false);
+                         CholqrPasses* passes, bool decide = false);
 /// The Householder reconstruction (Ballard et al. 2015) from the top block Q2(0:n, :) of tile A0 before the last
 /// pass and the three Cholesky factors: Qt := Q2(0:n, :) L3^-T (the orthogonal factor's top block), the modified LU
 /// Qt - S = Y1 U, T := -U S Y1^-T (into the first n rows of the tile Tf), V := M^-1 = L3^-T U^-1 (upper; the last
 /// pass's solve is Y_i = Q2_i M^-1 with M = U L3^T), RY := S (L1 L2 L3)^T on and above the diagonal, Y1 below it.
 /// When passes->count is 2: A0 holds Q1, L2 is the last factor (Qt := Q1(0:n, :) L2^-T, M = U L2^T, R = S (L1 L2)^T)
-/// and L3 is not read. X: an n x (n + 1) scratch.
+/// and L3 is not read. X: an n x (n + 1) scratch. The rank check: R(j, j) = L1(j, j) L2(j, j) L3(j, j) up to its sign;
+/// the first j with |R(j, j)| < kRankTolerance max_i |R(i, i)| (cond(R) > 1 / kRankTolerance: numerically rank
+/// deficient, also when A^T A is exactly singular and the shifted passes went through), or else the j of the least
+/// |R(j, j)| when passes->unorthogonal, is a breakdown: *info := j + 1 if *info was 0, QrBreakdown::RankDeficient.
 template <typename T>
 void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
                                starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
                                starpu_data_handle_t Tf, starpu_data_handle_t V, starpu_data_handle_t RY,
-                               starpu_data_handle_t X, const CholqrPasses* passes);
+                               starpu_data_handle_t X, starpu_data_handle_t info, CholqrPasses* passes);
 /// A0(0:n, 0:n) := RY.
 template <typename T>
 void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0);

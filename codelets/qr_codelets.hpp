@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "kernels/qr/qr_scale_rule.hpp"
 
 namespace starfact::detail {
+
+struct QrStatus;  // codelets/qr_status.hpp
 
 /// A matrix buffer as the QR codelets read it: address, rows, columns, leading dimension.
 struct QrTile {
@@ -68,10 +71,27 @@ template <typename T>
 void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, Side side, bool trans, starpu_data_handle_t V,
                    starpu_data_handle_t Tf, starpu_data_handle_t C1, starpu_data_handle_t C2, int ib);
 /// If *info == 0 and R(i, i) (the diagonal of the tile R's upper triangle) is exactly zero for some i:
-/// *info = offset + i + 1 (the first such i).
+/// *info = offset + i + 1 (the first such i), and status records QrBreakdown::ZeroDiagonal.
 template <typename T>
 void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t info,
-                         int64_t offset);
+                         int64_t offset, QrStatus* status);
+/// R's check (codelets/qr_finite.cpp): if *info == 0 and the tiles of one tile column of R (`tiles`, top to bottom;
+/// the last one on R's diagonal when `last_diagonal`: its upper triangle only) hold NaN or Inf, *info := the first
+/// such global column (column0: the tile column's first) + 1, and status records QrBreakdown::NotFinite.
+template <typename T>
+void insert_qr_finite_check(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
+                            bool last_diagonal, int64_t column0, starpu_data_handle_t info, QrStatus* status);
+/// gels' scaling (codelets/qr_scaling.cpp), over the tiles of one tile column (top to bottom, nb rows each but the
+/// last) and M, a vector of two doubles [max |A|, max |B|]: M[which] := max(M[which], the largest
+/// magnitude of the tiles' first `rows` rows) (NaN wins); `init`: the first such task, which sets M to 0 first.
+template <typename T>
+void insert_qr_absmax(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
+                      int64_t nb, int64_t rows, int which, bool init, starpu_data_handle_t M);
+/// The tiles' rows [first, last) times 2^qr_rescale_exponent(M, ranges, which).
+template <typename T>
+void insert_qr_rescale(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
+                       int64_t nb, int64_t first, int64_t last, const QrScaleRanges& ranges, QrRescale which,
+                       starpu_data_handle_t M);
 /// A := the identity pattern of the tile whose first row is global row r0 and first column global column c0.
 template <typename T>
 void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0);

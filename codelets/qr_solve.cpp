@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "codelets/qr_codelets.hpp"
+#include "codelets/qr_status.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/qr_cuda_blas.hpp"
@@ -25,6 +26,7 @@ struct OffsetArgs {
                          // column; qr_zero_rows: r0 = the first row zeroed
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool trans = false;  // qr_trsm: solve with R^T
+    QrStatus* status = nullptr;  // qr_diag_info: where the breakdown is recorded
 };
 
 
@@ -39,6 +41,7 @@ void diag_info_cpu(void* buffers[], void* cl_arg) {
     for (int i = 0; i < k; ++i)
         if (R[i + static_cast<int64_t>(i) * ld] == T(0)) {
             *info = static_cast<int>(a->r0 + i + 1);
+            a->status->record(QrBreakdown::ZeroDiagonal, *info);
             return;
         }
 }
@@ -95,10 +98,20 @@ template <typename T>
 void diag_info_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const OffsetArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
+    CudaWorkerContext& c = a->cuda->local();
     const int k = static_cast<int>(std::min(STARPU_MATRIX_GET_NX(buffers[0]), STARPU_MATRIX_GET_NY(buffers[0])));
+    // The first zero into devInfo (0: none), read back so that the reason is known on the host, then merged.
+    if (cudaMemsetAsync(c.dev_info, 0, sizeof(int), ws.stream) != cudaSuccess)
+        STARPU_ABORT_MSG("qr_diag_info: cudaMemsetAsync failed");
     gpu::launch_qr_diag_info(reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-                             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), k,
-                             reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1])), a->r0, ws.stream);
+                             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), k, c.dev_info, 0, ws.stream);
+    int local = 0;
+    if (cudaMemcpyAsync(&local, c.dev_info, sizeof(int), cudaMemcpyDeviceToHost, ws.stream) != cudaSuccess ||
+        cudaStreamSynchronize(ws.stream) != cudaSuccess)
+        STARPU_ABORT_MSG("qr_diag_info: reading the result back failed");
+    if (local == 0) return;
+    a->status->record(QrBreakdown::ZeroDiagonal, a->r0 + local);
+    gpu::launch_merge_info(c.dev_info, reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1])), a->r0, ws.stream);
 }
 
 template <typename T>
@@ -194,8 +207,9 @@ void define_zero_rows(Kernel& k) {
 
 template <typename T>
 void insert_qr_diag_info(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t R, starpu_data_handle_t info,
-                         int64_t offset) {
-    starpu_task* t = qr_packed_task(kernel<define_diag_info<T>>(rt), OffsetArgs{offset, 0, cuda_contexts(rt)});
+                         int64_t offset, QrStatus* status) {
+    starpu_task* t =
+        qr_packed_task(kernel<define_diag_info<T>>(rt), OffsetArgs{offset, 0, cuda_contexts(rt), false, status});
     t->handles[0] = R;
     t->handles[1] = info;
     submit(t, o, "qr_diag_info");
@@ -247,7 +261,7 @@ void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 
 #define STARFACT_QR_SOLVE(T)                                                                                     \
     template void insert_qr_diag_info<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,               \
-                                         starpu_data_handle_t, int64_t);                                        \
+                                         starpu_data_handle_t, int64_t, QrStatus*);                             \
     template void insert_qr_laset<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, int64_t, int64_t); \
     template void insert_qr_trsm<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, \
                                     bool);                                                                      \

@@ -13,6 +13,23 @@
 
 namespace starfact {
 
+namespace detail {
+struct QrStatus;
+}  // namespace detail
+
+/// Why a QR reported a breakdown, info = k > 0 (the column, 1-based): QRFactors::breakdown() once the operation that
+/// returned it was waited for (docs/qr.md, "Breakdowns").
+enum class QrBreakdown {
+    None,           ///< no breakdown (or not known yet: the factorization was not waited for)
+    NotFinite,      ///< R is not finite from column k on: A holds NaN or Inf in column k, or its column norms overflow
+    RankDeficient,  ///< the Cholesky QR: A is numerically rank deficient at column k (beyond its range of cond(A))
+    Overflow,       ///< the Cholesky QR: A^T A overflows (A holds Inf, or entries too large to square)
+    Underflow,      ///< the Cholesky QR: A^T A underflows (A is zero, or its entries too small to square)
+    ZeroDiagonal,   ///< gels: R(k, k) is exactly zero (A is rank deficient)
+};
+/// What a breakdown means, in a sentence for messages ("" for None).
+const char* describe(QrBreakdown breakdown);
+
 /// Which side of C the orthogonal factor multiplies: Q C (Left) or C Q (Right).
 enum class Side { Left, Right };
 /// Q itself or its transpose.
@@ -56,8 +73,12 @@ public:
     /// Tile rows per domain of the factorization held (the flat tree: all of them; the binary tree: 1); 0 until a
     /// geqrf was submitted with these factors.
     int64_t domain_rows() const { return domain_; }
-    /// Whether a geqrf has been submitted with these factors (ormqr, orgqr need one).
+    /// Whether a geqrf has been submitted with these factors (ormqr, orgqr need one); false again after the blocking
+    /// geqrf reported a breakdown.
     bool factored() const { return domain_ > 0; }
+    /// Why the last factorization submitted with these factors (geqrf, gels) broke down: None while its tasks run and
+    /// when it succeeded. Read it after the wait that gave info > 0 (info is the column).
+    QrBreakdown breakdown() const;
     /// Whether the factorization held is the Cholesky QR's (QrTree::Kind::Cholqr, or Auto resolved to it by
     /// qr_uses_cholqr): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
     /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
@@ -75,6 +96,10 @@ public:
     /// Internal (gels of a wide A, which factors A^T in it): a matrix of the factors' shape and tiles, without a
     /// home, made on first use and kept with the factors.
     TileMatrix<T>& factored_workspace();
+    /// Internal: a fresh breakdown record for a factorization being submitted, which its tasks fill in (the sequence
+    /// keeps it until they complete); status() is the last one.
+    std::shared_ptr<detail::QrStatus> new_status();
+    detail::QrStatus* status() const { return status_.get(); }
     /// Internal: set by geqrf when it submits the factorization.
     void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false, bool panel = false) {
         ib_ = ib;
@@ -88,6 +113,7 @@ private:
     int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
     bool cholqr_ = false, panel_ = false;
     QrTree tree_;
+    std::shared_ptr<detail::QrStatus> status_;
     std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
 };
 
@@ -99,10 +125,12 @@ extern template class QRFactors<double>;
 /// triangles of the tiles merged into their heads), the T factors in `T` (shaped for A). Options: `mapping`;
 /// `variant` Right (critical-path priorities) or NoPrio. Throws InvalidArgument naming 'A' (distributed), 'T'
 /// (shaped for another matrix or another Runtime), 'variant' or 'mapping', 'tree' (Cholqr on a matrix of more than
-/// one tile column or with m < n). A Householder QR has no numerical failure: nothing is returned. The Cholesky QR
-/// (QrTree::Kind::Cholqr, or Auto on tall and skinny GPU shapes) needs A of full numerical rank: when it breaks down
-/// (cond(A) beyond about 1/u) the blocking forms throw InvalidArgument naming 'A' (A then holds no factorization) and
-/// the submit form makes Sequence::wait() return the failing column (> 0).
+/// one tile column or with m < n). Breakdowns (docs/qr.md), for every tree: R not finite from column k on (A holds NaN
+/// or Inf there); the Cholesky QR (QrTree::Kind::Cholqr, or Auto on tall and skinny GPU shapes) also reports A
+/// numerically rank deficient at column k (an exactly singular A^T A included) and A^T A overflowing or underflowing
+/// (A's entries too large or too small to square). The blocking forms then throw InvalidArgument naming 'A' with
+/// describe(T.breakdown()) (A holds no factorization, T.factored() is false); the submit form makes Sequence::wait()
+/// return k, and T.breakdown() says why.
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -127,8 +155,12 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
 /// uses an LQ of A, the same factorization transposed): A^T = Q R in a workspace T keeps (T shaped for A^T,
 /// n x m), R^T Y = B(0:m, :), X = Q [Y; 0] into B (n rows); A is overwritten by the factors of A^T transposed
 /// (L = R^T on and below its diagonal, the reflectors to its right, as LAPACK's gelqf lays them out).
-/// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero: A is rank deficient, X is not computed
-/// (m >= n: B holds Q^T B; m < n: B is untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.
+/// Scales as LAPACK's gels: A and B by powers of two when their largest entries lie outside [smlnum, bignum]
+/// (smlnum = the smallest normal number / eps; the Cholesky QR: when A^T A would leave the range), X scaled back; A
+/// then holds the factors of the scaled A, as LAPACK's.
+/// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero (A is rank deficient) or one of geqrf's
+/// breakdowns at column k (T.breakdown() says which): X is not computed (m >= n: B holds Q^T B; m < n: B is
+/// untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
 

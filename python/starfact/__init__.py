@@ -44,7 +44,7 @@ from .cholesky import posv, posv_async, potrf, potrf_async, potri, potri_async, 
 from .errors import ArgumentError, LinAlgError, NotBuiltError, StarfactRuntimeError
 from .lu import gesv, gesv_async, getrf, getrf_async, getrs, getrs_async
 from .qr import (QRFactors, gels, gels_async, geqrf, geqrf_async, lstsq, lstsq_async, orgqr, orgqr_async, ormqr,
-                 ormqr_async, qr)
+                 ormqr_async, qr, qr_async)
 from .report import SolveReport
 
 __version__ = _clib.VERSION
@@ -78,7 +78,7 @@ __all__ = [
     "potrf", "potrs", "posv", "potri", "getrf", "getrs", "gesv",
     "potrf_async", "potrs_async", "posv_async", "potri_async", "getrf_async", "getrs_async", "gesv_async",
     "QRFactors", "qr", "geqrf", "ormqr", "orgqr", "gels", "lstsq",
-    "geqrf_async", "ormqr_async", "orgqr_async", "gels_async", "lstsq_async",
+    "qr_async", "geqrf_async", "ormqr_async", "orgqr_async", "gels_async", "lstsq_async",
     "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",
     "built_with_cuda", "cuda_device_count", "build_info", "runtime", "__version__",
 ]

@@ -152,6 +152,7 @@ _SIGNATURES = {
     "starfact_c_gels_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Matrix), _P(Options),
                                        _P(c_void_p)]),
     "starfact_c_qr_factors_info": (c_int, [c_void_p, _P(QRInfo)]),
+    "starfact_c_qr_factors_breakdown": (c_int, [c_void_p, _P(c_int32), _P(ctypes.c_char_p)]),
     "starfact_c_qr_factors_destroy": (None, [c_void_p]),
     "starfact_c_batched_posv": (c_int, [c_void_p, _P(Batch), _P(Batch), c_void_p, _P(Options), _P(c_int64)]),
     "starfact_c_batched_gesv": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), c_void_p, _P(Options),

@@ -6,6 +6,11 @@ q^T c, c q or c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.
 residues, rank, None)``, the least-squares solution of a tall a and the minimum-norm one of a wide a; ``gels(a, b)``
 returns x alone. The operations of one matrix have ``_async`` forms returning a :class:`starfact.Job`.
 
+A factorization that breaks down raises :class:`starfact.LinAlgError` with ``info`` = k, the column (1-based): with
+every tree when a holds NaN or Inf (k: its first such column); with the Cholesky QR (tree "cholqr") also when a is
+numerically rank deficient, or so large or small that a^T a overflows or underflows (the message says which). gels
+and lstsq scale a and b into range first, as LAPACK's gels does.
+
 The library computes on column-major arrays: a Fortran-ordered a is read and written in place, a C-ordered one
 costs one copy (as with SciPy's LAPACK wrappers).
 """
@@ -23,9 +28,21 @@ _MODES = ("economic", "full", "r")
 _HANDLE = object()  # stands for the factors' C handle in the arguments of QRFactors._submit
 
 
-def _rank_deficient(function, info):
-    return LinAlgError("starfact.%s: R[%d, %d] is exactly zero: the matrix is rank deficient (info=%d)"
-                       % (function, info - 1, info - 1, info), info)
+def _gels_failure(function, info):
+    return LinAlgError("starfact.%s: the QR broke down at column %d of a (info=%d): R[%d, %d] is exactly zero (a is "
+                       "rank deficient) or not finite (a holds NaN or Inf), or the Cholesky QR found a numerically "
+                       "rank deficient" % (function, info - 1, info, info - 1, info - 1), info)
+
+
+def _breakdown(function, handle, info):
+    """The LinAlgError of a geqrf whose factorization broke down at column `info` (1-based), with the library's
+    reason (starfact_c_qr_factors_breakdown)."""
+    reason = ctypes.c_char_p()
+    broken = ctypes.c_int32()
+    _clib.check(_clib.lib.starfact_c_qr_factors_breakdown(handle, ctypes.byref(broken), ctypes.byref(reason)))
+    why = (reason.value or b"").decode(errors="replace")
+    return LinAlgError("starfact.%s: the QR factorization broke down at column %d of a (info=%d): %s"
+                       % (function, info - 1, info, why or "the factors are not usable"), info)
 
 
 class QRFactors(Closable):
@@ -141,7 +158,12 @@ def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=No
     factors = QRFactors(va.backend, va.dtype)
     handle = ctypes.c_void_p()
 
-    def finish(_info, _report):
+    def finish(info, _report):
+        if info > 0:
+            with factors._lock:  # pylint: disable=protected-access
+                error = _breakdown("geqrf", factors._handle, info)  # pylint: disable=protected-access
+            factors.close()
+            raise error
         factors.qr = wa.result()
         return factors
 
@@ -169,6 +191,11 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
     Returns:
         :class:`QRFactors`: ``.qr`` (an array of a's type) holds R and the reflectors; :func:`ormqr` and
         :func:`orgqr` apply or form Q, ``.r()`` gives R.
+
+    Raises:
+        starfact.LinAlgError: ``info`` = k when the factorization broke down at column k (a holds NaN or Inf there;
+            the Cholesky QR: a numerically rank deficient, or a^T a overflowing or underflowing); the message says
+            why. (A written in place is then meaningless.)
     """
     return geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
                        residency=residency, runtime=runtime).wait()
@@ -265,6 +292,36 @@ def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runti
                        runtime=runtime).wait()
 
 
+def qr_async(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
+             residency=None, runtime=None):
+    """Submits :func:`qr`: the factorization runs at once; ``wait()`` forms Q (its own task graph) and returns what
+    :func:`qr` returns, or raises what it raises."""
+    if not isinstance(mode, str):
+        raise argument_type_error("mode", "a str", type(mode).__name__)
+    if mode not in _MODES:
+        raise argument_value_error("mode", "must be 'economic', 'full' or 'r' (got %r)%s" % (
+            mode, "; geqrf returns the factors" if mode == "raw" else ""))
+    common = dict(mapping=mapping, variant=variant, residency=residency, runtime=runtime)
+    job = geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, **common)
+    factor = job._finish  # pylint: disable=protected-access
+
+    def finish(info, report):
+        with factor(info, report) as f:
+            be = f._backend  # pylint: disable=protected-access
+            if mode == "economic":
+                return orgqr(f, **common), f.r()
+            r = be.triu(f.qr)
+            if mode == "r":
+                return (r,)
+            m = f.qr.shape[0]
+            # The identity C-ordered is its own transpose: its swapped view is column-major, computed in place.
+            eye = be.swap(be.from_numpy(f.qr, numpy.eye(m, dtype=f.dtype)))
+            return ormqr(f, eye, "N", overwrite_c=True, **common), r
+
+    job._finish = finish  # pylint: disable=protected-access
+    return job
+
+
 def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
        residency=None, runtime=None):
     """QR decomposition a = Q R (``scipy.linalg.qr``, without pivoting).
@@ -279,24 +336,12 @@ def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, ma
 
     Returns:
         (q, r), or (r,) for mode "r": new arrays of a's type and device; r upper triangular.
+
+    Raises:
+        starfact.LinAlgError: as :func:`geqrf`, when the factorization breaks down.
     """
-    if not isinstance(mode, str):
-        raise argument_type_error("mode", "a str", type(mode).__name__)
-    if mode not in _MODES:
-        raise argument_value_error("mode", "must be 'economic', 'full' or 'r' (got %r)%s" % (
-            mode, "; geqrf returns the factors" if mode == "raw" else ""))
-    common = dict(mapping=mapping, variant=variant, residency=residency, runtime=runtime)
-    with geqrf(a, overwrite_a, tree=tree, nb=nb, ib=ib, **common) as f:
-        be = f._backend  # pylint: disable=protected-access
-        if mode == "economic":
-            return orgqr(f, **common), f.r()
-        r = be.triu(f.qr)
-        if mode == "r":
-            return (r,)
-        m = f.qr.shape[0]
-        # The identity C-ordered is its own transpose: its swapped view is column-major, computed in place.
-        eye = be.swap(be.from_numpy(f.qr, numpy.eye(m, dtype=f.dtype)))
-        return ormqr(f, eye, "N", overwrite_c=True, **common), r
+    return qr_async(a, mode, overwrite_a, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
+                    residency=residency, runtime=runtime).wait()
 
 
 def gels_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None,
@@ -328,7 +373,7 @@ def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, resul
 
     def finish(info, _report):
         if info > 0:
-            raise _rank_deficient(function, info)
+            raise _gels_failure(function, info)
         return result(wb.result(), m, n, va.dtype)
 
     return _ops.submit(_clib.lib.starfact_c_gels_submit, runtime, [wa, wb],
@@ -357,7 +402,10 @@ def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=N
 
     Raises:
         starfact.LinAlgError: ``info`` = k when R[k-1, k-1] (m < n: of a^T's R) is exactly zero (a is rank
-            deficient).
+            deficient) or not finite (a holds NaN or Inf in column k-1), or when the Cholesky QR broke down there.
+
+    a and b are first scaled by powers of two when their largest entries lie outside [smlnum, bignum] (smlnum: the
+    smallest normal number / eps), as LAPACK's gels does, x scaled back: data near the ends of the range solve.
     """
     return gels_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
                       residency=residency, runtime=runtime).wait()
@@ -394,7 +442,7 @@ def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=
         full rank, or LinAlgError is raised); s None (no singular values: the solution is a QR's, not an SVD's).
 
     Raises:
-        starfact.LinAlgError: ``info`` = k when R[k-1, k-1] is exactly zero (a is rank deficient).
+        starfact.LinAlgError: as :func:`gels`.
     """
     return lstsq_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
                        residency=residency, runtime=runtime).wait()

@@ -1,0 +1,283 @@
+// Least squares and minimum-norm solutions (gels, docs/qr.md): geqrf, Q^T B, R X = B(0:n).
+// The solve, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
+// gemm B[i][j] -= A[i][k] B[k][j] for i < k. A wide A (m < n) gets the minimum-norm solution from the QR of
+// At = A^T (in the factors' workspace): qr_transpose At[j][i] := A[i][j]^T, geqrf(At), A := At^T back; then by tile
+// rows of B from the first, qr_trsm B[k][j] := R[k][k]^-T B[k][j], qr_gemm_t B[i][j] -= R[k][i]^T B[k][j] for i > k;
+// qr_zero_rows B(m:n) := 0, and B := Q B. As LAPACK's gels, A and B are first scaled by powers of two when their
+// largest entries lie outside a safe range (qr_absmax, qr_rescale: codelets/qr_scaling.cpp), the solution scaled
+// back after the solve.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "algorithms/arguments.hpp"
+#include "algorithms/array_tiles.hpp"
+#include "algorithms/dag.hpp"
+#include "algorithms/qr_dag.hpp"
+#include "codelets/qr_codelets.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/sequence_state.hpp"
+#include "starfact/error.hpp"
+#include "starfact/qr.hpp"
+
+namespace starfact {
+
+using detail::Op;
+
+namespace detail {
+namespace {
+
+/// R X = B(0:n): by tile rows of B from the last.
+template <typename T>
+void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* seq, const Options& opts) {
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    for (int64_t k = A.nt() - 1; k >= 0; --k)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_trsm", k, j);
+            insert_qr_trsm<T>(rt, o, A.tile(k, k), B.tile(k, j));
+            for (int64_t i = 0; i < k; ++i) {
+                o.name = names("gemm", i, j, k);
+                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1), B.tile(i, j));
+            }
+        }
+}
+
+/// The minimum-norm solution of a wide A (m < n) from the QR of A^T in the factors' workspace: R^T Y = B(0:m) by tile
+/// rows from the first, B(m:n) := 0, X = Q B.
+template <typename T>
+void submit_minimum_norm(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, SequenceState* seq,
+                         const Options& opts) {
+    TileMatrix<T>& F = Tf.factored_workspace();
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    const int64_t kt = F.nt();  // R: m x m, in F's first tile rows
+    for (int64_t k = 0; k < kt; ++k)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_trsm", k, j);
+            insert_qr_trsm<T>(rt, o, F.tile(k, k), B.tile(k, j), true);
+            for (int64_t i = k + 1; i < kt; ++i) {
+                o.name = names("qr_gemm_t", i, j, k);
+                insert_qr_gemm_t<T>(rt, o, F.tile(k, i), B.tile(k, j), B.tile(i, j));
+            }
+        }
+    for (int64_t i = A.m() / B.nb(); i < B.mt(); ++i)
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            o.name = names("qr_zero_rows", i, j);
+            insert_qr_zero_rows<T>(rt, o, B.tile(i, j), std::max<int64_t>(0, A.m() - i * B.nb()));
+        }
+    submit_ormqr_dag(starfact::Side::Left, false, F, Tf, B, opts, nullptr, seq);
+}
+
+/// gels' scaling (LAPACK's gels): M = [max |A|, max |B(0:m, :)|] (a temporary of two doubles), from which the tasks
+/// derive the powers of two that bring A and B into `ranges`: LAPACK's [smlnum, bignum], smlnum = the smallest normal
+/// number / eps; for the Cholesky QR, A into the range where A^T A neither overflows nor underflows.
+struct GelsScaling {
+    starpu_data_handle_t M = nullptr;
+    QrScaleRanges ranges{};
+};
+/// Gives a temporary handle back to StarPU once the tasks submitted with it complete.
+struct ForgetAfterTasks {
+    starpu_data_handle_t h;
+    explicit ForgetAfterTasks(starpu_data_handle_t handle) : h(handle) {}
+    ~ForgetAfterTasks() {
+        if (h) starpu_data_unregister_submit(h);
+    }
+    ForgetAfterTasks(const ForgetAfterTasks&) = delete;
+    ForgetAfterTasks& operator=(const ForgetAfterTasks&) = delete;
+};
+
+template <typename T>
+GelsScaling gels_scaling(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
+    GelsScaling g;
+    if (A.m() == 0 || A.n() == 0 || B.n() == 0) return g;
+    const double small = static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon();
+    g.ranges = {small, 1 / small, small, 1 / small};
+    const Runtime& rt = A.runtime();
+    if (qr_uses_cholqr(Tf.tree(), Tf.m(), Tf.n(), Tf.nb(), opts.mapping, rt.cuda_workers() > 0)) {
+        const double mn = static_cast<double>(A.m()) * static_cast<double>(A.n());
+        g.ranges.lo_a = 4 * std::sqrt(small);
+        g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<T>::max()) / (4 * mn));
+    }
+    starpu_vector_data_register(&g.M, -1, 0, 2, sizeof(double));
+    return g;
+}
+
+/// The tiles of tile column j of X.
+template <typename T>
+std::vector<starpu_data_handle_t> tile_column(const TileMatrix<T>& X, int64_t j) {
+    std::vector<starpu_data_handle_t> tiles;
+    for (int64_t i = 0; i < X.mt(); ++i) tiles.push_back(X.tile(i, j));
+    return tiles;
+}
+
+/// Rows [first, last) of every tile column of X times 2^k, k from M and `which` (qr_scale_rule.hpp).
+template <typename T>
+void submit_rescale(const TileMatrix<T>& X, int64_t first, int64_t last, const GelsScaling& g, QrRescale which,
+                    TaskOptions& o, TaskNames& names) {
+    if (!g.M || first >= last) return;
+    for (int64_t j = 0; j < X.nt(); ++j) {
+        o.name = names("qr_rescale", j);
+        insert_qr_rescale<T>(X.runtime(), o, tile_column(X, j), X.nb(), first, last, g.ranges, which, g.M);
+    }
+}
+
+/// Measures A and B(0:m, :) into M, then scales them.
+template <typename T>
+void submit_gels_scale(TileMatrix<T>& A, TileMatrix<T>& B, const GelsScaling& g, TaskOptions& o, TaskNames& names) {
+    if (!g.M) return;
+    bool first = true;
+    for (int which = 0; which < 2; ++which) {
+        const TileMatrix<T>& X = which == 0 ? A : B;
+        for (int64_t j = 0; j < X.nt(); ++j) {
+            o.name = names("qr_absmax", which, j);
+            insert_qr_absmax<T>(A.runtime(), o, tile_column(X, j), X.nb(), A.m(), which, first, g.M);
+            first = false;
+        }
+    }
+    submit_rescale(A, 0, A.m(), g, QrRescale::A, o, names);
+    submit_rescale(B, 0, B.m(), g, QrRescale::B, o, names);
+}
+
+/// The factorization part of gels, with the zero-diagonal check of R into `info`. m >= n: A = Q R, B := Q^T B.
+/// m < n: the minimum-norm solution through the QR of A^T, in the factors' workspace At: At := A^T, At = Q R, and
+/// A := At^T (the factors transposed: an LQ of A, L = R^T, in the layout of LAPACK's gelqf). A and B are scaled first.
+template <typename T>
+void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
+                        const GelsScaling& scaling, SequenceState* seq, const Options& opts) {
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    submit_gels_scale(A, B, scaling, o, names);
+    const bool wide = A.m() < A.n();
+    TileMatrix<T>& F = wide ? Tf.factored_workspace() : A;  // the matrix factored
+    auto transpose = [&](TileMatrix<T>& from, TileMatrix<T>& to) {
+        for (int64_t j = 0; j < from.nt(); ++j)
+            for (int64_t i = 0; i < from.mt(); ++i) {
+                o.name = names("qr_transpose", i, j);
+                insert_qr_transpose<T>(rt, o, from.tile(i, j), to.tile(j, i));
+            }
+    };
+    if (wide) transpose(A, F);
+    submit_geqrf_dag(F, Tf, opts, nullptr, seq, info);
+    if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
+    for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
+        o.name = names("qr_diag_info", k);
+        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb(), Tf.status());
+    }
+    if (wide) transpose(F, A);
+}
+
+/// The solution part of gels into B. m >= n: R X = B(0:n), by tile rows of B from the last. m < n: R^T Y = B(0:m)
+/// by tile rows from the first, B(m:n) := 0, X = Q B. Then X, and the residual's rows below it, scaled back.
+template <typename T>
+void submit_gels_solution(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const GelsScaling& scaling,
+                          SequenceState* seq, const Options& opts) {
+    TaskOptions o = operation_task_options(A.runtime(), opts, A.nb(), nullptr, seq);
+    TaskNames names(*seq);
+    if (A.m() >= A.n()) {
+        submit_gels_solve(A, B, seq, opts);
+        submit_rescale(B, 0, A.n(), scaling, QrRescale::Solution, o, names);
+        submit_rescale(B, A.n(), B.m(), scaling, QrRescale::UndoB, o, names);
+        return;
+    }
+    submit_minimum_norm(A, Tf, B, seq, opts);
+    submit_rescale(B, 0, B.m(), scaling, QrRescale::Solution, o, names);
+}
+
+template <typename T>
+void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
+    require_qr_arguments("gels", A, Tf, opts, A.m() < A.n());
+    const int64_t rows = std::max(A.m(), A.n());
+    require(B.m() == rows && B.nb() == A.nb(), "gels", "B", [&] {
+        return "must have max(m, n) rows and A's tile size (got " + std::to_string(B.m()) + " rows, nb=" +
+               std::to_string(B.nb()) + "; A is " + std::to_string(A.m()) + " x " + std::to_string(A.n()) + ", nb=" +
+               std::to_string(A.nb()) + ")";
+    });
+    require(&B.runtime() == &A.runtime(), "gels", "B", "belongs to another Runtime than A");
+    require(!B.distributed(), "gels", "B", "is distributed over MPI ranks: the tile QR runs on one process");
+}
+
+}  // namespace
+}  // namespace detail
+
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    const detail::GelsScaling scaling = detail::gels_scaling(A, Tf, B, opts);
+    const detail::ForgetAfterTasks forget(scaling.M);
+    Sequence seq(A.runtime());
+    detail::SequenceState& state = detail::SequenceAccess::state(seq);
+    starpu_data_handle_t info;
+    state.add_operation(&info);
+    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
+    const int result = seq.wait();
+    Sequence solve(A.runtime());
+    detail::SequenceState& after = detail::SequenceAccess::state(solve);
+    if (result != 0) {  // X is not computed: B holds Q^T B (m < n: B), scaled back
+        detail::TaskOptions o = detail::operation_task_options(A.runtime(), opts, A.nb(), nullptr, &after);
+        detail::TaskNames names(after);
+        detail::submit_rescale(B, 0, B.m(), scaling, detail::QrRescale::UndoB, o, names);
+        solve.wait();
+        return result;
+    }
+    detail::submit_gels_solution(A, Tf, B, scaling, &after, opts);
+    solve.wait();
+    return 0;
+}
+
+namespace async {
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    require(&seq.runtime() == &A.runtime(), "gels", "seq", "belongs to another Runtime than A");
+    detail::SequenceState& state = detail::SequenceAccess::state(seq);
+    starpu_data_handle_t info;
+    const int op = state.add_operation(&info);
+    const detail::GelsScaling scaling = detail::gels_scaling(A, Tf, B, opts);
+    const detail::ForgetAfterTasks forget(scaling.M);
+    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
+    detail::submit_gels_solution(A, Tf, B, scaling, &state, opts);
+    return op;
+}
+template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&);
+template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&);
+}  // namespace async
+
+template <typename T>
+int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
+         const Tiling& tiling) {
+    detail::require_nonnegative("gels", "m", m);
+    detail::require_nonnegative("gels", "n", n);
+    detail::require_nonnegative("gels", "nrhs", nrhs);
+    const int64_t rows = std::max(m, n), k = std::min(m, n);  // B's rows; the factored matrix is rows x k
+    detail::require_leading_dimension("gels", "lda", lda, m);
+    detail::require_leading_dimension("gels", "ldb", ldb, rows);
+    detail::require_tiling("gels", tiling);
+    detail::require_array("gels", "A", A, m * n == 0);
+    detail::require_array("gels", "B", B, rows * nrhs == 0);
+    const Residency where = detail::array_residency(rt, A, tiling, "gels", "A");
+    const int64_t nb = tiling.nb > 0 ? tiling.nb
+                                     : qr_tile_size<T>(rows, k, opts.mapping, where, rt.cuda_workers() > 0,
+                                                       rt.cuda_devices());
+    QRFactors<T> Tf(rt, rows, k, nb);  // m < n: A^T's
+    detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
+    detail::ArrayTiles<T> b(rt, rows, nrhs, nb, B, ldb, tiling, false);
+    const int info = gels(a.tiles(), Tf, b.tiles(), opts);
+    a.write_back();
+    b.write_back();
+    return info;
+}
+
+template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, const Options&);
+template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, const Options&);
+template int gels<float>(Runtime&, int64_t, int64_t, int64_t, float*, int64_t, float*, int64_t, const Options&,
+                         const Tiling&);
+template int gels<double>(Runtime&, int64_t, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&,
+                          const Tiling&);
+
+}  // namespace starfact

@@ -1,0 +1,264 @@
+// The Cholesky QR's CPU implementations (codelets/cholqr_impl.hpp; the codelets and their buffers:
+// codelets/qr_cholqr.cpp): CBLAS and LAPACKE through kernels/cpu_blas.hpp and kernels/qr/cholqr_cpu.hpp.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "codelets/cholqr_impl.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/qr/cholqr_cpu.hpp"
+
+namespace starfact::detail::cholqr {
+
+template <typename T>
+void gram_into(const Tile& X, const Tile& W) {
+    const int n = X.cols;
+    T* w = ptr<T>(W);
+    cpu::syrk(Uplo::Lower, Op::Trans, n, X.rows, T(1), ptr<T>(X), X.ld, T(0), w, W.ld);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < j; ++i) w[at(i, j, W.ld)] = w[at(j, i, W.ld)];
+}
+
+template <typename T>
+void gram_cpu(void* buffers[], void*) {
+    gram_into<T>(tile(buffers[0]), tile(buffers[1]));
+}
+
+template <typename T>
+void solve_gram_cpu(void* buffers[], void* cl_arg) {
+    if (skipped(static_cast<const CholqrArgs*>(cl_arg))) return;
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
+              X.ld);
+    gram_into<T>(X, W);
+}
+
+template <typename T>
+void solve_cpu(void* buffers[], void*) {
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]);
+    cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
+              X.ld);
+}
+
+/// V := the inverse of the triangle of L (lower, `trans`: its transpose, upper) or of U (upper): solves against the
+/// identity (backward stable column by column).
+template <typename T>
+void inverse_cpu(int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) V[at(i, j, ldv)] = i == j ? T(1) : T(0);
+    cpu::trsm(Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv);
+}
+
+template <typename T>
+void add_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const Tile Wp = tile(buffers[0]);
+    T* b = ptr<T>(Wp);
+    for (int k = 1; k <= a->inputs; ++k) {
+        const Tile Wi = tile(buffers[k]);
+        const T* w = ptr<T>(Wi);
+        for (int j = 0; j < Wp.cols; ++j)
+            for (int i = 0; i < Wp.rows; ++i) b[at(i, j, Wp.ld)] += w[at(i, j, Wi.ld)];
+    }
+}
+
+/// L := lower(G) + s I, then its Cholesky; 0 or the failing column (1-based; a non-finite diagonal fails too).
+template <typename T>
+int cholesky_cpu(const Tile& G, const Tile& L, double s) {
+    const int n = G.cols;
+    T* l = ptr<T>(L);
+    const T* g = ptr<T>(G);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) l[at(i, j, L.ld)] = i >= j ? g[at(i, j, G.ld)] : T(0);
+    for (int j = 0; j < n; ++j) l[at(j, j, L.ld)] += static_cast<T>(s);
+    int info = cpu::potrf(n, l, L.ld);
+    for (int j = 0; j < (info > 0 ? info - 1 : n); ++j) {
+        const T d = l[at(j, j, L.ld)];
+        if (!(d > T(0)) || !std::isfinite(d)) return j + 1;
+    }
+    return info > 0 ? info : 0;
+}
+
+template <typename T>
+void potrf_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (a->check && skipped(a)) return;
+    const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
+    int* info = info_of(buffers[3]);
+    const int n = G.cols;
+    const T* g = ptr<T>(G);
+    std::vector<T> diagonal(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) diagonal[static_cast<size_t>(j)] = g[at(j, j, G.ld)];
+    double trace = 0, distance = 0;
+    int breakdown = 0;
+    QrBreakdown why = check_gram<T>(diagonal.data(), n, &trace, &breakdown);
+    if (!a->shift) {  // a later pass's Gram matrix: only its factorization is checked
+        why = QrBreakdown::None;
+        breakdown = 0;
+    }
+    if (a->check || a->decide)
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                const double d = static_cast<double>(g[at(i, j, G.ld)]) - (i == j ? 1.0 : 0.0);
+                distance += d * d;
+            }
+    const double base = base_shift<T>(a->m, n, trace);
+    double s = a->shift ? base : 0;
+    int failed = cholesky_cpu<T>(G, L, s);
+    if (failed > 0 && breakdown == 0) {
+        breakdown = failed;
+        why = QrBreakdown::RankDeficient;
+    }
+    if (a->check && !(std::sqrt(distance) <= kIdentityDistance)) a->passes->unorthogonal.store(true);
+    for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cpu<T>(G, L, s = next_shift(s, base));
+    if (failed > 0) {
+        T* l = ptr<T>(L);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) l[at(i, j, L.ld)] = i == j ? T(1) : T(0);
+    }
+    inverse_cpu(n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
+    if (breakdown > 0) report(a, info, why, breakdown);
+    if (a->decide && breakdown == 0 && std::sqrt(distance) <= kSkipDistance)
+        a->passes->count.store(2, std::memory_order_release);
+}
+
+template <typename T>
+void householder_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const bool two = two_passes(a);
+    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
+               L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
+               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
+    const int n = A0.cols;
+    // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|.
+    std::vector<double> d(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j)
+        d[static_cast<size_t>(j)] = std::abs(static_cast<double>(ptr<T>(L1)[at(j, j, L1.ld)]) *
+                                             static_cast<double>(ptr<T>(L2)[at(j, j, L2.ld)]) *
+                                             (two ? 1.0 : static_cast<double>(ptr<T>(L3)[at(j, j, L3.ld)])));
+    if (const int column = rank_breakdown<T>(d.data(), n, a->passes->unorthogonal.load()))
+        report(a, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
+    T* ry = ptr<T>(RY);
+    T* x = ptr<T>(X);
+    T* s = x + at(0, n, X.ld);
+    T* v = ptr<T>(V);
+    T* t = ptr<T>(Tt);
+    // The orthogonal factor's top block, and its modified LU.
+    copy(n, n, ptr<T>(A0), A0.ld, ry, RY.ld);
+    cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, ry, RY.ld);
+    cpu::modified_lu(n, ry, RY.ld, s);
+    // R = S (L1 L2 L3)^T: X := L1 L2 L3 (lower), then RY's upper triangle := S X^T.
+    copy(n, n, ptr<T>(L1), L1.ld, x, X.ld);
+    cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x, X.ld);
+    if (!two) cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, x, X.ld);
+    // V := M^-1 = (U L3^T)^-1 = L3^-T U^-1 and T := -(U S) Y1^-T, both upper (zeros below).
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) t[at(i, j, Tt.ld)] = i <= j ? ry[at(i, j, RY.ld)] * s[j] : T(0);
+    inverse_cpu(n, Uplo::Upper, Op::NoTrans, ry, RY.ld, v, V.ld);
+    cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld);
+    cpu::trsm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i <= j; ++i) ry[at(i, j, RY.ld)] = s[i] * x[at(j, i, X.ld)];
+    count_passes(a, two);
+}
+
+template <typename T>
+void store_cpu(void* buffers[], void*) {
+    const Tile RY = tile(buffers[0]), A0 = tile(buffers[1]);
+    copy(RY.rows, RY.cols, ptr<T>(RY), RY.ld, ptr<T>(A0), A0.ld);
+}
+
+template <typename T>
+void ytc_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const Tile Y = tile(buffers[0]), C = tile(buffers[1]), W = tile(buffers[2]);
+    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;  // rows of Y1 handled by trmm
+    const T* y = ptr<T>(Y);
+    const T* c = ptr<T>(C);
+    T* w = ptr<T>(W);
+    if (!a->right) {  // W (n x C.cols) := Y^T C
+        const int cols = C.cols;
+        T beta = T(0);
+        if (a->unit) {
+            copy(n, cols, c, C.ld, w, W.ld);
+            cpu::trmm(Side::Left, Uplo::Lower, Op::Trans, Diag::Unit, n, cols, T(1), y, Y.ld, w, W.ld);
+            beta = T(1);
+        }
+        if (r > k)
+            cpu::gemm(Op::Trans, Op::NoTrans, n, cols, r - k, T(1), y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
+        else if (beta == T(0))
+            for (int j = 0; j < cols; ++j) std::fill(w + at(0, j, W.ld), w + at(0, j, W.ld) + n, T(0));
+    } else {  // W (C.rows x n) := C Y
+        const int rows = C.rows;
+        T beta = T(0);
+        if (a->unit) {
+            copy(rows, n, c, C.ld, w, W.ld);
+            cpu::trmm(Side::Right, Uplo::Lower, Op::NoTrans, Diag::Unit, rows, n, T(1), y, Y.ld, w, W.ld);
+            beta = T(1);
+        }
+        if (r > k)
+            cpu::gemm(Op::NoTrans, Op::NoTrans, rows, n, r - k, T(1), c + at(0, k, C.ld), C.ld, y + k, Y.ld, beta, w,
+                      W.ld);
+        else if (beta == T(0))
+            for (int j = 0; j < n; ++j) std::fill(w + at(0, j, W.ld), w + at(0, j, W.ld) + rows, T(0));
+    }
+}
+
+template <typename T>
+void tmul_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
+    cpu::trmm(a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans, Diag::NonUnit,
+              W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld);
+}
+
+template <typename T>
+void update_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const Tile Y = tile(buffers[0]), W = tile(buffers[1]), C = tile(buffers[2]);
+    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
+    const T* y = ptr<T>(Y);
+    const T* w = ptr<T>(W);
+    T* c = ptr<T>(C);
+    if (!a->right) {  // C (r x cols) -= Y W
+        const int cols = C.cols;
+        if (a->unit) {
+            T* z = qr_cpu_work<T>(static_cast<size_t>(n) * cols);
+            copy(n, cols, w, W.ld, z, n);
+            cpu::trmm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, n, cols, T(1), y, Y.ld, z, n);
+            for (int j = 0; j < cols; ++j)
+                for (int i = 0; i < n; ++i) c[at(i, j, C.ld)] -= z[at(i, j, n)];
+        }
+        if (r > k) cpu::gemm(Op::NoTrans, Op::NoTrans, r - k, cols, n, T(-1), y + k, Y.ld, w, W.ld, T(1), c + k, C.ld);
+    } else {  // C (rows x r) -= W Y^T
+        const int rows = C.rows;
+        if (a->unit) {
+            T* z = qr_cpu_work<T>(static_cast<size_t>(rows) * n);
+            copy(rows, n, w, W.ld, z, rows);
+            cpu::trmm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, z, rows);
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < rows; ++i) c[at(i, j, C.ld)] -= z[at(i, j, rows)];
+        }
+        if (r > k)
+            cpu::gemm(Op::NoTrans, Op::Trans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1), c + at(0, k, C.ld),
+                      C.ld);
+    }
+}
+
+#define STARFACT_CHOLQR_CPU(T)                             \
+    template void gram_cpu<T>(void*[], void*);             \
+    template void solve_gram_cpu<T>(void*[], void*);       \
+    template void solve_cpu<T>(void*[], void*);            \
+    template void add_cpu<T>(void*[], void*);              \
+    template void potrf_cpu<T>(void*[], void*);            \
+    template void householder_cpu<T>(void*[], void*);      \
+    template void store_cpu<T>(void*[], void*);            \
+    template void ytc_cpu<T>(void*[], void*);              \
+    template void tmul_cpu<T>(void*[], void*);             \
+    template void update_cpu<T>(void*[], void*);
+STARFACT_CHOLQR_CPU(float)
+STARFACT_CHOLQR_CPU(double)
+#undef STARFACT_CHOLQR_CPU
+
+}  // namespace starfact::detail::cholqr

@@ -1,0 +1,483 @@
+// The Cholesky QR's CUDA implementations (codelets/cholqr_impl.hpp; the codelets and their buffers:
+// codelets/qr_cholqr.cpp): cuBLAS gemm (the Gram matrices, as a strided batched gemm over row chunks of the tile and
+// their sum, so that the work spreads over the GPU; the solves over the tiles as gemms by block columns through the
+// worker's scratch), trsm, trmm, geam; cuSOLVER potrf; the element-wise kernels and the one-block modified LU of
+// kernels/qr/cholqr_kernels.cu. The Cholesky and the reconstruction read a few numbers back to the host (the trace
+// for the shift, the factorization's info, the rank check): they wait for their stream.
+#ifdef STARFACT_HAVE_CUDA
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "codelets/cholqr_impl.hpp"
+#include "kernels/cuda_blas.hpp"
+#include "kernels/qr/cholqr_kernels.hpp"
+#include "kernels/qr/qr_cuda_blas.hpp"
+#include "kernels/qr/qr_kernels.hpp"
+
+namespace starfact::detail::cholqr {
+
+inline void ok(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_ABORT_MSG("starfact: cuBLAS %s failed (status %d)", what, static_cast<int>(s));
+}
+inline void ok(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) STARPU_ABORT_MSG("starfact: %s failed: %s", what, cudaGetErrorString(e));
+}
+
+template <typename T>
+void copy_async(int m, int n, const T* src, int lds, T* dst, int ldd, cudaStream_t stream) {
+    if (m > 0 && n > 0)
+        ok(cudaMemcpy2DAsync(dst, sizeof(T) * ldd, src, sizeof(T) * lds, sizeof(T) * m, n, cudaMemcpyDeviceToDevice,
+                             stream),
+           "cudaMemcpy2DAsync");
+}
+
+/// W (p x q) := beta W + A^T B for tall A (depth x p) and B (depth x q) (`right`: W := beta W + B A for the wide B,
+/// q x depth, and A, depth x p; W q x p), as partial products of chunks of the depth (one strided batched gemm into
+/// the worker's workspace) and their sum: a single gemm with a small result and a depth of thousands keeps a few of
+/// the GPU's multiprocessors busy. About 64 result blocks of 128 x 128 in all, chunks of at least 512.
+constexpr int kChunkBlocks = 64;
+constexpr int kChunkMinDepth = 512;
+template <typename T>
+constexpr size_t partials_bytes() {
+    return static_cast<size_t>(kChunkBlocks) * 128 * 128 * sizeof(T);
+}
+
+template <typename T>
+void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right, int depth, int p, int q, const T* A,
+                  int lda, const T* B, int ldb, T beta, T* W, int ldw) {
+    const int wr = right ? q : p, wc = right ? p : q;  // W's shape
+    const int blocks = ((wr + 127) / 128) * ((wc + 127) / 128);
+    int chunks = std::min(std::max(1, kChunkBlocks / blocks), std::max(1, depth / kChunkMinDepth));
+    if (static_cast<size_t>(chunks) * wr * wc * sizeof(T) > c.work_bytes) chunks = 1;
+    auto direct = [&](int d, const T* a, const T* b, T bt) {
+        if (right)
+            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, d, T(1), b, ldb, a, lda, bt, W, ldw), "gemm");
+        else
+            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, p, q, d, T(1), a, lda, b, ldb, bt, W, ldw), "gemm");
+    };
+    if (chunks == 1) return direct(depth, A, B, beta);
+    const int len = depth / chunks, rest = depth - chunks * len;
+    const long long area = static_cast<long long>(wr) * wc, step_b = right ? static_cast<long long>(len) * ldb : len;
+    auto* P = static_cast<T*>(c.work);
+    if (right)
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, len, T(1), B, ldb, step_b, A, lda, len,
+                                     T(0), P, wr, area, chunks),
+           "gemm (strided batched)");
+    else
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb, step_b,
+                                     T(0), P, wr, area, chunks),
+           "gemm (strided batched)");
+    gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), false, ws.stream);
+    if (rest > 0)
+        direct(rest, A + static_cast<long long>(chunks) * len, B + static_cast<long long>(chunks) * step_b, T(1));
+}
+
+/// The Gram matrix W := X^T X of a tall tile: deep_product's chunks, of its lower block triangle only (blocks of 128
+/// columns: block column j from its diagonal block down, one strided batched gemm each), summed and mirrored.
+template <typename T>
+void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& X, const Tile& W) {
+    const int n = X.cols, depth = X.rows, bc = (n + 127) / 128, lower = bc * (bc + 1) / 2;
+    const size_t nn = static_cast<size_t>(n) * n;
+    int chunks = std::min(std::max(1, kChunkBlocks / lower), std::max(1, depth / kChunkMinDepth));
+    if ((chunks + 1) * nn * sizeof(T) > c.work_bytes) chunks = 1;
+    const T* x = ptr<T>(X);
+    if (chunks == 1) {
+        ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, n, n, depth, T(1), x, X.ld, x, X.ld, T(0), ptr<T>(W), W.ld),
+           "gemm");
+        return;
+    }
+    const int len = depth / chunks, rest = depth - chunks * len;
+    auto* P = static_cast<T*>(c.work);  // chunks partials, then the rest's
+    for (int j = 0; j < n; j += 128) {
+        const int w = std::min(128, n - j), h = n - j;
+        const T* Xj = x + at(0, j, X.ld);
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, h, w, len, T(1), Xj, X.ld, len, Xj, X.ld, len,
+                                     T(0), P + at(j, j, n), n, static_cast<long long>(nn), chunks),
+           "gemm (strided batched)");
+        if (rest > 0)
+            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, h, w, rest, T(1), Xj + chunks * len, X.ld,
+                         Xj + chunks * len, X.ld, T(0), P + chunks * nn + at(j, j, n), n),
+               "gemm");
+    }
+    gpu::launch_cholqr_sum(P, chunks + (rest > 0 ? 1 : 0), n, n, ptr<T>(W), W.ld, false, true, ws.stream);
+}
+
+template <typename T>
+void gram_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    gram_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
+}
+
+/// X := X V for the upper triangular V (exact zeros below its diagonal: the inverses' solves against the identity
+/// leave them), in place, as gemms: block columns J of kSolveBlock from the last, X(:, J) := X(:, 0:end(J))
+/// V(0:end(J), J) into the worker's scratch, then copied back (cuBLAS's trmm on these tall tiles ran at about a fifth
+/// of its gemm's rate, docs/qr.md). 1.5 m n^2 flops at n = 2 blocks, 1.25 at 4, against trmm's m n^2; blocks of
+/// 256 (fewer, wider gemms, more flops) measured slower on the H200 (2^20 x 256: 0.0192 s against 0.0176).
+constexpr int kSolveBlock = 128;
+template <typename T>
+size_t solve_scratch_bytes(int rows) {
+    return static_cast<size_t>(rows) * kSolveBlock * sizeof(T);
+}
+
+template <typename T>
+void solve_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& V, const Tile& X) {
+    const int rows = X.rows, n = X.cols;
+    T* x = ptr<T>(X);
+    if (solve_scratch_bytes<T>(rows) > c.scratch_bytes) {  // not reserved for tiles this tall
+        ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, rows, n, T(1), ptr<T>(V), V.ld,
+                     x, X.ld, x, X.ld),
+           "trmm");
+        return;
+    }
+    auto* scratch = static_cast<T*>(c.scratch);
+    for (int j = ((n - 1) / kSolveBlock) * kSolveBlock; j >= 0; j -= kSolveBlock) {
+        const int w = std::min(kSolveBlock, n - j);
+        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows, w, j + w, T(1), x, X.ld, ptr<T>(V) + at(0, j, V.ld),
+                     V.ld, T(0), scratch, rows),
+           "gemm");
+        copy_async(rows, w, scratch, rows, x + at(0, j, X.ld), X.ld, ws.stream);
+    }
+}
+
+template <typename T>
+void solve_gram_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    solve_cuda_into<T>(ws, a->cuda->local(), V, X);
+    gram_cuda_into<T>(ws, a->cuda->local(), X, W);
+}
+
+template <typename T>
+void solve_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    solve_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
+}
+
+template <typename T>
+void add_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile Wp = tile(buffers[0]);
+    for (int k = 1; k <= a->inputs; ++k) {
+        const Tile Wi = tile(buffers[k]);
+        ok(gpu::geam(ws.cublas, Wp.rows, Wp.cols, T(1), ptr<T>(Wp), Wp.ld, T(1), ptr<T>(Wi), Wi.ld, ptr<T>(Wp), Wp.ld),
+           "geam");
+    }
+}
+
+/// inverse_cpu on the device.
+template <typename T>
+void inverse_cuda(const gpu::WorkerStream& ws, int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
+    gpu::launch_qr_laset(V, ldv, n, n, 0, ws.stream);
+    ok(gpu::trsm(ws.cublas, Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv), "trsm");
+}
+
+/// The worker's workspace for cholqr_potrf: one double (a measure read back), then cuSOLVER's potrf workspace.
+constexpr size_t kScalarBytes = 256;
+
+/// One number of the device back on the host (waits for the stream).
+template <typename V>
+V read_back(const V* device, cudaStream_t stream) {
+    V v{};
+    ok(cudaMemcpyAsync(&v, device, sizeof(V), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+    ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return v;
+}
+
+template <typename T>
+double measure_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n, bool identity) {
+    auto* out = static_cast<double*>(c.work);
+    gpu::launch_cholqr_measure(G, ld, n, identity, out, ws.stream);
+    return read_back(out, ws.stream);
+}
+
+/// cholesky_cpu on the device: 0 or the failing column.
+template <typename T>
+int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& G, const Tile& L, double s) {
+    const int n = G.cols;
+    T* l = ptr<T>(L);
+    copy_async(n, n, ptr<T>(G), G.ld, l, L.ld, ws.stream);
+    gpu::launch_zero_upper(l, n, L.ld, ws.stream);
+    if (s != 0) gpu::launch_cholqr_add_diag(l, L.ld, n, static_cast<T>(s), ws.stream);
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(c.solver, n, l, L.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
+    if (static_cast<size_t>(lwork) * sizeof(T) + kScalarBytes > c.work_bytes)
+        STARPU_ABORT_MSG("cholqr workspace too small: reserve_cholqr_workspace was not called");
+    auto* work = reinterpret_cast<T*>(static_cast<char*>(c.work) + kScalarBytes);
+    if (gpu::potrf(c.solver, n, l, L.ld, work, lwork, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
+    const int info = read_back(c.dev_info, ws.stream);
+    if (info > 0) return info;
+    const double trace = measure_cuda<T>(ws, c, l, L.ld, n, false);  // a NaN or infinite diagonal fails too
+    return std::isfinite(trace) ? 0 : 1;
+}
+
+/// The diagonal of the n x n A (device) into d (host); waits for the stream.
+template <typename T>
+void read_diagonal(const gpu::WorkerStream& ws, const T* A, int ld, int n, T* d) {
+    ok(cudaMemcpy2DAsync(d, sizeof(T), A, sizeof(T) * (static_cast<size_t>(ld) + 1), sizeof(T), n,
+                         cudaMemcpyDeviceToHost, ws.stream),
+       "cudaMemcpy2DAsync");
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
+}
+
+/// *info := column if it was 0 (device), and the breakdown recorded; waits for the stream.
+void report_cuda(const CholqrArgs* a, CudaWorkerContext& c, const gpu::WorkerStream& ws, int* info, QrBreakdown why,
+                 int column) {
+    ok(cudaMemcpyAsync(c.dev_info, &column, sizeof(int), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
+    gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `column` is on this stack frame
+    a->passes->status->record(why, column);
+}
+
+template <typename T>
+void potrf_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (a->check && skipped(a)) return;
+    CudaWorkerContext& c = a->cuda->local();
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile G = tile(buffers[0]), L = tile(buffers[1]), V = tile(buffers[2]);
+    int* info = info_of(buffers[3]);
+    const int n = G.cols;
+    double base = 0, s = 0;
+    int breakdown = 0;
+    QrBreakdown why = QrBreakdown::None;
+    if (a->shift) {  // the first pass: A^T A itself is checked
+        std::vector<T> diagonal(static_cast<size_t>(n));
+        read_diagonal(ws, ptr<T>(G), G.ld, n, diagonal.data());
+        double trace = 0;
+        why = check_gram<T>(diagonal.data(), n, &trace, &breakdown);
+        s = base = base_shift<T>(a->m, n, trace);
+    }
+    const double distance =
+        a->check || a->decide ? std::sqrt(measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, true)) : 0.0;
+    if (a->check && !(distance <= kIdentityDistance)) a->passes->unorthogonal.store(true);
+    int failed = cholesky_cuda<T>(ws, c, G, L, s);
+    if (failed > 0 && breakdown == 0) {
+        breakdown = failed;
+        why = QrBreakdown::RankDeficient;
+    }
+    if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
+    for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cuda<T>(ws, c, G, L, s = next_shift(s, base));
+    if (failed > 0) gpu::launch_qr_laset(ptr<T>(L), L.ld, n, n, 0, ws.stream);
+    inverse_cuda(ws, n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
+    if (breakdown > 0) report_cuda(a, c, ws, info, why, breakdown);
+    if (a->decide && breakdown == 0 && distance <= kSkipDistance) a->passes->count.store(2, std::memory_order_release);
+}
+
+/// The modified LU of the n x n A, blocked: panels of kLuPanel columns by the one-block kernel, then the row block
+/// U12 := L11^-1 A12 (trsm) and the trailing update A22 -= L21 U12 (gemm). The signs depend only on the panel's
+/// current diagonal, which the earlier updates have reached: the same factorization as the unblocked one.
+constexpr int kLuPanel = 32;
+template <typename T>
+void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
+    for (int k = 0; k < n; k += kLuPanel) {
+        const int b = std::min(kLuPanel, n - k), rest = n - k - b;
+        T* Akk = A + at(k, k, ld);
+        gpu::launch_cholqr_modified_lu_panel(Akk, ld, n - k, b, s + k, ws.stream);
+        if (rest == 0) break;
+        T* A12 = A + at(k, k + b, ld);
+        ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
+           "trsm");
+        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A + at(k + b, k, ld), ld, A12, ld, T(1),
+                     A + at(k + b, k + b, ld), ld),
+           "gemm");
+    }
+}
+
+template <typename T>
+void householder_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const bool two = two_passes(a);
+    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
+               L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
+               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
+    const int n = A0.cols;
+    const cudaStream_t st = ws.stream;
+    {  // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|, on the host (one wait for the stream).
+        std::vector<T> d1(static_cast<size_t>(n)), d2(d1.size()), d3(d1.size(), T(1));
+        ok(cudaMemcpy2DAsync(d1.data(), sizeof(T), ptr<T>(L1), sizeof(T) * (static_cast<size_t>(L1.ld) + 1),
+                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
+           "cudaMemcpy2DAsync");
+        ok(cudaMemcpy2DAsync(d2.data(), sizeof(T), ptr<T>(L2), sizeof(T) * (static_cast<size_t>(L2.ld) + 1),
+                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
+           "cudaMemcpy2DAsync");
+        if (!two) read_diagonal(ws, ptr<T>(L3), L3.ld, n, d3.data());
+        ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        std::vector<double> d(d1.size());
+        for (size_t j = 0; j < d.size(); ++j)
+            d[j] = std::abs(static_cast<double>(d1[j]) * static_cast<double>(d2[j]) * static_cast<double>(d3[j]));
+        if (const int column = rank_breakdown<T>(d.data(), n, a->passes->unorthogonal.load()))
+            report_cuda(a, a->cuda->local(), ws, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
+    }
+    T* ry = ptr<T>(RY);
+    T* x = ptr<T>(X);
+    T* s = x + at(0, n, X.ld);
+    T* v = ptr<T>(V);
+    T* t = ptr<T>(Tt);
+    copy_async(n, n, ptr<T>(A0), A0.ld, ry, RY.ld, st);
+    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, ry,
+                 RY.ld),
+       "trsm");
+    modified_lu_cuda(ws, n, ry, RY.ld, s);
+    // R = S (L1 L2 L3)^T: X := L1 L2 L3, V := X^T (scratch here), rows scaled by S, into RY's upper triangle.
+    copy_async(n, n, ptr<T>(L1), L1.ld, x, X.ld, st);
+    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x,
+                 X.ld, x, X.ld),
+       "trmm");
+    if (!two)
+        ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld,
+                     x, X.ld, x, X.ld),
+           "trmm");
+    ok(gpu::geam_transpose(ws.cublas, n, n, x, X.ld, v, V.ld), "geam");
+    gpu::launch_cholqr_scale(v, V.ld, n, n, s, true, st);
+    // T := -(U S) Y1^-T (upper), before RY's upper triangle (U) is replaced by R.
+    gpu::launch_copy_upper(ry, RY.ld, t, Tt.ld, n, n, gpu::Below::Zero, st);
+    gpu::launch_cholqr_scale(t, Tt.ld, n, n, s, false, st);
+    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld), "trsm");
+    // X := U (upper); RY := R above the diagonal, Y1 below; V := M^-1 = L3^-T U^-1.
+    gpu::launch_copy_upper(ry, RY.ld, x, X.ld, n, n, gpu::Below::Zero, st);
+    gpu::launch_copy_upper(v, V.ld, ry, RY.ld, n, n, gpu::Below::Keep, st);
+    inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, v, V.ld);
+    ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld),
+       "trsm");
+    count_passes(a, two);
+}
+
+template <typename T>
+void store_cuda(void* buffers[], void* cl_arg) {
+    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
+    const Tile RY = tile(buffers[0]), A0 = tile(buffers[1]);
+    copy_async(RY.rows, RY.cols, ptr<T>(RY), RY.ld, ptr<T>(A0), A0.ld, ws.stream);
+}
+
+template <typename T>
+void ytc_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile Y = tile(buffers[0]), C = tile(buffers[1]), W = tile(buffers[2]);
+    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
+    const T* y = ptr<T>(Y);
+    const T* c = ptr<T>(C);
+    T* w = ptr<T>(W);
+    if (!a->right) {
+        const int cols = C.cols;
+        T beta = T(0);
+        if (a->unit) {
+            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::Unit, n, cols, T(1), y, Y.ld, c, C.ld, w,
+                         W.ld),
+               "trmm");
+            beta = T(1);
+        }
+        if (r > k) deep_product<T>(ws, a->cuda->local(), false, r - k, n, cols, y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
+    } else {
+        const int rows = C.rows;
+        T beta = T(0);
+        if (a->unit) {
+            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::Unit, rows, n, T(1), y, Y.ld, c, C.ld,
+                         w, W.ld),
+               "trmm");
+            beta = T(1);
+        }
+        if (r > k)
+            deep_product<T>(ws, a->cuda->local(), true, r - k, n, rows, y + k, Y.ld, c + at(0, k, C.ld), C.ld, beta, w,
+                            W.ld);
+    }
+}
+
+template <typename T>
+void tmul_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
+    ok(gpu::trmm(ws.cublas, a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans,
+                 Diag::NonUnit, W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld, ptr<T>(W), W.ld),
+       "trmm");
+}
+
+template <typename T>
+void update_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile Y = tile(buffers[0]), W = tile(buffers[1]), C = tile(buffers[2]);
+    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
+    const T* y = ptr<T>(Y);
+    const T* w = ptr<T>(W);
+    T* c = ptr<T>(C);
+    if (!a->right) {
+        const int cols = C.cols;
+        if (a->unit) {
+            const Tile Z = tile(buffers[3]);
+            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, n, cols, T(1), y, Y.ld, w, W.ld,
+                         ptr<T>(Z), Z.ld),
+               "trmm");
+            ok(gpu::geam(ws.cublas, n, cols, T(1), c, C.ld, T(-1), ptr<T>(Z), Z.ld, c, C.ld), "geam");
+        }
+        if (r > k)
+            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, r - k, cols, n, T(-1), y + k, Y.ld, w, W.ld, T(1), c + k,
+                         C.ld),
+               "gemm");
+    } else {
+        const int rows = C.rows;
+        if (a->unit) {
+            const Tile Z = tile(buffers[3]);
+            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, w, W.ld,
+                         ptr<T>(Z), Z.ld),
+               "trmm");
+            ok(gpu::geam(ws.cublas, rows, n, T(1), c, C.ld, T(-1), ptr<T>(Z), Z.ld, c, C.ld), "geam");
+        }
+        if (r > k)
+            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1),
+                         c + at(0, k, C.ld), C.ld),
+               "gemm");
+    }
+}
+
+template <typename T>
+Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
+    Workspace w;
+    // The Gram's partials: chunks + 1 of n x n, chunks <= kChunkBlocks / (b (b + 1) / 2) for b = ceil(n / 128).
+    const size_t b = static_cast<size_t>((n + 127) / 128), nn = static_cast<size_t>(n) * n;
+    const size_t gram = (std::max<size_t>(1, kChunkBlocks / (b * (b + 1) / 2)) + 1) * nn * sizeof(T);
+    w.device = std::max({kScalarBytes + static_cast<size_t>(lwork + 1) * sizeof(T), partials_bytes<T>(), gram});
+    return w;
+}
+
+/// The scratch of the solves over tiles of `rows` rows.
+template <typename T>
+Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
+    Workspace w;
+    w.scratch = solve_scratch_bytes<T>(rows);
+    return w;
+}
+
+#define STARFACT_CHOLQR_CUDA(T)                                    \
+    template void gram_cuda<T>(void*[], void*);                    \
+    template void solve_gram_cuda<T>(void*[], void*);              \
+    template void solve_cuda<T>(void*[], void*);                   \
+    template void add_cuda<T>(void*[], void*);                     \
+    template void potrf_cuda<T>(void*[], void*);                   \
+    template void householder_cuda<T>(void*[], void*);             \
+    template void store_cuda<T>(void*[], void*);                   \
+    template void ytc_cuda<T>(void*[], void*);                     \
+    template void tmul_cuda<T>(void*[], void*);                    \
+    template void update_cuda<T>(void*[], void*);                  \
+    template Workspace cholqr_workspace<T>(cusolverDnHandle_t, int); \
+    template Workspace cholqr_scratch<T>(cusolverDnHandle_t, int);
+STARFACT_CHOLQR_CUDA(float)
+STARFACT_CHOLQR_CUDA(double)
+#undef STARFACT_CHOLQR_CUDA
+
+}  // namespace starfact::detail::cholqr
+#endif

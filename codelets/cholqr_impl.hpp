@@ -1,0 +1,165 @@
+// Internal: what the Cholesky QR's codelets share (codelets/qr_cholqr.cpp defines the codelets and their insert
+// helpers; codelets/cholqr_cpu.cpp and codelets/cholqr_cuda.cpp implement them): the task arguments, the small helpers
+// and constants of the algorithm, and the CPU and CUDA implementations, which the codelets point to.
+#pragma once
+#include <starpu.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "codelets/cholqr_codelets.hpp"
+#include "codelets/qr_codelets.hpp"
+#include "codelets/qr_status.hpp"
+#include "runtime/cuda_contexts.hpp"
+
+namespace starfact::detail::cholqr {
+
+struct CholqrArgs {
+    int64_t m = 0;        // cholqr_potrf: the factored matrix's rows (the shift)
+    bool shift = false;   // cholqr_potrf: shift the first pass's Gram matrix
+    bool check = false;   // cholqr_potrf: the last pass's Gram matrix must be near the identity
+    bool right = false;   // ytc, tmul, update: side Right
+    bool trans = false;   // tmul: op(T) = T^T
+    bool unit = false;    // ytc, update: the first tile (Y1 unit lower in its first n rows)
+    bool decide = false;  // cholqr_potrf of the second pass: sets passes->count
+    int inputs = 0;       // cholqr_add: the Wi summed into Wp
+    // solve_gram_3, add_3, potrf_3: return at once when passes->count is 2; householder: the last factor
+    CholqrPasses* passes = nullptr;
+    CudaContexts* cuda = nullptr;
+};
+
+/// The task is the third pass's of a factorization that stopped after two.
+inline bool skipped(const CholqrArgs* a) {
+    return a->passes && a->passes->count.load(std::memory_order_acquire) == 2;
+}
+/// The factorization stopped after two passes (the householder task: L2 is the last factor).
+inline bool two_passes(const CholqrArgs* a) { return skipped(a); }
+/// The householder task: the passes run, into the blocking form's RunStats.
+inline void count_passes(const CholqrArgs* a, bool two) {
+    if (a->passes && a->passes->stats) a->passes->stats->qr_passes = two ? 2 : 3;
+}
+
+using Tile = QrTile;
+inline Tile tile(void* buffer) { return qr_tile(buffer); }
+inline int* info_of(void* buffer) { return reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffer)); }
+inline int64_t at(int i, int j, int ld) { return i + static_cast<int64_t>(j) * ld; }
+
+/// The shift of the first pass (Fukaya, Kannan, Nakatsukasa, Zhang, Yamamoto, SIAM J. Sci. Comput. 42(1), 2020):
+/// 11 (m n + n (n + 1)) u ||A||^2, with ||A||_F^2 = trace(A^T A) >= ||A||_2^2 for ||A||^2.
+template <typename T>
+double base_shift(int64_t m, int n, double trace) {
+    const double u = std::numeric_limits<T>::epsilon() / 2;
+    const double N = n;
+    return 11.0 * (static_cast<double>(m) * N + N * (N + 1)) * u * trace;
+}
+/// The next shift after a failed Cholesky: at least the base shift (or, for a zero or non-finite trace, 1).
+inline double next_shift(double s, double base) {
+    if (!(base > 0) || !std::isfinite(base)) base = 1;
+    return std::max(s * 100, base);
+}
+constexpr int kShiftRetries = 12;
+constexpr double kIdentityDistance = 0.9;  // ||G - I||_F beyond which the last pass cannot orthogonalise
+/// ||G2 - I||_F up to which the second pass's input counts as orthonormal, so that the second pass's output is
+/// (the third pass's input would have been): kappa(Q1)^2 <= (1 + 0.1) / (1 - 0.1), and Cholesky QR's loss of
+/// orthogonality, O(u kappa^2) (Yamamoto, Nakatsukasa, Yanagisawa, Fukaya, "Roundoff error analysis of the
+/// CholeskyQR2 algorithm", ETNA 44, 2015), within 1.22 times the third pass's.
+constexpr double kSkipDistance = 0.1;
+
+/// The rank check (the reconstruction): |R(j, j)| < kRankTolerance u max_i |R(i, i)| is numerical rank deficiency. An
+/// exactly singular A^T A leaves |R(j, j)| near u ||A|| (1 to 3 u max_i |R(i, i)| on random matrices with two equal
+/// columns), while min |R(j, j)| / max |R(i, i)| >= 1 / cond(A): A of cond below 1 / (1000 u), about 9e12 in double,
+/// is never refused by it (docs/qr.md).
+constexpr double kRankTolerance = 1000;
+
+/// The first pass's check of A^T A, from its trace ||A||_F^2 (summed in double): NaN on its diagonal (A holds NaN),
+/// infinite (A holds Inf, or entries too large to square), or so small that A's entries have no accurate squares.
+template <typename T>
+QrBreakdown gram_breakdown(double trace) {
+    if (std::isnan(trace)) return QrBreakdown::NotFinite;
+    if (std::isinf(trace)) return QrBreakdown::Overflow;
+    if (trace < static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon())
+        return QrBreakdown::Underflow;
+    return QrBreakdown::None;
+}
+
+/// The first pass's check from the diagonal of A^T A (n values): its trace into *trace and the breakdown, at *column
+/// (1-based: the first column where the running trace is no longer finite, 1 for an underflow; 0 when none).
+template <typename T>
+QrBreakdown check_gram(const T* diagonal, int n, double* trace, int* column) {
+    double sum = 0;
+    int first = 0;
+    for (int j = 0; j < n; ++j) {
+        sum += static_cast<double>(diagonal[j]);
+        if (!std::isfinite(sum) && first == 0) first = j + 1;
+    }
+    *trace = sum;
+    const QrBreakdown why = gram_breakdown<T>(sum);
+    *column = why == QrBreakdown::None ? 0 : why == QrBreakdown::Underflow ? 1 : first;
+    return why;
+}
+
+/// The rank check on d[j] = |R(j, j)| (j < n): the first column (1-based) below the tolerance, or when none is and
+/// the last pass was `unorthogonal`, the column of the least d[j]; 0 when A passes.
+template <typename T>
+int rank_breakdown(const double* d, int n, bool unorthogonal) {
+    double top = 0;
+    int least = 0;
+    for (int j = 0; j < n; ++j) {
+        if (!(d[j] <= top)) top = d[j];
+        if (!(d[j] >= d[least])) least = j;
+    }
+    if (!(top > 0) || !std::isfinite(top)) return 1;
+    const double tol = kRankTolerance * std::numeric_limits<T>::epsilon() / 2 * top;
+    for (int j = 0; j < n; ++j)
+        if (!(d[j] >= tol)) return j + 1;
+    return unorthogonal ? least + 1 : 0;
+}
+
+/// Sets *info (if 0) and records the breakdown (the first recorded wins, as the first info set does).
+inline void report(const CholqrArgs* a, int* info, QrBreakdown why, int column) {
+    if (*info == 0) *info = column;
+    a->passes->status->record(why, column);
+}
+
+template <typename T>
+void copy(int m, int n, const T* src, int lds, T* dst, int ldd) {
+    for (int j = 0; j < n; ++j) std::copy(src + at(0, j, lds), src + at(0, j, lds) + m, dst + at(0, j, ldd));
+}
+
+// The implementations (buffers as codelets/qr_cholqr.cpp lists them), for T = float and double.
+#define STARFACT_CHOLQR_IMPLEMENTATIONS(SUFFIX)                \
+    template <typename T>                                      \
+    void gram_##SUFFIX(void* buffers[], void* cl_arg);         \
+    template <typename T>                                      \
+    void solve_gram_##SUFFIX(void* buffers[], void* cl_arg);   \
+    template <typename T>                                      \
+    void solve_##SUFFIX(void* buffers[], void* cl_arg);        \
+    template <typename T>                                      \
+    void add_##SUFFIX(void* buffers[], void* cl_arg);          \
+    template <typename T>                                      \
+    void potrf_##SUFFIX(void* buffers[], void* cl_arg);        \
+    template <typename T>                                      \
+    void householder_##SUFFIX(void* buffers[], void* cl_arg);  \
+    template <typename T>                                      \
+    void store_##SUFFIX(void* buffers[], void* cl_arg);        \
+    template <typename T>                                      \
+    void ytc_##SUFFIX(void* buffers[], void* cl_arg);          \
+    template <typename T>                                      \
+    void tmul_##SUFFIX(void* buffers[], void* cl_arg);         \
+    template <typename T>                                      \
+    void update_##SUFFIX(void* buffers[], void* cl_arg);
+STARFACT_CHOLQR_IMPLEMENTATIONS(cpu)
+#ifdef STARFACT_HAVE_CUDA
+STARFACT_CHOLQR_IMPLEMENTATIONS(cuda)
+/// The workspace of cholqr_potrf and of the Gram matrices for n x n factors; the scratch of the solves over tiles of
+/// `rows` rows (CudaContexts::reserve).
+template <typename T>
+Workspace cholqr_workspace(cusolverDnHandle_t h, int n);
+template <typename T>
+Workspace cholqr_scratch(cusolverDnHandle_t h, int rows);
+#endif
+#undef STARFACT_CHOLQR_IMPLEMENTATIONS
+
+}  // namespace starfact::detail::cholqr

@@ -17,6 +17,18 @@ from support import (DTYPES, LIMIT, NB, eps, layout, lstsq_residual, norm1, orth
 SHAPES = [(1, 1), (NB - 5, NB - 5), (3 * NB + 7, 1), (3 * NB + 7, NB + 3), (2 * NB + 1, 2 * NB + 1), (5 * NB, 2 * NB)]
 
 
+def _same(x, y, dtype):
+    """Two runs of the same computation agree: bit for bit when only CPU workers run it; with CUDA workers a tile
+    task may run on either kind of worker, whose kernels round differently, so within the residual tests' bound."""
+    x, y = numpy.asarray(x), numpy.asarray(y)
+    if x.shape != y.shape:
+        return False
+    if not (starfact.built_with_cuda() and starfact.cuda_device_count() > 0):
+        return numpy.array_equal(x, y)
+    scale = max(norm1(x), numpy.finfo(dtype).tiny)
+    return norm1(x.astype(numpy.float64) - y) / (scale * max(x.shape) * eps(dtype)) < LIMIT
+
+
 def _upper(r):
     r = numpy.asarray(r)
     return numpy.array_equal(r, numpy.triu(r))
@@ -47,7 +59,7 @@ def test_qr_modes(rng, dtype):
     (r_only,) = starfact.qr(a, mode="r", nb=NB)  # SciPy's: a 1-tuple, R m x n
     assert r_only.shape == (m, n) and numpy.allclose(numpy.abs(r_only), numpy.abs(r), atol=0)
     q_e, r_e = starfact.qr(a, nb=NB)  # economic by default
-    assert q_e.shape == (m, n) and numpy.array_equal(r_e, r[:n])
+    assert q_e.shape == (m, n) and _same(r_e, r[:n], dtype)
     # the same factorization as LAPACK's, up to the signs of R's rows
     r_np = numpy.linalg.qr(a.astype(numpy.float64), mode="r")
     assert numpy.allclose(numpy.abs(r_e), numpy.abs(r_np), atol=50 * m * numpy.finfo(dtype).eps)
@@ -104,7 +116,7 @@ def test_qr_wide(rng, dtype, shape, tree):
     assert q.shape == (m, m) and r.shape == (m, n) and _upper(r)
     assert orthogonality(q, dtype) < LIMIT and qr_residual(a, q, r, dtype) < LIMIT
     q_full, r_full = starfact.qr(a, mode="full", nb=NB, tree=tree)
-    assert q_full.shape == (m, m) and numpy.array_equal(r_full, r)
+    assert q_full.shape == (m, m) and _same(r_full, r, dtype)
     assert orthogonality(q_full, dtype) < LIMIT and qr_residual(a, q_full, r_full, dtype) < LIMIT
     f = starfact.geqrf(a, nb=NB, tree=tree)
     c = tall(rng, m, 3, dtype)
@@ -130,11 +142,11 @@ def test_lstsq_wide_minimum_norm(rng, dtype, shape, nrhs, order):
     # the minimum-norm solution: numpy's (by the SVD)
     x_np = numpy.linalg.lstsq(a.astype(numpy.float64), b.astype(numpy.float64), rcond=None)[0]
     assert norm1(x - x_np) / (norm1(x_np) * n * eps(dtype)) < LIMIT
-    assert numpy.array_equal(starfact.gels(a_in, b_in, nb=NB), x)
+    assert _same(starfact.gels(a_in, b_in, nb=NB), x, dtype)
     # in place: a gets the factors of a^T, transposed
     a_f = numpy.array(a, order="F")  # a copy (a 1 x n a is Fortran-ordered already)
     x2 = starfact.gels_async(a_f, b, overwrite_a=True, nb=NB).wait()
-    assert numpy.array_equal(x2, x) and not numpy.array_equal(a_f, a)
+    assert _same(x2, x, dtype) and not numpy.array_equal(a_f, a)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -184,7 +196,7 @@ def test_gels_lstsq(rng, dtype, shape, nrhs, order):
     assert x.shape == (n,) + b.shape[1:] and x.dtype == dtype
     assert lstsq_residual(a, x, b, dtype) < LIMIT
     x2, residues, rank, s = starfact.lstsq(a_in, b_in, nb=NB)
-    assert numpy.array_equal(x, x2) and rank == n and s is None
+    assert _same(x, x2, dtype) and rank == n and s is None
     if m > n:
         r = b.astype(numpy.float64) - a.astype(numpy.float64) @ x.astype(numpy.float64)
         expect = (r * r).sum(axis=0)

@@ -9,10 +9,12 @@ void require_nonnegative(const char* function, const char* argument, int64_t val
     require(value >= 0, function, argument, [&] { return "must be >= 0 (got " + std::to_string(value) + ")"; });
 }
 
-void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows) {
+void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows,
+                               const char* rows_name) {
     const int64_t least = std::max<int64_t>(1, rows);
     require(ld >= least, function, argument, [&] {
-        return "must be >= max(1, n) = " + std::to_string(least) + " (got " + std::to_string(ld) + ")";
+        return std::string("must be >= max(1, ") + rows_name + ") = " + std::to_string(least) + " (got " +
+               std::to_string(ld) + ")";
     });
 }
 
@@ -29,8 +31,8 @@ void require_solve_arrays(const char* function, int64_t n, int64_t nrhs, const v
                           int64_t ldb, const Tiling& tiling) {
     require_nonnegative(function, "n", n);
     require_nonnegative(function, "nrhs", nrhs);
-    require_leading_dimension(function, "lda", lda, n);
-    require_leading_dimension(function, "ldb", ldb, n);
+    require_leading_dimension(function, "lda", lda, n, "n");
+    require_leading_dimension(function, "ldb", ldb, n, "n");
     require_tiling(function, tiling);
     // Here, not in TileMatrix::import, whose message would name import's own argument 'A' for either array.
     require_array(function, "A", A, n == 0);

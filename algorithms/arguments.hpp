@@ -14,8 +14,10 @@ namespace starfact::detail {
 
 /// An order or a count (n, nrhs): >= 0.
 void require_nonnegative(const char* function, const char* argument, int64_t value);
-/// The leading dimension `ld` of a column-major array with `rows` rows: >= max(1, rows).
-void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows);
+/// The leading dimension `ld` (named `argument`) of a column-major array with `rows` rows: ld >= max(1, rows), the
+/// message giving the bound as the API names it ("max(1, " + rows_name + ")", e.g. rows_name "m" or "m, n").
+void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows,
+                               const char* rows_name);
 /// The tiling of a LAPACK-array form: nb >= 0 (0: the plan's).
 void require_tiling(const char* function, const Tiling& tiling);
 /// An array argument: not null unless it holds nothing (`empty`).

@@ -115,6 +115,35 @@ TEST_CASE("a matrix larger than memory throws, naming the bytes and the matrix o
     CHECK(settled_pending_tasks(runtime()) == 0);
 }
 
+TEST_CASE("leading dimension messages give the bound that applies", "[errors][cpu]") {
+    Runtime& rt = runtime();
+    std::vector<double> A(400, 1.0), B(400, 1.0);
+    const Options cpu = on(Mapping::CpuOnly);
+    auto message = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    // geqrf of a 10 x 4 A: lda >= max(1, m) = 10, whatever n is.
+    QRFactors<double> f(rt, 10, 4, 4);
+    CHECK_THAT(message([&] { geqrf(rt, 10, 4, A.data(), 5, f, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, m) = 10 (got 5)"));
+    CHECK_THAT(message([&] { gels(rt, 10, 4, 1, A.data(), 9, B.data(), 10, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, m) = 10 (got 9)"));
+    // gels of a 4 x 10 A: B holds max(m, n) rows.
+    CHECK_THAT(message([&] { gels(rt, 4, 10, 1, A.data(), 4, B.data(), 4, cpu); }),
+               Catch::Contains("argument 'ldb' must be >= max(1, m, n) = 10 (got 4)"));
+    geqrf(rt, 10, 4, A.data(), 10, f, cpu);
+    // ormqr from the right: C is nrhs x m.
+    CHECK_THAT(message([&] { ormqr(rt, Side::Right, Trans::NoTrans, 10, 3, A.data(), 10, f, B.data(), 2, cpu); }),
+               Catch::Contains("argument 'ldc' must be >= max(1, nrhs) = 3 (got 2)"));
+    CHECK_THAT(message([&] { potrf(rt, 7, A.data(), 6, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, n) = 7 (got 6)"));
+}
+
 TEST_CASE("a second Runtime is refused while one is alive", "[errors][cpu]") {
     CHECK_THROWS_AS(Runtime(), RuntimeError);
 }

@@ -371,8 +371,9 @@ void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T
     const int64_t n = Tf.n();
     // C: m x nrhs from the left, nrhs x m from the right.
     const int64_t c_rows = side == Side::Left ? m : nrhs, c_cols = side == Side::Left ? nrhs : m;
-    detail::require_leading_dimension("ormqr", "lda", lda, m, "m");
-    detail::require_leading_dimension("ormqr", "ldc", ldc, c_rows, side == Side::Left ? "m" : "nrhs");
+    detail::require_leading_dimension("ormqr", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("ormqr", "ldc", ldc, c_rows, side == Side::Left ? "m" : "nrhs", c_cols,
+                                     sizeof(T));
     detail::require_tiling("ormqr", tiling);
     detail::require_array("ormqr", "A", A, m * n == 0);
     detail::require_array("ormqr", "C", C, m * nrhs == 0);
@@ -388,8 +389,8 @@ void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRF
            const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("orgqr", "m", m);
     detail::require_nonnegative("orgqr", "n", n);
-    detail::require_leading_dimension("orgqr", "lda", lda, m, "m");
-    detail::require_leading_dimension("orgqr", "ldq", ldq, m, "m");
+    detail::require_leading_dimension("orgqr", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("orgqr", "ldq", ldq, m, "m", std::min(m, n), sizeof(T));
     detail::require_tiling("orgqr", tiling);
     detail::require_array("orgqr", "A", A, m * n == 0);
     const int64_t k = std::min(m, n);  // Q's columns
@@ -408,8 +409,8 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     detail::require_nonnegative("gels", "n", n);
     detail::require_nonnegative("gels", "nrhs", nrhs);
     const int64_t rows = std::max(m, n), k = std::min(m, n);  // B's rows; the factored matrix is rows x k
-    detail::require_leading_dimension("gels", "lda", lda, m, "m");
-    detail::require_leading_dimension("gels", "ldb", ldb, rows, "m, n");
+    detail::require_leading_dimension("gels", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("gels", "ldb", ldb, rows, "m, n", nrhs, sizeof(T));
     detail::require_tiling("gels", tiling);
     detail::require_array("gels", "A", A, m * n == 0);
     detail::require_array("gels", "B", B, rows * nrhs == 0);

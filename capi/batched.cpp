@@ -166,7 +166,7 @@ int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch*
         check_batches(f, a, b);
         require(info != nullptr || a->count == 0, f, "info", "is null");
         require(ipiv != nullptr || a->count * a->rows == 0, f, "piv", "is null");
-        require(stride_piv >= a->rows, f, "piv", "must have a member stride >= n");
+        check_pivot_stride(f, stride_piv, a->rows, a->count);
         const ParsedOptions p = parse_options(f, options);
         int64_t bad = 0;
 #ifdef STARFACT_HAVE_BATCHED_LU
@@ -206,7 +206,7 @@ int starfact_c_batched_getrs(starfact_c_runtime* runtime, const starfact_c_batch
         check_batches(f, lu, b);
         require(b != nullptr, f, "b", "is missing (null descriptor)");
         require(ipiv != nullptr || lu->count * lu->rows == 0, f, "piv", "is null");
-        require(stride_piv >= lu->rows, f, "piv", "must have a member stride >= n");
+        check_pivot_stride(f, stride_piv, lu->rows, lu->count);
         parse_options(f, options);
 #ifdef STARFACT_HAVE_BATCHED_LU
         require(lu->rows <= batched::kMaxLuOrder, f, "lu", [&] {

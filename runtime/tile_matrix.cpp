@@ -261,15 +261,26 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T*
     require(nb <= (1 << 20), "TileMatrix", "nb", "must be <= 2^20 (got " + std::to_string(nb) + ")");
     require(ld >= std::max<int64_t>(1, m), "TileMatrix", "ld",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m)) + " (got " + std::to_string(ld) + ")");
-    require(data != nullptr || m * n == 0, "TileMatrix", "data", "is null");
+    detail::require_array_extent("TileMatrix", "ld", m, n, ld, sizeof(T));
+    const bool empty = m == 0 || n == 0;
+    require(data != nullptr || empty, "TileMatrix", "data", "is null");
     require(layout.grid.ranks() == 1, "TileMatrix", "layout",
             "a view of an array is not distributed (grid must be 1 x 1, got " + std::to_string(layout.grid.p) + " x " +
                 std::to_string(layout.grid.q) + ")");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
+    require(viewable(n, nb, ld), "TileMatrix", "ld", [&] {
+        const int64_t cols = std::max<int64_t>(1, std::min(nb, n));
+        return "= " + std::to_string(ld) + " cannot be viewed in tiles of " + std::to_string(cols) +
+               " columns: a view tile must span ld * columns < 2^31 entries, what StarPU 1.3's matrix interface "
+               "(a 32-bit leading dimension) and the kernels (int leading dimensions and offsets) address, with a "
+               "pitch ld * " + std::to_string(sizeof(T)) + " < 2^31 bytes, what CUDA's 2D copies take. Copy the "
+               "array into a TileMatrix of its own with import() and back with export_to(), as the array forms do "
+               "(TileMatrix::viewable says which arrays a view takes)";
+    });
     // The array's memory node: host memory, or the CUDA node of the device holding it (whose work queued before
     // this call is finished first: StarPU's streams do not wait for the caller's).
-    const unsigned node = m * n == 0 ? STARPU_MAIN_RAM : array_node(runtime, data, "TileMatrix", "data");
+    const unsigned node = empty ? STARPU_MAIN_RAM : array_node(runtime, data, "TileMatrix", "data");
     if (node != STARPU_MAIN_RAM) {
         residency_ = Residency::Device;
         settle_device(starpu_memory_node_get_devid(node));
@@ -297,7 +308,19 @@ TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, i
 }
 
 template <typename T>
+bool TileMatrix<T>::viewable(int64_t n, int64_t nb, int64_t ld) {
+    const int64_t cols = std::max<int64_t>(1, std::min(nb, n));
+    return ld >= 1 && nb >= 1 && ld <= detail::kMaxViewSpan / cols &&
+           ld <= detail::kMaxCopyPitch / static_cast<int64_t>(sizeof(T));
+}
+
+template <typename T>
 void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
+    // A view's leading dimension reaches StarPU's 32-bit field and the kernels' ints unchanged: the constructor
+    // took only viewable() arrays.
+    if (home >= 0 && !viewable(n_, nb_, ld))
+        throw RuntimeError("starfact::TileMatrix: internal error: a view of leading dimension " + std::to_string(ld) +
+                           " reached registration");
     build(home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home), [&] {
         for (int64_t j = 0; j < nt_; ++j)
             for (int64_t i = 0; i < mt_; ++i) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/mpi.hpp"
+#include "runtime/tile_limits.hpp"
 #include "starfact/error.hpp"
 #include "starfact/tile_matrix.hpp"
 #ifdef STARFACT_HAVE_CUDA
@@ -40,9 +41,15 @@ void copy_block(T* dst, int64_t ldd, bool dst_dev, const T* src, int64_t lds, bo
     if (rows == 0 || cols == 0) return;
 #ifdef STARFACT_HAVE_CUDA
     if (dst_dev || src_dev) {
-        detail::check_cuda(cudaMemcpy2D(dst, ldd * sizeof(T), src, lds * sizeof(T), rows * sizeof(T), cols,
-                                        cudaMemcpyDefault),
-                           "starfact::TileMatrix: cudaMemcpy2D");
+        if (std::max(ldd, lds) <= detail::kMaxCopyPitch / static_cast<int64_t>(sizeof(T))) {
+            detail::check_cuda(cudaMemcpy2D(dst, ldd * sizeof(T), src, lds * sizeof(T), rows * sizeof(T), cols,
+                                            cudaMemcpyDefault),
+                               "starfact::TileMatrix: cudaMemcpy2D");
+        } else {  // a pitch beyond what cudaMemcpy2D takes: column by column
+            for (int64_t j = 0; j < cols; ++j)
+                detail::check_cuda(cudaMemcpy(dst + j * ldd, src + j * lds, rows * sizeof(T), cudaMemcpyDefault),
+                                   "starfact::TileMatrix: cudaMemcpy");
+        }
         // A device-to-device cudaMemcpy2D does not wait for the copy: it runs on the calling thread's current device's
         // legacy stream, which orders nothing on another GPU. Wait for it before StarPU hands the tile to tasks
         // (import) or the caller reads the buffer (export): a tile on a second GPU imported from a device array was
@@ -64,6 +71,7 @@ void TileMatrix<T>::import(const T* A, int64_t lda) {
     require_alive("TileMatrix::import");
     require(lda >= std::max<int64_t>(1, m_), "TileMatrix::import", "lda",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
+    detail::require_array_extent("TileMatrix::import", "lda", m_, n_, lda, sizeof(T));
     require(A != nullptr || m_ * n_ == 0, "TileMatrix::import", "A", "is null");
     const bool src_dev = m_ * n_ > 0 && is_device_pointer(A, runtime_->cuda_devices() > 0);
     for (int64_t j = 0; j < nt_; ++j) {
@@ -88,6 +96,7 @@ void TileMatrix<T>::export_to(T* A, int64_t lda) const {
     require_alive("TileMatrix::export_to");
     require(lda >= std::max<int64_t>(1, m_), "TileMatrix::export_to", "lda",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
+    detail::require_array_extent("TileMatrix::export_to", "lda", m_, n_, lda, sizeof(T));
     require(A != nullptr || m_ * n_ == 0, "TileMatrix::export_to", "A", "is null");
     const bool dst_dev = m_ * n_ > 0 && is_device_pointer(A, runtime_->cuda_devices() > 0);
     // Distributed: this rank's tiles go into one buffer (tile order), every rank receives all buffers.

@@ -1,5 +1,6 @@
 // Internal: what a TileMatrix can be, checked before it registers anything: the host memory a tile costs besides its
-// entries, how far a caller's array may reach, and which arrays StarPU and the kernels can address as views.
+// entries, the limit on how finely a matrix may be tiled, how far a caller's array may reach, and which arrays
+// StarPU and the kernels can address as views.
 #pragma once
 #include <starpu.h>
 
@@ -13,6 +14,25 @@ namespace starfact::detail {
 /// make this the larger part: a double matrix in 1 x 1 tiles needs ~580 times its entries.
 constexpr uint64_t kBookkeepingBytes = sizeof(starpu_data_handle_t) + sizeof(void*) + sizeof(unsigned);
 constexpr uint64_t kHandleBytes = 4608;
+
+/// The most tile work a matrix may have. Tile work, mt * nt * min(mt, nt), is the order of the task count of a
+/// factorization of an mt x nt grid of tiles (potrf submits about nt^3 / 6 tasks, getrf and geqrf about nt^3 / 3),
+/// and StarPU costs microseconds per task whatever the tile holds. At most 2^30, 1024 x 1024 tiles of a square
+/// matrix (about 2 x 10^8 potrf tasks: minutes of scheduling, what grids that large are used for: hundreds of
+/// ranks), whatever the tile size; the plans' tile sizes reach it only for matrices of hundreds of gigabytes on
+/// CPUs (tiles of 192 to 256), terabytes on GPUs.
+constexpr uint64_t kMaxTileWork = uint64_t(1) << 30;
+/// Tiles smaller than kSmallTile x kSmallTile do less work than their task costs to schedule (a 15 x 15 gemm is
+/// 7,000 flops, a microsecond): their grid may have at most 2^24 of tile work, 256 x 256 tiles of a square matrix
+/// (about 3 x 10^6 potrf tasks, seconds). 1 x 1 tiles of a 3000 x 3000 matrix would make billions of tasks, 3 x 3
+/// tiles hundreds of millions.
+constexpr int64_t kSmallTile = 16;
+constexpr uint64_t kMaxSmallTileWork = uint64_t(1) << 24;
+
+/// Throws InvalidArgument from `function` naming 'nb' when an m x n matrix in nb x nb tiles (m, n >= 0, nb > 0)
+/// has more tile work than kMaxTileWork, or than kMaxSmallTileWork with nb < kSmallTile; the message gives the
+/// tile grid, the task count it implies, and the smallest nb within the limits.
+void require_tile_grid(const char* function, int64_t m, int64_t n, int64_t nb);
 
 /// Throws InvalidArgument from `function` naming `argument` when a column-major rows x cols array (rows, cols >= 0)
 /// with leading dimension ld >= max(1, rows) spans more than 2^63 - 1 bytes ((cols - 1) * ld + rows entries of

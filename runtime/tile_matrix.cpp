@@ -120,6 +120,7 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     device_grid_ = residency == Residency::Device
                        ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout")
                        : Grid{};
+    detail::require_tile_grid("TileMatrix", m, n, nb);
     mt_ = m / nb + (m % nb != 0);  // not (m + nb - 1) / nb, which overflows near INT64_MAX
     nt_ = n / nb + (n % nb != 0);
     check_memory();  // before anything is allocated: Linux's overcommit would accept what it cannot back
@@ -269,6 +270,7 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T*
                 std::to_string(layout.grid.q) + ")");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
+    detail::require_tile_grid("TileMatrix", m, n, nb);
     require(viewable(n, nb, ld), "TileMatrix", "ld", [&] {
         const int64_t cols = std::max<int64_t>(1, std::min(nb, n));
         return "= " + std::to_string(ld) + " cannot be viewed in tiles of " + std::to_string(cols) +
@@ -300,6 +302,7 @@ TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, i
             "TileMatrix", "workspace",
             "has an unusable shape (" + std::to_string(m) + " x " + std::to_string(n) + ", nb " + std::to_string(nb) +
                 ") or layout");
+    detail::require_tile_grid("TileMatrix", m, n, nb);
     device_grid_ = Grid{};
     mt_ = m / nb + (m % nb != 0);
     nt_ = n / nb + (n % nb != 0);

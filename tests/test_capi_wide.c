@@ -1,7 +1,8 @@
 /* The C ABI (capi/starfact_c.h) on arrays whose leading dimension or batch stride is 2^31 entries or more, mapped
  * with MAP_NORESERVE so that only the pages the columns touch cost memory: every operation solves them correctly
  * (scaled residuals < 60 against the original data, the entries past each column untouched), in place and into
- * separate outputs, or refuses them naming the argument; extents beyond 64 bits are refused by name. ctest `capi.wide` (label cpu). Exit status 0 when every
+ * separate outputs, or refuses them naming the argument; extents beyond 64 bits and tile counts far beyond what
+ * any operation could get through are refused by name. ctest `capi.wide` (label cpu). Exit status 0 when every
  * check holds; each failed check prints a line. */
 #define _DEFAULT_SOURCE
 #include <float.h>
@@ -276,7 +277,7 @@ static void test_batched(starfact_c_runtime* rt) {
     release(&wb);
 }
 
-/* Extents beyond 64 bits: refused naming the argument, before anything runs. */
+/* Extents beyond 64 bits and absurd tile counts: refused naming the argument, before anything runs. */
 static void test_refusals(starfact_c_runtime* rt) {
     starfact_c_options opts;
     starfact_c_options_init(&opts);
@@ -294,6 +295,25 @@ static void test_refusals(starfact_c_runtime* rt) {
     status = starfact_c_posv_submit(rt, &ok, NULL, &far, &far, &opts, NULL, &job);
     CHECK(status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), "b") == 0,
           "bytes beyond 64 bits: status %d, '%s': %s", status, starfact_c_error_argument(), starfact_c_error_message());
+
+    /* 3000 x 3000 in 1 x 1 tiles: refused naming nb at once (the array is mapped, never touched) */
+    const int64_t n = 3000;
+    Wide big = wide(n, n, n, STARFACT_C_FLOAT64);
+    starfact_c_matrix mb = desc(&big);
+    opts.nb = 1;
+    const clock_t start = clock();
+    status = starfact_c_potrf_submit(rt, &mb, &mb, &opts, &job);
+    const double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    CHECK(status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), "nb") == 0,
+          "9 million tiles: status %d, '%s': %s", status, starfact_c_error_argument(), starfact_c_error_message());
+    CHECK(strstr(starfact_c_error_message(), "nb >=") != NULL, "the message says what to use: %s",
+          starfact_c_error_message());
+    CHECK(seconds < 5, "refused after %.1f s of CPU time", seconds);
+    if (status == STARFACT_C_OK) {
+        int32_t info = 0;
+        wait_job(status, &job, &info);
+    }
+    release(&big);
 }
 
 int main(void) {

@@ -101,7 +101,11 @@ public:
     /// Throws InvalidArgument naming 'm', 'n', 'nb', 'residency' or 'layout' (a grid that is not the Runtime's
     /// rank count, lower_only on a matrix that is not square, a device grid whose product is not the Runtime's
     /// CUDA device count), RuntimeError when memory for a tile cannot be
-    /// allocated (the message gives the bytes asked for and the matrix's order).
+    /// allocated (the message gives the bytes asked for and the matrix's order). Every constructor refuses a tile
+    /// grid too fine to factor, naming 'nb': mt * nt * min(mt, nt), the order of an operation's task count, at most
+    /// 2^30 (1024 x 1024 tiles of a square matrix), and at most 2^24 (256 x 256) with tiles smaller than 16 x 16,
+    /// whose tasks cost more to schedule than to run (1 x 1 tiles of a 3000 x 3000 matrix would submit billions of
+    /// tasks); the message gives the smallest nb within the limits.
     /// Before allocating anything it checks, with overflow-checked sizes, that the tiles this process stores fit:
     /// host tiles, their StarPU handles and bookkeeping in available_host_memory(), device tiles in the free memory
     /// of each device they are placed on; if not it throws RuntimeError giving the bytes asked for and available.

@@ -1,8 +1,9 @@
 """Arrays whose strides are 2^31 elements or more: NumPy views (numpy.lib.stride_tricks.as_strided) over an anonymous
 mapping made with MAP_NORESERVE, of which only the pages the columns touch cost memory. Every operation solves them
 correctly, in place and into new arrays (each checked by a residual against the original data, the entries past
-each column untouched), or refuses them naming the argument."""
+each column untouched), or refuses them naming the argument; absurd tile counts are refused naming nb."""
 import mmap
+import time
 
 import numpy
 import pytest
@@ -129,3 +130,14 @@ def test_batched_stride(rng):
     for k in range(count):
         assert solve_residual(a[k], x[k], b[k], dtype) < LIMIT
 
+
+def test_absurd_tile_count():
+    """3000 x 3000 in 1 x 1 tiles: refused at once, naming nb (the array is mapped, never touched)."""
+    n = 3000
+    mapping = mmap.mmap(-1, n * n * 8, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE)
+    a = numpy.frombuffer(mapping, dtype=numpy.float64).reshape(n, n)
+    start = time.monotonic()
+    with pytest.raises(starfact.ArgumentError) as e:
+        starfact.potrf(a, overwrite_a=True, nb=1, mapping="cpu-only")
+    assert e.value.argument == "nb" and "nb >=" in str(e.value)
+    assert time.monotonic() - start < 10

@@ -1,6 +1,7 @@
 // Internal: the argument checks of the entry points, one function per kind of check, so that every operation
 // words the same failure the same way (an InvalidArgument naming the function and the argument).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -14,15 +15,20 @@ namespace starfact::detail {
 
 /// An order or a count (n, nrhs): >= 0.
 void require_nonnegative(const char* function, const char* argument, int64_t value);
-/// The leading dimension `ld` of a column-major array with `rows` rows: >= max(1, rows).
-void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows);
+/// The leading dimension `ld` (named `argument`) of a column-major rows x cols array of `entry_bytes`-byte entries:
+/// ld >= max(1, rows), the message giving the bound as the API names it ("max(1, " + rows_name + ")", e.g.
+/// rows_name "m" or "m, n"), and the array's extent, (cols - 1) * ld + rows entries, at most 2^63 - 1 bytes (else
+/// its offsets overflow).
+void require_leading_dimension(const char* function, const char* argument, int64_t ld, int64_t rows,
+                               const char* rows_name, int64_t cols, size_t entry_bytes);
 /// The tiling of a LAPACK-array form: nb >= 0 (0: the plan's).
 void require_tiling(const char* function, const Tiling& tiling);
 /// An array argument: not null unless it holds nothing (`empty`).
 void require_array(const char* function, const char* argument, const void* array, bool empty);
-/// The arguments of a solve's array form (n, nrhs, A and lda, B and ldb, tiling), each failure naming its argument.
+/// The arguments of a solve's array form (n, nrhs, A and lda, B and ldb of `entry_bytes`-byte entries, tiling),
+/// each failure naming its argument.
 void require_solve_arrays(const char* function, int64_t n, int64_t nrhs, const void* A, int64_t lda, const void* B,
-                          int64_t ldb, const Tiling& tiling);
+                          int64_t ldb, size_t entry_bytes, const Tiling& tiling);
 
 /// A TileMatrix argument that must be square.
 template <typename T>

@@ -17,7 +17,9 @@ inline Residency array_residency(const Runtime& rt, const void* data, const Tili
 /// The caller's column-major m x n array as tiles: a view of the array (no copy; StarPU moves tiles between the array
 /// and the workers, and the array holds the result once this object is destroyed) for a device array, and for a
 /// host array with Tiling::residency Host (the default); with Device, a host array gets a device-resident copy,
-/// which write_back() copies into the array.
+/// which write_back() copies into the array. An array whose tiles StarPU and the kernels cannot address as a view
+/// (TileMatrix::viewable: a leading dimension of 2^31 / nb or more) gets a copy too, where the array lives (host or
+/// device tiles), so that arrays of any leading dimension are solved alike.
 template <typename T>
 class ArrayTiles {
 public:
@@ -41,9 +43,11 @@ private:
     // (a prvalue each: TileMatrix is not movable)
     static TileMatrix<T> make(Runtime& rt, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const Tiling& tiling,
                               bool lower_only) {
-        const bool device_array = m * n > 0 && residency_of(rt, data) == Residency::Device;
+        const bool device_array = m > 0 && n > 0 && residency_of(rt, data) == Residency::Device;
         if (tiling.residency == Residency::Device && !device_array)
             return TileMatrix<T>(rt, m, n, nb, Residency::Device, layout(lower_only));
+        if (!TileMatrix<T>::viewable(n, nb, ld))
+            return TileMatrix<T>(rt, m, n, nb, device_array ? Residency::Device : Residency::Host, layout(lower_only));
         return TileMatrix<T>(rt, m, n, nb, data, ld, layout(lower_only));
     }
 

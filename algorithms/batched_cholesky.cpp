@@ -31,10 +31,12 @@ int64_t run(Runtime& rt, const char* f, int64_t n, int64_t nrhs, T* A, int64_t l
     c.ld("lda", lda, n, "n");
     c.stride("strideA", strideA, lda * n, "lda * n");
     c.batch(batch);
+    c.extent<T>("strideA", strideA, batch, lda * n);
     if (posv) {
         require(nrhs >= 0 && nrhs <= INT32_MAX, f, "nrhs", "must be in [0, 2^31-1]" + c.got(nrhs));
         c.ld("ldb", ldb, nrhs, "nrhs");
         c.stride("strideB", strideB, ldb * nrhs, "ldb * nrhs");
+        c.extent<T>("strideB", strideB, batch, ldb * nrhs);
         c.pointer("B", B, n == 0 || nrhs == 0 || batch == 0);
     }
     c.pointer("A", A, n == 0 || batch == 0);

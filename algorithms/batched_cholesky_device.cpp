@@ -45,7 +45,7 @@ gpu::Args<T> checked(const char* f, const Call<T>& c, Stream stream) {
     const char* sa_name = c.kind == Kind::Potrs ? "strideL" : "strideA";
     auto check_ld = [&](const char* name, int64_t ld) {
         const int64_t lo = c.n > 1 ? c.n : 1;
-        require(ld >= lo && ld * lo <= INT_MAX, f, name, [&] {
+        require(ld >= lo && ld <= INT_MAX / lo, f, name, [&] {
             return "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * n < 2^31" + got(ld);
         });
     };

@@ -22,15 +22,29 @@ struct HostChecks {
     HostChecks(const char* function, int64_t order, int64_t max_order) : f(function), n(order) {
         require(n >= 0 && n <= max_order, f, "n", "must be in [0, " + std::to_string(max_order) + "]" + got(n));
     }
-    /// ld >= max(1, n) with ld * max(1, cols) < 2^31 (the kernels' 32-bit offsets; cols: n or nrhs).
+    /// ld >= max(1, n) with ld * max(1, cols) < 2^31 (the kernels' 32-bit offsets; cols: n or nrhs), checked
+    /// without forming a product that could overflow.
     void ld(const char* name, int64_t v, int64_t cols, const char* cols_name) const {
         const int64_t lo = std::max<int64_t>(1, n);
-        require(v >= lo && v * std::max<int64_t>(1, cols) <= INT32_MAX, f, name,
+        require(v >= lo && v <= INT32_MAX / std::max<int64_t>(1, cols), f, name,
                 "must be >= max(1, n) = " + std::to_string(lo) + " with " + name + " * " + cols_name + " < 2^31" +
                     got(v));
     }
     void stride(const char* name, int64_t v, int64_t minimum, const char* rule) const {
         require(v >= minimum, f, name, std::string("must be >= ") + rule + " = " + std::to_string(minimum) + got(v));
+    }
+    /// A strided batch of `batch` members of `member` entries each (member > 0 once ld checked) `stride` entries
+    /// apart spans at most 2^63 - 1 bytes: its offsets fit in 64 bits.
+    template <typename T>
+    void extent(const char* name, int64_t v, int64_t batch, int64_t member) const {
+        int64_t bytes = 0;
+        require(batch <= 1 || (!__builtin_mul_overflow(batch - 1, v, &bytes) &&
+                               !__builtin_add_overflow(bytes, member, &bytes) &&
+                               !__builtin_mul_overflow(bytes, static_cast<int64_t>(sizeof(T)), &bytes)),
+                f, name, [&] {
+                    return "spans more than 2^63 - 1 bytes over " + std::to_string(batch) +
+                           " members: no array is that large" + got(v);
+                });
     }
     void batch(int64_t v) const { require(v >= 0, f, "batch", "must be >= 0" + got(v)); }
     /// p may be null only when `empty` (nothing to read or write).

@@ -42,6 +42,8 @@ int64_t run(Runtime& rt, const char* f, detail::LuChunkOp op, int64_t n, T* A, i
     c.stride("strideA", strideA, lda * n, "lda * n");
     if (getrf) c.stride("stride_piv", stride_piv, n, "n");
     c.batch(batch);
+    c.extent<T>("strideA", strideA, batch, lda * n);
+    if (getrf) c.extent<int>("stride_piv", stride_piv, batch, n);
     c.pointer("A", A, n == 0 || batch == 0);
     if (getrf) c.pointer("ipiv", ipiv, n == 0 || batch == 0);
     c.pointer("info", info, n == 0 || batch == 0);

@@ -56,7 +56,7 @@ struct Checks {
     template <typename T>
     void matrices(const Matrices<T>& m, const char* ld_name, const char* stride_name, int64_t cols) const {
         const int64_t lo = n > 1 ? n : 1;
-        require(m.ld >= lo && m.ld * lo <= INT_MAX, f, ld_name, [&] {
+        require(m.ld >= lo && m.ld <= INT_MAX / lo, f, ld_name, [&] {
             return "must be >= max(1, n) = " + std::to_string(lo) + " with " + ld_name + " * n < 2^31" + got(m.ld);
         });
         if (m.strided()) stride(stride_name, m.stride, m.ld * cols);

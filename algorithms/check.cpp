@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -55,6 +56,27 @@ double ge_norm1(int64_t m, int64_t n, const T* A, int64_t lda) {
     }
     return norm;
 }
+
+/// A column-major rows x cols array as BLAS takes it, with a 32-bit int leading dimension: the array itself when
+/// its leading dimension fits, else a compact copy (never a leading dimension cut to 32 bits).
+template <typename T>
+class BlasArray {
+public:
+    BlasArray(int64_t rows, int64_t cols, const T* A, int64_t ld) : data_(A), ld_(ld) {
+        if (ld <= INT32_MAX) return;
+        copy_.resize(static_cast<size_t>(rows) * static_cast<size_t>(cols));
+        for (int64_t j = 0; j < cols; ++j) std::copy(A + j * ld, A + j * ld + rows, copy_.begin() + j * rows);
+        data_ = copy_.data();
+        ld_ = std::max<int64_t>(1, rows);
+    }
+    const T* data() const { return data_; }
+    int64_t ld() const { return ld_; }
+
+private:
+    std::vector<T> copy_;
+    const T* data_;
+    int64_t ld_;
+};
 
 inline void syrk(int64_t n, float alpha, const float* A, int64_t lda, float beta, float* C, int64_t ldc) {
     cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, alpha, A, lda, beta, C, ldc);
@@ -134,7 +156,8 @@ template <typename T>
 double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                       int64_t ldb) {
     return backward_error<T>(n, nrhs, X, ldx, B, ldb, [&] { return sym_norm1(n, A, lda); }, [&](T* R) {
-        symm(n, nrhs, T(-1), A, lda, X, ldx, T(1), R, n);  // R = B - A X
+        const BlasArray<T> a(n, n, A, lda), x(n, nrhs, X, ldx);
+        symm(n, nrhs, T(-1), a.data(), a.ld(), x.data(), x.ld(), T(1), R, n);  // R = B - A X
     });
 }
 
@@ -150,7 +173,8 @@ double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t
     });
     {
         AllBlasThreads threads(n);
-        symm(n, n, T(1), A, lda, X.data(), n, T(-1), R.data(), n);  // R = A X - I
+        const BlasArray<T> a(n, n, A, lda);
+        symm(n, n, T(1), a.data(), a.ld(), X.data(), n, T(-1), R.data(), n);  // R = A X - I
     }
     const double eps = std::numeric_limits<T>::epsilon();
     return ratio(ge_norm1(n, n, R.data(), n),
@@ -170,7 +194,8 @@ double getrf_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t l
     });
     {
         AllBlasThreads threads(n);
-        trmm_lower_unit(n, LU, ldlu, W.data(), n);  // W = L U
+        const BlasArray<T> lu(n, n, LU, ldlu);
+        trmm_lower_unit(n, lu.data(), lu.ld(), W.data(), n);  // W = L U
     }
     parallel_columns(n, [&](int64_t j0, int64_t j1) {
         for (int64_t j = j0; j < j1; ++j)
@@ -184,7 +209,8 @@ template <typename T>
 double gesv_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                      int64_t ldb) {
     return backward_error<T>(n, nrhs, X, ldx, B, ldb, [&] { return ge_norm1(n, n, A, lda); }, [&](T* R) {
-        gemm(n, nrhs, n, T(-1), A, lda, X, ldx, T(1), R, n);  // R = B - A X
+        const BlasArray<T> a(n, n, A, lda), x(n, nrhs, X, ldx);
+        gemm(n, nrhs, n, T(-1), a.data(), a.ld(), x.data(), x.ld(), T(1), R, n);  // R = B - A X
     });
 }
 

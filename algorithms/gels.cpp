@@ -255,8 +255,8 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     detail::require_nonnegative("gels", "n", n);
     detail::require_nonnegative("gels", "nrhs", nrhs);
     const int64_t rows = std::max(m, n), k = std::min(m, n);  // B's rows; the factored matrix is rows x k
-    detail::require_leading_dimension("gels", "lda", lda, m);
-    detail::require_leading_dimension("gels", "ldb", ldb, rows);
+    detail::require_leading_dimension("gels", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("gels", "ldb", ldb, rows, "m, n", nrhs, sizeof(T));
     detail::require_tiling("gels", tiling);
     detail::require_array("gels", "A", A, m * n == 0);
     detail::require_array("gels", "B", B, rows * nrhs == 0);

@@ -389,7 +389,7 @@ void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& T
            const Tiling& tiling) {
     detail::require_nonnegative("geqrf", "m", m);
     detail::require_nonnegative("geqrf", "n", n);
-    detail::require_leading_dimension("geqrf", "lda", lda, m);
+    detail::require_leading_dimension("geqrf", "lda", lda, m, "m", n, sizeof(T));
     detail::require_tiling("geqrf", tiling);
     detail::require_array("geqrf", "A", A, m * n == 0);
     require(tiling.nb == 0 || tiling.nb == Tf.nb(), "geqrf", "tiling",

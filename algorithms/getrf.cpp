@@ -246,7 +246,7 @@ template int getrf_nopiv<double>(TileMatrix<double>&, Sequence&, const Options&)
 template <typename T>
 int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("getrf", "n", n);
-    detail::require_leading_dimension("getrf", "lda", lda, n);
+    detail::require_leading_dimension("getrf", "lda", lda, n, "n", n, sizeof(T));
     detail::require_tiling("getrf", tiling);
     detail::require_array("getrf", "A", A, n == 0);
     detail::require_array("getrf", "ipiv", ipiv, n == 0);

@@ -131,8 +131,8 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
          const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("gesv", "n", n);
     detail::require_nonnegative("gesv", "nrhs", nrhs);
-    detail::require_leading_dimension("gesv", "lda", lda, n);
-    detail::require_leading_dimension("gesv", "ldb", ldb, n);
+    detail::require_leading_dimension("gesv", "lda", lda, n, "n", n, sizeof(T));
+    detail::require_leading_dimension("gesv", "ldb", ldb, n, "n", nrhs, sizeof(T));
     detail::require_tiling("gesv", tiling);
     detail::require_array("gesv", "A", A, n == 0);
     detail::require_array("gesv", "ipiv", ipiv, n == 0);

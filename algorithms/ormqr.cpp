@@ -250,8 +250,9 @@ void ormqr(Runtime& rt, Side side, Trans trans, int64_t m, int64_t nrhs, const T
     const int64_t n = Tf.n();
     // C: m x nrhs from the left, nrhs x m from the right.
     const int64_t c_rows = side == Side::Left ? m : nrhs, c_cols = side == Side::Left ? nrhs : m;
-    detail::require_leading_dimension("ormqr", "lda", lda, m);
-    detail::require_leading_dimension("ormqr", "ldc", ldc, c_rows);
+    detail::require_leading_dimension("ormqr", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("ormqr", "ldc", ldc, c_rows, side == Side::Left ? "m" : "nrhs", c_cols,
+                                     sizeof(T));
     detail::require_tiling("ormqr", tiling);
     detail::require_array("ormqr", "A", A, m * n == 0);
     detail::require_array("ormqr", "C", C, m * nrhs == 0);
@@ -267,8 +268,8 @@ void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRF
            const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("orgqr", "m", m);
     detail::require_nonnegative("orgqr", "n", n);
-    detail::require_leading_dimension("orgqr", "lda", lda, m);
-    detail::require_leading_dimension("orgqr", "ldq", ldq, m);
+    detail::require_leading_dimension("orgqr", "lda", lda, m, "m", n, sizeof(T));
+    detail::require_leading_dimension("orgqr", "ldq", ldq, m, "m", std::min(m, n), sizeof(T));
     detail::require_tiling("orgqr", tiling);
     detail::require_array("orgqr", "A", A, m * n == 0);
     const int64_t k = std::min(m, n);  // Q's columns

@@ -489,7 +489,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          SolveReport& report, const Refinement& refine, const Tiling& tiling) {
-    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
+    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, sizeof(T), tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
     const Residency where = detail::array_residency(rt, A, tiling, "posv", "A");
     detail::array_residency(rt, B, tiling, "posv", "B");

@@ -101,7 +101,7 @@ template int potrf<double>(TileMatrix<double>&, Sequence&, const Options&);
 template <typename T>
 int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("potrf", "n", n);
-    detail::require_leading_dimension("potrf", "lda", lda, n);
+    detail::require_leading_dimension("potrf", "lda", lda, n, "n", n, sizeof(T));
     detail::require_tiling("potrf", tiling);
     detail::require_array("potrf", "A", A, n == 0);
     const Residency where = detail::array_residency(rt, A, tiling, "potrf", "A");

@@ -58,7 +58,7 @@ template int potri<double>(TileMatrix<double>&, Sequence&, const Options&);
 template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
     detail::require_nonnegative("potri", "n", n);
-    detail::require_leading_dimension("potri", "lda", lda, n);
+    detail::require_leading_dimension("potri", "lda", lda, n, "n", n, sizeof(T));
     detail::require_tiling("potri", tiling);
     detail::require_array("potri", "A", A, n == 0);
     const Residency where = detail::array_residency(rt, A, tiling, "potri", "A");

@@ -156,7 +156,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
 template <typename T>
 int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb, const Options& opts,
          const Tiling& tiling) {
-    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
+    detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, sizeof(T), tiling);
     if (detail::lower_factor<T>(opts.factor)) {
         SolveReport report;  // the refined solve (mixed.hpp), which tiles for its own factorization
         return posv(rt, n, nrhs, A, lda, B, ldb, opts, report, Refinement{}, tiling);

@@ -2,6 +2,8 @@
 #include "capi/arrays.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
 #include "starfact/error.hpp"
 
@@ -9,6 +11,24 @@ namespace starfact::capi {
 namespace {
 
 std::string got(int64_t v) { return " (got " + std::to_string(v) + ")"; }
+
+size_t entry_bytes(int32_t dtype) { return dtype == STARFACT_C_FLOAT32 ? 4 : 8; }
+
+/// Whether (count - 1) * stride + (cols - 1) * ld + rows entries of `size` bytes stay within 2^63 - 1 bytes (count,
+/// rows, cols >= 1; ld, stride >= 0): the most an array can span, and what keeps every offset into it from
+/// overflowing.
+bool fits(int64_t count, int64_t stride, int64_t rows, int64_t cols, int64_t ld, size_t size) {
+    int64_t members = 0, columns = 0, entries = 0, bytes = 0;
+    return !__builtin_mul_overflow(count - 1, stride, &members) && !__builtin_mul_overflow(cols - 1, ld, &columns) &&
+           !__builtin_add_overflow(members, columns, &entries) && !__builtin_add_overflow(entries, rows, &entries) &&
+           !__builtin_mul_overflow(entries, static_cast<int64_t>(size), &bytes);
+}
+
+std::string extent_problem(int64_t rows, int64_t cols, int64_t ld, size_t size) {
+    return "spans more than 2^63 - 1 bytes: (cols - 1) * ld + rows entries of " + std::to_string(size) +
+           " bytes with " + std::to_string(rows) + " rows, " + std::to_string(cols) +
+           " columns and a leading dimension of " + std::to_string(ld) + "; no array is that large";
+}
 
 void check_dtype(const char* function, const char* argument, int32_t dtype) {
     require(dtype == STARFACT_C_FLOAT32 || dtype == STARFACT_C_FLOAT64, function, argument,
@@ -47,7 +67,10 @@ bool check_matrix(const char* function, const char* argument, const starfact_c_m
         return "must have a leading dimension >= max(1, rows) = " + std::to_string(std::max<int64_t>(1, m->rows)) +
                got(m->ld);
     });
-    require(m->data != nullptr || m->rows * m->cols == 0, function, argument, "has null data");
+    const bool empty = m->rows == 0 || m->cols == 0;
+    require(empty || fits(1, 0, m->rows, m->cols, m->ld, entry_bytes(m->dtype)), function, argument,
+            [&] { return extent_problem(m->rows, m->cols, m->ld, entry_bytes(m->dtype)); });
+    require(m->data != nullptr || empty, function, argument, "has null data");
     check_device(function, argument, m->device, rt);
     return true;
 }
@@ -61,11 +84,35 @@ void check_batch(const char* function, const char* argument, const starfact_c_ba
         return "must have a leading dimension >= max(1, rows) = " + std::to_string(std::max<int64_t>(1, b->rows)) +
                got(b->ld);
     });
+    // The batched kernels address a member with 32-bit offsets: ld * cols < 2^31 (which keeps the next product in
+    // 64 bits).
+    require(b->ld <= INT32_MAX / std::max<int64_t>(1, b->cols), function, argument, [&] {
+        return "must have a leading dimension with ld * max(1, cols) < 2^31, the batched kernels' 32-bit offsets (" +
+               std::to_string(b->cols) + " columns" + got(b->ld) + ")";
+    });
     require(b->count <= 1 || b->stride >= b->ld * b->cols, function, argument, [&] {
         return "must have a member stride >= ld * cols = " + std::to_string(b->ld * b->cols) + got(b->stride);
     });
-    require(b->data != nullptr || b->rows * b->cols * b->count == 0, function, argument, "has null data");
+    const bool empty = b->rows == 0 || b->cols == 0 || b->count == 0;
+    require(empty || fits(b->count, b->stride, b->rows, b->cols, b->ld, entry_bytes(b->dtype)), function, argument,
+            [&] {
+                return "spans more than 2^63 - 1 bytes: (count - 1) * stride + (cols - 1) * ld + rows entries of " +
+                       std::to_string(entry_bytes(b->dtype)) + " bytes with a member stride of " +
+                       std::to_string(b->stride) + " and " + std::to_string(b->count) +
+                       " members; no array is that large";
+            });
+    require(b->data != nullptr || empty, function, argument, "has null data");
     check_device(function, argument, b->device, nullptr);
+}
+
+void check_pivot_stride(const char* function, int64_t stride, int64_t n, int64_t count) {
+    require(stride >= n, function, "stride_piv", [&] {
+        return "must be >= n = " + std::to_string(n) + ", the order of the members" + got(stride);
+    });
+    require(count <= 1 || n == 0 || fits(count, stride, n, 1, n, sizeof(int32_t)), function, "stride_piv", [&] {
+        return "spans more than 2^63 - 1 bytes with a member stride of " + std::to_string(stride) + " over " +
+               std::to_string(count) + " members: no array is that large";
+    });
 }
 
 int64_t check_square(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime& rt) {

@@ -18,8 +18,11 @@ const char* dtype_name(int32_t dtype);
 /// `optional`: a null pointer or null data stands for an absent output, and the function returns false for it.
 bool check_matrix(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime* rt,
                   bool optional = false);
-/// The same for a batch (stride >= ld * cols, count >= 0).
+/// The same for a batch (stride >= ld * cols, count >= 0), and for what the batched kernels address: ld * cols < 2^31,
+/// the whole batch within 2^63 - 1 bytes.
 void check_batch(const char* function, const char* argument, const starfact_c_batch* b);
+/// The member stride of a batch's pivots ('piv'): >= n, the `count` members within 2^63 - 1 bytes.
+void check_pivot_stride(const char* function, int64_t stride, int64_t n, int64_t count);
 
 /// Checks a square matrix argument (check_matrix, then rows == cols); returns its order.
 int64_t check_square(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime& rt);

@@ -79,10 +79,7 @@ void check_batches(const char* function, const char* a_name, const starfact_c_ba
 /// Checks the pivots of the batch `a` (order n): ipiv not null unless empty, stride_piv >= n.
 void check_pivots(const char* function, const void* ipiv, int64_t stride_piv, const starfact_c_batch& a) {
     require(ipiv != nullptr || a.count * a.rows == 0, function, "ipiv", "is null");
-    require(stride_piv >= a.rows, function, "stride_piv", [&] {
-        return "must be >= n = " + std::to_string(a.rows) + ", the order of the members (got " +
-               std::to_string(stride_piv) + ")";
-    });
+    check_pivot_stride(function, stride_piv, a.rows, a.count);
 }
 
 /// The batch as the C++ entry points take it: the stride of a single member is never used, and is made valid.

@@ -48,7 +48,10 @@ enum starfact_c_dtype { STARFACT_C_FLOAT32 = 0, STARFACT_C_FLOAT64 = 1 };
 /** Where a matrix's memory lives: host memory, or the memory of CUDA device `device` (>= 0). */
 #define STARFACT_C_HOST (-1)
 
-/** A column-major rows x cols matrix: element (i, j) at data[i + j * ld], ld >= max(1, rows). */
+/** A column-major rows x cols matrix: element (i, j) at data[i + j * ld], ld >= max(1, rows), of any size up to
+ * (cols - 1) * ld + rows elements within 2^63 - 1 bytes (beyond: STARFACT_C_INVALID_ARGUMENT naming it). A matrix
+ * whose tiles cannot be views (ld * min(nb, cols) >= 2^31: StarPU 1.3 and the kernels address a tile in 32 bits) is
+ * copied into the library's tiles and the result back. */
 typedef struct starfact_c_matrix {
     void* data;     /**< NULL for an absent output (or an empty matrix) */
     int64_t rows;
@@ -58,8 +61,8 @@ typedef struct starfact_c_matrix {
     int32_t device; /**< STARFACT_C_HOST or a CUDA device ordinal */
 } starfact_c_matrix;
 
-/** `count` column-major rows x cols matrices, member k at data + k * stride elements (stride >= ld * cols; not
- * read for a single member). */
+/** `count` column-major rows x cols matrices, member k at data + k * stride elements (stride >= ld * cols; each
+ * member ld * max(1, cols) < 2^31 elements, the batched kernels' 32-bit offsets; the whole within 2^63 - 1 bytes). */
 typedef struct starfact_c_batch {
     void* data;
     int64_t rows;

@@ -1,6 +1,7 @@
 // The array arguments of the C ABI's operations: outputs, residency, overlaps, host copies and their counters.
 #include "capi/tiles.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -81,10 +82,17 @@ void copy_matrix(const starfact_c_matrix& from, const starfact_c_matrix& to) {
     if (from.rows * from.cols == 0) return;
 #ifdef STARFACT_HAVE_CUDA
     if (from.device != STARFACT_C_HOST || to.device != STARFACT_C_HOST) {
-        const cudaError_t e = cudaMemcpy2D(dst, static_cast<size_t>(to.ld) * size, src, static_cast<size_t>(from.ld) * size,
-                                           static_cast<size_t>(from.rows) * size, static_cast<size_t>(from.cols),
-                                           cudaMemcpyDefault);
-        if (e != cudaSuccess) throw RuntimeError(std::string("starfact: cudaMemcpy2D: ") + cudaGetErrorString(e));
+        // cudaMemcpy2D takes pitches below 2^31 bytes (cudaDeviceProp::memPitch): wider arrays go column by column.
+        constexpr int64_t kMaxPitch = (int64_t(1) << 31) - 1;
+        const bool wide = std::max(from.ld, to.ld) > kMaxPitch / static_cast<int64_t>(size);
+        cudaError_t e = cudaSuccess;
+        if (!wide)
+            e = cudaMemcpy2D(dst, static_cast<size_t>(to.ld) * size, src, static_cast<size_t>(from.ld) * size,
+                             static_cast<size_t>(from.rows) * size, static_cast<size_t>(from.cols), cudaMemcpyDefault);
+        for (int64_t j = 0; wide && j < from.cols && e == cudaSuccess; ++j)
+            e = cudaMemcpy(dst + static_cast<size_t>(j * to.ld) * size, src + static_cast<size_t>(j * from.ld) * size,
+                           static_cast<size_t>(from.rows) * size, cudaMemcpyDefault);
+        if (e != cudaSuccess) throw RuntimeError(std::string("starfact: cudaMemcpy: ") + cudaGetErrorString(e));
         settle_device_copies();
         return;
     }

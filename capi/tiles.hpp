@@ -70,9 +70,10 @@ void settle(const Output& a, const Output& b = {});
 ///   one copy of `in` into it, when the result goes to another array.
 /// - Otherwise the tiles are the matrix's own, holding one copy of `in`, exported into the output by deliver():
 ///   host arrays asked onto device-resident tiles, device arrays of a CPU-only operation, mixed host and device
-///   input and output, a written input whose result is not wanted (the tiles are the operation's scratch), and a
+///   input and output, a written input whose result is not wanted (the tiles are the operation's scratch), a
 ///   written array whose memory overlaps one of `others` (the other arguments' arrays, which a view would race
-///   with).
+///   with), and an array StarPU and the kernels cannot address as a view (TileMatrix::viewable: a leading
+///   dimension of 2^31 / nb or more).
 ///
 /// `lower_only`: the operation touches only the lower triangle of tiles (Cholesky's), so a view, or tiles whose
 /// upper part is never delivered to another array, register that triangle only.
@@ -94,6 +95,7 @@ public:
             for (const starfact_c_matrix* o : others)
                 if (overlaps(target, o)) view = false;
         }
+        if (view && !TileMatrix<T>::viewable(target->cols, nb, target->ld)) view = false;
         TileLayout layout;
         if (view) {
             if (written && !same) {

@@ -12,6 +12,21 @@ inline bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) { return !__built
 /// a + b into *out; false when the sum does not fit in 64 bits.
 inline bool checked_add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
+/// The bytes a column-major rows x cols array with leading dimension ld spans, (cols - 1) * ld + rows entries of
+/// `entry_bytes` (0 when rows or cols is 0), into *bytes; false when that exceeds 2^63 - 1 (no array can be that
+/// large, and offsets into it would overflow). rows, cols, ld >= 0.
+inline bool array_bytes(int64_t rows, int64_t cols, int64_t ld, uint64_t entry_bytes, uint64_t* bytes) {
+    uint64_t entries = 0;
+    if (rows == 0 || cols == 0) {
+        *bytes = 0;
+        return true;
+    }
+    if (!checked_mul(static_cast<uint64_t>(cols - 1), static_cast<uint64_t>(ld), &entries) ||
+        !checked_add(entries, static_cast<uint64_t>(rows), &entries) || !checked_mul(entries, entry_bytes, bytes))
+        return false;
+    return *bytes <= static_cast<uint64_t>(INT64_MAX);
+}
+
 /// Host memory this process may still allocate, and which limit gave it.
 struct HostMemory {
     uint64_t bytes = UINT64_MAX;

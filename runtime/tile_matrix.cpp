@@ -1,15 +1,16 @@
-// TileMatrix: tile allocation (pinned host or CUDA device), StarPU (and StarPU-MPI) registration, LAPACK
-// import/export.
+// TileMatrix: tile allocation (pinned host or CUDA device), StarPU (and StarPU-MPI) registration of owned tiles,
+// views of a caller's array and workspaces, and their release. Memory checks: tile_memory.cpp; import and export:
+// tile_transfer.cpp; layouts' grids: tile_grid.cpp; limits: tile_limits.hpp.
 #include "starfact/tile_matrix.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <new>
 #include <string>
 
 #include "runtime/memory.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/tile_limits.hpp"
 #include "starfact/error.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -18,144 +19,8 @@
 #endif
 
 namespace starfact {
-namespace {
 
-bool is_device_pointer(const void* p, bool runtime_has_cuda) {
-#ifdef STARFACT_HAVE_CUDA
-    if (!runtime_has_cuda) return false;
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-#else
-    (void)p;
-    (void)runtime_has_cuda;
-    return false;
-#endif
-}
-
-/// Copies a rows x cols column-major block; either side may be device memory (CUDA builds).
-template <typename T>
-void copy_block(T* dst, int64_t ldd, bool dst_dev, const T* src, int64_t lds, bool src_dev, int64_t rows,
-                int64_t cols) {
-    if (rows == 0 || cols == 0) return;
-#ifdef STARFACT_HAVE_CUDA
-    if (dst_dev || src_dev) {
-        detail::check_cuda(cudaMemcpy2D(dst, ldd * sizeof(T), src, lds * sizeof(T), rows * sizeof(T), cols,
-                                        cudaMemcpyDefault),
-                           "starfact::TileMatrix: cudaMemcpy2D");
-        // A device-to-device cudaMemcpy2D does not wait for the copy: it runs on the calling thread's current device's
-        // legacy stream, which orders nothing on another GPU. Wait for it before StarPU hands the tile to tasks
-        // (import) or the caller reads the buffer (export): a tile on a second GPU imported from a device array was
-        // read by the first tasks before its copy had landed.
-        detail::check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "starfact::TileMatrix: cudaStreamSynchronize");
-        return;
-    }
-#else
-    (void)dst_dev;
-    (void)src_dev;
-#endif
-    for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + j * ldd, src + j * lds, rows * sizeof(T));
-}
-
-/// Host memory a tile costs besides its entries: its slots in the handle, storage and home vectors, and the StarPU
-/// handle registered for it (StarPU 1.3's data state keeps a replicate and an interface per memory node: 4,539
-/// bytes measured per matrix handle with the StarPU that deps/setup.sh builds, --enable-maxnodes=16). Tiny tiles
-/// make this the larger part: a double matrix in 1 x 1 tiles needs ~580 times its entries.
-constexpr uint64_t kBookkeepingBytes = sizeof(starpu_data_handle_t) + sizeof(void*) + sizeof(unsigned);
-constexpr uint64_t kHandleBytes = 4608;
-
-/// Entries of the tiles one process stores, counted without visiting the tiles: tile (i, j) is stored when it is
-/// owned (i mod p = pr and j mod q = pc) and, with lower_only, when i >= j. O(1), or O(nt / q) with lower_only.
-/// False when the count does not fit in 64 bits.
-struct Extent {
-    int64_t m, n, nb, mt, nt;
-    int p, q, pr, pc;
-    bool lower;
-
-    /// Rows of the owned tile rows i >= lo.
-    uint64_t rows_from(int64_t lo) const {
-        if (lo >= mt) return 0;
-        const int64_t first = lo + ((pr - lo % p) % p + p) % p;
-        if (first >= mt) return 0;
-        const uint64_t count = static_cast<uint64_t>((mt - 1 - first) / p + 1);
-        uint64_t rows = count * static_cast<uint64_t>(nb);  // <= (m + nb - 1): no overflow
-        if ((mt - 1) % p == pr) rows -= static_cast<uint64_t>(nb - (m - (mt - 1) * nb));  // the short last tile row
-        return rows;
-    }
-    /// Columns of the owned tile columns.
-    uint64_t cols() const {
-        if (pc >= nt) return 0;
-        const uint64_t count = static_cast<uint64_t>((nt - 1 - pc) / q + 1);
-        uint64_t cols = count * static_cast<uint64_t>(nb);
-        if ((nt - 1) % q == pc) cols -= static_cast<uint64_t>(nb - (n - (nt - 1) * nb));
-        return cols;
-    }
-    uint64_t cols_of(int64_t j) const { return static_cast<uint64_t>(j == nt - 1 ? n - j * nb : nb); }
-
-    bool entries(uint64_t* out) const {
-        if (!lower) return detail::checked_mul(rows_from(0), cols(), out);
-        uint64_t total = 0, term = 0;
-        for (int64_t j = pc; j < nt; j += q)
-            if (!detail::checked_mul(cols_of(j), rows_from(j), &term) || !detail::checked_add(total, term, &total))
-                return false;
-        *out = total;
-        return true;
-    }
-};
-
-/// What StarPU may still allocate on the CUDA memory node `node`: the device's free memory, or less when StarPU's
-/// own allowance there (STARPU_LIMIT_CUDA_MEM) is smaller. `source` says which.
-uint64_t device_room(unsigned node, std::string* source) {
-    uint64_t room = detail::device_free_memory(starpu_memory_node_get_devid(node));
-    *source = "free on the device (cudaMemGetInfo)";
-    const starpu_ssize_t allowance = starpu_memory_get_available(node);
-    if (allowance >= 0 && static_cast<uint64_t>(allowance) < room) {
-        room = static_cast<uint64_t>(allowance);
-        *source = "left of StarPU's allowance there (STARPU_LIMIT_CUDA_MEM)";
-    }
-    return room;
-}
-
-}  // namespace
-
-Grid Grid::square(int ranks) {
-    require(ranks >= 1, "Grid::square", "ranks", "must be >= 1 (got " + std::to_string(ranks) + ")");
-    Grid g;
-    for (int p = 1; p * p <= ranks; ++p)
-        if (ranks % p == 0) g = {p, ranks / p};
-    return g;
-}
-
-const char* to_string(DevicePlacement placement) {
-    return placement == DevicePlacement::Cyclic ? "cyclic" : "2d";
-}
-
-DevicePlacement parse_device_placement(const std::string& text, const char* argument) {
-    if (text == "2d") return DevicePlacement::BlockCyclic2D;
-    if (text == "cyclic") return DevicePlacement::Cyclic;
-    throw InvalidArgument("parse_device_placement", argument, "must be 2d or cyclic (got '" + text + "')");
-}
-
-Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int ndev, const char* function,
-                         const char* argument) {
-    require(ndev >= 1, function, argument, "needs at least one CUDA device (got " + std::to_string(ndev) + ")");
-    const bool given = requested.p != 0 || requested.q != 0;
-    const std::string text = std::to_string(requested.p) + " x " + std::to_string(requested.q);
-    if (placement == DevicePlacement::Cyclic) {
-        require(!given, function, argument, "device grid " + text + " given with the cyclic placement, which has none");
-        return Grid{1, ndev};
-    }
-    if (!given) return Grid::square(ndev);
-    require(requested.p >= 1 && requested.q >= 1, function, argument,
-            "device grid must be at least 1 x 1 (got " + text + ")");
-    require(requested.ranks() == ndev, function, argument,
-            "device grid " + text + " has " + std::to_string(requested.ranks()) + " device(s) but the runtime has " +
-                std::to_string(ndev) + " CUDA device(s) (Pd * Qd must be the device count)");
-    return requested;
-}
+using detail::kBookkeepingBytes;
 
 template <typename T>
 int64_t TileMatrix<T>::checked_order(int64_t n) {
@@ -255,6 +120,7 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
     device_grid_ = residency == Residency::Device
                        ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout")
                        : Grid{};
+    detail::require_tile_grid("TileMatrix", m, n, nb);
     mt_ = m / nb + (m % nb != 0);  // not (m + nb - 1) / nb, which overflows near INT64_MAX
     nt_ = n / nb + (n % nb != 0);
     check_memory();  // before anything is allocated: Linux's overcommit would accept what it cannot back
@@ -396,15 +262,27 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T*
     require(nb <= (1 << 20), "TileMatrix", "nb", "must be <= 2^20 (got " + std::to_string(nb) + ")");
     require(ld >= std::max<int64_t>(1, m), "TileMatrix", "ld",
             "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m)) + " (got " + std::to_string(ld) + ")");
-    require(data != nullptr || m * n == 0, "TileMatrix", "data", "is null");
+    detail::require_array_extent("TileMatrix", "ld", m, n, ld, sizeof(T));
+    const bool empty = m == 0 || n == 0;
+    require(data != nullptr || empty, "TileMatrix", "data", "is null");
     require(layout.grid.ranks() == 1, "TileMatrix", "layout",
             "a view of an array is not distributed (grid must be 1 x 1, got " + std::to_string(layout.grid.p) + " x " +
                 std::to_string(layout.grid.q) + ")");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
+    detail::require_tile_grid("TileMatrix", m, n, nb);
+    require(viewable(n, nb, ld), "TileMatrix", "ld", [&] {
+        const int64_t cols = std::max<int64_t>(1, std::min(nb, n));
+        return "= " + std::to_string(ld) + " cannot be viewed in tiles of " + std::to_string(cols) +
+               " columns: a view tile must span ld * columns < 2^31 entries, what StarPU 1.3's matrix interface "
+               "(a 32-bit leading dimension) and the kernels (int leading dimensions and offsets) address, with a "
+               "pitch ld * " + std::to_string(sizeof(T)) + " < 2^31 bytes, what CUDA's 2D copies take. Copy the "
+               "array into a TileMatrix of its own with import() and back with export_to(), as the array forms do "
+               "(TileMatrix::viewable says which arrays a view takes)";
+    });
     // The array's memory node: host memory, or the CUDA node of the device holding it (whose work queued before
     // this call is finished first: StarPU's streams do not wait for the caller's).
-    const unsigned node = m * n == 0 ? STARPU_MAIN_RAM : array_node(runtime, data, "TileMatrix", "data");
+    const unsigned node = empty ? STARPU_MAIN_RAM : array_node(runtime, data, "TileMatrix", "data");
     if (node != STARPU_MAIN_RAM) {
         residency_ = Residency::Device;
         settle_device(starpu_memory_node_get_devid(node));
@@ -424,6 +302,7 @@ TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, i
             "TileMatrix", "workspace",
             "has an unusable shape (" + std::to_string(m) + " x " + std::to_string(n) + ", nb " + std::to_string(nb) +
                 ") or layout");
+    detail::require_tile_grid("TileMatrix", m, n, nb);
     device_grid_ = Grid{};
     mt_ = m / nb + (m % nb != 0);
     nt_ = n / nb + (n % nb != 0);
@@ -432,7 +311,19 @@ TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, i
 }
 
 template <typename T>
+bool TileMatrix<T>::viewable(int64_t n, int64_t nb, int64_t ld) {
+    const int64_t cols = std::max<int64_t>(1, std::min(nb, n));
+    return ld >= 1 && nb >= 1 && ld <= detail::kMaxViewSpan / cols &&
+           ld <= detail::kMaxCopyPitch / static_cast<int64_t>(sizeof(T));
+}
+
+template <typename T>
 void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
+    // A view's leading dimension reaches StarPU's 32-bit field and the kernels' ints unchanged: the constructor
+    // took only viewable() arrays.
+    if (home >= 0 && !viewable(n_, nb_, ld))
+        throw RuntimeError("starfact::TileMatrix: internal error: a view of leading dimension " + std::to_string(ld) +
+                           " reached registration");
     build(home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home), [&] {
         for (int64_t j = 0; j < nt_; ++j)
             for (int64_t i = 0; i < mt_; ++i) {
@@ -454,90 +345,6 @@ template <typename T>
 std::pair<T*, int64_t> TileMatrix<T>::tile_on(int64_t idx, unsigned node) const {
     auto* m = static_cast<starpu_matrix_interface*>(starpu_data_get_interface_on_node(handles_[idx], node));
     return {reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(m)), static_cast<int64_t>(STARPU_MATRIX_GET_LD(m))};
-}
-
-template <typename T>
-void TileMatrix<T>::check_memory() const {
-    const auto mt = static_cast<uint64_t>(mt_), nt = static_cast<uint64_t>(nt_);
-    const std::string what = "starfact::TileMatrix: a " + std::to_string(m_) + " x " + std::to_string(n_) +
-                             " matrix of " + std::to_string(sizeof(T)) + "-byte entries in " + std::to_string(nb_) +
-                             " x " + std::to_string(nb_) + " tiles";
-    const detail::HostMemory host = detail::host_memory();
-    const std::string available =
-        host.limited_by.empty() ? " (no limit known)"
-                                : ", but " + detail::bytes_text(host.bytes) + " are available (" + host.limited_by + ")";
-    const long double entry_bytes = static_cast<long double>(m_) * static_cast<long double>(n_) * sizeof(T);
-
-    uint64_t tiles = 0;
-    if (!detail::checked_mul(mt, nt, &tiles) || tiles > static_cast<uint64_t>(INT64_MAX))  // tile indices are int64_t
-        throw RuntimeError(what + " has " + std::to_string(mt) + " x " + std::to_string(nt) +
-                           " tiles, more than a 64-bit size can count: it would need " + detail::bytes_text(entry_bytes) +
-                           " of host memory for its entries alone" + available);
-    // Every tile has its bookkeeping slots; every stored one (also another rank's) a StarPU handle.
-    const uint64_t stored = layout_.lower_only ? (tiles + mt) / 2 : tiles;  // mt == nt: mt (mt + 1) / 2
-    uint64_t slots = 0, handles = 0, overhead = 0;
-    if (!detail::checked_mul(tiles, kBookkeepingBytes, &slots) || !detail::checked_mul(stored, kHandleBytes, &handles) ||
-        !detail::checked_add(slots, handles, &overhead))
-        throw RuntimeError(what + " would need " +
-                           detail::bytes_text(static_cast<long double>(tiles) * kBookkeepingBytes +
-                                              static_cast<long double>(stored) * kHandleBytes) +
-                           " of host memory for the StarPU handles and bookkeeping of its " + std::to_string(tiles) +
-                           " tiles alone" + available);
-    const std::string overhead_text =
-        detail::bytes_text(overhead) + " for the StarPU handles and bookkeeping of its " + std::to_string(tiles) + " tiles";
-    // lower_only counts its entries column by column: refuse first what cannot fit whatever they come to.
-    if (layout_.lower_only && overhead > host.bytes)
-        throw RuntimeError(what + " needs at least " + detail::bytes_text(overhead) + " of host memory (" +
-                           overhead_text + ")" + available);
-
-    const int rank = distributed() ? runtime_->mpi_rank() : 0;
-    const Grid& g = layout_.grid;
-    const Extent extent{m_, n_, nb_, mt_, nt_, g.p, g.q, rank / g.q, rank % g.q, layout_.lower_only};
-    uint64_t entries = 0, data = 0;
-    if (!extent.entries(&entries) || !detail::checked_mul(entries, sizeof(T), &data))
-        throw RuntimeError(what + " would need " + detail::bytes_text(entry_bytes) + " for its entries" + available);
-    // Views and workspaces allocate no tiles: only their bookkeeping and handles count here.
-    const uint64_t host_data = residency_ == Residency::Host && kind_ == Kind::Owned ? data : 0;
-    uint64_t host_need = 0;
-    if (!detail::checked_add(overhead, host_data, &host_need) || host_need > host.bytes)
-        throw RuntimeError(what + " needs " +
-                           detail::bytes_text(static_cast<long double>(overhead) + static_cast<long double>(host_data)) +
-                           " of host memory (" +
-                           (residency_ == Residency::Host
-                                ? detail::bytes_text(host_data) + " for the tiles this process stores, "
-                                : std::string()) +
-                           overhead_text + ")" + available);
-
-    if (residency_ != Residency::Device || data == 0 || kind_ != Kind::Owned) return;
-    // Device-resident tiles: the bytes each device receives against what is free there.
-    const auto& gpus = runtime_->cuda_memory_nodes();
-    const int ndev = static_cast<int>(gpus.size());
-    std::vector<uint64_t> per_device(gpus.size(), 0);
-    for (int64_t j = extent.pc; j < nt_; j += g.q)
-        for (int64_t i = layout_.lower_only ? j : 0; i < mt_; ++i)
-            if (local(i, j))
-                per_device[static_cast<size_t>(device_of(i / g.p, j / g.q, layout_.placement, device_grid_, ndev))] +=
-                    static_cast<uint64_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
-    for (size_t d = 0; d < gpus.size(); ++d) {
-        std::string source;
-        const uint64_t room = device_room(gpus[d], &source);
-        if (per_device[d] > room)
-            throw RuntimeError(what + " needs " + detail::bytes_text(per_device[d]) + " on CUDA device " +
-                               std::to_string(starpu_memory_node_get_devid(gpus[d])) + " (StarPU memory node " +
-                               std::to_string(gpus[d]) + ") for the tiles placed there, but " +
-                               detail::bytes_text(room) + " are " + source);
-    }
-}
-
-template <typename T>
-size_t TileMatrix<T>::stored_bytes() const {
-    require_alive("TileMatrix::stored_bytes");
-    const int rank = distributed() ? runtime_->mpi_rank() : 0;
-    const Grid& g = layout_.grid;
-    uint64_t entries = 0;
-    // The constructor checked that these bytes fit in memory: no overflow here.
-    Extent{m_, n_, nb_, mt_, nt_, g.p, g.q, rank / g.q, rank % g.q, layout_.lower_only}.entries(&entries);
-    return static_cast<size_t>(entries) * sizeof(T);
 }
 
 template <typename T>
@@ -563,76 +370,6 @@ void TileMatrix<T>::release() noexcept {
     }
     for (const Slab& s : slabs_) starpu_free_on_node(s.node, s.base, s.bytes);
     slabs_.clear();
-}
-
-template <typename T>
-void TileMatrix<T>::import(const T* A, int64_t lda) {
-    require_alive("TileMatrix::import");
-    require(lda >= std::max<int64_t>(1, m_), "TileMatrix::import", "lda",
-            "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
-    require(A != nullptr || m_ * n_ == 0, "TileMatrix::import", "A", "is null");
-    const bool src_dev = m_ * n_ > 0 && is_device_pointer(A, runtime_->cuda_devices() > 0);
-    for (int64_t j = 0; j < nt_; ++j) {
-        for (int64_t i = 0; i < mt_; ++i) {
-            const int64_t idx = i + j * mt_;
-            // New content outside tasks: copies of the tile other ranks received, and the owner's record of
-            // them, are stale (every rank imports, so every rank flushes).
-            if (distributed() && stored(i, j)) detail::mpi_cache_flush(handles_[idx]);
-            if (!local(i, j)) continue;
-            const unsigned node = kind_ == Kind::Workspace ? STARPU_MAIN_RAM : home_[idx];
-            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(node), STARPU_W);
-            const auto [p, ld] = tile_on(idx, node);
-            copy_block(p, ld, node != STARPU_MAIN_RAM, A + i * nb_ + j * nb_ * lda, lda, src_dev, tile_rows(i),
-                       tile_cols(j));
-            starpu_data_release_on_node(handles_[idx], static_cast<int>(node));
-        }
-    }
-}
-
-template <typename T>
-void TileMatrix<T>::export_to(T* A, int64_t lda) const {
-    require_alive("TileMatrix::export_to");
-    require(lda >= std::max<int64_t>(1, m_), "TileMatrix::export_to", "lda",
-            "must be >= max(1, m) = " + std::to_string(std::max<int64_t>(1, m_)) + " (got " + std::to_string(lda) + ")");
-    require(A != nullptr || m_ * n_ == 0, "TileMatrix::export_to", "A", "is null");
-    const bool dst_dev = m_ * n_ > 0 && is_device_pointer(A, runtime_->cuda_devices() > 0);
-    // Distributed: this rank's tiles go into one buffer (tile order), every rank receives all buffers.
-    std::vector<char> mine;
-    for (int64_t j = 0; j < nt_; ++j) {
-        for (int64_t i = 0; i < mt_; ++i) {
-            if (!local(i, j)) continue;
-            const int64_t idx = i + j * mt_;
-            T* dst = A + i * nb_ + j * nb_ * lda;
-            int64_t ldd = lda;
-            bool to_dev = dst_dev;
-            if (distributed()) {
-                mine.resize(mine.size() + static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T));
-                dst = reinterpret_cast<T*>(mine.data() + mine.size()) - tile_rows(i) * tile_cols(j);
-                ldd = tile_rows(i);
-                to_dev = false;
-            }
-            const unsigned node = kind_ == Kind::Workspace ? STARPU_MAIN_RAM : home_[idx];
-            starpu_data_acquire_on_node(handles_[idx], static_cast<int>(node), STARPU_R);
-            const auto [p, ld] = tile_on(idx, node);
-            copy_block(dst, ldd, to_dev, static_cast<const T*>(p), ld, node != STARPU_MAIN_RAM, tile_rows(i),
-                       tile_cols(j));
-            starpu_data_release_on_node(handles_[idx], static_cast<int>(node));
-        }
-    }
-    if (!distributed()) return;
-    std::vector<char> all;
-    std::vector<size_t> offsets;
-    detail::allgather_bytes(*runtime_, mine, &all, &offsets);
-    std::vector<size_t> at(offsets.begin(), offsets.end() - 1);  // next unread byte of each rank's part
-    for (int64_t j = 0; j < nt_; ++j) {
-        for (int64_t i = 0; i < mt_; ++i) {
-            if (!stored(i, j)) continue;
-            const size_t r = static_cast<size_t>(owner(i, j));
-            const T* src = reinterpret_cast<const T*>(all.data() + at[r]);
-            copy_block(A + i * nb_ + j * nb_ * lda, lda, dst_dev, src, tile_rows(i), false, tile_rows(i), tile_cols(j));
-            at[r] += static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T);
-        }
-    }
 }
 
 template class TileMatrix<float>;

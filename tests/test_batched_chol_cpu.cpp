@@ -124,6 +124,12 @@ TEMPLATE_TEST_CASE("batched potrf/posv: argument checks name the argument", "[ba
     CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 7, 8, info.data(), 1); }) == "ldb");
     CHECK(arg([&] { batched::posv<T>(rt, 8, 2, A.data(), 8, 64, B.data(), 8, 15, info.data(), 2); }) == "strideB");
     CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, nullptr, 8, 8, info.data(), 1); }) == "B");
+    // Sizes whose products overflow 64 bits: ldb * nrhs, and a batch spanning more than 2^63 bytes.
+    const int64_t huge = int64_t(1) << 62;
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 4, A.data(), 8, 64, B.data(), huge, 64, info.data(), 1); }) ==
+          "ldb");
+    CHECK(arg([&] { batched::potrf<T>(rt, 8, A.data(), 8, huge, info.data(), 3); }) == "strideA");
+    CHECK(arg([&] { batched::posv<T>(rt, 8, 1, A.data(), 8, 64, B.data(), 8, huge, info.data(), 3); }) == "strideB");
     // empty problems: nothing to do, n = 0 reports info = 0 for every member
     std::fill(info.begin(), info.end(), 5);
     CHECK(batched::potrf<T>(rt, 0, A.data(), 1, 0, info.data(), 3) == 0);

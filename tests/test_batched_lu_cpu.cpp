@@ -108,6 +108,12 @@ TEST_CASE("StarPU batched entry points reject bad arguments, naming them", "[cpu
     CHECK(arg([&] { batched::getrf<double>(rt, 33, A.data(), 33, 33 * 33, piv.data(), 33, info.data(), 1, cpu); }) == "n");
     CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, piv.data(), 8, info.data(), -1, cpu); }) == "batch");
     CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, nullptr, 8, info.data(), 1, cpu); }) == "ipiv");
+    // Batches spanning more than 2^63 bytes: refused before any member is touched.
+    const int64_t huge = int64_t(1) << 62;
+    CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, huge, piv.data(), 8, info.data(), 3, cpu); }) ==
+          "strideA");
+    CHECK(arg([&] { batched::getrf<double>(rt, 8, A.data(), 8, 64, piv.data(), huge, info.data(), 3, cpu); }) ==
+          "stride_piv");
     CHECK(arg([&] { batched::inverse<double>(rt, 8, A.data(), 8, 64, nullptr, 1, cpu); }) == "info");
     batched::Options bad = cpu;
     bad.chunk = -2;

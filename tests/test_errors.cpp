@@ -5,12 +5,16 @@
 #include <lapacke.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
+#include "runtime/tile_limits.hpp"
 #include "tests/support.hpp"
+#include "tests/wide_array.hpp"
 
 using namespace starfact::test::prelude;
+using starfact::test::WideArray;
 
 namespace {
 
@@ -113,6 +117,80 @@ TEST_CASE("a matrix larger than memory throws, naming the bytes and the matrix o
                                  Catch::Contains("are available"));
     }
     CHECK(settled_pending_tasks(runtime()) == 0);
+}
+
+TEST_CASE("a tile grid too fine to factor is refused naming nb, at once and in every form", "[errors][cpu]") {
+    Runtime& rt = runtime();
+    const Options cpu = on(Mapping::CpuOnly);
+    // The message of the InvalidArgument naming 'nb' f throws ("" if none; the other argument's name if another).
+    auto nb_refusal = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.argument() == "nb" ? e.what() : "names '" + e.argument() + "' instead";
+        }
+        return "";
+    };
+    const auto start = std::chrono::steady_clock::now();
+    // 3000 x 3000 in 1 x 1 tiles: nine million tiles, on the order of 10^10 tasks for a factorization.
+    const std::string message = nb_refusal([&] { TileMatrix<double> t(rt, 3000, 1); });
+    INFO(message);
+    CHECK_THAT(message, Catch::Contains("3000 x 3000 tiles") && Catch::Contains("2^30") &&
+                            Catch::Contains("use nb >= 12,"));
+    // The array forms and views (over an array mapped without reserving memory, never touched), the QR's factors.
+    WideArray<double> a(3000, 3000, 3000);
+    std::vector<int64_t> ipiv(3000);
+    CHECK_THAT(nb_refusal([&] { potrf(rt, 3000, a.data(), 3000, cpu, Tiling{1}); }), Catch::Contains("nb >= 12,"));
+    CHECK_THAT(nb_refusal([&] { getrf(rt, 3000, a.data(), 3000, ipiv.data(), cpu, Tiling{2}); }),
+               Catch::Contains("1500 x 1500 tiles"));
+    CHECK_THAT(nb_refusal([&] { TileMatrix<double> v(rt, 3000, 3000, 1, a.data(), 3000); }),
+               Catch::Contains("nb >= 12,"));
+    CHECK_THAT(nb_refusal([&] { QRFactors<double> f(rt, 3000, 3000, 2); }), Catch::Contains("nb >= 12,"));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(seconds < 5);  // refused before anything is registered
+    // The limits on mt * nt * min(mt, nt): 2^30 (1024 x 1024 tiles of a square matrix), 2^24 (256 x 256) with
+    // tiles smaller than 16 x 16; a tile column may have as many tile rows.
+    CHECK_NOTHROW(detail::require_tile_grid("f", 1024 * 16, 1024 * 16, 16));
+    CHECK_THROWS_AS(detail::require_tile_grid("f", 1025 * 16, 1024 * 16, 16), InvalidArgument);
+    CHECK_NOTHROW(detail::require_tile_grid("f", 256, 256, 1));
+    CHECK_THROWS_AS(detail::require_tile_grid("f", 257, 256, 1), InvalidArgument);
+    CHECK_NOTHROW(detail::require_tile_grid("f", 3000, 3000, 12));
+    CHECK_THROWS_AS(detail::require_tile_grid("f", 3000, 3000, 11), InvalidArgument);
+    CHECK_NOTHROW(detail::require_tile_grid("f", int64_t(1) << 24, 1, 1));
+    CHECK_NOTHROW(detail::require_tile_grid("f", int64_t(1) << 34, 1, 16));
+    CHECK_NOTHROW(detail::require_tile_grid("f", int64_t(1) << 40, 32, 1 << 10));
+    CHECK_THAT(nb_refusal([&] { detail::require_tile_grid("f", int64_t(1) << 62, int64_t(1) << 62, 1); }),
+               Catch::Contains("more than 2^64"));
+    CHECK(settled_pending_tasks(rt) == 0);
+}
+
+TEST_CASE("leading dimension messages give the bound that applies", "[errors][cpu]") {
+    Runtime& rt = runtime();
+    std::vector<double> A(400, 1.0), B(400, 1.0);
+    const Options cpu = on(Mapping::CpuOnly);
+    auto message = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    // geqrf of a 10 x 4 A: lda >= max(1, m) = 10, whatever n is.
+    QRFactors<double> f(rt, 10, 4, 4);
+    CHECK_THAT(message([&] { geqrf(rt, 10, 4, A.data(), 5, f, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, m) = 10 (got 5)"));
+    CHECK_THAT(message([&] { gels(rt, 10, 4, 1, A.data(), 9, B.data(), 10, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, m) = 10 (got 9)"));
+    // gels of a 4 x 10 A: B holds max(m, n) rows.
+    CHECK_THAT(message([&] { gels(rt, 4, 10, 1, A.data(), 4, B.data(), 4, cpu); }),
+               Catch::Contains("argument 'ldb' must be >= max(1, m, n) = 10 (got 4)"));
+    geqrf(rt, 10, 4, A.data(), 10, f, cpu);
+    // ormqr from the right: C is nrhs x m.
+    CHECK_THAT(message([&] { ormqr(rt, Side::Right, Trans::NoTrans, 10, 3, A.data(), 10, f, B.data(), 2, cpu); }),
+               Catch::Contains("argument 'ldc' must be >= max(1, nrhs) = 3 (got 2)"));
+    CHECK_THAT(message([&] { potrf(rt, 7, A.data(), 6, cpu); }),
+               Catch::Contains("argument 'lda' must be >= max(1, n) = 7 (got 6)"));
 }
 
 TEST_CASE("a second Runtime is refused while one is alive", "[errors][cpu]") {

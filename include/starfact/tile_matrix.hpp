@@ -101,7 +101,11 @@ public:
     /// Throws InvalidArgument naming 'm', 'n', 'nb', 'residency' or 'layout' (a grid that is not the Runtime's
     /// rank count, lower_only on a matrix that is not square, a device grid whose product is not the Runtime's
     /// CUDA device count), RuntimeError when memory for a tile cannot be
-    /// allocated (the message gives the bytes asked for and the matrix's order).
+    /// allocated (the message gives the bytes asked for and the matrix's order). Every constructor refuses a tile
+    /// grid too fine to factor, naming 'nb': mt * nt * min(mt, nt), the order of an operation's task count, at most
+    /// 2^30 (1024 x 1024 tiles of a square matrix), and at most 2^24 (256 x 256) with tiles smaller than 16 x 16,
+    /// whose tasks cost more to schedule than to run (1 x 1 tiles of a 3000 x 3000 matrix would submit billions of
+    /// tasks); the message gives the smallest nb within the limits.
     /// Before allocating anything it checks, with overflow-checked sizes, that the tiles this process stores fit:
     /// host tiles, their StarPU handles and bookkeeping in available_host_memory(), device tiles in the free memory
     /// of each device they are placed on; if not it throws RuntimeError giving the bytes asked for and available.
@@ -125,8 +129,16 @@ public:
     /// it: read or write it only through the view. layout.lower_only registers only the tiles on and below the
     /// diagonal (the others are never read or written); a view is not distributed (layout.grid 1 x 1).
     /// Throws InvalidArgument naming 'm', 'n', 'nb', 'ld', 'data' (null, or memory of a device the Runtime does not
-    /// drive) or 'layout'.
+    /// drive) or 'layout'; 'ld' also when the array spans more than 2^63 - 1 bytes, and when StarPU and the kernels
+    /// cannot address its tiles (viewable() is false): an owned TileMatrix with import() and export_to() takes
+    /// such an array, as the array forms of the API and the C ABI do.
     TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, T* data, int64_t ld, const TileLayout& layout = {});
+    /// Whether the view constructor takes an array of n columns with leading dimension ld in nb x nb tiles: each
+    /// tile must span ld * min(nb, n) < 2^31 entries, since StarPU 1.3's matrix interface holds the leading dimension
+    /// in 32 bits and the codelets pass it, and index within the tile, as int (BLAS, LAPACK, cuBLAS, cuSOLVER and
+    /// the library's own kernels), and its pitch ld * sizeof(T) must be < 2^31 bytes, the most CUDA's 2D copies
+    /// take. Every tile the library registers keeps within these bounds.
+    static bool viewable(int64_t n, int64_t nb, int64_t ld);
     /// Internal: tiles with no home, which StarPU allocates where a task first writes them (on a GPU, in the
     /// memory it manages and reuses) and never copies back; import() and export_to() go through host memory. The
     /// solvers' own tiles (factors in another precision, residuals, scratch vectors). A tile must be written
@@ -173,7 +185,8 @@ public:
         return h;
     }
 
-    /// Copies the column-major array A (leading dimension lda >= max(1, m)) into the tiles.
+    /// Copies the column-major array A (leading dimension lda >= max(1, m), any size up to an extent of 2^63 - 1
+    /// bytes: else InvalidArgument naming 'lda') into the tiles.
     /// A may be host memory or, in a CUDA build, device memory. Waits for pending tasks on the tiles.
     /// Distributed: collective, every rank passes the whole matrix and copies the tiles it owns (the copies of
     /// other ranks' tiles it received before are dropped from StarPU-MPI's cache). Tiles that are not

@@ -17,11 +17,6 @@
 
 namespace starfact {
 
-double potrf_flops(int64_t n) {
-    const double N = static_cast<double>(n);
-    return N * N * N / 3.0 + N * N / 2.0 + N / 6.0;
-}
-
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts) {
     RunStats ignored;

@@ -28,10 +28,6 @@ using detail::Op;
 using detail::Side;
 using detail::Uplo;
 
-double potrs_flops(int64_t n, int64_t nrhs) {
-    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(nrhs);
-}
-
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
     RunStats ignored;

@@ -13,6 +13,7 @@
 #   tests/     nothing from tools/ or examples/
 #   bench/, support/  nothing from examples/ (shared driver code lives in support/)
 #   bench/     nothing from tools/ (a program that needs the tuning space is a tool: tools/tune/)
+#   codelets/  no call into a function defined in algorithms/ (the flop counts live in codelets/*flops.cpp)
 # Prints each offending line and exits 1 if there is one.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,5 +42,12 @@ check "tests/ include tools/ or examples/" tests '#\s*include\s*["<](tools|examp
 check "bench/ includes examples/" bench '#\s*include\s*["<]examples/'
 check "bench/ includes tools/" bench '#\s*include\s*["<]tools/'
 check "support/ includes examples/" support '#\s*include\s*["<]examples/'
+# Functions defined in algorithms/ at namespace scope ("double name(" at the start of a line) that codelets/ calls,
+# unless codelets/ defines a function of that name itself (its own LAPACK wrappers, the flop counts below it).
+for f in $(grep -hoE '^(double|int64_t|int|bool|void) [a-z_0-9]+\(' algorithms/*.cpp | sed -E 's/^[a-z_0-9]+ //; s/\($//' | sort -u); do
+    grep -rqE $src "^\s*(inline |static )?[a-zA-Z_0-9:<>]+ $f\(" codelets && continue
+    hits=$(grep -rnE $src "(^|[^a-zA-Z0-9_:.>])$f\s*\(" codelets | grep -vE "^[^:]+:[0-9]+:\s*(//|/\*|\*)")
+    [ -z "$hits" ] || { echo "codelets/ calls $f, defined in algorithms/:"; echo "$hits"; bad=1; }
+done
 [ $bad = 0 ] && echo "layers: ok"
 exit $bad

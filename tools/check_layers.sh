@@ -9,7 +9,8 @@
 #              only starfact/error.hpp (standard library only: the potf2 entry points throw its
 #              InvalidArgument and RuntimeError, as their contract says)
 #   codelets/  nothing from algorithms/
-#   include/   nothing but include/starfact/
+#   include/   nothing but include/starfact/, and no StarPU header (starfact/starpu_types.hpp declares the two
+#              StarPU types the API names)
 #   tests/     nothing from tools/ or examples/
 #   bench/, support/  nothing from examples/ (shared driver code lives in support/)
 #   bench/     nothing from tools/ (a program that needs the tuning space is a tool: tools/tune/)
@@ -39,6 +40,7 @@ hits=$(grep -rnE $src '#\s*include\s*["<]starfact/' kernels | grep -v 'starfact/
 [ -z "$hits" ] || { echo "kernels/ includes a public header other than starfact/error.hpp:"; echo "$hits"; bad=1; }
 check "codelets/ includes algorithms/" codelets '#\s*include\s*["<]algorithms/'
 check "include/starfact/ includes internals" include '#\s*include\s*["<](codelets|algorithms|kernels|runtime|tools)/'
+check "include/starfact/ includes StarPU" include '#\s*include\s*<starpu'
 check "tests/ include tools/ or examples/" tests '#\s*include\s*["<](tools|examples)/'
 check "bench/ includes examples/" bench '#\s*include\s*["<]examples/'
 check "bench/ includes tools/" bench '#\s*include\s*["<]tools/'

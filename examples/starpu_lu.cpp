@@ -121,7 +121,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
     request.m = request.n = n;
     request.options.mapping = mapping;
-    request.tiling = Tiling{s.nb, residency};
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
     const Plan planned = plan(request, Machine::of(rt));
     const int64_t nb = planned.nb;
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",

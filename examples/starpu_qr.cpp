@@ -155,7 +155,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     request.n = n;
     request.nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
     request.options.mapping = mapping;
-    request.tiling = Tiling{s.nb, residency};
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
     const Plan planned = plan(request, Machine::of(rt));
     const int64_t nb = planned.nb;
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;

@@ -45,7 +45,7 @@ Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, con
     r.nrhs = r.op == Operation::Posv ? s.nrhs : 0;
     r.options = options_for(s, m, s.variant);
     r.options.factor = s.factor;
-    r.tiling.nb = s.nb;
+    r.tiling.nb = s.nb > 0 ? s.nb : 0;  // no --nb: the plan's
     r.tiling.residency = s.device_resident ? Residency::Device : Residency::Host;
     r.always_low = s.always_low;
     Machine machine = Machine::of(rt);

@@ -300,9 +300,7 @@ double factor_unit_roundoff(Precision p) {
 
 bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
                         SolveReport& report) {
-    Request request;
-    request.op = Operation::Posv;
-    request.options = opts;
+    Request request{Operation::Posv, Precision::Fp64, 0, 0, 0, opts};  // plan(A, ...) takes A's shape and tiles
     request.always_low = refine.always_low;
     if (plan(A, request).refined) return true;
     report.path = SolveReport::Path::Direct;
@@ -494,13 +492,8 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
     detail::array_residency(rt, B, tiling, "posv", "B");
-    Request request;
-    request.op = Operation::Posv;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
-    request.m = request.n = n;
-    request.nrhs = nrhs;
-    request.options = opts;
-    request.tiling = tiling;
+    Request request{Operation::Posv, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, n, n, nrhs, opts,
+                    tiling};
     request.always_low = refine.always_low;
     const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);

@@ -1,7 +1,7 @@
 // starfact::batched::getrf / inverse on host arrays: the batch is cut into chunks of consecutive matrices,
 // each chunk registered as StarPU vector handles (A, ipiv, info) and processed by one task (CPU workers: a
-// LAPACKE loop; CUDA workers: the batched kernels; codelets/batched_lu_chunk.*). Also the
-// LAWN 41 flop counts.
+// LAPACKE loop; CUDA workers: the batched kernels; codelets/batched_lu_chunk.*). The flop counts are in
+// codelets/batched_lu_flops.cpp.
 #include <algorithm>
 #include <cstdint>
 
@@ -10,19 +10,6 @@
 #include "starfact/batched_lu.hpp"
 
 namespace starfact::batched {
-
-double getrf_flops(int64_t n) {
-    const double d = static_cast<double>(n);
-    return 2.0 / 3.0 * d * d * d - d * d / 2.0 + 5.0 / 6.0 * d;
-}
-double getri_flops(int64_t n) {
-    const double d = static_cast<double>(n);
-    return 4.0 / 3.0 * d * d * d - d * d + 5.0 / 3.0 * d;
-}
-double getrs_flops(int64_t n, int64_t nrhs) {
-    const double d = static_cast<double>(n);
-    return static_cast<double>(nrhs) * (2.0 * d * d - d);
-}
 
 namespace {
 

@@ -260,10 +260,15 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     detail::require_tiling("gels", tiling);
     detail::require_array("gels", "A", A, m * n == 0);
     detail::require_array("gels", "B", B, rows * nrhs == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "gels", "A");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : qr_tile_size<T>(rows, k, opts.mapping, where, rt.cuda_workers() > 0,
-                                                       rt.cuda_devices());
+    Request request;  // the plan of the QR of the rows x k matrix
+    request.op = Operation::Gels;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = m;
+    request.n = n;
+    request.nrhs = nrhs;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     QRFactors<T> Tf(rt, rows, k, nb);  // m < n: A^T's
     detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
     detail::ArrayTiles<T> b(rt, rows, nrhs, nb, B, ldb, tiling, false);

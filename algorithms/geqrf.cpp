@@ -85,7 +85,8 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
     if (nb_ == 0)
-        nb_ = qr_tile_size<T>(m, n, Mapping::Hybrid, Residency::Host, runtime.cuda_workers() > 0, runtime.cuda_devices());
+        nb_ = plan({Operation::Geqrf, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, m, n},
+                   Machine::of(runtime)).nb;
     require(ib >= 0 && ib <= nb_, "QRFactors", "ib",
             "must be in [0, nb] = [0, " + std::to_string(nb_) + "] (got " + std::to_string(ib) + ")");
     if (tree.kind == QrTree::Kind::Panel)

@@ -250,8 +250,14 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     detail::require_tiling("getrf", tiling);
     detail::require_array("getrf", "A", A, n == 0);
     detail::require_array("getrf", "ipiv", ipiv, n == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "getrf", "A");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    Request request;
+    request.op = Operation::Getrf;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = 0;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false);
     Pivots piv(a.tiles());
     const int info = getrf(a.tiles(), piv, opts);

@@ -137,9 +137,15 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::require_array("gesv", "A", A, n == 0);
     detail::require_array("gesv", "ipiv", ipiv, n == 0);
     detail::require_array("gesv", "B", B, n == 0 || nrhs == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "gesv", "A");
     detail::array_residency(rt, B, tiling, "gesv", "B");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : lu_tile_size<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    Request request;
+    request.op = Operation::Gesv;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = nrhs;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false), b(rt, n, nrhs, nb, B, ldb, tiling, false);
     Pivots piv(a.tiles());
     const int info = gesv(a.tiles(), piv, b.tiles(), opts);

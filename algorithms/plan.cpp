@@ -1,4 +1,4 @@
-// The plan (include/starfact/plan.hpp): every tuned choice that does not depend on the data, none needing a
+// The plan's tables (algorithms/plan_tables.hpp, behind the entry of include/starfact/plan.hpp): every tuned choice that does not depend on the data, none needing a
 // Runtime. The Cholesky's tile size and CUDA streams per GPU by order, precision, mapping and residency (the
 // rows come from `starpu_chol --sweep` on the H100, docs/performance.md says how to regenerate them; between
 // two rows the smaller row's choice holds), the inverse's and the LU's tile sizes, the hybrid rule, and what
@@ -9,6 +9,7 @@
 #include "codelets/codelets.hpp"  // fused_potf2_available
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
+#include "algorithms/plan_tables.hpp"
 #include "starfact/plan.hpp"
 
 namespace starfact {
@@ -45,13 +46,22 @@ constexpr PlanRow kHost[] = {
     {int64_t(1) << 40, 2048, 4},
 };
 
-TilePlan from(const PlanRow* rows, size_t count, int64_t n) {
+detail::TilePlan from(const PlanRow* rows, size_t count, int64_t n) {
     for (size_t i = 0; i < count; ++i)
         if (n <= rows[i].max_n) return {rows[i].nb > 0 ? rows[i].nb : std::max<int64_t>(n, 1), rows[i].streams};
     return {rows[count - 1].nb, rows[count - 1].streams};
 }
 
 }  // namespace
+
+Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
+    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && gpu ? Mapping::GpuOnly : m;
+}
+
+bool have_fused_potf2() { return detail::fused_potf2_available(); }
+bool have_recursive_potrf() { return detail::recursive_potrf_available(); }
+
+namespace detail {
 
 template <typename T>
 TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
@@ -85,13 +95,6 @@ int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, 
     if (n <= (device ? 8192 : 4096)) return std::max<int64_t>(n, 1);  // one panel task: cuSOLVER getrf in place
     return device && n > 24576 && gpus <= 1 ? 4096 : 2048;
 }
-
-Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
-    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && gpu ? Mapping::GpuOnly : m;
-}
-
-bool have_fused_potf2() { return detail::fused_potf2_available(); }
-bool have_recursive_potrf() { return detail::recursive_potrf_available(); }
 
 template <typename T>
 DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb) {
@@ -152,6 +155,7 @@ SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, 
     return p;
 }
 
+}  // namespace detail
 }  // namespace starfact
 
 // ---- the tile QR (docs/qr.md) ----------------------------------------------------------------------
@@ -238,6 +242,8 @@ bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping
     return gpu && mapping != Mapping::CpuOnly && n > nb && m >= n && m <= 4 * n;
 }
 
+namespace detail {
+
 template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
     (void)residency;
@@ -253,12 +259,15 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     return 2048;
 }
 
+
+template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);
+template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
+
+}  // namespace detail
+
 int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu) {
     if (mapping != Mapping::CpuOnly && gpu) return std::max<int64_t>(nb, 1);
     return std::max<int64_t>(1, std::min<int64_t>(nb, 32));
 }
-
-template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);
-template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
 
 }  // namespace starfact

@@ -26,6 +26,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
+#include "algorithms/plan_tables.hpp"
 #include "algorithms/submit.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
@@ -299,13 +300,12 @@ double factor_unit_roundoff(Precision p) {
 
 bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
                         SolveReport& report) {
-    const Runtime& rt = A.runtime();
-    if (refine.always_low ||
-        solve_plan(A.n(), opts.mapping, A.residency(), rt.cuda_workers() > 0, rt.cuda_devices(), opts.factor).low)
-        return true;
+    Request request{Operation::Posv, Precision::Fp64, 0, 0, 0, opts};  // plan(A, ...) takes A's shape and tiles
+    request.always_low = refine.always_low;
+    if (plan(A, request).refined) return true;
     report.path = SolveReport::Path::Direct;
     report.reason = std::string("the plan ran the double factorization: on GPUs a ") + to_string(opts.factor) +
-                    " factor pays from n = " + std::to_string(kTensorCoreSolveMinOrder) +
+                    " factor pays from n = " + std::to_string(detail::kTensorCoreSolveMinOrder) +
                     " (Refinement::always_low factors in it anyway)";
     return false;
 }
@@ -491,12 +491,11 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
          SolveReport& report, const Refinement& refine, const Tiling& tiling) {
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, sizeof(T), tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
-    const Residency where = detail::array_residency(rt, A, tiling, "posv", "A");
     detail::array_residency(rt, B, tiling, "posv", "B");
-    const bool gpu = rt.cuda_workers() > 0;
-    const int64_t nb = tiling.nb > 0         ? tiling.nb
-                       : refine.always_low ? mixed_tile_size(n, opts.mapping, gpu, opts.factor)
-                                           : solve_plan(n, opts.mapping, where, gpu, rt.cuda_devices(), opts.factor).nb;
+    Request request{Operation::Posv, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, n, n, nrhs, opts,
+                    tiling};
+    request.always_low = refine.always_low;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
     const int info = posv(a.tiles(), b.tiles(), opts, report, refine);
     if (report.path == SolveReport::Path::Fallback || report.path == SolveReport::Path::Failed ||

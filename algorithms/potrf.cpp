@@ -40,8 +40,7 @@ public:
     CholeskyDag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts, RunStats* stats,
                 detail::SequenceState* seq, int raw_max, bool priorities)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
-          inverse_(resolve_panel_solve(opts.panel, opts.factor, opts.mapping, A.distributed()) == PanelSolve::Inverse),
-          diag_(resolve_diag_kernel<T>(opts.diag, opts.mapping, std::min(A.nb(), A.n()))), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
+          inverse_(opts.panel == PanelSolve::Inverse), diag_(opts.diag), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
           names_(*seq) {}
 
     int64_t mt() const { return mt_; }

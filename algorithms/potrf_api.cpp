@@ -17,11 +17,6 @@
 
 namespace starfact {
 
-double potrf_flops(int64_t n) {
-    const double N = static_cast<double>(n);
-    return N * N * N / 3.0 + N * N / 2.0 + N / 6.0;
-}
-
 template <typename T>
 int potrf(TileMatrix<T>& A, const Options& opts) {
     RunStats ignored;
@@ -38,11 +33,15 @@ int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
 namespace detail {
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
+    Request request;
+    request.op = Operation::Potrf;
+    request.options = opts;
+    const Plan p = plan(A, request);
     if (A.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(A.runtime(), "potrf",
                       {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
                        {"variant", opts.variant.name()}, {"factor", to_string(opts.factor)},
-                       {"panel", to_string(resolve_panel_solve(opts.panel, opts.factor, opts.mapping, true))}});
+                       {"panel", to_string(p.panel)}});
     detail::require_square("potrf", "A", A);
     Runtime& rt = A.runtime();
     require(&seq.runtime() == &rt, "potrf", "seq", "belongs to another Runtime than A");
@@ -54,7 +53,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
             "is recursive but this build has no recursive Cholesky kernel (no CUDA)");
     require(opts.variant.kind != Variant::Kind::Lookahead || opts.variant.depth >= 0, "potrf", "variant",
             "lookahead depth must be >= 0 (got " + std::to_string(opts.variant.depth) + ")");
-    const PanelSolve panel = resolve_panel_solve(opts.panel, opts.factor, opts.mapping, A.distributed());
+    const PanelSolve panel = p.panel;
     require(!A.distributed() || panel != PanelSolve::Inverse, "potrf",
             "panel", "is inverse, which distributed matrices do not support (its temporary tile is not distributed)");
     // left-coarse's update of tile (m, k) reads 2k tiles in one task: under a GPU memory limit StarPU 1.3 must hold
@@ -77,12 +76,14 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
         const int64_t diag_order = std::min(A.nb(), A.n());
-        reserve_potrf_workspace<T>(rt, static_cast<int>(diag_order),
-                                   resolve_diag_kernel<T>(opts.diag, opts.mapping, diag_order));
+        reserve_potrf_workspace<T>(rt, static_cast<int>(diag_order), p.diag);
         if (panel == PanelSolve::Inverse)
             reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }
-    submit_potrf_dag(A, info_handle, opts, stats, &state);
+    Options planned = opts;  // the DAG takes the plan's kernels
+    planned.panel = p.panel;
+    planned.diag = p.diag;
+    submit_potrf_dag(A, info_handle, planned, stats, &state);
     return op;
 }
 template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
@@ -104,9 +105,13 @@ int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     detail::require_leading_dimension("potrf", "lda", lda, n, "n", n, sizeof(T));
     detail::require_tiling("potrf", tiling);
     detail::require_array("potrf", "A", A, n == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "potrf", "A");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+    Request request;
+    request.op = Operation::Potrf;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
     const int info = potrf(a.tiles(), opts);
     a.write_back();

@@ -61,8 +61,14 @@ int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     detail::require_leading_dimension("potri", "lda", lda, n, "n", n, sizeof(T));
     detail::require_tiling("potri", tiling);
     detail::require_array("potri", "A", A, n == 0);
-    const Residency where = detail::array_residency(rt, A, tiling, "potri", "A");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb : potri_tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0).nb;
+    Request request;
+    request.op = Operation::Potri;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = 0;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
     const int info = potri(a.tiles(), opts);
     a.write_back();

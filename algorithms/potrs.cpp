@@ -28,10 +28,6 @@ using detail::Op;
 using detail::Side;
 using detail::Uplo;
 
-double potrs_flops(int64_t n, int64_t nrhs) {
-    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(nrhs);
-}
-
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
     RunStats ignored;
@@ -161,10 +157,15 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
         SolveReport report;  // the refined solve (mixed.hpp), which tiles for its own factorization
         return posv(rt, n, nrhs, A, lda, B, ldb, opts, report, Refinement{}, tiling);
     }
-    const Residency where = detail::array_residency(rt, A, tiling, "posv", "A");
     detail::array_residency(rt, B, tiling, "posv", "B");
-    const int64_t nb = tiling.nb > 0 ? tiling.nb
-                                     : tile_plan<T>(n, opts.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+    Request request;
+    request.op = Operation::Posv;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = nrhs;
+    request.options = opts;
+    request.tiling = tiling;
+    const int64_t nb = plan(rt, request, A).nb;
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
     const int info = posv(a.tiles(), b.tiles(), opts);
     a.write_back();

@@ -13,7 +13,8 @@ namespace starfact::detail {
 struct SequenceState;
 
 /// Submits the DAG of the Cholesky of A (the loops of algorithms/potrf.cpp, by opts.variant) into `seq`, whose
-/// info variable is info[0] (distributed: one per rank, info[rank]); the arguments are already checked.
+/// info variable is info[0] (distributed: one per rank, info[rank]); the arguments are already checked and
+/// opts.panel and opts.diag are the plan's (plan.hpp), not Auto.
 template <typename T>
 void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
                       RunStats* stats, SequenceState* seq);

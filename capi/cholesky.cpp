@@ -1,6 +1,7 @@
 // The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms.
 #include <memory>
 
+#include "capi/plan.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/inverse.hpp"
@@ -11,14 +12,18 @@ namespace starfact::capi {
 namespace {
 
 template <typename T>
-int64_t cholesky_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
-    if (p.tiling.nb > 0) return p.tiling.nb;
-    return tile_plan<T>(n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()).nb;
+constexpr int32_t dtype_of() {
+    return sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
+}
+
+template <typename T>
+int64_t cholesky_nb(const Runtime& rt, Operation op, int64_t n, const ParsedOptions& p, Residency where) {
+    return plan_of(op, dtype_of<T>(), n, n, 0, p, where, Machine::of(rt)).nb;
 }
 
 template <typename T>
 bool mixed_solve(const Options& opts) {
-    return sizeof(T) == sizeof(double) && opts.factor != Precision::Native && opts.factor != Precision::Fp64;
+    return sizeof(T) == sizeof(double) && refines_double(opts.factor);
 }
 
 }  // namespace
@@ -36,7 +41,7 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, c.n, c.p, c.where), c.where);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, Operation::Potrf, c.n, c.p, c.where), c.where);
             async::potrf(A->tiles(), *j.sequence, c.p.options);
             j.finish = [A, out](int info) {
                 A->deliver(true);
@@ -54,7 +59,7 @@ int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = cholesky_nb<T>(rt, c.n, c.p, c.where);
+            const int64_t nb = cholesky_nb<T>(rt, Operation::Potrs, c.n, c.p, c.where);
             auto L = argument_tiles<T>(rt, *l, Output{}, false, true, nb, c.where);
             auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {l});
             async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options);
@@ -81,11 +86,9 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
             const bool mixed = refinement != nullptr || mixed_solve<T>(p.options);
-            // The solve with a report (mixed.hpp; refined when the factor is lower) has its own tile size.
-            const int64_t nb = !mixed          ? cholesky_nb<T>(rt, n, p, where)
-                               : p.tiling.nb > 0 ? p.tiling.nb
-                                                 : mixed_tile_size(n, p.options.mapping, rt.cuda_workers() > 0,
-                                                                   p.options.factor);
+            const int64_t nb = plan_of(Operation::Posv, a->dtype, n, n, b->cols, p, where, Machine::of(rt),
+                                       refine.always_low)
+                                   .nb;
             auto A = argument_tiles<T>(rt, *a, aout, true, true, nb, where, {b, b_out});
             auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
             if (!mixed) {
@@ -125,9 +128,7 @@ int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = c.p.tiling.nb > 0
-                                   ? c.p.tiling.nb
-                                   : potri_tile_plan<T>(c.n, c.p.options.mapping, c.where, rt.cuda_workers() > 0).nb;
+            const int64_t nb = cholesky_nb<T>(rt, Operation::Potri, c.n, c.p, c.where);
             auto A = argument_tiles<T>(rt, *a, out, true, true, nb, c.where);
             async::potri(A->tiles(), *j.sequence, c.p.options);
             j.finish = [A, out](int info) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "capi/plan.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/plan.hpp"
@@ -14,8 +15,9 @@ namespace {
 
 template <typename T>
 int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
-    if (p.tiling.nb > 0) return p.tiling.nb;
-    return lu_tile_size<T>(n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices());
+    return plan_of(Operation::Getrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, 0, p,
+                   where, Machine::of(rt))
+        .nb;
 }
 
 /// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.

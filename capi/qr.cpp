@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "capi/plan.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/qr.hpp"
@@ -49,9 +50,9 @@ namespace {
 /// The tile size of a QR of the m x n matrix: the options' or the plan's.
 template <typename T>
 int64_t qr_nb(const Runtime& rt, int64_t m, int64_t n, const ParsedOptions& p, Residency where) {
-    if (p.tiling.nb > 0) return p.tiling.nb;
-    return std::max<int64_t>(
-        1, qr_tile_size<T>(m, n, p.options.mapping, where, rt.cuda_workers() > 0, rt.cuda_devices()));
+    return plan_of(Operation::Geqrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, m, n, 0, p,
+                   where, Machine::of(rt))
+        .nb;
 }
 
 /// The factors handle `factors` of `function`, checked against the Runtime and the matrix qr (its shape and dtype);

@@ -68,9 +68,11 @@ void starfact_c_runtime_config_init(starfact_c_runtime_config* config) {
     config->ncpus = d.ncpus;
     config->ncuda = d.ncuda;
     // The drivers' streams: what the plan tunes the tiles for (the same at every order and residency).
-    config->workers_per_gpu =
-        starfact::tile_plan<double>(int64_t(1) << 15, starfact::Mapping::GpuOnly, starfact::Residency::Device, true)
-            .streams_per_gpu;
+    starfact::Request request;
+    request.m = request.n = int64_t(1) << 15;
+    request.options.mapping = starfact::Mapping::GpuOnly;
+    request.tiling.residency = starfact::Residency::Device;
+    config->workers_per_gpu = starfact::plan(request, starfact::Machine{1, 1, 1}).streams_per_gpu;
     config->calibrate = d.calibrate ? 1 : 0;
     config->profiling = d.profiling ? 1 : 0;
     config->warm_up = d.warm_up ? 1 : 0;

@@ -131,7 +131,7 @@ typedef struct starfact_c_runtime_config {
     int32_t ncpus;           /**< -1: StarPU's default */
     int32_t ncuda;           /**< -1: all devices; 0: none */
     int32_t workers_per_gpu; /**< 0: StarPU's default (1); starfact_c_runtime_config_init: the plan's (the
-                                  drivers' default, tile_plan's streams_per_gpu) */
+                                  drivers' default, the plan's streams_per_gpu) */
     int32_t calibrate;
     int32_t profiling;
     int32_t warm_up;
@@ -235,6 +235,23 @@ void starfact_c_job_destroy(starfact_c_job* job);
 
 /** potrf: the lower triangle of a (n x n) factored; the result (lower factor, strictly upper part copied from a)
  * goes to a_out (may be a; NULL data: not wanted). */
+/** The machine a plan is made for (starfact::Machine): its CPU workers, CUDA workers and CUDA devices. */
+typedef struct starfact_c_machine {
+    int32_t cpu_workers;
+    int32_t cuda_workers;
+    int32_t cuda_devices;
+} starfact_c_machine;
+
+/** The plan of a call without running it (starfact::Plan, docs/api.md): op is "potrf", "potrs", "posv", "potri",
+ * "getrf", "getrs", "gesv", "geqrf" or "gels"; a the matrix and b the right-hand sides of the solves (NULL
+ * otherwise): their shape, dtype and device are read, their data only for being null; options and refinement (may be
+ * NULL) as the operation's submit takes them. machine NULL: the runtime's workers, else those (runtime may then be
+ * NULL). Writes the plan's one line (key=value pairs, what the drivers print) into buf, NUL-terminated and cut to
+ * len bytes (512 hold every plan). The same plan the operation's submit runs. */
+int starfact_c_plan(starfact_c_runtime* runtime, const starfact_c_machine* machine, const char* op,
+                    const starfact_c_matrix* a, const starfact_c_matrix* b, const starfact_c_options* options,
+                    const starfact_c_refinement* refinement, char* buf, size_t len);
+
 int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job);
 /** potrs: solves with the lower factor l (only read) the n x nrhs b; X goes to b_out (may be b). */
@@ -276,7 +293,8 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
  * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). info k > 0: the factorization
  * broke down at column k (every tree: a holds NaN or Inf there; the Cholesky QR: a numerically rank deficient, or
  * a^T a overflowing or underflowing): a_out is meaningless, ormqr and orgqr refuse the factors, and
- * starfact_c_qr_factors_breakdown says why. options: nb (0: the plan's, qr_tile_size), tree, ib, mapping, variant
+ * starfact_c_qr_factors_breakdown says why. options: nb (0: the plan's,
+ * starfact_c_plan), tree, ib, mapping, variant
  * ("right" or "noprio"), residency. */
 int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_qr_factors** factors,

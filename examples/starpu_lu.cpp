@@ -35,7 +35,7 @@ is used, else one LAPACKE getrf call with all OpenBLAS threads) and the ratio ve
 problem
 )") +
            support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: starfact::lu_tile_size: 256 on CPUs; on GPU mappings one tile up
+           R"(  --nb NB           tile size (default: starfact::plan's: 256 on CPUs; on GPU mappings one tile up
                     to n = 4096, device-resident 8192, then 2048, device-resident above 24576 4096 on one
                     GPU and 2048 on several)
   --nrhs R          right-hand sides of the solve (default 1)
@@ -116,10 +116,18 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = s.nb > 0 ? s.nb : lu_tile_size<T>(n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
+    Request request;
+    request.op = Operation::Getrf;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.options.mapping = mapping;
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
+    const Plan planned = plan(request, Machine::of(rt));
+    const int64_t nb = planned.nb;
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_lu: " + rt.describe());
+    table.note("plan: " + planned.to_string());
     if (support::model_based(rt.scheduler()) &&
         !support::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
         table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +

@@ -45,7 +45,7 @@ problem
   --m M             rows (default: n). m < n: a wide matrix (R upper trapezoidal; gels gives the minimum-norm
                     solution through the QR of A^T, orgqr all of the m x m Q)
 )") + support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: starfact::qr_tile_size: 192 on CPUs; on GPUs 2048, and for
+           R"(  --nb NB           tile size (default: starfact::plan's: 192 on CPUs; on GPUs 2048, and for
                     n <= 512 one tile column of tall tiles: 65536 rows from m = 131072, else 32768)
   --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
   --op OP           geqrf (default), gels (least squares, m < n: the minimum-norm solution) or orgqr (the thin
@@ -148,12 +148,22 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t k = std::min(m, n), ldb = std::max(m, n);  // Q is m x k; B holds max(m, n) rows, as LAPACK's
     const bool wide = m < n;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = s.nb > 0 ? s.nb : qr_tile_size<T>(m, n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices());
+    Request request;
+    request.op = s.op == QrOp::Gels ? Operation::Gels : Operation::Geqrf;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = m;
+    request.n = n;
+    request.nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
+    request.options.mapping = mapping;
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
+    const Plan planned = plan(request, Machine::of(rt));
+    const int64_t nb = planned.nb;
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
     const double flops = op_flops(s, m, n);
     const Table table(s.csv, {"impl", "op", "m", "n", "nb", "ib", "tree", "prec", "mapping", "sched", "residency",
                               "run", "seconds", "GFLOP/s", "orth", "resid", "ls_resid", "info"});
     table.note("starpu_qr: " + rt.describe());
+    table.note("plan: " + planned.to_string());
     std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(ldb * nrhs));
     random_matrix<T>(m, n, A.data(), m, s.seed);
     if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);

@@ -43,6 +43,10 @@ struct CoreShare {
 /// mask) when `have` is at least that share. mpi_start widens a narrower mask (Open MPI's mpirun binds each rank
 /// to one core when it starts at most two) to it.
 CoreShare node_core_share(int have, int online, int local_rank, int local_size);
+/// The node share of this rank (MPI builds; runtime/mpi_node.cpp): its node-local rank and size, its GPUs (a
+/// rank's share of the node's devices, set as conf's explicit CUDA workers unless the environment chose them) and
+/// its cores (widened to its share of the node when the launcher bound it narrower; conf->ncpus from that share).
+void share_node(starpu_conf* conf, MpiState& s);
 /// Initializes MPI (unless the application did), then StarPU and StarPU-MPI with `conf`. Ranks that share a node
 /// share its GPUs: unless the environment names the devices (STARPU_WORKERS_CUDAID, STARPU_NCUDA, or
 /// CUDA_VISIBLE_DEVICES set per rank), node-local rank r of L takes the visible devices r, r + L, r + 2L, ... (one

@@ -1,6 +1,6 @@
-/* What the small C programs testing the C ABI share (test_capi_jobs.c, test_capi_names.c): the CHECK macro and its
- * count of failures, a seeded generator of fresh inputs (STARFACT_TEST_SEED=N replays a run), a runtime of CPU
- * workers, and the end of main. Header-only: each program includes it once. */
+/* What the small C programs testing the C ABI share (test_capi_jobs.c, test_capi_names.c, test_capi_plan.c): the
+ * CHECK macro and its count of failures, a seeded generator of fresh inputs (STARFACT_TEST_SEED=N replays a run), a
+ * runtime of CPU workers, and the end of main. Header-only: each program includes it once. */
 #ifndef STARFACT_TESTS_CAPI_CHECK_H
 #define STARFACT_TESTS_CAPI_CHECK_H
 

@@ -1,6 +1,7 @@
 // The submit forms (async::) and Sequence: operations chained without waits give the synchronous results,
 // concurrent factorizations each report their own info, and a sequence waits for its own tasks only.
 #include <catch2/catch.hpp>
+#include <starpu.h>
 
 #include <atomic>
 #include <limits>

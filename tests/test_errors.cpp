@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "runtime/tile_limits.hpp"
+#include "algorithms/plan_tables.hpp"
 #include "tests/support.hpp"
 #include "tests/wide_array.hpp"
 
@@ -270,58 +271,58 @@ TEST_CASE("the plan's tile sizes by order, precision, residency and GPU count", 
     const auto gpu = Mapping::GpuOnly;
     const auto device = Residency::Device, host = Residency::Host;
     // one GPU, device-resident: one task up to 20480 in double and 16384 in float, then 2048 / 4096 tiles
-    CHECK(tile_plan<double>(20480, gpu, device, true).nb == 20480);
-    CHECK(tile_plan<double>(20481, gpu, device, true).nb == 2048);
-    CHECK(tile_plan<float>(16384, gpu, device, true).nb == 16384);
-    CHECK(tile_plan<float>(16385, gpu, device, true).nb == 4096);
-    CHECK(tile_plan<double>(1, gpu, device, true).nb == 1);
+    CHECK(detail::tile_plan<double>(20480, gpu, device, true).nb == 20480);
+    CHECK(detail::tile_plan<double>(20481, gpu, device, true).nb == 2048);
+    CHECK(detail::tile_plan<float>(16384, gpu, device, true).nb == 16384);
+    CHECK(detail::tile_plan<float>(16385, gpu, device, true).nb == 4096);
+    CHECK(detail::tile_plan<double>(1, gpu, device, true).nb == 1);
     // the mixed-precision solve: 4096 tiles from 12288 for the tensor-core factors, 2048 otherwise, 256 on CPUs
-    CHECK(mixed_tile_size(16384, gpu, true, Precision::Tf32) == 4096);
-    CHECK(mixed_tile_size(12288, gpu, true, Precision::Bf16) == 4096);
-    CHECK(mixed_tile_size(12287, gpu, true, Precision::Fp16) == 2048);
-    CHECK(mixed_tile_size(32768, gpu, true, Precision::Fp32) == 2048);
-    CHECK(mixed_tile_size(1000, gpu, true, Precision::Tf32) == 1000);
-    CHECK(mixed_tile_size(1000, Mapping::CpuOnly, true, Precision::Tf32) == 256);
-    CHECK(mixed_tile_size(100, gpu, false) == 100);
+    CHECK(detail::mixed_tile_size(16384, gpu, true, Precision::Tf32) == 4096);
+    CHECK(detail::mixed_tile_size(12288, gpu, true, Precision::Bf16) == 4096);
+    CHECK(detail::mixed_tile_size(12287, gpu, true, Precision::Fp16) == 2048);
+    CHECK(detail::mixed_tile_size(32768, gpu, true, Precision::Fp32) == 2048);
+    CHECK(detail::mixed_tile_size(1000, gpu, true, Precision::Tf32) == 1000);
+    CHECK(detail::mixed_tile_size(1000, Mapping::CpuOnly, true, Precision::Tf32) == 256);
+    CHECK(detail::mixed_tile_size(100, gpu, false) == 100);
     // which solves the tensor cores take: from 16384 on GPUs; fp32 and CPU mappings always; the double plan's tiles
     // otherwise
-    CHECK(solve_plan(16384, gpu, device, true, 1, Precision::Tf32).low);
-    CHECK(solve_plan(16384, gpu, host, true, 1, Precision::Tf32).nb == 4096);
-    CHECK(!solve_plan(16383, gpu, host, true, 1, Precision::Bf16).low);
-    CHECK(solve_plan(16383, gpu, host, true, 1, Precision::Bf16).nb == tile_plan<double>(16383, gpu, host, true).nb);
-    CHECK(!solve_plan(9011, Mapping::Hybrid, host, true, 1, Precision::Fp16).low);
-    CHECK(solve_plan(9011, gpu, host, true, 1, Precision::Fp32).low);
-    CHECK(solve_plan(500, Mapping::CpuOnly, host, true, 1, Precision::Tf32).low);
-    CHECK(solve_plan(500, gpu, host, false, 1, Precision::Tf32).low);
-    CHECK(!solve_plan(50000, gpu, device, true, 1, Precision::Fp64).low);
-    CHECK(!solve_plan(50000, gpu, device, true, 1, Precision::Native).low);
+    CHECK(detail::solve_plan(16384, gpu, device, true, 1, Precision::Tf32).low);
+    CHECK(detail::solve_plan(16384, gpu, host, true, 1, Precision::Tf32).nb == 4096);
+    CHECK(!detail::solve_plan(16383, gpu, host, true, 1, Precision::Bf16).low);
+    CHECK(detail::solve_plan(16383, gpu, host, true, 1, Precision::Bf16).nb == detail::tile_plan<double>(16383, gpu, host, true).nb);
+    CHECK(!detail::solve_plan(9011, Mapping::Hybrid, host, true, 1, Precision::Fp16).low);
+    CHECK(detail::solve_plan(9011, gpu, host, true, 1, Precision::Fp32).low);
+    CHECK(detail::solve_plan(500, Mapping::CpuOnly, host, true, 1, Precision::Tf32).low);
+    CHECK(detail::solve_plan(500, gpu, host, false, 1, Precision::Tf32).low);
+    CHECK(!detail::solve_plan(50000, gpu, device, true, 1, Precision::Fp64).low);
+    CHECK(!detail::solve_plan(50000, gpu, device, true, 1, Precision::Native).low);
     // several GPUs: one task up to 12288, 2048 above; host-resident: one task up to 4096, 2048 above
-    CHECK(tile_plan<double>(12288, gpu, device, true, 2).nb == 12288);
-    CHECK(tile_plan<double>(12289, gpu, device, true, 4).nb == 2048);
-    CHECK(tile_plan<float>(65536, gpu, host, true).nb == 2048);
-    CHECK(tile_plan<double>(65536, Mapping::CpuOnly, device, true).nb == 256);
+    CHECK(detail::tile_plan<double>(12288, gpu, device, true, 2).nb == 12288);
+    CHECK(detail::tile_plan<double>(12289, gpu, device, true, 4).nb == 2048);
+    CHECK(detail::tile_plan<float>(65536, gpu, host, true).nb == 2048);
+    CHECK(detail::tile_plan<double>(65536, Mapping::CpuOnly, device, true).nb == 256);
     // LU: 4096 tiles above 24576 on one GPU, 2048 on several
-    CHECK(lu_tile_size<double>(65536, gpu, device, true) == 4096);
-    CHECK(lu_tile_size<double>(65536, gpu, device, true, 4) == 2048);
-    CHECK(lu_tile_size<double>(8192, gpu, device, true, 2) == 8192);
-    CHECK(lu_tile_size<double>(65536, gpu, host, true) == 2048);
-    CHECK(lu_tile_size<double>(65536, gpu, device, false) == 256);
+    CHECK(detail::lu_tile_size<double>(65536, gpu, device, true) == 4096);
+    CHECK(detail::lu_tile_size<double>(65536, gpu, device, true, 4) == 2048);
+    CHECK(detail::lu_tile_size<double>(8192, gpu, device, true, 2) == 8192);
+    CHECK(detail::lu_tile_size<double>(65536, gpu, host, true) == 2048);
+    CHECK(detail::lu_tile_size<double>(65536, gpu, device, false) == 256);
 }
 
 TEST_CASE("auto picks the diagonal kernel by tile order and precision, explicit choices stand", "[cpu][diag]") {
     const DiagKernel fused = have_fused_potf2() ? DiagKernel::Fused : DiagKernel::Cusolver;
     for (int64_t nb : {1, 512, 2048}) {  // every DAG tile of the plans: our fused potf2
-        CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, nb) == fused);
-        CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::Hybrid, nb) == fused);
+        CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, nb) == fused);
+        CHECK(detail::resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::Hybrid, nb) == fused);
     }
     // one cuSOLVER call where it was measured faster: double 2049..24576, float 2049..4096
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 2049) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 16384) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24576) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24577) == fused);
-    CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 4096) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 8192) == fused);
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::CpuOnly, 512) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<double>(DiagKernel::Cusolver, Mapping::GpuOnly, 512) == DiagKernel::Cusolver);
-    CHECK(resolve_diag_kernel<float>(DiagKernel::Fused, Mapping::Hybrid, 8192) == DiagKernel::Fused);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 2049) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 16384) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24576) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::GpuOnly, 24577) == fused);
+    CHECK(detail::resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 4096) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<float>(DiagKernel::Auto, Mapping::GpuOnly, 8192) == fused);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Auto, Mapping::CpuOnly, 512) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<double>(DiagKernel::Cusolver, Mapping::GpuOnly, 512) == DiagKernel::Cusolver);
+    CHECK(detail::resolve_diag_kernel<float>(DiagKernel::Fused, Mapping::Hybrid, 8192) == DiagKernel::Fused);
 }

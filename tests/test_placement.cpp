@@ -1,6 +1,7 @@
 // Device placement of device-resident tiles (docs/multigpu.md): the arithmetic of device_of and the device grid
 // checks, which need no GPU (CPU suite).
 #include <catch2/catch.hpp>
+#include <starpu.h>
 
 #include <set>
 #include <string>

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "algorithms/plan_tables.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
@@ -120,15 +121,15 @@ TEST_CASE("the residual check fails on a wrong factor", "[potrf][cpu][check]") {
 
 TEST_CASE("tensor-core factors solve their panels through the inverted diagonal tile by default", "[potrf][cpu]") {
     for (Precision f : {Precision::Tf32, Precision::Bf16, Precision::Fp16}) {
-        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, false) == PanelSolve::Inverse);
+        CHECK(detail::resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, false) == PanelSolve::Inverse);
         // CPU workers in the mapping: LAPACK's trsm; distributed matrices: the inverse's temporary tile is not
         // distributed
-        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::Hybrid, false) == PanelSolve::Trsm);
-        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::CpuOnly, false) == PanelSolve::Trsm);
-        CHECK(resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, true) == PanelSolve::Trsm);
-        CHECK(resolve_panel_solve(PanelSolve::Trsm, f, Mapping::GpuOnly, false) == PanelSolve::Trsm);
+        CHECK(detail::resolve_panel_solve(PanelSolve::Auto, f, Mapping::Hybrid, false) == PanelSolve::Trsm);
+        CHECK(detail::resolve_panel_solve(PanelSolve::Auto, f, Mapping::CpuOnly, false) == PanelSolve::Trsm);
+        CHECK(detail::resolve_panel_solve(PanelSolve::Auto, f, Mapping::GpuOnly, true) == PanelSolve::Trsm);
+        CHECK(detail::resolve_panel_solve(PanelSolve::Trsm, f, Mapping::GpuOnly, false) == PanelSolve::Trsm);
     }
-    CHECK(resolve_panel_solve(PanelSolve::Inverse, Precision::Fp64, Mapping::CpuOnly, false) == PanelSolve::Inverse);
+    CHECK(detail::resolve_panel_solve(PanelSolve::Inverse, Precision::Fp64, Mapping::CpuOnly, false) == PanelSolve::Inverse);
 }
 
 TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditioned tiles) as LAPACK does",
@@ -136,10 +137,10 @@ TEMPLATE_TEST_CASE("default options factor Gaussian-kernel matrices (ill-conditi
     using T = TestType;
     // The inverse panel solve loses definiteness on these (a spurious info > 0), so the default is the
     // backward-stable trsm, for every mapping.
-    CHECK(resolve_panel_solve(PanelSolve::Auto) == PanelSolve::Trsm);
+    CHECK(detail::resolve_panel_solve(PanelSolve::Auto) == PanelSolve::Trsm);
     for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid, Mapping::GpuOnly})
         for (Precision f : {Precision::Native, Precision::Fp64, Precision::Fp32})
-            CHECK(resolve_panel_solve(PanelSolve::Auto, f, m, false) == PanelSolve::Trsm);
+            CHECK(detail::resolve_panel_solve(PanelSolve::Auto, f, m, false) == PanelSolve::Trsm);
     const int64_t n = 300, ld = n + 2;
     const double ell = 0.1, nugget = sizeof(T) == 4 ? 1e-5 : 1e-12;
     for (Mapping m : {Mapping::CpuOnly, Mapping::Hybrid}) {

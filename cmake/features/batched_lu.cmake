@@ -2,7 +2,8 @@
 # chunk codelet, starfact::batched::getrf/inverse, tests, bench and its tuning sweep (tools/tune_batched_lu.sh;
 # docs/batched_lu.md). Included at the end of the top-level CMakeLists (targets starfact, starfact_test_support exist).
 set(batched_lu_dir ${PROJECT_SOURCE_DIR}/kernels/batched_lu)
-target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/algorithms/batched_lu.cpp ${PROJECT_SOURCE_DIR}/codelets/batched_lu_chunk.cpp)
+target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/algorithms/batched_lu.cpp ${PROJECT_SOURCE_DIR}/codelets/batched_lu_chunk.cpp
+                               ${PROJECT_SOURCE_DIR}/codelets/batched_lu_flops.cpp)
 if(STARFACT_HAVE_CUDA)
   # One translation unit per operation and precision (dispatch.cuh: STARFACT_BATCHED_LU_INSTANCE), written into
   # the build tree (rewritten only when its text changes), so that builds parallelize.

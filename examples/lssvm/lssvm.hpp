@@ -54,7 +54,7 @@ enum class Solver { Cholesky, Cg };
 /// How one training + prediction runs.
 struct RunOptions {
     starfact::Mapping mapping = starfact::Mapping::GpuOnly;
-    int64_t nb = 0;          ///< tile size; 0: starfact::tile_plan for the order
+    int64_t nb = 0;          ///< tile size; 0: starfact::plan's for the order
     bool overlap = true;     ///< one task graph (false: wait after each phase, to time them apart)
     Solver solver = Solver::Cholesky;
     double cg_tol = 1e-6;    ///< CG: stop a right-hand side when |r| / |b| <= tol

@@ -349,10 +349,13 @@ int main(int argc, char** argv) {
         if (mapping == starfact::Mapping::CpuOnly) cfg.ncuda = 0;
         if (mapping == starfact::Mapping::GpuOnly) cfg.ncpus = 0;
         if (mapping != starfact::Mapping::CpuOnly)  // the factorization's tuned stream count for this order
-            cfg.workers_per_gpu = a.streams > 0 ? a.streams
-                                                : starfact::tile_plan<double>(data.train.n, mapping,
-                                                                              starfact::Residency::Device, true)
-                                                      .streams_per_gpu;
+            cfg.workers_per_gpu = a.streams > 0 ? a.streams : [&] {
+                starfact::Request request;
+                request.m = request.n = data.train.n;
+                request.options.mapping = mapping;
+                request.tiling.residency = starfact::Residency::Device;
+                return starfact::plan(request, starfact::Machine{1, 1, 1}).streams_per_gpu;
+            }();
         starfact::Runtime rt(cfg);
         Engine engine(rt);
         const double gamma = effective_gamma(a.hyper, data.train);

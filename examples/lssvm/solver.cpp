@@ -255,8 +255,17 @@ Result run(const Engine& engine, const Dataset& train, const Dataset& test, cons
     const Residency residency = gpu ? Residency::Device : Residency::Host;
     const bool mixed = sizeof(T) == sizeof(double) && o.solver == Solver::Cholesky &&
                        starfact::refines_double(o.factor);
-    const int64_t planned = mixed ? starfact::mixed_tile_size(n, o.mapping, gpu, o.factor)
-                                  : starfact::tile_plan<T>(n, o.mapping, residency, gpu).nb;
+    // The LS-SVM factors in o.factor whatever the order (the plan's always_low tiles).
+    starfact::Request request;
+    request.op = starfact::Operation::Posv;
+    request.element = sizeof(T) == sizeof(float) ? starfact::Precision::Fp32 : starfact::Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = nrhs;
+    request.options.mapping = o.mapping;
+    request.options.factor = mixed ? o.factor : starfact::Precision::Native;
+    request.tiling.residency = residency;
+    request.always_low = mixed;
+    const int64_t planned = starfact::plan(request, starfact::Machine::of(rt)).nb;
     const int64_t nb = std::max<int64_t>(o.nb > 0 ? o.nb : planned, nrhs);
     const KernelArgs ka{h.kernel, effective_gamma(h, train), 1.0 / h.C};
     const KernelArgs ka_apply{h.kernel, ka.gamma, 0.0};
@@ -362,8 +371,13 @@ double relative_residual(const Engine& engine, const Dataset& train, const Hyper
     starfact::require(static_cast<int64_t>(r.solution.size()) == n * nrhs, "lssvm::relative_residual", "r",
                       "holds no solution of this training set");
     const bool gpu = o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
-    const int64_t nb = std::max<int64_t>(
-        o.nb > 0 ? o.nb : starfact::tile_plan<T>(n, o.mapping, gpu ? Residency::Device : Residency::Host, gpu).nb, nrhs);
+    starfact::Request request;
+    request.op = starfact::Operation::Potrf;
+    request.element = sizeof(T) == sizeof(float) ? starfact::Precision::Fp32 : starfact::Precision::Fp64;
+    request.m = request.n = n;
+    request.options.mapping = o.mapping;
+    request.tiling = {o.nb, gpu ? Residency::Device : Residency::Host};
+    const int64_t nb = std::max<int64_t>(starfact::plan(request, starfact::Machine::of(rt)).nb, nrhs);
     HostArray<T> X(static_cast<size_t>(n * d));
     convert(train, X);
     RowBlocks<T> xb(X.data(), n, d, nb);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -96,6 +97,10 @@ int run_local(const Settings& s) {
             rt.require_mapping(mapping, "starpu_chol");
             if (s.device_resident && rt.cuda_devices() == 0)
                 throw InvalidArgument("starpu_chol", "--device-resident", "needs a GPU, and none is usable");
+            if (s.plan_only) {
+                std::cout << driver_plan(s, mapping, matrix_order(s, rt), rt, s.op) << "\n";
+                return 0;
+            }
             if (s.op == "potri") rc = run_potri(s, rt, mapping);
             else if (s.op == "posv" && s.factor != Precision::Native) rc = run_mixed(s, rt, mapping);
             else if (s.op == "posv") rc = run_grid(s, rt, mapping, Grid{});

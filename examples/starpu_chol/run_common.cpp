@@ -37,12 +37,24 @@ Options options_for(const Settings& s, Mapping mapping, const Variant& variant) 
     return opts;
 }
 
+Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, const std::string& op) {
+    Request r;
+    r.op = parse_operation(op, "--op");
+    r.element = s.prec == 's' ? Precision::Fp32 : Precision::Fp64;
+    r.m = r.n = n;
+    r.nrhs = r.op == Operation::Posv ? s.nrhs : 0;
+    r.options = options_for(s, m, s.variant);
+    r.options.factor = s.factor;
+    r.tiling.nb = s.nb > 0 ? s.nb : 0;  // no --nb: the plan's
+    r.tiling.residency = s.device_resident ? Residency::Device : Residency::Host;
+    r.always_low = s.always_low;
+    Machine machine = Machine::of(rt);
+    machine.cuda_devices *= rt.mpi_size();  // a distributed matrix spreads over every rank's GPUs
+    return plan(r, machine);
+}
+
 int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt) {
-    if (s.nb > 0) return s.nb;
-    const Residency r = s.device_resident ? Residency::Device : Residency::Host;
-    const bool gpu = rt.cuda_workers() > 0;
-    const int gpus = rt.cuda_devices() * rt.mpi_size();  // a distributed matrix spreads over every rank's GPUs
-    return s.prec == 's' ? tile_plan<float>(n, m, r, gpu, gpus).nb : tile_plan<double>(n, m, r, gpu, gpus).nb;
+    return driver_plan(s, m, n, rt, "potrf").nb;
 }
 
 bool models_present(const Runtime& rt, char prec) {

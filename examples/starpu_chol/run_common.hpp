@@ -35,6 +35,9 @@ Options options_for(const Settings& s, Mapping mapping, const Variant& variant);
 
 /// The tile size of a run: --nb, else the tuned plan for this order, precision, mapping, residency and GPU count.
 int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt);
+/// The library's plan of the run's operation (`op`: --op's) for these flags (plan.hpp): what --plan prints and
+/// each run notes before its timings.
+Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, const std::string& op);
 
 /// Whether this machine already has history for the four Cholesky kernels of this precision.
 bool models_present(const Runtime& rt, char prec);

@@ -22,6 +22,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
     const Table table(s.csv, {"impl", "n", "nb", "prec", "variant", "mapping", "sched", "residency", "grid", "run",
                               "seconds", "GFLOP/s", "residual", "info"});
     if (root) table.note("starpu_chol" + std::string(solve ? " --op posv" : "") + ": " + rt.describe());
+    if (root) table.note("plan: " + driver_plan(s, mapping, n, rt, solve ? "posv" : "potrf").to_string());
     // Without a residual check each rank generates its own tiles where they live; with one, every rank builds the
     // whole matrix (the same on every rank: same seed) and imports its tiles.
     const bool generated = !s.check;

@@ -18,12 +18,12 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = matrix_order(s, rt), nrhs = s.nrhs;
     const bool gpu = rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = s.nb > 0         ? s.nb
-                       : s.always_low ? mixed_tile_size(n, mapping, rt.cuda_workers() > 0, s.factor)
-                                      : solve_plan(n, mapping, residency, rt.cuda_workers() > 0, rt.cuda_devices(), s.factor).nb;
+    const Plan planned = driver_plan(s, mapping, n, rt, "posv");
+    const int64_t nb = planned.nb;
     const Table table(s.csv, {"impl", "n", "nb", "factor", "cond", "form", "run", "seconds", "factor_s", "GFLOP/s",
                               "path", "iterations", "gmres", "factorizations", "shift", "backward_error", "info"});
     table.note("starpu_chol --op posv --factor-prec " + std::string(to_string(s.factor)) + ": " + rt.describe());
+    table.note("plan: " + planned.to_string());
     std::vector<double> A = s.cond > 0 ? support::conditioned_spd(n, s.cond, s.seed, rt.cuda_devices() > 0)
                                        : support::host_matrix<double>(n, "starpu_chol");
     if (s.cond <= 0) random_symmetric<double>(n, A.data(), n, s.seed, static_cast<double>(n));

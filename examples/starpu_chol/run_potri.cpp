@@ -15,10 +15,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = matrix_order(s, rt);
     const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
     const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    const int64_t nb = s.nb > 0 ? s.nb : potri_tile_plan<T>(n, mapping, residency, rt.cuda_workers() > 0).nb;
+    const Plan planned = driver_plan(s, mapping, n, rt, "potri");
+    const int64_t nb = planned.nb;
     const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
                               "residual", "info"});
     table.note("starpu_chol --op potri: " + rt.describe());
+    table.note("plan: " + planned.to_string());
     std::vector<T> A = support::host_matrix<T>(n, "starpu_chol");
     random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());

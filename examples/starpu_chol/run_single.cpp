@@ -39,9 +39,10 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, tiles_only));
     if (residency == Residency::Device) table.note(placement_text(tiles));
     const Options opts = options_for(s, mapping, s.variant);
-    const std::string diag = mapping == Mapping::CpuOnly ? "lapack"
-                             : to_string(resolve_diag_kernel<T>(s.diag, mapping, std::min(nb, n)));
-    const std::string panel = to_string(resolve_panel_solve(s.panel, opts.factor, mapping, false));
+    const Plan planned = driver_plan(s, mapping, n, rt, "potrf");
+    const std::string diag = mapping == Mapping::CpuOnly ? "lapack" : to_string(planned.diag);
+    const std::string panel = to_string(planned.panel);
+    table.note("plan: " + planned.to_string());
 
     if (s.calibrate) {
         Settings cal = s;

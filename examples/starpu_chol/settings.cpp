@@ -24,7 +24,7 @@ problem
   --op OP           potrf (default): the factorization; posv: potrf then potrs on --nrhs random right-hand
                     sides, residual ||A X - B||_1 / (||A||_1 ||X||_1 n eps), no vendor baseline;
                     potri: the SPD inverse, potrf + trtri + lauum as one
-                    task graph (tiles: starfact::potri_tile_plan unless --nb), its residual
+                    task graph (tiles: starfact::plan's unless --nb), its residual
                     ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
   --nrhs K          right-hand sides of --op posv (default 1)
@@ -34,7 +34,7 @@ problem
                     stalls, the double factorization as fall-back; docs/mixed_precision.md). Prints per run the
                     path, the refinement and GMRES iterations and the backward error, and in the same run
                     cuSOLVER's dpotrf + dpotrs and its IRS gesv at the same lowest precision (GPU runs); tiles
-                    from starfact::mixed_tile_size unless --nb. With --op potrf --prec s: the float
+                    from starfact::plan unless --nb. With --op potrf --prec s: the float
                     factorization with its trailing updates in tf32, bf16 or fp16 (against cuSOLVER's spotrf)
   --cond K          with --factor-prec: the matrix Q diag(s) Q^T of condition number K (Q orthogonal from the QR
                     of a Gaussian matrix, s geometric from 1 to 1/K) instead of the random SPD one
@@ -47,13 +47,15 @@ problem
   --always-low      with --factor-prec fp32/tf32/bf16/fp16: factor in that precision at every order (below
                     n = 16384 on GPUs the library's plan runs the double factorization instead, where it is
                     faster, and reports path direct; starfact::Refinement::always_low)
+  --plan            print the library's plan of the run (one line: tile size, streams, kernels, arithmetic;
+                    starfact::plan) and exit without running; every run notes it before its timings
   --array           with --factor-prec: time the array form, posv(rt, n, nrhs, A, lda, B, ldb, ...) on the
                     host arrays themselves (the library views them as tiles, no copy), as a user with host
                     data calls it; the vendor row then includes the copies to and from the GPU. Without it,
                     posv on TileMatrix tiles (pinned host memory, or GPU memory with --device-resident)
 )") +
            support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: the tuned plan, starfact::tile_plan: on GPU mappings the whole
+           R"(  --nb NB           tile size (default: the tuned plan, starfact::plan: on GPU mappings the whole
                     matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
                     docs/performance.md)
 )" +
@@ -68,7 +70,7 @@ problem
   --diag K          CUDA kernel for diagonal tiles: fused (our potf2), cusolver (cuSOLVER potrf), recursive
                     (our recursive Cholesky: updates and panel solves as large gemms, in the tensor-core
                     arithmetic of --factor-prec for a mixed solve), auto (default: the plan's choice by
-                    order and precision, starfact::resolve_diag_kernel; docs/potf2.md)
+                    order and precision, starfact::plan; docs/potf2.md)
 )" +
            support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only", "--sched"}) +
            R"(  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
@@ -187,6 +189,7 @@ Settings parse(int argc, char** argv) {
                 throw std::invalid_argument("--shift needs a multiple of the unit roundoff >= 0, e.g. 64 (got '" + v + "')");
         }
         else if (f == "--array") { cli.no_value(); s.array = true; }
+        else if (f == "--plan") { cli.no_value(); s.plan_only = true; }
         else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
         else if (f == "--refine-budget") {
             const std::string v = cli.value();

@@ -27,6 +27,7 @@ struct Settings : support::DriverFlags {
     double shift = -1;                     // --shift: Refinement::shift (units of the factor's unit roundoff)
     bool array = false;                    // --array: the array form of posv on host arrays
     bool always_low = false;               // --always-low: Refinement::always_low
+    bool plan_only = false;                // --plan: print the plan and exit
     double refine_budget = -1;             // --refine-budget: Refinement::time_budget (< 0: its default)
     Grid grid{0, 0};  // --grid; 0 x 0: not given
     DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement

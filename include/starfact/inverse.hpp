@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "starfact/cholesky.hpp"
-#include "starfact/plan.hpp"  // potri_tile_plan
+#include "starfact/plan.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
@@ -35,7 +35,7 @@ template <typename T>
 void lauum(TileMatrix<T>& L, const Options& opts = {});
 
 /// LAPACK-array form of potri: A is column-major n x n (lda >= max(1, n)), lower triangle used; it is
-/// tiled as `tiling` says (Tiling::nb = 0: potri_tile_plan; a host array by default viewed in place).
+/// tiled as `tiling` says (Tiling::nb = 0: the plan's, plan.hpp; a host array by default viewed in place).
 template <typename T>
 int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts = {}, const Tiling& tiling = {});
 

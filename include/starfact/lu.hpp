@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "starfact/cholesky.hpp"
-#include "starfact/plan.hpp"  // lu_tile_size
+#include "starfact/plan.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -77,7 +77,7 @@ template <typename T>
 int getrf_nopiv(TileMatrix<T>& A, const Options& opts = {});
 
 /// LAPACK-array forms: A column-major n x n (lda >= max(1, n)), overwritten by L and U; ipiv (n entries)
-/// receives LAPACK's 1-based interchanges. Tiling::nb = 0 takes lu_tile_size; the arrays, in host or device
+/// receives LAPACK's 1-based interchanges. Tiling::nb = 0 takes the plan's (plan.hpp); the arrays, in host or device
 /// memory, are tiled as `tiling` says (by default viewed in place).
 template <typename T>
 int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Options& opts = {},

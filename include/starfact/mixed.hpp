@@ -16,27 +16,6 @@ constexpr bool refines_double(Precision factor) {
     return factor != Precision::Native && factor != Precision::Fp64;
 }
 
-/// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):
-/// tiles small enough that the factorization is a task graph of matrix products, which run in the low precision,
-/// rather than one diagonal task, which does not. On GPU mappings (measured on the H100, docs/mixed_precision.md): 4096 from n = 12288 for the
-/// tensor-core factors (TF32, BF16, FP16), whose panel solves recurse into tensor-core gemms, 2048 otherwise
-/// (and for Fp32); 256 on CPUs.
-int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor = Precision::Tf32);
-
-/// How a double solve asked for in `factor` runs (the plan, algorithms/plan.cpp): in that precision with
-/// refinement (`low`), or, where the low precision cannot pay, by the double factorization; and the array form's
-/// tile size for that choice. On GPU mappings the tensor-core factors (Tf32, Bf16, Fp16) pay from n = 16384:
-/// below it the conversion and the refinement's latency-bound steps cost more than the faster factorization saves
-/// (measured on the H100, docs/mixed_precision.md), so the double path runs and the report says so. Fp32, which buys
-/// memory rather than speed, and CPU mappings always take the low precision.
-struct SolvePlan {
-    bool low = false;  ///< factor in `factor` and refine (else the double factorization)
-    int64_t nb = 0;    ///< tile size of the array form (mixed_tile_size, or tile_plan<double>)
-};
-SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor);
-/// The order from which a tensor-core factor pays on GPU mappings.
-constexpr int64_t kTensorCoreSolveMinOrder = 16384;
-
 /// Stopping rules of the refinement.
 struct Refinement {
     /// Classical refinement steps (x += M^-1 (b - A x), the correction through the low-precision factor M) before
@@ -75,7 +54,7 @@ struct Refinement {
     /// The budget in seconds is never below this, so that small solves, whose factorization takes microseconds,
     /// still refine.
     double time_floor = 0.05;
-    /// Factor in Options::factor whatever the plan (solve_plan) says pays: for tests and experiments at small orders.
+    /// Factor in Options::factor whatever the plan (plan.hpp) says pays: for tests and experiments at small orders.
     bool always_low = false;
 };
 
@@ -132,7 +111,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
          const Refinement& refine = {});
 
 /// The array form: A column-major n x n (lda >= n, lower triangle used), B n x nrhs, host or device memory; tiled as
-/// `tiling` says (nb = 0: solve_plan's). With Residency::Host (default) host arrays are viewed as tiles (no copy:
+/// `tiling` says (nb = 0: the plan's, plan.hpp). With Residency::Host (default) host arrays are viewed as tiles (no copy:
 /// StarPU moves tiles between them and the workers), device arrays likewise in device memory; with Device, host
 /// arrays are copied into device memory.
 /// A ends unchanged, or holding the double factor after a fallback.

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "starfact/cholesky.hpp"  // Options, RunStats, Tiling
-#include "starfact/plan.hpp"      // QrTree, qr_tile_size, qr_inner_block
+#include "starfact/plan.hpp"      // QrTree, qr_inner_block
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -45,7 +45,7 @@ enum class Trans { NoTrans, Transpose };
 template <typename T>
 class QRFactors {
 public:
-    /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's qr_tile_size
+    /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's (plan.hpp)
     /// for a Hybrid mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf
     /// will use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
     /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per tile):
@@ -179,7 +179,7 @@ template <typename T>
 void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRFactors<T>& Tf, T* Q, int64_t ldq,
            const Options& opts = {}, const Tiling& tiling = {});
 /// gels: A (m x n) is overwritten by its QR factors (m < n: those of A^T, transposed), B (max(m, n) x nrhs,
-/// ldb >= max(1, m, n)) by Q^T B with X in its first n rows (m < n: by X). Tiling::nb = 0: qr_tile_size of the
+/// ldb >= max(1, m, n)) by Q^T B with X in its first n rows (m < n: by X). Tiling::nb = 0: the plan's for the
 /// matrix factored. Returns gels' info.
 template <typename T>
 int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb,

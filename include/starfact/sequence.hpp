@@ -1,11 +1,10 @@
 // Asynchronous submission: a Sequence groups operations whose tasks were submitted without waiting.
 #pragma once
-#include <starpu.h>
-
 #include <cstdint>
 #include <memory>
 
 #include "starfact/runtime.hpp"
+#include "starfact/starpu_types.hpp"
 
 namespace starfact {
 

@@ -4,8 +4,6 @@
 // tiles over MPI ranks (docs/mpi.md) and/or stores only the lower triangle of tiles; with device-resident tiles it
 // also says how they are spread over the CUDA devices of the process (docs/multigpu.md).
 #pragma once
-#include <starpu.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,6 +13,7 @@
 
 #include "starfact/mapping.hpp"
 #include "starfact/runtime.hpp"
+#include "starfact/starpu_types.hpp"
 
 namespace starfact {
 

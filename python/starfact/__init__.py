@@ -45,6 +45,7 @@ from .errors import ArgumentError, LinAlgError, NotBuiltError, StarfactRuntimeEr
 from .lu import gesv, gesv_async, getrf, getrf_async, getrs, getrs_async
 from .qr import (QRFactors, gels, gels_async, geqrf, geqrf_async, lstsq, lstsq_async, orgqr, orgqr_async, ormqr,
                  ormqr_async, qr, qr_async)
+from ._plan import Plan, plan
 from .report import SolveReport
 
 __version__ = _clib.VERSION
@@ -80,5 +81,6 @@ __all__ = [
     "QRFactors", "qr", "geqrf", "ormqr", "orgqr", "gels", "lstsq",
     "qr_async", "geqrf_async", "ormqr_async", "orgqr_async", "gels_async", "lstsq_async",
     "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",
+    "plan", "Plan",
     "built_with_cuda", "cuda_device_count", "build_info", "runtime", "__version__",
 ]

@@ -247,3 +247,6 @@ def view(x, name, ndims, dtypes=FLOATS):
         raise argument_value_error(name, "must have %s dimensions (got shape %s)"
                                    % (" or ".join(str(d) for d in ndims), v.shape))
     return v
+
+
+_backends.set_host_reader(lambda x: host_array(view(x, "array", (1, 2, 3))))

@@ -266,8 +266,7 @@ class Foreign(Backend):
             raise TypeError("starfact allocates no device array of type %s.%s: pass a NumPy, PyTorch, CuPy, JAX or "
                             "Numba array, or one it may write in place (overwrite_*=True) in a layout it reads"
                             % (type(x).__module__, type(x).__name__))
-        from . import _arrays  # pylint: disable=import-outside-toplevel
-        return _arrays.host_array(_arrays.view(x, "array", (1, 2, 3)))
+        return _host_reader(x)
 
     def empty(self, like, shape, dtype):
         if hasattr(like, "__cuda_array_interface__") or _device_type(like) not in (1, 3):
@@ -309,6 +308,14 @@ def _device_type(x):
 
 NUMPY = Backend()
 _known = {}
+_host_reader = None
+
+
+def set_host_reader(reader):
+    """How Foreign reads an array's host memory as NumPy: reader(x) (set by _arrays, which reads DLPack; this module
+    imports nothing of the package's array layer)."""
+    global _host_reader  # pylint: disable=global-statement
+    _host_reader = reader
 
 
 def of(x):

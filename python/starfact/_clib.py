@@ -72,6 +72,11 @@ class RuntimeConfig(Structure):
                 ("scheduler", c_char_p), ("perfmodel_dir", c_char_p)]
 
 
+class Machine(Structure):
+    """starfact_c_machine: the workers a plan is made for."""
+    _fields_ = [("cpu_workers", c_int32), ("cuda_workers", c_int32), ("cuda_devices", c_int32)]
+
+
 class RuntimeInfo(Structure):
     """starfact_c_runtime_info."""
     _fields_ = [("cpu_workers", c_int32), ("cuda_workers", c_int32), ("cuda_devices", c_int32),
@@ -135,6 +140,8 @@ _SIGNATURES = {
     "starfact_c_job_done": (c_int, [c_void_p, _P(c_int32)]),
     "starfact_c_job_report": (c_int, [c_void_p, _P(SolveReport)]),
     "starfact_c_job_destroy": (None, [c_void_p]),
+    "starfact_c_plan": (c_int, [c_void_p, _P(Machine), c_char_p, _P(Matrix), _P(Matrix), _P(Options),
+                                _P(Refinement), c_void_p, ctypes.c_size_t]),
     "starfact_c_potrf_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
     "starfact_c_potrs_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
     "starfact_c_posv_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Matrix), _P(Options),

@@ -184,7 +184,7 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
         tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
             2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A", "cholqr", "panel"
             (docs/qr.md).
-        nb: tile size (None: the plan's, qr_tile_size); ib: inner blocking of the CPU kernels (None: the plan's;
+        nb: tile size (None: the plan's, starfact.plan); ib: inner blocking of the CPU kernels (None: the plan's;
             below nb every task runs on CPU workers); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
             or "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.
 

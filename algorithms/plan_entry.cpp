@@ -1,0 +1,175 @@
+// The planning entry (include/starfact/plan.hpp): one Plan per call, from the tables of algorithms/plan.cpp, each
+// asked once; the doors of the tile forms and of the array forms; the Plan's one-line text.
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+#include <string>
+
+#include "algorithms/array_tiles.hpp"  // array_residency
+#include "algorithms/plan_tables.hpp"
+#include "starfact/error.hpp"
+#include "starfact/mixed.hpp"  // refines_double
+#include "starfact/plan.hpp"
+#include "starfact/runtime.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact {
+namespace {
+
+constexpr const char* kOperationNames[] = {"potrf", "potrs", "posv", "potri", "getrf",
+                                           "getrs", "gesv",  "geqrf", "gels"};
+
+bool is_cholesky(Operation op) {
+    return op == Operation::Potrf || op == Operation::Potrs || op == Operation::Posv || op == Operation::Potri;
+}
+bool is_lu(Operation op) { return op == Operation::Getrf || op == Operation::Getrs || op == Operation::Gesv; }
+bool is_qr(Operation op) { return op == Operation::Geqrf || op == Operation::Gels; }
+
+/// The Cholesky operations' tile size and streams; the mixed-precision posv's refinement path.
+template <typename T>
+void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
+    const bool gpu = mc.gpu();
+    const detail::TilePlan tiles = r.op == Operation::Potri
+                                       ? detail::potri_tile_plan<T>(r.n, r.options.mapping, p.residency, gpu)
+                                       : detail::tile_plan<T>(r.n, r.options.mapping, p.residency, gpu,
+                                                              mc.cuda_devices);
+    p.streams_per_gpu = tiles.streams_per_gpu;
+    p.nb = tiles.nb;
+    p.arithmetic = r.options.factor == Precision::Native ? r.element : r.options.factor;
+    Precision factor = r.options.factor;  // the arithmetic the factorization's tasks get
+    // A double posv in a lower arithmetic: the refined solve where the low factor pays (or always_low asks), else
+    // the double factorization with the double plan's tiles.
+    if (r.op == Operation::Posv && r.element == Precision::Fp64 && refines_double(r.options.factor)) {
+        const detail::SolvePlan s = detail::solve_plan(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices,
+                                                       r.options.factor);
+        p.refined = s.low || r.always_low;
+        p.nb = r.always_low ? detail::mixed_tile_size(r.n, r.options.mapping, gpu, r.options.factor) : s.nb;
+        if (!p.refined) {  // the double path: potrf and potrs in double (their options' factor Native)
+            p.arithmetic = Precision::Fp64;
+            factor = Precision::Native;
+        }
+    }
+    if (r.tiling.nb > 0) p.nb = r.tiling.nb;
+    p.panel = detail::resolve_panel_solve(r.options.panel, factor, r.options.mapping, r.distributed);
+    const int64_t diag_order = std::max<int64_t>(1, std::min(p.nb, r.n));
+    p.diag = p.refined || r.element == Precision::Fp32
+                 ? detail::resolve_diag_kernel<float>(r.options.diag, r.options.mapping, diag_order)
+                 : detail::resolve_diag_kernel<double>(r.options.diag, r.options.mapping, diag_order);
+}
+
+/// The QR's tile size, tree and inner blocking (gels of a wide A: the QR of A^T).
+template <typename T>
+void plan_qr(const Request& r, const Machine& mc, Plan& p) {
+    const bool gpu = mc.gpu();
+    const int64_t rows = std::max(r.m, r.n), cols = std::min(r.m, r.n);
+    p.nb = r.tiling.nb > 0 ? r.tiling.nb
+                           : std::max<int64_t>(1, detail::qr_tile_size<T>(rows, cols, r.options.mapping, p.residency,
+                                                                          gpu, mc.cuda_devices));
+    p.ib = r.ib > 0 ? r.ib : qr_inner_block(p.nb, r.options.mapping, gpu);
+    if (qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+        p.tree.kind = QrTree::Kind::Cholqr;
+    } else if (qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+        p.tree.kind = QrTree::Kind::Panel;
+    } else {
+        const int64_t mt = (rows + p.nb - 1) / p.nb, nt = (cols + p.nb - 1) / p.nb;
+        const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
+                            : r.options.mapping == Mapping::GpuOnly ? mc.cuda_workers
+                                                                    : mc.cpu_workers + mc.cuda_workers;
+        const int64_t d = qr_domain_rows(r.tree, mt, nt, workers);
+        if (d >= std::max<int64_t>(mt, 1)) p.tree.kind = QrTree::Kind::Flat;
+        else if (d == 1) p.tree.kind = QrTree::Kind::Binary;
+        else p.tree = QrTree{QrTree::Kind::Domains, d};
+    }
+}
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+const char* to_string(Operation op) { return kOperationNames[static_cast<int>(op)]; }
+
+Operation parse_operation(const std::string& text, const char* argument) {
+    for (int i = 0; i < int(sizeof kOperationNames / sizeof kOperationNames[0]); ++i)
+        if (text == kOperationNames[i]) return static_cast<Operation>(i);
+    throw InvalidArgument("parse_operation", argument,
+                          "must be one of potrf, potrs, posv, potri, getrf, getrs, gesv, geqrf, gels (got '" + text +
+                              "')");
+}
+
+Machine Machine::of(const Runtime& rt) { return {rt.cpu_workers(), rt.cuda_workers(), rt.cuda_devices()}; }
+
+Plan plan(const Request& r, const Machine& mc) {
+    require(r.m >= 0, "plan", "m", "must be >= 0 (got " + std::to_string(r.m) + ")");
+    require(r.n >= 0, "plan", "n", "must be >= 0 (got " + std::to_string(r.n) + ")");
+    require(r.nrhs >= 0, "plan", "nrhs", "must be >= 0 (got " + std::to_string(r.nrhs) + ")");
+    require(r.tiling.nb >= 0, "plan", "nb", "must be >= 0 (got " + std::to_string(r.tiling.nb) + ")");
+    require(r.ib >= 0, "plan", "ib", "must be >= 0 (got " + std::to_string(r.ib) + ")");
+    require(r.element == Precision::Fp64 || r.element == Precision::Fp32, "plan", "element",
+            std::string("must be fp64 or fp32 (got ") + to_string(r.element) + ")");
+    Plan p;
+    p.op = r.op;
+    p.element = r.element;
+    p.m = r.m;
+    p.n = r.n;
+    p.nrhs = r.nrhs;
+    p.mapping = r.options.mapping;
+    p.residency = r.tiling.residency;
+    p.arithmetic = r.element;
+    const bool single = r.element == Precision::Fp32;
+    const bool gpu = mc.gpu();
+    if (is_cholesky(r.op)) {
+        if (single) plan_cholesky<float>(r, mc, p);
+        else plan_cholesky<double>(r, mc, p);
+    } else if (is_lu(r.op)) {
+        p.nb = r.tiling.nb > 0 ? r.tiling.nb
+               : single        ? detail::lu_tile_size<float>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices)
+                               : detail::lu_tile_size<double>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices);
+    } else {
+        if (single) plan_qr<float>(r, mc, p);
+        else plan_qr<double>(r, mc, p);
+    }
+    if (!is_cholesky(r.op))  // the streams a runtime has are the Cholesky's, whatever runs on it
+        p.streams_per_gpu =
+            detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
+    p.nb = std::max<int64_t>(p.nb, 1);
+    p.task_mapping = task_mapping(r.options.mapping, p.nb, gpu);
+    const int64_t rows = is_qr(r.op) ? std::max(r.m, r.n) : r.n, cols = is_qr(r.op) ? std::min(r.m, r.n) : r.n;
+    p.one_task = rows <= p.nb && cols <= p.nb;
+    return p;
+}
+
+template <typename T>
+Plan plan(const TileMatrix<T>& A, Request r, const Machine* machine) {
+    r.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    r.m = A.m();
+    r.n = A.n();
+    r.tiling.nb = A.nb();
+    r.tiling.residency = A.residency();
+    r.distributed = A.distributed();
+    return plan(r, machine ? *machine : Machine::of(A.runtime()));
+}
+template Plan plan<float>(const TileMatrix<float>&, Request, const Machine*);
+template Plan plan<double>(const TileMatrix<double>&, Request, const Machine*);
+
+Plan plan(const Runtime& rt, Request r, const void* A, const Machine* machine) {
+    r.tiling.residency = detail::array_residency(rt, A, r.tiling, to_string(r.op), "A");
+    return plan(r, machine ? *machine : Machine::of(rt));
+}
+
+std::string Plan::to_string() const {
+    const bool chol = is_cholesky(op), qr = is_qr(op);
+    const int64_t rows = qr ? m : n;
+    std::ostringstream s;
+    s << "op=" << starfact::to_string(op) << " element=" << starfact::to_string(element) << " m=" << rows
+      << " n=" << n << " nrhs=" << nrhs << " mapping=" << starfact::to_string(mapping)
+      << " tasks=" << starfact::to_string(task_mapping) << " residency=" << starfact::to_string(residency)
+      << " nb=" << nb << " streams=" << streams_per_gpu << " one_task=" << yes_no(one_task)
+      << " arithmetic=" << starfact::to_string(arithmetic) << " refined=" << yes_no(refined)
+      << " diag=" << (chol && streams_per_gpu > 0 ? starfact::to_string(diag) : "-") << " panel=" << (chol ? starfact::to_string(panel) : "-")
+      << " tree=" << (qr ? tree.name() : std::string("-")) << " ib=" << (qr ? std::to_string(ib) : std::string("-"));
+    return s.str();
+}
+
+std::ostream& operator<<(std::ostream& out, const Plan& plan) { return out << plan.to_string(); }
+
+}  // namespace starfact

@@ -1,0 +1,83 @@
+// Internal: the plan's tuned tables (algorithms/plan.cpp), one per decision. Only the planning entry
+// (algorithms/plan_entry.cpp, starfact/plan.hpp) calls them, once per call; everything else asks the entry.
+#pragma once
+#include <cstdint>
+
+#include "starfact/plan.hpp"
+
+namespace starfact::detail {
+
+/// What Auto means for a factorization in the matrix's own arithmetic: Trsm, for every mapping and tile size
+/// (tensor-core factors: the overload of cholesky.hpp).
+PanelSolve resolve_panel_solve(PanelSolve p);
+
+/// What PanelSolve::Auto means for a factorization in arithmetic `factor` under `mapping`: Inverse for the
+/// tensor-core factors (Tf32, Bf16, Fp16) of matrices that are not distributed, on the GpuOnly mapping (the
+/// inversion and the products run in the tensor-core arithmetic: about 10 % faster at n = 32768 in TF32 on the H100; such
+/// a factor only preconditions the refinement of a mixed-precision solve, which absorbs the inverse's weaker
+/// stability); else Trsm. An explicit choice is returned as is.
+PanelSolve resolve_panel_solve(PanelSolve p, Precision factor, Mapping mapping, bool distributed);
+
+/// What Auto means for nb x nb diagonal tiles of precision T under mapping m: the CUDA kernel measured faster on
+/// one tile of that order (the kDiag rows of algorithms/plan.cpp, from `starpu_chol --sweep --nb NB --diag
+/// fused|cusolver` on the H100, docs/performance.md): our fused potf2 where the build has it, except at the orders
+/// where cuSOLVER's potrf was faster (double 2049..24576, float 2049..4096: there the whole-matrix task of a
+/// small plan is one cuSOLVER call); Cusolver without the fused kernel; CpuOnly never runs a CUDA codelet
+/// (reported as Cusolver). An explicit Fused or Cusolver is kept.
+template <typename T>
+DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb);
+
+/// The tuned granularity of an order-n factorization on this machine type (docs/performance.md): the tile
+/// size, and the CUDA workers (streams) per GPU a Runtime should have.
+struct TilePlan {
+    int64_t nb = 0;
+    int streams_per_gpu = 0;  ///< 0: no preference (no GPU in the mapping)
+};
+/// The Cholesky's plan: what Tiling::nb = 0 and starpu_chol's defaults use. `gpu`: whether the runtime has CUDA
+/// workers; `gpus`: the CUDA devices the tiles spread over (device-resident tiles on several GPUs take finer
+/// tiles, and never one whole-matrix task).
+template <typename T>
+TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
+/// The granularity potri's array form and starpu_chol --op potri use: tile_plan's, except that a GPU
+/// plan with fewer than eight tile rows (tile_plan makes a device-resident matrix one tile up to n = 16384 or 20480)
+/// is cut into eight (tiles of at least 512), so that the three phases have tiles to overlap on.
+template <typename T>
+TilePlan potri_tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu);
+/// The default tile size of an order-n LU (what Tiling::nb = 0 and starpu_lu use): 256 on CPUs; on GPU
+/// mappings one tile up to n = 4096 (device-resident: 8192), so that the factorization is one panel task
+/// (cuSOLVER's getrf in place on the tile), then 2048 (device-resident above 24576: 4096), so that
+/// the updates are gemms near the GPU's peak and the panels, which are latency-bound, are few; device-resident
+/// tiles over several GPUs (`gpus` > 1) keep 2048, whose shorter panels and finer updates spread better (4 x H100,
+/// n = 65536: 2.91x one GPU against 2.48x with 4096 tiles and 2.70x with 3072, docs/multigpu.md).
+/// `gpu`: whether the runtime has CUDA workers; `gpus`: the CUDA devices the tiles spread over.
+template <typename T>
+int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
+
+
+/// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
+/// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
+/// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).
+template <typename T>
+int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
+/// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):
+/// tiles small enough that the factorization is a task graph of matrix products, which run in the low precision,
+/// rather than one diagonal task, which does not. On GPU mappings (measured on the H100, docs/mixed_precision.md): 4096 from n = 12288 for the
+/// tensor-core factors (TF32, BF16, FP16), whose panel solves recurse into tensor-core gemms, 2048 otherwise
+/// (and for Fp32); 256 on CPUs.
+int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor = Precision::Tf32);
+
+/// How a double solve asked for in `factor` runs (the plan, algorithms/plan.cpp): in that precision with
+/// refinement (`low`), or, where the low precision cannot pay, by the double factorization; and the array form's
+/// tile size for that choice. On GPU mappings the tensor-core factors (Tf32, Bf16, Fp16) pay from n = 16384:
+/// below it the conversion and the refinement's latency-bound steps cost more than the faster factorization saves
+/// (measured on the H100, docs/mixed_precision.md), so the double path runs and the report says so. Fp32, which buys
+/// memory rather than speed, and CPU mappings always take the low precision.
+struct SolvePlan {
+    bool low = false;  ///< factor in `factor` and refine (else the double factorization)
+    int64_t nb = 0;    ///< tile size of the array form (mixed_tile_size, or tile_plan<double>)
+};
+SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor);
+/// The order from which a tensor-core factor pays on GPU mappings.
+constexpr int64_t kTensorCoreSolveMinOrder = 16384;
+
+}  // namespace starfact::detail

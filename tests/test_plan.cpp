@@ -1,0 +1,173 @@
+// The plan through every C++ door: the array forms' (plan(Runtime, ...)), the tile and submit forms'
+// (plan(TileMatrix, ...)) and the entry itself give one plan for each call of tests/plan_table.hpp; the plan's
+// text names its choices; the posv that two doors planned differently (tf32 on device arrays of order 8192) runs the
+// double plan's one task.
+#include <catch2/catch.hpp>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "starfact/plan.hpp"
+#include "starfact/tile_matrix.hpp"
+#include "tests/plan_table.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::runtime;
+
+namespace {
+
+Request request_of(const test::PlanRow& row) {
+    Request r;
+    r.op = row.op;
+    r.element = row.element;
+    r.m = row.m;
+    r.n = row.n;
+    r.nrhs = row.nrhs;
+    r.options.mapping = row.mapping;
+    r.options.factor = row.factor;
+    r.tiling.residency = row.residency;
+    return r;
+}
+
+/// Address space for an m x n array that is never touched (the doors plan without reading it).
+struct Untouched {
+    explicit Untouched(size_t bytes) : size(std::max<size_t>(bytes, 4096)) {
+        data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        REQUIRE(data != MAP_FAILED);
+    }
+    ~Untouched() { munmap(data, size); }
+    size_t size;
+    void* data;
+};
+
+template <typename T>
+Plan tile_door(const Request& r, const Plan& array_plan, const Machine& machine) {
+    Untouched memory(static_cast<size_t>(r.m) * static_cast<size_t>(r.n) * sizeof(T));
+    TileMatrix<T> A(runtime(), r.m, r.n, array_plan.nb, static_cast<T*>(memory.data), std::max<int64_t>(r.m, 1));
+    return plan(A, r, &machine);
+}
+
+}  // namespace
+
+/// One line of tests/plan_table.txt: the machine, the requested factor, the plan.
+std::string table_line(const Machine& machine, const test::PlanRow& row, const Plan& p) {
+    return std::to_string(machine.cpu_workers) + "," + std::to_string(machine.cuda_workers) + "," +
+           std::to_string(machine.cuda_devices) + " " + to_string(row.factor) + " " + p.to_string();
+}
+
+TEST_CASE("every C++ door plans each call of the table alike, as tests/plan_table.txt says", "[cpu][plan]") {
+    int rows = 0;
+    std::vector<std::string> lines;
+    for (const Machine& machine : test::plan_machines())
+        for (const test::PlanRow& row : test::plan_table(machine)) {
+            const Request r = request_of(row);
+            const Plan entry = plan(r, machine);
+            lines.push_back(table_line(machine, row, entry));
+            // the array forms: the host array itself; Device through Tiling::residency
+            const double host_value = 0;
+            const Plan via_array = plan(runtime(), r, &host_value, &machine);
+            INFO(entry.to_string());
+            CHECK(via_array == entry);
+            // the tile forms on tiles of the planned size: the same plan (views of host memory: device-resident
+            // tiles need a GPU)
+            if (row.residency == Residency::Host && row.n <= 8192) {
+                const Plan via_tiles = row.element == Precision::Fp32 ? tile_door<float>(r, entry, machine)
+                                                                      : tile_door<double>(r, entry, machine);
+                CHECK(via_tiles == entry);
+            }
+            ++rows;
+        }
+    CHECK(rows > 1000);
+    // The table the other doors (python/tests/test_plan.py) check against; STARFACT_WRITE_PLAN_TABLE=1 rewrites it
+    // after a deliberate change of the plan.
+    const std::string path = std::string(STARFACT_TESTS_DIR) + "/plan_table.txt";
+    if (std::getenv("STARFACT_WRITE_PLAN_TABLE")) {
+        std::ofstream out(path);
+        for (const std::string& l : lines) out << l << "\n";
+    }
+    std::ifstream in(path);
+    REQUIRE(in.good());
+    std::vector<std::string> expected;
+    for (std::string l; std::getline(in, l);) expected.push_back(l);
+    REQUIRE(expected.size() == lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+        INFO("row " << i + 1 << " of " << path);
+        CHECK(lines[i] == expected[i]);
+    }
+}
+
+TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") {
+    const Machine gpu{8, 4, 1}, cpu{8, 0, 0};
+    Request r;
+    r.op = Operation::Posv;
+    r.m = r.n = 8192;
+    r.nrhs = 1;
+    r.options.mapping = Mapping::GpuOnly;
+    r.options.factor = Precision::Tf32;
+    r.tiling.residency = Residency::Device;
+    // tf32 below 16384 on a GPU: the double factorization as one whole-matrix task (the double plan), not tiles
+    Plan p = plan(r, gpu);
+    CHECK_FALSE(p.refined);
+    CHECK(p.one_task);
+    CHECK(p.nb == 8192);
+    CHECK(p.arithmetic == Precision::Fp64);
+    // from 16384 the tensor cores pay: 4096 tiles, refined
+    r.m = r.n = 16384;
+    p = plan(r, gpu);
+    CHECK(p.refined);
+    CHECK(p.nb == 4096);
+    CHECK(p.arithmetic == Precision::Tf32);
+    CHECK(p.panel == PanelSolve::Inverse);
+    r.always_low = true;
+    r.m = r.n = 8192;
+    CHECK(plan(r, gpu).refined);
+    CHECK(plan(r, gpu).nb == 2048);
+    // CPU: 256 tiles, the tables' CPU rows
+    r.always_low = false;
+    CHECK(plan(r, cpu).nb == 256);
+    CHECK(plan(r, cpu).refined);
+    // LU and QR
+    r.op = Operation::Getrf;
+    r.options.factor = Precision::Native;
+    CHECK(plan(r, gpu).nb == 8192);
+    r.op = Operation::Geqrf;
+    r.m = 1 << 20;
+    r.n = 256;
+    p = plan(r, gpu);
+    CHECK(p.nb == 65536);
+    CHECK(p.tree.kind == QrTree::Kind::Cholqr);
+    CHECK(plan(r, cpu).tree.kind == QrTree::Kind::Domains);
+    // a tiling request stands
+    r.tiling.nb = 100;
+    CHECK(plan(r, gpu).nb == 100);
+}
+
+TEST_CASE("the plan's text names every choice, and bad requests name their argument", "[cpu][plan]") {
+    Request r;
+    r.op = Operation::Potrf;
+    r.m = r.n = 1;
+    const std::string line = plan(r, Machine{1, 0, 0}).to_string();
+    CHECK(line ==
+          "op=potrf element=fp64 m=1 n=1 nrhs=0 mapping=hybrid tasks=hybrid residency=host nb=256 streams=0 "
+          "one_task=yes arithmetic=fp64 refined=no diag=- panel=trsm tree=- ib=-");
+    // what starpu_chol --cpu-only --n 300 --nb 64 prints (tests/CMakeLists.txt, driver.plan)
+    Request d;
+    d.m = d.n = 300;
+    d.options.mapping = Mapping::CpuOnly;
+    d.tiling.nb = 64;
+    CHECK(plan(d, Machine{2, 0, 0}).to_string() ==
+          "op=potrf element=fp64 m=300 n=300 nrhs=0 mapping=cpu-only tasks=cpu-only residency=host nb=64 streams=0 "
+          "one_task=no arithmetic=fp64 refined=no diag=- panel=trsm tree=- ib=-");
+    r.n = -1;
+    CHECK_THROWS_WITH(plan(r, Machine{}), Catch::Contains("n"));
+    r.n = 4;
+    r.tiling.nb = -2;
+    CHECK_THROWS_WITH(plan(r, Machine{}), Catch::Contains("nb"));
+    CHECK(parse_operation("gels") == Operation::Gels);
+    CHECK_THROWS_WITH(parse_operation("lu", "op"), Catch::Contains("op"));
+}

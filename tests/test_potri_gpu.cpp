@@ -17,12 +17,20 @@ using namespace starfact::test::inverse;
 
 namespace {
 
-/// potri of a fresh SPD matrix on tiles of nb (0: potri_tile_plan), from host or device arrays; checks
+/// potri of a fresh SPD matrix on tiles of nb (0: the plan's), from host or device arrays; checks
 /// info, the residual and that the strictly upper triangle is untouched.
 template <typename T>
 void invert_and_check(int64_t n, int64_t nb, Mapping mapping, Residency residency, bool device_arrays) {
     const uint64_t seed = fresh_seed();
-    if (nb == 0) nb = potri_tile_plan<T>(n, mapping, residency, true).nb;
+    if (nb == 0) {
+        Request request;
+        request.op = Operation::Potri;
+        request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+        request.m = request.n = n;
+        request.options.mapping = mapping;
+        request.tiling.residency = residency;
+        nb = plan(request, Machine::of(runtime())).nb;
+    }
     INFO("n=" << n << " nb=" << nb << " mapping=" << to_string(mapping) << " residency=" << to_string(residency)
               << " device_arrays=" << device_arrays << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const std::vector<T> A = spd_matrix<T>(n, n, seed);
@@ -84,7 +92,7 @@ TEMPLATE_TEST_CASE("GPU-only potri residual < 60, host and device residency", "[
             for (int64_t n : {int64_t(1), nb - 1, nb, 3 * nb + 7, int64_t(1000)})
                 invert_and_check<TestType>(n, nb, Mapping::GpuOnly, r, false);
     invert_and_check<TestType>(3000, 1024, Mapping::GpuOnly, Residency::Device, false);
-    invert_and_check<TestType>(3000, 0, Mapping::GpuOnly, Residency::Device, true);  // potri_tile_plan, device arrays
+    invert_and_check<TestType>(3000, 0, Mapping::GpuOnly, Residency::Device, true);  // the plan's tiles, device arrays
     invert_and_check<TestType>(3000, 0, Mapping::GpuOnly, Residency::Host, false);
 }
 

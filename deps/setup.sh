@@ -17,7 +17,7 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 # (with their dependencies about 170 MB to download, 820 MB installed, a minute or two).
 packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libopenblas-dev liblapacke-dev
           catch2 ccache libopenmpi-dev openmpi-bin vite zlib1g-dev dataset-fashion-mnist
-          python3 python3-numpy python3-pytest python3-torch python3-sklearn)
+          python3 python3-numpy python3-pip python3-venv python3-pytest python3-torch python3-sklearn)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

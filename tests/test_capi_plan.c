@@ -24,6 +24,14 @@ static int solves(const char* op) {
            !strcmp(op, "gels");
 }
 
+/* Whether a and b differ only by "diag=cusolver" in a where b has "diag=fused". */
+static int same_but_diag(const char* a, const char* b) {
+    const char* da = strstr(a, "diag=cusolver");
+    const char* db = strstr(b, "diag=fused");
+    if (!da || !db || da - a != db - b || strncmp(a, b, (size_t)(da - a)) != 0) return 0;
+    return strcmp(da + strlen("diag=cusolver"), db + strlen("diag=fused")) == 0;
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: test_capi_plan TABLE\n");
@@ -69,8 +77,10 @@ int main(int argc, char** argv) {
         const int status = starfact_c_plan(NULL, &machine, op, &a, solves(op) ? &b : NULL, &options, NULL, got,
                                            sizeof got);
         CHECK(status == STARFACT_C_OK, "row %d: %s", rows + 1, starfact_c_error_message());
-        CHECK(status != STARFACT_C_OK || strcmp(got, plan) == 0, "row %d:\n  table: %s\n  C ABI: %s", rows + 1, plan,
-              got);
+        /* The table is a CUDA build's: a build without the fused potf2 kernel plans cuSOLVER for the diagonal
+         * tiles, the one field that may differ. */
+        CHECK(status != STARFACT_C_OK || strcmp(got, plan) == 0 || same_but_diag(got, plan),
+              "row %d:\n  table: %s\n  C ABI: %s", rows + 1, plan, got);
         ++rows;
     }
     fclose(table);

@@ -93,7 +93,12 @@ TEST_CASE("every C++ door plans each call of the table alike, as tests/plan_tabl
     std::ifstream in(path);
     REQUIRE(in.good());
     std::vector<std::string> expected;
-    for (std::string l; std::getline(in, l);) expected.push_back(l);
+    // The table is a CUDA build's: a build without the fused potf2 kernel plans cuSOLVER for the diagonal tiles.
+    for (std::string l; std::getline(in, l);) {
+        for (size_t at; !have_fused_potf2() && (at = l.find("diag=fused")) != std::string::npos;)
+            l.replace(at, 10, "diag=cusolver");
+        expected.push_back(l);
+    }
     REQUIRE(expected.size() == lines.size());
     for (size_t i = 0; i < lines.size(); ++i) {
         INFO("row " << i + 1 << " of " << path);

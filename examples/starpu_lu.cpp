@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+// StarPU's SimGrid build renames main (starpu_simgrid_wrap.h) so that SimGrid starts first and takes its own
+// --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
+#include <starpu.h>
+
 #include "starfact/starfact.hpp"
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"

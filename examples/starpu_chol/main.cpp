@@ -10,6 +10,10 @@
 #include <utility>
 #include <vector>
 
+// StarPU's SimGrid build renames main (starpu_simgrid_wrap.h) so that SimGrid starts first and takes its own
+// --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
+#include <starpu.h>
+
 #include "examples/starpu_chol/mpi_session.hpp"
 #include "examples/starpu_chol/run_common.hpp"
 #include "support/trace.hpp"

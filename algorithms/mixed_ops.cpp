@@ -2,6 +2,7 @@
 // R, Z holds rows [i nb, (i + 1) nb); S, the column scales of a block of right-hand sides, is 1 x c, tiled like B's
 // columns.
 #include "algorithms/mixed_ops.hpp"
+#include "algorithms/mixed_tiles.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,28 +42,6 @@ std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Reside
 template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatrix<double>&, Residency);
 template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency);
 
-/// The solve's own tiles: F (the float factor, private_lower) and the vectors, in device memory when GPUs work on the
-/// solve (so that the host reads and writes them with one copy each), else in host memory: d (scaling), s (row sums
-/// of |A|), B0 (the right-hand sides), R (residual), Z (float right-hand sides of the solves with F), V, W (blocks
-/// GMRES applies A and M^-1 to), S (column scales of the block being converted).
-struct MixedOps::Tiles {
-    std::unique_ptr<TileMatrix<float>> factor;
-    TileMatrix<float>& F;
-    TileMatrix<double> d, s, B0, R;
-    TileMatrix<float> Z;
-    TileMatrix<double> V, W, S;
-    Tiles(const TileMatrix<double>& A, int64_t c, Residency r)
-        : factor(private_lower<float>(A, r)),
-          F(*factor),
-          d(A.runtime(), A.n(), 1, A.nb(), r),
-          s(A.runtime(), A.n(), 1, A.nb(), r),
-          B0(A.runtime(), A.n(), c, A.nb(), r),
-          R(A.runtime(), A.n(), c, A.nb(), r),
-          Z(A.runtime(), A.n(), c, A.nb(), r),
-          V(A.runtime(), A.n(), c, A.nb(), r),
-          W(A.runtime(), A.n(), c, A.nb(), r),
-          S(A.runtime(), 1, c, A.nb(), r) {}
-};
 
 MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
                    const TileMatrix<double>* source, bool a_unordered)
@@ -86,11 +65,6 @@ TaskOptions MixedOps::options(Sequence& seq) const {
     return o;
 }
 
-namespace {
-
-/// Out := D F^-T F^-1 D In, or Out += that when `accumulate`, without waiting: each column of In scaled by a power
-/// of two before its conversion to float (S), so that no value leaves float's range whatever In's magnitude; Z is
-/// the float scratch of In's shape.
 void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
                       const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
                       TileMatrix<double>& Out, bool accumulate) {
@@ -111,8 +85,6 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
             insert_add_low(rt, o, Z.tile(i, jc), d.tile(i, 0), S.tile(0, jc), Out.tile(i, jc));
         }
 }
-
-}  // namespace
 
 int MixedOps::factor(double shift) {
     Sequence seq(A_.runtime());
@@ -186,35 +158,6 @@ void MixedOps::correct() {
     submit_apply_low(rt, options(seq), t.F, t.d, t.R, t.S, t.Z, B_, true);  // X += D F^-T F^-1 D R
     seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
-
-void MixedOps::apply_a(const std::vector<double>& v, std::vector<double>& w) {
-    Runtime& rt = A_.runtime();
-    Tiles& t = *t_;
-    const int64_t ld = std::max<int64_t>(1, n_);
-    t.V.import(v.data(), ld);
-    Sequence seq(rt);
-    const TaskOptions o = options(seq);
-    for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < t.V.nt(); ++jc) insert_residual_rows(rt, o, A_, nullptr, t.V, t.W, i, jc);  // W = -A V
-    seq.wait();
-    w.resize(static_cast<size_t>(n_ * c_));
-    t.W.export_to(w.data(), ld);
-    for (double& e : w) e = -e;
-}
-
-void MixedOps::apply_low(const std::vector<double>& v, std::vector<double>& z) {
-    Runtime& rt = A_.runtime();
-    Tiles& t = *t_;
-    const int64_t ld = std::max<int64_t>(1, n_);
-    t.V.import(v.data(), ld);
-    Sequence seq(rt);
-    submit_apply_low(rt, options(seq), t.F, t.d, t.V, t.S, t.Z, t.W, false);
-    seq.wait();
-    z.resize(static_cast<size_t>(n_ * c_));
-    t.W.export_to(z.data(), ld);
-}
-
-void MixedOps::set_solution(const std::vector<double>& x) { B_.import(x.data(), std::max<int64_t>(1, n_)); }
 
 void MixedOps::restore_b() {
     Runtime& rt = A_.runtime();

@@ -3,6 +3,7 @@
 // Host vectors are column-major n x c (c: B's columns).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
+
+struct KrylovSpace;
 
 class MixedOps {
 public:
@@ -47,11 +50,16 @@ public:
     void residual(std::vector<double>& r, std::vector<double>& x);
     /// X += M^-1 R (R from the last residual()).
     void correct();
-    /// w = A v and z = M^-1 v for n x c blocks v (every column of B; a zero column costs what the others do).
-    void apply_a(const std::vector<double>& v, std::vector<double>& w);
-    void apply_low(const std::vector<double>& v, std::vector<double>& z);
-    /// X := x (n x c on the host).
-    void set_solution(const std::vector<double>& x);
+    /// Restarted flexible GMRES (right preconditioning, Saad, SIAM J. Sci. Comput. 14(2), 1993) on A d_j = r_j for
+    /// every column j with active[j] (r: R of the last residual(), given on the host), d_j0 = 0, then X += d; the
+    /// columns in lockstep, the Krylov vectors in the solve's memory (algorithms/mixed_gmres.cpp). Each iteration is
+    /// one block solve with the low-precision factor, z = M^-1 v (in float: an inexact preconditioner, which the
+    /// flexible form admits), one block product with A and two passes of classical Gram-Schmidt, with two small
+    /// reads back of the inner products. The recurrence tracks ||r_j - A d_j||_2; a column stops once it is at most
+    /// target[j]; all stop after `budget` iterations or once `out_of_time()`. Restarts every `restart` vectors (at
+    /// most nb - 1 per cycle: a panel of Krylov vectors is one tile wide). Returns the iterations used.
+    int gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r, int restart,
+              int budget, const std::function<bool()>& out_of_time);
     /// B := B0 (before the fallback's double solve, or when B is refused).
     void restore_b();
 
@@ -69,6 +77,7 @@ private:
     double anorm_ = 0;
     bool diagonal_positive_ = true;
     std::unique_ptr<Tiles> t_;
+    std::vector<std::unique_ptr<KrylovSpace>> krylov_;  // per group of right-hand sides, made on first use
 };
 
 /// Whether a solve of T in precision p takes the refined path (a double matrix factored in a lower precision).

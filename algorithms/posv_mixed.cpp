@@ -9,17 +9,15 @@
 //            X += D F^-T F^-1 D R
 //   then, for the columns still above the tolerance:               GMRES-IR (Carson & Higham, SISC 2018), in its
 //            flexible form: GMRES on A d = r right-preconditioned by M^-1 = D F^-T F^-1 D (applied in float, which
-//            the flexible form admits), in double on the host, every column at once: each iteration one block
-//            solve with F and one block product with A as task graphs;  x += d
+//            the flexible form admits), every column at once, the Krylov vectors in the solve's memory (GPU when
+//            GPUs work on it; algorithms/mixed_gmres.cpp);  x += d
 //   then, if still above:  the double potrf + potrs on A (fallback)
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
@@ -80,12 +78,6 @@ double largest(const std::vector<double>& v) {
     return m;
 }
 
-double norm2(const double* v, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; ++i) s += v[i] * v[i];
-    return std::sqrt(s);
-}
-
 using Clock = std::chrono::steady_clock;
 
 /// When the shifted factorizations and GMRES give up for the fallback: Refinement::time_budget times the first
@@ -99,158 +91,6 @@ struct Deadline {
                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) <= at;
     }
 };
-
-/// f(j) for j < count, the columns on threads of their own when there are several and they are long (GMRES's
-/// orthogonalisation on the host is independent per column and memory-bound).
-template <typename F>
-void for_each_column(size_t count, size_t length, F f) {
-    const size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads <= 1 || count * length < (size_t(1) << 16)) {
-        for (size_t j = 0; j < count; ++j) f(j);
-        return;
-    }
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-        pool.emplace_back([&] {
-            for (size_t j; (j = next.fetch_add(1)) < count;) f(j);
-        });
-    for (std::thread& t : pool) t.join();
-}
-
-/// One column's GMRES state within a restart cycle: its Krylov basis V, the preconditioned directions Z = M^-1 V,
-/// the Hessenberg matrix (Givens-reduced), rotations and right-hand side.
-struct Krylov {
-    std::vector<std::vector<double>> V, Z;
-    std::vector<double> H, cs, sn, g;
-    int m = 0, k = 0;
-    double beta = 0, target = 0;
-    bool active = false, running = false;
-    double& h(int i, int j) { return H[static_cast<size_t>(i + j * (m + 1))]; }
-};
-
-/// Restarted flexible GMRES (right preconditioning, Saad, SIAM J. Sci. Comput. 14(2), 1993) on A d_j = r_j for
-/// every column j with active[j], d_j0 = 0, in double on the host, the columns in lockstep: each iteration is one
-/// block solve with the low-precision factor, z = M^-1 v (in float: an inexact preconditioner, which the flexible
-/// form admits), and one block product with A (memory-bound products: a block of columns costs about what one does).
-/// The recurrence tracks the true residual ||r_j - A d_j||_2; a column stops once it is at most target[j]; all stop
-/// after `budget` iterations or at the deadline. Returns the iterations used; d (n x c) receives the corrections.
-int gmres(MixedOps& ops, const std::vector<double>& r, const std::vector<bool>& active,
-          const std::vector<double>& target, std::vector<double>& d, int restart, int budget, const Deadline& deadline) {
-    const int64_t n = ops.n(), c = ops.columns();
-    const size_t N = static_cast<size_t>(n), C = static_cast<size_t>(c);
-    d.assign(N * C, 0.0);
-    std::vector<double> block(N * C, 0.0), z, w, res = r;  // res: r - A d of the columns still iterating
-    auto column = [N](std::vector<double>& v, size_t j) { return v.data() + j * N; };
-    std::vector<Krylov> K(C);
-    bool any = false;
-    for (size_t j = 0; j < C; ++j) {
-        K[j].beta = norm2(column(res, j), N);
-        K[j].target = target[j];
-        K[j].active = active[j] && std::isfinite(K[j].beta) && K[j].beta > K[j].target;
-        any = any || K[j].active;
-    }
-    int used = 0;
-    while (any && used < budget) {
-        const int m = std::min(restart, budget - used);
-        for (size_t j = 0; j < C; ++j) {
-            Krylov& q = K[j];
-            if (!q.active) continue;
-            q.m = m;
-            q.k = 0;
-            q.running = true;
-            q.V.assign(static_cast<size_t>(m) + 1, std::vector<double>(N));
-            q.Z.assign(static_cast<size_t>(m), std::vector<double>());
-            q.H.assign(static_cast<size_t>((m + 1) * m), 0.0);
-            q.cs.assign(static_cast<size_t>(m), 0.0);
-            q.sn.assign(static_cast<size_t>(m), 0.0);
-            q.g.assign(static_cast<size_t>(m) + 1, 0.0);
-            for (size_t e = 0; e < N; ++e) q.V[0][e] = column(res, j)[e] / q.beta;
-            q.g[0] = q.beta;
-        }
-        for (int k = 0; k < m; ++k) {
-            if (deadline.passed()) {  // out of time: the corrections so far, then the fallback decides
-                budget = used;
-                break;
-            }
-            bool running = false;
-            std::fill(block.begin(), block.end(), 0.0);
-            for (size_t j = 0; j < C; ++j)
-                if (K[j].running) {
-                    const std::vector<double>& vk = K[j].V[static_cast<size_t>(k)];
-                    std::copy(vk.begin(), vk.end(), column(block, j));
-                    running = true;
-                }
-            if (!running) break;
-            ops.apply_low(block, z);  // z_k = M^-1 v_k
-            ops.apply_a(z, w);        // w = A z_k
-            ++used;
-            for_each_column(C, N, [&](size_t j) {
-                Krylov& q = K[j];
-                if (!q.running) return;
-                q.Z[static_cast<size_t>(k)].assign(column(z, j), column(z, j) + N);
-                double* wj = column(w, j);
-                for (int i = 0; i <= k; ++i) {  // modified Gram-Schmidt
-                    const std::vector<double>& vi = q.V[static_cast<size_t>(i)];
-                    double dot = 0;
-                    for (size_t e = 0; e < N; ++e) dot += wj[e] * vi[e];
-                    q.h(i, k) = dot;
-                    for (size_t e = 0; e < N; ++e) wj[e] -= dot * vi[e];
-                }
-                const double nw = norm2(wj, N);
-                q.h(k + 1, k) = nw;
-                if (nw > 0)
-                    for (size_t e = 0; e < N; ++e) q.V[static_cast<size_t>(k) + 1][e] = wj[e] / nw;
-                for (int i = 0; i < k; ++i) {  // previous Givens rotations
-                    const size_t ui = static_cast<size_t>(i);
-                    const double t = q.cs[ui] * q.h(i, k) + q.sn[ui] * q.h(i + 1, k);
-                    q.h(i + 1, k) = -q.sn[ui] * q.h(i, k) + q.cs[ui] * q.h(i + 1, k);
-                    q.h(i, k) = t;
-                }
-                const size_t uk = static_cast<size_t>(k);
-                const double rr = std::hypot(q.h(k, k), q.h(k + 1, k));
-                q.cs[uk] = rr > 0 ? q.h(k, k) / rr : 1.0;
-                q.sn[uk] = rr > 0 ? q.h(k + 1, k) / rr : 0.0;
-                q.h(k, k) = rr;
-                q.h(k + 1, k) = 0;
-                q.g[uk + 1] = -q.sn[uk] * q.g[uk];
-                q.g[uk] *= q.cs[uk];
-                q.beta = std::fabs(q.g[uk + 1]);
-                q.k = k + 1;
-                if (q.beta <= q.target || nw == 0 || !std::isfinite(q.beta)) q.running = false;
-            });
-        }
-        // d_j += Z_j y_j, y_j := H_j(0:k, 0:k)^-1 g_j(0:k)
-        for (size_t j = 0; j < C; ++j) {
-            Krylov& q = K[j];
-            if (!q.active) continue;
-            std::vector<double> y(static_cast<size_t>(q.k));
-            for (int i = q.k - 1; i >= 0; --i) {
-                double t = q.g[static_cast<size_t>(i)];
-                for (int l = i + 1; l < q.k; ++l) t -= q.h(i, l) * y[static_cast<size_t>(l)];
-                y[static_cast<size_t>(i)] = q.h(i, i) != 0 ? t / q.h(i, i) : 0.0;
-            }
-            double* dj = column(d, j);
-            for (int l = 0; l < q.k; ++l)
-                for (size_t e = 0; e < N; ++e) dj[e] += y[static_cast<size_t>(l)] * q.Z[static_cast<size_t>(l)][e];
-            q.V.clear();
-            q.Z.clear();
-        }
-        if (used >= budget) break;
-        // restart the columns still above their target from the true residual r - A d
-        ops.apply_a(d, w);
-        any = false;
-        for (size_t j = 0; j < C; ++j) {
-            Krylov& q = K[j];
-            if (!q.active) continue;
-            for (size_t e = 0; e < N; ++e) column(res, j)[e] = r[j * N + e] - w[j * N + e];
-            q.beta = norm2(column(res, j), N);
-            q.active = std::isfinite(q.beta) && q.beta > q.target;
-            any = any || q.active;
-        }
-    }
-    return used;
-}
 
 }  // namespace
 
@@ -351,11 +191,9 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
             active[uj] = !(err[uj] <= tolerance);
             target[uj] = 0.5 * tolerance * (ops.anorm() * column_max(x, n, j) + bnorm[uj]);
         }
-        std::vector<double> d;
-        report.gmres_iterations += gmres(ops, r, active, target, d, refine.gmres_restart,
-                                         refine.gmres_iterations - report.gmres_iterations, deadline);
-        for (size_t e = 0; e < x.size(); ++e) x[e] += d[e];
-        ops.set_solution(x);  // x: X from the last residual(), corrected
+        report.gmres_iterations += ops.gmres(active, target, r, refine.gmres_restart,
+                                             refine.gmres_iterations - report.gmres_iterations,
+                                             [&deadline] { return deadline.passed(); });  // X += d
         ops.residual(r, x);
         err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
         converged = largest(err) <= tolerance;

@@ -258,3 +258,41 @@ TEST_CASE("the submit form of the mixed-precision solve: fall-back, failure, no 
         CHECK(solve_residual<double>(n, 1, S.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
     }
 }
+
+TEST_CASE("mixed-precision posv: GMRES on groups of right-hand sides, restarted, to double accuracy", "[mixed][cpu]") {
+    // A matrix of condition 1e6, no classical step: GMRES-IR from X0 = M^-1 B. The Krylov panels are one tile wide, so the right-hand sides iterate in groups: of 1 (nb = 16, 15 vectors per
+    // cycle, B over two column tiles), of 2 (nb = 64, restart 30), of 10 (nb = 64, restart 5: several cycles).
+    struct Case {
+        int64_t n, nrhs, nb;
+        int restart;
+    };
+    for (const Case& k : {Case{90, 20, 16, 30}, Case{150, 5, 64, 30}, Case{150, 20, 64, 5}}) {
+        const uint64_t seed = fresh_seed();
+        INFO("n=" << k.n << " nrhs=" << k.nrhs << " nb=" << k.nb << " restart=" << k.restart << " seed=" << seed);
+        const std::vector<double> A = test::conditioned_spd(k.n, 1e6, false, seed);
+        std::vector<double> B(static_cast<size_t>(k.n * k.nrhs));
+        random_matrix<double>(k.n, k.nrhs, B.data(), k.n, seed + 1);
+        std::vector<double> F = A, X = B;
+        Options opts;
+        opts.mapping = Mapping::CpuOnly;
+        opts.factor = Precision::Fp32;
+        Refinement refine;
+        refine.max_iterations = 0;
+        refine.fallback = false;
+        refine.time_budget = 0;
+        refine.gmres_restart = k.restart;
+        refine.gmres_iterations = 200;
+        SolveReport report;
+        REQUIRE(posv(runtime(), k.n, k.nrhs, F.data(), k.n, X.data(), k.n, opts, report, refine, Tiling{k.nb}) == 0);
+        INFO("path=" << to_string(report.path) << " iterations=" << report.iterations << " gmres="
+                     << report.gmres_iterations << " backward error=" << report.backward_error);
+        CHECK(report.path == SolveReport::Path::Gmres);
+        CHECK(report.gmres_iterations > 0);
+        CHECK(report.backward_error <= report.tolerance);
+        for (int64_t j = 0; j < k.nrhs; ++j) {
+            INFO("column " << j);
+            CHECK(solve_residual<double>(k.n, 1, A.data(), k.n, X.data() + j * k.n, k.n, B.data() + j * k.n, k.n) <
+                  kResidualLimit);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// Internal: the tiles of one mixed-precision solve (algorithms/mixed_ops.cpp) and of its flexible GMRES
+// (algorithms/mixed_gmres.cpp), and the solve with the low-precision factor they share.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "algorithms/mixed_ops.hpp"
+#include "codelets/codelets.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::detail {
+
+/// The solve's own tiles: F (the float factor, private_lower) and the vectors, in device memory when GPUs work on the
+/// solve, else in host memory: d (scaling), s (row sums of |A|), B0 (the right-hand sides), R (residual), Z (float
+/// right-hand sides of the solves with F), S (column scales of the block being converted).
+struct MixedOps::Tiles {
+    std::unique_ptr<TileMatrix<float>> factor;
+    TileMatrix<float>& F;
+    TileMatrix<double> d, s, B0, R;
+    TileMatrix<float> Z;
+    TileMatrix<double> S;
+    Tiles(const TileMatrix<double>& A, int64_t c, Residency r)
+        : factor(private_lower<float>(A, r)),
+          F(*factor),
+          d(A.runtime(), A.n(), 1, A.nb(), r),
+          s(A.runtime(), A.n(), 1, A.nb(), r),
+          B0(A.runtime(), A.n(), c, A.nb(), r),
+          R(A.runtime(), A.n(), c, A.nb(), r),
+          Z(A.runtime(), A.n(), c, A.nb(), r),
+          S(A.runtime(), 1, c, A.nb(), r) {}
+};
+
+/// The Krylov space of one group of g right-hand sides (columns [c0, c0 + g) of B's column tile jc), m vectors per
+/// restart cycle, in the solve's memory: V (m + 1 blocks of g columns: block l holds every column's l-th basis
+/// vector), Z = M^-1 V (m blocks), the blocks M^-1 and A are applied to (in, out, w, with their float scratch `low`
+/// and column scales S), and the small tiles the host exchanges with it: H (inner products read back), coef, scale
+/// and y (coefficients written), ones and minus (copies). Every panel is one column tile wide: (m + 1) g <= nb.
+struct KrylovSpace {
+    int64_t jc, c0;
+    int g, m;
+    TileMatrix<double> V, Z, in, out, w, S;
+    TileMatrix<float> low;
+    TileMatrix<double> H, coef, scale, y, ones, minus;
+    KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_t c0_, int g_, int m_, Residency r);
+};
+
+/// Out := D F^-T F^-1 D In, or Out += that when `accumulate`, without waiting: each column of In scaled by a power
+/// of two before its conversion to float (S), so that no value leaves float's range whatever In's magnitude; Z is
+/// the float scratch of In's shape.
+void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
+                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
+                      TileMatrix<double>& Out, bool accumulate);
+
+}  // namespace starfact::detail

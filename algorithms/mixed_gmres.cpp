@@ -163,7 +163,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
             const std::vector<starpu_data_handle_t> vtiles = panel(K.V);
             // V_0 := R / beta, per column (0 for the columns not iterating)
             auto seq = std::make_unique<Sequence>(rt);
-            TaskOptions o = options(*seq);
+            TaskOptions o = on_solve_memory(rt, options(*seq));
             for (int64_t i = 0; i < mt; ++i)
                 insert_krylov_combine(rt, o, K.V.tile(i, 0), 0, t.R.tile(i, K.jc), static_cast<int>(K.c0), 1, g,
                                       K.scale.tile(0, 0), 0.0);
@@ -176,10 +176,9 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.in.tile(i, 0), 0, K.V.tile(i, 0), k * g, 1, g, K.ones.tile(0, 0), 0.0);
                 submit_apply_low(rt, o, t.F, t.d, K.in, K.S, K.low, K.out, false);
-                for (int64_t i = 0; i < mt; ++i) {
+                for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
-                    insert_residual_rows(rt, o, A_, nullptr, K.out, K.w, i, 0);  // w = -A z
-                }
+                submit_residual(rt, o, A_, nullptr, K.out, K.w);  // w = -A z
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.minus.tile(0, 0), 0.0);
                 insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next);
@@ -192,7 +191,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                             q(j).running ? -h1[static_cast<size_t>(l + j * (m + 2))] : 0.0;
                 K.coef.import(coef.data(), m + 1);
                 seq = std::make_unique<Sequence>(rt);
-                o = options(*seq);
+                o = on_solve_memory(rt, options(*seq));
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.coef.tile(0, 0), 1.0);
                 insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next);
@@ -221,7 +220,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                 K.coef.import(coef.data(), m + 1);
                 K.scale.import(scale.data(), 1);
                 seq = std::make_unique<Sequence>(rt);
-                o = options(*seq);
+                o = on_solve_memory(rt, options(*seq));
                 for (int64_t i = 0; i < mt; ++i) {
                     insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.coef.tile(0, 0), 1.0);
                     insert_krylov_scale(rt, o, K.V.tile(i, 0), next, g, K.scale.tile(0, 0));

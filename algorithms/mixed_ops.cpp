@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
@@ -65,9 +67,37 @@ TaskOptions MixedOps::options(Sequence& seq) const {
     return o;
 }
 
+bool whole_matrix_refinement(const Runtime& rt, Mapping mapping) {
+    // STARFACT_REFINE_TASKS=tiles keeps the tasks per tile row and sweep step everywhere (tests, comparisons)
+    const char* env = std::getenv("STARFACT_REFINE_TASKS");
+    if (env && std::string(env) == "tiles") return false;
+    return mapping == Mapping::CpuOnly || rt.cuda_devices() <= 1;
+}
+
+TaskOptions on_solve_memory(const Runtime& rt, TaskOptions o) {
+    if (o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0) o.mapping = Mapping::GpuOnly;
+    return o;
+}
+
+void submit_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A, const TileMatrix<double>* B0,
+                     const TileMatrix<double>& X, TileMatrix<double>& R) {
+    if (whole_matrix_refinement(rt, o.mapping)) {
+        for (int64_t jc = 0; jc < X.nt(); ++jc) insert_residual(rt, on_solve_memory(rt, o), A, B0, X, R, jc);
+        return;
+    }
+    for (int64_t i = 0; i < A.mt(); ++i)
+        for (int64_t jc = 0; jc < X.nt(); ++jc) insert_residual_rows(rt, o, A, B0, X, R, i, jc);
+}
+
 void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
                       const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
                       TileMatrix<double>& Out, bool accumulate) {
+    if (whole_matrix_refinement(rt, o.mapping)) {
+        TaskOptions ol = on_solve_memory(rt, o);
+        ol.compute = 0;
+        for (int64_t jc = 0; jc < In.nt(); ++jc) insert_solve_low(rt, ol, F, d, In, S, Z, Out, jc, accumulate);
+        return;
+    }
     for (int64_t jc = 0; jc < In.nt(); ++jc) insert_column_scales(rt, o, In, d, S, jc);
     for (int64_t i = 0; i < In.mt(); ++i)
         for (int64_t jc = 0; jc < In.nt(); ++jc)
@@ -142,8 +172,7 @@ void MixedOps::residual(std::vector<double>& r, std::vector<double>& x) {
     Tiles& t = *t_;
     Sequence seq(rt);
     const TaskOptions o = options(seq);
-    for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_residual_rows(rt, o, A_, &t.B0, B_, t.R, i, jc);
+    submit_residual(rt, o, A_, &t.B0, B_, t.R);
     seq.wait();
     r.resize(static_cast<size_t>(n_ * c_));
     x.resize(static_cast<size_t>(n_ * c_));

@@ -51,4 +51,18 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
                       const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
                       TileMatrix<double>& Out, bool accumulate);
 
+/// Whether the refinement's solves and products run as whole-matrix tasks (codelets/refine_fused.cpp), on the GPU
+/// when one works on the solve: at most one GPU. On several GPUs they stay tasks per tile row and sweep step, so that
+/// each GPU works on the tiles it holds.
+bool whole_matrix_refinement(const Runtime& rt, Mapping mapping);
+
+/// o for a task of the refinement that works on the solve's own tiles: on the GPUs when GPUs work on the solve (the
+/// tiles are there, and a CPU worker would take a whole-matrix task's time).
+TaskOptions on_solve_memory(const Runtime& rt, TaskOptions o);
+
+/// R := B0 - A X (or -A X without B0), without waiting: whole-matrix tasks or tasks per block row, as
+/// whole_matrix_refinement says.
+void submit_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A, const TileMatrix<double>* B0,
+                     const TileMatrix<double>& X, TileMatrix<double>& R);
+
 }  // namespace starfact::detail

@@ -191,10 +191,12 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
             active[uj] = !(err[uj] <= tolerance);
             target[uj] = 0.5 * tolerance * (ops.anorm() * column_max(x, n, j) + bnorm[uj]);
         }
+        const auto started = Clock::now();
         report.gmres_iterations += ops.gmres(active, target, r, refine.gmres_restart,
                                              refine.gmres_iterations - report.gmres_iterations,
                                              [&deadline] { return deadline.passed(); });  // X += d
         ops.residual(r, x);
+        report.gmres_seconds += std::chrono::duration<double>(Clock::now() - started).count();
         err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
         converged = largest(err) <= tolerance;
         if (!(largest(err) < 0.9 * before)) break;  // no progress: leave it to the fallback

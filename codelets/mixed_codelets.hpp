@@ -42,4 +42,14 @@ void insert_residual_rows(const Runtime& rt, const TaskOptions& o, const TileMat
 void insert_sweep(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& L, TileMatrix<float>& Z, int64_t k,
                   int64_t jc, bool forward);
 
+/// Out(:, jc) := D F^-T F^-1 D In(:, jc) (or += when `accumulate`) in one task (codelets/refine_fused.cpp): the
+/// column scales into S(0, jc), the conversion to float into Z(:, jc), both sweeps over every tile of F, the
+/// conversion back.
+void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
+                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
+                      TileMatrix<double>& Out, int64_t jc, bool accumulate);
+/// R(:, jc) := B0(:, jc) - (A X)(:, jc) in one task reading each of A's lower tiles once; without B0, := -(A X).
+void insert_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A, const TileMatrix<double>* B0,
+                     const TileMatrix<double>& X, TileMatrix<double>& R, int64_t jc);
+
 }  // namespace starfact::detail

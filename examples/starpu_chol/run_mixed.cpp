@@ -103,7 +103,11 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
                    to_string(report.path) + ", " + std::to_string(report.iterations) + " refinement + " +
                    std::to_string(report.gmres_iterations) + " GMRES iterations, " +
                    std::to_string(report.factorizations) + " factorization(s), shift " + fmt("%.2e", report.shift) +
-                   ", tolerance " + fmt("%.2e", report.tolerance));
+                   ", tolerance " + fmt("%.2e", report.tolerance) +
+                   (report.gmres_iterations > 0
+                        ? ", GMRES " + fmt("%.4f", report.gmres_seconds) + " s (" +
+                              fmt("%.2f", 1e3 * report.gmres_seconds / report.gmres_iterations) + " ms per iteration)"
+                        : std::string()));
     }
     const double ours = median(seconds);
     std::string summary = "summary: starfact posv " + std::string(to_string(s.factor)) + " (" + form + ") median " +

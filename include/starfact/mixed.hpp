@@ -83,6 +83,8 @@ struct SolveReport {
     double seconds = 0;                    ///< wall time of the whole solve
     /// Of which: scaling, conversion, the first low-precision factorization and the first solve with it (X0)
     double factor_seconds = 0;
+    /// Of which: GMRES (its iterations, restarts and the residuals between its rounds)
+    double gmres_seconds = 0;
     /// Why the refined answer was not returned (Fallback, Failed): the factorization broke down (and at which
     /// column, with which shift), A has NaN or Inf or a diagonal that is not positive, or refinement stalled.
     std::string reason;

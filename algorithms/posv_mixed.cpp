@@ -134,6 +134,7 @@ double factor_unit_roundoff(Precision p) {
         case Precision::Tf32:
         case Precision::Fp16: return 0x1p-11;
         case Precision::Bf16: return 0x1p-8;
+        case Precision::Tf32x3: return 0x1p-21;
         default: return 0x1p-24;
     }
 }

@@ -81,7 +81,7 @@ typedef struct starfact_c_options {
     const char* variant;   /**< "right" (default), "lookahead=D", "left", "left-coarse", "noprio" */
     const char* panel;     /**< "auto", "trsm", "inverse" */
     const char* diag;      /**< "auto", "fused", "cusolver" */
-    const char* factor;    /**< "native" (default), "fp64", "fp32", "tf32", "bf16", "fp16" */
+    const char* factor;    /**< "native" (default), "fp64", "fp32", "tf32", "bf16", "fp16", "tf32x3" */
     const char* residency; /**< "host" or "device": where the tiles live; NULL: device when an array argument is in
                                 device memory (unless mapping is "cpu-only"), else host */
     int64_t nb;            /**< tile size; 0: the plan's for the operation */

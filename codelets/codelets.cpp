@@ -76,6 +76,7 @@ int compute_of(Precision p) {
         case Precision::Tf32: return 1;
         case Precision::Bf16: return 2;
         case Precision::Fp16: return 3;
+        case Precision::Tf32x3: return 4;
         default: return 0;
     }
 }

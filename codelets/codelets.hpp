@@ -79,7 +79,8 @@ Kernel& kernel(const Runtime& rt) {
     return extension<DefinedKernel<Define>>(rt);
 }
 
-/// The codelet of a float task in tensor-core arithmetic `compute` (TaskOptions::compute: 1 TF32, 2 BF16, 3 FP16),
+/// The codelet of a float task in tensor-core arithmetic `compute` (TaskOptions::compute: 1 TF32, 2 BF16, 3 FP16,
+/// 4 three TF32 products of split operands),
 /// each defined by Fast<compute> with its own performance model; `plain` for compute 0 and for double tasks.
 template <typename T, template <int> class Fast>
 const starpu_codelet* by_compute(const Runtime& rt, int compute, const starpu_codelet* plain) {
@@ -88,6 +89,7 @@ const starpu_codelet* by_compute(const Runtime& rt, int compute, const starpu_co
             case 1: return &kernel<Fast<1>::define>(rt).cl;
             case 2: return &kernel<Fast<2>::define>(rt).cl;
             case 3: return &kernel<Fast<3>::define>(rt).cl;
+            case 4: return &kernel<Fast<4>::define>(rt).cl;
             default: break;
         }
     }

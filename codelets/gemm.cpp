@@ -73,7 +73,8 @@ struct GemmFast {
 };
 template <int Compute>
 void GemmFast<Compute>::define(Kernel& k) {
-    static const char* const symbols[] = {"", "starfact_sgemm_tf32", "starfact_sgemm_bf16", "starfact_sgemm_fp16"};
+    static const char* const symbols[] = {"", "starfact_sgemm_tf32", "starfact_sgemm_bf16", "starfact_sgemm_fp16",
+                                                "starfact_sgemm_tf32x3"};
     define_kernel(k, "gemm", symbols[Compute], gemm_cpu<float>, STARFACT_CUDA_IMPL(gemm_cuda<float>),
                   {STARPU_R, STARPU_R, STARPU_RW});
 }

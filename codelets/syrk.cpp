@@ -71,7 +71,8 @@ struct SyrkFast {
 };
 template <int Compute>
 void SyrkFast<Compute>::define(Kernel& k) {
-    static const char* const symbols[] = {"", "starfact_ssyrk_tf32", "starfact_ssyrk_bf16", "starfact_ssyrk_fp16"};
+    static const char* const symbols[] = {"", "starfact_ssyrk_tf32", "starfact_ssyrk_bf16", "starfact_ssyrk_fp16",
+                                                "starfact_ssyrk_tf32x3"};
     define_kernel(k, "syrk", symbols[Compute], syrk_cpu<float>, STARFACT_CUDA_IMPL(syrk_cuda<float>),
                   {STARPU_R, STARPU_RW});
 }

@@ -63,7 +63,8 @@ struct TrsmFast {
 };
 template <int Compute>
 void TrsmFast<Compute>::define(Kernel& k) {
-    static const char* const symbols[] = {"", "starfact_strsm_tf32", "starfact_strsm_bf16", "starfact_strsm_fp16"};
+    static const char* const symbols[] = {"", "starfact_strsm_tf32", "starfact_strsm_bf16", "starfact_strsm_fp16",
+                                                "starfact_strsm_tf32x3"};
     define_kernel(k, "trsm", symbols[Compute], trsm_cpu<float>, STARFACT_CUDA_IMPL(trsm_cuda<float>),
                   {STARPU_R, STARPU_RW});
 }

@@ -68,7 +68,7 @@ struct TrsmInverseFast {
 template <int Compute>
 void TrsmInverseFast<Compute>::define(Kernel& k) {
     static const char* const symbols[] = {"", "starfact_strsm_inverse_tf32", "starfact_strsm_inverse_bf16",
-                                          "starfact_strsm_inverse_fp16"};
+                                          "starfact_strsm_inverse_fp16", "starfact_strsm_inverse_tf32x3"};
     define_kernel(k, "trsm_inv", symbols[Compute], trsm_inverse_cpu<float>,
                   STARFACT_CUDA_IMPL(trsm_inverse_cuda<float>), {STARPU_R, STARPU_RW});
 }

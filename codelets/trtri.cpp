@@ -74,7 +74,8 @@ struct TrtriFast {
 };
 template <int Compute>
 void TrtriFast<Compute>::define(Kernel& k) {
-    static const char* const symbols[] = {"", "starfact_strtri_tf32", "starfact_strtri_bf16", "starfact_strtri_fp16"};
+    static const char* const symbols[] = {"", "starfact_strtri_tf32", "starfact_strtri_bf16", "starfact_strtri_fp16",
+                                                "starfact_strtri_tf32x3"};
     define_kernel(k, "trtri", symbols[Compute], trtri_cpu<float>, STARFACT_CUDA_IMPL(trtri_cuda<float>),
                   {STARPU_R, STARPU_W});
 }

@@ -27,13 +27,18 @@ inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, do
     return cublasDgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 /// Tensor-core arithmetic for float tiles (TaskOptions::compute): 1 TF32, 2 BF16 inputs, 3 FP16 inputs, each with
-/// float accumulation; cuBLAS rounds the float inputs itself.
+/// float accumulation; cuBLAS rounds the float inputs itself. 4 (3xTF32) is three TF32 gemms (gemm_tf32x3).
 inline cublasComputeType_t fast_compute(int compute) {
-    return compute == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                        : compute == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF : CUBLAS_COMPUTE_32F_FAST_16F;
+    return compute == 1 || compute == 4 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                        : compute == 2 ? CUBLAS_COMPUTE_32F_FAST_16BF : CUBLAS_COMPUTE_32F_FAST_16F;
 }
+/// C := alpha op(A) op(B) + beta C as three TF32 tensor-core gemms of operands split into high and low TF32 parts
+/// (kernels/gemm_tf32x3.cu): about float accuracy.
+cublasStatus_t gemm_tf32x3(cublasHandle_t h, Op a, Op b, int m, int n, int k, float alpha, const float* A, int lda,
+                           const float* B, int ldb, float beta, float* C, int ldc);
 inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m, int n, int k, float alpha,
                                 const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+    if (compute == 4) return gemm_tf32x3(h, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return cublasGemmEx(h, op(a), op(b), m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, C, CUDA_R_32F,
                         ldc, fast_compute(compute), CUBLAS_GEMM_DEFAULT);
 }

@@ -76,7 +76,8 @@ struct Problem {
 
 cusolverPrecType_t irs_precision(Precision p) {
     switch (p) {
-        case Precision::Tf32: return CUSOLVER_R_TF32;
+        case Precision::Tf32:
+        case Precision::Tf32x3: return CUSOLVER_R_TF32;  // the vendor has no split form: its nearest, TF32
         case Precision::Bf16: return CUSOLVER_R_16BF;
         case Precision::Fp16: return CUSOLVER_R_16F;
         default: return CUSOLVER_R_32F;

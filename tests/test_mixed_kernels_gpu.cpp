@@ -4,11 +4,13 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
 #include "tests/seeds.hpp"
 
@@ -126,4 +128,72 @@ TEST_CASE("GPU column-scaled conversions of right-hand sides equal the CPU forms
     CHECK(s[2] == 1.0);  // a zero column keeps its values
     CHECK(std::isnan(s[4]));
     CHECK(std::isnan(sg[4]));
+}
+
+TEST_CASE("GPU 3xTF32 gemm: float-level accuracy where one TF32 gemm is not", "[gpu][mixed][sanitize]") {
+    // C := alpha op(A) op(B) + beta C against a double product on the host; errors relative to (|A| |B|)'s largest
+    // entry. The split product (kernels/gemm_tf32x3.cu) must be within float's accumulation error and far below the
+    // single TF32 gemm's (2^-11 inputs); the second case is the syrk form (B = A, op(B) = A^T: one split).
+    cublasHandle_t h;
+    REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);
+    struct Case {
+        int m, n, k;
+        bool syrk;
+    };
+    for (const Case& c : {Case{300, 200, 700, false}, Case{384, 384, 1000, true}, Case{1, 7, 3, false}}) {
+        INFO("m=" << c.m << " n=" << c.n << " k=" << c.k << " syrk=" << c.syrk);
+        std::mt19937_64 rng(fresh_seed());
+        std::uniform_real_distribution<float> u(-1, 1);
+        const int lda = c.m + 5, ldb = c.syrk ? lda : c.k + 2, ldc = c.m + 1;
+        std::vector<float> A(static_cast<size_t>(lda) * c.k), B(static_cast<size_t>(ldb) * (c.syrk ? c.k : c.n)),
+            C0(static_cast<size_t>(ldc) * c.n);
+        for (float& v : A) v = u(rng);
+        for (float& v : B) v = u(rng);
+        for (float& v : C0) v = u(rng);
+        const float alpha = -1.0f, beta = 0.5f;
+        // op(B)(p, j): B(p, j) as stored (k x n), or A(j, p) for the syrk form
+        auto opb = [&](int p, int j) { return c.syrk ? A[j + static_cast<size_t>(p) * lda] : B[p + static_cast<size_t>(j) * ldb]; };
+        std::vector<double> ref(static_cast<size_t>(ldc) * c.n);
+        double scale = 0;
+        for (int j = 0; j < c.n; ++j)
+            for (int i = 0; i < c.m; ++i) {
+                double s = 0, a = 0;
+                for (int p = 0; p < c.k; ++p) {
+                    const double x = A[i + static_cast<size_t>(p) * lda], y = opb(p, j);
+                    s += x * y;
+                    a += std::fabs(x * y);
+                }
+                ref[i + static_cast<size_t>(j) * ldc] = alpha * s + beta * C0[i + static_cast<size_t>(j) * ldc];
+                scale = std::max(scale, a + std::fabs(C0[i + static_cast<size_t>(j) * ldc]));
+            }
+        float *dA, *dB, *dC;
+        REQUIRE(cudaMalloc(&dA, sizeof(float) * A.size()) == cudaSuccess);
+        REQUIRE(cudaMalloc(&dB, sizeof(float) * B.size()) == cudaSuccess);
+        REQUIRE(cudaMalloc(&dC, sizeof(float) * C0.size()) == cudaSuccess);
+        cudaMemcpy(dA, A.data(), sizeof(float) * A.size(), cudaMemcpyHostToDevice);
+        cudaMemcpy(dB, B.data(), sizeof(float) * B.size(), cudaMemcpyHostToDevice);
+        auto error = [&](int compute) {
+            cudaMemcpy(dC, C0.data(), sizeof(float) * C0.size(), cudaMemcpyHostToDevice);
+            const float* b = c.syrk ? dA : dB;
+            const cublasStatus_t s =
+                detail::gpu::gemm_fast(h, compute, detail::Op::NoTrans, c.syrk ? detail::Op::Trans : detail::Op::NoTrans,
+                                       c.m, c.n, c.k, alpha, dA, lda, b, c.syrk ? lda : ldb, beta, dC, ldc);
+            REQUIRE(s == CUBLAS_STATUS_SUCCESS);
+            std::vector<float> C(C0.size());
+            REQUIRE(cudaMemcpy(C.data(), dC, sizeof(float) * C.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+            double e = 0;
+            for (int j = 0; j < c.n; ++j)
+                for (int i = 0; i < c.m; ++i)
+                    e = std::max(e, std::fabs(C[i + static_cast<size_t>(j) * ldc] - ref[i + static_cast<size_t>(j) * ldc]));
+            return e / scale;
+        };
+        const double split = error(4), tf32 = error(1);
+        INFO("3xTF32 error " << split << ", TF32 error " << tf32);
+        CHECK(split < 4 * std::ldexp(1.0, -24) * std::sqrt(static_cast<double>(c.k)) + std::ldexp(1.0, -22));
+        if (c.k > 100) CHECK(split < tf32 / 50);
+        cudaFree(dA);
+        cudaFree(dB);
+        cudaFree(dC);
+    }
+    cublasDestroy(h);
 }

@@ -11,7 +11,8 @@ using namespace starfact::test::prelude;
 
 namespace {
 
-const Precision kLowPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16};
+const Precision kLowPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16,
+                                    Precision::Tf32x3};
 
 void check_refined(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Mapping mapping) {
     const uint64_t seed = fresh_seed();

@@ -58,8 +58,16 @@ enum class Precision {
     Tf32,    ///< float tiles; on CUDA workers the trailing updates on tensor cores in TF32 (float accumulation)
     Bf16,    ///< float tiles; CUDA trailing updates with BF16 inputs on tensor cores (float accumulation)
     Fp16,    ///< float tiles; CUDA trailing updates with FP16 inputs on tensor cores (float accumulation)
+    /// float tiles; each CUDA trailing update as three TF32 tensor-core products of operands split into a high and
+    /// a low TF32 part (A_hi B_hi + A_hi B_lo + A_lo B_hi, float accumulation): close to float accuracy at a
+    /// tensor-core rate (the "3xTF32" of CUTLASS; Ootomo and Yokota, IJHPCA 36(4), 2022)
+    Tf32x3,
 };
-/// "native", "fp64", "fp32", "tf32", "bf16", "fp16" (also "d", "s", "double", "float"); throws InvalidArgument
+/// Whether a factor precision runs its float updates on tensor cores (Tf32, Bf16, Fp16, Tf32x3).
+constexpr bool on_tensor_cores(Precision p) {
+    return p == Precision::Tf32 || p == Precision::Bf16 || p == Precision::Fp16 || p == Precision::Tf32x3;
+}
+/// "native", "fp64", "fp32", "tf32", "bf16", "fp16", "tf32x3" (also "d", "s", "double", "float"); throws InvalidArgument
 /// naming `argument` and listing the names.
 Precision parse_precision(const std::string& text, const char* argument = "factor");
 const char* to_string(Precision p);

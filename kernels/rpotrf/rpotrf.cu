@@ -189,8 +189,8 @@ void check_config(const RpotrfConfig& c) {
     require(c.trsm_base >= 64 && c.trsm_base % 64 == 0, kFn, "config.trsm_base",
             "must be a multiple of 64 (got " + std::to_string(c.trsm_base) + ")");
     require(c.syrk_base >= 64, kFn, "config.syrk_base", "must be >= 64 (got " + std::to_string(c.syrk_base) + ")");
-    require(c.compute >= 0 && c.compute <= 3, kFn, "config.compute",
-            "must be 0 (native), 1 (TF32), 2 (BF16) or 3 (FP16) (got " + std::to_string(c.compute) + ")");
+    require(c.compute >= 0 && c.compute <= 4, kFn, "config.compute",
+            "must be 0 (native), 1 (TF32), 2 (BF16), 3 (FP16) or 4 (3xTF32) (got " + std::to_string(c.compute) + ")");
     require(c.leaf_kind == RpotrfLeaf::Cusolver || rpotrf_fused_leaf_available(), kFn, "config.leaf_kind",
             "is Fused, which this build lacks (no potf2 module)");
 }

@@ -2,7 +2,7 @@
 
 ``potrf``/``potrs`` are ``scipy.linalg.cho_factor``/``cho_solve``: ``potrf(a, lower)`` returns ``(c, lower)``, and
 ``potrs((c, lower), b)`` solves with it. ``posv(a, b)`` factors and solves in one task graph; with ``factor=``
-("fp32", "tf32", "bf16", "fp16") a double solve factors in that lower precision and refines the solution to double
+("fp32", "tf32", "bf16", "fp16", "tf32x3") a double solve factors in that lower precision and refines the solution to double
 accuracy, returning ``(x, report)``. ``potri(a)`` is the inverse. Each has an ``_async`` form returning a
 :class:`starfact.Job`.
 
@@ -180,7 +180,7 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
         overwrite_a, overwrite_b: a (with the factor) and b (with x) may be overwritten, in place when their
             layout allows.
         factor: None (default), or the precision of the factorization of the mixed-precision solve: "fp32",
-            "tf32", "bf16", "fp16" (tensor-core updates on GPUs; CPU workers compute in float32), "native" or
+            "tf32", "bf16", "fp16", "tf32x3" (tensor-core updates on GPUs; CPU workers compute in float32), "native" or
             "fp64". With a factor, posv returns the report too. A float64 solve with a lower factor factors a
             float32 copy of the scaled a and refines x in float64: classical refinement, then GMRES, then
             (fallback, default True) the float64 factorization; max_iterations, gmres_iterations, gmres_restart,

@@ -65,7 +65,7 @@ void require_pivots_shaped_for(const char* function, const Pivots& piv, const Ti
 template <typename T>
 void require_factor_precision(const char* function, Precision p, bool solve) {
     const bool is_double = sizeof(T) == sizeof(double);
-    if (is_double && !solve && refines_double(p))
+    if (is_double && !solve && refines_double(p) && p != Precision::Auto)
         throw InvalidArgument(function, "factor",
                               std::string("is ") + to_string(p) + ", but a double factorization runs in double: "
                               "posv refines a lower-precision factor to double accuracy");

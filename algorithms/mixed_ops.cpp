@@ -50,6 +50,7 @@ MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& 
     : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), n_(A.n()),
       c_(B.n()) {
     hi_.factor = Precision::Native;
+    if (lo_.factor == Precision::Auto) lo_.factor = Precision::Tf32;
     t_ = std::make_unique<Tiles>(A, c_, vector_residency(A.runtime(), opts.mapping));
     if (a_unordered_) {
         for (int64_t j = 0; j < A.nt(); ++j)

@@ -32,6 +32,10 @@ public:
     MixedOps& operator=(const MixedOps&) = delete;
 
     int64_t n() const { return n_; }
+    /// The precision F is factored in: Options::factor, or with Auto the ladder's current rung (Tf32 first).
+    Precision low_precision() const { return lo_.factor; }
+    /// The next factor() factors in p.
+    void set_low_precision(Precision p) { lo_.factor = p; }
     int64_t columns() const { return c_; }
     /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
     /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
@@ -121,10 +125,12 @@ double first_shift(const Refinement& refine, Precision factor);
 
 /// Everything after the first factorization (ops.factor / finish_factor returned low_info): while the
 /// low-precision factorization breaks down, it is repeated with a larger diagonal shift (refine.shift_retries times);
-/// then classical refinement, then GMRES-IR preconditioned by the (shifted) factor against A itself. Fills the
-/// report (path, low_info, shift, attempts, iterations, gmres_iterations, backward_error, reason). Throws
+/// then classical refinement, then GMRES-IR preconditioned by the (shifted) factor against A itself. With `requested`
+/// Auto, a Tf32 factor that breaks down or whose refinement does not reach the tolerance is replaced once by a Tf32x3
+/// one (the ladder; report.rungs says which and why). Fills the report (path, factor, rungs, low_info, shift,
+/// attempts, iterations, gmres_iterations, backward_error, reason). Throws
 /// InvalidArgument from `function` naming B when B holds NaN or Inf (after restoring B).
-MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision factor,
+MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision requested,
                           SolveReport& report, const char* function);
 
 /// The submit form of the mixed-precision solve (algorithms/posv_mixed_async.cpp); report null: its own, dropped.

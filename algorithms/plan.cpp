@@ -141,7 +141,7 @@ int64_t mixed_tile_size(int64_t n, Mapping mapping, bool gpu, Precision factor) 
     // panels 2048 tiles beat 1024 and 512 at n = 16384 (factorization 0.027 s against 0.051 and 0.141) and matched
     // 4096 at 32768; with the panels recursing into tensor-core gemms 4096 tiles win: 0.0351 s against 0.0379
     // (2048) and 0.0657 (1024) at 16384, 0.1287 against 0.1519 at 32768, 0.1985 against 0.2437 at 40000.
-    const bool tensor_cores = on_tensor_cores(factor);
+    const bool tensor_cores = on_tensor_cores(factor) || factor == Precision::Auto;  // Auto starts on Tf32
     const int64_t nb = tensor_cores && n >= 12288 ? 4096 : 2048;
     return std::max<int64_t>(1, std::min<int64_t>(n, nb));
 }

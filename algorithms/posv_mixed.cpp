@@ -132,6 +132,7 @@ double mixed_tolerance(const Refinement& refine, int64_t n) {
 double factor_unit_roundoff(Precision p) {
     switch (p) {
         case Precision::Tf32:
+        case Precision::Auto:  // its first rung is Tf32
         case Precision::Fp16: return 0x1p-11;
         case Precision::Bf16: return 0x1p-8;
         case Precision::Tf32x3: return 0x1p-21;
@@ -214,7 +215,7 @@ std::string sci(double v) {
 
 }  // namespace
 
-MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision factor,
+MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision requested,
                           SolveReport& report, const char* function) {
     const int64_t n = ops.n(), c = ops.columns();
     const MixedOutcome unsolved = refine.fallback ? MixedOutcome::Fallback : MixedOutcome::Failed;
@@ -243,27 +244,55 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
         return unsolved;
     }
     Deadline deadline;
-    if (refine.time_budget > 0)
-        deadline.at = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                         std::max(refine.time_budget * report.factor_seconds, refine.time_floor)));
-    const double u = factor_unit_roundoff(factor);
-    // a retry costs about what the first factorization did
-    for (int retry = 0; low_info > 0 && retry < refine.shift_retries && deadline.allows(report.factor_seconds); ++retry) {
-        report.shift = report.shift > 0 ? report.shift * Refinement::kShiftGrowth
-                                        : Refinement::kShiftFirst * std::sqrt(static_cast<double>(n)) * u;
-        low_info = ops.factor(report.shift);
+    auto set_deadline = [&](Clock::time_point from, double unit) {
+        if (refine.time_budget > 0)
+            deadline.at = from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                     std::max(refine.time_budget * unit, refine.time_floor)));
+    };
+    set_deadline(Clock::now(), report.factor_seconds);
+    // The ladder (Precision::Auto): from Tf32 to Tf32x3, once, when Tf32 breaks down or its refinement does not
+    // reach the tolerance; the climb re-factors unshifted, and the refinement on the new rung has the budget the
+    // first one had (from the end of that factorization).
+    Precision factor = ops.low_precision();
+    report.factor = factor;
+    report.rungs = to_string(factor);
+    auto climb = [&](const std::string& why) {
+        if (requested != Precision::Auto || factor != Precision::Tf32) return false;
+        factor = Precision::Tf32x3;
+        ops.set_low_precision(factor);
+        report.factor = factor;
+        report.rungs += std::string(" > ") + to_string(factor) + " (" + why + ")";
+        report.shift = 0;
+        low_info = ops.factor(0);
         ++report.factorizations;
         report.low_info = low_info;
-    }
-    if (low_info > 0) {
-        report.reason = std::string("the ") + to_string(factor) + " factorization broke down at column " +
-                        std::to_string(low_info) + " (diagonal shift " + sci(report.shift) + ", " +
-                        std::to_string(report.factorizations) + " attempt(s))";
-        return unsolved;
-    }
-    if (refine_solution(ops, refine, report.tolerance, bnorm, deadline, report)) {
-        report.reason.clear();
-        return MixedOutcome::Solved;
+        set_deadline(Clock::now(), report.factor_seconds);
+        return true;
+    };
+    while (true) {
+        if (low_info > 0 && climb("tf32 broke down at column " + std::to_string(low_info))) continue;
+        const double u = factor_unit_roundoff(factor);
+        // a retry costs about what the first factorization did
+        for (int retry = 0; low_info > 0 && retry < refine.shift_retries && deadline.allows(report.factor_seconds);
+             ++retry) {
+            report.shift = report.shift > 0 ? report.shift * Refinement::kShiftGrowth
+                                            : Refinement::kShiftFirst * std::sqrt(static_cast<double>(n)) * u;
+            low_info = ops.factor(report.shift);
+            ++report.factorizations;
+            report.low_info = low_info;
+        }
+        if (low_info > 0) {
+            report.reason = std::string("the ") + to_string(factor) + " factorization broke down at column " +
+                            std::to_string(low_info) + " (diagonal shift " + sci(report.shift) + ", " +
+                            std::to_string(report.factorizations) + " attempt(s))";
+            return unsolved;
+        }
+        if (refine_solution(ops, refine, report.tolerance, bnorm, deadline, report)) {
+            report.reason.clear();
+            return MixedOutcome::Solved;
+        }
+        if (climb("tf32 refinement reached " + sci(report.backward_error))) continue;
+        break;
     }
     report.reason = "refinement reached a backward error of " + sci(report.backward_error) + " (tolerance " +
                     sci(report.tolerance) + ")" + (deadline.passed() ? " within its time budget" : "");

@@ -171,8 +171,9 @@ Precision parse_precision(const std::string& text, const char* argument) {
     if (text == "bf16") return Precision::Bf16;
     if (text == "fp16") return Precision::Fp16;
     if (text == "tf32x3") return Precision::Tf32x3;
+    if (text == "auto") return Precision::Auto;
     throw InvalidArgument("parse_precision", argument,
-                          "must be native, fp64, fp32, tf32, bf16, fp16 or tf32x3 (got '" + text + "')");
+                          "must be native, fp64, fp32, tf32, bf16, fp16, tf32x3 or auto (got '" + text + "')");
 }
 
 const char* to_string(Precision p) {
@@ -184,6 +185,7 @@ const char* to_string(Precision p) {
         case Precision::Bf16: return "bf16";
         case Precision::Fp16: return "fp16";
         case Precision::Tf32x3: return "tf32x3";
+        case Precision::Auto: return "auto";
     }
     return "?";
 }

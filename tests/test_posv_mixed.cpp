@@ -177,6 +177,7 @@ TEST_CASE("mixed-precision arguments are refused naming them", "[mixed][cpu][err
     CHECK_THROWS_WITH(parse_precision("fp8", "--factor-prec"), Catch::Contains("--factor-prec") && Catch::Contains("tf32"));
     CHECK(parse_precision("bf16") == Precision::Bf16);
     CHECK(parse_precision("d") == Precision::Fp64);
+    for (Precision p : {Precision::Tf32x3, Precision::Auto}) CHECK(parse_precision(to_string(p)) == p);
     const int64_t n = 40;
     TileMatrix<double> a(runtime(), n, 16), b(runtime(), n, 1, 16);
     TileMatrix<float> af(runtime(), n, 16), bf(runtime(), n, 1, 16);
@@ -296,4 +297,96 @@ TEST_CASE("mixed-precision posv: GMRES on groups of right-hand sides, restarted,
                   kResidualLimit);
         }
     }
+}
+
+namespace {
+
+/// J + eps I (J all ones), column-major n x n: SPD in double; rounded to float it is J, of rank one, so that every
+/// float factorization breaks down.
+std::vector<double> ones_plus_diagonal(int64_t n, double eps) {
+    std::vector<double> A(static_cast<size_t>(n * n));
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = 1.0 + (i == j ? eps : 0.0);
+    return A;
+}
+
+SolveReport solve_auto(const std::vector<double>& A, int64_t n, int64_t nb, std::vector<double>& X,
+                       const std::vector<double>& B, Refinement refine = {}) {
+    std::vector<double> F = A;
+    X = B;
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Auto;
+    SolveReport report;
+    refine.time_budget = 0;  // the ladder's decisions, not the clock's
+    REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
+    return report;
+}
+
+}  // namespace
+
+TEST_CASE("mixed-precision posv, automatic precision: the ladder from tf32 to tf32x3, reported", "[mixed][cpu]") {
+    // CPU workers compute every rung in float: what is tested here is the ladder's logic (the GPU tests and
+    // docs/mixed_precision.md measure the rungs' arithmetic).
+    const int64_t n = 100, nb = 32;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::vector<double> B(static_cast<size_t>(n)), X;
+    random_matrix<double>(n, 1, B.data(), n, seed + 1);
+    {  // well conditioned: the first rung refines
+        const std::vector<double> A = spd_matrix<double>(n, n, seed);
+        const SolveReport r = solve_auto(A, n, nb, X, B);
+        INFO("rungs=" << r.rungs << " path=" << to_string(r.path));
+        CHECK(r.path == SolveReport::Path::Refined);
+        CHECK(r.factor == Precision::Tf32);
+        CHECK(r.rungs == "tf32");
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+    {  // every float factor breaks down: tf32, then tf32x3 and its shifted retries, then GMRES or the fall-back
+        const std::vector<double> A = ones_plus_diagonal(n, 1e-9);
+        const SolveReport r = solve_auto(A, n, nb, X, B);
+        INFO("rungs=" << r.rungs << " path=" << to_string(r.path) << " reason=" << r.reason);
+        CHECK(r.rungs.rfind("tf32 > tf32x3 (tf32 broke down at column ", 0) == 0);
+        CHECK(r.factor == Precision::Tf32x3);
+        CHECK(r.factorizations >= 2);
+        CHECK(r.path != SolveReport::Path::Failed);
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+    {  // beyond float's reach: tf32's refinement stalls, tf32x3 is tried, then the double fall-back
+        const std::vector<double> A = test::conditioned_spd(n, 1e14, false, seed);
+        const SolveReport r = solve_auto(A, n, nb, X, B);
+        INFO("rungs=" << r.rungs << " path=" << to_string(r.path) << " reason=" << r.reason);
+        CHECK(r.rungs.find(" > tf32x3 (") != std::string::npos);
+        CHECK((r.path == SolveReport::Path::Fallback || r.path == SolveReport::Path::Gmres));
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+    {  // one classical step and no GMRES cannot reach the tolerance: the climb after tf32's refinement, then the
+       // fall-back
+        const std::vector<double> A = test::conditioned_spd(n, 1e6, false, seed);
+        Refinement one;
+        one.max_iterations = 1;
+        one.gmres_iterations = 0;
+        const SolveReport r = solve_auto(A, n, nb, X, B, one);
+        INFO("rungs=" << r.rungs << " path=" << to_string(r.path) << " reason=" << r.reason);
+        CHECK(r.rungs.rfind("tf32 > tf32x3 (tf32 refinement reached ", 0) == 0);
+        CHECK(r.factorizations == 2);
+        CHECK(r.path == SolveReport::Path::Fallback);
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+}
+
+TEST_CASE("automatic precision elsewhere is the matrix's own", "[mixed][cpu]") {
+    const int64_t n = 70, nb = 32;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Auto;
+    std::vector<double> A = spd_matrix<double>(n, n, seed), L = A;
+    CHECK(potrf(runtime(), n, L.data(), n, opts, Tiling{nb}) == 0);
+    std::vector<float> Af(A.begin(), A.end()), Bf(static_cast<size_t>(n), 1.0f), Xf = Bf, Ff = Af;
+    SolveReport report;
+    CHECK(posv(runtime(), n, 1, Ff.data(), n, Xf.data(), n, opts, report) == 0);
+    CHECK(report.path == SolveReport::Path::Direct);
+    CHECK(solve_residual<float>(n, 1, Af.data(), n, Xf.data(), n, Bf.data(), n) < kResidualLimit);
 }

@@ -68,7 +68,10 @@ struct SolveReport {
         Failed,    ///< neither (fallback off: B is left as it was; or the double factorization failed: info > 0)
     };
     Path path = Path::Direct;
-    Precision factor = Precision::Native;  ///< the precision of the factor the refinement used
+    Precision factor = Precision::Native;  ///< the precision of the factor the refinement used (the last rung)
+    /// The factor precisions tried, in order, and why each climb (Precision::Auto), e.g.
+    /// "tf32 > tf32x3 (tf32 broke down at column 4274)"; the requested precision alone otherwise
+    std::string rungs;
     int iterations = 0;                    ///< classical refinement steps
     /// GMRES iterations, each one product with A and one solve with the factor for every column still iterating
     /// (the columns iterate together), over all restarts

@@ -62,12 +62,16 @@ enum class Precision {
     /// a low TF32 part (A_hi B_hi + A_hi B_lo + A_lo B_hi, float accumulation): close to float accuracy at a
     /// tensor-core rate (the "3xTF32" of CUTLASS; Ootomo and Yokota, IJHPCA 36(4), 2022)
     Tf32x3,
+    /// A double posv chooses (mixed.hpp, docs/mixed_precision.md): Tf32 first, Tf32x3 when Tf32 breaks down or its
+    /// refinement does not reach the tolerance, the double factorization last. Every other call: the matrix's own
+    /// precision (as Native).
+    Auto,
 };
 /// Whether a factor precision runs its float updates on tensor cores (Tf32, Bf16, Fp16, Tf32x3).
 constexpr bool on_tensor_cores(Precision p) {
     return p == Precision::Tf32 || p == Precision::Bf16 || p == Precision::Fp16 || p == Precision::Tf32x3;
 }
-/// "native", "fp64", "fp32", "tf32", "bf16", "fp16", "tf32x3" (also "d", "s", "double", "float"); throws InvalidArgument
+/// "native", "fp64", "fp32", "tf32", "bf16", "fp16", "tf32x3", "auto" (also "d", "s", "double", "float"); throws InvalidArgument
 /// naming `argument` and listing the names.
 Precision parse_precision(const std::string& text, const char* argument = "factor");
 const char* to_string(Precision p);

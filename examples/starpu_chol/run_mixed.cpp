@@ -100,7 +100,7 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
         Runtime::Paused quiet(rt);
         const double berr = support::host_backward_error(n, nrhs, A.data(), Xc.data(), B.data());
         table.note("starfact backward error (host, infinity norms) " + fmt("%.2e", berr) + ", path " +
-                   to_string(report.path) + ", " + std::to_string(report.iterations) + " refinement + " +
+                   to_string(report.path) + ", factor " + report.rungs + ", " + std::to_string(report.iterations) + " refinement + " +
                    std::to_string(report.gmres_iterations) + " GMRES iterations, " +
                    std::to_string(report.factorizations) + " factorization(s), shift " + fmt("%.2e", report.shift) +
                    ", tolerance " + fmt("%.2e", report.tolerance) +

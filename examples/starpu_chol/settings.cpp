@@ -29,8 +29,9 @@ problem
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
   --nrhs K          right-hand sides of --op posv (default 1)
   --factor-prec P   --op posv in double with the factorization in P: native/fp64 (the plain solve), fp32, tf32,
-                    bf16, fp16 (the mixed-precision solve: a float factor of the scaled matrix, the trailing
-                    updates on tensor cores in tf32/bf16/fp16, refinement to double accuracy, GMRES when it
+                    bf16, fp16, tf32x3 (three tf32 products of split operands: about float accuracy), auto (tf32,
+                    then tf32x3 when tf32 breaks down or falls short) (the mixed-precision solve: a float factor of
+                    the scaled matrix, the trailing updates on tensor cores, refinement to double accuracy, GMRES when it
                     stalls, the double factorization as fall-back; docs/mixed_precision.md). Prints per run the
                     path, the refinement and GMRES iterations and the backward error, and in the same run
                     cuSOLVER's dpotrf + dpotrs and its IRS gesv at the same lowest precision (GPU runs); tiles

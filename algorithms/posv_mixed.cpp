@@ -257,7 +257,7 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
     report.factor = factor;
     report.rungs = to_string(factor);
     auto climb = [&](const std::string& why) {
-        if (requested != Precision::Auto || factor != Precision::Tf32) return false;
+        if (requested != Precision::Auto || !refine.climb || factor != Precision::Tf32) return false;
         factor = Precision::Tf32x3;
         ops.set_low_precision(factor);
         report.factor = factor;
@@ -272,9 +272,11 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
     while (true) {
         if (low_info > 0 && climb("tf32 broke down at column " + std::to_string(low_info))) continue;
         const double u = factor_unit_roundoff(factor);
+        // Auto never shifts its Tf32 rung: a shifted Tf32 factor has not paid in any measurement (the GMRES it
+        // needs took longer than the double factorization), so a breakdown climbs or falls back at once.
+        const int retries = requested == Precision::Auto && factor == Precision::Tf32 ? 0 : refine.shift_retries;
         // a retry costs about what the first factorization did
-        for (int retry = 0; low_info > 0 && retry < refine.shift_retries && deadline.allows(report.factor_seconds);
-             ++retry) {
+        for (int retry = 0; low_info > 0 && retry < retries && deadline.allows(report.factor_seconds); ++retry) {
             report.shift = report.shift > 0 ? report.shift * Refinement::kShiftGrowth
                                             : Refinement::kShiftFirst * std::sqrt(static_cast<double>(n)) * u;
             low_info = ops.factor(report.shift);

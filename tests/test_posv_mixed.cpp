@@ -310,8 +310,14 @@ std::vector<double> ones_plus_diagonal(int64_t n, double eps) {
     return A;
 }
 
+Refinement climbing() {
+    Refinement r;
+    r.climb = true;
+    return r;
+}
+
 SolveReport solve_auto(const std::vector<double>& A, int64_t n, int64_t nb, std::vector<double>& X,
-                       const std::vector<double>& B, Refinement refine = {}) {
+                       const std::vector<double>& B, Refinement refine = climbing()) {
     std::vector<double> F = A;
     X = B;
     Options opts;
@@ -363,13 +369,25 @@ TEST_CASE("mixed-precision posv, automatic precision: the ladder from tf32 to tf
     {  // one classical step and no GMRES cannot reach the tolerance: the climb after tf32's refinement, then the
        // fall-back
         const std::vector<double> A = test::conditioned_spd(n, 1e6, false, seed);
-        Refinement one;
+        Refinement one = climbing();
         one.max_iterations = 1;
         one.gmres_iterations = 0;
         const SolveReport r = solve_auto(A, n, nb, X, B, one);
         INFO("rungs=" << r.rungs << " path=" << to_string(r.path) << " reason=" << r.reason);
         CHECK(r.rungs.rfind("tf32 > tf32x3 (tf32 refinement reached ", 0) == 0);
         CHECK(r.factorizations == 2);
+        CHECK(r.path == SolveReport::Path::Fallback);
+        CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    }
+    {  // without the climb (the default): a tf32 breakdown goes to the double factorization at once, unshifted
+        const std::vector<double> A = ones_plus_diagonal(n, 1e-9);
+        Refinement direct;
+        direct.climb = false;
+        const SolveReport r = solve_auto(A, n, nb, X, B, direct);
+        INFO("rungs=" << r.rungs << " path=" << to_string(r.path) << " reason=" << r.reason);
+        CHECK(r.rungs == "tf32");
+        CHECK(r.factorizations == 1);
+        CHECK(r.shift == 0);
         CHECK(r.path == SolveReport::Path::Fallback);
         CHECK(solve_residual<double>(n, 1, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
     }

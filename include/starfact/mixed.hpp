@@ -56,6 +56,11 @@ struct Refinement {
     double time_floor = 0.05;
     /// Factor in Options::factor whatever the plan (plan.hpp) says pays: for tests and experiments at small orders.
     bool always_low = false;
+    /// With Options::factor Auto: whether a Tf32 factor that breaks down or falls short is followed by a Tf32x3 one
+    /// before the fallback (the ladder). Off by default: on the H200 a Tf32x3 factorization costs about what the
+    /// double one does (0.232 s against cuSOLVER's dpotrf + dpotrs 0.272 s at n = 32768, 0.073 s against 0.069 s at
+    /// 20000; docs/mixed_precision.md), so Auto goes from Tf32 straight to the double factorization there.
+    bool climb = false;
 };
 
 /// What a solve did.

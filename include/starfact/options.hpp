@@ -62,9 +62,9 @@ enum class Precision {
     /// a low TF32 part (A_hi B_hi + A_hi B_lo + A_lo B_hi, float accumulation): close to float accuracy at a
     /// tensor-core rate (the "3xTF32" of CUTLASS; Ootomo and Yokota, IJHPCA 36(4), 2022)
     Tf32x3,
-    /// A double posv chooses (mixed.hpp, docs/mixed_precision.md): Tf32 first, Tf32x3 when Tf32 breaks down or its
-    /// refinement does not reach the tolerance, the double factorization last. Every other call: the matrix's own
-    /// precision (as Native).
+    /// A double posv chooses (mixed.hpp, docs/mixed_precision.md): Tf32 where the plan says a tensor-core factor
+    /// pays, unshifted; when it breaks down or its refinement does not reach the tolerance, the double factorization
+    /// (or first Tf32x3, with Refinement::climb). Every other call: the matrix's own precision (as Native).
     Auto,
 };
 /// Whether a factor precision runs its float updates on tensor cores (Tf32, Bf16, Fp16, Tf32x3).

@@ -11,6 +11,10 @@ start) plus the tile allocation the C++ program reports apart as setup; both are
 
     python3 python/bench/bench_lssvc.py [--data-dir /usr/share/datasets/fashion-mnist] [--lib torch] [--C 100]
                                         [--warmup 1] [--repeat 2] [--driver PATH] [--json FILE]
+                                        [--factor tf32|tf32x3|auto|...]
+
+--factor: the mixed-precision solve's factor precision (LSSVC(factor=...), starfact_lssvm --factor-prec), its report
+printed after each fit.
 """
 import argparse
 import csv
@@ -67,6 +71,8 @@ def run_driver(driver, args):
                "--warmup", str(args.warmup), "--repeat", str(args.repeat), "--csv", out]
         if args.train_size:
             cmd += ["--train-size", str(args.train_size)]
+        if args.factor:
+            cmd += ["--factor-prec", args.factor]
         print("# " + " ".join(cmd), flush=True)
         p = subprocess.run(cmd, capture_output=True, text=True, check=False)
         print("\n".join("#   " + line for line in p.stdout.strip().splitlines()[-6:]), flush=True)
@@ -123,6 +129,7 @@ def main():
     p.add_argument("--driver", default=shutil.which("starfact_lssvm"))
     p.add_argument("--min-accuracy", type=float, default=0.0)
     p.add_argument("--json")
+    p.add_argument("--factor", default=None, help="factor precision of the mixed-precision solve (default: none)")
     args = p.parse_args()
 
     xtr, ytr, xte, yte = fashion_mnist(args.data_dir, args.train_size)
@@ -140,18 +147,24 @@ def main():
         sync.free()
         sync()
         t0 = time.perf_counter()
-        clf = LSSVC(C=args.C).fit(x, ytr)
+        clf = LSSVC(C=args.C, factor=args.factor).fit(x, ytr)
         sync()
         if i >= args.warmup:
             times.append(time.perf_counter() - t0)
+        if clf.solve_report_ is not None:
+            r = clf.solve_report_
+            print("#   fit %d: %.3f s; solve %s, factor %s, %d factorization(s), %d + %d GMRES iterations, "
+                  "backward error %.2e%s" % (i, time.perf_counter() - t0, r.path, r.factor, r.factorizations,
+                                             r.iterations, r.gmres_iterations, r.backward_error,
+                                             ("; " + r.reason) if r.reason else ""), flush=True)
     fit_s = statistics.median(times)
     t0 = time.perf_counter()
     accuracy = float((clf.predict(sync.array(xte)) == yte).mean())
     predict_s = time.perf_counter() - t0
-    row = {"lib": args.lib, "n": int(xtr.shape[0]), "C": args.C, "gamma": clf.gamma_, "fit_s": fit_s,
+    row = {"lib": args.lib, "factor": args.factor, "n": int(xtr.shape[0]), "C": args.C, "gamma": clf.gamma_, "fit_s": fit_s,
            "fit_runs": times, "predict_s": predict_s, "test_accuracy": accuracy}
-    print("LSSVC(C=%g).fit  %s  n=%d  gamma %.4f  fit %.3f s (runs %s)  predict %.3f s  test accuracy %.4f"
-          % (args.C, args.lib, row["n"], clf.gamma_, fit_s, ", ".join("%.3f" % t for t in times), predict_s,
+    print("LSSVC(C=%g, factor=%s).fit  %s  n=%d  gamma %.4f  fit %.3f s (runs %s)  predict %.3f s  test accuracy %.4f"
+          % (args.C, args.factor, args.lib, row["n"], clf.gamma_, fit_s, ", ".join("%.3f" % t for t in times), predict_s,
              accuracy))
     if cpp:
         solve_s, setup_s = float(cpp["solve_s"]), float(cpp["setup_s"])

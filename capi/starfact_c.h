@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface: changes whenever a struct or a signature below changes. */
-#define STARFACT_C_ABI_VERSION 4
+#define STARFACT_C_ABI_VERSION 5
 
 /** Status of a call. */
 enum starfact_c_status {
@@ -269,6 +269,22 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 /** potri: the lower triangle of the inverse of the SPD a goes to a_out's lower triangle. */
 int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job);
+
+/* ---- log-determinant ---------------------------------------------------------------------------------------- */
+
+/** logdet: log det A of the symmetric positive definite A = L L^T from its lower Cholesky factor l (n x n, as potrf
+ * leaves it; only its diagonal is read): at the wait, *sign_out := 1 and *logabsdet_out := log det A =
+ * 2 sum log l(i, i), a sum of logarithms that is right where det A overflows or underflows (det A = sign *
+ * exp(logabsdet), as numpy.linalg.slogdet). Both outputs are host doubles and may be NULL. info k > 0: l(k, k) is not
+ * a positive finite number; both outputs are then NaN. options: mapping, nb, residency. */
+int starfact_c_logdet_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_options* options,
+                             double* sign_out, double* logabsdet_out, starfact_c_job** job);
+/** potrf_logdet: potrf of a, then logdet of its factor, in one task graph; the factor goes to a_out as potrf's does
+ * (may be a; NULL data: not wanted, a is then only read). info is potrf's (k > 0: the leading minor of order k is not
+ * positive definite or holds NaN/Inf), then logdet's; with info > 0 both outputs are NaN. options as potrf's. */
+int starfact_c_potrf_logdet_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a,
+                                   const starfact_c_matrix* a_out, const starfact_c_options* options,
+                                   double* sign_out, double* logabsdet_out, starfact_c_job** job);
 
 /* ---- LU with partial pivoting ------------------------------------------------------------------------------- */
 

@@ -31,6 +31,8 @@ inline constexpr KernelColor kKernelColors[] = {
     {"cholqr_potrf", 0xd62728}, {"cholqr_householder", 0xad494a}, {"cholqr_solve", 0x1f77b4},
     {"cholqr_store", 0x8c564b}, {"cholqr_ytc", 0x31a354},    {"cholqr_tmul", 0xe7969c},
     {"cholqr_update", 0xff7f0e},
+    // The log-determinant's pass over the diagonal tiles of a factor.
+    {"logdet", 0x17becf},
 };
 
 /// Colour of a kernel (the task name up to '('); 0x7f7f7f for unknown ones.

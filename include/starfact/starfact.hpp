@@ -8,6 +8,7 @@
 #include "starfact/error.hpp"
 #include "starfact/generate.hpp"
 #include "starfact/inverse.hpp"
+#include "starfact/logdet.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/mixed.hpp"

@@ -10,6 +10,9 @@ caller's array type. The GIL is released while StarPU works, and several threads
     >>> np.allclose(a @ x, b)
     True
     >>> c = starfact.potrf(a); x = starfact.potrs(c, b)  # scipy.linalg.cho_factor / cho_solve
+    >>> sign, logdet = starfact.slogdet(a)               # numpy.linalg.slogdet for SPD a, from its Cholesky
+    >>> sign, bool(np.isclose(logdet, np.log(8.0)))
+    (1.0, True)
     >>> x = starfact.gesv(a, b)                          # LU with partial pivoting
     >>> t = np.random.default_rng(0).standard_normal((6, 3)); y = np.ones(6)
     >>> q, r = starfact.qr(t)                            # tall t: scipy.linalg.qr(t, mode="economic")
@@ -28,7 +31,7 @@ them out::
     >>> import torch                                     # doctest: +SKIP
     >>> x = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())  # doctest: +SKIP
 
-Operations: potrf, potrs, posv, potri (Cholesky, inverse); getrf, getrs, gesv (LU); qr, geqrf (returning
+Operations: potrf, potrs, posv, potri (Cholesky, inverse); slogdet, cho_logdet (log-determinant); getrf, getrs, gesv (LU); qr, geqrf (returning
 :class:`QRFactors`), ormqr, orgqr, gels, lstsq (QR, least squares); posv_batched, potrf_batched,
 gesv_batched, getrf_batched, getrs_batched (3-D arrays of small matrices); each blocking operation on one matrix
 has an ``_async`` form returning a :class:`Job`. :class:`Runtime` starts StarPU with chosen workers (a default one
@@ -42,6 +45,7 @@ from ._runtime import Runtime
 from .batched import gesv_batched, getrf_batched, getrs_batched, posv_batched, potrf_batched
 from .cholesky import posv, posv_async, potrf, potrf_async, potri, potri_async, potrs, potrs_async
 from .errors import ArgumentError, LinAlgError, NotBuiltError, StarfactRuntimeError
+from .logdet import SlogdetResult, cho_logdet, cho_logdet_async, slogdet, slogdet_async
 from .lu import gesv, gesv_async, getrf, getrf_async, getrs, getrs_async
 from .qr import (QRFactors, gels, gels_async, geqrf, geqrf_async, lstsq, lstsq_async, orgqr, orgqr_async, ormqr,
                  ormqr_async, qr, qr_async)
@@ -78,6 +82,7 @@ __all__ = [
     "Runtime", "Job", "SolveReport", "LinAlgError", "ArgumentError", "NotBuiltError", "StarfactRuntimeError",
     "potrf", "potrs", "posv", "potri", "getrf", "getrs", "gesv",
     "potrf_async", "potrs_async", "posv_async", "potri_async", "getrf_async", "getrs_async", "gesv_async",
+    "slogdet", "slogdet_async", "cho_logdet", "cho_logdet_async", "SlogdetResult",
     "QRFactors", "qr", "geqrf", "ormqr", "orgqr", "gels", "lstsq",
     "qr_async", "geqrf_async", "ormqr_async", "orgqr_async", "gels_async", "lstsq_async",
     "posv_batched", "potrf_batched", "gesv_batched", "getrf_batched", "getrs_batched",

@@ -9,7 +9,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 
 from . import errors
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 LIBRARY_NAME = "libstarfact_c.so"
 
 HOST = -1
@@ -147,6 +147,10 @@ _SIGNATURES = {
     "starfact_c_posv_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Matrix), _P(Matrix), _P(Options),
                                        _P(Refinement), _P(c_void_p)]),
     "starfact_c_potri_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_void_p)]),
+    "starfact_c_logdet_submit": (c_int, [c_void_p, _P(Matrix), _P(Options), _P(c_double), _P(c_double),
+                                         _P(c_void_p)]),
+    "starfact_c_potrf_logdet_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), _P(Options), _P(c_double),
+                                               _P(c_double), _P(c_void_p)]),
     "starfact_c_getrf_submit": (c_int, [c_void_p, _P(Matrix), _P(Matrix), c_void_p, _P(Options), _P(c_void_p)]),
     "starfact_c_getrs_submit": (c_int, [c_void_p, _P(Matrix), c_void_p, _P(Matrix), _P(Matrix), _P(Options),
                                         _P(c_void_p)]),
@@ -191,7 +195,8 @@ _ARGUMENT_NAMES = {
     "refine.time_budget": "time_budget", "refine.time_floor": "time_floor",
 }
 # The C ABI's function names that are not the Python function's.
-_FUNCTION_NAMES = {"batched_posv": "posv_batched", "batched_gesv": "gesv_batched", "batched_getrs": "getrs_batched"}
+_FUNCTION_NAMES = {"batched_posv": "posv_batched", "batched_gesv": "gesv_batched", "batched_getrs": "getrs_batched",
+                   "logdet": "cho_logdet", "potrf_logdet": "slogdet"}
 # A message of the C ABI naming an argument: "starfact::<function>: argument '<argument>' <problem>".
 _ARGUMENT_MESSAGE = re.compile(r"starfact::([\w:]+): argument '([^']*)' (.*)", re.S)
 

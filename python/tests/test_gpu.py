@@ -149,6 +149,33 @@ def test_torch_cuda_threads(rng):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mapping", [None, "gpu-only"])
+def test_torch_cuda_slogdet(rng, dtype, mapping):
+    """slogdet and cho_logdet of CUDA tensors against numpy.linalg.slogdet (Python floats back), also where the
+    determinant overflows; a matrix that is not SPD raises with LAPACK's info."""
+    torch = _torch()
+    n = 3 * NB + 7
+    big = 1e30 if dtype == numpy.float32 else 1e200
+    a0 = spd(rng, n, numpy.float64)
+    expected0 = float(numpy.linalg.slogdet(a0)[1])
+    for scale in (1.0, big):
+        a = (a0 * scale).astype(dtype)
+        expected = expected0 + n * numpy.log(scale)
+        tol = 16 * float(numpy.finfo(dtype).eps) * n + 16 * float(numpy.finfo(numpy.float64).eps) * abs(expected)
+        ta = torch.from_numpy(a.copy()).cuda()
+        sign, logabsdet = starfact.slogdet(ta, nb=NB, mapping=mapping)
+        assert isinstance(logabsdet, float) and sign == 1.0 and abs(logabsdet - expected) <= tol
+        assert torch.equal(ta.cpu(), torch.from_numpy(a))  # a only read
+        c = starfact.potrf(ta, nb=NB, mapping=mapping)
+        assert abs(starfact.cho_logdet(c, nb=NB, mapping=mapping) - expected) <= tol
+    bad = a0.astype(dtype)
+    bad[40, 40] = -1.0
+    with pytest.raises(starfact.LinAlgError) as e:
+        starfact.slogdet(torch.from_numpy(bad).cuda(), nb=NB, mapping=mapping)
+    assert e.value.info == 41
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_cupy(rng, dtype):
     cupy = _cupy()
     n = 2 * NB + 9

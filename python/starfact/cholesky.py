@@ -180,8 +180,8 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
         overwrite_a, overwrite_b: a (with the factor) and b (with x) may be overwritten, in place when their
             layout allows.
         factor: None (default), or the precision of the factorization of the mixed-precision solve: "fp32",
-            "tf32", "bf16", "fp16", "tf32x3" (tensor-core updates on GPUs; CPU workers compute in float32), "native" or
-            "fp64". With a factor, posv returns the report too. A float64 solve with a lower factor factors a
+            "tf32", "bf16", "fp16", "tf32x3" (tensor-core updates on GPUs; CPU workers compute in float32), "auto"
+            (tf32, then the float64 factorization when it breaks down or falls short), "native" or "fp64". With a factor, posv returns the report too. A float64 solve with a lower factor factors a
             float32 copy of the scaled a and refines x in float64: classical refinement, then GMRES, then
             (fallback, default True) the float64 factorization; max_iterations, gmres_iterations, gmres_restart,
             stall_ratio and tolerance (0: sqrt(n) eps) set its stopping rules; shift (in units of the factor's

@@ -18,7 +18,7 @@ def conditioned_spd(rng, n, cond, split):
     return (a + a.T) / 2
 
 
-@pytest.mark.parametrize("factor", ["fp32", "tf32", "bf16", "fp16"])
+@pytest.mark.parametrize("factor", ["fp32", "tf32", "bf16", "fp16", "tf32x3"])
 @pytest.mark.parametrize("n", [1, NB - 3, 3 * NB + 7])
 def test_refined_to_double_accuracy(rng, factor, n):
     a = spd(rng, n, numpy.float64)
@@ -120,3 +120,19 @@ def test_bad_settings(rng):
     with pytest.raises(ValueError) as e:
         starfact.potrf(a, factor="tf32")  # a double factorization runs in double
     assert e.value.argument == "factor"
+
+
+def test_automatic_precision(rng):
+    """factor="auto": tf32 where it serves (the report names the rung), the double factorization where it does not."""
+    n = 2 * NB + 5
+    a = spd(rng, n, numpy.float64)
+    b = rhs(rng, n, 1, numpy.float64)
+    x, report = starfact.posv(a.copy(), b, factor="auto", nb=NB, always_low=True)
+    assert report.path in ("refined", "gmres"), report
+    assert report.factor == "tf32"
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    j = numpy.ones((n, n)) + 1e-9 * numpy.eye(n)  # rounded to float: rank one, every float factor breaks down
+    x, report = starfact.posv(j.copy(), b, factor="auto", nb=NB, always_low=True)
+    assert report.path == "fallback", report
+    assert "broke down" in report.reason
+    assert solve_residual(j, x, b, numpy.float64) < LIMIT

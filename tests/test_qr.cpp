@@ -412,6 +412,11 @@ TEST_CASE("QR: bad arguments throw InvalidArgument naming them", "[qr][cpu][erro
     Options bad_variant;
     bad_variant.variant = Variant::parse("left");
     CHECK_THROWS_MATCHES(geqrf(a, f, bad_variant), InvalidArgument, names("variant"));
+    {  // a's tiles hold whatever their memory held: give it values, so that geqrf factors rather than breaks down
+        std::vector<double> values(static_cast<size_t>(20 * 10));
+        random_matrix<double>(20, 10, values.data(), 20, fresh_seed());
+        a.import(values.data(), 20);
+    }
     geqrf(a, f, on(Mapping::CpuOnly));
     CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_bad), InvalidArgument, names("C"));
     CHECK_THROWS_MATCHES(ormqr(Side::Left, Trans::Transpose, a, f, c_nb), InvalidArgument, names("C"));

@@ -170,7 +170,8 @@ typedef struct starfact_c_qr_info {
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
     int32_t dtype;       /**< enum starfact_c_dtype */
     int32_t ready;       /**< 1 once the geqrf job that made them has been waited for and gave info 0 */
-    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" */
+    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" (followed
+                              by "+fallback" when asked) */
 } starfact_c_qr_info;
 
 /* ---- errors and build ------------------------------------------------------------------------------------- */

@@ -147,7 +147,10 @@ extern template class QRFactors<double>;
 /// numerically rank deficient at column k (an exactly singular A^T A included) and A^T A overflowing or underflowing
 /// (A's entries too large or too small to square). The blocking forms then throw InvalidArgument naming 'A' with
 /// describe(T.breakdown()) (A holds no factorization, T.factored() is false); the submit form makes Sequence::wait()
-/// return k, and T.breakdown() says why.
+/// return k, and T.breakdown() says why. With T's tree asking for the Householder fall-back (QrTree::fallback), the
+/// blocking forms keep a copy of A while the Cholesky QR runs and, when it breaks down, factor the original A again
+/// with the plan's Householder tree: T.fallback() says why, T then holds that factorization (docs/qr.md, "The
+/// Householder fall-back"); the submit form refuses such T, naming 'tree'.
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -177,7 +180,9 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
 /// then holds the factors of the scaled A, as LAPACK's.
 /// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero (A is rank deficient) or one of geqrf's
 /// breakdowns at column k (T.breakdown() says which): X is not computed (m >= n: B holds Q^T B; m < n: B is
-/// untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.
+/// untouched). With T's tree asking for the Householder fall-back (QrTree::fallback), a breakdown of the Cholesky QR
+/// makes gels start again from copies of A and B with the plan's Householder tree (T.fallback() says why); the submit
+/// form refuses such T. Throws InvalidArgument naming 'A', 'T', 'B', 'mapping', 'tree'.
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/qr_dag.hpp"
+#include "algorithms/qr_fallback.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
@@ -98,7 +100,7 @@ GelsScaling gels_scaling(const TileMatrix<T>& A, const QRFactors<T>& Tf, const T
     const double small = static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon();
     g.ranges = {small, 1 / small, small, 1 / small};
     const Runtime& rt = A.runtime();
-    if (qr_uses_cholqr(Tf.tree(), Tf.m(), Tf.n(), Tf.nb(), opts.mapping, rt.cuda_workers() > 0)) {
+    if (qr_uses_cholqr(Tf.plan_tree(), Tf.m(), Tf.n(), Tf.nb(), opts.mapping, rt.cuda_workers() > 0)) {
         const double mn = static_cast<double>(A.m()) * static_cast<double>(A.n());
         g.ranges.lo_a = 4 * std::sqrt(small);
         g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<T>::max()) / (4 * mn));
@@ -208,14 +210,25 @@ void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatr
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
     detail::require_gels(A, Tf, B, opts);
-    const detail::GelsScaling scaling = detail::gels_scaling(A, Tf, B, opts);
-    const detail::ForgetAfterTasks forget(scaling.M);
-    Sequence seq(A.runtime());
-    detail::SequenceState& state = detail::SequenceAccess::state(seq);
-    starpu_data_handle_t info;
-    state.add_operation(&info);
-    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
-    const int result = seq.wait();
+    Tf.set_fallback(QrBreakdown::None);
+    detail::QrFallbackCopy<T> saved(Tf, {&A, &B}, opts);
+    std::vector<std::unique_ptr<detail::ForgetAfterTasks>> forget;  // each scaling's maxima, once its tasks complete
+    detail::GelsScaling scaling;
+    auto factor = [&] {  // scaling, geqrf, Q^T B, R's diagonal check; waited for
+        scaling = detail::gels_scaling(A, Tf, B, opts);
+        forget.push_back(std::make_unique<detail::ForgetAfterTasks>(scaling.M));
+        Sequence seq(A.runtime());
+        detail::SequenceState& state = detail::SequenceAccess::state(seq);
+        starpu_data_handle_t info;
+        state.add_operation(&info);
+        detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
+        return seq.wait();
+    };
+    int result = factor();
+    if (result != 0 && saved.armed()) {  // the Cholesky QR broke down: A and B again, by the Householder tree
+        saved.restore(Tf, opts);
+        result = factor();
+    }
     Sequence solve(A.runtime());
     detail::SequenceState& after = detail::SequenceAccess::state(solve);
     if (result != 0) {  // X is not computed: B holds Q^T B (m < n: B), scaled back
@@ -235,6 +248,8 @@ template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
     detail::require_gels(A, Tf, B, opts);
     require(&seq.runtime() == &A.runtime(), "gels", "seq", "belongs to another Runtime than A");
+    detail::require_no_fallback("gels", Tf);
+    Tf.set_fallback(QrBreakdown::None);
     detail::SequenceState& state = detail::SequenceAccess::state(seq);
     starpu_data_handle_t info;
     const int op = state.add_operation(&info);

@@ -28,6 +28,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/qr_dag.hpp"
+#include "algorithms/qr_fallback.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "codelets/qr_status.hpp"
 #include "runtime/runtime_state.hpp"
@@ -62,13 +63,16 @@ const char* describe(QrBreakdown breakdown) {
                    "overflow)";
         case QrBreakdown::RankDeficient:
             return "the Cholesky QR found the matrix numerically rank deficient at this column (its condition number "
-                   "is beyond about 1e13 in double; the Householder trees factor any matrix)";
+                   "is beyond about 1e13 in double; the Householder trees factor any matrix, and the tree "
+                   "'cholqr+fallback' (QrTree::fallback) redoes the factorization with one on a breakdown)";
         case QrBreakdown::Overflow:
             return "the Cholesky QR's Gram matrix A^T A overflows: the matrix holds Inf, or entries too large to "
-                   "square (scale it, or use a Householder tree)";
+                   "square (scale it, use a Householder tree, or the tree 'cholqr+fallback', which falls back to "
+                   "one on a breakdown)";
         case QrBreakdown::Underflow:
             return "the Cholesky QR's Gram matrix A^T A underflows: the matrix is zero, or its entries are too small "
-                   "to square (scale it, or use a Householder tree)";
+                   "to square (scale it, use a Householder tree, or the tree 'cholqr+fallback', which falls back to "
+                   "one on a breakdown)";
         case QrBreakdown::ZeroDiagonal:
             return "R's diagonal entry is exactly zero at this column: the matrix is rank deficient";
     }
@@ -114,6 +118,11 @@ Runtime& QRFactors<T>::runtime() const {
 template <typename T>
 QrBreakdown QRFactors<T>::breakdown() const {
     return status_->breakdown();
+}
+
+template <typename T>
+int64_t QRFactors<T>::breakdown_column() const {
+    return status_->breakdown() == QrBreakdown::None ? 0 : status_->column.load(std::memory_order_acquire);
 }
 
 template <typename T>
@@ -203,16 +212,6 @@ private:
     TaskOptions o_;
     TaskNames names_;
 };
-
-/// The workers that may run a task of `mapping` (the reduction tree's parallelism).
-int workers_of(const Runtime& rt, Mapping mapping) {
-    switch (mapping) {
-        case Mapping::CpuOnly: return rt.cpu_workers();
-        case Mapping::GpuOnly: return rt.cuda_workers();
-        case Mapping::Hybrid: break;
-    }
-    return rt.cpu_workers() + rt.cuda_workers();
-}
 
 /// Submits the blocked Householder QR with whole-panel tasks (the panel tree). Priorities as the tile trees': the
 /// panel of step k above the updates, the update of tile column j the higher the nearer j is to the diagonal, so
@@ -321,20 +320,20 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, R
     seq->keep(status);
     const bool empty = std::min(A.m(), A.n()) == 0;
     if (!empty && !info) seq->add_operation(&info);
-    if (qr_uses_cholqr(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
+    if (qr_uses_cholqr(Tf.plan_tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
         Tf.set_plan(ib, std::max<int64_t>(A.mt(), 1), true);
         if (empty) return;
         submit_cholqr_dag(A, Tf, info, opts, stats, seq);
         return submit_r_check(A, info, status.get(), opts, stats, seq);
     }
     const bool full_t = Tf.ib_requested() == 0 || Tf.ib_requested() >= std::min(A.nb(), A.n());
-    if (full_t && qr_uses_panel(Tf.tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
+    if (full_t && qr_uses_panel(Tf.plan_tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
         Tf.set_plan(std::max<int64_t>(A.nb(), 1), std::max<int64_t>(A.mt(), 1), false, true);
         if (empty) return;
         submit_panel_qr_dag(A, Tf, opts, stats, seq);
         return submit_r_check(A, info, status.get(), opts, stats, seq);
     }
-    Tf.set_plan(ib, qr_domain_rows(Tf.tree(), A.mt(), A.nt(), workers_of(rt, opts.mapping)));
+    Tf.set_plan(ib, qr_domain_rows(Tf.plan_tree(), A.mt(), A.nt(), qr_workers(rt, opts.mapping)));
     if (empty) return;
     if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
     QrDag<T> dag(A, Tf, opts, stats, seq);
@@ -355,17 +354,46 @@ template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, 
                                        SequenceState*, starpu_data_handle_t);
 }  // namespace detail
 
+namespace detail {
+namespace {
+/// One factorization, waited for: its info.
+template <typename T>
+int geqrf_waited(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
+    Sequence seq(A.runtime());
+    submit_geqrf_dag(A, Tf, opts, &stats, &SequenceAccess::state(seq));
+    return seq.wait();
+}
+}  // namespace
+
+template <typename T>
+void require_no_fallback(const char* function, const QRFactors<T>& Tf) {
+    require(!Tf.tree().fallback, function, "tree", [&] {
+        return "asks for the Householder fall-back ('" + Tf.tree().name() +
+               "'), which only the blocking forms run (they keep a copy of A): use one, or a tree without "
+               "+fallback";
+    });
+}
+template void require_no_fallback<float>(const char*, const QRFactors<float>&);
+template void require_no_fallback<double>(const char*, const QRFactors<double>&);
+}  // namespace detail
+
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
     detail::require_qr_arguments("geqrf", A, Tf, opts);
-    Sequence seq(A.runtime());
-    detail::submit_geqrf_dag(A, Tf, opts, &stats, &detail::SequenceAccess::state(seq));
-    const int info = seq.wait();
+    Tf.set_fallback(QrBreakdown::None);
+    detail::QrFallbackCopy<T> saved(Tf, {&A}, opts);
+    int info = detail::geqrf_waited(A, Tf, opts, stats);
+    if (info != 0 && saved.armed()) {  // the Cholesky QR broke down: A again, by the Householder tree
+        saved.restore(Tf, opts);
+        info = detail::geqrf_waited(A, Tf, opts, stats);
+    }
     if (info == 0) return;
     const QrBreakdown why = Tf.breakdown();
     Tf.set_plan(Tf.ib(), 0);  // no factorization to apply: ormqr and orgqr refuse T
-    throw InvalidArgument("geqrf", "A",
-                          "breaks the factorization down at column " + std::to_string(info) + ": " + describe(why));
+    std::string message = "breaks the factorization down at column " + std::to_string(info) + ": " + describe(why);
+    if (Tf.fell_back())
+        message += " (after the Cholesky QR's own breakdown: " + std::string(describe(Tf.fallback())) + ")";
+    throw InvalidArgument("geqrf", "A", message);
 }
 
 template <typename T>
@@ -379,6 +407,8 @@ template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     require(&seq.runtime() == &A.runtime(), "geqrf", "seq", "belongs to another Runtime than A");
+    detail::require_no_fallback("geqrf", Tf);
+    Tf.set_fallback(QrBreakdown::None);
     detail::submit_geqrf_dag(A, Tf, opts, nullptr, &detail::SequenceAccess::state(seq));
 }
 template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&);

@@ -162,7 +162,10 @@ SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, 
 
 namespace starfact {
 
-QrTree QrTree::parse(const std::string& text, const char* argument) {
+namespace {
+/// The tree of a QrTree text without its "+fallback".
+QrTree parse_tree_kind(const std::string& text, const char* argument) {
+    using Kind = QrTree::Kind;
     QrTree t;
     if (text == "auto") return t;
     if (text == "flat") {
@@ -195,10 +198,25 @@ QrTree QrTree::parse(const std::string& text, const char* argument) {
         return t;
     }
     throw InvalidArgument("QrTree::parse", argument,
-                          "must be one of auto, flat, binary, domains=A, cholqr, panel (got '" + text + "')");
+                          "must be one of auto, flat, binary, domains=A, cholqr, panel, optionally followed by "
+                          "+fallback (got '" + text + "')");
+}
+}  // namespace
+
+QrTree QrTree::parse(const std::string& text, const char* argument) {
+    const std::string suffix = "+fallback";
+    const bool fallback =
+        text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    QrTree t = parse_tree_kind(fallback ? text.substr(0, text.size() - suffix.size()) : text, argument);
+    t.fallback = fallback;
+    return t;
 }
 
 std::string QrTree::name() const {
+    return kind_name() + (fallback ? "+fallback" : "");
+}
+
+std::string QrTree::kind_name() const {
     switch (kind) {
         case Kind::Auto: return "auto";
         case Kind::Flat: return "flat";

@@ -24,6 +24,7 @@ struct QrState {
     std::atomic<bool> ready{false};
     std::atomic<int> broken{0};
     std::atomic<int> reason{static_cast<int>(QrBreakdown::None)};
+    std::atomic<int> fallback{static_cast<int>(QrBreakdown::None)};  // why the Householder fall-back ran (None: not)
 
     template <typename T>
     QRFactors<T>& get() const {
@@ -53,6 +54,20 @@ int64_t qr_nb(const Runtime& rt, int64_t m, int64_t n, const ParsedOptions& p, R
     return plan_of(Operation::Geqrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, m, n, 0, p,
                    where, Machine::of(rt))
         .nb;
+}
+
+/// The blocking geqrf on A's tiles (the Householder fall-back needs it: it decides on the Cholesky QR's outcome): its
+/// info, 0 or the breakdown's column.
+template <typename T>
+int blocking_geqrf(TileMatrix<T>& A, QRFactors<T>& F, const Options& opts) {
+    try {
+        geqrf(A, F, opts);
+        return 0;
+    } catch (const InvalidArgument&) {
+        const int64_t column = F.breakdown_column();
+        if (column == 0) throw;  // not a breakdown
+        return static_cast<int>(column);
+    }
 }
 
 /// The factors handle `factors` of `function`, checked against the Runtime and the matrix qr (its shape and dtype);
@@ -136,9 +151,15 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
             const int64_t nb = qr_nb<T>(rt, a->rows, a->cols, p, where);
             auto F = std::make_unique<QRFactors<T>>(rt, a->rows, a->cols, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, out, true, false, nb, where);
-            async::geqrf(A->tiles(), *F, *j.sequence, p.options);
+            // The fall-back runs the blocking form when the job is waited for; the others are submitted now.
+            const bool fallback = p.tree.fallback;
+            if (!fallback) async::geqrf(A->tiles(), *F, *j.sequence, p.options);
             state->set(std::move(F));
-            j.finish = [A, state, out](int info) {
+            const Options opts = p.options;
+            j.finish = [A, state, out, fallback, opts](int submitted) {
+                QRFactors<T>& f = state->get<T>();
+                const int info = fallback ? blocking_geqrf(A->tiles(), f, opts) : submitted;
+                state->fallback.store(static_cast<int>(f.fallback()));
                 A->deliver(true);
                 settle(out);
                 if (info == 0) {
@@ -246,8 +267,12 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
             auto F = std::make_shared<QRFactors<T>>(rt, rows, k, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
             auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
-            async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options);
-            j.finish = [A, B, F, aout, bout](int info) {
+            // The fall-back runs the blocking form when the job is waited for; the others are submitted now.
+            const bool fallback = p.tree.fallback;
+            if (!fallback) async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options);
+            const Options opts = p.options;
+            j.finish = [A, B, F, aout, bout, fallback, opts](int submitted) {
+                const int info = fallback ? gels(A->tiles(), *F, B->tiles(), opts) : submitted;
                 A->deliver(true);
                 B->deliver(info == 0);
                 settle(aout, bout);
@@ -285,6 +310,16 @@ int starfact_c_qr_factors_breakdown(const starfact_c_qr_factors* factors, int32_
         const QrState& s = *factors->state;
         *info = s.broken.load(std::memory_order_acquire);
         if (reason) *reason = *info > 0 ? describe(static_cast<QrBreakdown>(s.reason.load())) : "";
+    });
+}
+
+int starfact_c_qr_factors_fallback(const starfact_c_qr_factors* factors, int32_t* fell_back, const char** reason) {
+    return guarded([&] {
+        require(factors != nullptr && factors->state != nullptr, "qr_factors_fallback", "factors", "is null");
+        require(fell_back != nullptr, "qr_factors_fallback", "fell_back", "is null");
+        const auto why = static_cast<QrBreakdown>(factors->state->fallback.load(std::memory_order_acquire));
+        *fell_back = why != QrBreakdown::None ? 1 : 0;
+        if (reason) *reason = describe(why);
     });
 }
 

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface: changes whenever a struct or a signature below changes. */
-#define STARFACT_C_ABI_VERSION 5
+#define STARFACT_C_ABI_VERSION 6
 
 /** Status of a call. */
 enum starfact_c_status {
@@ -88,7 +88,9 @@ typedef struct starfact_c_options {
     int64_t chunk;         /**< batched operations: members per task; 0: the family's default */
     const char* tree;      /**< QR (geqrf, gels): the reduction tree, "auto" (default), "flat", "binary",
                                 "domains=A", "cholqr" (the Cholesky QR of tall and skinny matrices) or "panel"
-                                (blocked Householder QR with whole-panel tasks) */
+                                (blocked Householder QR with whole-panel tasks); "+fallback" after it
+                                ("cholqr+fallback") asks for the Householder fall-back of the Cholesky QR
+                                (starfact_c_geqrf_submit) */
     int64_t ib;            /**< QR (geqrf, gels): the inner blocking of the CPU kernels, 0..nb; 0: the plan's */
 } starfact_c_options;
 
@@ -168,7 +170,8 @@ typedef struct starfact_c_qr_info {
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
     int32_t dtype;       /**< enum starfact_c_dtype */
     int32_t ready;       /**< 1 once the geqrf job that made them has been waited for and gave info 0 */
-    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" */
+    char tree[32];       /**< the tree asked for: "auto", "flat", "binary", "domains=A", "cholqr", "panel" (followed
+                              by "+fallback" when asked) */
 } starfact_c_qr_info;
 
 /* ---- errors and build ------------------------------------------------------------------------------------- */
@@ -311,7 +314,12 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
  * a^T a overflowing or underflowing): a_out is meaningless, ormqr and orgqr refuse the factors, and
  * starfact_c_qr_factors_breakdown says why. options: nb (0: the plan's,
  * starfact_c_plan), tree, ib, mapping, variant
- * ("right" or "noprio"), residency. */
+ * ("right" or "noprio"), residency.
+ * A tree with "+fallback" ("cholqr+fallback", "auto+fallback"): when the Cholesky QR breaks down, a is factored again
+ * by the plan's Householder tree from its original contents (a copy of a is kept for it: one more matrix of a's size)
+ * and the job gives info 0; starfact_c_qr_factors_fallback says whether that happened and why. The fall-back decides
+ * on the Cholesky QR's outcome, so such a job runs its factorization when it is waited for, not at submission
+ * (gels likewise). */
 int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_qr_factors** factors,
                             starfact_c_job** job);
@@ -334,7 +342,8 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
  * x (n rows). a and b are scaled by powers of two first when their largest entries lie outside LAPACK's [smlnum,
  * bignum], as LAPACK's gels does (a_out then holds the scaled a's factors). b_out is written only when info is 0
  * unless it is viewed. info k > 0: R(k, k) (1-based) is exactly zero (a is rank deficient) or not finite (a holds
- * NaN or Inf in column k), or the Cholesky QR broke down at column k. options as geqrf's. */
+ * NaN or Inf in column k), or the Cholesky QR broke down at column k (its Gram matrix a^T a numerically singular,
+ * overflowing or underflowing; a tree with "+fallback" solves by a Householder tree instead). options as geqrf's. */
 int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            starfact_c_job** job);
@@ -344,6 +353,11 @@ int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_
  * succeeded, or was not waited for yet), *reason (may be NULL) := why, a static NUL-terminated sentence ("" when
  * *info is 0). */
 int starfact_c_qr_factors_breakdown(const starfact_c_qr_factors* factors, int32_t* info, const char** reason);
+/** Whether the factorization the factors hold is the Householder fall-back's (options->tree with "+fallback"):
+ * *fell_back := 1 when the Cholesky QR broke down and a was factored again by a Householder tree, else 0 (also
+ * before the geqrf job was waited for); *reason (may be NULL) := the Cholesky QR's breakdown that caused it, a
+ * static NUL-terminated sentence ("" when *fell_back is 0). */
+int starfact_c_qr_factors_fallback(const starfact_c_qr_factors* factors, int32_t* fell_back, const char** reason);
 /** Frees the factors (NULL: nothing); the jobs still using them keep them until they are freed themselves. */
 void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
 

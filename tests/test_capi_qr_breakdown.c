@@ -2,8 +2,9 @@
  * every tree; with the Cholesky QR also two equal columns and a scaled near the ends of double's range) gives its info
  * to starfact_c_job_wait, leaves its factors not ready, ormqr and orgqr refuse them naming `factors`, and
  * starfact_c_qr_factors_breakdown says why; gels gives the column of NaN or Inf as info, and solves a and b scaled by
- * 1e-300 and 1e+300 as it solves them unscaled. ctest `capi.qr_breakdown` (label cpu). Exit status 0 when every
- * check holds; each failed check prints a line. */
+ * 1e-300 and 1e+300 as it solves them unscaled; with the tree "cholqr+fallback" two equal columns are factored by
+ * a Householder tree and starfact_c_qr_factors_fallback says so. ctest `capi.qr_breakdown` (label cpu). Exit status
+ * 0 when every check holds; each failed check prints a line. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -162,6 +163,56 @@ static void test_cholqr(starfact_c_runtime* rt) {
     }
 }
 
+/* The Householder fall-back ("cholqr+fallback"): geqrf of two equal columns gives info 0, factors that serve orgqr
+ * (Q orthonormal, a = Q R) and starfact_c_qr_factors_fallback says why; a matrix the Cholesky QR factors does not
+ * fall back. */
+static void test_fallback(starfact_c_runtime* rt) {
+    const int64_t m = 301, n = 24, nb = 32;
+    for (int equal = 1; equal >= 0; --equal) {
+        double* a = matrix(m, n);
+        if (equal)
+            for (int64_t i = 0; i < m; ++i) a[i + 9 * m] = a[i + 4 * m];
+        double* f = malloc(sizeof(double) * (size_t)(m * n));
+        double* q = malloc(sizeof(double) * (size_t)(m * n));
+        memcpy(f, a, sizeof(double) * (size_t)(m * n));
+        starfact_c_matrix mf = host(f, m, n), mq = host(q, m, n);
+        starfact_c_options o = options("cholqr+fallback", nb);
+        starfact_c_qr_factors* factors = NULL;
+        starfact_c_job* job = NULL;
+        int32_t info = -1, fell_back = -1;
+        const char* reason = NULL;
+        CHECK(wait_job(starfact_c_geqrf_submit(rt, &mf, &mf, &o, &factors, &job), &job, &info) == STARFACT_C_OK &&
+                  info == 0,
+              "fallback (equal columns %d): geqrf info %d: %s", equal, info, starfact_c_error_message());
+        CHECK(starfact_c_qr_factors_fallback(factors, &fell_back, &reason) == 0 && fell_back == equal &&
+                  reason != NULL && (equal ? strstr(reason, "rank deficient") != NULL : reason[0] == 0),
+              "fallback (equal columns %d): fell_back %d, reason '%s'", equal, fell_back, reason ? reason : "(null)");
+        CHECK(wait_job(starfact_c_orgqr_submit(rt, &mf, factors, &mq, &o, &job), &job, &info) == STARFACT_C_OK &&
+                  info == 0,
+              "fallback (equal columns %d): orgqr: %s", equal, starfact_c_error_message());
+        double worst = 0, orth = 0, amax = 0;
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < m; ++i) {
+                double qr = 0;
+                for (int64_t k = 0; k <= j; ++k) qr += q[i + k * m] * f[k + j * m];
+                worst = fmax(worst, fabs(qr - a[i + j * m]));
+                amax = fmax(amax, fabs(a[i + j * m]));
+            }
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t k = 0; k < n; ++k) {
+                double d = 0;
+                for (int64_t i = 0; i < m; ++i) d += q[i + j * m] * q[i + k * m];
+                orth = fmax(orth, fabs(d - (j == k ? 1.0 : 0.0)));
+            }
+        CHECK(worst <= 1e-12 * amax && orth <= 1e-12, "fallback (equal columns %d): |a - QR| %g, |Q^T Q - I| %g",
+              equal, worst, orth);
+        starfact_c_qr_factors_destroy(factors);
+        free(a);
+        free(f);
+        free(q);
+    }
+}
+
 /* gels of (sa a, sb b) against gels of (a, b): x scaled by sb / sa. */
 static void test_gels_scaled(starfact_c_runtime* rt) {
     const int64_t m = 80, n = 12, nrhs = 2;
@@ -225,6 +276,7 @@ int main(void) {
     }
     test_nonfinite(rt);
     test_cholqr(rt);
+    test_fallback(rt);
     test_gels_scaled(rt);
     CHECK(starfact_c_runtime_destroy(rt) == 0, "destroy: %s", starfact_c_error_message());
     if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

@@ -96,9 +96,18 @@ struct QrTree {
     };
     Kind kind = Kind::Auto;
     int64_t domain = 0;  ///< tile rows per domain (Kind::Domains, >= 1)
-    /// "auto", "flat", "binary", "domains=A", "cholqr", "panel"; throws InvalidArgument naming `argument`.
+    /// The Householder fall-back of the Cholesky QR (Kind::Cholqr, or Auto resolved to it): when it breaks down
+    /// (QrBreakdown, qr.hpp), the blocking forms of geqrf and gels factor the caller's original A again with the
+    /// plan's Householder tree and report it (QRFactors::fallback()) instead of the breakdown. Costs one copy of A
+    /// (gels: of B too) per call, made only when the Cholesky QR runs; the submit forms refuse it (docs/qr.md,
+    /// "The Householder fall-back"). No effect on the Householder trees.
+    bool fallback = false;
+    /// "auto", "flat", "binary", "domains=A", "cholqr", "panel", each optionally followed by "+fallback" (the field
+    /// above); throws InvalidArgument naming `argument`.
     static QrTree parse(const std::string& text, const char* argument = "tree");
+    /// The text parse() reads ("cholqr+fallback"); kind_name() without "+fallback".
     std::string name() const;
+    std::string kind_name() const;
 };
 /// Algorithm choices of a factorization or solve (what to compute and how; never where the output goes).
 struct Options {

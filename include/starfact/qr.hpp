@@ -79,6 +79,22 @@ public:
     /// Why the last factorization submitted with these factors (geqrf, gels) broke down: None while its tasks run and
     /// when it succeeded. Read it after the wait that gave info > 0 (info is the column).
     QrBreakdown breakdown() const;
+    /// The column (1-based) of breakdown(), the info of the factorization that broke down; 0 with None.
+    int64_t breakdown_column() const;
+    /// Why the factorization held was redone by a Householder tree (QrTree::fallback): the Cholesky QR's breakdown
+    /// that made the blocking geqrf or gels fall back, the factorization held then being the Householder tree's;
+    /// None when no fall-back ran (the last call's own tree factored A, or broke down and said so).
+    QrBreakdown fallback() const { return fallback_; }
+    /// Whether the last factorization fell back to a Householder tree (fallback() != None).
+    bool fell_back() const { return fallback_ != QrBreakdown::None; }
+    /// Internal: the tree the next factorization submitted with these factors runs: tree(), or after a fall-back
+    /// the Householder tree it chose.
+    const QrTree& plan_tree() const { return fell_back() ? householder_ : tree_; }
+    /// Internal: set by the blocking geqrf and gels: `why` (None: no fall-back) and the Householder tree to redo with.
+    void set_fallback(QrBreakdown why, const QrTree& householder = {}) {
+        fallback_ = why;
+        householder_ = householder;
+    }
     /// Whether the factorization held is the Cholesky QR's (QrTree::Kind::Cholqr, or Auto resolved to it by
     /// qr_uses_cholqr): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
     /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
@@ -112,7 +128,8 @@ private:
     Runtime* runtime_;
     int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
     bool cholqr_ = false, panel_ = false;
-    QrTree tree_;
+    QrTree tree_, householder_;
+    QrBreakdown fallback_ = QrBreakdown::None;
     std::shared_ptr<detail::QrStatus> status_;
     std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
 };
@@ -130,7 +147,10 @@ extern template class QRFactors<double>;
 /// numerically rank deficient at column k (an exactly singular A^T A included) and A^T A overflowing or underflowing
 /// (A's entries too large or too small to square). The blocking forms then throw InvalidArgument naming 'A' with
 /// describe(T.breakdown()) (A holds no factorization, T.factored() is false); the submit form makes Sequence::wait()
-/// return k, and T.breakdown() says why.
+/// return k, and T.breakdown() says why. With T's tree asking for the Householder fall-back (QrTree::fallback), the
+/// blocking forms keep a copy of A while the Cholesky QR runs and, when it breaks down, factor the original A again
+/// with the plan's Householder tree: T.fallback() says why, T then holds that factorization (docs/qr.md, "The
+/// Householder fall-back"); the submit form refuses such T, naming 'tree'.
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -160,7 +180,9 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
 /// then holds the factors of the scaled A, as LAPACK's.
 /// Returns LAPACK's info: 0, or k > 0 if R(k, k) (1-based) is exactly zero (A is rank deficient) or one of geqrf's
 /// breakdowns at column k (T.breakdown() says which): X is not computed (m >= n: B holds Q^T B; m < n: B is
-/// untouched). Throws InvalidArgument naming 'A', 'T', 'B', 'mapping'.
+/// untouched). With T's tree asking for the Householder fall-back (QrTree::fallback), a breakdown of the Cholesky QR
+/// makes gels start again from copies of A and B with the plan's Householder tree (T.fallback() says why); the submit
+/// form refuses such T. Throws InvalidArgument naming 'A', 'T', 'B', 'mapping', 'tree'.
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
 

@@ -9,7 +9,7 @@ from ctypes import POINTER, Structure, byref, c_char, c_char_p, c_double, c_int,
 
 from . import errors
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 LIBRARY_NAME = "libstarfact_c.so"
 
 HOST = -1
@@ -164,6 +164,7 @@ _SIGNATURES = {
                                        _P(c_void_p)]),
     "starfact_c_qr_factors_info": (c_int, [c_void_p, _P(QRInfo)]),
     "starfact_c_qr_factors_breakdown": (c_int, [c_void_p, _P(c_int32), _P(ctypes.c_char_p)]),
+    "starfact_c_qr_factors_fallback": (c_int, [c_void_p, _P(c_int32), _P(ctypes.c_char_p)]),
     "starfact_c_qr_factors_destroy": (None, [c_void_p]),
     "starfact_c_batched_posv": (c_int, [c_void_p, _P(Batch), _P(Batch), c_void_p, _P(Options), _P(c_int64)]),
     "starfact_c_batched_gesv": (c_int, [c_void_p, _P(Batch), c_void_p, c_int64, _P(Batch), c_void_p, _P(Options),

@@ -9,7 +9,9 @@ returns x alone. The operations of one matrix have ``_async`` forms returning a 
 A factorization that breaks down raises :class:`starfact.LinAlgError` with ``info`` = k, the column (1-based): with
 every tree when a holds NaN or Inf (k: its first such column); with the Cholesky QR (tree "cholqr") also when a is
 numerically rank deficient, or so large or small that a^T a overflows or underflows (the message says which). gels
-and lstsq scale a and b into range first, as LAPACK's gels does.
+and lstsq scale a and b into range first, as LAPACK's gels does. ``fallback=True`` (the tree "cholqr+fallback")
+factors a again by a Householder tree when the Cholesky QR breaks down, from a copy of a kept for it, instead of
+raising; :attr:`QRFactors.fallback` says why it ran.
 
 The library computes on column-major arrays: a Fortran-ordered a is read and written in place, a C-ordered one
 costs one copy (as with SciPy's LAPACK wrappers).
@@ -30,8 +32,20 @@ _HANDLE = object()  # stands for the factors' C handle in the arguments of QRFac
 
 def _gels_failure(function, info):
     return LinAlgError("starfact.%s: the QR broke down at column %d of a (info=%d): R[%d, %d] is exactly zero (a is "
-                       "rank deficient) or not finite (a holds NaN or Inf), or the Cholesky QR found a numerically "
-                       "rank deficient" % (function, info - 1, info, info - 1, info - 1), info)
+                       "rank deficient) or not finite (a holds NaN or Inf), or the Cholesky QR broke down there: a "
+                       "numerically rank deficient, or its Gram matrix a^T a overflowing or underflowing "
+                       "(fallback=True factors a by a Householder tree then)"
+                       % (function, info - 1, info, info - 1, info - 1), info)
+
+
+def _tree(tree, fallback):
+    """The tree option with the Householder fall-back (fallback: a bool) appended as "+fallback"."""
+    if not _ops.check_bool("fallback", fallback):
+        return tree
+    if tree is not None and not isinstance(tree, str):
+        raise argument_type_error("tree", "a str or None", type(tree).__name__)
+    tree = "auto" if tree is None else tree
+    return tree if tree.endswith("+fallback") else tree + "+fallback"
 
 
 def _breakdown(function, handle, info):
@@ -59,6 +73,8 @@ class QRFactors(Closable):
             "flat", "binary", "domains=A", "cholqr": the Cholesky QR of tall and skinny matrices, "panel": whole-panel
             tasks, docs/qr.md);
             domain_rows: tile rows per domain of the tree that ran.
+        fallback: None, or when the Cholesky QR broke down and a was factored again by a Householder tree
+            (``fallback=True``), the breakdown that caused it (a sentence).
 
     The factors belong to the :class:`starfact.Runtime` that made them: closing it frees them (their use then raises
     ValueError). :meth:`close` frees them at once (the jobs still using them keep them until they complete).
@@ -113,6 +129,17 @@ class QRFactors(Closable):
         return self._info().tree.decode()
 
     @property
+    def fallback(self):
+        with self._lock:
+            if self._handle is None:
+                raise argument_value_error("factors", "were freed (closed, or their runtime was closed)")
+            fell_back = ctypes.c_int32()
+            reason = ctypes.c_char_p()
+            _clib.check(_clib.lib.starfact_c_qr_factors_fallback(self._handle, ctypes.byref(fell_back),
+                                                                ctypes.byref(reason)))
+        return (reason.value or b"").decode(errors="replace") if fell_back.value else None
+
+    @property
     def domain_rows(self):
         return int(self._info().domain_rows)
 
@@ -150,11 +177,12 @@ def _factors(factors):
 
 
 def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
-                runtime=None):
+                runtime=None, fallback=False):
     """Submits :func:`geqrf`; returns a :class:`starfact.Job` whose ``wait()`` returns the :class:`QRFactors`."""
     va = _arrays.view(a, "a", (2,))
     wa = Work(va, transpose=False, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
-    opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency, tree=tree, ib=ib)
+    opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency, tree=_tree(tree, fallback),
+                        ib=ib)
     factors = QRFactors(va.backend, va.dtype)
     handle = ctypes.c_void_p()
 
@@ -174,7 +202,7 @@ def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=No
 
 
 def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
-          runtime=None):
+          runtime=None, fallback=False):
     """Tile Householder QR factorization a = Q R (LAPACK's geqrf, in tiles; m < n: R upper trapezoidal, min(m, n)
     reflectors).
 
@@ -184,6 +212,9 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
         tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
             2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A", "cholqr", "panel"
             (docs/qr.md).
+        fallback: when the Cholesky QR ("cholqr", or "auto" choosing it) breaks down, factor a again by the
+            plan's Householder tree from its original contents (kept in a copy: one more array of a's size) instead
+            of raising; :attr:`QRFactors.fallback` says why. The job then runs when waited for.
         nb: tile size (None: the plan's, starfact.plan); ib: inner blocking of the CPU kernels (None: the plan's;
             below nb every task runs on CPU workers); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
             or "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.
@@ -198,7 +229,7 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
             why. (A written in place is then meaningless.)
     """
     return geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
-                       residency=residency, runtime=runtime).wait()
+                       residency=residency, runtime=runtime, fallback=fallback).wait()
 
 
 def _code(name, value, codes):
@@ -293,7 +324,7 @@ def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runti
 
 
 def qr_async(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
-             residency=None, runtime=None):
+             residency=None, runtime=None, fallback=False):
     """Submits :func:`qr`: the factorization runs at once; ``wait()`` forms Q (its own task graph) and returns what
     :func:`qr` returns, or raises what it raises."""
     if not isinstance(mode, str):
@@ -302,7 +333,7 @@ def qr_async(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=No
         raise argument_value_error("mode", "must be 'economic', 'full' or 'r' (got %r)%s" % (
             mode, "; geqrf returns the factors" if mode == "raw" else ""))
     common = dict(mapping=mapping, variant=variant, residency=residency, runtime=runtime)
-    job = geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, **common)
+    job = geqrf_async(a, overwrite_a, tree=tree, nb=nb, ib=ib, fallback=fallback, **common)
     factor = job._finish  # pylint: disable=protected-access
 
     def finish(info, report):
@@ -323,7 +354,7 @@ def qr_async(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=No
 
 
 def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
-       residency=None, runtime=None):
+       residency=None, runtime=None, fallback=False):
     """QR decomposition a = Q R (``scipy.linalg.qr``, without pivoting).
 
     Args:
@@ -332,7 +363,7 @@ def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, ma
             R k x n, k = min(m, n); "full": Q m x m (Q applied to the identity by :func:`ormqr`), R m x n; "r":
             ``(R,)``, R m x n, as SciPy's. ("raw": use :func:`geqrf`.)
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
-        tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
+        tree, nb, ib, mapping, variant, residency, runtime, fallback: as for :func:`geqrf`.
 
     Returns:
         (q, r), or (r,) for mode "r": new arrays of a's type and device; r upper triangular.
@@ -341,14 +372,15 @@ def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, ma
         starfact.LinAlgError: as :func:`geqrf`, when the factorization breaks down.
     """
     return qr_async(a, mode, overwrite_a, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
-                    residency=residency, runtime=runtime).wait()
+                    residency=residency, runtime=runtime, fallback=fallback).wait()
 
 
 def gels_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None,
-               variant=None, residency=None, runtime=None):
+               variant=None, residency=None, runtime=None, fallback=False):
     """Submits :func:`gels`; returns a :class:`starfact.Job` whose ``wait()`` returns x."""
-    return _gels_job("gels", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
-                                                                 variant=variant, residency=residency),
+    return _gels_job("gels", a, b, overwrite_a, overwrite_b,
+                     dict(tree=_tree(tree, fallback), nb=nb, ib=ib, mapping=mapping, variant=variant,
+                          residency=residency),
                      runtime, lambda w, m, n, dtype: w[:n])
 
 
@@ -382,7 +414,7 @@ def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, resul
 
 
 def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
-         residency=None, runtime=None):
+         residency=None, runtime=None, fallback=False):
     """LAPACK's gels ('N') for a full-rank a: the least-squares solution of min ||a x - b||_2 for m >= n (QR of a,
     Q^T b and the triangular solve as one task graph), the minimum-norm solution of a x = b for m < n (QR of a^T,
     a^T = Q R, x = Q [R^-T b; 0]).
@@ -394,7 +426,8 @@ def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=N
             Q^T b, x in its first n rows) may be overwritten, in place when they are Fortran-ordered (b: or a
             vector). For m < n, x has more rows than b: b is read into a new array of n rows (through the host
             for device arrays), x is that array.
-        tree, nb, ib, mapping, variant, residency, runtime: as for :func:`geqrf`.
+        tree, nb, ib, mapping, variant, residency, runtime, fallback: as for :func:`geqrf` (with fallback, a and b
+            are copied for the Householder redo).
 
     Returns:
         x, (n,) or (n, k), of b's type: m >= n: the first n rows of the array holding Q^T b (b itself when written
@@ -402,17 +435,19 @@ def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=N
 
     Raises:
         starfact.LinAlgError: ``info`` = k when R[k-1, k-1] (m < n: of a^T's R) is exactly zero (a is rank
-            deficient) or not finite (a holds NaN or Inf in column k-1), or when the Cholesky QR broke down there.
+            deficient) or not finite (a holds NaN or Inf in column k-1), or when the Cholesky QR broke down there
+            (a numerically rank deficient, or a^T a overflowing or underflowing; fallback=True solves by a
+            Householder tree instead).
 
     a and b are first scaled by powers of two when their largest entries lie outside [smlnum, bignum] (smlnum: the
     smallest normal number / eps), as LAPACK's gels does, x scaled back: data near the ends of the range solve.
     """
     return gels_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
-                      residency=residency, runtime=runtime).wait()
+                      residency=residency, runtime=runtime, fallback=fallback).wait()
 
 
 def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None,
-                variant=None, residency=None, runtime=None):
+                variant=None, residency=None, runtime=None, fallback=False):
     """Submits :func:`lstsq`; returns a :class:`starfact.Job` whose ``wait()`` returns (x, residues, rank, None)."""
 
     def result(w, m, n, dtype):
@@ -423,18 +458,20 @@ def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=Non
             residues = be.from_numpy(w, numpy.empty((0,), dtype=dtype))
         return w[:n], residues, min(m, n), None
 
-    return _gels_job("lstsq", a, b, overwrite_a, overwrite_b, dict(tree=tree, nb=nb, ib=ib, mapping=mapping,
-                                                                  variant=variant, residency=residency),
+    return _gels_job("lstsq", a, b, overwrite_a, overwrite_b,
+                     dict(tree=_tree(tree, fallback), nb=nb, ib=ib, mapping=mapping, variant=variant,
+                          residency=residency),
                      runtime, result)
 
 
 def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None,
-          residency=None, runtime=None):
+          residency=None, runtime=None, fallback=False):
     """Least-squares solution of a x = b for a full-rank a (``scipy.linalg.lstsq``, by QR: :func:`gels`): for a wide
     a (m < n), the minimum-norm solution.
 
     Args:
-        a, b, overwrite_a, overwrite_b, tree, nb, ib, mapping, variant, residency, runtime: as for :func:`gels`.
+        a, b, overwrite_a, overwrite_b, tree, nb, ib, mapping, variant, residency, runtime, fallback: as for
+            :func:`gels`.
 
     Returns:
         (x, residues, rank, s) as SciPy's: x (n,) or (n, k); residues the squared 2-norms of the columns of
@@ -445,4 +482,4 @@ def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=
         starfact.LinAlgError: as :func:`gels`.
     """
     return lstsq_async(a, b, overwrite_a, overwrite_b, tree=tree, nb=nb, ib=ib, mapping=mapping, variant=variant,
-                       residency=residency, runtime=runtime).wait()
+                       residency=residency, runtime=runtime, fallback=fallback).wait()

@@ -49,7 +49,8 @@ void check_mixed_gpu(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Resi
 }  // namespace
 
 TEST_CASE("GPU mixed-precision posv reaches double accuracy from tensor-core factors", "[gpu][mixed]") {
-    for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16, Precision::Tf32x3})
+    for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16, Precision::Tf32x3,
+                        Precision::Auto})
         for (Residency r : {Residency::Host, Residency::Device}) {
             check_mixed_gpu(1000, 1, 256, p, r);
             check_mixed_gpu(1500, 3, 512, p, r);  // not a multiple of nb

@@ -9,6 +9,7 @@
 
 #include "codelets/codelets.hpp"
 #include "codelets/krylov_codelets.hpp"
+#include "codelets/matrix_buffers.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
@@ -24,14 +25,8 @@ struct KrylovArgs {
     bool urgent;
 };
 
-struct View {
-    int m, n, ld;
-    double* p;
-};
-View view(void* buffer) {
-    return {static_cast<int>(STARPU_MATRIX_GET_NX(buffer)), static_cast<int>(STARPU_MATRIX_GET_NY(buffer)),
-            static_cast<int>(STARPU_MATRIX_GET_LD(buffer)), reinterpret_cast<double*>(STARPU_MATRIX_GET_PTR(buffer))};
-}
+using View = MatrixView<double>;
+View view(void* buffer) { return matrix_view<double>(buffer); }
 const KrylovArgs& args(void* cl_arg) { return *static_cast<const KrylovArgs*>(cl_arg); }
 
 /// The three tiles of a combine: Out, C and X (Out when in place).
@@ -116,20 +111,6 @@ void define_scale(Kernel& k) {
     define_kernel(k, "krylov_scale", "starfact_dkrylov_scale", scale_cpu, STARFACT_CUDA_IMPL(scale_cuda), {});
 }
 
-void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
-            const std::vector<starpu_data_access_mode>& modes, KrylovArgs a, double flops, const char* what) {
-    starpu_task* t = starpu_task_create();
-    t->cl = &k.cl;
-    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
-    a.cuda = cuda_contexts(rt);
-    a.urgent = o.urgent;
-    t->cl_arg = pack(a);
-    t->cl_arg_size = sizeof(KrylovArgs);
-    t->cl_arg_free = 1;
-    t->flops = flops;
-    submit(t, o, what);
-}
-
 }  // namespace
 
 void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t out, int out_col,
@@ -147,7 +128,7 @@ void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_
     a.g = g;
     a.in_place = x == nullptr;
     a.beta = beta;
-    insert(rt, o, kernel<define_combine>(rt), h, m, a, 2.0 * tile_rows(out) * blocks * g, "krylov_combine");
+    submit_variable(rt, o, kernel<define_combine>(rt), h, m, a, 2.0 * tile_rows(out) * blocks * g, "krylov_combine");
 }
 
 void insert_krylov_dot(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t h,
@@ -163,7 +144,7 @@ void insert_krylov_dot(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     a.tiles = static_cast<int>(panel.size());
     double rows = 0;
     for (starpu_data_handle_t p : panel) rows += tile_rows(p);
-    insert(rt, o, kernel<define_dot>(rt), hs, m, a, 2.0 * rows * blocks * g, "krylov_dot");
+    submit_variable(rt, o, kernel<define_dot>(rt), hs, m, a, 2.0 * rows * blocks * g, "krylov_dot");
 }
 
 void insert_krylov_scale(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t x, int col, int g,
@@ -171,7 +152,7 @@ void insert_krylov_scale(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     KrylovArgs a{};
     a.out_col = col;
     a.g = g;
-    insert(rt, o, kernel<define_scale>(rt), {x, c}, {STARPU_RW, STARPU_R}, a, 1.0 * tile_rows(x) * g, "krylov_scale");
+    submit_variable(rt, o, kernel<define_scale>(rt), {x, c}, {STARPU_RW, STARPU_R}, a, 1.0 * tile_rows(x) * g, "krylov_scale");
 }
 
 }  // namespace starfact::detail

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "codelets/matrix_buffers.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -32,14 +33,10 @@ struct FusedArgs {
 };
 
 template <typename T>
-struct View {
-    int m, n, ld;
-    T* p;
-};
+using View = MatrixView<T>;
 template <typename T>
 View<T> view(void* buffer) {
-    return {static_cast<int>(STARPU_MATRIX_GET_NX(buffer)), static_cast<int>(STARPU_MATRIX_GET_NY(buffer)),
-            static_cast<int>(STARPU_MATRIX_GET_LD(buffer)), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffer))};
+    return matrix_view<T>(buffer);
 }
 const FusedArgs& args(void* cl_arg) { return *static_cast<const FusedArgs*>(cl_arg); }
 
@@ -142,13 +139,6 @@ void residual_cpu(void* b[], void* cl_arg) {
 }
 
 #ifdef STARFACT_HAVE_CUDA
-/// C -= op(A) B; one column of B takes cuBLAS's gemv (its gemm is not tuned for n = 1).
-template <typename T>
-cublasStatus_t update(cublasHandle_t h, Op op, const View<T>& A, const View<T>& B, View<T>& C) {
-    if (C.n == 1) return gpu::gemv(h, op, A.m, A.n, T(-1), A.p, A.ld, B.p, T(1), C.p);
-    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, T(-1), A.p, A.ld, B.p, B.ld, T(1), C.p, C.ld);
-}
-
 void solve_low_cuda(void* b[], void* cl_arg) {
     const FusedArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
@@ -225,20 +215,6 @@ void define_residual_all(Kernel& k) {
     define_kernel(k, "residual", "starfact_dresidual_all", residual_cpu, STARFACT_CUDA_IMPL(residual_cuda), {});
 }
 
-void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
-            const std::vector<starpu_data_access_mode>& modes, FusedArgs a, double flops, const char* what) {
-    starpu_task* t = starpu_task_create();
-    t->cl = &k.cl;
-    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
-    a.cuda = cuda_contexts(rt);
-    a.urgent = o.urgent;
-    t->cl_arg = pack(a);
-    t->cl_arg_size = sizeof(FusedArgs);
-    t->cl_arg_free = 1;
-    t->flops = flops;
-    submit(t, o, what);
-}
-
 template <typename T>
 void push_lower(const TileMatrix<T>& L, std::vector<starpu_data_handle_t>& h) {
     for (int64_t k = 0; k < L.mt(); ++k)
@@ -265,7 +241,7 @@ void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
     a.tiles = static_cast<int>(mt);
     a.accumulate = accumulate;
     const double n = static_cast<double>(F.n());
-    insert(rt, o, kernel<define_solve_low>(rt), h, m, a, 2.0 * n * n * tile_cols(In.tile(0, jc)), "solve_low");
+    submit_variable(rt, o, kernel<define_solve_low>(rt), h, m, a, 2.0 * n * n * tile_cols(In.tile(0, jc)), "solve_low");
 }
 
 void insert_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A, const TileMatrix<double>* B0,
@@ -283,7 +259,7 @@ void insert_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<d
     a.tiles = static_cast<int>(mt);
     a.has_b = B0 != nullptr;
     const double n = static_cast<double>(A.n());
-    insert(rt, o, kernel<define_residual_all>(rt), h, m, a, 2.0 * n * n * tile_cols(R.tile(0, jc)), "residual");
+    submit_variable(rt, o, kernel<define_residual_all>(rt), h, m, a, 2.0 * n * n * tile_cols(R.tile(0, jc)), "residual");
 }
 
 }  // namespace starfact::detail

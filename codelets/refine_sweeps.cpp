@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "codelets/matrix_buffers.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -29,14 +30,10 @@ struct SweepArgs {
 };
 
 template <typename T>
-struct View {
-    int m, n, ld;
-    T* p;
-};
+using View = MatrixView<T>;
 template <typename T>
 View<T> view(void* buffer) {
-    return {static_cast<int>(STARPU_MATRIX_GET_NX(buffer)), static_cast<int>(STARPU_MATRIX_GET_NY(buffer)),
-            static_cast<int>(STARPU_MATRIX_GET_LD(buffer)), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffer))};
+    return matrix_view<T>(buffer);
 }
 const SweepArgs* args(void* cl_arg) { return static_cast<const SweepArgs*>(cl_arg); }
 
@@ -100,13 +97,6 @@ void backward_cpu(void* b[], void* cl_arg) {
 }
 
 #ifdef STARFACT_HAVE_CUDA
-/// C -= op(A) B on the GPU; one column of B takes cuBLAS's gemv (its gemm is not tuned for n = 1).
-template <typename T>
-cublasStatus_t update(cublasHandle_t h, Op op, const View<T>& A, const View<T>& B, View<T>& C) {
-    if (C.n == 1) return gpu::gemv(h, op, A.m, A.n, T(-1), A.p, A.ld, B.p, T(1), C.p);
-    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, T(-1), A.p, A.ld, B.p, B.ld, T(1), C.p, C.ld);
-}
-
 void residual_cuda(void* b[], void* cl_arg) {
     const SweepArgs& a = *args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
@@ -174,21 +164,6 @@ void define_backward(Kernel& k) {
     define_kernel(k, "sweep_bwd", "starfact_ssweep_backward", backward_cpu, STARFACT_CUDA_IMPL(backward_cuda), {});
 }
 
-/// Submits one task of k over `handles` with `modes` (both owned by StarPU afterwards).
-void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
-            const std::vector<starpu_data_access_mode>& modes, SweepArgs a, double flops, const char* what) {
-    starpu_task* t = starpu_task_create();
-    t->cl = &k.cl;
-    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
-    a.cuda = cuda_contexts(rt);
-    a.urgent = o.urgent;
-    t->cl_arg = pack(a);
-    t->cl_arg_size = sizeof(SweepArgs);
-    t->cl_arg_free = 1;
-    t->flops = flops;
-    submit(t, o, what);
-}
-
 }  // namespace
 
 void insert_residual_rows(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A,
@@ -209,7 +184,7 @@ void insert_residual_rows(const Runtime& rt, const TaskOptions& o, const TileMat
     a.row = static_cast<int>(i);
     a.tiles = static_cast<int>(mt);
     a.has_b = B0 != nullptr;
-    insert(rt, o, kernel<define_residual>(rt), h, m, a,
+    submit_variable(rt, o, kernel<define_residual>(rt), h, m, a,
            2.0 * static_cast<double>(tile_rows(R.tile(i, jc))) * tile_cols(R.tile(i, jc)) * static_cast<double>(A.n()),
            "residual");
 }
@@ -230,7 +205,7 @@ void insert_sweep(const Runtime& rt, const TaskOptions& o, const TileMatrix<floa
     SweepArgs a{};
     a.tiles = static_cast<int>(mt - k);
     const double rows = static_cast<double>(L.n() - k * L.nb()), cols = tile_cols(Z.tile(k, jc));
-    insert(rt, o, forward ? kernel<define_forward>(rt) : kernel<define_backward>(rt), h, m, a,
+    submit_variable(rt, o, forward ? kernel<define_forward>(rt) : kernel<define_backward>(rt), h, m, a,
            2.0 * rows * tile_rows(Z.tile(k, jc)) * cols, forward ? "sweep_fwd" : "sweep_bwd");
 }
 

@@ -32,12 +32,6 @@ struct FusedArgs {
     bool urgent;
 };
 
-template <typename T>
-using View = MatrixView<T>;
-template <typename T>
-View<T> view(void* buffer) {
-    return matrix_view<T>(buffer);
-}
 const FusedArgs& args(void* cl_arg) { return *static_cast<const FusedArgs*>(cl_arg); }
 
 /// Index of F's (or A's) lower tile (i, k), i >= k, among the buffers from `first` on (column by column).
@@ -45,34 +39,34 @@ int lower_index(int first, int mt, int i, int k) { return first + k * mt - k * (
 
 /// The solve's buffers, by role.
 struct SolveBuffers {
-    View<double> S;
-    std::vector<View<double>> in, d, out;
-    std::vector<View<float>> z;
+    MatrixView<double> S;
+    std::vector<MatrixView<double>> in, d, out;
+    std::vector<MatrixView<float>> z;
     int mt, f0;
-    SolveBuffers(void* b[], int tiles) : S(view<double>(b[0])), mt(tiles), f0(1 + 4 * tiles) {
+    SolveBuffers(void* b[], int tiles) : S(matrix_view<double>(b[0])), mt(tiles), f0(1 + 4 * tiles) {
         for (int i = 0; i < mt; ++i) {
-            in.push_back(view<double>(b[1 + i]));
-            d.push_back(view<double>(b[1 + mt + i]));
-            z.push_back(view<float>(b[1 + 2 * mt + i]));
-            out.push_back(view<double>(b[1 + 3 * mt + i]));
+            in.push_back(matrix_view<double>(b[1 + i]));
+            d.push_back(matrix_view<double>(b[1 + mt + i]));
+            z.push_back(matrix_view<float>(b[1 + 2 * mt + i]));
+            out.push_back(matrix_view<double>(b[1 + 3 * mt + i]));
         }
     }
-    View<float> F(void* b[], int i, int k) const { return view<float>(b[lower_index(f0, mt, i, k)]); }
+    MatrixView<float> F(void* b[], int i, int k) const { return matrix_view<float>(b[lower_index(f0, mt, i, k)]); }
 };
 
 /// The residual's buffers, by role.
 struct ResidualBuffers {
-    std::vector<View<double>> r, b0, x;
+    std::vector<MatrixView<double>> r, b0, x;
     int mt, a0;
     ResidualBuffers(void* b[], const FusedArgs& a) : mt(a.tiles) {
         int at = 0;
-        for (int i = 0; i < mt; ++i) r.push_back(view<double>(b[at++]));
+        for (int i = 0; i < mt; ++i) r.push_back(matrix_view<double>(b[at++]));
         if (a.has_b)
-            for (int i = 0; i < mt; ++i) b0.push_back(view<double>(b[at++]));
-        for (int i = 0; i < mt; ++i) x.push_back(view<double>(b[at++]));
+            for (int i = 0; i < mt; ++i) b0.push_back(matrix_view<double>(b[at++]));
+        for (int i = 0; i < mt; ++i) x.push_back(matrix_view<double>(b[at++]));
         a0 = at;
     }
-    View<double> A(void* b[], int i, int k) const { return view<double>(b[lower_index(a0, mt, i, k)]); }
+    MatrixView<double> A(void* b[], int i, int k) const { return matrix_view<double>(b[lower_index(a0, mt, i, k)]); }
 };
 
 void solve_low_cpu(void* b[], void* cl_arg) {
@@ -85,27 +79,27 @@ void solve_low_cpu(void* b[], void* cl_arg) {
     for (int i = 0; i < t.mt; ++i)
         cpu::to_low_scaled(t.in[i].m, t.in[i].n, t.in[i].p, t.in[i].ld, t.d[i].p, s, t.z[i].p, t.z[i].ld);
     for (int k = 0; k < t.mt; ++k) {
-        const View<float> L = t.F(b, k, k);
+        const MatrixView<float> L = t.F(b, k, k);
         cpu::trsm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f, L.p, L.ld, t.z[k].p,
                   t.z[k].ld);
         for (int i = k + 1; i < t.mt; ++i) {
-            const View<float> Li = t.F(b, i, k);
+            const MatrixView<float> Li = t.F(b, i, k);
             cpu::gemm(Op::NoTrans, Op::NoTrans, t.z[i].m, t.z[i].n, t.z[k].m, -1.0f, Li.p, Li.ld, t.z[k].p, t.z[k].ld,
                       1.0f, t.z[i].p, t.z[i].ld);
         }
     }
     for (int k = t.mt - 1; k >= 0; --k) {
         for (int i = k + 1; i < t.mt; ++i) {
-            const View<float> Li = t.F(b, i, k);
+            const MatrixView<float> Li = t.F(b, i, k);
             cpu::gemm(Op::Trans, Op::NoTrans, t.z[k].m, t.z[k].n, t.z[i].m, -1.0f, Li.p, Li.ld, t.z[i].p, t.z[i].ld,
                       1.0f, t.z[k].p, t.z[k].ld);
         }
-        const View<float> L = t.F(b, k, k);
+        const MatrixView<float> L = t.F(b, k, k);
         cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f, L.p, L.ld, t.z[k].p,
                   t.z[k].ld);
     }
     for (int i = 0; i < t.mt; ++i) {
-        View<double>& o = t.out[i];
+        MatrixView<double>& o = t.out[i];
         if (!a.accumulate)
             for (int c = 0; c < o.n; ++c) std::memset(o.p + static_cast<int64_t>(c) * o.ld, 0, sizeof(double) * o.m);
         cpu::add_low_scaled(o.m, o.n, t.z[i].p, t.z[i].ld, t.d[i].p, s, o.p, o.ld);
@@ -116,7 +110,7 @@ void residual_cpu(void* b[], void* cl_arg) {
     const FusedArgs& a = args(cl_arg);
     ResidualBuffers t(b, a);
     for (int i = 0; i < t.mt; ++i) {
-        View<double>& r = t.r[i];
+        MatrixView<double>& r = t.r[i];
         for (int c = 0; c < r.n; ++c) {
             double* col = r.p + static_cast<int64_t>(c) * r.ld;
             if (a.has_b) std::memcpy(col, t.b0[i].p + static_cast<int64_t>(c) * t.b0[i].ld, sizeof(double) * r.m);
@@ -125,7 +119,7 @@ void residual_cpu(void* b[], void* cl_arg) {
     }
     for (int k = 0; k < t.mt; ++k)
         for (int i = k; i < t.mt; ++i) {
-            const View<double> A = t.A(b, i, k);
+            const MatrixView<double> A = t.A(b, i, k);
             if (i == k) {
                 cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, t.r[i].m, t.r[i].n, -1.0, A.p, A.ld, t.x[k].p,
                             t.x[k].ld, 1.0, t.r[i].p, t.r[i].ld);
@@ -153,7 +147,7 @@ void solve_low_cuda(void* b[], void* cl_arg) {
                                       ws.stream),
                    "solve_low");
     for (int k = 0; k < t.mt; ++k) {
-        const View<float> L = t.F(b, k, k);
+        const MatrixView<float> L = t.F(b, k, k);
         check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, t.z[k].m, t.z[k].n,
                                1.0f, L.p, L.ld, t.z[k].p, t.z[k].ld),
                      "solve_low");
@@ -161,13 +155,13 @@ void solve_low_cuda(void* b[], void* cl_arg) {
     }
     for (int k = t.mt - 1; k >= 0; --k) {
         for (int i = k + 1; i < t.mt; ++i) check_cublas(update(ws.cublas, Op::Trans, t.F(b, i, k), t.z[i], t.z[k]), "solve_low");
-        const View<float> L = t.F(b, k, k);
+        const MatrixView<float> L = t.F(b, k, k);
         check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f,
                                L.p, L.ld, t.z[k].p, t.z[k].ld),
                      "solve_low");
     }
     for (int i = 0; i < t.mt; ++i) {
-        View<double>& o = t.out[i];
+        MatrixView<double>& o = t.out[i];
         if (!a.accumulate)
             check_cuda(cudaMemset2DAsync(o.p, sizeof(double) * o.ld, 0, sizeof(double) * o.m, o.n, ws.stream),
                        "solve_low");
@@ -180,7 +174,7 @@ void residual_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(a.cuda, a.urgent);
     ResidualBuffers t(b, a);
     for (int i = 0; i < t.mt; ++i) {
-        View<double>& r = t.r[i];
+        MatrixView<double>& r = t.r[i];
         if (a.has_b)
             check_cuda(cudaMemcpy2DAsync(r.p, sizeof(double) * r.ld, t.b0[i].p, sizeof(double) * t.b0[i].ld,
                                          sizeof(double) * r.m, r.n, cudaMemcpyDeviceToDevice, ws.stream),
@@ -192,9 +186,9 @@ void residual_cuda(void* b[], void* cl_arg) {
     const double minus = -1.0, one = 1.0;
     for (int k = 0; k < t.mt; ++k)
         for (int i = k; i < t.mt; ++i) {
-            const View<double> A = t.A(b, i, k);
+            const MatrixView<double> A = t.A(b, i, k);
             if (i == k) {
-                View<double>& r = t.r[i];
+                MatrixView<double>& r = t.r[i];
                 check_cublas(r.n == 1 ? cublasDsymv(ws.cublas, CUBLAS_FILL_MODE_LOWER, A.m, &minus, A.p, A.ld,
                                                     t.x[k].p, 1, &one, r.p, 1)
                                       : cublasDsymm(ws.cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, r.m, r.n,

@@ -29,23 +29,17 @@ struct SweepArgs {
     bool urgent;
 };
 
-template <typename T>
-using View = MatrixView<T>;
-template <typename T>
-View<T> view(void* buffer) {
-    return matrix_view<T>(buffer);
-}
 const SweepArgs* args(void* cl_arg) { return static_cast<const SweepArgs*>(cl_arg); }
 
 /// The residual's buffers, by role.
 struct ResidualBuffers {
-    View<double> R, B;
-    std::vector<View<double>> X, A;  // A: row i left of and on the diagonal, then column i below it
-    ResidualBuffers(void* b[], const SweepArgs& a) : R(view<double>(b[0])), B{} {
+    MatrixView<double> R, B;
+    std::vector<MatrixView<double>> X, A;  // A: row i left of and on the diagonal, then column i below it
+    ResidualBuffers(void* b[], const SweepArgs& a) : R(matrix_view<double>(b[0])), B{} {
         int at = 1;
-        if (a.has_b) B = view<double>(b[at++]);
-        for (int j = 0; j < a.tiles; ++j) X.push_back(view<double>(b[at++]));
-        for (int j = 0; j < a.tiles; ++j) A.push_back(view<double>(b[at++]));
+        if (a.has_b) B = matrix_view<double>(b[at++]);
+        for (int j = 0; j < a.tiles; ++j) X.push_back(matrix_view<double>(b[at++]));
+        for (int j = 0; j < a.tiles; ++j) A.push_back(matrix_view<double>(b[at++]));
     }
 };
 
@@ -62,8 +56,8 @@ void residual_cpu(void* b[], void* cl_arg) {
             std::memset(r, 0, sizeof(double) * t.R.m);
     }
     for (int j = 0; j < a.tiles; ++j) {
-        const View<double>& A = t.A[static_cast<size_t>(j)];
-        const View<double>& X = t.X[static_cast<size_t>(j)];
+        const MatrixView<double>& A = t.A[static_cast<size_t>(j)];
+        const MatrixView<double>& X = t.X[static_cast<size_t>(j)];
         if (j < i)
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0,
                         t.R.p, t.R.ld);
@@ -78,19 +72,19 @@ void residual_cpu(void* b[], void* cl_arg) {
 
 void forward_cpu(void* b[], void* cl_arg) {
     const int tiles = args(cl_arg)->tiles;
-    const View<float> L = view<float>(b[0]), Z = view<float>(b[tiles]);
+    const MatrixView<float> L = matrix_view<float>(b[0]), Z = matrix_view<float>(b[tiles]);
     cpu::trsm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld, Z.p, Z.ld);
     for (int i = 1; i < tiles; ++i) {
-        const View<float> Li = view<float>(b[i]), Zi = view<float>(b[tiles + i]);
+        const MatrixView<float> Li = matrix_view<float>(b[i]), Zi = matrix_view<float>(b[tiles + i]);
         cpu::gemm(Op::NoTrans, Op::NoTrans, Zi.m, Zi.n, Z.m, -1.0f, Li.p, Li.ld, Z.p, Z.ld, 1.0f, Zi.p, Zi.ld);
     }
 }
 
 void backward_cpu(void* b[], void* cl_arg) {
     const int tiles = args(cl_arg)->tiles;
-    const View<float> L = view<float>(b[0]), Z = view<float>(b[tiles]);
+    const MatrixView<float> L = matrix_view<float>(b[0]), Z = matrix_view<float>(b[tiles]);
     for (int i = 1; i < tiles; ++i) {
-        const View<float> Li = view<float>(b[i]), Zi = view<float>(b[tiles + i]);
+        const MatrixView<float> Li = matrix_view<float>(b[i]), Zi = matrix_view<float>(b[tiles + i]);
         cpu::gemm(Op::Trans, Op::NoTrans, Z.m, Z.n, Zi.m, -1.0f, Li.p, Li.ld, Zi.p, Zi.ld, 1.0f, Z.p, Z.ld);
     }
     cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld, Z.p, Z.ld);
@@ -110,8 +104,8 @@ void residual_cuda(void* b[], void* cl_arg) {
         check_cuda(cudaMemset2DAsync(t.R.p, sizeof(double) * t.R.ld, 0, sizeof(double) * t.R.m, t.R.n, ws.stream),
                    "residual");
     for (int j = 0; j < a.tiles; ++j) {
-        const View<double>& A = t.A[static_cast<size_t>(j)];
-        const View<double>& X = t.X[static_cast<size_t>(j)];
+        const MatrixView<double>& A = t.A[static_cast<size_t>(j)];
+        const MatrixView<double>& X = t.X[static_cast<size_t>(j)];
         cublasStatus_t s;
         if (j == i) {
             const double minus = -1.0, one = 1.0;
@@ -129,24 +123,24 @@ void residual_cuda(void* b[], void* cl_arg) {
 void forward_cuda(void* b[], void* cl_arg) {
     const SweepArgs& a = *args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
-    const View<float> L = view<float>(b[0]);
-    View<float> Z = view<float>(b[a.tiles]);
+    const MatrixView<float> L = matrix_view<float>(b[0]);
+    MatrixView<float> Z = matrix_view<float>(b[a.tiles]);
     check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld,
                            Z.p, Z.ld),
                  "forward sweep");
     for (int i = 1; i < a.tiles; ++i) {
-        View<float> Zi = view<float>(b[a.tiles + i]);
-        check_cublas(update(ws.cublas, Op::NoTrans, view<float>(b[i]), Z, Zi), "forward sweep");
+        MatrixView<float> Zi = matrix_view<float>(b[a.tiles + i]);
+        check_cublas(update(ws.cublas, Op::NoTrans, matrix_view<float>(b[i]), Z, Zi), "forward sweep");
     }
 }
 
 void backward_cuda(void* b[], void* cl_arg) {
     const SweepArgs& a = *args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
-    const View<float> L = view<float>(b[0]);
-    View<float> Z = view<float>(b[a.tiles]);
+    const MatrixView<float> L = matrix_view<float>(b[0]);
+    MatrixView<float> Z = matrix_view<float>(b[a.tiles]);
     for (int i = 1; i < a.tiles; ++i)
-        check_cublas(update(ws.cublas, Op::Trans, view<float>(b[i]), view<float>(b[a.tiles + i]), Z),
+        check_cublas(update(ws.cublas, Op::Trans, matrix_view<float>(b[i]), matrix_view<float>(b[a.tiles + i]), Z),
                      "backward sweep");
     check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, Z.m, Z.n, 1.0f, L.p, L.ld,
                            Z.p, Z.ld),

@@ -80,17 +80,7 @@ int logdet(const TileMatrix<T>& L, LogDet& result, const Options& opts) {
 template <typename T>
 int potrf_logdet(Runtime& rt, int64_t n, T* A, int64_t lda, LogDet& result, const Options& opts,
                  const Tiling& tiling) {
-    detail::require_nonnegative("potrf_logdet", "n", n);
-    detail::require_leading_dimension("potrf_logdet", "lda", lda, n, "n", n, sizeof(T));
-    detail::require_tiling("potrf_logdet", tiling);
-    detail::require_array("potrf_logdet", "A", A, n == 0);
-    Request request;
-    request.op = Operation::Potrf;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
-    request.m = request.n = n;
-    request.options = opts;
-    request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
+    const int64_t nb = detail::cholesky_array_tile_size("potrf_logdet", rt, n, A, lda, opts, tiling);
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
     int factored = 0, info = 0;
     {

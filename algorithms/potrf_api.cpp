@@ -99,19 +99,31 @@ template int potrf<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int potrf<double>(TileMatrix<double>&, Sequence&, const Options&);
 }  // namespace async
 
+namespace detail {
 template <typename T>
-int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
-    detail::require_nonnegative("potrf", "n", n);
-    detail::require_leading_dimension("potrf", "lda", lda, n, "n", n, sizeof(T));
-    detail::require_tiling("potrf", tiling);
-    detail::require_array("potrf", "A", A, n == 0);
+int64_t cholesky_array_tile_size(const char* function, Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts,
+                                 const Tiling& tiling) {
+    require_nonnegative(function, "n", n);
+    require_leading_dimension(function, "lda", lda, n, "n", n, sizeof(T));
+    require_tiling(function, tiling);
+    require_array(function, "A", A, n == 0);
     Request request;
     request.op = Operation::Potrf;
     request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
     request.m = request.n = n;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
+    return plan(rt, request, A).nb;
+}
+template int64_t cholesky_array_tile_size<float>(const char*, Runtime&, int64_t, float*, int64_t, const Options&,
+                                                 const Tiling&);
+template int64_t cholesky_array_tile_size<double>(const char*, Runtime&, int64_t, double*, int64_t, const Options&,
+                                                  const Tiling&);
+}  // namespace detail
+
+template <typename T>
+int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
+    const int64_t nb = detail::cholesky_array_tile_size("potrf", rt, n, A, lda, opts, tiling);
     detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
     const int info = potrf(a.tiles(), opts);
     a.write_back();

@@ -175,7 +175,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                 const int next = (k + 1) * g;
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.in.tile(i, 0), 0, K.V.tile(i, 0), k * g, 1, g, K.ones.tile(0, 0), 0.0);
-                submit_apply_low(rt, o, t.F, t.d, K.in, K.S, K.low, K.out, false);
+                submit_apply_low(rt, o, t.F, t.inverses(), t.d, K.in, K.S, K.low, K.out, false);
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
                 submit_residual(rt, o, A_, nullptr, K.out, K.w);  // w = -A z

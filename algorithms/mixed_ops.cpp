@@ -51,7 +51,13 @@ MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& 
       c_(B.n()) {
     hi_.factor = Precision::Native;
     if (lo_.factor == Precision::Auto) lo_.factor = Precision::Tf32;
-    t_ = std::make_unique<Tiles>(A, c_, vector_residency(A.runtime(), opts.mapping));
+    Runtime& rt = A.runtime();
+    const Residency r = vector_residency(rt, opts.mapping);
+    t_ = std::make_unique<Tiles>(A, c_, r);
+    if (whole_matrix_refinement(rt, opts.mapping)) {
+        t_->W = std::make_unique<TileMatrix<float>>(rt, n_, std::min(n_, A.nb()), A.nb(), r);
+        reserve_inverse_workspace<float>(rt, static_cast<int>(A.nb()));
+    }
     if (a_unordered_) {
         for (int64_t j = 0; j < A.nt(); ++j)
             for (int64_t i = j; i < A.mt(); ++i) a_tiles_.push_back(A.tile(i, j));
@@ -90,13 +96,13 @@ void submit_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<d
         for (int64_t jc = 0; jc < X.nt(); ++jc) insert_residual_rows(rt, o, A, B0, X, R, i, jc);
 }
 
-void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
-                      TileMatrix<double>& Out, bool accumulate) {
-    if (whole_matrix_refinement(rt, o.mapping)) {
+void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<float>* W,
+                      const TileMatrix<double>& d, const TileMatrix<double>& In, TileMatrix<double>& S,
+                      TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate) {
+    if (W) {
         TaskOptions ol = on_solve_memory(rt, o);
         ol.compute = 0;
-        for (int64_t jc = 0; jc < In.nt(); ++jc) insert_solve_low(rt, ol, F, d, In, S, Z, Out, jc, accumulate);
+        for (int64_t jc = 0; jc < In.nt(); ++jc) insert_solve_low(rt, ol, F, *W, d, In, S, Z, Out, jc, accumulate);
         return;
     }
     for (int64_t jc = 0; jc < In.nt(); ++jc) insert_column_scales(rt, o, In, d, S, jc);
@@ -146,7 +152,12 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
         for (int64_t i = 0; i < mt; ++i)
             for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
     const int op = submit_potrf<float>(t.F, seq, lo_, nullptr);
-    submit_apply_low(rt, o, t.F, t.d, t.B0, t.S, t.Z, B_, false);
+    if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
+        TaskOptions ow = on_solve_memory(rt, o);
+        ow.compute = 0;
+        for (int64_t k = 0; k < mt; ++k) insert_trtri<float>(rt, ow, t.F.tile(k, k), t.W->tile(k, 0));
+    }
+    submit_apply_low(rt, o, t.F, t.inverses(), t.d, t.B0, t.S, t.Z, B_, false);
     first_ = false;
     return op;
 }
@@ -185,7 +196,7 @@ void MixedOps::correct() {
     Runtime& rt = A_.runtime();
     Tiles& t = *t_;
     Sequence seq(rt);
-    submit_apply_low(rt, options(seq), t.F, t.d, t.R, t.S, t.Z, B_, true);  // X += D F^-T F^-1 D R
+    submit_apply_low(rt, options(seq), t.F, t.inverses(), t.d, t.R, t.S, t.Z, B_, true);  // X += D F^-T F^-1 D R
     seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
 

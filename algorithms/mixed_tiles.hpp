@@ -12,10 +12,12 @@ namespace starfact::detail {
 
 /// The solve's own tiles: F (the float factor, private_lower) and the vectors, in device memory when GPUs work on the
 /// solve, else in host memory: d (scaling), s (row sums of |A|), B0 (the right-hand sides), R (residual), Z (float
-/// right-hand sides of the solves with F), S (column scales of the block being converted).
+/// right-hand sides of the solves with F), S (column scales of the block being converted); with whole-matrix
+/// refinement tasks, W: the inverses of F's diagonal tiles (tile (k, 0) holds F_kk^-1), made after each factorization.
 struct MixedOps::Tiles {
     std::unique_ptr<TileMatrix<float>> factor;
     TileMatrix<float>& F;
+    std::unique_ptr<TileMatrix<float>> W;
     TileMatrix<double> d, s, B0, R;
     TileMatrix<float> Z;
     TileMatrix<double> S;
@@ -28,6 +30,7 @@ struct MixedOps::Tiles {
           R(A.runtime(), A.n(), c, A.nb(), r),
           Z(A.runtime(), A.n(), c, A.nb(), r),
           S(A.runtime(), 1, c, A.nb(), r) {}
+    const TileMatrix<float>* inverses() const { return W.get(); }
 };
 
 /// The Krylov space of one group of g right-hand sides (columns [c0, c0 + g) of B's column tile jc), m vectors per
@@ -46,10 +49,10 @@ struct KrylovSpace {
 
 /// Out := D F^-T F^-1 D In, or Out += that when `accumulate`, without waiting: each column of In scaled by a power
 /// of two before its conversion to float (S), so that no value leaves float's range whatever In's magnitude; Z is
-/// the float scratch of In's shape.
-void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
-                      TileMatrix<double>& Out, bool accumulate);
+/// the float scratch of In's shape. W: the inverses of F's diagonal tiles, given when whole_matrix_refinement.
+void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<float>* W,
+                      const TileMatrix<double>& d, const TileMatrix<double>& In, TileMatrix<double>& S,
+                      TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate);
 
 /// Whether the refinement's solves and products run as whole-matrix tasks (codelets/refine_fused.cpp), on the GPU
 /// when one works on the solve: at most one GPU. On several GPUs they stay tasks per tile row and sweep step, so that

@@ -158,6 +158,9 @@ double first_shift(const Refinement& refine, Precision factor) {
 
 namespace {
 
+/// The classical steps' largest ratio of successive backward errors while GMRES waits (refine_solution).
+constexpr double kGmresHandover = 0.125;
+
 /// Classical refinement, then GMRES-IR for the columns still above `tolerance` (r, x: R and X of the last residual,
 /// err their backward errors). X is left in B. Returns whether every column reached the tolerance.
 bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, const std::vector<double>& bnorm,
@@ -168,10 +171,14 @@ bool refine_solution(MixedOps& ops, const Refinement& refine, double tolerance, 
     std::vector<double> err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
     bool converged = false;
     double prev = std::numeric_limits<double>::infinity();
+    // With GMRES on, it takes over once a classical step gains less than kGmresHandover: on the system that
+    // classical refinement iterates on (M^-1 A, M the low-precision factor), GMRES needs at most as many
+    // iterations, and each costs barely more than a classical step once the vectors stay in the solve's memory.
+    const double stall = refine.gmres_iterations > 0 ? std::min(refine.stall_ratio, kGmresHandover) : refine.stall_ratio;
     while (true) {
         const double now = largest(err);
         converged = now <= tolerance;
-        if (converged || report.iterations >= refine.max_iterations || !(now <= refine.stall_ratio * prev)) break;
+        if (converged || report.iterations >= refine.max_iterations || !(now <= stall * prev)) break;
         prev = now;
         ops.correct();  // X += M^-1 R
         ++report.iterations;

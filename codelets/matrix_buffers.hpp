@@ -1,5 +1,5 @@
 // Internal: what the refinement's codelets (refine_sweeps.cpp, refine_fused.cpp, krylov.cpp) share: a typed view of
-// a StarPU matrix buffer, the memory-bound update C -= op(A) B on the GPU, and the submission of a task of a
+// a StarPU matrix buffer, the memory-bound update C -= op(A) B and product C := op(A) B on the GPU, and the submission of a task of a
 // variable number of buffers with its packed arguments.
 #pragma once
 #include <starpu.h>
@@ -30,6 +30,13 @@ template <typename T>
 cublasStatus_t update(cublasHandle_t h, Op op, const MatrixView<T>& A, const MatrixView<T>& B, MatrixView<T>& C) {
     if (C.n == 1) return gpu::gemv(h, op, A.m, A.n, T(-1), A.p, A.ld, B.p, T(1), C.p);
     return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, T(-1), A.p, A.ld, B.p, B.ld, T(1), C.p, C.ld);
+}
+
+/// C := op(A) B on the GPU (A square), gemv for one column as in update.
+template <typename T>
+cublasStatus_t product(cublasHandle_t h, Op op, const MatrixView<T>& A, const MatrixView<T>& B, MatrixView<T>& C) {
+    if (C.n == 1) return gpu::gemv(h, op, A.m, A.n, T(1), A.p, A.ld, B.p, T(0), C.p);
+    return gpu::gemm(h, op, Op::NoTrans, C.m, C.n, B.m, T(1), A.p, A.ld, B.p, B.ld, T(0), C.p, C.ld);
 }
 #endif
 

@@ -43,11 +43,12 @@ void insert_sweep(const Runtime& rt, const TaskOptions& o, const TileMatrix<floa
                   int64_t jc, bool forward);
 
 /// Out(:, jc) := D F^-T F^-1 D In(:, jc) (or += when `accumulate`) in one task (codelets/refine_fused.cpp): the
-/// column scales into S(0, jc), the conversion to float into Z(:, jc), both sweeps over every tile of F, the
-/// conversion back.
-void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
-                      TileMatrix<double>& Out, int64_t jc, bool accumulate);
+/// column scales into S(0, jc), the conversion to float into Z(:, jc), both sweeps over every tile of F (its
+/// diagonal blocks through W(k, 0) = F_kk^-1, strictly upper part zero), the conversion back.
+void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F,
+                      const TileMatrix<float>& W, const TileMatrix<double>& d, const TileMatrix<double>& In,
+                      TileMatrix<double>& S, TileMatrix<float>& Z, TileMatrix<double>& Out, int64_t jc,
+                      bool accumulate);
 /// R(:, jc) := B0(:, jc) - (A X)(:, jc) in one task reading each of A's lower tiles once; without B0, := -(A X).
 void insert_residual(const Runtime& rt, const TaskOptions& o, const TileMatrix<double>& A, const TileMatrix<double>* B0,
                      const TileMatrix<double>& X, TileMatrix<double>& R, int64_t jc);

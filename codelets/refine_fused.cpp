@@ -4,11 +4,16 @@
 // instead of tens, and the residual reads each of A's lower tiles once (the block-row tasks of refine_sweeps.cpp read
 // the off-diagonal ones twice, as A_ij and A_ji^T).
 //   solve_low  buffers: 0 = S (W, 1 x w), In_0..In_{mt-1} (R, double), d_0..d_{mt-1} (R), Z_0..Z_{mt-1} (RW, float
-//              scratch), Out_0..Out_{mt-1} (RW), then F's lower tiles column by column, F_kk..F_{mt-1,k} (R)
-//              Out (+)= D F^-T F^-1 D In, In's columns scaled by powers of two before their conversion to float
+//              scratch), Out_0..Out_{mt-1} (RW), W_0..W_{mt-1} (R, the inverses of F's diagonal tiles, strictly
+//              upper parts zero), then F's lower tiles column by column, F_kk..F_{mt-1,k} (R)
+//              Out (+)= D F^-T F^-1 D In, In's columns scaled by powers of two before their conversion to float;
+//              the diagonal blocks of the sweeps are products with W_k: a triangular solve with one or a few
+//              columns (cuBLAS's trsm, or trsv) runs far below the memory bandwidth, a product at it
 //   residual   buffers: R_0..R_{mt-1} (W), [B0_0..B0_{mt-1} (R)], X_0..X_{mt-1} (R), then A's lower tiles column by
 //              column (R)
-//              R := B0 - A X (A symmetric, its lower tiles stored), or R := -A X without B0
+//              R := B0 - A X (A symmetric, its lower tiles stored), or R := -A X without B0; on the GPU with one
+//              right-hand side, one kernel reading each tile once (kernels/mixed/sym_product.cu)
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -18,6 +23,7 @@
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
+#include "kernels/mixed/sym_product.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -41,14 +47,19 @@ int lower_index(int first, int mt, int i, int k) { return first + k * mt - k * (
 struct SolveBuffers {
     MatrixView<double> S;
     std::vector<MatrixView<double>> in, d, out;
-    std::vector<MatrixView<float>> z;
+    std::vector<MatrixView<float>> z, w;
     int mt, f0;
-    SolveBuffers(void* b[], int tiles) : S(matrix_view<double>(b[0])), mt(tiles), f0(1 + 4 * tiles) {
+    size_t scratch = 0;  // entries of the largest Z_k: the sweeps' out-of-place products
+    SolveBuffers(void* b[], int tiles) : S(matrix_view<double>(b[0])), mt(tiles), f0(1 + 5 * tiles) {
         for (int i = 0; i < mt; ++i) {
             in.push_back(matrix_view<double>(b[1 + i]));
             d.push_back(matrix_view<double>(b[1 + mt + i]));
             z.push_back(matrix_view<float>(b[1 + 2 * mt + i]));
             out.push_back(matrix_view<double>(b[1 + 3 * mt + i]));
+            MatrixView<float> inv = matrix_view<float>(b[1 + 4 * mt + i]);
+            inv.n = inv.m;  // W_i's tile may be wider than F_ii (the last tile row)
+            w.push_back(inv);
+            scratch = std::max(scratch, static_cast<size_t>(z[i].m) * static_cast<size_t>(z[i].n));
         }
     }
     MatrixView<float> F(void* b[], int i, int k) const { return matrix_view<float>(b[lower_index(f0, mt, i, k)]); }
@@ -78,10 +89,17 @@ void solve_low_cpu(void* b[], void* cl_arg) {
     cpu::power_of_two(t.S.n, s);
     for (int i = 0; i < t.mt; ++i)
         cpu::to_low_scaled(t.in[i].m, t.in[i].n, t.in[i].p, t.in[i].ld, t.d[i].p, s, t.z[i].p, t.z[i].ld);
+    std::vector<float> tmp(t.scratch);
+    // Z_k := W_k Z_k (op(W_k) = W_k^T backwards) through tmp
+    auto diagonal = [&](int k, Op op) {
+        MatrixView<float>& z = t.z[k];
+        for (int c = 0; c < z.n; ++c)
+            std::memcpy(tmp.data() + static_cast<size_t>(c) * z.m, z.p + static_cast<int64_t>(c) * z.ld,
+                        sizeof(float) * z.m);
+        cpu::gemm(op, Op::NoTrans, z.m, z.n, z.m, 1.0f, t.w[k].p, t.w[k].ld, tmp.data(), z.m, 0.0f, z.p, z.ld);
+    };
     for (int k = 0; k < t.mt; ++k) {
-        const MatrixView<float> L = t.F(b, k, k);
-        cpu::trsm(Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f, L.p, L.ld, t.z[k].p,
-                  t.z[k].ld);
+        diagonal(k, Op::NoTrans);
         for (int i = k + 1; i < t.mt; ++i) {
             const MatrixView<float> Li = t.F(b, i, k);
             cpu::gemm(Op::NoTrans, Op::NoTrans, t.z[i].m, t.z[i].n, t.z[k].m, -1.0f, Li.p, Li.ld, t.z[k].p, t.z[k].ld,
@@ -94,9 +112,7 @@ void solve_low_cpu(void* b[], void* cl_arg) {
             cpu::gemm(Op::Trans, Op::NoTrans, t.z[k].m, t.z[k].n, t.z[i].m, -1.0f, Li.p, Li.ld, t.z[i].p, t.z[i].ld,
                       1.0f, t.z[k].p, t.z[k].ld);
         }
-        const MatrixView<float> L = t.F(b, k, k);
-        cpu::trsm(Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f, L.p, L.ld, t.z[k].p,
-                  t.z[k].ld);
+        diagonal(k, Op::Trans);
     }
     for (int i = 0; i < t.mt; ++i) {
         MatrixView<double>& o = t.out[i];
@@ -146,20 +162,26 @@ void solve_low_cuda(void* b[], void* cl_arg) {
         check_cuda(gpu::to_low_scaled(t.in[i].m, t.in[i].n, t.in[i].p, t.in[i].ld, t.d[i].p, s, t.z[i].p, t.z[i].ld,
                                       ws.stream),
                    "solve_low");
+    float* tmp = nullptr;  // from the stream-ordered pool: no device synchronisation
+    check_cuda(cudaMallocAsync(&tmp, sizeof(float) * t.scratch, ws.stream), "solve_low");
+    // Z_k := W_k Z_k (op(W_k) = W_k^T backwards) through tmp
+    auto diagonal = [&](int k, Op op) {
+        MatrixView<float>& z = t.z[k];
+        check_cuda(cudaMemcpy2DAsync(tmp, sizeof(float) * z.m, z.p, sizeof(float) * z.ld, sizeof(float) * z.m, z.n,
+                                     cudaMemcpyDeviceToDevice, ws.stream),
+                   "solve_low");
+        const MatrixView<float> x{z.m, z.n, z.m, tmp};
+        check_cublas(product(ws.cublas, op, t.w[k], x, z), "solve_low");
+    };
     for (int k = 0; k < t.mt; ++k) {
-        const MatrixView<float> L = t.F(b, k, k);
-        check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, t.z[k].m, t.z[k].n,
-                               1.0f, L.p, L.ld, t.z[k].p, t.z[k].ld),
-                     "solve_low");
+        diagonal(k, Op::NoTrans);
         for (int i = k + 1; i < t.mt; ++i) check_cublas(update(ws.cublas, Op::NoTrans, t.F(b, i, k), t.z[k], t.z[i]), "solve_low");
     }
     for (int k = t.mt - 1; k >= 0; --k) {
         for (int i = k + 1; i < t.mt; ++i) check_cublas(update(ws.cublas, Op::Trans, t.F(b, i, k), t.z[i], t.z[k]), "solve_low");
-        const MatrixView<float> L = t.F(b, k, k);
-        check_cublas(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, t.z[k].m, t.z[k].n, 1.0f,
-                               L.p, L.ld, t.z[k].p, t.z[k].ld),
-                     "solve_low");
+        diagonal(k, Op::Trans);
     }
+    check_cuda(cudaFreeAsync(tmp, ws.stream), "solve_low");
     for (int i = 0; i < t.mt; ++i) {
         MatrixView<double>& o = t.out[i];
         if (!a.accumulate)
@@ -182,6 +204,16 @@ void residual_cuda(void* b[], void* cl_arg) {
         else
             check_cuda(cudaMemset2DAsync(r.p, sizeof(double) * r.ld, 0, sizeof(double) * r.m, r.n, ws.stream),
                        "residual");
+    }
+    if (t.r[0].n == 1) {  // one right-hand side: each tile of A read once
+        std::vector<gpu::SymTile> tiles;
+        for (int k = 0; k < t.mt; ++k)
+            for (int i = k; i < t.mt; ++i) {
+                const MatrixView<double> A = t.A(b, i, k);
+                tiles.push_back({A.p, t.x[i].p, t.x[k].p, t.r[i].p, t.r[k].p, A.ld, A.m, A.n, i == k ? 1 : 0});
+            }
+        check_cuda(gpu::sym_product(tiles, ws.stream), "residual");
+        return;
     }
     const double minus = -1.0, one = 1.0;
     for (int k = 0; k < t.mt; ++k)
@@ -217,9 +249,10 @@ void push_lower(const TileMatrix<T>& L, std::vector<starpu_data_handle_t>& h) {
 
 }  // namespace
 
-void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F, const TileMatrix<double>& d,
-                      const TileMatrix<double>& In, TileMatrix<double>& S, TileMatrix<float>& Z,
-                      TileMatrix<double>& Out, int64_t jc, bool accumulate) {
+void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<float>& F,
+                      const TileMatrix<float>& W, const TileMatrix<double>& d, const TileMatrix<double>& In,
+                      TileMatrix<double>& S, TileMatrix<float>& Z, TileMatrix<double>& Out, int64_t jc,
+                      bool accumulate) {
     const int64_t mt = F.mt();
     std::vector<starpu_data_handle_t> h{S.tile(0, jc)};
     std::vector<starpu_data_access_mode> m{STARPU_W};
@@ -229,6 +262,7 @@ void insert_solve_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
     for (int64_t i = 0; i < mt; ++i) h.push_back(Z.tile(i, jc));
     for (int64_t i = 0; i < mt; ++i) h.push_back(Out.tile(i, jc));
     m.resize(h.size(), STARPU_RW);
+    for (int64_t i = 0; i < mt; ++i) h.push_back(W.tile(i, 0));
     push_lower(F, h);
     m.resize(h.size(), STARPU_R);
     FusedArgs a{};

@@ -1,4 +1,4 @@
-// The mixed-precision solve's conversion kernels (kernels/mixed/) against their CPU forms, on the GPU without a
+// The mixed-precision solve's kernels (kernels/mixed/) against their CPU forms or plain loops, on the GPU without a
 // StarPU runtime (a binary of their own, so that compute-sanitizer's memcheck and racecheck run them in seconds:
 // tools/device.sh run sanitize).
 #include <catch2/catch.hpp>
@@ -12,6 +12,7 @@
 
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
+#include "kernels/mixed/sym_product.hpp"
 #include "tests/seeds.hpp"
 
 using namespace starfact;
@@ -197,4 +198,61 @@ TEST_CASE("GPU 3xTF32 gemm: float-level accuracy where one TF32 gemm is not", "[
         cudaFree(dC);
     }
     cublasDestroy(h);
+}
+
+TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full product", "[gpu][mixed][sanitize]") {
+    // A symmetric n x n matrix stored by its lower tiles (nb-tiles, the last one partial), each in its own buffer
+    // with a leading dimension above its rows; the diagonal tiles' strictly upper parts hold NaN, which must not
+    // be read. y := y0 - A x against a plain double loop over the full matrix.
+    for (int n : {1, 31, 333, 1000})
+        for (int nb : {32, 128}) {
+            INFO("n=" << n << " nb=" << nb);
+            std::mt19937_64 rng(fresh_seed());
+            std::uniform_real_distribution<double> u(-1, 1);
+            std::vector<double> A(static_cast<size_t>(n) * n), x(n), y0(n);
+            for (int j = 0; j < n; ++j)
+                for (int i = j; i < n; ++i) A[i + static_cast<size_t>(j) * n] = A[j + static_cast<size_t>(i) * n] = u(rng);
+            for (int i = 0; i < n; ++i) {
+                x[i] = u(rng);
+                y0[i] = u(rng);
+            }
+            const int mt = (n + nb - 1) / nb;
+            auto rows = [&](int i) { return std::min(nb, n - i * nb); };
+            double *dx, *dy;
+            REQUIRE(cudaMalloc(&dx, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dy, sizeof(double) * n) == cudaSuccess);
+            REQUIRE(cudaMemcpy(dx, x.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess);
+            REQUIRE(cudaMemcpy(dy, y0.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess);
+            std::vector<double*> buffers;
+            std::vector<detail::gpu::SymTile> tiles;
+            for (int k = 0; k < mt; ++k)
+                for (int i = k; i < mt; ++i) {
+                    const int m = rows(i), w = rows(k), ld = m + 5;
+                    std::vector<double> t(static_cast<size_t>(ld) * w, std::numeric_limits<double>::quiet_NaN());
+                    for (int c = 0; c < w; ++c)
+                        for (int r = (i == k ? c : 0); r < m; ++r)
+                            t[r + static_cast<size_t>(c) * ld] = A[(i * nb + r) + static_cast<size_t>(k * nb + c) * n];
+                    double* d;
+                    REQUIRE(cudaMalloc(&d, sizeof(double) * t.size()) == cudaSuccess);
+                    REQUIRE(cudaMemcpy(d, t.data(), sizeof(double) * t.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+                    buffers.push_back(d);
+                    tiles.push_back({d, dx + i * nb, dx + k * nb, dy + i * nb, dy + k * nb, ld, m, w, i == k ? 1 : 0});
+                }
+            REQUIRE(detail::gpu::sym_product(tiles, nullptr) == cudaSuccess);
+            std::vector<double> y(n);
+            REQUIRE(cudaMemcpy(y.data(), dy, sizeof(double) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
+            double worst = 0;
+            for (int i = 0; i < n; ++i) {
+                double e = y0[i], scale = std::fabs(y0[i]);
+                for (int j = 0; j < n; ++j) {
+                    e -= A[i + static_cast<size_t>(j) * n] * x[j];
+                    scale += std::fabs(A[i + static_cast<size_t>(j) * n] * x[j]);
+                }
+                worst = std::max(worst, std::fabs(y[i] - e) / scale);
+            }
+            CHECK(worst < 4 * n * std::numeric_limits<double>::epsilon());
+            for (double* d : buffers) cudaFree(d);
+            cudaFree(dx);
+            cudaFree(dy);
+        }
 }

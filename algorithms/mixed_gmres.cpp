@@ -5,8 +5,9 @@
 //   in := V_k;  out := M^-1 in;  Z_k := out              the solve with the low-precision factor (task graphs)
 //   V_{k+1} := A out                                      one block product with A
 //   h := V_{0..k+1}^T V_{k+1};  V_{k+1} -= V_{0..k} h     classical Gram-Schmidt, twice (the second pass also gives
-//   h' := V_{0..k+1}^T V_{k+1};  V_{k+1} -= V_{0..k} h'   ||V_{k+1}||), each pass one task over the panel and one
-//   V_{k+1} /= ||V_{k+1}||                                small read back; Givens rotations on the host
+//   h' := V_{0..k+1}^T V_{k+1};  V_{k+1} -= V_{0..k} h'   ||V_{k+1}||), all on the device, the coefficients read
+//   V_{k+1} /= ||V_{k+1}||                                where the dots wrote them; one small read back of h and
+//                                                         h' per iteration; Givens rotations on the host
 //
 // then X += Z y (y from the Hessenberg matrix, on the host) and, before the next cycle, the true residual.
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "algorithms/submit.hpp"
 #include "codelets/krylov_codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
+#include "kernels/mixed/krylov_normalize.hpp"
 #include "starfact/sequence.hpp"
 
 namespace starfact::detail {
@@ -88,15 +90,13 @@ KrylovSpace::KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_
       S(rt, 1, g_, nb, r),
       low(rt, n, g_, nb, r),
       H(rt, m_ + 2, g_, small_tile(m_, g_), r),
-      coef(rt, m_ + 1, g_, small_tile(m_, g_)),
+      H2(rt, m_ + 2, g_, small_tile(m_, g_), r),
+      mask(rt, 1, g_, small_tile(m_, g_)),
       scale(rt, 1, g_, small_tile(m_, g_)),
       y(rt, m_, g_, small_tile(m_, g_)),
-      ones(rt, 1, g_, small_tile(m_, g_)),
-      minus(rt, 1, g_, small_tile(m_, g_)) {
+      ones(rt, 1, g_, small_tile(m_, g_)) {
     std::vector<double> v(static_cast<size_t>(g_), 1.0);
     ones.import(v.data(), 1);
-    std::fill(v.begin(), v.end(), -1.0);
-    minus.import(v.data(), 1);
 }
 
 int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r,
@@ -145,8 +145,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
             if (!group) continue;
             any = true;
             const int cycle = std::min(m, budget - used);
-            std::vector<double> coef(static_cast<size_t>((m + 1) * g), 0.0), scale(static_cast<size_t>(g), 0.0),
-                h1(static_cast<size_t>((m + 2) * g)), h2(h1.size()), column(static_cast<size_t>(m + 2));
+            std::vector<double> scale(static_cast<size_t>(g), 0.0), h1(static_cast<size_t>((m + 2) * g)), h2(h1.size()), column(static_cast<size_t>(m + 2));
             for (int j = 0; j < g; ++j)
                 if (q(j).active) {
                     q(j).start(cycle);
@@ -167,6 +166,13 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
             for (int64_t i = 0; i < mt; ++i)
                 insert_krylov_combine(rt, o, K.V.tile(i, 0), 0, t.R.tile(i, K.jc), static_cast<int>(K.c0), 1, g,
                                       K.scale.tile(0, 0), 0.0);
+            // The columns iterating, on the device for the normalisation (imported again when one stops)
+            std::vector<double> mask(static_cast<size_t>(g));
+            auto set_mask = [&] {
+                for (int j = 0; j < g; ++j) mask[static_cast<size_t>(j)] = q(j).running ? 1.0 : 0.0;
+                K.mask.import(mask.data(), 1);
+            };
+            set_mask();
             int k = 0;
             for (; k < cycle; ++k) {
                 bool running = false;
@@ -178,53 +184,42 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                 submit_apply_low(rt, o, t.F, t.inverses(), t.d, K.in, K.S, K.low, K.out, false);
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
-                submit_residual(rt, o, A_, nullptr, K.out, K.w);  // w = -A z
+                // V_{k+1} := w = -A z (the Arnoldi vector with its sign flipped: the Hessenberg column and the
+                // normalisation take the sign back)
+                submit_residual(rt, o, A_, nullptr, K.out, K.w);
                 for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.minus.tile(0, 0), 0.0);
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
+                // two passes of classical Gram-Schmidt on the device: h1 = V^T w, w -= V h1, h2 = V^T w, w -= V h2,
+                // v_{k+1} = -w / ||w|| (||w||^2 = h2[k+1] - |h2[0..k]|^2); then one read back of h1 and h2
                 insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next);
+                for (int64_t i = 0; i < mt; ++i)
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H.tile(0, 0), 1.0, -1.0);
+                insert_krylov_dot(rt, o, K.H2.tile(0, 0), vtiles, k + 2, g, next);
+                for (int64_t i = 0; i < mt; ++i) {
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H2.tile(0, 0), 1.0, -1.0);
+                    insert_krylov_normalize(rt, o, K.V.tile(i, 0), next, g, k, K.H2.tile(0, 0), K.mask.tile(0, 0), -1.0);
+                }
                 seq->wait();
                 K.H.export_to(h1.data(), m + 2);
-                // first pass: V_{k+1} -= V_{0..k} h
-                for (int j = 0; j < g; ++j)
-                    for (int l = 0; l <= k; ++l)
-                        coef[static_cast<size_t>(l + j * (m + 1))] =
-                            q(j).running ? -h1[static_cast<size_t>(l + j * (m + 2))] : 0.0;
-                K.coef.import(coef.data(), m + 1);
-                seq = std::make_unique<Sequence>(rt);
-                o = on_solve_memory(rt, options(*seq));
-                for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.coef.tile(0, 0), 1.0);
-                insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next);
-                seq->wait();
-                K.H.export_to(h2.data(), m + 2);
-                // second pass, the new vector's norm, and the Hessenberg column
+                K.H2.export_to(h2.data(), m + 2);
+                bool stopped = false;
                 for (int j = 0; j < g; ++j) {
                     Hessenberg& c = q(j);
-                    double correction = 0;
-                    for (int l = 0; l <= k; ++l) {
-                        const double e = h2[static_cast<size_t>(l + j * (m + 2))];
-                        correction += e * e;
-                        coef[static_cast<size_t>(l + j * (m + 1))] = c.running ? -e : 0.0;
-                        column[static_cast<size_t>(l)] =
-                            h1[static_cast<size_t>(l + j * (m + 2))] + e;
-                    }
-                    const double nw =
-                        std::sqrt(std::max(0.0, h2[static_cast<size_t>(k + 1 + j * (m + 2))] - correction));
-                    column[static_cast<size_t>(k + 1)] = nw;
-                    scale[static_cast<size_t>(j)] = 0.0;
                     if (!c.running) continue;
+                    const double* e2 = h2.data() + static_cast<size_t>(j) * (m + 2);
+                    const double* e1 = h1.data() + static_cast<size_t>(j) * (m + 2);
+                    for (int l = 0; l <= k; ++l) column[static_cast<size_t>(l)] = -(e1[l] + e2[l]);
+                    const double factor = krylov_column_factor(e2, k, 1.0, 1.0);  // 1 / ||w||, 0 if not positive
+                    column[static_cast<size_t>(k + 1)] = factor > 0 ? 1.0 / factor : 0.0;
                     c.add(column.data(), k);
-                    if (c.beta <= c.target || !(nw > 0) || !std::isfinite(c.beta)) c.running = false;
-                    else scale[static_cast<size_t>(j)] = 1.0 / nw;
+                    if (c.beta <= c.target || !(factor > 0) || !std::isfinite(c.beta)) {
+                        c.running = false;
+                        stopped = true;
+                    }
                 }
-                K.coef.import(coef.data(), m + 1);
-                K.scale.import(scale.data(), 1);
+                if (stopped) set_mask();
                 seq = std::make_unique<Sequence>(rt);
                 o = on_solve_memory(rt, options(*seq));
-                for (int64_t i = 0; i < mt; ++i) {
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.coef.tile(0, 0), 1.0);
-                    insert_krylov_scale(rt, o, K.V.tile(i, 0), next, g, K.scale.tile(0, 0));
-                }
             }
             // X += Z y, per column
             std::vector<double> y(static_cast<size_t>(m * g), 0.0);

@@ -36,14 +36,15 @@ struct MixedOps::Tiles {
 /// The Krylov space of one group of g right-hand sides (columns [c0, c0 + g) of B's column tile jc), m vectors per
 /// restart cycle, in the solve's memory: V (m + 1 blocks of g columns: block l holds every column's l-th basis
 /// vector), Z = M^-1 V (m blocks), the blocks M^-1 and A are applied to (in, out, w, with their float scratch `low`
-/// and column scales S), and the small tiles the host exchanges with it: H (inner products read back), coef, scale
-/// and y (coefficients written), ones and minus (copies). Every panel is one column tile wide: (m + 1) g <= nb.
+/// and column scales S), and the small tiles the host exchanges with it: H and H2 (the two Gram-Schmidt passes' inner
+/// products, which the device also uses as coefficients, read back), scale, mask (the columns iterating) and y
+/// (written), ones (copies). Every panel is one column tile wide: (m + 1) g <= nb.
 struct KrylovSpace {
     int64_t jc, c0;
     int g, m;
     TileMatrix<double> V, Z, in, out, w, S;
     TileMatrix<float> low;
-    TileMatrix<double> H, coef, scale, y, ones, minus;
+    TileMatrix<double> H, H2, mask, scale, y, ones;
     KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_t c0_, int g_, int m_, Residency r);
 };
 

@@ -3,6 +3,7 @@
 //   combine  buffers: 0 = Out (RW), 1 = C (R, blocks x g), [2 = X (R)]
 //   dot      buffers: 0 = H (W, blocks x g), 1..tiles = the panel's row tiles (R)
 //   scale    buffers: 0 = X (RW), 1 = C (R, 1 x g)
+//   normalize buffers: 0 = X (RW), 1 = H (R, (k + 2) x g), 2 = mask (R, 1 x g)
 #include <cblas.h>
 
 #include <vector>
@@ -11,6 +12,7 @@
 #include "codelets/krylov_codelets.hpp"
 #include "codelets/matrix_buffers.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/mixed/krylov_normalize.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -20,7 +22,8 @@ namespace {
 struct KrylovArgs {
     int out_col, x_col, blocks, g, tiles;
     bool in_place;
-    double beta;
+    double alpha, beta;
+    int k;  // normalize: the last earlier block
     CudaContexts* cuda;
     bool urgent;
 };
@@ -39,10 +42,17 @@ void combine_cpu(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     Combine t(b, a);
     for (int j = 0; j < a.g; ++j)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, t.out.m, a.blocks, 1.0,
+        cblas_dgemv(CblasColMajor, CblasNoTrans, t.out.m, a.blocks, a.alpha,
                     t.x.p + static_cast<int64_t>(a.x_col + j) * t.x.ld, a.g * t.x.ld,
                     t.c.p + static_cast<int64_t>(j) * t.c.ld, 1, a.beta,
                     t.out.p + static_cast<int64_t>(a.out_col + j) * t.out.ld, 1);
+}
+
+void normalize_cpu(void* b[], void* cl_arg) {
+    const KrylovArgs& a = args(cl_arg);
+    const View x = view(b[0]), h = view(b[1]), mask = view(b[2]);
+    cpu::krylov_normalize(x.m, a.g, x.p + static_cast<int64_t>(a.out_col) * x.ld, x.ld, h.p, h.ld, a.k, mask.p,
+                          a.alpha);
 }
 
 void dot_cpu(void* b[], void* cl_arg) {
@@ -69,8 +79,7 @@ void combine_cuda(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
     Combine t(b, a);
-    const double one = 1.0;
-    check_cublas(cublasDgemvStridedBatched(ws.cublas, CUBLAS_OP_N, t.out.m, a.blocks, &one,
+    check_cublas(cublasDgemvStridedBatched(ws.cublas, CUBLAS_OP_N, t.out.m, a.blocks, &a.alpha,
                                            t.x.p + static_cast<int64_t>(a.x_col) * t.x.ld, a.g * t.x.ld, t.x.ld,
                                            t.c.p, 1, t.c.ld, &a.beta,
                                            t.out.p + static_cast<int64_t>(a.out_col) * t.out.ld, 1, t.out.ld, a.g),
@@ -91,6 +100,15 @@ void dot_cuda(void* b[], void* cl_arg) {
     }
 }
 
+void normalize_cuda(void* b[], void* cl_arg) {
+    const KrylovArgs& a = args(cl_arg);
+    gpu::WorkerStream ws(a.cuda, a.urgent);
+    const View x = view(b[0]), h = view(b[1]), mask = view(b[2]);
+    check_cuda(gpu::krylov_normalize(x.m, a.g, x.p + static_cast<int64_t>(a.out_col) * x.ld, x.ld, h.p, h.ld, a.k,
+                                     mask.p, a.alpha, ws.stream),
+               "krylov normalize");
+}
+
 void scale_cuda(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
@@ -107,6 +125,10 @@ void define_combine(Kernel& k) {
 void define_dot(Kernel& k) {
     define_kernel(k, "krylov_dot", "starfact_dkrylov_dot", dot_cpu, STARFACT_CUDA_IMPL(dot_cuda), {});
 }
+void define_normalize(Kernel& k) {
+    define_kernel(k, "krylov_normalize", "starfact_dkrylov_normalize", normalize_cpu,
+                  STARFACT_CUDA_IMPL(normalize_cuda), {});
+}
 void define_scale(Kernel& k) {
     define_kernel(k, "krylov_scale", "starfact_dkrylov_scale", scale_cpu, STARFACT_CUDA_IMPL(scale_cuda), {});
 }
@@ -114,7 +136,8 @@ void define_scale(Kernel& k) {
 }  // namespace
 
 void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t out, int out_col,
-                           starpu_data_handle_t x, int x_col, int blocks, int g, starpu_data_handle_t c, double beta) {
+                           starpu_data_handle_t x, int x_col, int blocks, int g, starpu_data_handle_t c, double beta,
+                           double alpha) {
     std::vector<starpu_data_handle_t> h{out, c};
     std::vector<starpu_data_access_mode> m{STARPU_RW, STARPU_R};
     if (x) {
@@ -127,6 +150,7 @@ void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_
     a.blocks = blocks;
     a.g = g;
     a.in_place = x == nullptr;
+    a.alpha = alpha;
     a.beta = beta;
     submit_variable(rt, o, kernel<define_combine>(rt), h, m, a, 2.0 * tile_rows(out) * blocks * g, "krylov_combine");
 }
@@ -153,6 +177,21 @@ void insert_krylov_scale(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     a.out_col = col;
     a.g = g;
     submit_variable(rt, o, kernel<define_scale>(rt), {x, c}, {STARPU_RW, STARPU_R}, a, 1.0 * tile_rows(x) * g, "krylov_scale");
+}
+
+}  // namespace starfact::detail
+
+namespace starfact::detail {
+
+void insert_krylov_normalize(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t x, int col, int g, int k,
+                             starpu_data_handle_t h, starpu_data_handle_t mask, double sign) {
+    KrylovArgs a{};
+    a.out_col = col;
+    a.g = g;
+    a.k = k;
+    a.alpha = sign;
+    submit_variable(rt, o, kernel<define_normalize>(rt), {x, h, mask}, {STARPU_RW, STARPU_R, STARPU_R}, a,
+                    1.0 * tile_rows(x) * g, "krylov_normalize");
 }
 
 }  // namespace starfact::detail

@@ -12,7 +12,7 @@
 //   residual   buffers: R_0..R_{mt-1} (W), [B0_0..B0_{mt-1} (R)], X_0..X_{mt-1} (R), then A's lower tiles column by
 //              column (R)
 //              R := B0 - A X (A symmetric, its lower tiles stored), or R := -A X without B0; on the GPU with one
-//              right-hand side, one kernel reading each tile once (kernels/mixed/tile_products.cu)
+//              right-hand side, one kernel reading each tile once (kernels/mixed/sym_product.cu)
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -23,7 +23,7 @@
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
-#include "kernels/mixed/tile_products.hpp"
+#include "kernels/mixed/sym_product.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -173,30 +173,12 @@ void solve_low_cuda(void* b[], void* cl_arg) {
         const MatrixView<float> x{z.m, z.n, z.m, tmp};
         check_cublas(product(ws.cublas, op, t.w[k], x, z), "solve_low");
     };
-    // The updates below (forward) and into (backward) a diagonal block: for one right-hand side, one launch per
-    // step (kernels/mixed/tile_products.cu), else a gemm per tile.
-    const bool one = t.z[0].n == 1;
-    auto step = [&](int k, bool forward) {
-        if (!one) {
-            for (int i = k + 1; i < t.mt; ++i)
-                check_cublas(forward ? update(ws.cublas, Op::NoTrans, t.F(b, i, k), t.z[k], t.z[i])
-                                     : update(ws.cublas, Op::Trans, t.F(b, i, k), t.z[i], t.z[k]),
-                             "solve_low");
-            return;
-        }
-        std::vector<gpu::TileTerm<float>> tiles;
-        for (int i = k + 1; i < t.mt; ++i) {
-            const MatrixView<float> L = t.F(b, i, k);
-            tiles.push_back({L.p, t.z[i].p, t.z[k].p, t.z[i].p, t.z[k].p, L.ld, L.m, L.n, 0});
-        }
-        check_cuda(gpu::tile_products(tiles, forward, !forward, ws.stream), "solve_low");
-    };
     for (int k = 0; k < t.mt; ++k) {
         diagonal(k, Op::NoTrans);
-        step(k, true);
+        for (int i = k + 1; i < t.mt; ++i) check_cublas(update(ws.cublas, Op::NoTrans, t.F(b, i, k), t.z[k], t.z[i]), "solve_low");
     }
     for (int k = t.mt - 1; k >= 0; --k) {
-        step(k, false);
+        for (int i = k + 1; i < t.mt; ++i) check_cublas(update(ws.cublas, Op::Trans, t.F(b, i, k), t.z[i], t.z[k]), "solve_low");
         diagonal(k, Op::Trans);
     }
     check_cuda(cudaFreeAsync(tmp, ws.stream), "solve_low");
@@ -224,13 +206,13 @@ void residual_cuda(void* b[], void* cl_arg) {
                        "residual");
     }
     if (t.r[0].n == 1) {  // one right-hand side: each tile of A read once
-        std::vector<gpu::TileTerm<double>> tiles;
+        std::vector<gpu::SymTile> tiles;
         for (int k = 0; k < t.mt; ++k)
             for (int i = k; i < t.mt; ++i) {
                 const MatrixView<double> A = t.A(b, i, k);
                 tiles.push_back({A.p, t.x[i].p, t.x[k].p, t.r[i].p, t.r[k].p, A.ld, A.m, A.n, i == k ? 1 : 0});
             }
-        check_cuda(gpu::tile_products(tiles, true, true, ws.stream), "residual");
+        check_cuda(gpu::symmetric_product(tiles, ws.stream), "residual");
         return;
     }
     const double minus = -1.0, one = 1.0;

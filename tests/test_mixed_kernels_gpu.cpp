@@ -12,7 +12,7 @@
 
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
-#include "kernels/mixed/tile_products.hpp"
+#include "kernels/mixed/sym_product.hpp"
 #include "tests/seeds.hpp"
 
 using namespace starfact;
@@ -204,7 +204,7 @@ TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full pr
     // A symmetric n x n matrix stored by its lower tiles (nb-tiles, the last one partial), each in its own buffer
     // with a leading dimension above its rows; the diagonal tiles' strictly upper parts hold NaN, which must not
     // be read. y := y0 - A x against a plain double loop over the full matrix.
-    // sizes past a block's 256 columns and 4096 rows (kernels/mixed/tile_products.cu) included
+    // sizes past a block's 256 columns and 4096 rows (kernels/mixed/sym_product.cu) included
     for (int n : {1, 31, 333, 1000, 5000})
         for (int nb : {32, 300, 4500}) {
             if (n > 1000 && nb < 300) continue;
@@ -226,7 +226,7 @@ TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full pr
             REQUIRE(cudaMemcpy(dx, x.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess);
             REQUIRE(cudaMemcpy(dy, y0.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess);
             std::vector<double*> buffers;
-            std::vector<detail::gpu::TileTerm<double>> tiles;
+            std::vector<detail::gpu::SymTile> tiles;
             for (int k = 0; k < mt; ++k)
                 for (int i = k; i < mt; ++i) {
                     const int m = rows(i), w = rows(k), ld = m + 5;
@@ -240,7 +240,7 @@ TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full pr
                     buffers.push_back(d);
                     tiles.push_back({d, dx + i * nb, dx + k * nb, dy + i * nb, dy + k * nb, ld, m, w, i == k ? 1 : 0});
                 }
-            REQUIRE(detail::gpu::tile_products(tiles, true, true, nullptr) == cudaSuccess);
+            REQUIRE(detail::gpu::symmetric_product(tiles, nullptr) == cudaSuccess);
             std::vector<double> y(n);
             REQUIRE(cudaMemcpy(y.data(), dy, sizeof(double) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
             double worst = 0;
@@ -259,63 +259,3 @@ TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full pr
         }
 }
 
-TEST_CASE("GPU products with the off-diagonal tiles of a float lower factor equal plain loops", "[gpu][mixed][sanitize]") {
-    // The sweeps' updates in one launch: rows, y_i -= L_ik x_k, and cols, y_k -= L_ik^T x_i, over the tiles
-    // (i, k), i > k, of a lower tile matrix (one buffer per tile, leading dimension above its rows).
-    for (int n : {40, 700, 5000})
-        for (int nb : {32, 300, 4200})
-            for (bool rows : {true, false}) {
-                if (nb >= n || (n > 1000 && nb < 300)) continue;
-                INFO("n=" << n << " nb=" << nb << " rows=" << rows);
-                std::mt19937_64 rng(fresh_seed());
-                std::uniform_real_distribution<float> u(-1, 1);
-                const int mt = (n + nb - 1) / nb;
-                auto size = [&](int i) { return std::min(nb, n - i * nb); };
-                std::vector<float> L(static_cast<size_t>(n) * n, 0.0f), x(n), y0(n);
-                for (int k = 0; k < mt; ++k)
-                    for (int c = 0; c < size(k); ++c)
-                        for (int r = (k + 1) * nb; r < n; ++r) L[r + static_cast<size_t>(k * nb + c) * n] = u(rng);
-                for (int i = 0; i < n; ++i) {
-                    x[i] = u(rng);
-                    y0[i] = u(rng);
-                }
-                float *dx, *dy;
-                REQUIRE(cudaMalloc(&dx, sizeof(float) * n) == cudaSuccess);
-                REQUIRE(cudaMalloc(&dy, sizeof(float) * n) == cudaSuccess);
-                REQUIRE(cudaMemcpy(dx, x.data(), sizeof(float) * n, cudaMemcpyHostToDevice) == cudaSuccess);
-                REQUIRE(cudaMemcpy(dy, y0.data(), sizeof(float) * n, cudaMemcpyHostToDevice) == cudaSuccess);
-                std::vector<float*> buffers;
-                std::vector<detail::gpu::TileTerm<float>> tiles;
-                for (int k = 0; k < mt; ++k)
-                    for (int i = k + 1; i < mt; ++i) {
-                        const int m = size(i), w = size(k), ld = m + 3;
-                        std::vector<float> t(static_cast<size_t>(ld) * w, 0.0f);
-                        for (int c = 0; c < w; ++c)
-                            for (int r = 0; r < m; ++r)
-                                t[r + static_cast<size_t>(c) * ld] = L[(i * nb + r) + static_cast<size_t>(k * nb + c) * n];
-                        float* d;
-                        REQUIRE(cudaMalloc(&d, sizeof(float) * t.size()) == cudaSuccess);
-                        REQUIRE(cudaMemcpy(d, t.data(), sizeof(float) * t.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-                        buffers.push_back(d);
-                        tiles.push_back({d, dx + i * nb, dx + k * nb, dy + i * nb, dy + k * nb, ld, m, w, 0});
-                    }
-                REQUIRE(detail::gpu::tile_products(tiles, rows, !rows, nullptr) == cudaSuccess);
-                std::vector<float> y(n);
-                REQUIRE(cudaMemcpy(y.data(), dy, sizeof(float) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
-                double worst = 0;
-                for (int i = 0; i < n; ++i) {
-                    double e = y0[i], scale = std::fabs(y0[i]);
-                    for (int j = 0; j < n; ++j) {
-                        const double term = rows ? double(L[i + static_cast<size_t>(j) * n]) * x[j]
-                                                 : double(L[j + static_cast<size_t>(i) * n]) * x[j];
-                        e -= term;
-                        scale += std::fabs(term);
-                    }
-                    worst = std::max(worst, std::fabs(y[i] - e) / scale);
-                }
-                CHECK(worst < 4 * n * std::numeric_limits<float>::epsilon());
-                for (float* d : buffers) cudaFree(d);
-                cudaFree(dx);
-                cudaFree(dy);
-            }
-}

@@ -1,10 +1,10 @@
-// tile_products.hpp: a thread block covers kGroup columns (kGroup / kStrip strips) and kChunk rows of one tile.
+// sym_product.hpp: a thread block covers kGroup columns (kGroup / kStrip strips) and kChunk rows of one tile.
 // Each thread owns kRowsPerThread rows (r = r0 + t + q kThreads) and keeps their partial row sums in registers
 // across the strips, so that y_i receives one atomic addition per row and block; per strip it accumulates
 // A[r][j] x_i[r] per column, which the block reduces (warp shuffles, then shared memory) into one atomic addition
 // per column. Loads of A are coalesced along the rows (a warp reads 32 consecutive entries of a column), and each
 // thread has a strip's kStrip loads per row in flight.
-#include "kernels/mixed/tile_products.hpp"
+#include "kernels/mixed/sym_product.hpp"
 
 #include <algorithm>
 
@@ -19,97 +19,89 @@ constexpr int kChunk = kThreads * kRowsPerThread;  // rows per block
 constexpr int kWarps = kThreads / 32;
 constexpr int kTilesPerLaunch = 96;  // the parameter block stays well within the 32 KB kernel parameter limit
 
-template <typename T>
 struct Launch {
-    TileTerm<T> tile[kTilesPerLaunch];
+    SymTile tile[kTilesPerLaunch];
 };
 
-template <typename T, bool Rows, bool Cols>
-__global__ void __launch_bounds__(kThreads) tile_products_kernel(const __grid_constant__ Launch<T> p) {
-    const TileTerm<T>& t = p.tile[blockIdx.y];
+__global__ void __launch_bounds__(kThreads) sym_product_kernel(const __grid_constant__ Launch p) {
+    const SymTile& t = p.tile[blockIdx.y];
     const int c0 = blockIdx.x * kGroup, r0 = blockIdx.z * kChunk;
     if (c0 >= t.k || r0 >= t.m) return;
     if (t.diagonal && r0 + kChunk <= c0) return;  // above the diagonal
-    __shared__ T xs[kStrip];
-    __shared__ T partial[kWarps][kStrip];
-    T racc[kRowsPerThread], xr[kRowsPerThread];
+    __shared__ double xs[kStrip];
+    __shared__ double partial[kWarps][kStrip];
+    double racc[kRowsPerThread], xr[kRowsPerThread];
 #pragma unroll
     for (int q = 0; q < kRowsPerThread; ++q) {
         const int r = r0 + threadIdx.x + q * kThreads;
         racc[q] = 0;
-        xr[q] = Cols && r < t.m ? t.xi[r] : T(0);
+        xr[q] = r < t.m ? t.xi[r] : 0.0;
     }
     const int c1 = min(t.k, c0 + kGroup);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     for (int j0 = c0; j0 < c1; j0 += kStrip) {
         const int w = min(kStrip, c1 - j0);
-        if (Rows) {
-            __syncthreads();  // the previous strip's readers of xs are done
-            if (threadIdx.x < kStrip) xs[threadIdx.x] = threadIdx.x < w ? t.xk[j0 + threadIdx.x] : T(0);
-            __syncthreads();
-        }
-        T col[kStrip];
+        __syncthreads();  // the previous strip's readers of xs are done
+        if (threadIdx.x < kStrip) xs[threadIdx.x] = threadIdx.x < w ? t.xk[j0 + threadIdx.x] : 0.0;
+        __syncthreads();
+        double col[kStrip];
 #pragma unroll
         for (int j = 0; j < kStrip; ++j) col[j] = 0;
-        const T* a = t.a + static_cast<long long>(j0) * t.lda;
+        const double* a = t.a + static_cast<long long>(j0) * t.lda;
 #pragma unroll
         for (int q = 0; q < kRowsPerThread; ++q) {
             const int r = r0 + threadIdx.x + q * kThreads;
             if (r >= t.m || (t.diagonal && r < j0)) continue;
             if (w == kStrip && !(t.diagonal && r < j0 + kStrip)) {
-                T s = 0;
+                double s = 0;
 #pragma unroll
                 for (int j = 0; j < kStrip; ++j) {
-                    const T v = a[r + static_cast<long long>(j) * t.lda];
-                    if (Rows) s += v * xs[j];
-                    if (Cols) col[j] += v * xr[q];
+                    const double v = a[r + static_cast<long long>(j) * t.lda];
+                    s += v * xs[j];
+                    col[j] += v * xr[q];
                 }
                 racc[q] += s;
             } else {
-                T s = 0;
+                double s = 0;
 #pragma unroll
                 for (int j = 0; j < kStrip; ++j) {
                     if (j >= w || (t.diagonal && j0 + j > r)) continue;
-                    const T v = a[r + static_cast<long long>(j) * t.lda];
-                    if (Rows) s += v * xs[j];
-                    if (Cols && !(t.diagonal && j0 + j == r)) col[j] += v * xr[q];  // the diagonal counts once
+                    const double v = a[r + static_cast<long long>(j) * t.lda];
+                    s += v * xs[j];
+                    if (!(t.diagonal && j0 + j == r)) col[j] += v * xr[q];  // the diagonal counts once
                 }
                 racc[q] += s;
             }
         }
-        if (Cols) {
+        {
 #pragma unroll
             for (int j = 0; j < kStrip; ++j) {
-                T v = col[j];
+                double v = col[j];
                 for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
                 if (lane == 0) partial[warp][j] = v;
             }
             __syncthreads();
             if (threadIdx.x < w) {
-                T v = 0;
+                double v = 0;
                 for (int q = 0; q < kWarps; ++q) v += partial[q][threadIdx.x];
                 atomicAdd(t.yk + j0 + threadIdx.x, -v);
             }
             __syncthreads();  // partial is reused by the next strip
         }
     }
-    if (Rows) {
 #pragma unroll
-        for (int q = 0; q < kRowsPerThread; ++q) {
-            const int r = r0 + threadIdx.x + q * kThreads;
-            if (r < t.m && !(t.diagonal && r < c0)) atomicAdd(t.yi + r, -racc[q]);
-        }
+    for (int q = 0; q < kRowsPerThread; ++q) {
+        const int r = r0 + threadIdx.x + q * kThreads;
+        if (r < t.m && !(t.diagonal && r < c0)) atomicAdd(t.yi + r, -racc[q]);
     }
 }
 
 }  // namespace
 
-template <typename T>
-cudaError_t tile_products(const std::vector<TileTerm<T>>& tiles, bool rows, bool cols, cudaStream_t stream) {
-    if (!rows && !cols) return cudaSuccess;
+cudaError_t symmetric_product(const std::vector<SymTile>& tiles, cudaStream_t stream) {
     for (size_t first = 0; first < tiles.size(); first += kTilesPerLaunch) {
         const size_t count = std::min<size_t>(kTilesPerLaunch, tiles.size() - first);
-        Launch<T> p{};
+        Launch p{};
         int groups = 1, chunks = 1;
         for (size_t q = 0; q < count; ++q) {
             p.tile[q] = tiles[first + q];
@@ -117,16 +109,11 @@ cudaError_t tile_products(const std::vector<TileTerm<T>>& tiles, bool rows, bool
             chunks = std::max(chunks, (p.tile[q].m + kChunk - 1) / kChunk);
         }
         const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(count), static_cast<unsigned>(chunks));
-        if (rows && cols) tile_products_kernel<T, true, true><<<grid, kThreads, 0, stream>>>(p);
-        else if (rows) tile_products_kernel<T, true, false><<<grid, kThreads, 0, stream>>>(p);
-        else tile_products_kernel<T, false, true><<<grid, kThreads, 0, stream>>>(p);
+        sym_product_kernel<<<grid, kThreads, 0, stream>>>(p);
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
 }
-
-template cudaError_t tile_products<float>(const std::vector<TileTerm<float>>&, bool, bool, cudaStream_t);
-template cudaError_t tile_products<double>(const std::vector<TileTerm<double>>&, bool, bool, cudaStream_t);
 
 }  // namespace starfact::detail::gpu

@@ -13,7 +13,7 @@
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/cholesky.hpp"
-#include "starfact/plan.hpp"
+#include "algorithms/plan_tables.hpp"  // task_mapping
 
 namespace starfact::detail {
 

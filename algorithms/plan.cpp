@@ -54,14 +54,15 @@ detail::TilePlan from(const PlanRow* rows, size_t count, int64_t n) {
 
 }  // namespace
 
-Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
-    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && gpu ? Mapping::GpuOnly : m;
-}
-
 bool have_fused_potf2() { return detail::fused_potf2_available(); }
 bool have_recursive_potrf() { return detail::recursive_potrf_available(); }
 
 namespace detail {
+
+Mapping task_mapping(Mapping m, int64_t nb, bool gpu) {
+    return m == Mapping::Hybrid && nb > kHybridCpuMaxTile && gpu ? Mapping::GpuOnly : m;
+}
+
 
 template <typename T>
 TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
@@ -228,6 +229,8 @@ std::string QrTree::kind_name() const {
     return "auto";
 }
 
+namespace detail {
+
 int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers) {
     const int64_t all = std::max<int64_t>(mt, 1);
     switch (tree.kind) {
@@ -260,8 +263,6 @@ bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping
     return gpu && mapping != Mapping::CpuOnly && n > nb && m >= n && m <= 4 * n;
 }
 
-namespace detail {
-
 template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus) {
     (void)residency;
@@ -281,11 +282,12 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
 template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);
 template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
 
-}  // namespace detail
+
 
 int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu) {
     if (mapping != Mapping::CpuOnly && gpu) return std::max<int64_t>(nb, 1);
     return std::max<int64_t>(1, std::min<int64_t>(nb, 32));
 }
 
+}  // namespace detail
 }  // namespace starfact

@@ -65,17 +65,17 @@ void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     p.nb = r.tiling.nb > 0 ? r.tiling.nb
                            : std::max<int64_t>(1, detail::qr_tile_size<T>(rows, cols, r.options.mapping, p.residency,
                                                                           gpu, mc.cuda_devices));
-    p.ib = r.ib > 0 ? r.ib : qr_inner_block(p.nb, r.options.mapping, gpu);
-    if (qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+    p.ib = r.ib > 0 ? r.ib : detail::qr_inner_block(p.nb, r.options.mapping, gpu);
+    if (detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Cholqr;
-    } else if (qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+    } else if (detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Panel;
     } else {
         const int64_t mt = (rows + p.nb - 1) / p.nb, nt = (cols + p.nb - 1) / p.nb;
         const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
                             : r.options.mapping == Mapping::GpuOnly ? mc.cuda_workers
                                                                     : mc.cpu_workers + mc.cuda_workers;
-        const int64_t d = qr_domain_rows(r.tree, mt, nt, workers);
+        const int64_t d = detail::qr_domain_rows(r.tree, mt, nt, workers);
         if (d >= std::max<int64_t>(mt, 1)) p.tree.kind = QrTree::Kind::Flat;
         else if (d == 1) p.tree.kind = QrTree::Kind::Binary;
         else p.tree = QrTree{QrTree::Kind::Domains, d};
@@ -132,7 +132,7 @@ Plan plan(const Request& r, const Machine& mc) {
         p.streams_per_gpu =
             detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
     p.nb = std::max<int64_t>(p.nb, 1);
-    p.task_mapping = task_mapping(r.options.mapping, p.nb, gpu);
+    p.task_mapping = detail::task_mapping(r.options.mapping, p.nb, gpu);
     const int64_t rows = is_qr(r.op) ? std::max(r.m, r.n) : r.n, cols = is_qr(r.op) ? std::min(r.m, r.n) : r.n;
     p.one_task = rows <= p.nb && cols <= p.nb;
     return p;

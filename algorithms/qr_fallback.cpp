@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "starfact/error.hpp"
-#include "starfact/plan.hpp"
+#include "algorithms/plan_tables.hpp"
 
 namespace starfact::detail {
 namespace {

@@ -13,10 +13,15 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "algorithms/plan_tables.hpp"  // the QR rules behind the plan
 #include "tests/qr_support.hpp"
 
 using namespace starfact::test::prelude;
 using namespace starfact::test::qr;
+using starfact::detail::qr_domain_rows;
+using starfact::detail::qr_inner_block;
+using starfact::detail::qr_uses_cholqr;
+using starfact::detail::qr_uses_panel;
 
 namespace {
 

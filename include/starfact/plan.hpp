@@ -92,30 +92,5 @@ Plan plan(const Runtime& rt, Request request, const void* A, const Machine* mach
 bool have_fused_potf2();
 /// Whether this build has the recursive Cholesky kernel (CUDA builds).
 bool have_recursive_potrf();
-/// Largest tile a CPU worker takes in a Hybrid run on a runtime with CUDA workers: a CPU worker that takes one of
-/// the last large tasks of a step delays the whole step (docs/performance.md). Smaller tiles stay open to both kinds
-/// of workers.
-constexpr int64_t kHybridCpuMaxTile = 512;
-/// The mapping the tasks on nb x nb tiles get (the hybrid rule): `m`, except Hybrid above kHybridCpuMaxTile
-/// on a runtime with CUDA workers (`gpu`), which becomes GpuOnly.
-Mapping task_mapping(Mapping m, int64_t nb, bool gpu);
-
-/// Tile rows per domain for an mt x nt tile QR run by `workers` workers: Flat mt, Binary 1, Domains its own
-/// (at most mt); Auto: flat when the matrix has at most 2 nt tile rows (the trailing updates keep the workers busy),
-/// else about two domains per worker, so that the panels of a tall matrix run in parallel.
-int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
-/// Whether geqrf factors an m x n matrix in nb x nb tiles by the Cholesky QR (QrTree::Kind::Cholqr) rather than a
-/// Householder tree: Cholqr always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for tall and skinny
-/// matrices of one tile column and at least two tile rows, n <= 512 (docs/qr.md has the measurements); never
-/// otherwise.
-bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
-/// Whether geqrf factors an m x n matrix in nb x nb tiles with whole-panel tasks (QrTree::Kind::Panel) rather than
-/// a Householder tree: Panel always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for matrices of at least
-/// two tile columns with m >= n and m <= 4 n (square and moderately tall; docs/qr.md has the measurements); never
-/// otherwise (the CPU keeps the trees).
-bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
-/// The inner blocking of the CPU QR kernels: nb on mappings that may run CUDA codelets (their kernels form one
-/// triangular factor per tile, which every worker must read alike), else min(nb, 32).
-int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu);
 
 }  // namespace starfact

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "starfact/cholesky.hpp"  // Options, RunStats, Tiling
-#include "starfact/plan.hpp"      // QrTree, qr_inner_block
+#include "starfact/plan.hpp"      // QrTree
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -47,8 +47,8 @@ class QRFactors {
 public:
     /// Factors of an m x n matrix in nb x nb tiles (gels of a wide A: of A^T, n x m). nb = 0: the plan's (plan.hpp)
     /// for a Hybrid mapping on host arrays (what geqrf's array form uses by default). `tree`: the reduction tree geqrf
-    /// will use (Auto: the plan's, qr_domain_rows). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
-    /// (qr_inner_block, chosen when geqrf runs). The CUDA kernels take only ib = nb (one triangular factor per tile):
+    /// will use (Auto: the plan's). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
+    /// (chosen when geqrf runs: nb on mappings with CUDA workers, else min(nb, 32)). The CUDA kernels take only ib = nb (one triangular factor per tile):
     /// with a smaller explicit ib every task of the factorization runs on CPU workers. The panel tree forms one T per
     /// panel: ib must be 0 or at least min(nb, n) there. Throws InvalidArgument naming 'm', 'n', 'nb' or 'ib'.
     QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
@@ -96,11 +96,11 @@ public:
         householder_ = householder;
     }
     /// Whether the factorization held is the Cholesky QR's (QrTree::Kind::Cholqr, or Auto resolved to it by
-    /// qr_uses_cholqr): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
+    /// the plan): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
     /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
     bool cholqr() const { return cholqr_; }
     /// Whether the factorization held has whole-panel tasks (QrTree::Kind::Panel, or Auto resolved to it by
-    /// qr_uses_panel): per tile column k < mt - 1 one block of reflectors over tile rows k.. (below A's diagonal,
+    /// the plan): per tile column k < mt - 1 one block of reflectors over tile rows k.. (below A's diagonal,
     /// unit diagonal implicit) with its T (upper, the tile column's width) in the first rows of t_tile(k, k); a last
     /// step of one tile row (k = mt - 1) is a GEQRT's.
     bool panel() const { return panel_; }

@@ -40,14 +40,18 @@ cublasStatus_t product(cublasHandle_t h, Op op, const MatrixView<T>& A, const Ma
 }
 #endif
 
-/// Submits one task of k (a STARPU_VARIABLE_NBUFFERS codelet) over `handles` with `modes`, its arguments a copy of
-/// `a` (whose `cuda` and `urgent` members are set here from rt and o) that StarPU frees with the task.
+/// Submits one task of k over `handles` (with `modes` when k is a STARPU_VARIABLE_NBUFFERS codelet; a codelet of
+/// fixed buffers has its own), its arguments a copy of `a` (whose `cuda` and `urgent` members are set here from rt and
+/// o) that StarPU frees with the task.
 template <typename Args>
 void submit_variable(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
                      const std::vector<starpu_data_access_mode>& modes, Args a, double flops, const char* what) {
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
-    set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
+    if (k.cl.nbuffers == STARPU_VARIABLE_NBUFFERS)
+        set_dynamic_buffers(t, handles.data(), modes.data(), static_cast<int>(handles.size()));
+    else
+        for (size_t i = 0; i < handles.size(); ++i) t->handles[i] = handles[i];
     a.cuda = cuda_contexts(rt);
     a.urgent = o.urgent;
     t->cl_arg = pack(a);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "codelets/matrix_buffers.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -174,26 +175,10 @@ void define_zero(Kernel& k) {
     define_kernel(k, "zero", "starfact_dzero", zero_cpu, STARFACT_CUDA_IMPL(zero_cuda), {STARPU_W});
 }
 
-/// Creates, fills and submits one task of codelet k on `handles`, with `modes` when k takes a variable count of
-/// buffers.
+/// One task of codelet k on `handles` (matrix_buffers.hpp).
 void insert(const Runtime& rt, const TaskOptions& o, Kernel& k, const std::vector<starpu_data_handle_t>& handles,
             const std::vector<starpu_data_access_mode>& modes, const MixedArgs& a, double flops, const char* what) {
-    starpu_task* t = starpu_task_create();
-    t->cl = &k.cl;
-    const int n = static_cast<int>(handles.size());
-    if (k.cl.nbuffers == STARPU_VARIABLE_NBUFFERS) {
-        set_dynamic_buffers(t, handles.data(), modes.data(), n);
-    } else {
-        for (int i = 0; i < n; ++i) t->handles[i] = handles[static_cast<size_t>(i)];
-    }
-    MixedArgs full = a;
-    full.cuda = cuda_contexts(rt);
-    full.urgent = o.urgent;
-    t->cl_arg = pack(full);
-    t->cl_arg_size = sizeof(MixedArgs);
-    t->cl_arg_free = 1;
-    t->flops = flops;
-    submit(t, o, what);
+    submit_variable(rt, o, k, handles, modes, a, flops, what);
 }
 
 double elements(starpu_data_handle_t h) { return static_cast<double>(tile_rows(h)) * tile_cols(h); }

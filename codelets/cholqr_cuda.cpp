@@ -7,8 +7,10 @@
 #ifdef STARFACT_HAVE_CUDA
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
+#include "codelets/cholqr_cuda_common.hpp"
 #include "codelets/cholqr_impl.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/cholqr_kernels.hpp"
@@ -17,64 +19,14 @@
 
 namespace starfact::detail::cholqr {
 
-inline void ok(cublasStatus_t s, const char* what) {
-    if (s != CUBLAS_STATUS_SUCCESS) STARPU_ABORT_MSG("starfact: cuBLAS %s failed (status %d)", what, static_cast<int>(s));
-}
-inline void ok(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) STARPU_ABORT_MSG("starfact: %s failed: %s", what, cudaGetErrorString(e));
-}
-
-template <typename T>
-void copy_async(int m, int n, const T* src, int lds, T* dst, int ldd, cudaStream_t stream) {
-    if (m > 0 && n > 0)
-        ok(cudaMemcpy2DAsync(dst, sizeof(T) * ldd, src, sizeof(T) * lds, sizeof(T) * m, n, cudaMemcpyDeviceToDevice,
-                             stream),
-           "cudaMemcpy2DAsync");
-}
-
-/// W (p x q) := beta W + A^T B for tall A (depth x p) and B (depth x q) (`right`: W := beta W + B A for the wide B,
-/// q x depth, and A, depth x p; W q x p), as partial products of chunks of the depth (one strided batched gemm into
-/// the worker's workspace) and their sum: a single gemm with a small result and a depth of thousands keeps a few of
-/// the GPU's multiprocessors busy. About 64 result blocks of 128 x 128 in all, chunks of at least 512.
-constexpr int kChunkBlocks = 64;
-constexpr int kChunkMinDepth = 512;
-template <typename T>
-constexpr size_t partials_bytes() {
-    return static_cast<size_t>(kChunkBlocks) * 128 * 128 * sizeof(T);
-}
-
-template <typename T>
-void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right, int depth, int p, int q, const T* A,
-                  int lda, const T* B, int ldb, T beta, T* W, int ldw) {
-    const int wr = right ? q : p, wc = right ? p : q;  // W's shape
-    const int blocks = ((wr + 127) / 128) * ((wc + 127) / 128);
-    int chunks = std::min(std::max(1, kChunkBlocks / blocks), std::max(1, depth / kChunkMinDepth));
-    if (static_cast<size_t>(chunks) * wr * wc * sizeof(T) > c.work_bytes) chunks = 1;
-    auto direct = [&](int d, const T* a, const T* b, T bt) {
-        if (right)
-            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, d, T(1), b, ldb, a, lda, bt, W, ldw), "gemm");
-        else
-            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, p, q, d, T(1), a, lda, b, ldb, bt, W, ldw), "gemm");
-    };
-    if (chunks == 1) return direct(depth, A, B, beta);
-    const int len = depth / chunks, rest = depth - chunks * len;
-    const long long area = static_cast<long long>(wr) * wc, step_b = right ? static_cast<long long>(len) * ldb : len;
-    auto* P = static_cast<T*>(c.work);
-    if (right)
-        ok(gpu::gemm_strided_batched(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, len, T(1), B, ldb, step_b, A, lda, len,
-                                     T(0), P, wr, area, chunks),
-           "gemm (strided batched)");
-    else
-        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb, step_b,
-                                     T(0), P, wr, area, chunks),
-           "gemm (strided batched)");
-    gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), false, ws.stream);
-    if (rest > 0)
-        direct(rest, A + static_cast<long long>(chunks) * len, B + static_cast<long long>(chunks) * step_b, T(1));
-}
-
 /// The Gram matrix W := X^T X of a tall tile: deep_product's chunks, of its lower block triangle only (blocks of 128
-/// columns: block column j from its diagonal block down, one strided batched gemm each), summed and mirrored.
+/// columns: block column j from its diagonal block down, one strided batched gemm each), summed and mirrored. A wide
+/// tile (kChunkBlocks result blocks or more: no chunks) has its lower triangle made by one cuBLAS syrk from order
+/// kGramSyrkOrder, below it by gemms on block columns of kGramWideBlock, then mirrored. Measured on the H200, double,
+/// 32768 rows: n = 1000 syrk 0.93 ms, block columns of 256 0.77, of 512 0.88, one whole gemm 1.12; n = 2048 syrk
+/// 2.28, blocks of 256 2.62, gemm 4.45; n = 8192 syrk 36.1, gemm 68.2 (cuBLAS's syrk runs at its gemm's rate there).
+constexpr int kGramSyrkOrder = 2048;
+constexpr int kGramWideBlock = 256;
 template <typename T>
 void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& X, const Tile& W) {
     const int n = X.cols, depth = X.rows, bc = (n + 127) / 128, lower = bc * (bc + 1) / 2;
@@ -82,13 +34,26 @@ void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Til
     int chunks = std::min(std::max(1, kChunkBlocks / lower), std::max(1, depth / kChunkMinDepth));
     if ((chunks + 1) * nn * sizeof(T) > c.work_bytes) chunks = 1;
     const T* x = ptr<T>(X);
-    if (chunks == 1) {
+    auto* P = static_cast<T*>(c.work);  // chunks partials, then the rest's
+    if (chunks == 1 && 2 * nn * sizeof(T) > c.work_bytes) {  // no room for the lower triangle apart
         ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, n, n, depth, T(1), x, X.ld, x, X.ld, T(0), ptr<T>(W), W.ld),
            "gemm");
         return;
     }
+    if (chunks == 1) {  // enough result blocks for the whole GPU: the lower triangle alone, then mirrored
+        if (n >= kGramSyrkOrder)
+            ok(gpu::syrk(ws.cublas, Uplo::Lower, Op::Trans, n, depth, T(1), x, X.ld, T(0), P, n), "syrk");
+        else
+            for (int j = 0; j < n; j += kGramWideBlock) {
+                const int w = std::min(kGramWideBlock, n - j);
+                ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, n - j, w, depth, T(1), x + at(0, j, X.ld), X.ld,
+                             x + at(0, j, X.ld), X.ld, T(0), P + at(j, j, n), n),
+                   "gemm");
+            }
+        gpu::launch_cholqr_sum(P, 1, n, n, ptr<T>(W), W.ld, false, true, ws.stream);
+        return;
+    }
     const int len = depth / chunks, rest = depth - chunks * len;
-    auto* P = static_cast<T*>(c.work);  // chunks partials, then the rest's
     for (int j = 0; j < n; j += 128) {
         const int w = std::min(128, n - j), h = n - j;
         const T* Xj = x + at(0, j, X.ld);
@@ -191,10 +156,49 @@ V read_back(const V* device, cudaStream_t stream) {
 }
 
 template <typename T>
-double measure_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n, bool identity) {
+double trace_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n) {
     auto* out = static_cast<double*>(c.work);
-    gpu::launch_cholqr_measure(G, ld, n, identity, out, ws.stream);
+    gpu::launch_cholqr_trace(G, ld, n, out, ws.stream);
     return read_back(out, ws.stream);
+}
+
+/// identity_distance of the n x n G (cholqr_impl.hpp), measured on the device.
+template <typename T>
+double identity_distance_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n) {
+    auto* out = static_cast<double*>(c.work);
+    gpu::launch_cholqr_identity_distance(G, ld, n, out, ws.stream);
+    double host[2];
+    ok(cudaMemcpyAsync(host, out, sizeof(host), cudaMemcpyDeviceToHost, ws.stream), "cudaMemcpyAsync");
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
+    return identity_distance(host[0], host[1]);
+}
+
+/// The power method's estimate of ||G - I||_2 for the n x n symmetric G (cholqr_impl.hpp: kPowerIterations), on the
+/// device: y := G x - x by cuBLAS gemv, its norm read back each step. NaN when a product is not finite.
+template <typename T>
+double spectral_distance_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n) {
+    if (kScalarBytes + 2 * static_cast<size_t>(n) * sizeof(T) > c.work_bytes)
+        STARPU_ABORT_MSG("cholqr workspace too small for the power method");
+    T* x = reinterpret_cast<T*>(static_cast<char*>(c.work) + kScalarBytes);
+    T* y = x + n;
+    const std::vector<T> start = power_start<T>(n);
+    ok(cudaMemcpyAsync(x, start.data(), start.size() * sizeof(T), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
+    double estimate = 0;
+    for (int it = 0; it < kPowerIterations; ++it) {
+        ok(cudaMemcpyAsync(y, x, static_cast<size_t>(n) * sizeof(T), cudaMemcpyDeviceToDevice, ws.stream),
+           "cudaMemcpyAsync");
+        ok(gpu::gemv(ws.cublas, Op::NoTrans, n, n, T(1), G, ld, x, T(-1), y), "gemv");
+        T norm = 0;
+        ok(gpu::nrm2(ws.cublas, n, y, &norm), "nrm2");  // waits for the stream (host pointer mode)
+        if (!std::isfinite(static_cast<double>(norm))) return std::numeric_limits<double>::quiet_NaN();
+        const double previous = estimate;
+        estimate = static_cast<double>(norm);
+        if (norm == T(0)) break;
+        ok(gpu::scal(ws.cublas, n, T(1) / norm, y), "scal");
+        std::swap(x, y);
+        if (it > 2 && std::abs(estimate - previous) <= kPowerTolerance * estimate) break;
+    }
+    return estimate;
 }
 
 /// cholesky_cpu on the device: 0 or the failing column.
@@ -215,7 +219,7 @@ int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile&
         STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
     const int info = read_back(c.dev_info, ws.stream);
     if (info > 0) return info;
-    const double trace = measure_cuda<T>(ws, c, l, L.ld, n, false);  // a NaN or infinite diagonal fails too
+    const double trace = trace_cuda<T>(ws, c, l, L.ld, n);  // a NaN or infinite diagonal fails too
     return std::isfinite(trace) ? 0 : 1;
 }
 
@@ -257,27 +261,35 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         s = base = base_shift<T>(a->m, n, trace);
     }
     const double distance =
-        a->check || a->decide ? std::sqrt(measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, true)) : 0.0;
+        a->check || a->decide ? identity_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, n) : 0.0;
     if (a->check && !(distance <= kIdentityDistance)) a->passes->unorthogonal.store(true);
     int failed = cholesky_cuda<T>(ws, c, G, L, s);
     if (failed > 0 && breakdown == 0) {
         breakdown = failed;
         why = QrBreakdown::RankDeficient;
     }
-    if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, measure_cuda<T>(ws, c, ptr<T>(G), G.ld, n, false));
+    if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, trace_cuda<T>(ws, c, ptr<T>(G), G.ld, n));
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cuda<T>(ws, c, G, L, s = next_shift(s, base));
     if (failed > 0) gpu::launch_qr_laset(ptr<T>(L), L.ld, n, n, 0, ws.stream);
     inverse_cuda(ws, n, Uplo::Lower, Op::Trans, ptr<T>(L), L.ld, ptr<T>(V), V.ld);
     if (breakdown > 0) report_cuda(a, c, ws, info, why, breakdown);
-    if (a->decide && breakdown == 0 && distance <= kSkipDistance) a->passes->count.store(2, std::memory_order_release);
+    if (a->decide && breakdown == 0 &&
+        (distance <= kSkipDistance ||
+         (std::isfinite(distance) && spectral_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, n) <= kSkipDistance)))
+        a->passes->count.store(2, std::memory_order_release);
 }
 
-/// The modified LU of the n x n A, blocked: panels of kLuPanel columns by the one-block kernel, then the row block
-/// U12 := L11^-1 A12 (trsm) and the trailing update A22 -= L21 U12 (gemm). The signs depend only on the panel's
-/// current diagonal, which the earlier updates have reached: the same factorization as the unblocked one.
+/// The modified LU of the n x n A, blocked on two levels. Outer blocks of kLuBlock columns: the diagonal block's
+/// own modified LU (below), then the rows under it L21 := A21 U11^-1 and the row block U12 := L11^-1 A12 (trsm), and
+/// the trailing update A22 -= L21 U12 (gemm). The diagonal block: panels of kLuPanel columns by the one-block kernel
+/// (on the block's rows only), trsm and gemm for the rest of the block. The signs depend only on each column's current
+/// diagonal, which the earlier updates have reached: the same factorization as the unblocked one (no pivoting, so the
+/// rows below a diagonal block need nothing but U11). One block of the GPU walked all n rows of every 32-column panel
+/// before: at n = 2048 the reconstruction took 18 ms of a 66 ms QR of 131072 x 2048 on the H200.
 constexpr int kLuPanel = 32;
+constexpr int kLuBlock = 256;
 template <typename T>
-void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
+void modified_lu_block(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
     for (int k = 0; k < n; k += kLuPanel) {
         const int b = std::min(kLuPanel, n - k), rest = n - k - b;
         T* Akk = A + at(k, k, ld);
@@ -287,6 +299,24 @@ void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
         ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
            "trsm");
         ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A + at(k + b, k, ld), ld, A12, ld, T(1),
+                     A + at(k + b, k + b, ld), ld),
+           "gemm");
+    }
+}
+template <typename T>
+void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
+    for (int k = 0; k < n; k += kLuBlock) {
+        const int b = std::min(kLuBlock, n - k), rest = n - k - b;
+        T* Akk = A + at(k, k, ld);
+        modified_lu_block(ws, b, Akk, ld, s + k);
+        if (rest == 0) break;
+        T* A21 = A + at(k + b, k, ld);
+        T* A12 = A + at(k, k + b, ld);
+        ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, rest, b, T(1), Akk, ld, A21, ld),
+           "trsm");
+        ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
+           "trsm");
+        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A21, ld, A12, ld, T(1),
                      A + at(k + b, k + b, ld), ld),
            "gemm");
     }
@@ -360,88 +390,6 @@ void store_cuda(void* buffers[], void* cl_arg) {
 }
 
 template <typename T>
-void ytc_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Y = tile(buffers[0]), C = tile(buffers[1]), W = tile(buffers[2]);
-    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
-    const T* y = ptr<T>(Y);
-    const T* c = ptr<T>(C);
-    T* w = ptr<T>(W);
-    if (!a->right) {
-        const int cols = C.cols;
-        T beta = T(0);
-        if (a->unit) {
-            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::Unit, n, cols, T(1), y, Y.ld, c, C.ld, w,
-                         W.ld),
-               "trmm");
-            beta = T(1);
-        }
-        if (r > k) deep_product<T>(ws, a->cuda->local(), false, r - k, n, cols, y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
-    } else {
-        const int rows = C.rows;
-        T beta = T(0);
-        if (a->unit) {
-            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::Unit, rows, n, T(1), y, Y.ld, c, C.ld,
-                         w, W.ld),
-               "trmm");
-            beta = T(1);
-        }
-        if (r > k)
-            deep_product<T>(ws, a->cuda->local(), true, r - k, n, rows, y + k, Y.ld, c + at(0, k, C.ld), C.ld, beta, w,
-                            W.ld);
-    }
-}
-
-template <typename T>
-void tmul_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
-    ok(gpu::trmm(ws.cublas, a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans,
-                 Diag::NonUnit, W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld, ptr<T>(W), W.ld),
-       "trmm");
-}
-
-template <typename T>
-void update_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Y = tile(buffers[0]), W = tile(buffers[1]), C = tile(buffers[2]);
-    const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
-    const T* y = ptr<T>(Y);
-    const T* w = ptr<T>(W);
-    T* c = ptr<T>(C);
-    if (!a->right) {
-        const int cols = C.cols;
-        if (a->unit) {
-            const Tile Z = tile(buffers[3]);
-            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, n, cols, T(1), y, Y.ld, w, W.ld,
-                         ptr<T>(Z), Z.ld),
-               "trmm");
-            ok(gpu::geam(ws.cublas, n, cols, T(1), c, C.ld, T(-1), ptr<T>(Z), Z.ld, c, C.ld), "geam");
-        }
-        if (r > k)
-            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, r - k, cols, n, T(-1), y + k, Y.ld, w, W.ld, T(1), c + k,
-                         C.ld),
-               "gemm");
-    } else {
-        const int rows = C.rows;
-        if (a->unit) {
-            const Tile Z = tile(buffers[3]);
-            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, w, W.ld,
-                         ptr<T>(Z), Z.ld),
-               "trmm");
-            ok(gpu::geam(ws.cublas, rows, n, T(1), c, C.ld, T(-1), ptr<T>(Z), Z.ld, c, C.ld), "geam");
-        }
-        if (r > k)
-            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1),
-                         c + at(0, k, C.ld), C.ld),
-               "gemm");
-    }
-}
-
-template <typename T>
 Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     int lwork = 0;
     if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
@@ -470,9 +418,6 @@ Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
     template void potrf_cuda<T>(void*[], void*);                   \
     template void householder_cuda<T>(void*[], void*);             \
     template void store_cuda<T>(void*[], void*);                   \
-    template void ytc_cuda<T>(void*[], void*);                     \
-    template void tmul_cuda<T>(void*[], void*);                    \
-    template void update_cuda<T>(void*[], void*);                  \
     template Workspace cholqr_workspace<T>(cusolverDnHandle_t, int); \
     template Workspace cholqr_scratch<T>(cusolverDnHandle_t, int);
 STARFACT_CHOLQR_CUDA(float)

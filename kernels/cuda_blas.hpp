@@ -42,6 +42,14 @@ inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m
     return cublasGemmEx(h, op(a), op(b), m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, C, CUDA_R_32F,
                         ldc, fast_compute(compute), CUBLAS_GEMM_DEFAULT);
 }
+/// *result := ||x||_2 (unit stride; host pointer mode: waits for the handle's stream).
+inline cublasStatus_t nrm2(cublasHandle_t h, int n, const float* x, float* result) { return cublasSnrm2(h, n, x, 1, result); }
+inline cublasStatus_t nrm2(cublasHandle_t h, int n, const double* x, double* result) {
+    return cublasDnrm2(h, n, x, 1, result);
+}
+/// x := alpha x (unit stride).
+inline cublasStatus_t scal(cublasHandle_t h, int n, float alpha, float* x) { return cublasSscal(h, n, &alpha, x, 1); }
+inline cublasStatus_t scal(cublasHandle_t h, int n, double alpha, double* x) { return cublasDscal(h, n, &alpha, x, 1); }
 /// y := alpha op(A) x + beta y (unit strides).
 inline cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, float alpha, const float* A, int lda, const float* x,
                            float beta, float* y) {

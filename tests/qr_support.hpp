@@ -31,9 +31,10 @@ std::vector<T> random_rect(int64_t m, int64_t n, int64_t ld, uint64_t seed) {
     return A;
 }
 
-/// An m x n matrix U diag(sigma) V^T with orthonormal U, V (LAPACK's QR of random matrices) and singular values
-/// geometrically from 1 down to 1 / cond.
-inline std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
+/// An m x n matrix U diag(sigma) V^T with orthonormal U, V (LAPACK's QR of random matrices) and the singular values
+/// sigma(j), j < n.
+template <typename Sigma>
+std::vector<double> with_singular_values(int64_t m, int64_t n, Sigma sigma, uint64_t seed) {
     auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
         std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
         REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
@@ -43,11 +44,32 @@ inline std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64
     const std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1);
     std::vector<double> US = U, A(static_cast<size_t>(m * n));
     for (int64_t j = 0; j < n; ++j) {
-        const double s = n == 1 ? 1.0 : std::pow(cond, -double(j) / double(n - 1));
+        const double s = sigma(j);
         for (int64_t i = 0; i < m; ++i) US[i + j * m] *= s;
     }
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, n, 1.0, US.data(), m, V.data(), n, 0.0, A.data(), m);
     return A;
+}
+
+/// with_singular_values from 1 down to 1 / cond, geometrically.
+inline std::vector<double> conditioned(int64_t m, int64_t n, double cond, uint64_t seed) {
+    return with_singular_values(
+        m, n, [&](int64_t j) { return n == 1 ? 1.0 : std::pow(cond, -double(j) / double(n - 1)); }, seed);
+}
+
+/// with_singular_values 1 (the first n / 2) and `small` (the rest): after the Cholesky QR's shifted first pass
+/// (shift s), Q1^T Q1 - I has n - n / 2 eigenvalues of about -s / (small^2 + s) and the rest near 0, so that its
+/// 2-norm is about s / (small^2 + s) while its Frobenius norm is about sqrt(n / 2) times that.
+inline std::vector<double> two_level(int64_t m, int64_t n, double small, uint64_t seed) {
+    return with_singular_values(m, n, [&](int64_t j) { return j < n / 2 ? 1.0 : small; }, seed);
+}
+/// The `small` of two_level for which the 2-norm above is `distance` in double: s / small^2 = distance / (1 -
+/// distance), s the shift of the first pass (codelets/cholqr_impl.hpp: 11 (m n + n (n + 1)) u ||A||_F^2, with
+/// ||A||_F^2 about n / 2).
+inline double two_level_small(int64_t m, int64_t n, double distance) {
+    const double u = std::numeric_limits<double>::epsilon() / 2, N = static_cast<double>(n);
+    const double s = 11.0 * (static_cast<double>(m) * N + N * (N + 1)) * u * (N / 2);
+    return std::sqrt(s * (1 - distance) / distance);
 }
 
 /// ||X - Y||_1 / (||Y||_1 m eps) over m x n blocks (X's leading dimension ldx, Y's ldy).

@@ -22,6 +22,7 @@ using starfact::detail::qr_domain_rows;
 using starfact::detail::qr_inner_block;
 using starfact::detail::qr_uses_cholqr;
 using starfact::detail::qr_uses_panel;
+using starfact::detail::qr_tile_size;
 
 namespace {
 
@@ -79,6 +80,33 @@ TEST_CASE("cholqr: conditioned matrices (cond 10 to 1e12) keep orthogonality and
             CHECK(orth < kResidualLimit);
             CHECK(res < kResidualLimit);
         }
+    }
+}
+
+TEST_CASE("cholqr: the third pass runs only when the second pass's input is not orthonormal in the 2-norm",
+          "[qr][cholqr][cpu]") {
+    // two_level matrices: after the shifted first pass, ||Q1^T Q1 - I||_2 is `distance` while its Frobenius norm and
+    // its 1-norm are several times more. 0.05: the second pass's output is orthonormal, two passes (the power
+    // method's estimate decides); 0.3: three.
+    for (const double distance : {0.05, 0.3}) {
+        const int64_t m = 2000, n = 200, nb = 256;
+        const uint64_t seed = fresh_seed();
+        INFO("distance=" << distance << " seed=" << seed);
+        const std::vector<double> A = two_level(m, n, two_level_small(m, n, distance), seed);
+        std::vector<double> F = A, Q(static_cast<size_t>(m * n));
+        QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
+        TileMatrix<double> a(runtime(), m, n, nb);
+        a.import(F.data(), m);
+        RunStats stats;
+        geqrf(a, f, on(Mapping::CpuOnly), stats);
+        a.export_to(F.data(), m);
+        CHECK(stats.qr_passes == (distance < 0.1 ? 2 : 3));
+        orgqr(runtime(), m, n, F.data(), m, f, Q.data(), m, on(Mapping::CpuOnly));
+        const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, A.data(), m,
+                                                                                           Q.data(), m, F.data(), m);
+        INFO("orthogonality=" << orth << " residual=" << res);
+        CHECK(orth < kResidualLimit);
+        CHECK(res < kResidualLimit);
     }
 }
 
@@ -180,7 +208,20 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 256, 32768, Mapping::CpuOnly, true));  // no CUDA worker
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 256, 32768, Mapping::GpuOnly, false));
     CHECK_FALSE(qr_uses_cholqr(aut, 40000, 256, 32768, Mapping::GpuOnly, true));  // one tile row or less than two
-    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 2048, Mapping::GpuOnly, true));
+    // Wider: up to 4096 columns with at least 8 rows per column, in one tile column of at least two tile rows.
+    CHECK(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(aut, 8 * 4096, 4096, 16384, Mapping::GpuOnly, true));
+    CHECK_FALSE(qr_uses_cholqr(aut, 8 * 4096 - 1, 4096, 16383, Mapping::GpuOnly, true));  // fewer than 8 n rows
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 4097, 32768, Mapping::GpuOnly, true));       // wider than 4096
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 512, Mapping::GpuOnly, true));          // several tile columns
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
+    // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.
+    CHECK(qr_tile_size<double>(400000, 1000, Mapping::GpuOnly, Residency::Device, true) == 32768);
+    CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
+    CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
+    CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);
+    CHECK(qr_tile_size<double>(1 << 20, 256, Mapping::GpuOnly, Residency::Device, true) == 65536);
+    CHECK(qr_tile_size<double>(400000, 1000, Mapping::CpuOnly, Residency::Host, false) == 192);
     CHECK(qr_uses_cholqr(cholqr, 100, 10, 16, Mapping::CpuOnly, false));
     CHECK_FALSE(qr_uses_cholqr(binary, 1 << 20, 256, 32768, Mapping::GpuOnly, true));
 }

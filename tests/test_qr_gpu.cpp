@@ -78,6 +78,7 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
     expect_gpu_qr<T>(70, 40, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // the panel codelet
     expect_gpu_qr<T>(40, 70, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_right<T>(70, 40, 5, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<T>(130, 20, 32, "cholqr", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // the Cholesky QR's codelets
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     const int64_t nrhs = 2, nb = 32;
@@ -109,6 +110,15 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
     if constexpr (sizeof(T) == 8) {
         expect_gpu_cholqr_passes(conditioned(300, 140, 10, seed + 2), 300, 140, 160, 2);
         expect_gpu_cholqr_passes(conditioned(300, 140, 1e8, seed + 3), 300, 140, 160, 3);
+        // The second pass's decision by the power method on the device (its input's 2-norm distance from
+        // orthonormal 0.05, the Frobenius norm and 1-norm above 0.1): two passes; at 0.3, three.
+        expect_gpu_cholqr_passes(two_level(2000, 200, two_level_small(2000, 200, 0.05), seed + 4), 2000, 200, 256, 2);
+        expect_gpu_cholqr_passes(two_level(2000, 200, two_level_small(2000, 200, 0.3), seed + 5), 2000, 200, 256, 3);
+        // Wide tiles, no chunks of the Gram: its lower triangle by block columns of 256 (n = 1500) and by syrk (n =
+        // 2048); the modified LU blocked on two levels (n > 256).
+        expect_gpu_cholqr_passes(conditioned(3200, 1500, 10, seed + 6), 3200, 1500, 1600, 2);
+        expect_gpu_cholqr_passes(conditioned(4200, 2048, 10, seed + 7), 4200, 2048, 2100, 2);
+        expect_gpu_cholqr_passes(conditioned(4200, 2048, 1e8, seed + 8), 4200, 2048, 2100, 3);
     }
 }
 

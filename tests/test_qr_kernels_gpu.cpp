@@ -8,10 +8,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
+#include "kernels/qr/cholqr_kernels.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "tests/seeds.hpp"
 
@@ -227,5 +230,48 @@ TEMPLATE_TEST_CASE("QR kernels: the first exactly zero diagonal entry of R, LAPA
         stream.finish();
         CHECK(d_info.fetch()[0] == c.expected);
         CHECK(d_r.fetch() == R);  // read only
+    }
+}
+
+TEMPLATE_TEST_CASE("Cholesky QR kernels: a Gram matrix's trace and its distance from the identity",
+                   "[gpu][qr][sanitize]", float, double) {
+    // The distance: ||G - I||_F^2 and the largest column sum of |G - I| (one block per column, atomics across
+    // columns), read only; a NaN anywhere makes both NaN-or-larger than every finite value.
+    using T = TestType;
+    std::mt19937_64 rng(fresh_seed());
+    TestStream stream;
+    for (const int n : {1, 37, 300}) {
+        INFO("n=" << n);
+        const int ld = n + 3;
+        std::vector<T> G = random_array<T>(ld, n, rng);
+        double trace = 0, squares = 0, largest = 0;
+        for (int j = 0; j < n; ++j) {
+            double column = 0;
+            for (int i = 0; i < n; ++i) {
+                const double d = double(G[i + size_t(j) * ld]) - (i == j ? 1.0 : 0.0);
+                squares += d * d;
+                column += std::abs(d);
+            }
+            largest = std::max(largest, column);
+            trace += double(G[j + size_t(j) * ld]);
+        }
+        DeviceArray<T> d_g(G);
+        DeviceArray<double> d_out(std::vector<double>{-1.0, -1.0});
+        gpu::launch_cholqr_trace(d_g.get(), ld, n, d_out.get(), stream.get());
+        stream.finish();
+        CHECK(d_out.fetch()[0] == Approx(trace).epsilon(1e-12));
+        gpu::launch_cholqr_identity_distance(d_g.get(), ld, n, d_out.get(), stream.get());
+        stream.finish();
+        const std::vector<double> out = d_out.fetch();
+        CHECK(out[0] == Approx(squares).epsilon(1e-12));
+        CHECK(out[1] == Approx(largest).epsilon(1e-12));
+        CHECK(d_g.fetch() == G);
+        G[n / 2 + size_t(n / 3) * ld] = std::numeric_limits<T>::quiet_NaN();
+        DeviceArray<T> d_nan(G);
+        gpu::launch_cholqr_identity_distance(d_nan.get(), ld, n, d_out.get(), stream.get());
+        stream.finish();
+        const std::vector<double> nan = d_out.fetch();
+        CHECK(std::isnan(nan[0]));
+        CHECK(!(nan[1] <= largest));
     }
 }

@@ -24,18 +24,10 @@ __global__ void scale_kernel(T* A, int ld, int m, int n, const T* s, bool rows) 
 }
 
 template <typename T>
-__global__ void measure_kernel(const T* G, int ld, int n, bool identity, double* out) {
+__global__ void trace_kernel(const T* G, int ld, int n, double* out) {
     __shared__ double part[kThreads];
     double sum = 0;
-    if (identity) {
-        for (int64_t idx = threadIdx.x; idx < static_cast<int64_t>(n) * n; idx += blockDim.x) {
-            const int i = static_cast<int>(idx % n), j = static_cast<int>(idx / n);
-            const double d = static_cast<double>(G[i + static_cast<int64_t>(j) * ld]) - (i == j ? 1.0 : 0.0);
-            sum += d * d;
-        }
-    } else {
-        for (int i = threadIdx.x; i < n; i += blockDim.x) sum += static_cast<double>(G[i + static_cast<int64_t>(i) * ld]);
-    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) sum += static_cast<double>(G[i + static_cast<int64_t>(i) * ld]);
     part[threadIdx.x] = sum;
     __syncthreads();
     for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -43,6 +35,35 @@ __global__ void measure_kernel(const T* G, int ld, int n, bool identity, double*
         __syncthreads();
     }
     if (threadIdx.x == 0) *out = part[0];
+}
+
+/// Column j (block j): its sum of squares of G - I added to out[0], its sum of |G - I| maxed into out[1] (as the
+/// bits of a non-negative double, whose order is the integers'; a NaN's bits are above every finite value's).
+template <typename T>
+__global__ void identity_distance_kernel(const T* G, int ld, int n, double* out) {
+    __shared__ double squares[kThreads], sums[kThreads];
+    const int j = blockIdx.x;
+    double sq = 0, ab = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const double d = static_cast<double>(G[i + static_cast<int64_t>(j) * ld]) - (i == j ? 1.0 : 0.0);
+        sq += d * d;
+        ab += fabs(d);
+    }
+    squares[threadIdx.x] = sq;
+    sums[threadIdx.x] = ab;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) {
+            squares[threadIdx.x] += squares[threadIdx.x + w];
+            sums[threadIdx.x] += sums[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        atomicAdd(&out[0], squares[0]);
+        atomicMax(reinterpret_cast<unsigned long long*>(&out[1]),
+                  static_cast<unsigned long long>(__double_as_longlong(sums[0])));
+    }
 }
 
 template <typename T>
@@ -95,8 +116,13 @@ void launch_cholqr_scale(T* A, int ld, int m, int n, const T* s, bool rows, cuda
     if (m > 0 && n > 0) scale_kernel<T><<<blocks_for(n), 128, 0, stream>>>(A, ld, m, n, s, rows);
 }
 template <typename T>
-void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out, cudaStream_t stream) {
-    measure_kernel<T><<<1, kThreads, 0, stream>>>(G, ld, n, identity, out);
+void launch_cholqr_trace(const T* G, int ld, int n, double* out, cudaStream_t stream) {
+    trace_kernel<T><<<1, kThreads, 0, stream>>>(G, ld, n, out);
+}
+template <typename T>
+void launch_cholqr_identity_distance(const T* G, int ld, int n, double* out, cudaStream_t stream) {
+    cudaMemsetAsync(out, 0, 2 * sizeof(double), stream);
+    if (n > 0) identity_distance_kernel<T><<<static_cast<unsigned>(n), kThreads, 0, stream>>>(G, ld, n, out);
 }
 template <typename T>
 void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric,
@@ -114,7 +140,8 @@ void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStrea
 #define STARFACT_CHOLQR_KERNELS(T)                                                                  \
     template void launch_cholqr_add_diag<T>(T*, int, int, T, cudaStream_t);                         \
     template void launch_cholqr_scale<T>(T*, int, int, int, const T*, bool, cudaStream_t);          \
-    template void launch_cholqr_measure<T>(const T*, int, int, bool, double*, cudaStream_t);        \
+    template void launch_cholqr_trace<T>(const T*, int, int, double*, cudaStream_t);                \
+    template void launch_cholqr_identity_distance<T>(const T*, int, int, double*, cudaStream_t);    \
     template void launch_cholqr_sum<T>(const T*, int, int, int, T*, int, bool, bool, cudaStream_t);  \
     template void launch_cholqr_modified_lu_panel<T>(T*, int, int, int, T*, cudaStream_t);
 STARFACT_CHOLQR_KERNELS(float)

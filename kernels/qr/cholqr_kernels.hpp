@@ -14,9 +14,13 @@ void launch_cholqr_add_diag(T* A, int ld, int n, T value, cudaStream_t stream);
 /// A (m x n): A(i, j) *= s(i) (rows) or s(j) (columns).
 template <typename T>
 void launch_cholqr_scale(T* A, int ld, int m, int n, const T* s, bool rows, cudaStream_t stream);
-/// *out := trace(G) (identity false) or ||G - I||_F^2 (identity true) of the n x n G, summed in double. One block.
+/// *out := trace(G) of the n x n G, summed in double. One block.
 template <typename T>
-void launch_cholqr_measure(const T* G, int ld, int n, bool identity, double* out, cudaStream_t stream);
+void launch_cholqr_trace(const T* G, int ld, int n, double* out, cudaStream_t stream);
+/// The distance of the n x n G from the identity, in double: out[0] := ||G - I||_F^2, out[1] := ||G - I||_1 (the
+/// largest column sum of |G - I|; NaN when G holds one). One block per column.
+template <typename T>
+void launch_cholqr_identity_distance(const T* G, int ld, int n, double* out, cudaStream_t stream);
 /// W (m x n, ldw) := sum over b < count of P_b (+ W when `accumulate`), the m x n matrices P_b = P + b m n (leading
 /// dimension m). `symmetric` (m = n): W(i, j) := the sum of P_b(max(i, j), min(i, j)): only the P_b's lower
 /// triangles are read, W is written whole.

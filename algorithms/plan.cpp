@@ -249,18 +249,32 @@ int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers) 
     return std::max<int64_t>(1, (mt + domains - 1) / domains);
 }
 
+namespace {
+/// Tall and skinny by the Cholesky QR's measure (qr_uses_cholqr): n <= 512, or up to kCholqrWideOrder columns with at
+/// least kCholqrWideAspect rows per column.
+constexpr int64_t kCholqrNarrowOrder = 512;
+constexpr int64_t kCholqrWideOrder = 4096;
+constexpr int64_t kCholqrWideAspect = 8;
+bool cholqr_shape(int64_t m, int64_t n) {
+    return n >= 1 && (n <= kCholqrNarrowOrder || (n <= kCholqrWideOrder && m >= kCholqrWideAspect * n));
+}
+}  // namespace
+
 bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu) {
     if (tree.kind == QrTree::Kind::Cholqr) return true;
     if (tree.kind != QrTree::Kind::Auto) return false;
-    // Measured on the H200, device-resident, GPU-only (docs/qr.md): m = 2^20, n = 128 to 512, and 800000 x 200, in
-    // tiles of 32768 rows, the Cholesky QR 2.1 to 2.7 times faster than the binary tree (about cuSOLVER's geqrf).
-    return gpu && mapping != Mapping::CpuOnly && n >= 1 && n <= 512 && n <= nb && m >= 2 * nb;
+    // Measured on the H200, device-resident, GPU-only, double (docs/qr.md): m = 2^20, n = 128 to 512, and 800000 x 200,
+    // in tiles of 32768 rows, the Cholesky QR 2.1 to 2.7 times faster than the binary tree (about cuSOLVER's geqrf);
+    // 400000 x 1000 1.9x cuSOLVER, 2^20 x 1000 1.8x, 65536 to 131072 x 2048 1.5x, where the trees ran at 0.2-0.4x.
+    return gpu && mapping != Mapping::CpuOnly && cholqr_shape(m, n) && n <= nb && m >= 2 * nb;
 }
 
 bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu) {
     if (tree.kind == QrTree::Kind::Panel) return true;
     if (tree.kind != QrTree::Kind::Auto || nb < 1) return false;
-    return gpu && mapping != Mapping::CpuOnly && n > nb && m >= n && m <= 4 * n;
+    // Square to tall (m >= n) beyond the Cholesky QR's shapes: 0.89-1.09x cuSOLVER where the trees ran at 0.3-0.6x
+    // (65536 x 4096: panel 0.174 s, binary tree 0.487 s; 131072 x 8192: 0.72 s against 1.99 s).
+    return gpu && mapping != Mapping::CpuOnly && n > nb && m >= n && !qr_uses_cholqr(tree, m, n, nb, mapping, gpu);
 }
 
 template <typename T>
@@ -274,11 +288,12 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     // 512 at n = 8192 (0.131 s against 0.137 and 0.188) and 1024 at 16384 (0.432 s against 0.509).
     // The Cholesky QR (qr_uses_cholqr) on 2^20 rows: tiles of 65536 rows, half the tasks, took 0.0077 s at n = 128
     // and 0.0456 at 512 against 0.0084 and 0.0479 (32768); below 4 tiles of 32768 rows, 32768.
-    if (n <= 512) return std::max<int64_t>(m >= 4 * 32768 ? 65536 : 32768, n);
+    if (n <= kCholqrNarrowOrder) return std::max<int64_t>(m >= 4 * 32768 ? 65536 : 32768, n);
+    // Wider Cholesky QR shapes: tiles of 32768 rows (2^20 x 1000: 0.118 s against 0.123 with 65536), or two tile rows
+    // of m / 2 when fewer (32768 x 2048: 16384).
+    if (cholqr_shape(m, n)) return std::max<int64_t>(n, std::min<int64_t>(32768, m / 2));
     return 2048;
 }
-
-
 template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);
 template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
 

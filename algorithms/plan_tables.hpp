@@ -22,12 +22,12 @@ Mapping task_mapping(Mapping m, int64_t nb, bool gpu);
 int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
 /// Whether geqrf factors an m x n matrix in nb x nb tiles by the Cholesky QR (QrTree::Kind::Cholqr) rather than a
 /// Householder tree: Cholqr always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for tall and skinny
-/// matrices of one tile column and at least two tile rows, n <= 512 (docs/qr.md has the measurements); never
-/// otherwise.
+/// matrices of one tile column and at least two tile rows: n <= 512, or n <= 4096 with m >= 8 n (docs/qr.md has the
+/// measurements); never otherwise.
 bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
 /// Whether geqrf factors an m x n matrix in nb x nb tiles with whole-panel tasks (QrTree::Kind::Panel) rather than
 /// a Householder tree: Panel always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for matrices of at least
-/// two tile columns with m >= n and m <= 4 n (square and moderately tall; docs/qr.md has the measurements); never
+/// two tile columns with m >= n that the Cholesky QR does not take (docs/qr.md has the measurements); never
 /// otherwise (the CPU keeps the trees).
 bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
 /// The inner blocking of the CPU QR kernels: nb on mappings that may run CUDA codelets (their kernels form one
@@ -82,8 +82,9 @@ int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, 
 
 
 /// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
-/// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for tall-skinny matrices (n <= 512) tiles far taller
-/// than the matrix is wide: nb = 32768, one tile column of 32768 x n tiles (docs/qr.md has the measurements).
+/// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for the Cholesky QR's tall and skinny shapes
+/// (qr_uses_cholqr) tiles far taller than the matrix is wide: one tile column of 32768 x n tiles (65536 from
+/// m = 131072 for n <= 512; for fewer than 65536 rows, m / 2; docs/qr.md has the measurements).
 template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 /// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):

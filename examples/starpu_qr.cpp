@@ -49,21 +49,25 @@ problem
   --m M             rows (default: n). m < n: a wide matrix (R upper trapezoidal; gels gives the minimum-norm
                     solution through the QR of A^T, orgqr all of the m x m Q)
 )") + support::common_flags_help({"--n"}) +
-           R"(  --nb NB           tile size (default: starfact::plan's: 192 on CPUs; on GPUs 2048, and for
-                    n <= 512 one tile column of tall tiles: 65536 rows from m = 131072, else 32768)
+           R"(  --nb NB           tile size (default: starfact::plan's: 192 on CPUs; on GPUs 2048, and for the
+                    Cholesky QR's shapes one tile column of tall tiles: 32768 rows (n <= 512: 65536 from
+                    m = 131072), m / 2 below 65536 rows)
   --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
   --op OP           geqrf (default), gels (least squares, m < n: the minimum-norm solution) or orgqr (the thin
                     Q, m x min(m, n), after an untimed geqrf). The cuSOLVER baselines: geqrf: cusolverDnXgeqrf
                     (m < n too); gels, m >= n: Xgeqrf + <t>ormqr (Q^T B) + cublas<t>trsm; gels, m < n:
                     cublas<t>geam (A^T) + Xgeqrf of A^T + cublas<t>trsm (R^T Y = B) + <t>ormqr (X = Q [Y; 0]);
-                    orgqr: <t>orgqr of Q's first min(m, n) columns (cuSOLVER's orgqr takes m >= n). On CPU runs
-                    LAPACKE's <t>geqrf, <t>gels, <t>orgqr
+                    orgqr: <t>orgqr of Q's first min(m, n) columns (cuSOLVER's orgqr takes m >= n). Without
+                    --device-resident, also what a user with host arrays calls (geqrf; gels, m >= n): cuSOLVER
+                    with the copies of A (and B) to the GPU and of the results back timed (cusolver+copies). On
+                    CPU runs LAPACKE's <t>geqrf, <t>gels, <t>orgqr
   --nrhs R          right-hand sides of gels (default 1)
   --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain), or
                     cholqr: shifted Cholesky QR 3 with the Householder form reconstructed (tall and skinny: one tile
-                    column, n <= nb; auto picks it on GPUs for n <= 512 and at least two tile rows), or panel:
-                    blocked Householder QR with one task per panel (geqrf of the gathered tile column) and
-                    trailing updates by tiles (auto picks it on GPUs for n > nb and n <= m <= 4 n)
+                    column, n <= nb; auto picks it on GPUs for at least two tile rows and n <= 512, or n <= 4096
+                    with m >= 8 n), or panel: blocked Householder QR with one task per panel (geqrf of the
+                    gathered tile column) and trailing updates by tiles (auto picks it on GPUs for n > nb and
+                    m >= n, where the Cholesky QR does not run)
   --compare         time every tree of --trees on the same matrix, one table
   --trees LIST      the trees of --compare (default flat,binary,auto)
 )" + support::common_flags_help({"--prec", "--seed"}) +
@@ -288,6 +292,19 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                        fmt("%.4f", v.seconds[i]), fmt("%.1f", flops / v.seconds[i] * 1e-9), "-", "-", "-",
                        std::to_string(v.info)});
         summary += support::vendor_summary(v, flops, best);
+#ifdef STARFACT_HAVE_CUDA
+        // What a user with host arrays calls instead: the copies and cuSOLVER (geqrf; gels of a tall A).
+        if (dev && residency == Residency::Host && (s.op == QrOp::Geqrf || (s.op == QrOp::Gels && m >= n))) {
+            const VendorRun h = dev->cusolver(s.op, s.warmup, s.repeat, true);
+            for (size_t i = 0; i < h.seconds.size(); ++i)
+                table.row({h.name, support::to_string(s.op), std::to_string(m), std::to_string(n), "-", "-", "-",
+                           std::string(1, s.prec), "-", "-", "host", std::to_string(i + 1), fmt("%.4f", h.seconds[i]),
+                           fmt("%.1f", flops / h.seconds[i] * 1e-9), "-", "-", "-", std::to_string(h.info)});
+            const double th = support::median(h.seconds);
+            summary += "; " + h.name + " median " + fmt("%.4f", th) + " s; ratio " + h.name + "/starfact = " +
+                       fmt("%.3f", th / best);
+        }
+#endif
     }
     table.note(summary);
     if (failed) {

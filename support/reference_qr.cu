@@ -168,10 +168,10 @@ T* DeviceQrReference<T>::buffer(int i, int64_t count) {
 }
 
 template <typename T>
-VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat) {
+VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat, bool from_host) {
     const DeviceGuard on(device_);
     VendorRun r;
-    r.name = "cusolver";
+    r.name = from_host ? "cusolver+copies" : "cusolver";
     const Solver s(true);
     const BlasHandle blas = new_blas();
     ok(cublasSetStream(blas.get(), s.stream.get()), "cublasSetStream");
@@ -204,6 +204,40 @@ VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat) {
                             cuda_type<T>(), dwork.get(), dev_bytes, hwork.data(), host_bytes, dinfo.get()),
            "cusolverDnXgeqrf");
     };
+    // The host user's arrays (from_host): A, then B, pinned.
+    from_host = from_host && (op == QrOp::Geqrf || (op == QrOp::Gels && !wide_gels));
+    const size_t a_bytes = static_cast<size_t>(m_ * n_) * sizeof(T), b_bytes = rhs ? static_cast<size_t>(ldb * nrhs_) * sizeof(T) : 0;
+    PinnedPtr<T> pinned;
+    if (from_host) {
+        T* p = nullptr;
+        ok(cudaMallocHost(&p, a_bytes + b_bytes), "cudaMallocHost");
+        pinned.reset(p);
+        ok(cudaMemcpy(p, a_, a_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(A)");
+        if (rhs) ok(cudaMemcpy(p + m_ * n_, b_, b_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(B)");
+    }
+    auto copy = [&](void* to, const void* from, size_t bytes, cudaMemcpyKind kind) {
+        ok(cudaMemcpyAsync(to, from, bytes, kind, s.stream.get()), "cudaMemcpy(host arrays)");
+    };
+    if (from_host) {
+        r.seconds = timed_runs(
+            s.stream.get(), warmup, repeat, [] {},
+            [&] {
+                copy(work, pinned.get(), a_bytes, cudaMemcpyHostToDevice);
+                if (rhs) copy(rhs, pinned.get() + m_ * n_, b_bytes, cudaMemcpyHostToDevice);
+                factor();
+                if (rhs) {
+                    ok(ormqr(s.handle.get(), apply, m_, nrhs_, n_, work, m_, tau.get(), rhs, ldb, lwork_buf.get(),
+                             lwork, dinfo.get()),
+                       "cusolverDn<t>ormqr");
+                    ok(trsm(blas.get(), CUBLAS_OP_N, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
+                    copy(pinned.get() + m_ * n_, rhs, b_bytes, cudaMemcpyDeviceToHost);
+                } else {
+                    copy(pinned.get(), work, a_bytes, cudaMemcpyDeviceToHost);
+                }
+            });
+        ok(cudaMemcpy(&r.info, dinfo.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+        return r;
+    }
     r.seconds = timed_runs(
         s.stream.get(), warmup, repeat,
         [&] {

@@ -47,7 +47,9 @@ public:
     /// solution through the QR of A^T, as starfact computes it): cublas<t>geam (A^T) + Xgeqrf of the n x m A^T +
     /// cublas<t>trsm (R^T Y = B) + B(m:n) := 0 + cusolverDn<t>ormqr (X = Q [Y; 0]). orgqr: cusolverDn<t>orgqr of
     /// the first min(m, n) columns of Q (m x m when m < n) after an untimed Xgeqrf.
-    VendorRun cusolver(QrOp op, int warmup, int repeat);
+    /// `from_host` (geqrf, and gels with m >= n): what a user with host arrays does instead, the copies timed: A (and
+    /// B) from pinned host memory to the device, the calls, the factors and tau (gels: the solution) back.
+    VendorRun cusolver(QrOp op, int warmup, int repeat, bool from_host = false);
     /// The orthogonality and factorization residuals of the factored tiles F (R in its upper trapezoid) and the
     /// thin Q (m x min(m, n)) in Q's tiles (both exported on the device).
     void check_qr(const TileMatrix<T>& F, const TileMatrix<T>& Q, double* orthogonality, double* factorization);

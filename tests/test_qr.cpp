@@ -149,13 +149,15 @@ TEST_CASE("QR reduction trees: domains from the plan", "[qr][cpu]") {
     CHECK(QrTree::parse("panel").name() == "panel");
     CHECK(qr_domain_rows(QrTree::parse("panel"), 10, 3, 8) == 10);
     // The plan's choice of whole-panel tasks: always when asked for; auto only on GPU mappings, for matrices of
-    // several tile columns, m >= n, at most 4 n rows.
+    // several tile columns, m >= n, that the Cholesky QR does not take.
     CHECK(qr_uses_panel(QrTree::parse("panel"), 100, 10, 16, Mapping::CpuOnly, false));
     CHECK(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::GpuOnly, true));
     CHECK_FALSE(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::CpuOnly, true));
     CHECK_FALSE(qr_uses_panel(QrTree{}, 16384, 16384, 2048, Mapping::GpuOnly, false));
     CHECK_FALSE(qr_uses_panel(QrTree{}, 8192, 16384, 2048, Mapping::GpuOnly, true));   // wide
-    CHECK_FALSE(qr_uses_panel(QrTree{}, 1 << 20, 4096, 2048, Mapping::GpuOnly, true));  // tall
+    CHECK(qr_uses_panel(QrTree{}, 1 << 20, 4096, 2048, Mapping::GpuOnly, true));         // tall, tiles narrower than n
+    CHECK(qr_uses_panel(QrTree{}, 1 << 20, 8192, 2048, Mapping::GpuOnly, true));         // tall and wider than 4096
+    CHECK_FALSE(qr_uses_panel(QrTree{}, 1 << 20, 4096, 32768, Mapping::GpuOnly, true));  // the Cholesky QR's
     CHECK_FALSE(qr_uses_panel(QrTree{}, 4096, 2048, 2048, Mapping::GpuOnly, true));     // one tile column
     CHECK_FALSE(qr_uses_panel(QrTree::parse("flat"), 16384, 16384, 2048, Mapping::GpuOnly, true));
     CHECK_THROWS_WITH(QrTree::parse("greedy", "--tree"), Catch::Contains("'--tree' must be one of auto, flat, binary"));

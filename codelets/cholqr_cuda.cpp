@@ -12,6 +12,7 @@
 
 #include "codelets/cholqr_cuda_common.hpp"
 #include "codelets/cholqr_impl.hpp"
+#include "codelets/cholqr_panel.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/cholqr_kernels.hpp"
 #include "kernels/qr/qr_cuda_blas.hpp"
@@ -136,25 +137,6 @@ void add_cuda(void* buffers[], void* cl_arg) {
     }
 }
 
-/// inverse_cpu on the device.
-template <typename T>
-void inverse_cuda(const gpu::WorkerStream& ws, int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
-    gpu::launch_qr_laset(V, ldv, n, n, 0, ws.stream);
-    ok(gpu::trsm(ws.cublas, Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv), "trsm");
-}
-
-/// The worker's workspace for cholqr_potrf: one double (a measure read back), then cuSOLVER's potrf workspace.
-constexpr size_t kScalarBytes = 256;
-
-/// One number of the device back on the host (waits for the stream).
-template <typename V>
-V read_back(const V* device, cudaStream_t stream) {
-    V v{};
-    ok(cudaMemcpyAsync(&v, device, sizeof(V), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
-    ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    return v;
-}
-
 template <typename T>
 double trace_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const T* G, int ld, int n) {
     auto* out = static_cast<double*>(c.work);
@@ -223,15 +205,6 @@ int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile&
     return std::isfinite(trace) ? 0 : 1;
 }
 
-/// The diagonal of the n x n A (device) into d (host); waits for the stream.
-template <typename T>
-void read_diagonal(const gpu::WorkerStream& ws, const T* A, int ld, int n, T* d) {
-    ok(cudaMemcpy2DAsync(d, sizeof(T), A, sizeof(T) * (static_cast<size_t>(ld) + 1), sizeof(T), n,
-                         cudaMemcpyDeviceToHost, ws.stream),
-       "cudaMemcpy2DAsync");
-    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
-}
-
 /// *info := column if it was 0 (device), and the breakdown recorded; waits for the stream.
 void report_cuda(const CholqrArgs* a, CudaWorkerContext& c, const gpu::WorkerStream& ws, int* info, QrBreakdown why,
                  int column) {
@@ -279,116 +252,60 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         a->passes->count.store(2, std::memory_order_release);
 }
 
-/// The modified LU of the n x n A, blocked on two levels. Outer blocks of kLuBlock columns: the diagonal block's
-/// own modified LU (below), then the rows under it L21 := A21 U11^-1 and the row block U12 := L11^-1 A12 (trsm), and
-/// the trailing update A22 -= L21 U12 (gemm). The diagonal block: panels of kLuPanel columns by the one-block kernel
-/// (on the block's rows only), trsm and gemm for the rest of the block. The signs depend only on each column's current
-/// diagonal, which the earlier updates have reached: the same factorization as the unblocked one (no pivoting, so the
-/// rows below a diagonal block need nothing but U11). One block of the GPU walked all n rows of every 32-column panel
-/// before: at n = 2048 the reconstruction took 18 ms of a 66 ms QR of 131072 x 2048 on the H200.
-constexpr int kLuPanel = 32;
-constexpr int kLuBlock = 256;
+/// The panel tree's panel by the Cholesky QR (codelets/cholqr_panel.hpp): the passes of submit_cholqr_dag and the
+/// reconstruction on one contiguous M x w matrix, on one stream, in a workspace of its own (the panel may run on the
+/// worker's urgent stream beside tasks that use the worker's buffers). Every breakdown, the rank check and a last
+/// pass that does not orthogonalise make it return false, without a report: the caller factors the panel again
+/// by Householder.
 template <typename T>
-void modified_lu_block(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
-    for (int k = 0; k < n; k += kLuPanel) {
-        const int b = std::min(kLuPanel, n - k), rest = n - k - b;
-        T* Akk = A + at(k, k, ld);
-        gpu::launch_cholqr_modified_lu_panel(Akk, ld, n - k, b, s + k, ws.stream);
-        if (rest == 0) break;
-        T* A12 = A + at(k, k + b, ld);
-        ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
-           "trsm");
-        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A + at(k + b, k, ld), ld, A12, ld, T(1),
-                     A + at(k + b, k + b, ld), ld),
-           "gemm");
-    }
+bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& worker, T* P, int M, int w, T* Tm,
+                       int ldt) {
+    const size_t ww = static_cast<size_t>(w) * w, work = (cholqr_workspace<T>(worker.solver, w).device + 255) / 256 * 256,
+                 scratch = (solve_scratch_bytes<T>(M) + 255) / 256 * 256;
+    char* base = nullptr;
+    ok(cudaMallocAsync(reinterpret_cast<void**>(&base), work + scratch + (7 * ww + w) * sizeof(T) + 256, ws.stream),
+       "cudaMallocAsync(panel)");
+    CudaWorkerContext c = worker;
+    c.work = base;
+    c.work_bytes = work;
+    c.scratch = base + work;
+    c.scratch_bytes = scratch;
+    T* small = reinterpret_cast<T*>(base + work + scratch);
+    c.dev_info = reinterpret_cast<int*>(small + 7 * ww + w);
+    auto square = [&](int i) { return Tile{small + i * ww, w, w, w}; };
+    const Tile X{P, M, w, M}, G = square(0), L1 = square(1), L2 = square(2), L3 = square(3), V = square(4),
+               RY = square(5), Xs{small + 6 * ww, w, w + 1, w};
+    auto factor = [&] {
+        gram_cuda_into<T>(ws, c, X, G);
+        std::vector<T> diagonal(static_cast<size_t>(w));
+        read_diagonal(ws, ptr<T>(G), G.ld, w, diagonal.data());
+        double trace = 0;
+        int column = 0;
+        if (check_gram<T>(diagonal.data(), w, &trace, &column) != QrBreakdown::None) return false;
+        if (cholesky_cuda<T>(ws, c, G, L1, base_shift<T>(M, w, trace)) > 0) return false;
+        inverse_cuda(ws, w, Uplo::Lower, Op::Trans, ptr<T>(L1), L1.ld, ptr<T>(V), V.ld);
+        solve_cuda_into<T>(ws, c, V, X);
+        gram_cuda_into<T>(ws, c, X, G);
+        const double distance = identity_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, w);
+        if (!std::isfinite(distance) || cholesky_cuda<T>(ws, c, G, L2, 0) > 0) return false;
+        const bool two = distance <= kSkipDistance || spectral_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, w) <= kSkipDistance;
+        inverse_cuda(ws, w, Uplo::Lower, Op::Trans, ptr<T>(L2), L2.ld, ptr<T>(V), V.ld);
+        if (!two) {
+            solve_cuda_into<T>(ws, c, V, X);
+            gram_cuda_into<T>(ws, c, X, G);
+            if (!(identity_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, w) <= kIdentityDistance)) return false;
+            if (cholesky_cuda<T>(ws, c, G, L3, 0) > 0) return false;
+        }
+        const Tile top{P, w, w, M}, Tt{Tm, w, w, ldt};
+        if (reconstruct_cuda<T>(ws, top, L1, L2, two ? L2 : L3, !two, Tt, V, RY, Xs, false) > 0) return false;
+        solve_cuda_into<T>(ws, c, V, X);  // Y := Q M^-1
+        copy_async(w, w, ptr<T>(RY), RY.ld, P, M, ws.stream);
+        return true;
+    };
+    const bool done = factor();
+    ok(cudaFreeAsync(base, ws.stream), "cudaFreeAsync(panel)");
+    return done;
 }
-template <typename T>
-void modified_lu_cuda(const gpu::WorkerStream& ws, int n, T* A, int ld, T* s) {
-    for (int k = 0; k < n; k += kLuBlock) {
-        const int b = std::min(kLuBlock, n - k), rest = n - k - b;
-        T* Akk = A + at(k, k, ld);
-        modified_lu_block(ws, b, Akk, ld, s + k);
-        if (rest == 0) break;
-        T* A21 = A + at(k + b, k, ld);
-        T* A12 = A + at(k, k + b, ld);
-        ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, rest, b, T(1), Akk, ld, A21, ld),
-           "trsm");
-        ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, b, rest, T(1), Akk, ld, A12, ld),
-           "trsm");
-        ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rest, rest, b, T(-1), A21, ld, A12, ld, T(1),
-                     A + at(k + b, k + b, ld), ld),
-           "gemm");
-    }
-}
-
-template <typename T>
-void householder_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const gpu::WorkerStream ws(a->cuda, false);
-    const bool two = two_passes(a);
-    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
-               L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
-               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
-    const int n = A0.cols;
-    const cudaStream_t st = ws.stream;
-    {  // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|, on the host (one wait for the stream).
-        std::vector<T> d1(static_cast<size_t>(n)), d2(d1.size()), d3(d1.size(), T(1));
-        ok(cudaMemcpy2DAsync(d1.data(), sizeof(T), ptr<T>(L1), sizeof(T) * (static_cast<size_t>(L1.ld) + 1),
-                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
-           "cudaMemcpy2DAsync");
-        ok(cudaMemcpy2DAsync(d2.data(), sizeof(T), ptr<T>(L2), sizeof(T) * (static_cast<size_t>(L2.ld) + 1),
-                             sizeof(T), n, cudaMemcpyDeviceToHost, st),
-           "cudaMemcpy2DAsync");
-        if (!two) read_diagonal(ws, ptr<T>(L3), L3.ld, n, d3.data());
-        ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
-        std::vector<double> d(d1.size());
-        for (size_t j = 0; j < d.size(); ++j)
-            d[j] = std::abs(static_cast<double>(d1[j]) * static_cast<double>(d2[j]) * static_cast<double>(d3[j]));
-        if (const int column = rank_breakdown<T>(d.data(), n, a->passes->unorthogonal.load()))
-            report_cuda(a, a->cuda->local(), ws, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
-    }
-    T* ry = ptr<T>(RY);
-    T* x = ptr<T>(X);
-    T* s = x + at(0, n, X.ld);
-    T* v = ptr<T>(V);
-    T* t = ptr<T>(Tt);
-    copy_async(n, n, ptr<T>(A0), A0.ld, ry, RY.ld, st);
-    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, ry,
-                 RY.ld),
-       "trsm");
-    modified_lu_cuda(ws, n, ry, RY.ld, s);
-    // R = S (L1 L2 L3)^T: X := L1 L2 L3, V := X^T (scratch here), rows scaled by S, into RY's upper triangle.
-    copy_async(n, n, ptr<T>(L1), L1.ld, x, X.ld, st);
-    ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L2), L2.ld, x,
-                 X.ld, x, X.ld),
-       "trmm");
-    if (!two)
-        ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld,
-                     x, X.ld, x, X.ld),
-           "trmm");
-    ok(gpu::geam_transpose(ws.cublas, n, n, x, X.ld, v, V.ld), "geam");
-    gpu::launch_cholqr_scale(v, V.ld, n, n, s, true, st);
-    // T := -(U S) Y1^-T (upper), before RY's upper triangle (U) is replaced by R.
-    gpu::launch_copy_upper(ry, RY.ld, t, Tt.ld, n, n, gpu::Below::Zero, st);
-    gpu::launch_cholqr_scale(t, Tt.ld, n, n, s, false, st);
-    ok(gpu::trsm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, n, n, T(-1), ry, RY.ld, t, Tt.ld), "trsm");
-    // X := U (upper); RY := R above the diagonal, Y1 below; V := M^-1 = L3^-T U^-1.
-    gpu::launch_copy_upper(ry, RY.ld, x, X.ld, n, n, gpu::Below::Zero, st);
-    gpu::launch_copy_upper(v, V.ld, ry, RY.ld, n, n, gpu::Below::Keep, st);
-    inverse_cuda(ws, n, Uplo::Upper, Op::NoTrans, x, X.ld, v, V.ld);
-    ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, n, n, T(1), ptr<T>(L3), L3.ld, v, V.ld),
-       "trsm");
-    count_passes(a, two);
-}
-
-template <typename T>
-void store_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile RY = tile(buffers[0]), A0 = tile(buffers[1]);
-    copy_async(RY.rows, RY.cols, ptr<T>(RY), RY.ld, ptr<T>(A0), A0.ld, ws.stream);
-}
-
 template <typename T>
 Workspace cholqr_workspace(cusolverDnHandle_t h, int n) {
     int lwork = 0;
@@ -416,8 +333,7 @@ Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
     template void solve_cuda<T>(void*[], void*);                   \
     template void add_cuda<T>(void*[], void*);                     \
     template void potrf_cuda<T>(void*[], void*);                   \
-    template void householder_cuda<T>(void*[], void*);             \
-    template void store_cuda<T>(void*[], void*);                   \
+    template bool panel_cholqr_cuda<T>(const gpu::WorkerStream&, const CudaWorkerContext&, T*, int, int, T*, int); \
     template Workspace cholqr_workspace<T>(cusolverDnHandle_t, int); \
     template Workspace cholqr_scratch<T>(cusolverDnHandle_t, int);
 STARFACT_CHOLQR_CUDA(float)

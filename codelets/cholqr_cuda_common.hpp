@@ -9,6 +9,10 @@
 
 #include <cstddef>
 
+#include "codelets/cholqr_impl.hpp"
+#include "kernels/cuda_blas.hpp"
+#include "kernels/qr/qr_kernels.hpp"
+
 namespace starfact::detail::cholqr {
 
 inline void ok(cublasStatus_t s, const char* what) {
@@ -36,6 +40,46 @@ template <typename T>
 constexpr size_t partials_bytes() {
     return static_cast<size_t>(kChunkBlocks) * 128 * 128 * sizeof(T);
 }
+
+/// inverse_cpu on the device.
+template <typename T>
+void inverse_cuda(const gpu::WorkerStream& ws, int n, Uplo uplo, Op op, const T* A, int lda, T* V, int ldv) {
+    gpu::launch_qr_laset(V, ldv, n, n, 0, ws.stream);
+    ok(gpu::trsm(ws.cublas, Side::Left, uplo, op, Diag::NonUnit, n, n, T(1), A, lda, V, ldv), "trsm");
+}
+
+/// The worker's workspace for cholqr_potrf: one double (a measure read back), then cuSOLVER's potrf workspace.
+constexpr size_t kScalarBytes = 256;
+
+/// One number of the device back on the host (waits for the stream).
+template <typename V>
+V read_back(const V* device, cudaStream_t stream) {
+    V v{};
+    ok(cudaMemcpyAsync(&v, device, sizeof(V), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");
+    ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return v;
+}
+
+/// The diagonal of the n x n A (device) into d (host); waits for the stream.
+template <typename T>
+void read_diagonal(const gpu::WorkerStream& ws, const T* A, int ld, int n, T* d) {
+    ok(cudaMemcpy2DAsync(d, sizeof(T), A, sizeof(T) * (static_cast<size_t>(ld) + 1), sizeof(T), n,
+                         cudaMemcpyDeviceToHost, ws.stream),
+       "cudaMemcpy2DAsync");
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
+}
+
+/// *info := column if it was 0 (device), and the breakdown recorded; waits for the stream.
+void report_cuda(const CholqrArgs* a, CudaWorkerContext& c, const gpu::WorkerStream& ws, int* info, QrBreakdown why,
+                 int column);
+
+/// The reconstruction (codelets/cholqr_householder_cuda.cpp): from the n x n top block A0 of the last pass's input
+/// and the passes' factors L1, L2 and the last, L3 (`three`: L3 is a third one), into the n x n Tt (T), V (M^-1),
+/// RY (R above the diagonal, Y1 below) and the n x (n + 1) X (scratch, the signs in its last column). Returns the
+/// rank check's column (1-based; 0: none), `unorthogonal` as rank_breakdown takes it.
+template <typename T>
+int reconstruct_cuda(const gpu::WorkerStream& ws, const Tile& A0, const Tile& L1, const Tile& L2, const Tile& L3,
+                     bool three, const Tile& Tt, const Tile& V, const Tile& RY, const Tile& X, bool unorthogonal);
 
 }  // namespace starfact::detail::cholqr
 #endif

@@ -4,7 +4,9 @@
 // scattered back: R above the diagonal of the first tile, the w reflectors below it (unit diagonal implicit) and in
 // the tiles below, T (w x w, upper: Q = I - Y T Y^T, LAPACK's larft forward columnwise) in T's first w rows.
 // CPU: LAPACKE geqrt with the inner blocking w (one recursive geqrt3 and its T) on a per-thread array.
-// CUDA: the gathered panel in the worker's device scratch (cudaMemcpy2DAsync), cuSOLVER <t>geqrf, T by the UT
+// CUDA: the gathered panel in the worker's device scratch (cudaMemcpy2DAsync); a tall panel (cholqr::kPanelAspect rows
+// per column) by the Cholesky QR with the Householder form rebuilt (codelets/cholqr_panel.hpp), or, when that breaks
+// down, gathered again and, like every other panel, by cuSOLVER <t>geqrf, T by the UT
 // transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS 32(2), 2006) as the GEQRT codelet forms it:
 // T^-1 = striu(Y^T Y) + diag(1 / tau), Y^T Y by two syrks (the unit lower top block copied, then the rows below in
 // place), one trsm against the identity; on the worker's highest-priority stream when the task is urgent.
@@ -14,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "codelets/cholqr_panel.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/qr_cpu.hpp"
@@ -165,6 +168,14 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
         }
     };
     copy(true);
+    T* Tm = ptr<T>(Tt);
+    if (M >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth) {  // tall: the Cholesky QR, else Householder
+        if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld)) {
+            copy(false);
+            return;
+        }
+        copy(true);
+    }
     if (gpu::geqrf(c.solver, M, w, P, M, pw.tau, pw.work, lwork, pw.info) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>geqrf failed");
     // Y^T Y = Y1^T Y1 + Y2^T Y2: Y1 the unit lower top w x w block, Y2 the M - w rows below it.
@@ -172,7 +183,6 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, w, T(1), pw.top, w, T(0), pw.yty, w), "syrk");
     if (M > w)
         cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, M - w, T(1), P + w, M, T(1), pw.yty, w), "syrk");
-    T* Tm = ptr<T>(Tt);
     gpu::launch_qr_ut_triangle(pw.yty, w, pw.tau, w, Tm, Tt.ld, stream);
     cublas_ok(
         gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, w, w, T(1), pw.yty, w, Tm, Tt.ld),

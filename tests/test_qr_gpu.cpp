@@ -151,6 +151,33 @@ TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[
             expect_gpu_qr<TestType>(s.m, s.n, s.nb, tree, 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<TestType>(4000, 128, 512, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<TestType>(1100, 1000, 256, "auto", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // auto = panel
+    // Tall panels (8 rows per column or more, 256 columns or more) by the Cholesky QR: 3001 x 600 in tiles of 256
+    // (panels of 3001 to 1977 rows by the Cholesky QR, the last ones by geqrf), m % nb and n % nb not 0.
+    expect_gpu_qr<TestType>(3001, 600, 256, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+}
+
+TEST_CASE("GPU panel tree: a tall panel the Cholesky QR cannot factor is factored by Householder", "[gpu][qr]") {
+    // Two equal columns in the first panel (rank deficient: the reconstruction's rank check refuses it) and a zero
+    // column in the second: both panels fall back to geqrf, whose factors are as good as on any matrix.
+    const int64_t m = 4000, n = 520, nb = 256;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::vector<double> A = random_rect<double>(m, n, m, seed);
+    std::copy(A.begin() + 10 * m, A.begin() + 11 * m, A.begin() + 11 * m);
+    std::fill(A.begin() + 300 * m, A.begin() + 301 * m, 0.0);
+    TileMatrix<double> a(runtime(), m, n, nb), q(runtime(), m, n, nb);
+    a.import(A.data(), m);
+    QRFactors<double> f(a, QrTree::parse("panel"));
+    REQUIRE_NOTHROW(geqrf(a, f, on(Mapping::GpuOnly)));
+    orgqr(a, f, q, on(Mapping::GpuOnly));
+    std::vector<double> F(A.size()), Q(A.size());
+    a.export_to(F.data(), m);
+    q.export_to(Q.data(), m);
+    const double orth = orthogonality_residual(m, n, Q.data(), m),
+                 res = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
+    INFO("orthogonality=" << orth << " residual=" << res);
+    CHECK(orth < kResidualLimit);
+    CHECK(res < kResidualLimit);
 }
 
 TEMPLATE_TEST_CASE("CUDA QR kernels against the CPU ones: factors cross between worker kinds", "[gpu][qr]", float,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Heat map of starpu_qr's ratio cuSOLVER time / starfact time over a grid of shapes (m, n), as SVG (no plotting
 library needed): one row per n, one column per m / n, each cell coloured by the ratio (red below 1, white at 1,
-green from 2) and labelled with it.
+green from 2) and labelled with it; the shapes of the grid only (m = 2^20, or m / n = 1, 2, 4, 8, 16 or 64).
 
     python3 tools/plot_qr_grid.py docs/data/qr_grid_h200.csv -o docs/img/qr_grid_h200.svg
 
@@ -29,6 +29,11 @@ def aspect_label(m, n):
     return "%g n" % a if abs(a - round(a)) > 1e-9 else "%d n" % round(a)
 
 
+def on_grid(m, n):
+    """The grid's shapes: m = 2^20, or m / n one of 1, 2, 4, 8, 16, 64 (other rows stay in the CSV's table)."""
+    return m == 1 << 20 or (m % n == 0 and m // n in (1, 2, 4, 8, 16, 64))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
@@ -39,7 +44,8 @@ def main():
     ap.add_argument("--title", default="geqrf on one H200: cuSOLVER time / starfact time (> 1: starfact faster)")
     args = ap.parse_args()
     rows = [r for r in csv.DictReader(open(args.csv))
-            if r["op"] == args.op and r["prec"] == args.prec and r["residency"] == args.residency]
+            if r["op"] == args.op and r["prec"] == args.prec and r["residency"] == args.residency
+            and on_grid(int(r["m"]), int(r["n"]))]
     if not rows:
         sys.exit(f"plot_qr_grid: {args.csv} holds no {args.op} row in precision {args.prec}, {args.residency}")
     ns = sorted({int(r["n"]) for r in rows})

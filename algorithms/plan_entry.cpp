@@ -50,6 +50,9 @@ void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
         }
     }
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
+    // A refined solve with Auto factors on its ladder's first rung, Tf32 (detail::MixedOps), and every rung is a
+    // tensor-core arithmetic: the panel solve of that factorization.
+    if (p.refined && factor == Precision::Auto) factor = Precision::Tf32;
     p.panel = detail::resolve_panel_solve(r.options.panel, factor, r.options.mapping, r.distributed);
     const int64_t diag_order = std::max<int64_t>(1, std::min(p.nb, r.n));
     p.diag = p.refined || r.element == Precision::Fp32
@@ -57,19 +60,33 @@ void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
                  : detail::resolve_diag_kernel<double>(r.options.diag, r.options.mapping, diag_order);
 }
 
-/// The QR's tile size, tree and inner blocking (gels of a wide A: the QR of A^T).
+/// The rows and columns of the matrix a QR factors: A's, and for gels of a wide A (m < n) those of A^T.
+void qr_factored(const Request& r, int64_t& rows, int64_t& cols) {
+    const bool transposed = r.op == Operation::Gels && r.m < r.n;
+    rows = transposed ? r.n : r.m;
+    cols = transposed ? r.m : r.n;
+}
+
+/// The QR's tile size, tree and inner blocking, for the matrix it factors (gels of a wide A: A^T); the tile table
+/// sees the long and the short side whatever the orientation.
 template <typename T>
 void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     const bool gpu = mc.gpu();
-    const int64_t rows = std::max(r.m, r.n), cols = std::min(r.m, r.n);
+    int64_t rows = 0, cols = 0;
+    qr_factored(r, rows, cols);
     p.nb = r.tiling.nb > 0 ? r.tiling.nb
-                           : std::max<int64_t>(1, detail::qr_tile_size<T>(rows, cols, r.options.mapping, p.residency,
-                                                                          gpu, mc.cuda_devices));
+                           : std::max<int64_t>(1, detail::qr_tile_size<T>(std::max(rows, cols), std::min(rows, cols),
+                                                                          r.options.mapping, p.residency, gpu,
+                                                                          mc.cuda_devices));
     p.ib = r.ib > 0 ? r.ib : detail::qr_inner_block(p.nb, r.options.mapping, gpu);
+    // as geqrf's DAG decides (algorithms/geqrf.cpp): the panel tree forms one triangular factor per panel, so an
+    // inner blocking asked below the panel's width keeps Auto on the trees, and the panel tree blocks by whole tiles
+    const bool full_t = r.ib == 0 || r.ib >= std::min(p.nb, cols);
     if (detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Cholqr;
-    } else if (detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+    } else if (full_t && detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Panel;
+        p.ib = p.nb;
     } else {
         const int64_t mt = (rows + p.nb - 1) / p.nb, nt = (cols + p.nb - 1) / p.nb;
         const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
@@ -133,7 +150,12 @@ Plan plan(const Request& r, const Machine& mc) {
             detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
     p.nb = std::max<int64_t>(p.nb, 1);
     p.task_mapping = detail::task_mapping(r.options.mapping, p.nb, gpu);
-    const int64_t rows = is_qr(r.op) ? std::max(r.m, r.n) : r.n, cols = is_qr(r.op) ? std::min(r.m, r.n) : r.n;
+    // the trees' CUDA kernels form one triangular factor per tile: with a finer inner blocking their tasks run on
+    // the CPUs (algorithms/qr_dag.hpp, qr_gpu_layout)
+    int64_t rows = r.n, cols = r.n;
+    if (is_qr(r.op)) qr_factored(r, rows, cols);
+    const bool qr_trees = is_qr(r.op) && p.tree.kind != QrTree::Kind::Cholqr && p.tree.kind != QrTree::Kind::Panel;
+    if (qr_trees && gpu && p.ib < std::min(p.nb, cols)) p.task_mapping = Mapping::CpuOnly;
     p.one_task = rows <= p.nb && cols <= p.nb;
     return p;
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "starfact/plan.hpp"
@@ -150,6 +151,40 @@ TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") 
     // a tiling request stands
     r.tiling.nb = 100;
     CHECK(plan(r, gpu).nb == 100);
+    // as geqrf's DAG runs: a wide A's tree judged on A itself (the Cholesky QR takes tall matrices only), not on A^T
+    // as gels does; the panel tree only with whole-tile triangular factors, blocking by whole tiles; an inner
+    // blocking below the tiles' keeps the trees' tasks on the CPUs
+    r.tiling.nb = 0;
+    std::swap(r.m, r.n);
+    CHECK(plan(r, gpu).tree.kind != QrTree::Kind::Cholqr);
+    r.op = Operation::Gels;
+    CHECK(plan(r, gpu).tree.kind == QrTree::Kind::Cholqr);
+    r.op = Operation::Geqrf;
+    r.m = r.n = 8192;
+    p = plan(r, gpu);
+    CHECK(p.tree.kind == QrTree::Kind::Panel);
+    CHECK(p.ib == p.nb);
+    CHECK(p.task_mapping == Mapping::GpuOnly);
+    r.ib = 32;
+    p = plan(r, gpu);
+    CHECK(p.tree.kind != QrTree::Kind::Panel);
+    CHECK(p.ib == 32);
+    CHECK(p.task_mapping == Mapping::CpuOnly);
+    r.tree.kind = QrTree::Kind::Panel;
+    r.ib = 0;
+    r.options.mapping = Mapping::CpuOnly;
+    CHECK(plan(r, gpu).ib == plan(r, gpu).nb);
+    // a refined posv in Auto factors on its first rung, Tf32: that factorization's panel solve
+    Request a;
+    a.op = Operation::Posv;
+    a.m = a.n = 16384;
+    a.nrhs = 1;
+    a.options.mapping = Mapping::GpuOnly;
+    a.options.factor = Precision::Auto;
+    a.tiling.residency = Residency::Device;
+    p = plan(a, gpu);
+    CHECK(p.refined);
+    CHECK(p.panel == PanelSolve::Inverse);
 }
 
 TEST_CASE("the plan's text names every choice, and bad requests name their argument", "[cpu][plan]") {
@@ -176,3 +211,4 @@ TEST_CASE("the plan's text names every choice, and bad requests name their argum
     CHECK(parse_operation("gels") == Operation::Gels);
     CHECK_THROWS_WITH(parse_operation("lu", "op"), Catch::Contains("op"));
 }
+

@@ -1,12 +1,15 @@
 // The planning entry (include/starfact/plan.hpp): one Plan per call, from the tables of algorithms/plan.cpp, each
-// asked once; the doors of the tile forms and of the array forms; the Plan's one-line text.
+// asked once; the doors of the tile forms and of the array forms; the Plan's one-line text; the check of a plan handed
+// to a submit form (algorithms/planned.hpp).
 #include <algorithm>
+#include <atomic>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 #include "algorithms/array_tiles.hpp"  // array_residency
 #include "algorithms/plan_tables.hpp"
+#include "algorithms/planned.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"  // refines_double
 #include "starfact/plan.hpp"
@@ -15,6 +18,8 @@
 
 namespace starfact {
 namespace {
+
+std::atomic<uint64_t> planning_count{0};  // calls of plan(Request, Machine): detail::planning_calls()
 
 constexpr const char* kOperationNames[] = {"potrf", "potrs", "posv", "potri", "getrf",
                                            "getrs", "gesv",  "geqrf", "gels"};
@@ -123,6 +128,7 @@ Plan plan(const Request& r, const Machine& mc) {
     require(r.ib >= 0, "plan", "ib", "must be >= 0 (got " + std::to_string(r.ib) + ")");
     require(r.element == Precision::Fp64 || r.element == Precision::Fp32, "plan", "element",
             std::string("must be fp64 or fp32 (got ") + to_string(r.element) + ")");
+    planning_count.fetch_add(1, std::memory_order_relaxed);
     Plan p;
     p.op = r.op;
     p.element = r.element;
@@ -177,6 +183,48 @@ Plan plan(const Runtime& rt, Request r, const void* A, const Machine* machine) {
     r.tiling.residency = detail::array_residency(rt, A, r.tiling, to_string(r.op), "A");
     return plan(r, machine ? *machine : Machine::of(rt));
 }
+
+namespace detail {
+
+template <typename T>
+Plan plan_tiles(Operation op, const TileMatrix<T>& A, const Options& opts, int64_t nrhs, bool always_low) {
+    Request r;
+    r.op = op;
+    r.options = opts;
+    r.nrhs = nrhs;
+    r.always_low = always_low;
+    return plan(A, r);
+}
+template Plan plan_tiles<float>(Operation, const TileMatrix<float>&, const Options&, int64_t, bool);
+template Plan plan_tiles<double>(Operation, const TileMatrix<double>&, const Options&, int64_t, bool);
+
+template <typename T>
+void require_plan(const char* function, const Plan& p, Operation op, const TileMatrix<T>& A, const Options& opts,
+                  int64_t nrhs) {
+    const Precision element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    const bool empty = A.m() == 0 || A.n() == 0;
+    // its tasks' mapping: the hybrid rule on this runtime's workers (a plan for another machine may map them where
+    // this runtime has no worker)
+    const Mapping tasks = task_mapping(opts.mapping, A.nb(), A.runtime().cuda_workers() > 0);
+    const bool same = p.op == op && p.element == element && p.n == A.n() && p.nrhs == nrhs && p.nb == A.nb() &&
+                      p.mapping == opts.mapping && p.task_mapping == tasks &&
+                      (empty || p.residency == A.residency());
+    require(same, function, "plan", [&] {
+        return std::string("must be the plan of this call: of ") + starfact::to_string(op) + " on its tiles (element=" +
+               starfact::to_string(element) + " n=" + std::to_string(A.n()) + " nrhs=" + std::to_string(nrhs) +
+               " nb=" + std::to_string(A.nb()) + " residency=" + starfact::to_string(A.residency()) +
+               ") under its options on this runtime (mapping=" + starfact::to_string(opts.mapping) +
+               " tasks=" + starfact::to_string(tasks) + "), got " + p.to_string();
+    });
+}
+template void require_plan<float>(const char*, const Plan&, Operation, const TileMatrix<float>&, const Options&,
+                                  int64_t);
+template void require_plan<double>(const char*, const Plan&, Operation, const TileMatrix<double>&, const Options&,
+                                   int64_t);
+
+uint64_t planning_calls() { return planning_count.load(std::memory_order_relaxed); }
+
+}  // namespace detail
 
 std::string Plan::to_string() const {
     const bool chol = is_cholesky(op), qr = is_qr(op);

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/plan.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
@@ -14,11 +15,11 @@ inline Residency array_residency(const Runtime& rt, const void* data, const Tili
     return residency_of(rt, data, function, argument) == Residency::Device ? Residency::Device : tiling.residency;
 }
 
-/// The array Cholesky's arguments checked (n, lda, tiling, A; errors from `function`) and its tile size from the
-/// planning entry (algorithms/potrf_api.cpp): what potrf(rt, n, A, lda, ...) and potrf_logdet share.
+/// The array Cholesky's arguments checked (n, lda, tiling, A; errors from `function`) and its plan from the planning
+/// entry (algorithms/potrf_api.cpp), the call's one: what potrf(rt, n, A, lda, ...) and potrf_logdet share.
 template <typename T>
-int64_t cholesky_array_tile_size(const char* function, Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts,
-                                 const Tiling& tiling);
+Plan cholesky_array_plan(const char* function, Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts,
+                         const Tiling& tiling);
 
 /// The caller's column-major m x n array as tiles: a view of the array (no copy; StarPU moves tiles between the array
 /// and the workers, and the array holds the result once this object is destroyed) for a device array, and for a

@@ -96,5 +96,13 @@ inline TaskOptions operation_task_options(const Runtime& rt, const Options& opts
     o.compute = compute_of(opts.factor);
     return o;
 }
+/// The same for an operation whose call was planned (plan.hpp): its tasks run where the plan maps them
+/// (Plan::task_mapping, the hybrid rule on the plan's tiles).
+inline TaskOptions operation_task_options(const Runtime& rt, const Options& opts, const Plan& plan, RunStats* stats,
+                                          SequenceState* seq) {
+    TaskOptions o = operation_task_options(rt, opts, plan.nb, stats, seq);
+    o.mapping = plan.task_mapping;
+    return o;
+}
 
 }  // namespace starfact::detail

@@ -17,6 +17,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
+#include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
 #include "runtime/runtime_state.hpp"
@@ -96,12 +97,12 @@ namespace {
 template <typename T>
 class LuDag {
 public:
-    LuDag(TileMatrix<T>& A, Pivots* piv, starpu_data_handle_t info, const Options& opts, RunStats* stats,
-          detail::SequenceState* seq)
+    LuDag(TileMatrix<T>& A, Pivots* piv, starpu_data_handle_t info, const Options& opts, const Plan& plan,
+          RunStats* stats, detail::SequenceState* seq)
         : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
           priorities_(opts.variant.kind == Variant::Kind::Right),
-          prio_(priorities_, static_cast<int>(2 * mt_ + 1)), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
-          names_(*seq) {}
+          prio_(priorities_, static_cast<int>(2 * mt_ + 1)),
+          o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {}
 
     void step(int64_t k) {
         const int64_t off = k * A_.nb();
@@ -177,7 +178,7 @@ void require_gpu_tiles(const Runtime& rt, const Options& opts, int64_t mt, const
 namespace detail {
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
-                 const char* function) {
+                 const char* function, const Plan& plan) {
     detail::require_square(function, "A", A);
     Runtime& rt = A.runtime();
     if (piv) {
@@ -197,15 +198,17 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
         if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
         else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), 0);
     }
-    LuDag<T> dag(A, piv, info_handle, opts, stats, &state);
+    LuDag<T> dag(A, piv, info_handle, opts, plan, stats, &state);
     for (int64_t k = 0; k < A.mt(); ++k) {
         TraceIteration step(rt, k);
         dag.step(k);
     }
     return op;
 }
-template int submit_getrf<float>(TileMatrix<float>&, Pivots*, Sequence&, const Options&, RunStats*, const char*);
-template int submit_getrf<double>(TileMatrix<double>&, Pivots*, Sequence&, const Options&, RunStats*, const char*);
+template int submit_getrf<float>(TileMatrix<float>&, Pivots*, Sequence&, const Options&, RunStats*, const char*,
+                                 const Plan&);
+template int submit_getrf<double>(TileMatrix<double>&, Pivots*, Sequence&, const Options&, RunStats*, const char*,
+                                  const Plan&);
 }  // namespace detail
 
 template <typename T>
@@ -217,28 +220,37 @@ int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats) {
     Sequence seq(A.runtime());
-    detail::submit_getrf(A, &piv, seq, opts, &stats, "getrf");
+    detail::submit_getrf(A, &piv, seq, opts, &stats, "getrf", detail::plan_tiles(Operation::Getrf, A, opts));
     return seq.wait();
 }
 
 template <typename T>
 int getrf_nopiv(TileMatrix<T>& A, const Options& opts) {
     Sequence seq(A.runtime());
-    detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv");
+    detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv",
+                            detail::plan_tiles(Operation::Getrf, A, opts));
     return seq.wait();
 }
 
 namespace async {
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts) {
-    return detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf");
+    return detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf", detail::plan_tiles(Operation::Getrf, A, opts));
+}
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("getrf", plan, Operation::Getrf, A, opts);
+    return detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf", plan);
 }
 template <typename T>
 int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
-    return detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv");
+    return detail::submit_getrf<T>(A, nullptr, seq, opts, nullptr, "getrf_nopiv",
+                                   detail::plan_tiles(Operation::Getrf, A, opts));
 }
 template int getrf<float>(TileMatrix<float>&, Pivots&, Sequence&, const Options&);
 template int getrf<double>(TileMatrix<double>&, Pivots&, Sequence&, const Options&);
+template int getrf<float>(TileMatrix<float>&, Pivots&, Sequence&, const Options&, const Plan&);
+template int getrf<double>(TileMatrix<double>&, Pivots&, Sequence&, const Options&, const Plan&);
 template int getrf_nopiv<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int getrf_nopiv<double>(TileMatrix<double>&, Sequence&, const Options&);
 }  // namespace async
@@ -257,13 +269,18 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     request.nrhs = 0;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false);
+    const Plan p = plan(rt, request, A);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, false);
     Pivots piv(a.tiles());
-    const int info = getrf(a.tiles(), piv, opts);
+    int info = 0;
+    {
+        Sequence seq(rt);
+        detail::submit_getrf(a.tiles(), &piv, seq, opts, nullptr, "getrf", p);
+        info = seq.wait();
+    }
     a.write_back();
-    const std::vector<int64_t> p = piv.ipiv();
-    std::copy(p.begin(), p.end(), ipiv);
+    const std::vector<int64_t> pivots = piv.ipiv();
+    std::copy(pivots.begin(), pivots.end(), ipiv);
     return info;
 }
 

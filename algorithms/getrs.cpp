@@ -15,6 +15,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
+#include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
 #include "runtime/sequence_state.hpp"
@@ -31,7 +32,7 @@ using detail::Uplo;
 namespace detail {
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
-                  RunStats* stats, const char* function) {
+                  RunStats* stats, const char* function, const Plan& plan) {
     detail::require_square(function, "A", LU);
     detail::require_right_hand_sides(function, LU, B);
     require_pivots_shaped_for(function, piv, LU);
@@ -47,7 +48,7 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     if (mt == 0 || nt == 0) return;
     const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 2));
     TaskNames name(SequenceAccess::state(seq));
-    TaskOptions o = operation_task_options(rt, opts, LU.nb(), stats, &SequenceAccess::state(seq));
+    TaskOptions o = operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq));
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
             std::vector<starpu_data_handle_t> col;
@@ -83,47 +84,81 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     }
 }
 template void submit_getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&,
-                                  const Options&, RunStats*, const char*);
+                                  const Options&, RunStats*, const char*, const Plan&);
 template void submit_getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&,
-                                   const Options&, RunStats*, const char*);
+                                   const Options&, RunStats*, const char*, const Plan&);
+
+template <typename T>
+int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
+    require_right_hand_sides("gesv", A, B);
+    Sequence seq(A.runtime());
+    submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
+    const int info = seq.wait();
+    if (info == 0) {
+        submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);
+        seq.wait();
+    }
+    return info;
+}
+template int gesv_planned<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, const Options&, const Plan&);
+template int gesv_planned<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, const Options&, const Plan&);
+
+namespace {
+template <typename T>
+int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                const Plan& plan) {
+    require_right_hand_sides("gesv", A, B);
+    const int op = submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
+    submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);
+    return op;
+}
+}  // namespace
 }  // namespace detail
 
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts) {
     Sequence seq(LU.runtime());
-    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs");
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs",
+                         detail::plan_tiles(Operation::Getrs, LU, opts, B.n()));
     seq.wait();
 }
 
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
-    detail::require_right_hand_sides("gesv", A, B);
-    Sequence seq(A.runtime());
-    detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
-    const int info = seq.wait();
-    if (info == 0) {
-        detail::submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv");
-        seq.wait();
-    }
-    return info;
+    return detail::gesv_planned(A, piv, B, opts, detail::plan_tiles(Operation::Gesv, A, opts, B.n()));
 }
 
 namespace async {
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs");
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs",
+                         detail::plan_tiles(Operation::Getrs, LU, opts, B.n()));
+}
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+           const Plan& plan) {
+    detail::require_plan("getrs", plan, Operation::Getrs, LU, opts, B.n());
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs", plan);
 }
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    detail::require_right_hand_sides("gesv", A, B);
-    const int op = detail::submit_getrf(A, &piv, seq, opts, nullptr, "gesv");
-    detail::submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv");
-    return op;
+    return detail::submit_gesv(A, piv, B, seq, opts, detail::plan_tiles(Operation::Gesv, A, opts, B.n()));
+}
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("gesv", plan, Operation::Gesv, A, opts, B.n());
+    return detail::submit_gesv(A, piv, B, seq, opts, plan);
 }
 template void getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&, const Options&);
 template void getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&, const Options&);
+template void getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&, const Options&,
+                           const Plan&);
+template void getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&, const Options&,
+                            const Plan&);
 template int gesv<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, Sequence&, const Options&);
 template int gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, Sequence&, const Options&);
+template int gesv<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template int gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 template <typename T>
@@ -145,13 +180,13 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     request.nrhs = nrhs;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, false), b(rt, n, nrhs, nb, B, ldb, tiling, false);
+    const Plan p = plan(rt, request, A);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, false), b(rt, n, nrhs, p.nb, B, ldb, tiling, false);
     Pivots piv(a.tiles());
-    const int info = gesv(a.tiles(), piv, b.tiles(), opts);
+    const int info = detail::gesv_planned(a.tiles(), piv, b.tiles(), opts, p);
     a.write_back();
-    const std::vector<int64_t> p = piv.ipiv();
-    std::copy(p.begin(), p.end(), ipiv);
+    const std::vector<int64_t> pivots = piv.ipiv();
+    std::copy(pivots.begin(), pivots.end(), ipiv);
     if (info == 0) b.write_back();
     return info;
 }

@@ -11,6 +11,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/submit.hpp"
 #include "codelets/logdet_codelets.hpp"
 #include "kernels/logdet_diagonal.hpp"
 #include "runtime/sequence_state.hpp"
@@ -80,12 +81,12 @@ int logdet(const TileMatrix<T>& L, LogDet& result, const Options& opts) {
 template <typename T>
 int potrf_logdet(Runtime& rt, int64_t n, T* A, int64_t lda, LogDet& result, const Options& opts,
                  const Tiling& tiling) {
-    const int64_t nb = detail::cholesky_array_tile_size("potrf_logdet", rt, n, A, lda, opts, tiling);
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
+    const Plan p = detail::cholesky_array_plan("potrf_logdet", rt, n, A, lda, opts, tiling);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true);
     int factored = 0, info = 0;
     {
         Sequence seq(rt);
-        const int op = async::potrf(a.tiles(), seq, opts);
+        const int op = detail::submit_potrf(a.tiles(), seq, opts, nullptr, p);
         const int det = submit_logdet(a.tiles(), seq, result, opts);
         seq.wait();
         factored = seq.info(op);

@@ -2,17 +2,21 @@
 // Sequence of their own) and the async:: forms. `stats` may be null.
 #pragma once
 #include "starfact/lu.hpp"
+#include "starfact/plan.hpp"
 
 namespace starfact::detail {
 
-/// Validates, registers the operation's info in `seq` and submits the DAG; returns the operation index.
-/// `piv` null: no pivoting (getrf_nopiv).
+/// Validates, registers the operation's info in `seq` and submits the DAG, its tasks mapped as `plan` (the call's:
+/// getrf or gesv on A's tiles) says; returns the operation index. `piv` null: no pivoting (getrf_nopiv).
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
-                 const char* function);
-/// Validates and submits the interchanges of B and the two triangular solves.
+                 const char* function, const Plan& plan);
+/// Validates and submits the interchanges of B and the two triangular solves, mapped as `plan` (getrs or gesv) says.
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
-                  RunStats* stats, const char* function);
+                  RunStats* stats, const char* function, const Plan& plan);
+/// gesv on tiles, blocking (getrf, then getrs when the factorization succeeded), with the call's plan.
+template <typename T>
+int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan);
 
 }  // namespace starfact::detail

@@ -45,10 +45,10 @@ template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatri
 template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency);
 
 
-MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
+MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts, const Plan& plan,
                    const TileMatrix<double>* source, bool a_unordered)
-    : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), n_(A.n()),
-      c_(B.n()) {
+    : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), plan_(plan),
+      n_(A.n()), c_(B.n()) {
     hi_.factor = Precision::Native;
     if (lo_.factor == Precision::Auto) lo_.factor = Precision::Tf32;
     Runtime& rt = A.runtime();
@@ -151,7 +151,7 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
     if (first_)
         for (int64_t i = 0; i < mt; ++i)
             for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
-    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr);
+    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_);
     if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
         TaskOptions ow = on_solve_memory(rt, o);
         ow.compute = 0;

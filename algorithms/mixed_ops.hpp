@@ -24,8 +24,10 @@ public:
     /// (the submit form: B is its private copy). With `a_unordered`, whatever reads A after the first graph runs
     /// outside A's implicit dependencies (the submit form holds A behind a gate, runtime/gate.hpp). The solve's own
     /// tiles live in GPU memory when GPUs work on it (the float factor as a workspace when it would take more than
-    /// half their free memory), else in host memory.
-    MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
+    /// half their free memory), else in host memory. `plan`: the solve's (a refined posv's on A's tiles), whose
+    /// kernels every factorization of F takes (the shifted retries and the ladder's rungs of the same call, all
+    /// tensor-core arithmetics when one is, plan without planning again).
+    MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts, const Plan& plan,
              const TileMatrix<double>* source = nullptr, bool a_unordered = false);
     ~MixedOps();
     MixedOps(const MixedOps&) = delete;
@@ -77,6 +79,7 @@ private:
     std::vector<starpu_data_handle_t> a_tiles_;  // A's tiles, sorted (TaskOptions::unordered_data)
     bool first_ = true;
     Options hi_, lo_;
+    Plan plan_;
     int64_t n_, c_;
     double anorm_ = 0;
     bool diagonal_positive_ = true;
@@ -115,10 +118,10 @@ enum class MixedOutcome {
     Failed,    ///< neither, and the fallback is off (report.path Failed; the caller restores B)
 };
 
-/// Whether the plan (solve_plan) factors A in opts.factor, or refine.always_low asks for it; if not, the report
-/// says why (path Direct and its reason) and the caller runs the double path.
-bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
-                        SolveReport& report);
+/// Whether the call's plan (a posv's, Plan::refined) factors A in opts.factor (the plan's choice, or
+/// Refinement::always_low asked for it); if not, the report says why (path Direct and its reason) and the caller runs
+/// the double path with that plan.
+bool low_factor_planned(const Plan& plan, const Options& opts, SolveReport& report);
 
 /// The shift of the first factorization: refine.shift u when set, else 0.
 double first_shift(const Refinement& refine, Precision factor);
@@ -133,9 +136,16 @@ double first_shift(const Refinement& refine, Precision factor);
 MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine, Precision requested,
                           SolveReport& report, const char* function);
 
-/// The submit form of the mixed-precision solve (algorithms/posv_mixed_async.cpp); report null: its own, dropped.
+/// The submit form of the mixed-precision solve (algorithms/posv_mixed_async.cpp) with the call's plan (refined);
+/// report null: its own, dropped.
 int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& seq, const Options& opts,
-                      SolveReport* report, const Refinement& refine);
+                      SolveReport* report, const Refinement& refine, const Plan& plan);
+
+/// posv with a report (mixed.hpp) on tiles, with the call's plan (posv's on A's tiles, B's columns as nrhs,
+/// refine.always_low): the blocking tile and array forms' common part.
+template <typename T>
+int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report,
+                  const Refinement& refine, const Plan& plan);
 
 /// The argument checks of the mixed-precision posv (after the factor precision's): B's shape, not distributed, the
 /// refinement settings, the mapping. Throws InvalidArgument naming the argument.

@@ -1,12 +1,15 @@
 // The planning entry (include/starfact/plan.hpp): one Plan per call, from the tables of algorithms/plan.cpp, each
-// asked once; the doors of the tile forms and of the array forms; the Plan's one-line text.
+// asked once; the doors of the tile forms and of the array forms; the Plan's one-line text; the check of a plan handed
+// to a submit form (algorithms/planned.hpp).
 #include <algorithm>
+#include <atomic>
 #include <ostream>
 #include <sstream>
 #include <string>
 
 #include "algorithms/array_tiles.hpp"  // array_residency
 #include "algorithms/plan_tables.hpp"
+#include "algorithms/planned.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"  // refines_double
 #include "starfact/plan.hpp"
@@ -15,6 +18,8 @@
 
 namespace starfact {
 namespace {
+
+std::atomic<uint64_t> planning_count{0};  // calls of plan(Request, Machine): detail::planning_calls()
 
 constexpr const char* kOperationNames[] = {"potrf", "potrs", "posv", "potri", "getrf",
                                            "getrs", "gesv",  "geqrf", "gels"};
@@ -50,6 +55,9 @@ void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
         }
     }
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
+    // A refined solve with Auto factors on its ladder's first rung, Tf32 (detail::MixedOps), and every rung is a
+    // tensor-core arithmetic: the panel solve of that factorization.
+    if (p.refined && factor == Precision::Auto) factor = Precision::Tf32;
     p.panel = detail::resolve_panel_solve(r.options.panel, factor, r.options.mapping, r.distributed);
     const int64_t diag_order = std::max<int64_t>(1, std::min(p.nb, r.n));
     p.diag = p.refined || r.element == Precision::Fp32
@@ -57,19 +65,33 @@ void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
                  : detail::resolve_diag_kernel<double>(r.options.diag, r.options.mapping, diag_order);
 }
 
-/// The QR's tile size, tree and inner blocking (gels of a wide A: the QR of A^T).
+/// The rows and columns of the matrix a QR factors: A's, and for gels of a wide A (m < n) those of A^T.
+void qr_factored(const Request& r, int64_t& rows, int64_t& cols) {
+    const bool transposed = r.op == Operation::Gels && r.m < r.n;
+    rows = transposed ? r.n : r.m;
+    cols = transposed ? r.m : r.n;
+}
+
+/// The QR's tile size, tree and inner blocking, for the matrix it factors (gels of a wide A: A^T); the tile table
+/// sees the long and the short side whatever the orientation.
 template <typename T>
 void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     const bool gpu = mc.gpu();
-    const int64_t rows = std::max(r.m, r.n), cols = std::min(r.m, r.n);
+    int64_t rows = 0, cols = 0;
+    qr_factored(r, rows, cols);
     p.nb = r.tiling.nb > 0 ? r.tiling.nb
-                           : std::max<int64_t>(1, detail::qr_tile_size<T>(rows, cols, r.options.mapping, p.residency,
-                                                                          gpu, mc.cuda_devices));
+                           : std::max<int64_t>(1, detail::qr_tile_size<T>(std::max(rows, cols), std::min(rows, cols),
+                                                                          r.options.mapping, p.residency, gpu,
+                                                                          mc.cuda_devices));
     p.ib = r.ib > 0 ? r.ib : detail::qr_inner_block(p.nb, r.options.mapping, gpu);
+    // as geqrf's DAG decides (algorithms/geqrf.cpp): the panel tree forms one triangular factor per panel, so an
+    // inner blocking asked below the panel's width keeps Auto on the trees, and the panel tree blocks by whole tiles
+    const bool full_t = r.ib == 0 || r.ib >= std::min(p.nb, cols);
     if (detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Cholqr;
-    } else if (detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+    } else if (full_t && detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree.kind = QrTree::Kind::Panel;
+        p.ib = p.nb;
     } else {
         const int64_t mt = (rows + p.nb - 1) / p.nb, nt = (cols + p.nb - 1) / p.nb;
         const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
@@ -106,6 +128,7 @@ Plan plan(const Request& r, const Machine& mc) {
     require(r.ib >= 0, "plan", "ib", "must be >= 0 (got " + std::to_string(r.ib) + ")");
     require(r.element == Precision::Fp64 || r.element == Precision::Fp32, "plan", "element",
             std::string("must be fp64 or fp32 (got ") + to_string(r.element) + ")");
+    planning_count.fetch_add(1, std::memory_order_relaxed);
     Plan p;
     p.op = r.op;
     p.element = r.element;
@@ -133,7 +156,12 @@ Plan plan(const Request& r, const Machine& mc) {
             detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
     p.nb = std::max<int64_t>(p.nb, 1);
     p.task_mapping = detail::task_mapping(r.options.mapping, p.nb, gpu);
-    const int64_t rows = is_qr(r.op) ? std::max(r.m, r.n) : r.n, cols = is_qr(r.op) ? std::min(r.m, r.n) : r.n;
+    // the trees' CUDA kernels form one triangular factor per tile: with a finer inner blocking their tasks run on
+    // the CPUs (algorithms/qr_dag.hpp, qr_gpu_layout)
+    int64_t rows = r.n, cols = r.n;
+    if (is_qr(r.op)) qr_factored(r, rows, cols);
+    const bool qr_trees = is_qr(r.op) && p.tree.kind != QrTree::Kind::Cholqr && p.tree.kind != QrTree::Kind::Panel;
+    if (qr_trees && gpu && p.ib < std::min(p.nb, cols)) p.task_mapping = Mapping::CpuOnly;
     p.one_task = rows <= p.nb && cols <= p.nb;
     return p;
 }
@@ -155,6 +183,48 @@ Plan plan(const Runtime& rt, Request r, const void* A, const Machine* machine) {
     r.tiling.residency = detail::array_residency(rt, A, r.tiling, to_string(r.op), "A");
     return plan(r, machine ? *machine : Machine::of(rt));
 }
+
+namespace detail {
+
+template <typename T>
+Plan plan_tiles(Operation op, const TileMatrix<T>& A, const Options& opts, int64_t nrhs, bool always_low) {
+    Request r;
+    r.op = op;
+    r.options = opts;
+    r.nrhs = nrhs;
+    r.always_low = always_low;
+    return plan(A, r);
+}
+template Plan plan_tiles<float>(Operation, const TileMatrix<float>&, const Options&, int64_t, bool);
+template Plan plan_tiles<double>(Operation, const TileMatrix<double>&, const Options&, int64_t, bool);
+
+template <typename T>
+void require_plan(const char* function, const Plan& p, Operation op, const TileMatrix<T>& A, const Options& opts,
+                  int64_t nrhs) {
+    const Precision element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    const bool empty = A.m() == 0 || A.n() == 0;
+    // its tasks' mapping: the hybrid rule on this runtime's workers (a plan for another machine may map them where
+    // this runtime has no worker)
+    const Mapping tasks = task_mapping(opts.mapping, A.nb(), A.runtime().cuda_workers() > 0);
+    const bool same = p.op == op && p.element == element && p.n == A.n() && p.nrhs == nrhs && p.nb == A.nb() &&
+                      p.mapping == opts.mapping && p.task_mapping == tasks &&
+                      (empty || p.residency == A.residency());
+    require(same, function, "plan", [&] {
+        return std::string("must be the plan of this call: of ") + starfact::to_string(op) + " on its tiles (element=" +
+               starfact::to_string(element) + " n=" + std::to_string(A.n()) + " nrhs=" + std::to_string(nrhs) +
+               " nb=" + std::to_string(A.nb()) + " residency=" + starfact::to_string(A.residency()) +
+               ") under its options on this runtime (mapping=" + starfact::to_string(opts.mapping) +
+               " tasks=" + starfact::to_string(tasks) + "), got " + p.to_string();
+    });
+}
+template void require_plan<float>(const char*, const Plan&, Operation, const TileMatrix<float>&, const Options&,
+                                  int64_t);
+template void require_plan<double>(const char*, const Plan&, Operation, const TileMatrix<double>&, const Options&,
+                                   int64_t);
+
+uint64_t planning_calls() { return planning_count.load(std::memory_order_relaxed); }
+
+}  // namespace detail
 
 std::string Plan::to_string() const {
     const bool chol = is_cholesky(op), qr = is_qr(op);

@@ -25,6 +25,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/plan_tables.hpp"
+#include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
@@ -140,11 +141,8 @@ double factor_unit_roundoff(Precision p) {
     }
 }
 
-bool low_factor_planned(const TileMatrix<double>& A, const Options& opts, const Refinement& refine,
-                        SolveReport& report) {
-    Request request{Operation::Posv, Precision::Fp64, 0, 0, 0, opts};  // plan(A, ...) takes A's shape and tiles
-    request.always_low = refine.always_low;
-    if (plan(A, request).refined) return true;
+bool low_factor_planned(const Plan& plan, const Options& opts, SolveReport& report) {
+    if (plan.refined) return true;
     report.path = SolveReport::Path::Direct;
     report.reason = std::string("the plan ran the double factorization: on GPUs a ") + to_string(opts.factor) +
                     " factor pays from n = " + std::to_string(detail::kTensorCoreSolveMinOrder) +
@@ -312,8 +310,11 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
 
 }  // namespace detail
 
+namespace detail {
+
 template <typename T>
-int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report, const Refinement& refine) {
+int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report,
+                  const Refinement& refine, const Plan& plan) {
     const auto t0 = std::chrono::steady_clock::now();
     auto finish = [&](int info) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -321,48 +322,59 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& r
     };
     report = SolveReport{};
     report.factor = opts.factor;
-    detail::require_factor_precision<T>("posv", opts.factor, true);
-    if (!detail::lower_factor<T>(opts.factor)) {  // the plain solve (a float one in a tensor-core arithmetic too)
+    require_factor_precision<T>("posv", opts.factor, true);
+    if (!lower_factor<T>(opts.factor)) {  // the plain solve (a float one in a tensor-core arithmetic too)
         report.path = SolveReport::Path::Direct;
-        const int info = posv(A, B, opts);
+        const int info = posv_planned(A, B, opts, plan);
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     }
     if constexpr (sizeof(T) == sizeof(double)) {
-        detail::require_mixed_solve("posv", A, B, opts, refine);
+        require_mixed_solve("posv", A, B, opts, refine);
         const int64_t n = A.n(), c = B.n();
         if (n == 0 || c == 0) {
             report.path = SolveReport::Path::Refined;
             return finish(0);
         }
-        if (!detail::low_factor_planned(A, opts, refine, report)) {  // the plan runs the double path here
-            Options hi = opts;
-            hi.factor = Precision::Native;
-            const int info = posv(A, B, hi);
+        Options hi = opts;  // the double factorization's options
+        hi.factor = Precision::Native;
+        if (!low_factor_planned(plan, opts, report)) {  // the plan runs the double path here, as it planned it
+            const int info = posv_planned(A, B, hi, plan);
             if (info > 0) report.path = SolveReport::Path::Failed;
             return finish(info);
         }
-        report.tolerance = detail::mixed_tolerance(refine, n);
-        report.shift = detail::first_shift(refine, opts.factor);
-        detail::MixedOps ops(A, B, opts);
+        report.tolerance = mixed_tolerance(refine, n);
+        report.shift = first_shift(refine, opts.factor);
+        MixedOps ops(A, B, opts, plan);
         const int low_info = ops.factor(report.shift);  // F, D, ||A||, X0 = M^-1 B
         report.factorizations = 1;
         report.factor_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        switch (detail::refine_mixed(ops, low_info, refine, opts.factor, report, "posv")) {
-            case detail::MixedOutcome::Solved: return finish(0);
-            case detail::MixedOutcome::Failed: ops.restore_b(); return finish(0);  // B as it was
-            case detail::MixedOutcome::Fallback: break;
+        switch (refine_mixed(ops, low_info, refine, opts.factor, report, "posv")) {
+            case MixedOutcome::Solved: return finish(0);
+            case MixedOutcome::Failed: ops.restore_b(); return finish(0);  // B as it was
+            case MixedOutcome::Fallback: break;
         }
-        // The double factorization, on A itself (as LAPACK's dsposv), from the original right-hand sides.
+        // The double factorization, on A itself (as LAPACK's dsposv), from the original right-hand sides: a second
+        // factorization in another arithmetic than the plan's, planned as the double posv it is.
         ops.restore_b();
-        Options hi = opts;
-        hi.factor = Precision::Native;
         const int info = posv(A, B, hi);
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     } else {
         return finish(0);  // not reached: float solves take the plain path above
     }
+}
+template int posv_reported<float>(TileMatrix<float>&, TileMatrix<float>&, const Options&, SolveReport&,
+                                  const Refinement&, const Plan&);
+template int posv_reported<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&, SolveReport&,
+                                   const Refinement&, const Plan&);
+
+}  // namespace detail
+
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report, const Refinement& refine) {
+    return detail::posv_reported(A, B, opts, report, refine,
+                                 detail::plan_tiles(Operation::Posv, A, opts, B.n(), refine.always_low));
 }
 
 template <typename T>
@@ -374,9 +386,9 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     Request request{Operation::Posv, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, n, n, nrhs, opts,
                     tiling};
     request.always_low = refine.always_low;
-    const int64_t nb = plan(rt, request, A).nb;
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
-    const int info = posv(a.tiles(), b.tiles(), opts, report, refine);
+    const Plan p = plan(rt, request, A);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true), b(rt, n, nrhs, p.nb, B, ldb, tiling, false);
+    const int info = detail::posv_reported(a.tiles(), b.tiles(), opts, report, refine, p);
     if (report.path == SolveReport::Path::Fallback || report.path == SolveReport::Path::Failed ||
         report.path == SolveReport::Path::Direct)
         a.write_back();

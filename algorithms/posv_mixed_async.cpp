@@ -21,6 +21,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
+#include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "runtime/gate.hpp"
@@ -122,7 +123,7 @@ void drive(MixedSolveJob* raw) {
 }  // namespace
 
 int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& seq, const Options& opts,
-                      SolveReport* report, const Refinement& refine) {
+                      SolveReport* report, const Refinement& refine, const Plan& plan) {
     require_factor_precision<double>("async::posv", opts.factor, true);
     require_mixed_solve("async::posv", A, B, opts, refine);
     SequenceState& caller = SequenceAccess::state(seq);
@@ -138,7 +139,7 @@ int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& se
     }
     Runtime& rt = A.runtime();
     job->X = std::make_unique<TileMatrix<double>>(rt, n, c, B.nb(), vector_residency(rt, opts.mapping));
-    job->ops = std::make_unique<MixedOps>(A, *job->X, opts, &B, true);
+    job->ops = std::make_unique<MixedOps>(A, *job->X, opts, plan, &B, true);
     job->first = std::make_unique<Sequence>(rt);
     SolveReport& rep = *job->report;
     rep.tolerance = mixed_tolerance(refine, n);
@@ -158,6 +159,28 @@ int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& se
     return op;
 }
 
+namespace {
+/// async::posv with a report, with the call's plan.
+template <typename T>
+int submit_posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                         SolveReport& report, const Refinement& refine, const Plan& plan) {
+    require_factor_precision<T>("async::posv", opts.factor, true);
+    report = SolveReport{};
+    report.factor = opts.factor;
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (lower_factor<T>(opts.factor)) {
+            require_mixed_solve("async::posv", A, B, opts, refine);
+            if (low_factor_planned(plan, opts, report))
+                return submit_posv_mixed(A, B, seq, opts, &report, refine, plan);
+            Options hi = opts;  // the plan runs the double path here; the report says so
+            hi.factor = Precision::Native;
+            return async::posv(A, B, seq, hi, plan);
+        }
+    }
+    report.path = SolveReport::Path::Direct;  // its info comes from seq.info(op) after wait()
+    return async::posv(A, B, seq, opts, plan);
+}
+}  // namespace
 }  // namespace detail
 
 namespace async {
@@ -165,27 +188,24 @@ namespace async {
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
          const Refinement& refine) {
-    detail::require_factor_precision<T>("async::posv", opts.factor, true);
-    report = SolveReport{};
-    report.factor = opts.factor;
-    if constexpr (sizeof(T) == sizeof(double)) {
-        if (detail::lower_factor<T>(opts.factor)) {
-            detail::require_mixed_solve("async::posv", A, B, opts, refine);
-            if (detail::low_factor_planned(A, opts, refine, report))
-                return detail::submit_posv_mixed(A, B, seq, opts, &report, refine);
-            Options hi = opts;  // the plan runs the double path here; the report says so
-            hi.factor = Precision::Native;
-            return posv(A, B, seq, hi);
-        }
-    }
-    report.path = SolveReport::Path::Direct;  // its info comes from seq.info(op) after wait()
-    return posv(A, B, seq, opts);
+    return detail::submit_posv_reported(A, B, seq, opts, report, refine,
+                                        detail::plan_tiles(Operation::Posv, A, opts, B.n(), refine.always_low));
+}
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
+         const Refinement& refine, const Plan& plan) {
+    detail::require_plan("posv", plan, Operation::Posv, A, opts, B.n());
+    return detail::submit_posv_reported(A, B, seq, opts, report, refine, plan);
 }
 
 template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, SolveReport&,
                          const Refinement&);
 template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, SolveReport&,
                           const Refinement&);
+template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, SolveReport&,
+                         const Refinement&, const Plan&);
+template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, SolveReport&,
+                          const Refinement&, const Plan&);
 
 }  // namespace async
 }  // namespace starfact

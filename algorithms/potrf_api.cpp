@@ -7,6 +7,7 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
+#include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "runtime/mpi.hpp"
@@ -33,10 +34,11 @@ int potrf(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
 namespace detail {
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
-    Request request;
-    request.op = Operation::Potrf;
-    request.options = opts;
-    const Plan p = plan(A, request);
+    return submit_potrf(A, seq, opts, stats, plan_tiles(Operation::Potrf, A, opts));
+}
+
+template <typename T>
+int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats, const Plan& p) {
     if (A.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(A.runtime(), "potrf",
                       {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
@@ -88,6 +90,8 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
 }
 template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
 template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*);
+template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*, const Plan&);
+template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*, const Plan&);
 }  // namespace detail
 
 namespace async {
@@ -95,14 +99,21 @@ template <typename T>
 int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
     return detail::submit_potrf(A, seq, opts, nullptr);
 }
+template <typename T>
+int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("potrf", plan, Operation::Potrf, A, opts);
+    return detail::submit_potrf(A, seq, opts, nullptr, plan);
+}
 template int potrf<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int potrf<double>(TileMatrix<double>&, Sequence&, const Options&);
+template int potrf<float>(TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template int potrf<double>(TileMatrix<double>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 namespace detail {
 template <typename T>
-int64_t cholesky_array_tile_size(const char* function, Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts,
-                                 const Tiling& tiling) {
+Plan cholesky_array_plan(const char* function, Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts,
+                         const Tiling& tiling) {
     require_nonnegative(function, "n", n);
     require_leading_dimension(function, "lda", lda, n, "n", n, sizeof(T));
     require_tiling(function, tiling);
@@ -113,19 +124,24 @@ int64_t cholesky_array_tile_size(const char* function, Runtime& rt, int64_t n, T
     request.m = request.n = n;
     request.options = opts;
     request.tiling = tiling;
-    return plan(rt, request, A).nb;
+    return plan(rt, request, A);
 }
-template int64_t cholesky_array_tile_size<float>(const char*, Runtime&, int64_t, float*, int64_t, const Options&,
-                                                 const Tiling&);
-template int64_t cholesky_array_tile_size<double>(const char*, Runtime&, int64_t, double*, int64_t, const Options&,
-                                                  const Tiling&);
+template Plan cholesky_array_plan<float>(const char*, Runtime&, int64_t, float*, int64_t, const Options&,
+                                         const Tiling&);
+template Plan cholesky_array_plan<double>(const char*, Runtime&, int64_t, double*, int64_t, const Options&,
+                                          const Tiling&);
 }  // namespace detail
 
 template <typename T>
 int potrf(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const Tiling& tiling) {
-    const int64_t nb = detail::cholesky_array_tile_size("potrf", rt, n, A, lda, opts, tiling);
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
-    const int info = potrf(a.tiles(), opts);
+    const Plan p = detail::cholesky_array_plan("potrf", rt, n, A, lda, opts, tiling);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true);
+    int info = 0;
+    {
+        Sequence seq(rt);
+        detail::submit_potrf(a.tiles(), seq, opts, nullptr, p);
+        info = seq.wait();
+    }
     a.write_back();
     return info;
 }

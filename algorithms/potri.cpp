@@ -10,6 +10,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/inverse_submit.hpp"
+#include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "starfact/error.hpp"
 #include "starfact/inverse.hpp"
@@ -22,11 +23,12 @@ double potri_flops(int64_t n) {
 }
 
 namespace {
+/// potrf, trtri and lauum of A into `seq`, the factorization with the call's plan (potri's on A's tiles).
 template <typename T>
-int submit_potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats) {
+int submit_potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats, const Plan& plan) {
     detail::require_square("potri", "A", A);
     require(!A.distributed(), "potri", "A", "is distributed over MPI ranks, which potri does not support");
-    const int op = detail::submit_potrf(A, seq, opts, stats);
+    const int op = detail::submit_potrf(A, seq, opts, stats, plan);
     detail::submit_trtri(A, seq, opts, stats);
     detail::submit_lauum(A, seq, opts, stats);
     return op;
@@ -42,17 +44,24 @@ int potri(TileMatrix<T>& A, const Options& opts) {
 template <typename T>
 int potri(TileMatrix<T>& A, const Options& opts, RunStats& stats) {
     Sequence seq(A.runtime());
-    submit_potri(A, seq, opts, &stats);
+    submit_potri(A, seq, opts, &stats, detail::plan_tiles(Operation::Potri, A, opts));
     return seq.wait();  // the first nonzero info: potrf's, else trtri's
 }
 
 namespace async {
 template <typename T>
 int potri(TileMatrix<T>& A, Sequence& seq, const Options& opts) {
-    return submit_potri(A, seq, opts, nullptr);
+    return submit_potri(A, seq, opts, nullptr, detail::plan_tiles(Operation::Potri, A, opts));
+}
+template <typename T>
+int potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("potri", plan, Operation::Potri, A, opts);
+    return submit_potri(A, seq, opts, nullptr, plan);
 }
 template int potri<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int potri<double>(TileMatrix<double>&, Sequence&, const Options&);
+template int potri<float>(TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template int potri<double>(TileMatrix<double>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 template <typename T>
@@ -68,9 +77,14 @@ int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     request.nrhs = 0;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true);
-    const int info = potri(a.tiles(), opts);
+    const Plan p = plan(rt, request, A);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true);
+    int info = 0;
+    {
+        Sequence seq(rt);
+        submit_potri(a.tiles(), seq, opts, nullptr, p);
+        info = seq.wait();
+    }
     a.write_back();
     return info;
 }

@@ -13,6 +13,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
+#include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
 #include "runtime/mpi.hpp"
@@ -37,13 +38,14 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts, RunStats& stats) {
     Sequence seq(L.runtime());
-    detail::submit_potrs(L, B, seq, opts, &stats);
+    detail::submit_potrs(L, B, seq, opts, &stats, detail::plan_tiles(Operation::Potrs, L, opts, B.n()));
     seq.wait();
 }
 
 namespace detail {
 template <typename T>
-void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats) {
+void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats,
+                  const Plan& plan) {
     if (L.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(L.runtime(), "potrs",
                       {{"n", L.n()}, {"nb", L.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(L)},
@@ -63,7 +65,7 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
     if (mt == 0 || nt == 0) return;
     const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
     detail::TaskNames name(SequenceAccess::state(seq));
-    detail::TaskOptions o = detail::operation_task_options(rt, opts, L.nb(), stats, &SequenceAccess::state(seq));
+    detail::TaskOptions o = detail::operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq));
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));
@@ -93,43 +95,82 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
         }
     }
 }
-template void submit_potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, RunStats*);
+template void submit_potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, RunStats*,
+                                  const Plan&);
 template void submit_potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&,
-                                   RunStats*);
+                                   RunStats*, const Plan&);
+
+template <typename T>
+int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
+    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
+        agree(A.runtime(), "posv",
+              {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(A)},
+               {"B (tag of its first tile)", first_tag(B)}});
+    require_right_hand_sides("posv", A, B);
+    Sequence seq(A.runtime());
+    submit_potrf(A, seq, opts, nullptr, plan);
+    const int info = seq.wait();
+    if (info == 0) {
+        submit_potrs(A, B, seq, opts, nullptr, plan);
+        seq.wait();
+    }
+    return info;
+}
+template int posv_planned<float>(TileMatrix<float>&, TileMatrix<float>&, const Options&, const Plan&);
+template int posv_planned<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&, const Plan&);
+
+namespace {
+/// The submit form of posv with the call's plan: the mixed-precision solve where the plan refines, else potrf and
+/// potrs (a double solve asked in a lower precision that the plan runs in double: in double).
+template <typename T>
+int submit_posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
+        agree(A.runtime(), "posv",
+              {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(A)},
+               {"B (tag of its first tile)", first_tag(B)}, {"factor", to_string(opts.factor)}});
+    Options plain = opts;
+    if constexpr (sizeof(T) == sizeof(double)) {
+        if (lower_factor<T>(opts.factor)) {  // the refined solve (mixed.hpp), its report dropped
+            require_mixed_solve("async::posv", A, B, opts, Refinement{});
+            if (plan.refined) return submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{}, plan);
+            plain.factor = Precision::Native;  // the plan runs the double path here
+        }
+    }
+    require_right_hand_sides("posv", A, B);
+    const int op = submit_potrf(A, seq, plain, nullptr, plan);
+    submit_potrs(A, B, seq, plain, nullptr, plan);
+    return op;
+}
+}  // namespace
 }  // namespace detail
 
 namespace async {
 template <typename T>
 void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    detail::submit_potrs(L, B, seq, opts, nullptr);
+    detail::submit_potrs(L, B, seq, opts, nullptr, detail::plan_tiles(Operation::Potrs, L, opts, B.n()));
+}
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("potrs", plan, Operation::Potrs, L, opts, B.n());
+    detail::submit_potrs(L, B, seq, opts, nullptr, plan);
 }
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
-        detail::agree(A.runtime(), "posv",
-                      {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
-                       {"A (tag of its first tile)", detail::first_tag(A)},
-                       {"B (tag of its first tile)", detail::first_tag(B)},
-                       {"factor", to_string(opts.factor)}});
-    Options plain = opts;
-    if constexpr (sizeof(T) == sizeof(double)) {
-        if (detail::lower_factor<T>(opts.factor)) {  // the refined solve (mixed.hpp), its report dropped
-            detail::require_mixed_solve("async::posv", A, B, opts, Refinement{});
-            SolveReport dropped;
-            if (detail::low_factor_planned(A, opts, Refinement{}, dropped))
-                return detail::submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{});
-            plain.factor = Precision::Native;  // the plan runs the double path here
-        }
-    }
-    detail::require_right_hand_sides("posv", A, B);
-    const int op = detail::submit_potrf(A, seq, plain, nullptr);
-    detail::submit_potrs(A, B, seq, plain, nullptr);
-    return op;
+    return detail::submit_posv(A, B, seq, opts, detail::plan_tiles(Operation::Posv, A, opts, B.n()));
+}
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("posv", plan, Operation::Posv, A, opts, B.n());
+    return detail::submit_posv(A, B, seq, opts, plan);
 }
 template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&);
 template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&);
+template void potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template void potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, const Plan&);
 template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&);
 template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&);
+template int posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template int posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 template <typename T>
@@ -138,15 +179,7 @@ int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts) {
         SolveReport report;  // the refined solve (mixed.hpp); its report is not asked for here
         return posv(A, B, opts, report);
     }
-    if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
-        detail::agree(A.runtime(), "posv",
-                      {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()},
-                       {"A (tag of its first tile)", detail::first_tag(A)},
-                       {"B (tag of its first tile)", detail::first_tag(B)}});
-    detail::require_right_hand_sides("posv", A, B);
-    const int info = potrf(A, opts);
-    if (info == 0) potrs(A, B, opts);
-    return info;
+    return detail::posv_planned(A, B, opts, detail::plan_tiles(Operation::Posv, A, opts, B.n()));
 }
 
 template <typename T>
@@ -165,9 +198,9 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     request.nrhs = nrhs;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
-    detail::ArrayTiles<T> a(rt, n, n, nb, A, lda, tiling, true), b(rt, n, nrhs, nb, B, ldb, tiling, false);
-    const int info = posv(a.tiles(), b.tiles(), opts);
+    const Plan p = plan(rt, request, A);
+    detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true), b(rt, n, nrhs, p.nb, B, ldb, tiling, false);
+    const int info = detail::posv_planned(a.tiles(), b.tiles(), opts, p);
     a.write_back();
     if (info == 0) b.write_back();
     return info;

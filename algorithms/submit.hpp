@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/plan.hpp"
 #include "starfact/sequence.hpp"
 
 namespace starfact::detail {
@@ -18,11 +19,21 @@ struct SequenceState;
 template <typename T>
 void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
                       RunStats* stats, SequenceState* seq);
-/// Validates, registers the operation's info in `seq` and submits the DAG; returns the operation index.
+/// Validates, registers the operation's info in `seq` and submits the DAG with the kernels of `plan`, the call's
+/// plan for A's tiles (a Cholesky operation's: potrf, posv, potri, or the mixed solve's for its float factor), which
+/// is not made again; returns the operation index.
+template <typename T>
+int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats, const Plan& plan);
+/// The same, planning potrf on A's tiles first (the call's one plan).
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats);
-/// Validates and submits the two triangular solves.
+/// Validates and submits the two triangular solves, their tasks mapped as `plan` (the call's: potrs or posv) says.
 template <typename T>
-void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats);
+void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, RunStats* stats,
+                  const Plan& plan);
+/// posv on tiles, blocking (potrf, then potrs when the factorization succeeded), with the call's plan; returns
+/// potrf's info.
+template <typename T>
+int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const Plan& plan);
 
 }  // namespace starfact::detail

@@ -16,9 +16,10 @@ constexpr int32_t dtype_of() {
     return sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
 }
 
+/// The call's plan (its one): `op` on a `T` matrix of order n with nrhs right-hand sides, tiles living `where`.
 template <typename T>
-int64_t cholesky_nb(const Runtime& rt, Operation op, int64_t n, const ParsedOptions& p, Residency where) {
-    return plan_of(op, dtype_of<T>(), n, n, 0, p, where, Machine::of(rt)).nb;
+Plan cholesky_plan(const Runtime& rt, Operation op, int64_t n, int64_t nrhs, const ParsedOptions& p, Residency where) {
+    return plan_of(op, dtype_of<T>(), n, n, nrhs, p, where, Machine::of(rt));
 }
 
 template <typename T>
@@ -41,8 +42,9 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, cholesky_nb<T>(rt, Operation::Potrf, c.n, c.p, c.where), c.where);
-            async::potrf(A->tiles(), *j.sequence, c.p.options);
+            const Plan planned = cholesky_plan<T>(rt, Operation::Potrf, c.n, 0, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, planned.nb, c.where);
+            async::potrf(A->tiles(), *j.sequence, c.p.options, planned);
             j.finish = [A, out](int info) {
                 A->deliver(true);
                 settle(out);
@@ -59,10 +61,10 @@ int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = cholesky_nb<T>(rt, Operation::Potrs, c.n, c.p, c.where);
-            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, nb, c.where);
-            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {l});
-            async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options);
+            const Plan planned = cholesky_plan<T>(rt, Operation::Potrs, c.n, b->cols, c.p, c.where);
+            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, planned.nb, c.where);
+            auto B = argument_tiles<T>(rt, *b, out, true, false, planned.nb, c.where, {l});
+            async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options, planned);
             j.finish = [L, B, out](int info) {
                 L->deliver(false);
                 B->deliver(true);
@@ -86,13 +88,12 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
             const bool mixed = refinement != nullptr || mixed_solve<T>(p.options);
-            const int64_t nb = plan_of(Operation::Posv, a->dtype, n, n, b->cols, p, where, Machine::of(rt),
-                                       refine.always_low)
-                                   .nb;
-            auto A = argument_tiles<T>(rt, *a, aout, true, true, nb, where, {b, b_out});
-            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
+            const Plan planned =
+                plan_of(Operation::Posv, a->dtype, n, n, b->cols, p, where, Machine::of(rt), refine.always_low);
+            auto A = argument_tiles<T>(rt, *a, aout, true, true, planned.nb, where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, planned.nb, where, {a, a_out});
             if (!mixed) {
-                async::posv(A->tiles(), B->tiles(), *j.sequence, p.options);
+                async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, planned);
                 j.finish = [A, B, aout, bout](int info) {
                     A->deliver(true);
                     B->deliver(info == 0);
@@ -107,8 +108,9 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
             SolveReport* report = &j.report;
             const bool same = aout.present && aout.matrix.data == a->data;
             // The refinement settings are checked here: named by their fields (max_iterations, tolerance, ...).
-            as_c_call("posv", {{"A", "a"}, {"B", "b"}},
-                      [&] { async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, *report, refine); });
+            as_c_call("posv", {{"A", "a"}, {"B", "b"}}, [&] {
+                async::posv(A->tiles(), B->tiles(), *j.sequence, p.options, *report, refine, planned);
+            });
             j.finish = [A, B, aout, bout, report, same](int info) {
                 const SolveReport::Path path = report->path;
                 A->deliver(!same || path == SolveReport::Path::Fallback || path == SolveReport::Path::Failed ||
@@ -128,9 +130,9 @@ int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = cholesky_nb<T>(rt, Operation::Potri, c.n, c.p, c.where);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, nb, c.where);
-            async::potri(A->tiles(), *j.sequence, c.p.options);
+            const Plan planned = cholesky_plan<T>(rt, Operation::Potri, c.n, 0, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, planned.nb, c.where);
+            async::potri(A->tiles(), *j.sequence, c.p.options, planned);
             j.finish = [A, out](int info) {
                 A->deliver(true);
                 settle(out);

@@ -12,11 +12,11 @@
 namespace starfact::capi {
 namespace {
 
+/// The plan of the factorization of a `T` matrix of order n (potrf_logdet's; logdet's tiles take its tile size).
 template <typename T>
-int64_t logdet_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
+Plan cholesky_plan(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
     return plan_of(Operation::Potrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, 0, p,
-                   where, Machine::of(rt))
-        .nb;
+                   where, Machine::of(rt));
 }
 
 /// Writes the result (NaN after a failure: info != 0) into the outputs given.
@@ -42,7 +42,7 @@ int starfact_c_logdet_submit(starfact_c_runtime* runtime, const starfact_c_matri
         const Residency where = residency_for(p, {l});
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, logdet_nb<T>(rt, n, p, where), where);
+            auto L = argument_tiles<T>(rt, *l, Output{}, false, true, cholesky_plan<T>(rt, n, p, where).nb, where);
             auto result = std::make_shared<LogDet>();
             as_c_call("logdet", {{"L", "l"}}, [&] { async::logdet(L->tiles(), *j.sequence, *result, p.options); });
             j.finish = [L, result, sign_out, logabsdet_out](int info) {
@@ -62,10 +62,11 @@ int starfact_c_potrf_logdet_submit(starfact_c_runtime* runtime, const starfact_c
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, logdet_nb<T>(rt, c.n, c.p, c.where), c.where);
+            const Plan planned = cholesky_plan<T>(rt, c.n, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, out, true, true, planned.nb, c.where);
             auto result = std::make_shared<LogDet>();
             as_c_call("potrf_logdet", {{"A", "a"}, {"L", "a"}}, [&] {
-                async::potrf(A->tiles(), *j.sequence, c.p.options);
+                async::potrf(A->tiles(), *j.sequence, c.p.options, planned);
                 async::logdet(A->tiles(), *j.sequence, *result, c.p.options);
             });
             // The sequence's info is the first nonzero in submission order: the factorization's when it failed.

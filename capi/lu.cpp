@@ -13,11 +13,11 @@
 namespace starfact::capi {
 namespace {
 
+/// The call's plan (its one): `op` on a `T` matrix of order n with nrhs right-hand sides, tiles living `where`.
 template <typename T>
-int64_t lu_nb(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
-    return plan_of(Operation::Getrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, 0, p,
-                   where, Machine::of(rt))
-        .nb;
+Plan lu_plan(const Runtime& rt, Operation op, int64_t n, int64_t nrhs, const ParsedOptions& p, Residency where) {
+    return plan_of(op, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, nrhs, p, where,
+                   Machine::of(rt));
 }
 
 /// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.
@@ -61,9 +61,10 @@ int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            auto A = argument_tiles<T>(rt, *a, out, true, false, lu_nb<T>(rt, c.n, c.p, c.where), c.where);
+            const Plan planned = lu_plan<T>(rt, Operation::Getrf, c.n, 0, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, out, true, false, planned.nb, c.where);
             auto piv = std::make_shared<Pivots>(A->tiles());
-            async::getrf(A->tiles(), *piv, *j.sequence, c.p.options);
+            async::getrf(A->tiles(), *piv, *j.sequence, c.p.options, planned);
             j.finish = [A, piv, out, ipiv_out](int info) {
                 A->deliver(true);
                 copy_pivots(*piv, ipiv_out);
@@ -82,12 +83,13 @@ int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Output out = c.b_out;
         dispatch(lu->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
+            const Plan planned = lu_plan<T>(rt, Operation::Getrs, c.n, b->cols, c.p, c.where);
+            const int64_t nb = planned.nb;
             auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
             load_pivots("getrs", *piv, ipiv);
             auto LU = argument_tiles<T>(rt, *lu, Output{}, false, false, nb, c.where);
             auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {lu});
-            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
+            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
             j.finish = [LU, piv, B, out](int info) {
                 LU->deliver(false);
                 B->deliver(true);
@@ -106,11 +108,11 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         const Output aout = c.a_out, bout = c.b_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = lu_nb<T>(rt, c.n, c.p, c.where);
-            auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, c.where, {b, b_out});
-            auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, c.where, {a, a_out});
+            const Plan planned = lu_plan<T>(rt, Operation::Gesv, c.n, b->cols, c.p, c.where);
+            auto A = argument_tiles<T>(rt, *a, aout, true, false, planned.nb, c.where, {b, b_out});
+            auto B = argument_tiles<T>(rt, *b, bout, true, false, planned.nb, c.where, {a, a_out});
             auto piv = std::make_shared<Pivots>(A->tiles());
-            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options);
+            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
             j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
                 A->deliver(true);
                 copy_pivots(*piv, ipiv_out);

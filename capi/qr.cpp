@@ -263,7 +263,9 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         const Residency where = residency_for(p, {a, a_out, b, b_out});
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = qr_nb<T>(rt, rows, k, p, where);
+            // the plan of gels itself (of the QR of a or a^T): its tile size
+            const int64_t nb =
+                plan_of(Operation::Gels, a->dtype, a->rows, a->cols, b->cols, p, where, Machine::of(rt)).nb;
             auto F = std::make_shared<QRFactors<T>>(rt, rows, k, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
             auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});

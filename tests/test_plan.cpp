@@ -1,7 +1,8 @@
 // The plan through every C++ door: the array forms' (plan(Runtime, ...)), the tile and submit forms'
 // (plan(TileMatrix, ...)) and the entry itself give one plan for each call of tests/plan_table.hpp; the plan's
 // text names its choices; the posv that two doors planned differently (tf32 on device arrays of order 8192) runs the
-// double plan's one task.
+// double plan's one task. Each call of an operation, through its array form, its tile form or its submit form, is
+// planned exactly once (the planning entry counted), and a submit form handed a plan takes it without planning.
 #include <catch2/catch.hpp>
 #include <sys/mman.h>
 
@@ -9,8 +10,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/planned.hpp"  // detail::planning_calls
 #include "starfact/plan.hpp"
 #include "starfact/tile_matrix.hpp"
 #include "tests/plan_table.hpp"
@@ -150,6 +153,40 @@ TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") 
     // a tiling request stands
     r.tiling.nb = 100;
     CHECK(plan(r, gpu).nb == 100);
+    // as geqrf's DAG runs: a wide A's tree judged on A itself (the Cholesky QR takes tall matrices only), not on A^T
+    // as gels does; the panel tree only with whole-tile triangular factors, blocking by whole tiles; an inner
+    // blocking below the tiles' keeps the trees' tasks on the CPUs
+    r.tiling.nb = 0;
+    std::swap(r.m, r.n);
+    CHECK(plan(r, gpu).tree.kind != QrTree::Kind::Cholqr);
+    r.op = Operation::Gels;
+    CHECK(plan(r, gpu).tree.kind == QrTree::Kind::Cholqr);
+    r.op = Operation::Geqrf;
+    r.m = r.n = 8192;
+    p = plan(r, gpu);
+    CHECK(p.tree.kind == QrTree::Kind::Panel);
+    CHECK(p.ib == p.nb);
+    CHECK(p.task_mapping == Mapping::GpuOnly);
+    r.ib = 32;
+    p = plan(r, gpu);
+    CHECK(p.tree.kind != QrTree::Kind::Panel);
+    CHECK(p.ib == 32);
+    CHECK(p.task_mapping == Mapping::CpuOnly);
+    r.tree.kind = QrTree::Kind::Panel;
+    r.ib = 0;
+    r.options.mapping = Mapping::CpuOnly;
+    CHECK(plan(r, gpu).ib == plan(r, gpu).nb);
+    // a refined posv in Auto factors on its first rung, Tf32: that factorization's panel solve
+    Request a;
+    a.op = Operation::Posv;
+    a.m = a.n = 16384;
+    a.nrhs = 1;
+    a.options.mapping = Mapping::GpuOnly;
+    a.options.factor = Precision::Auto;
+    a.tiling.residency = Residency::Device;
+    p = plan(a, gpu);
+    CHECK(p.refined);
+    CHECK(p.panel == PanelSolve::Inverse);
 }
 
 TEST_CASE("the plan's text names every choice, and bad requests name their argument", "[cpu][plan]") {
@@ -175,4 +212,164 @@ TEST_CASE("the plan's text names every choice, and bad requests name their argum
     CHECK_THROWS_WITH(plan(r, Machine{}), Catch::Contains("nb"));
     CHECK(parse_operation("gels") == Operation::Gels);
     CHECK_THROWS_WITH(parse_operation("lu", "op"), Catch::Contains("op"));
+}
+
+namespace {
+
+/// The planning calls that `call` makes.
+template <typename Call>
+uint64_t plans_of(Call&& call) {
+    const uint64_t before = detail::planning_calls();
+    call();
+    return detail::planning_calls() - before;
+}
+
+}  // namespace
+
+TEST_CASE("each call is planned once, through its array, tile and submit forms", "[cpu][plan]") {
+    Runtime& rt = runtime();
+    const int64_t n = 200, nrhs = 3, m = 260;
+    const uint64_t seed = test::fresh_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> spd = test::spd_matrix<double>(n, n, seed);
+    std::vector<double> rhs(static_cast<size_t>(m * nrhs)), general(static_cast<size_t>(m * n));
+    random_matrix<double>(m, nrhs, rhs.data(), m, seed + 1);
+    random_matrix<double>(m, n, general.data(), m, seed + 2);
+    for (int64_t i = 0; i < n; ++i) general[static_cast<size_t>(i + i * m)] += static_cast<double>(n);  // LU: no
+                                                                                                          // small pivot
+    std::vector<int64_t> ipiv(static_cast<size_t>(n));
+    for (const Tiling tiling : {Tiling{}, Tiling{64}})
+        for (const Mapping mapping : {Mapping::CpuOnly, Mapping::Hybrid}) {
+            INFO("nb=" << tiling.nb << " mapping=" << to_string(mapping));
+            const Options opts = test::on(mapping);
+            Options low = opts;  // the mixed-precision posv (CPU workers: refined whatever the order)
+            low.factor = Precision::Fp32;
+            std::vector<double> A, B;
+            auto fresh = [&](const std::vector<double>& a, int64_t rows) {
+                A = a;
+                B.assign(rhs.begin(), rhs.begin() + rows * nrhs);
+            };
+            // the array forms
+            fresh(spd, n);
+            CHECK(plans_of([&] { CHECK(potrf(rt, n, A.data(), n, opts, tiling) == 0); }) == 1);
+            fresh(spd, n);
+            CHECK(plans_of([&] { CHECK(posv(rt, n, nrhs, A.data(), n, B.data(), n, opts, tiling) == 0); }) == 1);
+            fresh(spd, n);
+            CHECK(plans_of([&] { CHECK(potri(rt, n, A.data(), n, opts, tiling) == 0); }) == 1);
+            fresh(spd, n);
+            SolveReport report;
+            CHECK(plans_of([&] {
+                      CHECK(posv(rt, n, nrhs, A.data(), n, B.data(), n, low, report, Refinement{}, tiling) == 0);
+                  }) == 1);
+            CHECK(report.path == SolveReport::Path::Refined);
+            fresh(spd, n);
+            CHECK(plans_of([&] { CHECK(posv(rt, n, nrhs, A.data(), n, B.data(), n, low, tiling) == 0); }) == 1);
+            fresh(spd, n);
+            LogDet det;
+            CHECK(plans_of([&] { CHECK(potrf_logdet(rt, n, A.data(), n, det, opts, tiling) == 0); }) == 1);
+            std::vector<double> lu(general.size());
+            auto square = [&] {  // the leading n x n block of `general`, leading dimension n
+                for (int64_t j = 0; j < n; ++j)
+                    std::copy_n(general.begin() + j * m, n, lu.begin() + j * n);
+                fresh(lu, n);
+            };
+            square();
+            CHECK(plans_of([&] { CHECK(getrf(rt, n, A.data(), n, ipiv.data(), opts, tiling) == 0); }) == 1);
+            square();
+            CHECK(plans_of([&] {
+                      CHECK(gesv(rt, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, opts, tiling) == 0);
+                  }) == 1);
+            fresh(general, m);
+            CHECK(plans_of([&] { CHECK(gels(rt, m, n, nrhs, A.data(), m, B.data(), m, opts, tiling) == 0); }) == 1);
+            // geqrf: the factors' construction plans the tile size (nb = 0), the call takes it and its tree
+            fresh(general, m);
+            CHECK(plans_of([&] {
+                      QRFactors<double> Tf(rt, m, n, tiling.nb);
+                      geqrf(rt, m, n, A.data(), m, Tf, opts, tiling);
+                  }) == (tiling.nb == 0 ? 1u : 0u));
+
+            // the tile forms, on tiles of 64, and the submit forms: one plan each
+            const int64_t nb = 64;
+            TileMatrix<double> a(rt, n, nb), b(rt, n, nrhs, nb);
+            auto load = [&](const std::vector<double>& from) {
+                a.import(from.data(), n);
+                b.import(rhs.data(), n);
+            };
+            load(spd);
+            CHECK(plans_of([&] { CHECK(potrf(a, opts) == 0); }) == 1);
+            CHECK(plans_of([&] { potrs(a, b, opts); }) == 1);
+            load(spd);
+            CHECK(plans_of([&] { CHECK(posv(a, b, opts) == 0); }) == 1);
+            load(spd);
+            CHECK(plans_of([&] { CHECK(posv(a, b, low, report) == 0); }) == 1);
+            load(spd);
+            CHECK(plans_of([&] { CHECK(potri(a, opts) == 0); }) == 1);
+            square();
+            load(A);
+            Pivots piv(a);
+            CHECK(plans_of([&] { CHECK(getrf(a, piv, opts) == 0); }) == 1);
+            CHECK(plans_of([&] { getrs(a, piv, b, opts); }) == 1);
+            square();
+            load(A);
+            CHECK(plans_of([&] { CHECK(gesv(a, piv, b, opts) == 0); }) == 1);
+            load(spd);
+            CHECK(plans_of([&] {
+                      Sequence seq(rt);
+                      const int op = async::posv(a, b, seq, low, report);
+                      seq.wait();
+                      CHECK(seq.info(op) == 0);
+                  }) == 1);
+            // a submit form handed the call's plan plans nothing
+            load(spd);
+            Request request;
+            request.options = opts;
+            request.op = Operation::Posv;
+            request.nrhs = nrhs;
+            const Plan planned = plan(a, request);
+            CHECK(plans_of([&] {
+                      Sequence seq(rt);
+                      const int op = async::posv(a, b, seq, opts, planned);
+                      seq.wait();
+                      CHECK(seq.info(op) == 0);
+                  }) == 0);
+        }
+}
+
+TEST_CASE("a submit form refuses a plan made for another call, naming 'plan'", "[cpu][plan]") {
+    Runtime& rt = runtime();
+    TileMatrix<double> a(rt, 100, 32), b(rt, 100, 2, 32);
+    TileMatrix<float> s(rt, 100, 32);
+    Request request;
+    request.op = Operation::Potrf;
+    const Plan potrf_plan = plan(a, request);
+    request.op = Operation::Posv;
+    request.nrhs = 2;
+    const Plan posv_plan = plan(a, request);
+    Sequence seq(rt);
+    // the argument the InvalidArgument that f throws names ("" if none)
+    auto refusal = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "";
+    };
+    // another operation, another precision, other tiles, another mapping, another count of right-hand sides
+    CHECK(refusal([&] { async::potrf(a, seq, Options{}, posv_plan); }) == "plan");
+    CHECK(refusal([&] { async::potrf(s, seq, Options{}, potrf_plan); }) == "plan");
+    TileMatrix<double> other(rt, 100, 50);
+    CHECK(refusal([&] { async::potrf(other, seq, Options{}, potrf_plan); }) == "plan");
+    CHECK(refusal([&] { async::potrf(a, seq, test::on(Mapping::CpuOnly), potrf_plan); }) == "plan");
+    TileMatrix<double> wider(rt, 100, 3, 32);
+    CHECK(refusal([&] { async::posv(a, wider, seq, Options{}, posv_plan); }) == "plan");
+    CHECK(refusal([&] { async::potri(a, seq, Options{}, potrf_plan); }) == "plan");
+    // a plan for a machine with GPUs maps the tasks on tiles of 600 to them, which this runtime does not have
+    TileMatrix<double> large(rt, 1200, 600);
+    request.op = Operation::Potrf;
+    request.nrhs = 0;
+    const Machine gpu{8, 4, 1};
+    if (rt.cuda_workers() == 0)
+        CHECK(refusal([&] { async::potrf(large, seq, Options{}, plan(large, request, &gpu)); }) == "plan");
+    seq.wait();
 }

@@ -48,6 +48,7 @@ Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, con
     r.tiling.nb = s.nb > 0 ? s.nb : 0;  // no --nb: the plan's
     r.tiling.residency = s.device_resident ? Residency::Device : Residency::Host;
     r.always_low = s.always_low;
+    r.distributed = rt.mpi_size() > 1;  // a run on several ranks spreads its tiles over them (run_grid.cpp)
     Machine machine = Machine::of(rt);
     machine.cuda_devices *= rt.mpi_size();  // a distributed matrix spreads over every rank's GPUs
     return plan(r, machine);

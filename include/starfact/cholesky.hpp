@@ -55,6 +55,18 @@ void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Option
 /// with a lower opts.factor is the mixed-precision solve's submit form (mixed.hpp; its report dropped).
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+
+/// The same submit forms for a call already planned: `plan` is this call's plan (plan.hpp: plan(A, request) for the
+/// tiles, or plan(rt, request, A) for the arrays the tiles were made from, of this operation, B's columns as nrhs),
+/// and the call takes its kernels and task mapping without planning again (the C ABI hands its plan down this way).
+/// Throws InvalidArgument naming 'plan' when it was made for another operation, precision, order, tile size,
+/// residency, number of right-hand sides or mapping.
+template <typename T>
+int potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, const Plan& plan);
+template <typename T>
+void potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan);
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan);
 }  // namespace async
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s.

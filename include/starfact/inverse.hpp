@@ -52,6 +52,9 @@ namespace async {
 /// nonzero info, the factorization's first.
 template <typename T>
 int potri(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
+/// The same for a call already planned: `plan` is potri's for A's tiles (as async::potrf's, cholesky.hpp).
+template <typename T>
+int potri(TileMatrix<T>& A, Sequence& seq, const Options& opts, const Plan& plan);
 /// Submits the in-place inverse of the lower-triangular L (from potrf, submitted before it or completed);
 /// returns the operation index whose info seq.info(op) gives after wait().
 template <typename T>

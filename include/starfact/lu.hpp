@@ -101,6 +101,16 @@ int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const O
 /// Submits getrf_nopiv; returns its operation index.
 template <typename T>
 int getrf_nopiv(TileMatrix<T>& A, Sequence& seq, const Options& opts = {});
+/// getrf, getrs and gesv for a call already planned: `plan` is this call's (getrf, getrs or gesv on these tiles,
+/// B's columns as nrhs; as async::potrf's, cholesky.hpp), not made again. Throws InvalidArgument naming 'plan' when
+/// it was made for another call.
+template <typename T>
+int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan);
+template <typename T>
+void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+           const Plan& plan);
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan);
 }  // namespace async
 
 

@@ -142,6 +142,11 @@ namespace async {
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
          const Refinement& refine = {});
+/// The same for a call already planned (as async::posv(A, B, seq, opts, plan), cholesky.hpp): `plan` is posv's for
+/// these tiles with refine.always_low; whether the solve is refined, its tile kernels, are the plan's.
+template <typename T>
+int posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport& report,
+         const Refinement& refine, const Plan& plan);
 }  // namespace async
 
 }  // namespace starfact

@@ -1,0 +1,31 @@
+// Internal: the plan of one call as it travels down the doors (include/starfact/plan.hpp). A door plans once: a tile
+// form from its tiles (plan_tiles), an array form or the C ABI from the arrays before it makes the tiles; either
+// way the one Plan goes down to the submits (detail::submit_potrf(..., plan), ...), which do not plan again. A plan
+// handed in from outside (the async:: forms that take one) is checked against its tiles first (require_plan).
+#pragma once
+#include <cstdint>
+
+#include "starfact/options.hpp"
+#include "starfact/plan.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::detail {
+
+/// The plan of `op` on A's tiles (plan(A, request): A's precision, shape, tile size, residency and distribution),
+/// with `nrhs` right-hand sides: a tile form's one planning call.
+template <typename T>
+Plan plan_tiles(Operation op, const TileMatrix<T>& A, const Options& opts, int64_t nrhs = 0,
+                bool always_low = false);
+
+/// Throws InvalidArgument from `function` naming 'plan' unless `p` is a plan of `op` for A's tiles: A's precision,
+/// order, tile size and residency (not checked for an empty A), `nrhs` right-hand sides, opts.mapping, and tasks
+/// mapped as the hybrid rule maps them on A's runtime.
+template <typename T>
+void require_plan(const char* function, const Plan& p, Operation op, const TileMatrix<T>& A, const Options& opts,
+                  int64_t nrhs = 0);
+
+/// How many times the planning entry plan(Request, Machine) ran in this process: what the tests count to check that
+/// a call plans once.
+uint64_t planning_calls();
+
+}  // namespace starfact::detail

@@ -89,7 +89,8 @@ int run_distributed(const Settings& s, const MpiSession& mpi) {
 }
 
 /// A run in one process: --compare, --sweep, or one configuration (potrf, potri, posv) with its trace.
-int run_local(const Settings& s) {
+int run_local(const Settings& given) {
+    const Settings s = local_defaults(given);
     int rc = 0;
     std::vector<std::string> workers;  // lane names for the Gantt chart
     try {

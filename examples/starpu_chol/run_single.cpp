@@ -91,7 +91,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                        fmt("%.3f", th / ours);
         }
     }
-    return summary_status(table, summary, m.residual);
+    const int status = summary_status(table, summary, m.residual);
+    if (mapping == Mapping::CpuOnly && support::gpus_in_use(s) == 0)
+        table.note("no GPU here: this was starfact's CPU path, StarPU tasks on the CPU cores against one multithreaded "
+                   "LAPACKE call. starfact is made for NVIDIA GPUs: with one, this command factors n = 16384 on it "
+                   "against cuSOLVER (docs/results.md)");
+    return status;
 }
 
 }  // namespace

@@ -62,7 +62,8 @@ problem
 )" +
            support::common_flags_help({"--prec", "--seed"}) +
            R"(algorithm, mapping and runtime
-  --variant V       right (default), lookahead=D, left, left-coarse, noprio (docs/variants.md)
+  --variant V       right (default; lookahead=2 for a CPU-only --op potrf in one process), lookahead=D, left,
+                    left-coarse, noprio (docs/variants.md)
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
                     diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
                     backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
@@ -73,7 +74,10 @@ problem
                     arithmetic of --factor-prec for a mixed solve), auto (default: the plan's choice by
                     order and precision, starfact::plan; docs/potf2.md)
 )" +
-           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only", "--sched"}) +
+           support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only"}) +
+           R"(  --sched NAME      StarPU scheduler (default dmdas; lws for a CPU-only --op potrf in one process;
+                    STARPU_SCHED, if set, wins)
+)" +
            R"(  --device-resident tiles live in GPU memory (default: pinned host memory); with several GPUs, spread over
                     them as --placement says
   --placement P     how device-resident tiles spread over the GPUs (docs/multigpu.md): 2d (default): 2D
@@ -164,6 +168,7 @@ Settings parse(int argc, char** argv) {
             std::cout << help();
             std::exit(0);
         } else if (support::parse_common_flag(cli, f, s)) {
+            s.sched_given = s.sched_given || f == "--sched";
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
         else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--factor-prec") s.factor = parse_precision(cli.value(), "--factor-prec");
@@ -207,7 +212,10 @@ Settings parse(int argc, char** argv) {
         else if (f == "--grid") s.grid = parse_grid(cli.value());
         else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
         else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
-        else if (f == "--variant") s.variant = Variant::parse(cli.value(), "--variant");
+        else if (f == "--variant") {
+            s.variant = Variant::parse(cli.value(), "--variant");
+            s.variant_given = true;
+        }
         else if (f == "--panel") s.panel = parse_panel_solve(cli.value(), "--panel");
         else if (f == "--diag") s.diag = parse_diag_kernel(cli.value(), "--diag");
         else if (f == "--compare") { cli.no_value(); s.compare = true; }
@@ -265,6 +273,14 @@ Settings parse(int argc, char** argv) {
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};
     if (s.scheds.empty()) s.scheds = {"dmdas", "lws"};
+    return s;
+}
+
+Settings local_defaults(Settings s) {
+    if (s.op == "potrf" && !s.compare && !s.sweep && support::default_mapping(s) == Mapping::CpuOnly) {
+        if (!s.variant_given) s.variant = Variant::parse("lookahead=2");
+        if (!s.sched_given) s.sched = "lws";
+    }
     return s;
 }
 

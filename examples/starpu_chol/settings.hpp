@@ -32,9 +32,16 @@ struct Settings : support::DriverFlags {
     Grid grid{0, 0};  // --grid; 0 x 0: not given
     DevicePlacement placement = DevicePlacement::BlockCyclic2D;  // --placement
     Grid device_grid{0, 0};                                      // --device-grid; 0 x 0: the most square
+    bool variant_given = false, sched_given = false;             // --variant, --sched on the command line
 };
 
 /// The flags of argv (--help prints the help and exits 0); throws std::invalid_argument for bad flags or values.
 Settings parse(int argc, char** argv);
+
+/// The settings of a run in one process with the defaults of a CPU-only factorization (--op potrf, CPU-only mapping,
+/// one configuration): the variant lookahead=2 and the scheduler lws unless --variant or --sched was given.
+/// On two cores, at the default order 2000, this ties or beats one multithreaded LAPACKE call where right + dmdas
+/// fell behind it, and it holds up far better when other processes share the cores (docs/starpu_chol.md).
+Settings local_defaults(Settings s);
 
 }  // namespace starfact::chol_driver

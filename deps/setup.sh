@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
 # starfact dependencies: Debian packages + StarPU 1.3.10 (CUDA, FxT) built from Debian's source package.
 # Idempotent and cached: a second run with the same patches/flags does nothing and prints the prefix.
-#   deps/setup.sh            install what is missing, build StarPU if its prefix is not complete
+#   deps/setup.sh            everything: the library's packages, the Python package's and the tests' (tools/test.sh)
+#   deps/setup.sh --library  only what the library and its drivers (starpu_chol, ...) build from: tools/bootstrap.sh
+#   deps/setup.sh --python   the library's packages and the Python package's (NumPy, venv, pip), no test packages
 #   deps/setup.sh --prefix   only print the prefix StarPU is (or will be) installed in
+# Each form builds StarPU if its prefix is not complete.
 # Environment: STARFACT_CACHE_DIR (default ~/.cache/starfact) holds the StarPU builds, outside the clone.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/starpu-config.sh"
+set_name=all
+case "${1:-}" in
+  --prefix) starfact_starpu_prefix; exit 0 ;;
+  --library) set_name=library ;;
+  --python) set_name=python ;;
+  "") ;;
+  *) echo "usage: deps/setup.sh [--library | --python | --prefix]" >&2; exit 2 ;;
+esac
 prefix=$(starfact_starpu_prefix)
-if [ "${1:-}" = "--prefix" ]; then echo "$prefix"; exit 0; fi
 log() { echo "[deps] $*" >&2; }
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 
 # 1. Debian packages ---------------------------------------------------------------------------
-# The Python package's tests: NumPy and pytest; PyTorch (CPU) and scikit-learn for the DLPack and LSSVC tests
-# (with their dependencies about 170 MB to download, 820 MB installed, a minute or two).
-packages=(build-essential cmake pkg-config dpkg-dev libhwloc-dev libfxt-dev libopenblas-dev liblapacke-dev
-          catch2 ccache libopenmpi-dev openmpi-bin vite zlib1g-dev dataset-fashion-mnist
-          python3 python3-numpy python3-pip python3-venv python3-pytest python3-torch python3-sklearn)
+# The library: compiler, CMake, ccache, and what StarPU is configured with (hwloc, FxT, Open MPI: they are part of
+# StarPU's cache key, so the library set holds them all) and links to (OpenBLAS, LAPACKE); Catch2 (headers only),
+# since a default configure builds the tests.
+library=(build-essential cmake pkg-config dpkg-dev ccache libhwloc-dev libfxt-dev libopenmpi-dev openmpi-bin
+         libopenblas-dev liblapacke-dev catch2)
+# The Python package: NumPy, and venv + pip to install it (python/pyproject.toml; docs/python.md).
+python=(python3 python3-numpy python3-venv python3-pip)
+# The tests: pytest; PyTorch (CPU) and scikit-learn for the DLPack and LSSVC tests (with their dependencies about
+# 170 MB to download, 820 MB installed, a minute or two); ViTE (trace test); zlib and the Fashion-MNIST data set
+# (the LS-SVM application built as a consumer project).
+tests=(python3-pytest python3-torch python3-sklearn vite zlib1g-dev dataset-fashion-mnist)
+case $set_name in
+  library) packages=("${library[@]}") ;;
+  python) packages=("${library[@]}" "${python[@]}") ;;
+  all) packages=("${library[@]}" "${python[@]}" "${tests[@]}") ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,6 +9,9 @@ starfact_starpu_configure_flags() {
   flags+=" --disable-build-examples --disable-build-tests --disable-build-doc --disable-opencl"
   flags+=" --disable-fortran --disable-socl --disable-starpufft --disable-starpurm --disable-openmp"
   flags+=" --disable-mlr --disable-hdf5 --disable-gdb --disable-opengl-render --disable-leveldb --enable-blas-lib=none"
+  # Shared libraries only (starfact links them through pkg-config): libtool would compile every file a second time
+  # for the static ones (a third of the build's CPU time).
+  flags+=" --disable-static"
   if command -v nvcc >/dev/null 2>&1; then
     local cuda_dir; cuda_dir=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
     flags+=" --enable-cuda --with-cuda-dir=$cuda_dir"

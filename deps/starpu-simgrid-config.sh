@@ -26,7 +26,7 @@ starfact_starpu_simgrid_configure_flags() {
 #                                            MPI_Type_vector: SMPI copies a derived datatype's payload through
 #                                            temporary buffers (docs/simulation.md, "Cost of the simulation ...")
 starfact_starpu_smpi_configure_flags() {
-  starfact_starpu_simgrid_configure_flags | sed 's/ --disable-mpi/ --enable-mpi --disable-mpi-check --disable-shared --enable-static/'
+  starfact_starpu_simgrid_configure_flags | sed 's/ --disable-static//; s/ --disable-mpi/ --enable-mpi --disable-mpi-check --disable-shared --enable-static/'
 }
 
 # starfact_starpu_simgrid_prefix [--mpi]: the prefix of the one-process build, or of the SMPI build.

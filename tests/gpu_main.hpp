@@ -2,13 +2,11 @@
 // and exit status 77 (ctest: skipped) when the build or the machine has no CUDA worker. The first line printed is
 // the base of the tests' random seeds (tests/seeds.hpp).
 #pragma once
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <memory>
 
-#include "tests/seed_listener.hpp"
+#include "tests/catch_session.hpp"
+#include "tests/seeds.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test {
@@ -37,7 +35,7 @@ inline int run_gpu_tests(int argc, char** argv, const RuntimeConfig& config, con
         return 77;
     }
     std::printf("%s\n", rt->describe().c_str());
-    const int rc = Catch::Session().run(argc, argv);
+    const int rc = run_catch_session(argc, argv);
     rt.reset();
     return rc;
 }

@@ -2,14 +2,12 @@
 // comes from STARPU_SCHED when ctest sets it (tests/CMakeLists.txt runs the suite per scheduler);
 // STARFACT_TEST_TRACE=1 starts it with RuntimeConfig::trace, so that the DAG builders mark their steps.
 // STARFACT_TEST_SEED=N sets the base of the tests' random seeds (tests/seeds.hpp); the first line printed names it.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <memory>
 #include <string>
 
-#include "tests/seed_listener.hpp"
+#include "tests/catch_session.hpp"
+#include "tests/seeds.hpp"
 #include "tests/support.hpp"
 
 namespace {
@@ -26,7 +24,7 @@ int main(int argc, char** argv) {
     cfg.trace = trace && std::string(trace) == "1";
     g_runtime = std::make_unique<starfact::Runtime>(cfg);
     std::printf("%s\n", g_runtime->describe().c_str());
-    const int rc = Catch::Session().run(argc, argv);
+    const int rc = starfact::test::run_catch_session(argc, argv);
     g_runtime.reset();
     return rc;
 }

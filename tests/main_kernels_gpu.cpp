@@ -1,11 +1,10 @@
 // Test main for GPU kernel tests that need no StarPU runtime: exits with 77 (ctest: skipped) without a CUDA device.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
 #include <cstdio>
 
-#include "tests/seed_listener.hpp"
+#include "tests/catch_session.hpp"
+#include "tests/seeds.hpp"
 
 int main(int argc, char** argv) {
     starfact::test::print_seed_banner();
@@ -14,5 +13,5 @@ int main(int argc, char** argv) {
         std::printf("GPU kernel tests skipped: no CUDA device visible\n");
         return 77;
     }
-    return Catch::Session().run(argc, argv);
+    return starfact::test::run_catch_session(argc, argv);
 }

@@ -1,6 +1,6 @@
 // The Catch2 listener of tests/seeds.hpp: restarts fresh_seed()'s count as each test case starts, and after a
 // failed test case prints the command that replays it (its base seed and its name as a test filter).
-// Included once per test binary, by the file that defines CATCH_CONFIG_RUNNER (its main).
+// Included once per test binary, by tests/catch_impl.cpp.
 #pragma once
 #include <catch2/catch.hpp>
 

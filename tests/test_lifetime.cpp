@@ -1,7 +1,6 @@
 // Object lifetimes and robustness against misuse: matrices and sequences that outlive their Runtime, the signal
 // handlers StarPU installs, matrices too large for memory, and the messages of a Runtime that cannot start.
 // Every test starts and destroys Runtimes of its own (one at a time), so this binary has no process-wide Runtime.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -20,6 +19,7 @@
 
 #include "runtime/memory.hpp"
 #include "starfact/starfact.hpp"
+#include "tests/catch_session.hpp"
 
 using namespace starfact;
 using Catch::Matchers::Contains;
@@ -542,3 +542,5 @@ TEST_CASE("a Runtime without any worker says what was asked and found", "[lifeti
     auto rt = cpu_runtime();
     CHECK(rt->cpu_workers() > 0);
 }
+
+int main(int argc, char** argv) { return starfact::test::run_catch_session(argc, argv); }

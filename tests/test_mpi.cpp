@@ -2,7 +2,6 @@
 // posv on tiles spread 2D block-cyclically, the same LAPACK info on every rank for a matrix that is not SPD,
 // the grid checks, and the error every rank gets when the ranks disagree on a distributed call. Every rank runs
 // every test case in the same order (the operations are collective).
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -13,7 +12,8 @@
 #include <string>
 
 #include "runtime/mpi.hpp"
-#include "tests/seed_listener.hpp"
+#include "tests/catch_session.hpp"
+#include "tests/seeds.hpp"
 #include "tests/support.hpp"
 
 namespace {
@@ -464,8 +464,7 @@ int main(int argc, char** argv) {
             starfact::test::print_seed_banner();
             std::printf("%s\n", g_runtime->describe().c_str());
         }
-        Catch::Session session;
-        rc = session.run(argc, argv);
+        rc = starfact::test::run_catch_session(argc, argv);
         // Every rank's status: a failure on one rank fails them all.
         MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         g_runtime.reset();

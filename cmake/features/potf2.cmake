@@ -3,9 +3,10 @@
 # compile, and their checks).
 # CUDA only; without CUDA nothing here is built.
 if(STARFACT_HAVE_CUDA)
-  # The kernel is part of the library: the potrf codelet's CUDA diagonal implementation (--diag fused). Only
-  # the replicated-diagonal leaf: the rejected single-block leaves are compiled by the tuning tool below.
-  target_sources(starfact PRIVATE ${PROJECT_SOURCE_DIR}/kernels/potf2/potf2.cu)
+  # The kernel is part of the library's core (the drivers' starfact_core too): the potrf codelet's CUDA diagonal
+  # implementation (--diag fused). Only the replicated-diagonal leaf: the rejected single-block leaves are compiled
+  # by the tuning tool below.
+  target_sources(starfact_objects PRIVATE ${PROJECT_SOURCE_DIR}/kernels/potf2/potf2.cu)
   set(potf2_tune_dir ${PROJECT_SOURCE_DIR}/tools/tune/potf2)
   if(STARFACT_BUILD_BENCH OR STARFACT_BUILD_TESTS)
     # The single-block leaves inside the library's forms (potf2_tile_variant): tune_potf2 and its checks.

@@ -5,8 +5,8 @@ option(STARFACT_BATCHED_CHOL_FAST_MATH "Batched Cholesky kernels with rsqrt-base
 
 set(batched_chol_dir ${PROJECT_SOURCE_DIR}/kernels/batched_chol)
 set(batched_chol_tune_dir ${PROJECT_SOURCE_DIR}/tools/tune/batched_chol)
-# In libstarfact, not in the drivers' starfact_core: no core code calls the module (starfact_module_library()).
-starfact_module_library(batched_chol ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky.cpp
+# In libstarfact, not in the drivers' starfact_core: no core code calls the module (starfact_part()).
+starfact_part(batched_chol ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky.cpp
                                      ${PROJECT_SOURCE_DIR}/codelets/batched_chol_chunk.cpp)
 
 # One translation unit per line of INSTANCES ("<header>|<instantiating macro call>"), written into the build
@@ -48,7 +48,7 @@ if(STARFACT_HAVE_CUDA)
     list(APPEND batched_chol_instances "kernels/batched_chol/resident_dispatch.cuh|STARFACT_BATCHED_CHOL_VARIANTS(${T})")
   endforeach()
   batched_chol_instances(batched_chol_library_sources ${batched_chol_instances})
-  starfact_module_library(batched_chol ${batched_chol_dir}/launch.cpp
+  starfact_part(batched_chol ${batched_chol_dir}/launch.cpp
                                        ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky_device.cpp
                                        ${batched_chol_library_sources})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${batched_chol_dir}/ranges.hpp)

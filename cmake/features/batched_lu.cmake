@@ -2,8 +2,8 @@
 # chunk codelet, starfact::batched::getrf/inverse, tests, bench and its tuning sweep (tools/tune_batched_lu.sh;
 # docs/batched_lu.md). Included at the end of the top-level CMakeLists (targets starfact, starfact_test_support exist).
 set(batched_lu_dir ${PROJECT_SOURCE_DIR}/kernels/batched_lu)
-# In libstarfact, not in the drivers' starfact_core: no core code calls the module (starfact_module_library()).
-starfact_module_library(batched_lu ${PROJECT_SOURCE_DIR}/algorithms/batched_lu.cpp
+# In libstarfact, not in the drivers' starfact_core: no core code calls the module (starfact_part()).
+starfact_part(batched_lu ${PROJECT_SOURCE_DIR}/algorithms/batched_lu.cpp
                                    ${PROJECT_SOURCE_DIR}/codelets/batched_lu_chunk.cpp
                                    ${PROJECT_SOURCE_DIR}/codelets/batched_lu_flops.cpp)
 if(STARFACT_HAVE_CUDA)
@@ -18,7 +18,7 @@ if(STARFACT_HAVE_CUDA)
       list(APPEND batched_lu_instances ${file})
     endforeach()
   endforeach()
-  starfact_module_library(batched_lu ${PROJECT_SOURCE_DIR}/algorithms/batched_lu_device.cpp ${batched_lu_instances})
+  starfact_part(batched_lu ${PROJECT_SOURCE_DIR}/algorithms/batched_lu_device.cpp ${batched_lu_instances})
 endif()
 
 set(batched_lu_env "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home-batched_lu" "STARPU_SILENT=1")

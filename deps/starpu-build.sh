@@ -36,7 +36,9 @@ starfact_build_starpu_tree() {
   fi
   echo "[deps] configure $flags" >&2
   mkdir -p "$src/build"
-  (cd "$src/build" && ../configure --prefix="$prefix" $flags > configure.log 2>&1) \
+  # --disable-dependency-tracking: a one-off build needs no header dependencies (about 20 s less of configure on
+  # 2 cores); it changes nothing installed, so it stays out of the flags that key the cache.
+  (cd "$src/build" && ../configure --prefix="$prefix" --disable-dependency-tracking $flags > configure.log 2>&1) \
     || { tail -40 "$src/build/configure.log" >&2; echo "[deps] configure failed (log: $src/build/configure.log)" >&2; return 1; }
   echo "[deps] building StarPU (make -j${JOBS:-$(nproc)}); this takes a few minutes" >&2
   (cd "$src/build" && make -j"${JOBS:-$(nproc)}" > make.log 2>&1 && make install > install.log 2>&1) \

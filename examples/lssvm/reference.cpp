@@ -39,7 +39,8 @@ std::vector<double> kernel_matrix(const Dataset& a, const Dataset& b, KernelType
 Result reference_lapacke(const Dataset& train, const Dataset& test, const Hyper& h) {
     const int64_t n = train.n, m = train.classes(), nt = test.n;
     const double gamma = effective_gamma(h, train);
-    std::vector<double> H = kernel_matrix(train, train, h.kernel, gamma);
+    const std::vector<double> K = kernel_matrix(train, train, h.kernel, gamma);  // also the training predictions'
+    std::vector<double> H = K;
     for (int64_t i = 0; i < n; ++i) H[i + i * n] += 1.0 / h.C;
     std::vector<double> sol(static_cast<size_t>(n * (m + 1)), -1.0);
     for (int64_t i = 0; i < n; ++i) {
@@ -70,7 +71,7 @@ Result reference_lapacke(const Dataset& train, const Dataset& test, const Hyper&
         }
         return pred;
     };
-    res.train_pred = predict(kernel_matrix(train, train, h.kernel, gamma), n);
+    res.train_pred = predict(K, n);
     res.train_accuracy = accuracy(res.train_pred, train.y);
     if (nt > 0) {
         res.test_pred = predict(kernel_matrix(test, train, h.kernel, gamma), nt);

@@ -9,8 +9,10 @@
 #endif
 
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "lssvm.hpp"
 
@@ -57,11 +59,21 @@ RunOptions cpu(int64_t nb = 256) {
     return o;
 }
 
+/// The LAPACKE reference (double) on the subset for h, computed once for both precisions' test cases.
+const Result& reference(const Hyper& h) {
+    static std::deque<std::pair<Hyper, Result>> computed;  // a deque: references stay valid
+    for (const auto& [key, result] : computed)
+        if (key.kernel == h.kernel && key.gamma == h.gamma && key.C == h.C) return result;
+    const Split& s = subset();
+    computed.emplace_back(h, reference_lapacke(s.train, s.test, h));
+    return computed.back().second;
+}
+
 template <typename T>
 void check_against_reference(const Hyper& h) {
     need_data();
     const Split& s = subset();
-    const Result ref = reference_lapacke(s.train, s.test, h);
+    const Result& ref = reference(h);
     REQUIRE(ref.info == 0);
     const Result r = run<T>(*fx().engine, s.train, s.test, h, cpu(300));  // 2000 = 6 * 300 + 200: a partial tile
     REQUIRE(r.info == 0);

@@ -70,16 +70,14 @@ endif()
 
 if(STARFACT_BUILD_TESTS)
   # CPU-side: the chunk codelet's LAPACKE path and the argument checks (runs in CI).
-  add_executable(test_batched_chol_cpu ${PROJECT_SOURCE_DIR}/tests/main_cpu.cpp
-                 ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_cpu.cpp)
-  target_link_libraries(test_batched_chol_cpu PRIVATE starfact_test_support)
+  add_executable(test_batched_chol_cpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_cpu.cpp)
+  target_link_libraries(test_batched_chol_cpu PRIVATE starfact_test_main_cpu starfact_test_support)
   add_test(NAME batched_chol.cpu COMMAND test_batched_chol_cpu)
   set_tests_properties(batched_chol.cpu PROPERTIES
     ENVIRONMENT "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1" TIMEOUT 900 LABELS cpu)
   if(STARFACT_HAVE_CUDA)
-    add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp
-                   ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp)
-    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_support CUDA::cudart)
+    add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp)
+    target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_main_gpu starfact_test_support CUDA::cudart)
     add_test(NAME batched_chol.gpu COMMAND test_batched_chol_gpu)
     set_tests_properties(batched_chol.gpu PROPERTIES
       ENVIRONMENT "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"

@@ -45,19 +45,18 @@ if(STARFACT_HAVE_CUDA)
   endif()
 
   if(STARFACT_BUILD_TESTS)
-    add_executable(test_potf2_gpu ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp ${PROJECT_SOURCE_DIR}/tests/test_potf2_gpu.cpp
-                                 ${PROJECT_SOURCE_DIR}/tests/test_rpotrf_gpu.cpp
+    add_executable(test_potf2_gpu ${PROJECT_SOURCE_DIR}/tests/test_potf2_gpu.cpp ${PROJECT_SOURCE_DIR}/tests/test_rpotrf_gpu.cpp
                                  ${PROJECT_SOURCE_DIR}/tests/gpu_hog.cu)
-    target_link_libraries(test_potf2_gpu PRIVATE starfact_test_support CUDA::cudart CUDA::cublas)
+    target_link_libraries(test_potf2_gpu PRIVATE starfact_test_main_gpu starfact_test_support CUDA::cudart CUDA::cublas)
     add_test(NAME gpu.potf2 COMMAND test_potf2_gpu)
     set_tests_properties(gpu.potf2 PROPERTIES
       ENVIRONMENT "STARPU_HOME=${CMAKE_CURRENT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1"
       SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS gpu)
     # The tuning tool's checks: the single-block leaves against LAPACK (the library's GPU test checks, run
     # through potf2_tile_any). A tool, not a ctest: run it on the GPU machine (docs/potf2.md).
-    add_executable(tune_potf2_check ${PROJECT_SOURCE_DIR}/tests/main_gpu.cpp ${potf2_tune_dir}/check_variants.cpp
-                                    ${PROJECT_SOURCE_DIR}/tests/gpu_hog.cu)
-    target_link_libraries(tune_potf2_check PRIVATE potf2_variants starfact_test_support CUDA::cudart CUDA::cublas)
+    add_executable(tune_potf2_check ${potf2_tune_dir}/check_variants.cpp ${PROJECT_SOURCE_DIR}/tests/gpu_hog.cu)
+    target_link_libraries(tune_potf2_check PRIVATE starfact_test_main_gpu potf2_variants starfact_test_support CUDA::cudart
+                                                   CUDA::cublas)
   endif()
 else()
   set(STARFACT_HAVE_POTF2 OFF)  # nothing built: STARFACT_HAVE_POTF2 stays undefined in config.hpp

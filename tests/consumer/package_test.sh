@@ -38,15 +38,21 @@ headers)
     pc=${PKG_CONFIG:-pkg-config}
     cflags=$("$pc" --cflags starfact)
     includedir=$("$pc" --variable=includedir starfact)
-    failed=0 n=0
+    # One compiler per core at a time, each header's messages kept apart and printed in order.
+    logs=$(mktemp -d)
+    trap 'rm -rf "$logs"' EXIT
+    n=0
     for h in "$includedir"/starfact/*.hpp; do
         n=$((n + 1))
+        name=${h##*/}
         # shellcheck disable=SC2086
-        if ! echo "#include <starfact/${h##*/}>" | "$cxx" -std=c++17 -fsyntax-only -x c++ - $cflags; then
-            echo "FAIL: starfact/${h##*/} does not compile on its own against the installed tree"
-            failed=$((failed + 1))
-        fi
+        { echo "#include <starfact/$name>" | "$cxx" -std=c++17 -fsyntax-only -x c++ - $cflags > "$logs/$name" 2>&1 ||
+            echo "FAIL: starfact/$name does not compile on its own against the installed tree" >> "$logs/$name"; } &
+        while [ "$(jobs -pr | wc -l)" -ge "${JOBS:-$(nproc)}" ]; do wait -n || true; done
     done
+    wait
+    [ "$n" -eq 0 ] || cat "$logs"/*
+    failed=$(cat "$logs"/* /dev/null | grep -c "^FAIL: " || true)
     echo "$n installed headers, $failed failed"
     [ "$n" -gt 0 ] && [ "$failed" -eq 0 ]
     ;;

@@ -11,6 +11,7 @@
 
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
+#include "algorithms/tile_arithmetic.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "runtime/sequence_state.hpp"
@@ -135,23 +136,46 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
     Tiles& t = *t_;
     const TaskOptions o = options(seq);
     const int64_t mt = A_.mt();
+    // Per-tile arithmetic: the conversion in a sequence of its own, waited for, so that the rule can read the norms
+    // of F's tiles before the factorization's tasks are submitted with their arithmetic.
+    const bool per_tile = tile_tolerance_ > 0 && compute_of(lo_.factor) != 0;
+    std::unique_ptr<Sequence> conversion = per_tile ? std::make_unique<Sequence>(rt) : nullptr;
+    const TaskOptions oc = per_tile ? options(*conversion) : o;
     for (int64_t k = 0; k < mt; ++k) {
-        insert_diag_scale(rt, o, A_.tile(k, k), t.d.tile(k, 0));
-        insert_zero(rt, o, t.s.tile(k, 0));
+        insert_diag_scale(rt, oc, A_.tile(k, k), t.d.tile(k, 0));
+        insert_zero(rt, oc, t.s.tile(k, 0));
     }
     for (int64_t j = 0; j < mt; ++j)
         for (int64_t i = j; i < mt; ++i) {
             if (i == j)
-                insert_to_low_sums(rt, o, A_.tile(i, i), t.d.tile(i, 0), nullptr, t.F.tile(i, i), t.s.tile(i, 0),
+                insert_to_low_sums(rt, oc, A_.tile(i, i), t.d.tile(i, 0), nullptr, t.F.tile(i, i), t.s.tile(i, 0),
                                    nullptr, shift);
             else
-                insert_to_low_sums(rt, o, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), t.F.tile(i, j),
+                insert_to_low_sums(rt, oc, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), t.F.tile(i, j),
                                    t.s.tile(i, 0), t.s.tile(j, 0));
         }
+    std::unique_ptr<TileArithmetic> arith;
+    if (per_tile) {
+        const int64_t count = mt * (mt + 1) / 2;
+        TileMatrix<double> norms(rt, count, 1, 1, vector_residency(rt, hi_.mapping));
+        const TaskOptions on = on_solve_memory(rt, oc);
+        for (int64_t j = 0; j < mt; ++j)
+            for (int64_t i = j; i < mt; ++i)
+                insert_sum_squares(rt, on, t.F.tile(i, j), i == j, norms.tile(TileArithmetic::packed_index(i, j), 0));
+        conversion->wait();
+        std::vector<double> sums(static_cast<size_t>(count));
+        norms.export_to(sums.data(), std::max<int64_t>(1, count));
+        arith = std::make_unique<TileArithmetic>(mt, sums, tile_tolerance_, lo_.factor);
+        low_tiles_ = arith->low_tiles();
+        off_diagonal_tiles_ = arith->off_diagonal_tiles();
+    } else {
+        low_tiles_ = -1;
+        off_diagonal_tiles_ = 0;
+    }
     if (first_)
         for (int64_t i = 0; i < mt; ++i)
             for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
-    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_);
+    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith.get());
     if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
         TaskOptions ow = on_solve_memory(rt, o);
         ow.compute = 0;

@@ -38,6 +38,15 @@ public:
     Precision low_precision() const { return lo_.factor; }
     /// The next factor() factors in p.
     void set_low_precision(Precision p) { lo_.factor = p; }
+    /// Per-tile arithmetic (Refinement::tile_tolerance): when > 0 and the factor's arithmetic is a tensor-core one,
+    /// each factorization takes it only for the tiles of F the rule of tile_arithmetic.hpp finds small, float for
+    /// the others (the conversion is then waited for before the factorization is submitted: the rule needs the
+    /// norms of F's tiles).
+    void set_tile_tolerance(double tolerance) { tile_tolerance_ = tolerance; }
+    /// After a factorization with per-tile arithmetic: its off-diagonal tiles in the factor's arithmetic, and all
+    /// off-diagonal tiles; -1 and 0 without.
+    int64_t low_tiles() const { return low_tiles_; }
+    int64_t off_diagonal_tiles() const { return off_diagonal_tiles_; }
     int64_t columns() const { return c_; }
     /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
     /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
@@ -83,6 +92,8 @@ private:
     int64_t n_, c_;
     double anorm_ = 0;
     bool diagonal_positive_ = true;
+    double tile_tolerance_ = 0;
+    int64_t low_tiles_ = -1, off_diagonal_tiles_ = 0;
     std::unique_ptr<Tiles> t_;
     std::vector<std::unique_ptr<KrylovSpace>> krylov_;  // per group of right-hand sides, made on first use
 };

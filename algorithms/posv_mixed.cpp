@@ -121,6 +121,9 @@ void require_mixed_solve(const char* function, const TileMatrix<double>& A, cons
             "must be >= 0 and finite (got " + std::to_string(refine.time_budget) + "; 0: no limit)");
     require(refine.time_floor >= 0 && std::isfinite(refine.time_floor), function, "refine.time_floor",
             "must be >= 0 and finite (got " + std::to_string(refine.time_floor) + ")");
+    require(refine.tile_tolerance >= 0 && refine.tile_tolerance < 1, function, "refine.tile_tolerance",
+            "must be in [0, 1) (got " + std::to_string(refine.tile_tolerance) + "; 0: every tile in the factor's "
+            "arithmetic; 2^-24 about a float factor's accuracy)");
     A.runtime().require_mapping(opts.mapping, function);
 }
 
@@ -227,6 +230,11 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
     report.path = refine.fallback ? SolveReport::Path::Fallback : SolveReport::Path::Failed;
     report.backward_error = 0;
     report.low_info = low_info;
+    auto note_tiles = [&] {  // the per-tile arithmetic of the last factorization
+        report.low_tiles = ops.low_tiles();
+        report.off_diagonal_tiles = ops.off_diagonal_tiles();
+    };
+    note_tiles();
     // B, once, on the host: a column with NaN or Inf has no measurable backward error
     std::vector<double> b;
     ops.b_host(b);
@@ -271,6 +279,7 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
         low_info = ops.factor(0);
         ++report.factorizations;
         report.low_info = low_info;
+        note_tiles();
         set_deadline(Clock::now(), report.factor_seconds);
         return true;
     };
@@ -287,6 +296,7 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
             low_info = ops.factor(report.shift);
             ++report.factorizations;
             report.low_info = low_info;
+            note_tiles();
         }
         if (low_info > 0) {
             report.reason = std::string("the ") + to_string(factor) + " factorization broke down at column " +
@@ -346,6 +356,7 @@ int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, Solve
         report.tolerance = mixed_tolerance(refine, n);
         report.shift = first_shift(refine, opts.factor);
         MixedOps ops(A, B, opts, plan);
+        ops.set_tile_tolerance(refine.tile_tolerance);
         const int low_info = ops.factor(report.shift);  // F, D, ||A||, X0 = M^-1 B
         report.factorizations = 1;
         report.factor_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -140,6 +140,7 @@ int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& se
     Runtime& rt = A.runtime();
     job->X = std::make_unique<TileMatrix<double>>(rt, n, c, B.nb(), vector_residency(rt, opts.mapping));
     job->ops = std::make_unique<MixedOps>(A, *job->X, opts, plan, &B, true);
+    job->ops->set_tile_tolerance(refine.tile_tolerance);
     job->first = std::make_unique<Sequence>(rt);
     SolveReport& rep = *job->report;
     rep.tolerance = mixed_tolerance(refine, n);

@@ -18,6 +18,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
+#include "algorithms/tile_arithmetic.hpp"
 #include "codelets/codelets.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/cholesky.hpp"
@@ -38,10 +39,10 @@ template <typename T>
 class CholeskyDag {
 public:
     CholeskyDag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts, RunStats* stats,
-                detail::SequenceState* seq, int raw_max, bool priorities)
+                detail::SequenceState* seq, int raw_max, bool priorities, const detail::TileArithmetic* arith)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
-          inverse_(opts.panel == PanelSolve::Inverse), diag_(opts.diag), o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)),
-          names_(*seq) {}
+          inverse_(opts.panel == PanelSolve::Inverse), diag_(opts.diag), arith_(arith),
+          o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)), names_(*seq) {}
 
     int64_t mt() const { return mt_; }
 
@@ -58,9 +59,11 @@ public:
         panel(k, [&](int64_t m) { return raw(Task::Trsm, m, k); }, raw(Task::Potrf, k, k));
         for (int64_t m = k + 1; m < mt_; ++m) {
             set(raw(Task::Syrk, m, m), names_("syrk", m, k), m);
+            on(m, m);
             detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(m, k), T(1), A_.tile(m, m));
             for (int64_t n = k + 1; n < m; ++n) {
                 set(raw(Task::Gemm, m, n), names_("gemm", m, n, k), n);
+                on(m, n);
                 detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
                                        A_.tile(m, n));
             }
@@ -76,21 +79,25 @@ public:
             std::vector<starpu_data_handle_t> a, b;
             for (int64_t j = 0; j < k; ++j) a.push_back(A_.tile(k, j));
             set(col, names_("tile_update", k, k));
+            on(k, k);
             detail::insert_tile_update<T>(rt_, o_, A_.tile(k, k), a, {});
             for (int64_t m = k + 1; m < mt_; ++m) {
                 std::vector<starpu_data_handle_t> am;
                 for (int64_t j = 0; j < k; ++j) am.push_back(A_.tile(m, j));
                 set(col - static_cast<int>(std::min<int64_t>(m - k, 1)), names_("tile_update", m, k));
+                on(m, k);
                 detail::insert_tile_update<T>(rt_, o_, A_.tile(m, k), am, a);
             }
         } else {
             for (int64_t j = 0; j < k; ++j) {
                 set(col, names_("syrk", k, j));
+                on(k, k);
                 detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(k, j), T(1), A_.tile(k, k));
             }
             for (int64_t m = k + 1; m < mt_; ++m)
                 for (int64_t j = 0; j < k; ++j) {
                     set(col - 1, names_("gemm", m, k, j));
+                    on(m, k);
                     detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, j), A_.tile(k, j), T(1),
                                            A_.tile(m, k));
                 }
@@ -106,8 +113,13 @@ private:
         o_.name = name;
         o_.urgent = urgent_depth_ >= 0 && col >= 0 && col <= step_ + urgent_depth_;
     }
+    /// The arithmetic of the next task, which writes tile (m, n): the per-tile map's when there is one.
+    void on(int64_t m, int64_t n) {
+        if (arith_) o_.compute = arith_->compute(m, n);
+    }
     void potrf(int64_t k, int raw) {
         set(raw, names_("potrf", k, k), k);
+        on(k, k);
         // Distributed: the info variable of the rank that runs the task (the owner of the tile).
         starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
         detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info, k * A_.nb(), diag_);
@@ -119,6 +131,7 @@ private:
         if (!inverse_) {
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(raw(m), names_("trsm", m, k), k);
+                on(m, k);
                 detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1),
                                        A_.tile(k, k), A_.tile(m, k));
             }
@@ -128,9 +141,11 @@ private:
         starpu_data_handle_t inv;
         starpu_matrix_data_register(&inv, -1, 0, nbk, nbk, nbk, sizeof(T));  // temporary: StarPU allocates it
         set(inverse_raw, names_("trtri", k, k));
+        on(k, k);
         detail::insert_trtri<T>(rt_, o_, A_.tile(k, k), inv);
         for (int64_t m = k + 1; m < mt_; ++m) {
             set(raw(m), names_("trsm_inv", m, k));
+            on(m, k);
             detail::insert_trsm_inverse<T>(rt_, o_, inv, A_.tile(m, k));
         }
         starpu_data_unregister_submit(inv);  // freed once the step's solves are done
@@ -144,6 +159,7 @@ private:
     detail::PriorityScale prio_;
     bool inverse_;
     DiagKernel diag_;
+    const detail::TileArithmetic* arith_;  // null: every task in opts.factor's arithmetic
     int urgent_depth_ = -1;
     int64_t step_ = 0;  // the step being submitted (left-looking: the column)
     detail::TaskOptions o_;
@@ -161,7 +177,7 @@ void wait_tasks(std::vector<starpu_task*>& tasks) {
 namespace detail {
 template <typename T>
 void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
-                      RunStats* stats, detail::SequenceState* seq) {
+                      RunStats* stats, detail::SequenceState* seq, const TileArithmetic* arith) {
     const int64_t mt = A.mt();
     const Variant v = opts.variant;
     using K = Variant::Kind;
@@ -172,7 +188,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
     switch (v.kind) {
         case K::Right:
         case K::NoPrio: {
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right, arith);
             if (v.kind == K::Right) dag.set_urgent_depth(1);  // the panel and the next column
             for (int64_t k = 0; k < mt; ++k) {
                 detail::TraceIteration step(A.runtime(), k);
@@ -183,7 +199,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
         case K::Lookahead: {
             // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
             const int raise = static_cast<int>(2 * mt + 2);
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(4 * mt + 3), true);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(4 * mt + 3), true, arith);
             dag.set_urgent_depth(v.depth);
             std::deque<std::vector<starpu_task*>> inflight;
             for (int64_t k = 0; k < mt; ++k) {
@@ -203,7 +219,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
         }
         case K::Left:
         case K::LeftCoarse: {
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true, arith);
             for (int64_t k = 0; k < mt; ++k) {
                 detail::TraceIteration step(A.runtime(), k);
                 dag.left_column(k, v.kind == K::LeftCoarse);
@@ -214,9 +230,9 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
 }
 
 template void submit_potrf_dag<float>(TileMatrix<float>&, const std::vector<starpu_data_handle_t>&, const Options&,
-                                      RunStats*, SequenceState*);
+                                      RunStats*, SequenceState*, const TileArithmetic*);
 template void submit_potrf_dag<double>(TileMatrix<double>&, const std::vector<starpu_data_handle_t>&, const Options&,
-                                       RunStats*, SequenceState*);
+                                       RunStats*, SequenceState*, const TileArithmetic*);
 }  // namespace detail
 
 }  // namespace starfact

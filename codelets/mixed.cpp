@@ -10,6 +10,8 @@
 //   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = S (R), 3 = X (RW, double): X += D Z S
 //   copy        buffers: 0 = X (R, double), 1 = Y (W, double)
 //   zero        buffers: 0 = X (W, double)
+//   sum_squares buffers: 0 = F (R, float), 1 = out (W, 1 x 1 double): the tile's sum of squares (a lower-stored
+//               diagonal tile: its symmetric tile's)
 #include <cstring>
 #include <vector>
 
@@ -79,6 +81,10 @@ void col_scale_cpu(void* b[], void* cl_arg) {
     }
     cpu::power_of_two(S.n, s);
 }
+void sum_squares_cpu(void* b[], void* cl_arg) {
+    const Tile F = tile_of(b[0]);
+    cpu::sum_squares(F.m, F.n, static_cast<const float*>(F.p), F.ld, args(cl_arg)->diagonal, vec_rw(b[1]));
+}
 void copy_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
     for (int j = 0; j < X.n; ++j)
@@ -136,6 +142,13 @@ void col_scale_cuda(void* b[], void* cl_arg) {
     }
     check_cuda(gpu::power_of_two(S.n, s, ws.stream), "col_scale");
 }
+void sum_squares_cuda(void* b[], void* cl_arg) {
+    gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
+    const Tile F = tile_of(b[0]);
+    check_cuda(gpu::sum_squares(F.m, F.n, static_cast<const float*>(F.p), F.ld, args(cl_arg)->diagonal, vec_rw(b[1]),
+                                ws.stream),
+               "sum_squares");
+}
 void copy_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
@@ -167,6 +180,10 @@ void define_col_scale(Kernel& k) {
 }
 void define_to_low_sums(Kernel& k) {
     define_kernel(k, "to_low", "starfact_dto_low_sums", to_low_sums_cpu, STARFACT_CUDA_IMPL(to_low_sums_cuda), {});
+}
+void define_sum_squares(Kernel& k) {
+    define_kernel(k, "sum_squares", "starfact_ssum_squares", sum_squares_cpu, STARFACT_CUDA_IMPL(sum_squares_cuda),
+                  {STARPU_R, STARPU_W});
 }
 void define_copy(Kernel& k) {
     define_kernel(k, "copy", "starfact_dcopy", copy_cpu, STARFACT_CUDA_IMPL(copy_cuda), {STARPU_R, STARPU_W});
@@ -224,6 +241,13 @@ void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_han
     else
         insert(rt, o, kernel<define_to_low_sums>(rt), {A, d_rows, d_cols, F, s_rows, t_cols},
                {STARPU_R, STARPU_R, STARPU_R, STARPU_W, STARPU_RW, STARPU_RW}, a, 4 * elements(A), "to_low");
+}
+
+void insert_sum_squares(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, bool diagonal,
+                        starpu_data_handle_t out) {
+    MixedArgs a{};
+    a.diagonal = diagonal;
+    insert(rt, o, kernel<define_sum_squares>(rt), {F, out}, {}, a, 2 * elements(F), "sum_squares");
 }
 
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y) {

@@ -27,6 +27,9 @@ void insert_add_low(const Runtime& rt, const TaskOptions& o, starpu_data_handle_
 void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t d_rows,
                         starpu_data_handle_t d_cols, starpu_data_handle_t F, starpu_data_handle_t s_rows,
                         starpu_data_handle_t t_cols, double shift = 0);
+/// out (1 x 1) := the sum of squares of the float tile F (a lower-stored diagonal tile: of its symmetric tile).
+void insert_sum_squares(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, bool diagonal,
+                        starpu_data_handle_t out);
 /// Y := X.
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y);
 /// X := 0.

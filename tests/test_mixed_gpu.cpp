@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "support/covariance.hpp"
 #include "tests/mixed_support.hpp"
 #include "tests/support.hpp"
 
@@ -143,4 +144,55 @@ TEST_CASE("GPU mixed-precision posv, submit form: ordered before later work on A
     const int64_t n = 600;
     const std::vector<double> A = ones_plus_diagonal(n, 1e-12);
     test::check_submit_form_fallback(A, n, nb, Precision::Tf32, Mapping::GpuOnly, Residency::Device);
+}
+
+TEST_CASE("GPU mixed-precision posv with per-tile arithmetic: covariance matrices refined, their small tiles on "
+          "tensor cores", "[gpu][mixed][tiles]") {
+    const int64_t n = 2300, nb = 256, nrhs = 2;  // 9 tile rows, the last one partial
+    Options opts;
+    opts.mapping = Mapping::GpuOnly;
+    opts.factor = Precision::Tf32;
+    Refinement refine;
+    refine.always_low = true;
+    refine.tile_tolerance = 0x1p-24;
+    for (double length : {0.01, 0.05})
+        for (int form = 0; form < 3; ++form) {  // array form on host arrays, tiles in GPU memory, submit form
+            const uint64_t seed = fresh_seed();
+            INFO("length=" << length << " form=" << form << " seed=" << seed);
+            const std::vector<double> A = starfact::support::covariance_spd(n, length, 0.0, seed);
+            std::vector<double> B(static_cast<size_t>(n * nrhs));
+            random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
+            std::vector<double> F = A, X = B;
+            SolveReport report;
+            if (form == 0) {
+                REQUIRE(posv(runtime(), n, nrhs, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
+            } else {
+                TileMatrix<double> a(runtime(), n, nb, Residency::Device), b(runtime(), n, nrhs, nb, Residency::Device);
+                a.import(A.data(), n);
+                b.import(B.data(), n);
+                if (form == 1) {
+                    REQUIRE(posv(a, b, opts, report, refine) == 0);
+                } else {
+                    Sequence seq(runtime());
+                    const int op = async::posv(a, b, seq, opts, report, refine);
+                    REQUIRE(seq.wait() == 0);
+                    CHECK(seq.info(op) == 0);
+                }
+                a.export_to(F.data(), n);
+                b.export_to(X.data(), n);
+            }
+            INFO("path=" << to_string(report.path) << " low tiles=" << report.low_tiles << " of "
+                         << report.off_diagonal_tiles << " backward error=" << report.backward_error
+                         << " reason=" << report.reason);
+            CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
+            CHECK(report.backward_error <= report.tolerance);
+            CHECK(solve_residual<double>(n, nrhs, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+            for (int64_t j = 0; j < n; ++j)  // A's lower triangle unchanged
+                for (int64_t i = j; i < n; ++i)
+                    if (F[static_cast<size_t>(i + j * n)] != A[static_cast<size_t>(i + j * n)]) FAIL("A changed");
+            CHECK(report.off_diagonal_tiles == 36);
+            CHECK(report.low_tiles >= 0);
+            CHECK(report.low_tiles < report.off_diagonal_tiles);
+            if (length == 0.01) CHECK(report.low_tiles > 0);
+        }
 }

@@ -70,6 +70,42 @@ TEST_CASE("GPU conversion of A with its sums of |A| equals the CPU form", "[gpu]
         }
 }
 
+TEST_CASE("GPU sum of squares of a float tile equals the CPU form", "[gpu][mixed][sanitize]") {
+    // sum_squares (the per-tile arithmetic's norms): atomically accumulated, so equal to a relative 1e-12; a diagonal
+    // tile reads its lower triangle only (the strict upper part holds NaN here) and counts the strict part twice.
+    for (bool diagonal : {false, true})
+        for (int m : {1, 45, 1000}) {
+            const int n = diagonal ? m : m + 7, ld = m + 5;
+            INFO("diagonal=" << diagonal << " m=" << m);
+            std::mt19937_64 rng(fresh_seed());
+            std::uniform_real_distribution<float> u(-3, 3);
+            std::vector<float> F(static_cast<size_t>(ld) * n);
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < ld; ++i)
+                    F[i + static_cast<size_t>(j) * ld] =
+                        diagonal && i < j ? std::numeric_limits<float>::quiet_NaN() : u(rng);
+            double cpu = 0, gpu = -1;
+            detail::cpu::sum_squares(m, n, F.data(), ld, diagonal, &cpu);
+            float* dF;
+            double* dout;
+            REQUIRE(cudaMalloc(&dF, sizeof(float) * F.size()) == cudaSuccess);
+            REQUIRE(cudaMalloc(&dout, sizeof(double)) == cudaSuccess);
+            cudaMemcpy(dF, F.data(), sizeof(float) * F.size(), cudaMemcpyHostToDevice);
+            REQUIRE(detail::gpu::sum_squares(m, n, dF, ld, diagonal, dout, nullptr) == cudaSuccess);
+            REQUIRE(cudaMemcpy(&gpu, dout, sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+            cudaFree(dF);
+            cudaFree(dout);
+            double expected = 0;
+            for (int j = 0; j < n; ++j)
+                for (int i = diagonal ? j : 0; i < m; ++i) {
+                    const double v = F[i + static_cast<size_t>(j) * ld];
+                    expected += (diagonal && i > j ? 2.0 : 1.0) * v * v;
+                }
+            CHECK(std::fabs(cpu - expected) <= 1e-12 * expected);
+            CHECK(std::fabs(gpu - expected) <= 1e-12 * expected);
+        }
+}
+
 TEST_CASE("GPU column-scaled conversions of right-hand sides equal the CPU forms", "[gpu][mixed][sanitize]") {
     // column_max + power_of_two + to_low_scaled + add_low_scaled on columns of every magnitude, a zero column and a
     // column holding NaN (its scale must be NaN on both).

@@ -1,5 +1,6 @@
 // starpu_chol --op posv --factor-prec P: the mixed-precision solve (starfact::posv with Options::factor and a
-// SolveReport) on the random SPD matrix or, with --cond K, on Q diag(s) Q^T of condition K; per run the path, the
+// SolveReport) on the random SPD matrix or, with --cond K, on Q diag(s) Q^T of condition K (--covariance L: an
+// exponential-kernel covariance matrix, support/covariance.hpp); per run the path, the
 // iterations, the shift and the backward error; then, on a GPU, cuSOLVER's dpotrf + dpotrs (on device-resident data,
 // and, for host-resident or --array runs, from the host arrays with the copies timed) and its IRS gesv at the same
 // lowest precision on the same matrix and right-hand sides, and the ratios.
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "examples/starpu_chol/run_common.hpp"
+#include "support/covariance.hpp"
 #include "support/reference_solve.hpp"
 
 namespace starfact::chol_driver {
@@ -24,12 +26,13 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
                               "path", "iterations", "gmres", "factorizations", "shift", "backward_error", "info"});
     table.note("starpu_chol --op posv --factor-prec " + std::string(to_string(s.factor)) + ": " + rt.describe());
     table.note("plan: " + planned.to_string());
-    std::vector<double> A = s.cond > 0 ? support::conditioned_spd(n, s.cond, s.seed, rt.cuda_devices() > 0)
-                                       : support::host_matrix<double>(n, "starpu_chol");
-    if (s.cond <= 0) random_symmetric<double>(n, A.data(), n, s.seed, static_cast<double>(n));
+    std::vector<double> A = s.cond > 0         ? support::conditioned_spd(n, s.cond, s.seed, rt.cuda_devices() > 0)
+                            : s.covariance > 0 ? support::covariance_spd(n, s.covariance, 0.0, s.seed)
+                                               : support::host_matrix<double>(n, "starpu_chol");
+    if (s.cond <= 0 && s.covariance <= 0) random_symmetric<double>(n, A.data(), n, s.seed, static_cast<double>(n));
     std::vector<double> B(static_cast<size_t>(n * nrhs));
     random_matrix<double>(n, nrhs, B.data(), n, s.seed + 1);
-    const std::string cond_text = s.cond > 0 ? fmt("%.0e", s.cond) : "-";
+    const std::string cond_text = s.cond > 0 ? fmt("%.0e", s.cond) : s.covariance > 0 ? "cov " + fmt("%g", s.covariance) : "-";
     // The tile form's matrices (pinned host or device memory), or the array form's arrays (views: no copy).
     std::unique_ptr<TileMatrix<double>> a, b;
     std::vector<double> Aw, X;
@@ -47,6 +50,7 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
     refine.shift = s.shift;
     refine.always_low = s.always_low;
     if (s.refine_budget >= 0) refine.time_budget = s.refine_budget;
+    refine.tile_tolerance = s.tile_tolerance;
     const double flops = potrf_flops(n) + potrs_flops(n, nrhs);
     table.header();
     SolveReport report;
@@ -104,6 +108,10 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
                    std::to_string(report.gmres_iterations) + " GMRES iterations, " +
                    std::to_string(report.factorizations) + " factorization(s), shift " + fmt("%.2e", report.shift) +
                    ", tolerance " + fmt("%.2e", report.tolerance) +
+                   (report.low_tiles >= 0 ? ", " + std::to_string(report.low_tiles) + " of " +
+                                                std::to_string(report.off_diagonal_tiles) + " off-diagonal tiles in " +
+                                                to_string(report.factor) + " (the others in float)"
+                                          : std::string()) +
                    (report.gmres_iterations > 0
                         ? ", GMRES " + fmt("%.4f", report.gmres_seconds) + " s (" +
                               fmt("%.2f", 1e3 * report.gmres_seconds / report.gmres_iterations) + " ms per iteration)"

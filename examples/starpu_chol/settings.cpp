@@ -39,6 +39,13 @@ problem
                     factorization with its trailing updates in tf32, bf16 or fp16 (against cuSOLVER's spotrf)
   --cond K          with --factor-prec: the matrix Q diag(s) Q^T of condition number K (Q orthogonal from the QR
                     of a Gaussian matrix, s geometric from 1 to 1/K) instead of the random SPD one
+  --covariance L    with --factor-prec: the covariance matrix exp(-|x_i - x_j| / L) of n random points of the unit
+                    square numbered along a Morton curve (entries decay away from the diagonal, as in
+                    Gaussian-process codes) instead of the random SPD one
+  --tile-tolerance T
+                    with --factor-prec tf32/bf16/fp16: per-tile arithmetic (starfact::Refinement::tile_tolerance):
+                    only the off-diagonal tiles with ||A_ij||_F NT / ||A||_F < T / u in the factor's arithmetic,
+                    the others and the diagonal tiles in float; 6e-8 (2^-24) about a float factor's accuracy
   --shift S         with --factor-prec fp32/tf32/bf16/fp16: the diagonal shift of the low-precision factorization
                     in units of its unit roundoff (starfact::Refinement::shift; default: none unless the
                     factorization breaks down, then growing shifts before the fall-back)
@@ -157,6 +164,20 @@ Grid parse_grid(const std::string& text, const char* flag = "--grid") {
     return {p, q};
 }
 
+/// A number > 0 from a flag's value; throws std::invalid_argument naming the flag and what it needs.
+double positive_number(const std::string& v, const char* flag, const char* needs) {
+    size_t used = 0;
+    double x = 0;
+    try {
+        x = std::stod(v, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != v.size() || !(x > 0) || !std::isfinite(x))
+        throw std::invalid_argument(std::string(flag) + " needs " + needs + " (got '" + v + "')");
+    return x;
+}
+
 }  // namespace
 
 Settings parse(int argc, char** argv) {
@@ -183,6 +204,9 @@ Settings parse(int argc, char** argv) {
             if (used != v.size() || !(s.cond >= 1) || !std::isfinite(s.cond))
                 throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
         }
+        else if (f == "--covariance") s.covariance = positive_number(cli.value(), "--covariance", "a length scale, e.g. 0.02");
+        else if (f == "--tile-tolerance")
+            s.tile_tolerance = positive_number(cli.value(), "--tile-tolerance", "a tolerance in (0, 1), e.g. 6e-8");
         else if (f == "--shift") {
             const std::string v = cli.value();
             size_t used = 0;
@@ -255,8 +279,15 @@ Settings parse(int argc, char** argv) {
                                     "arithmetic of a float factorization (--op potrf --prec s)");
     if (s.factor == Precision::Fp64 && s.prec == 's')
         throw std::invalid_argument("--factor-prec fp64 with --prec s: a float matrix has no double factorization");
-    if (s.cond > 0 && s.factor == Precision::Native)
-        throw std::invalid_argument("--cond builds the test matrices of the mixed-precision solve: add --factor-prec");
+    if ((s.cond > 0 || s.covariance > 0) && s.factor == Precision::Native)
+        throw std::invalid_argument(std::string(s.cond > 0 ? "--cond" : "--covariance") +
+                                    " builds the test matrices of the mixed-precision solve: add --factor-prec");
+    if (s.cond > 0 && s.covariance > 0)
+        throw std::invalid_argument("--cond and --covariance pick two different matrices: give one");
+    if (s.tile_tolerance >= 1)
+        throw std::invalid_argument("--tile-tolerance needs a tolerance in (0, 1), e.g. 6e-8");
+    if (s.tile_tolerance > 0 && (s.op != "posv" || !refines_double(s.factor)))
+        throw std::invalid_argument("--tile-tolerance applies to the double solve of --op posv --factor-prec P: add them");
     if ((s.shift >= 0 || s.array || s.always_low || s.refine_budget >= 0) &&
         (s.op != "posv" || s.factor == Precision::Native))
         throw std::invalid_argument(std::string(s.array        ? "--array"

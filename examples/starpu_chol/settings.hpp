@@ -24,6 +24,8 @@ struct Settings : support::DriverFlags {
     int64_t nrhs = 1;
     Precision factor = Precision::Native;  // --factor-prec
     double cond = 0;                       // --cond; 0: the random SPD matrix
+    double covariance = 0;                 // --covariance: the length scale; 0: not that matrix
+    double tile_tolerance = 0;             // --tile-tolerance: Refinement::tile_tolerance
     double shift = -1;                     // --shift: Refinement::shift (units of the factor's unit roundoff)
     bool array = false;                    // --array: the array form of posv on host arrays
     bool always_low = false;               // --always-low: Refinement::always_low

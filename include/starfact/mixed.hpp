@@ -62,6 +62,14 @@ struct Refinement {
     /// double one does (0.232 s against cuSOLVER's dpotrf + dpotrs 0.272 s at n = 32768, 0.073 s against 0.069 s at
     /// 20000; docs/mixed_precision.md), so Auto goes from Tf32 straight to the double factorization there.
     bool climb = false;
+    /// Per-tile arithmetic (a tensor-core Options::factor): when > 0, only the off-diagonal tiles of D A D whose
+    /// norm is small relative to the matrix's, ||A_ij||_F NT / ||A||_F < tile_tolerance / u (NT tiles per row, u the
+    /// factor's unit roundoff as for `shift`), have their updates in the factor's arithmetic; the others and the
+    /// diagonal tiles are factored in float arithmetic (the rule of the tile-adaptive Cholesky of covariance matrices:
+    /// Abdulah et al., IEEE TPDS 33(4), 2022). 2^-24 (float's unit roundoff) keeps the factor about as accurate as a
+    /// float one, at tensor-core speed on the tiles far from the diagonal of matrices whose entries decay away from
+    /// it. 0 (default): every tile in the factor's arithmetic. The report counts the tiles (SolveReport::low_tiles).
+    double tile_tolerance = 0;
 };
 
 /// What a solve did.
@@ -89,6 +97,10 @@ struct SolveReport {
     int low_info = 0;                      ///< the last low-precision factorization's info (> 0: it broke down)
     int factorizations = 0;                ///< low-precision factorizations run (more than one after breakdowns)
     double shift = 0;                      ///< diagonal shift of the last one (of D A D, whose diagonal is 1)
+    /// With Refinement::tile_tolerance: the off-diagonal tiles the last low-precision factorization updated in its
+    /// tensor-core arithmetic (the others in float), of off_diagonal_tiles; -1 without per-tile arithmetic
+    int64_t low_tiles = -1;
+    int64_t off_diagonal_tiles = 0;        ///< NT (NT - 1) / 2, with Refinement::tile_tolerance
     double seconds = 0;                    ///< wall time of the whole solve
     /// Of which: scaling, conversion, the first low-precision factorization and the first solve with it (X0)
     double factor_seconds = 0;

@@ -162,4 +162,31 @@ cudaError_t add_low_scaled(int m, int n, const float* Z, int ldz, const double* 
     return cudaGetLastError();
 }
 
+namespace {
+/// Sum of squares of a tile: one warp per column slice (coalesced reads), each thread's sum reduced by shuffles
+/// and added atomically once per warp.
+template <bool Diagonal>
+__global__ void sum_squares_kernel(int m, int n, const float* F, int ldf, double* out) {
+    const int lane = threadIdx.x, warps = gridDim.x * blockDim.y;
+    double sum = 0;
+    for (int b = blockIdx.x * blockDim.y + threadIdx.y; b < n; b += warps)
+        for (int a = (Diagonal ? b : 0) + lane; a < m; a += 32) {
+            const double v = F[a + static_cast<int64_t>(b) * ldf];
+            sum += (Diagonal && a > b ? 2.0 : 1.0) * v * v;
+        }
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+    if (lane == 0) atomicAdd(out, sum);
+}
+}  // namespace
+
+cudaError_t sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out, cudaStream_t stream) {
+    cudaError_t e = cudaMemsetAsync(out, 0, sizeof(double), stream);
+    if (e != cudaSuccess || m <= 0 || n <= 0) return e;
+    constexpr int kWarps = 8;
+    const dim3 block(32, kWarps), grid((n + kWarps - 1) / kWarps);
+    if (diagonal) sum_squares_kernel<true><<<grid, block, 0, stream>>>(m, n, F, ldf, out);
+    else sum_squares_kernel<false><<<grid, block, 0, stream>>>(m, n, F, ldf, out);
+    return cudaGetLastError();
+}
+
 }  // namespace starfact::detail::gpu

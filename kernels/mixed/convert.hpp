@@ -29,6 +29,9 @@ void power_of_two(int n, double* s);
 void to_low_scaled(int m, int n, const double* X, int ldx, const double* dr, const double* s, float* F, int ldf);
 /// X[a][b] += dr[a] s[b] Z[a][b].
 void add_low_scaled(int m, int n, const float* Z, int ldz, const double* dr, const double* s, double* X, int ldx);
+/// *out = the sum of F[a][b]^2 over the tile; `diagonal`: F is a diagonal tile of which only the lower triangle is
+/// stored, and *out is the full symmetric tile's (the strict lower part counted twice). NaN propagates.
+void sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out);
 }  // namespace cpu
 
 #ifdef STARFACT_HAVE_CUDA
@@ -44,6 +47,8 @@ cudaError_t to_low_scaled(int m, int n, const double* X, int ldx, const double* 
                           int ldf, cudaStream_t stream);
 cudaError_t add_low_scaled(int m, int n, const float* Z, int ldz, const double* dr, const double* s, double* X,
                            int ldx, cudaStream_t stream);
+/// cpu::sum_squares into device memory (*out zeroed first, then accumulated atomically: its last bits may vary).
+cudaError_t sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out, cudaStream_t stream);
 }  // namespace gpu
 #endif
 

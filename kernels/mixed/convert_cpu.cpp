@@ -76,4 +76,14 @@ void add_low_scaled(int m, int n, const float* Z, int ldz, const double* dr, con
             X[a + static_cast<int64_t>(b) * ldx] += dr[a] * s[b] * static_cast<double>(Z[a + static_cast<int64_t>(b) * ldz]);
 }
 
+void sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out) {
+    double sum = 0;
+    for (int b = 0; b < n; ++b)
+        for (int a = diagonal ? b : 0; a < m; ++a) {
+            const double v = F[a + static_cast<int64_t>(b) * ldf];
+            sum += (diagonal && a > b ? 2.0 : 1.0) * v * v;
+        }
+    *out = sum;
+}
+
 }  // namespace starfact::detail::cpu

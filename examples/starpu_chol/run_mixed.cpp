@@ -90,6 +90,10 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
             if (!report.reason.empty()) table.note(std::string("  ") + to_string(report.path) + ": " + report.reason);
             return info == 0;
         });
+    if (report.low_tiles >= 0)
+        table.note("per-tile arithmetic: " + std::to_string(report.low_tiles) + " of " +
+                   std::to_string(report.off_diagonal_tiles) + " off-diagonal tiles in " + to_string(report.factor) +
+                   ", the others and the diagonal in float (last run)");
     if (info != 0) {
         table.note("matrix is not positive definite: info = " + std::to_string(info));
         return 2;
@@ -108,10 +112,7 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
                    std::to_string(report.gmres_iterations) + " GMRES iterations, " +
                    std::to_string(report.factorizations) + " factorization(s), shift " + fmt("%.2e", report.shift) +
                    ", tolerance " + fmt("%.2e", report.tolerance) +
-                   (report.low_tiles >= 0 ? ", " + std::to_string(report.low_tiles) + " of " +
-                                                std::to_string(report.off_diagonal_tiles) + " off-diagonal tiles in " +
-                                                to_string(report.factor) + " (the others in float)"
-                                          : std::string()) +
+
                    (report.gmres_iterations > 0
                         ? ", GMRES " + fmt("%.4f", report.gmres_seconds) + " s (" +
                               fmt("%.2f", 1e3 * report.gmres_seconds / report.gmres_iterations) + " ms per iteration)"

@@ -63,6 +63,7 @@ Refinement parse_refinement(const starfact_c_refinement* r) {
     out.always_low = r->always_low != 0;
     out.time_budget = r->time_budget;
     out.time_floor = r->time_floor;
+    out.tile_tolerance = r->tile_tolerance;
     return out;
 }
 
@@ -81,6 +82,8 @@ void fill_report(const SolveReport& report, starfact_c_solve_report* out) {
     out->shift = report.shift;
     std::strncpy(out->reason, report.reason.c_str(), sizeof out->reason - 1);
     out->reason[sizeof out->reason - 1] = '\0';
+    out->low_tiles = report.low_tiles;
+    out->off_diagonal_tiles = report.off_diagonal_tiles;
 }
 
 }  // namespace starfact::capi
@@ -105,6 +108,7 @@ void starfact_c_refinement_init(starfact_c_refinement* refinement) {
     refinement->always_low = d.always_low ? 1 : 0;
     refinement->time_budget = d.time_budget;
     refinement->time_floor = d.time_floor;
+    refinement->tile_tolerance = d.tile_tolerance;
 }
 
 }  // extern "C"

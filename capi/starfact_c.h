@@ -108,6 +108,7 @@ typedef struct starfact_c_refinement {
     int32_t always_low;    /**< nonzero: factor in the low precision whatever the plan says pays */
     double time_budget;    /**< shifted factorizations and GMRES, in units of the first factorization's time */
     double time_floor;     /**< the budget's floor in seconds */
+    double tile_tolerance; /**< per-tile arithmetic (starfact::Refinement::tile_tolerance); 0: off */
 } starfact_c_refinement;
 
 /** What a mixed-precision solve did (starfact::SolveReport); names are NUL-terminated. */
@@ -126,6 +127,8 @@ typedef struct starfact_c_solve_report {
     int32_t reserved2;
     double shift;           /**< diagonal shift of the last one */
     char reason[256];       /**< why the refined answer was not returned (fallback, failed, the plan's choice) */
+    int64_t low_tiles;      /**< per-tile arithmetic: off-diagonal tiles in the factor's arithmetic; -1: not used */
+    int64_t off_diagonal_tiles;
 } starfact_c_solve_report;
 
 /** How to start the runtime (starfact::RuntimeConfig); starfact_c_runtime_config_init fills the defaults. */

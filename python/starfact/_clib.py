@@ -43,7 +43,7 @@ class Refinement(Structure):
     _fields_ = [("max_iterations", c_int32), ("gmres_iterations", c_int32), ("gmres_restart", c_int32),
                 ("fallback", c_int32), ("stall_ratio", c_double), ("tolerance", c_double), ("shift", c_double),
                 ("shift_retries", c_int32), ("always_low", c_int32), ("time_budget", c_double),
-                ("time_floor", c_double)]
+                ("time_floor", c_double), ("tile_tolerance", c_double)]
 
 
 class SolveReport(Structure):
@@ -52,7 +52,8 @@ class SolveReport(Structure):
                 ("gmres_iterations", c_int32), ("low_info", c_int32), ("reserved", c_int32),
                 ("backward_error", c_double), ("tolerance", c_double), ("seconds", c_double),
                 ("factor_seconds", c_double), ("factorizations", c_int32), ("reserved2", c_int32),
-                ("shift", c_double), ("reason", c_char * 256)]
+                ("shift", c_double), ("reason", c_char * 256), ("low_tiles", c_int64),
+                ("off_diagonal_tiles", c_int64)]
 
 
 class QRInfo(Structure):
@@ -194,6 +195,7 @@ _ARGUMENT_NAMES = {
     "refine.gmres_restart": "gmres_restart", "refine.stall_ratio": "stall_ratio",
     "refine.tolerance": "tolerance", "refine.shift": "shift", "refine.shift_retries": "shift_retries",
     "refine.time_budget": "time_budget", "refine.time_floor": "time_floor",
+    "refine.tile_tolerance": "tile_tolerance",
 }
 # The C ABI's function names that are not the Python function's.
 _FUNCTION_NAMES = {"batched_posv": "posv_batched", "batched_gesv": "gesv_batched", "batched_getrs": "getrs_batched",

@@ -119,7 +119,7 @@ def _refinement(factor, settings):
     for name, value in given.items():
         if name in ("fallback", "always_low"):
             value = int(_args.flag(name, value))
-        elif name in ("stall_ratio", "tolerance", "shift", "time_budget", "time_floor"):
+        elif name in ("stall_ratio", "tolerance", "shift", "time_budget", "time_floor", "tile_tolerance"):
             value = _args.real(name, value)
         else:  # counts, held in 32 bits: their lower bounds are the library's to check, and name
             value = _args.integer(name, value)
@@ -129,7 +129,7 @@ def _refinement(factor, settings):
 
 def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None, max_iterations=None,
                gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, shift=None,
-               shift_retries=None, time_budget=None, always_low=None, nb=None,
+               shift_retries=None, time_budget=None, always_low=None, tile_tolerance=None, nb=None,
                mapping=None, variant=None, panel=None, diag=None, residency=None, runtime=None):
     """Submits :func:`posv`; returns a :class:`starfact.Job` whose ``wait()`` returns x, or (x, report) when
     `factor` is given."""
@@ -141,7 +141,8 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
     refine = _refinement(factor, dict(max_iterations=max_iterations, gmres_iterations=gmres_iterations,
                                       gmres_restart=gmres_restart, fallback=fallback, stall_ratio=stall_ratio,
                                       tolerance=tolerance, shift=shift, shift_retries=shift_retries,
-                                      time_budget=time_budget, always_low=always_low))
+                                      time_budget=time_budget, always_low=always_low,
+                                      tile_tolerance=tile_tolerance))
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
     wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
@@ -168,7 +169,8 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
 
 def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None, max_iterations=None,
          gmres_iterations=None, gmres_restart=None, fallback=None, stall_ratio=None, tolerance=None, shift=None,
-         shift_retries=None, time_budget=None, always_low=None, nb=None, mapping=None, variant=None, panel=None,
+         shift_retries=None, time_budget=None, always_low=None, tile_tolerance=None, nb=None, mapping=None,
+         variant=None, panel=None,
          diag=None, residency=None, runtime=None):
     """Solves a x = b for symmetric positive definite a: factorization and solve as one task graph
     (``scipy.linalg.solve(a, b, assume_a="pos")``).
@@ -188,8 +190,10 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
             unit roundoff; default: only after a breakdown) and shift_retries the diagonal shift of the
             low-precision factorization, time_budget (in units of the first factorization's time, 0: no limit)
             what the shifted factorizations and GMRES may take before the fallback; always_low factors in the
-            low precision even where the plan would run the float64 factorization (below n = 16384 on GPUs)
-            (docs/mixed_precision.md). Counts and tolerances may be Python or NumPy scalars.
+            low precision even where the plan would run the float64 factorization (below n = 16384 on GPUs);
+            tile_tolerance (> 0) takes the factor's arithmetic only for the off-diagonal tiles whose norm is small
+            relative to a's, float32 for the others (2**-24: about a float32 factor's accuracy; the report's
+            low_tiles counts them) (docs/mixed_precision.md). Counts and tolerances may be Python or NumPy scalars.
         nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
 
     Returns:
@@ -202,7 +206,8 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
     return posv_async(a, b, lower, overwrite_a, overwrite_b, factor=factor, max_iterations=max_iterations,
                       gmres_iterations=gmres_iterations, gmres_restart=gmres_restart, fallback=fallback,
                       stall_ratio=stall_ratio, tolerance=tolerance, shift=shift, shift_retries=shift_retries,
-                      time_budget=time_budget, always_low=always_low, nb=nb, mapping=mapping, variant=variant,
+                      time_budget=time_budget, always_low=always_low, tile_tolerance=tile_tolerance, nb=nb,
+                      mapping=mapping, variant=variant,
                       panel=panel, diag=diag, residency=residency, runtime=runtime).wait()
 
 

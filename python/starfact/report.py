@@ -23,6 +23,8 @@ class SolveReport:
             diagonal shift); shift: the diagonal shift of the last one (of the scaled matrix, whose diagonal is 1).
         reason: why the refined answer was not returned (fallback, failed), or that the plan ran the float64
             factorization (path "direct" at orders where the low precision does not pay); empty otherwise.
+        low_tiles, off_diagonal_tiles: with tile_tolerance, the off-diagonal tiles the last low-precision
+            factorization updated in its tensor-core arithmetic (the others in float32), of all; -1 and 0 without.
     """
 
     path: str
@@ -37,6 +39,8 @@ class SolveReport:
     factorizations: int = 0
     shift: float = 0.0
     reason: str = ""
+    low_tiles: int = -1
+    off_diagonal_tiles: int = 0
 
     @classmethod
     def from_c(cls, r):
@@ -44,4 +48,5 @@ class SolveReport:
         return cls(path=r.path.decode(), factor=r.factor.decode(), iterations=r.iterations,
                    gmres_iterations=r.gmres_iterations, backward_error=r.backward_error, tolerance=r.tolerance,
                    low_info=r.low_info, seconds=r.seconds, factor_seconds=r.factor_seconds,
-                   factorizations=r.factorizations, shift=r.shift, reason=r.reason.decode(errors="replace"))
+                   factorizations=r.factorizations, shift=r.shift, reason=r.reason.decode(errors="replace"),
+                   low_tiles=r.low_tiles, off_diagonal_tiles=r.off_diagonal_tiles)

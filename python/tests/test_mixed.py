@@ -136,3 +136,31 @@ def test_automatic_precision(rng):
     assert report.path == "fallback", report
     assert "broke down" in report.reason
     assert solve_residual(j, x, b, numpy.float64) < LIMIT
+
+
+def morton_covariance(rng, n, length):
+    """exp(-|x_i - x_j| / length) over n random points of the unit square, numbered along a Morton curve."""
+    p = rng.random((n, 2))
+    q = (p * 65536).astype(numpy.uint64)
+    code = numpy.zeros(n, dtype=numpy.uint64)
+    for bit in range(16):
+        code |= ((q[:, 0] >> numpy.uint64(bit)) & numpy.uint64(1)) << numpy.uint64(2 * bit)
+        code |= ((q[:, 1] >> numpy.uint64(bit)) & numpy.uint64(1)) << numpy.uint64(2 * bit + 1)
+    p = p[numpy.argsort(code)]
+    d = numpy.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(axis=2))
+    return numpy.exp(-d / length)
+
+
+def test_per_tile_arithmetic(rng):
+    n, nb = 8 * NB + 5, NB
+    a = morton_covariance(rng, n, 0.01)
+    b = rhs(rng, n, 2, numpy.float64)
+    x, report = starfact.posv(a, b, factor="tf32", tile_tolerance=2.0**-24, always_low=True, nb=nb)
+    assert report.path in ("refined", "gmres"), report
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    assert report.off_diagonal_tiles == 9 * 8 // 2
+    assert 0 < report.low_tiles < report.off_diagonal_tiles  # the far tiles, not the ones beside the diagonal
+    _, plain = starfact.posv(a, b, factor="tf32", always_low=True, nb=nb)
+    assert plain.low_tiles == -1
+    with pytest.raises(ValueError, match="tile_tolerance"):
+        starfact.posv(a, b, factor="tf32", tile_tolerance=1.5, nb=nb)

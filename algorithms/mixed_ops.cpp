@@ -168,9 +168,11 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
         arith = std::make_unique<TileArithmetic>(mt, sums, tile_tolerance_, lo_.factor);
         low_tiles_ = arith->low_tiles();
         off_diagonal_tiles_ = arith->off_diagonal_tiles();
+        tile_summary_ = arith->summary();
     } else {
         low_tiles_ = -1;
         off_diagonal_tiles_ = 0;
+        tile_summary_.clear();
     }
     if (first_)
         for (int64_t i = 0; i < mt; ++i)

@@ -47,6 +47,8 @@ public:
     /// off-diagonal tiles; -1 and 0 without.
     int64_t low_tiles() const { return low_tiles_; }
     int64_t off_diagonal_tiles() const { return off_diagonal_tiles_; }
+    /// TileArithmetic::summary() of the last factorization with per-tile arithmetic; empty without.
+    const std::string& tile_summary() const { return tile_summary_; }
     int64_t columns() const { return c_; }
     /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
     /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
@@ -94,6 +96,7 @@ private:
     bool diagonal_positive_ = true;
     double tile_tolerance_ = 0;
     int64_t low_tiles_ = -1, off_diagonal_tiles_ = 0;
+    std::string tile_summary_;
     std::unique_ptr<Tiles> t_;
     std::vector<std::unique_ptr<KrylovSpace>> krylov_;  // per group of right-hand sides, made on first use
 };

@@ -233,6 +233,7 @@ MixedOutcome refine_mixed(MixedOps& ops, int low_info, const Refinement& refine,
     auto note_tiles = [&] {  // the per-tile arithmetic of the last factorization
         report.low_tiles = ops.low_tiles();
         report.off_diagonal_tiles = ops.off_diagonal_tiles();
+        report.tiles = ops.tile_summary();
     };
     note_tiles();
     // B, once, on the host: a column with NaN or Inf has no measurable backward error

@@ -61,11 +61,18 @@ TEST_CASE("per-tile arithmetic: the rule takes small off-diagonal tiles, never t
     CHECK(tf32.compute(2, 0) == starfact::detail::compute_of(Precision::Tf32));
     CHECK(tf32.compute(2, 1) == starfact::detail::compute_of(Precision::Tf32));
     for (int64_t k = 0; k < mt; ++k) CHECK(tf32.compute(k, k) == 0);
-    // bf16 (u = 2^-8): below 2^-16 = 1.5e-5, so (2, 0) only
+    CHECK(tf32.summary() == "per tile: tf32 2, fp32 1; diagonal fp32 3");
+    // bf16 (u = 2^-8): below 2^-16 = 1.5e-5, so (2, 0) only; (2, 1) climbs to tf32, (1, 0) to float
     const TileArithmetic bf16(mt, sums, kFloatUnit, Precision::Bf16);
     CHECK(bf16.low_tiles() == 1);
     CHECK(bf16.compute(2, 0) == starfact::detail::compute_of(Precision::Bf16));
-    CHECK(bf16.compute(2, 1) == 0);
+    CHECK(bf16.compute(2, 1) == starfact::detail::compute_of(Precision::Tf32));
+    CHECK(bf16.compute(1, 0) == 0);
+    CHECK(bf16.summary() == "per tile: bf16 1, tf32 1, fp32 1; diagonal fp32 3");
+    // a tolerance that lets the diagonal tiles (ratio 1.73) take tf32 but never bf16
+    const TileArithmetic loose(mt, sums, 0x1p-8 * 2.0, Precision::Bf16);
+    for (int64_t k = 0; k < mt; ++k) CHECK(loose.compute(k, k) == starfact::detail::compute_of(Precision::Tf32));
+    CHECK(loose.low_tiles() == 3);
     // a looser tolerance takes (1, 0) as well
     CHECK(TileArithmetic(mt, sums, 1e-4, Precision::Tf32).low_tiles() == 3);
     // NaN or zero norms: nothing to compare with, every tile in float

@@ -91,9 +91,9 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
             return info == 0;
         });
     if (report.low_tiles >= 0)
-        table.note("per-tile arithmetic: " + std::to_string(report.low_tiles) + " of " +
+        table.note("per-tile arithmetic (last run): " + std::to_string(report.low_tiles) + " of " +
                    std::to_string(report.off_diagonal_tiles) + " off-diagonal tiles in " + to_string(report.factor) +
-                   ", the others and the diagonal in float (last run)");
+                   " (" + report.tiles + ")");
     if (info != 0) {
         table.note("matrix is not positive definite: info = " + std::to_string(info));
         return 2;

@@ -62,13 +62,14 @@ struct Refinement {
     /// double one does (0.232 s against cuSOLVER's dpotrf + dpotrs 0.272 s at n = 32768, 0.073 s against 0.069 s at
     /// 20000; docs/mixed_precision.md), so Auto goes from Tf32 straight to the double factorization there.
     bool climb = false;
-    /// Per-tile arithmetic (a tensor-core Options::factor): when > 0, only the off-diagonal tiles of D A D whose
-    /// norm is small relative to the matrix's, ||A_ij||_F NT / ||A||_F < tile_tolerance / u (NT tiles per row, u the
-    /// factor's unit roundoff as for `shift`), have their updates in the factor's arithmetic; the others and the
-    /// diagonal tiles are factored in float arithmetic (the rule of the tile-adaptive Cholesky of covariance matrices:
-    /// Abdulah et al., IEEE TPDS 33(4), 2022). 2^-24 (float's unit roundoff) keeps the factor about as accurate as a
-    /// float one, at tensor-core speed on the tiles far from the diagonal of matrices whose entries decay away from
-    /// it. 0 (default): every tile in the factor's arithmetic. The report counts the tiles (SolveReport::low_tiles).
+    /// Per-tile arithmetic (a tensor-core Options::factor): when > 0, the tasks of each tile of D A D take the cheapest
+    /// arithmetic of the ladder (the factor's; TF32 above BF16 and FP16; float) whose unit roundoff u passes
+    /// ||A_ij||_F NT / ||A||_F < tile_tolerance / u (NT tiles per row; the rule of the tile-adaptive Cholesky of
+    /// covariance matrices, Abdulah et al., IEEE TPDS 33(4), 2022), float when none does, a diagonal tile never below
+    /// TF32. Tiles far from the diagonal of a matrix whose entries decay away from it take the cheap arithmetic, the
+    /// others a more accurate one: 2^-24 (float's unit roundoff) keeps the factor about as accurate as a float one;
+    /// with factor Bf16, 2^-10 about as accurate as a TF32 one at BF16's rate on the small tiles. 0 (default):
+    /// every tile in the factor's arithmetic. The report counts the tiles (SolveReport::low_tiles, tiles).
     double tile_tolerance = 0;
 };
 
@@ -101,6 +102,9 @@ struct SolveReport {
     /// tensor-core arithmetic (the others in float), of off_diagonal_tiles; -1 without per-tile arithmetic
     int64_t low_tiles = -1;
     int64_t off_diagonal_tiles = 0;        ///< NT (NT - 1) / 2, with Refinement::tile_tolerance
+    /// With Refinement::tile_tolerance: how many tiles each arithmetic took, e.g. "per tile: bf16 20, tf32 6,
+    /// fp32 2; diagonal tf32 8"; empty without
+    std::string tiles;
     double seconds = 0;                    ///< wall time of the whole solve
     /// Of which: scaling, conversion, the first low-precision factorization and the first solve with it (X0)
     double factor_seconds = 0;

@@ -124,7 +124,7 @@ double factor_unit_roundoff(Precision p) {
 
 bool low_factor_planned(const Plan& plan, const Options& opts, SolveReport& report) {
     if (plan.refined) return true;
-    const int64_t from = kTensorCoreSolveMinOrder;
+    const int64_t from = plan.op == Operation::Gesv ? kTensorCoreLuSolveMinOrder : kTensorCoreSolveMinOrder;
     report.path = SolveReport::Path::Direct;
     report.reason = std::string("the plan ran the double factorization: on GPUs a ") + to_string(opts.factor) +
                     " factor pays from n = " + std::to_string(from) + " (Refinement::always_low factors in it anyway)";

@@ -106,8 +106,13 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::require_array("gesv", "ipiv", ipiv, n == 0);
     detail::require_factor_precision<T>("gesv", opts.factor, true);
     detail::array_residency(rt, B, tiling, "gesv", "B");
-    Request request{Operation::Gesv, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, n, n, nrhs, opts,
-                    tiling};
+    Request request;
+    request.op = Operation::Gesv;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.nrhs = nrhs;
+    request.options = opts;
+    request.tiling = tiling;
     request.always_low = refine.always_low;
     const Plan p = plan(rt, request, A);
     detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, false), b(rt, n, nrhs, p.nb, B, ldb, tiling, false);

@@ -120,6 +120,10 @@ template <typename T>
 int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                 const Plan& plan) {
     require_right_hand_sides("gesv", A, B);
+    // never the double LU where a refined solve was asked for (the refinement decides on the host: no submit form)
+    require(!lower_factor<T>(opts.factor), "async::gesv", "factor",
+            std::string("is ") + to_string(opts.factor) + ": the mixed-precision gesv has no submit form; call "
+            "gesv(A, piv, B, opts, report) (lu.hpp), or factor fp64 here");
     const int op = submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
     submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);
     return op;

@@ -302,6 +302,12 @@ TEST_CASE("mixed-precision gesv: arguments", "[gesv_mixed][cpu]") {
         refine.stall_ratio = 2;
         CHECK_THROWS_WITH(gesv(a, piv, b, low(Precision::Fp32), report, refine), Catch::Contains("'refine.stall_ratio'"));
     }
+    {  // the submit form has no refined solve: refused rather than run in double
+        TileMatrix<double> a(runtime(), n, nb), b(runtime(), n, 1, nb);
+        Pivots piv(a);
+        Sequence seq(runtime());
+        CHECK_THROWS_WITH(async::gesv(a, piv, b, seq, low(Precision::Tf32)), Catch::Contains("'factor'"));
+    }
     {  // n = 0 and nrhs = 0
         std::vector<double> X(1);
         CHECK(gesv(runtime(), 0, 1, static_cast<double*>(nullptr), 1, static_cast<int64_t*>(nullptr), X.data(), 1,

@@ -130,7 +130,8 @@ int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts = {}
 /// Submits the solve with the factors of getrf (submitted before it or completed).
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
-/// getrf then getrs without a wait; returns getrf's operation index (B is meaningless when it fails).
+/// getrf then getrs without a wait; returns getrf's operation index (B is meaningless when it fails). A double
+/// matrix with a lower opts.factor is refused naming 'factor' (the refined gesv has no submit form).
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 /// Submits getrf_nopiv; returns its operation index.

@@ -15,6 +15,7 @@
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/lu_submit.hpp"
+#include "algorithms/mixed_ops.hpp"  // lower_factor
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
@@ -46,9 +47,20 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
             "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
                 std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
     if (mt == 0 || nt == 0) return;
-    const PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 2));
-    TaskNames name(SequenceAccess::state(seq));
-    TaskOptions o = operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq));
+    submit_getrs_tasks<T>(rt, operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq)), LU, piv, B,
+                          opts.variant.kind != Variant::Kind::NoPrio);
+}
+template void submit_getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&,
+                                  const Options&, RunStats*, const char*, const Plan&);
+template void submit_getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&,
+                                   const Options&, RunStats*, const char*, const Plan&);
+
+template <typename T>
+void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& LU, const Pivots& piv,
+                        TileMatrix<T>& B, bool priorities) {
+    const int64_t mt = LU.mt(), nt = B.nt();
+    const PriorityScale prio(priorities, static_cast<int>(2 * mt + 2));
+    TaskNames name(*o.sequence);
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
             std::vector<starpu_data_handle_t> col;
@@ -83,10 +95,10 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
         }
     }
 }
-template void submit_getrs<float>(const TileMatrix<float>&, const Pivots&, TileMatrix<float>&, Sequence&,
-                                  const Options&, RunStats*, const char*, const Plan&);
-template void submit_getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&,
-                                   const Options&, RunStats*, const char*, const Plan&);
+template void submit_getrs_tasks<float>(const Runtime&, TaskOptions, const TileMatrix<float>&, const Pivots&,
+                                        TileMatrix<float>&, bool);
+template void submit_getrs_tasks<double>(const Runtime&, TaskOptions, const TileMatrix<double>&, const Pivots&,
+                                         TileMatrix<double>&, bool);
 
 template <typename T>
 int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
@@ -108,6 +120,10 @@ template <typename T>
 int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                 const Plan& plan) {
     require_right_hand_sides("gesv", A, B);
+    // never the double LU where a refined solve was asked for (the refinement decides on the host: no submit form)
+    require(!lower_factor<T>(opts.factor), "async::gesv", "factor",
+            std::string("is ") + to_string(opts.factor) + ": the mixed-precision gesv has no submit form; call "
+            "gesv(A, piv, B, opts, report) (lu.hpp), or factor fp64 here");
     const int op = submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
     submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);
     return op;
@@ -125,6 +141,10 @@ void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const O
 
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
+    if (detail::lower_factor<T>(opts.factor)) {
+        SolveReport report;  // the refined solve (gesv_mixed.cpp); its report is not asked for here
+        return gesv(A, piv, B, opts, report);
+    }
     return detail::gesv_planned(A, piv, B, opts, detail::plan_tiles(Operation::Gesv, A, opts, B.n()));
 }
 
@@ -172,6 +192,10 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::require_array("gesv", "A", A, n == 0);
     detail::require_array("gesv", "ipiv", ipiv, n == 0);
     detail::require_array("gesv", "B", B, n == 0 || nrhs == 0);
+    if (detail::lower_factor<T>(opts.factor)) {
+        SolveReport report;  // the refined solve (gesv_mixed.cpp), which tiles for its own factorization
+        return gesv(rt, n, nrhs, A, lda, ipiv, B, ldb, opts, report, Refinement{}, tiling);
+    }
     detail::array_residency(rt, B, tiling, "gesv", "B");
     Request request;
     request.op = Operation::Gesv;

@@ -1,6 +1,7 @@
 // Internal: the submitting halves of the LU drivers, shared by the synchronous forms (which wait on a
 // Sequence of their own) and the async:: forms. `stats` may be null.
 #pragma once
+#include "codelets/codelets.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/plan.hpp"
 
@@ -15,6 +16,12 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                   RunStats* stats, const char* function, const Plan& plan);
+/// The tasks of getrs (the interchanges of B, the two triangular solves) under the task options `o` (o.sequence
+/// set; its mapping and arithmetic as they are), with critical-path priorities when `priorities`: what submit_getrs
+/// submits after its checks, and the mixed-precision gesv's solves with its float factor (gesv_mixed_ops.cpp).
+template <typename T>
+void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B,
+                        bool priorities);
 /// gesv on tiles, blocking (getrf, then getrs when the factorization succeeded), with the call's plan.
 template <typename T>
 int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan);

@@ -1,9 +1,10 @@
-// The refinement's flexible GMRES (MixedOps::gmres, mixed_ops.hpp) with its Krylov vectors in the solve's memory:
+// The refinement's flexible GMRES (RefineOps::gmres, refine_ops.hpp: the SPD and the LU solves alike) with its Krylov vectors in the solve's memory:
 // per restart cycle, for every group of right-hand sides (all of them in lockstep, block l of a panel holding every
 // column's l-th vector), and per iteration k
 //
-//   in := V_k;  out := M^-1 in;  Z_k := out              the solve with the low-precision factor (task graphs)
-//   V_{k+1} := A out                                      one block product with A
+//   in := V_k;  out := M^-1 in;  Z_k := out              the solve with the low-precision factor (the solve's
+//                                                         submit_precondition)
+//   V_{k+1} := A out                                      one block product with A (submit_product)
 //   h := V_{0..k+1}^T V_{k+1};  V_{k+1} -= V_{0..k} h     classical Gram-Schmidt, twice (the second pass also gives
 //   h' := V_{0..k+1}^T V_{k+1};  V_{k+1} -= V_{0..k} h'   ||V_{k+1}||), all on the device, the coefficients read
 //   V_{k+1} /= ||V_{k+1}||                                where the dots wrote them; one small read back of h and
@@ -99,10 +100,9 @@ KrylovSpace::KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_
     ones.import(v.data(), 1);
 }
 
-int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r,
+int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r,
                     int restart, int budget, const std::function<bool()>& out_of_time) {
     Runtime& rt = A_.runtime();
-    Tiles& t = *t_;
     const int64_t n = n_, nb = A_.nb(), mt = A_.mt();
     const size_t N = static_cast<size_t>(n);
     if (budget <= 0 || nb < 2) return 0;
@@ -164,7 +164,7 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
             auto seq = std::make_unique<Sequence>(rt);
             TaskOptions o = on_solve_memory(rt, options(*seq));
             for (int64_t i = 0; i < mt; ++i)
-                insert_krylov_combine(rt, o, K.V.tile(i, 0), 0, t.R.tile(i, K.jc), static_cast<int>(K.c0), 1, g,
+                insert_krylov_combine(rt, o, K.V.tile(i, 0), 0, v_->R.tile(i, K.jc), static_cast<int>(K.c0), 1, g,
                                       K.scale.tile(0, 0), 0.0);
             // The columns iterating, on the device for the normalisation (imported again when one stops)
             std::vector<double> mask(static_cast<size_t>(g));
@@ -181,12 +181,12 @@ int MixedOps::gmres(const std::vector<bool>& active, const std::vector<double>& 
                 const int next = (k + 1) * g;
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.in.tile(i, 0), 0, K.V.tile(i, 0), k * g, 1, g, K.ones.tile(0, 0), 0.0);
-                submit_apply_low(rt, o, t.F, t.inverses(), t.d, K.in, K.S, K.low, K.out, false);
+                submit_precondition(o, K.in, K.S, K.low, K.out, false);
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
                 // V_{k+1} := w = -A z (the Arnoldi vector with its sign flipped: the Hessenberg column and the
                 // normalisation take the sign back)
-                submit_residual(rt, o, A_, nullptr, K.out, K.w);
+                submit_product(o, nullptr, K.out, K.w);
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
                 // two passes of classical Gram-Schmidt on the device: h1 = V^T w, w -= V h1, h2 = V^T w, w -= V h2,

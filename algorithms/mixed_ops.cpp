@@ -1,5 +1,6 @@
-// The task graphs of the mixed-precision solve (mixed_ops.hpp). Vectors are tiled like A's rows: tile i of d, s,
-// R, Z holds rows [i nb, (i + 1) nb); S, the column scales of a block of right-hand sides, is 1 x c, tiled like B's
+// The task graphs of the mixed-precision SPD solve (mixed_ops.hpp): its scaling and conversion, the Cholesky of
+// F, the products with A's lower tiles and the solves with F. Vectors are tiled like A's rows: tile i of d, s, R, Z
+// holds rows [i nb, (i + 1) nb); S, the column scales of a block of right-hand sides, is 1 x c, tiled like B's
 // columns.
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/mixed_tiles.hpp"
@@ -19,22 +20,18 @@
 
 namespace starfact::detail {
 
-Residency vector_residency(const Runtime& rt, Mapping mapping) {
-    return rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly ? Residency::Device : Residency::Host;
-}
-
 template <typename T>
-std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where) {
+std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where, bool full) {
     Runtime& rt = A.runtime();
     const int64_t n = A.n(), nb = A.nb();
     TileLayout lower;  // on A's tiles' devices, when A's are device-resident
-    lower.lower_only = true;
+    lower.lower_only = !full;
     if (A.residency() == Residency::Device && !A.is_view()) {
         lower.placement = A.layout().placement;
         lower.device_grid = A.layout().device_grid;
     }
     if (where == Residency::Device) {
-        const double bytes = 0.5 * static_cast<double>(n) * static_cast<double>(n + nb) * sizeof(T);
+        const double bytes = (full ? 1.0 : 0.5) * static_cast<double>(n) * static_cast<double>(full ? n : n + nb) * sizeof(T);
         double free = 0;
         for (unsigned node : rt.cuda_memory_nodes())
             free += static_cast<double>(available_device_memory(starpu_memory_node_get_devid(node)));
@@ -42,37 +39,37 @@ std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Reside
     }
     return std::make_unique<TileMatrix<T>>(WorkspaceTiles{}, rt, n, n, nb, lower);
 }
-template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatrix<double>&, Residency);
-template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency);
+template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatrix<double>&, Residency, bool);
+template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency, bool);
 
 
 MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts, const Plan& plan,
                    const TileMatrix<double>* source, bool a_unordered)
-    : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), plan_(plan),
-      n_(A.n()), c_(B.n()) {
-    hi_.factor = Precision::Native;
-    if (lo_.factor == Precision::Auto) lo_.factor = Precision::Tf32;
+    : RefineOps(A, B, opts, source, a_unordered, true), plan_(plan) {
     Runtime& rt = A.runtime();
     const Residency r = vector_residency(rt, opts.mapping);
-    t_ = std::make_unique<Tiles>(A, c_, r);
+    t_ = std::make_unique<Tiles>(A, r);
     if (whole_matrix_refinement(rt, opts.mapping)) {
         t_->W = std::make_unique<TileMatrix<float>>(rt, n_, std::min(n_, A.nb()), A.nb(), r);
         reserve_inverse_workspace<float>(rt, static_cast<int>(A.nb()));
-    }
-    if (a_unordered_) {
-        for (int64_t j = 0; j < A.nt(); ++j)
-            for (int64_t i = j; i < A.mt(); ++i) a_tiles_.push_back(A.tile(i, j));
-        std::sort(a_tiles_.begin(), a_tiles_.end());
     }
 }
 
 MixedOps::~MixedOps() = default;
 
-TaskOptions MixedOps::options(Sequence& seq) const {
-    TaskOptions o = operation_task_options(A_.runtime(), hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
-    // After the first graph the submit form's gate holds A: read it outside its implicit dependencies.
-    if (a_unordered_ && !first_) o.unordered_data = &a_tiles_;
-    return o;
+std::string MixedOps::unusable() const {
+    if (!diagonal_positive_) return "A has a diagonal entry that is not positive and finite";
+    return {};
+}
+
+void MixedOps::submit_precondition(const TaskOptions& o, const TileMatrix<double>& In, TileMatrix<double>& S,
+                                   TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate) {
+    submit_apply_low(A_.runtime(), o, t_->F, t_->inverses(), t_->d, In, S, Z, Out, accumulate);
+}
+
+void MixedOps::submit_product(const TaskOptions& o, const TileMatrix<double>* B0, const TileMatrix<double>& X,
+                              TileMatrix<double>& R) {
+    submit_residual(A_.runtime(), o, A_, B0, X, R);
 }
 
 bool whole_matrix_refinement(const Runtime& rt, Mapping mapping) {
@@ -174,16 +171,14 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
         off_diagonal_tiles_ = 0;
         tile_summary_.clear();
     }
-    if (first_)
-        for (int64_t i = 0; i < mt; ++i)
-            for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), t.B0.tile(i, jc));
+    if (first_) submit_copy_b(o);
     const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith.get());
     if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
         TaskOptions ow = on_solve_memory(rt, o);
         ow.compute = 0;
         for (int64_t k = 0; k < mt; ++k) insert_trtri<float>(rt, ow, t.F.tile(k, k), t.W->tile(k, 0));
     }
-    submit_apply_low(rt, o, t.F, t.inverses(), t.d, t.B0, t.S, t.Z, B_, false);
+    submit_apply_low(rt, o, t.F, t.inverses(), t.d, v_->B0, v_->S, v_->Z, B_, false);
     first_ = false;
     return op;
 }
@@ -198,41 +193,6 @@ int MixedOps::finish_factor(Sequence& seq, int op) {
     t.d.export_to(v.data(), ld);
     diagonal_positive_ = std::all_of(v.begin(), v.end(), [](double e) { return std::isfinite(e); });
     return seq.info(op);
-}
-
-void MixedOps::b_host(std::vector<double>& b) const {
-    b.resize(static_cast<size_t>(n_ * c_));
-    t_->B0.export_to(b.data(), std::max<int64_t>(1, n_));
-}
-
-void MixedOps::residual(std::vector<double>& r, std::vector<double>& x) {
-    Runtime& rt = A_.runtime();
-    Tiles& t = *t_;
-    Sequence seq(rt);
-    const TaskOptions o = options(seq);
-    submit_residual(rt, o, A_, &t.B0, B_, t.R);
-    seq.wait();
-    r.resize(static_cast<size_t>(n_ * c_));
-    x.resize(static_cast<size_t>(n_ * c_));
-    t.R.export_to(r.data(), std::max<int64_t>(1, n_));
-    B_.export_to(x.data(), std::max<int64_t>(1, n_));
-}
-
-void MixedOps::correct() {
-    Runtime& rt = A_.runtime();
-    Tiles& t = *t_;
-    Sequence seq(rt);
-    submit_apply_low(rt, options(seq), t.F, t.inverses(), t.d, t.R, t.S, t.Z, B_, true);  // X += D F^-T F^-1 D R
-    seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
-}
-
-void MixedOps::restore_b() {
-    Runtime& rt = A_.runtime();
-    Sequence seq(rt);
-    const TaskOptions o = options(seq);
-    for (int64_t i = 0; i < A_.mt(); ++i)
-        for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, t_->B0.tile(i, jc), B_.tile(i, jc));
-    seq.wait();
 }
 
 }  // namespace starfact::detail

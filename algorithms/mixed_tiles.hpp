@@ -1,5 +1,5 @@
-// Internal: the tiles of one mixed-precision solve (algorithms/mixed_ops.cpp) and of its flexible GMRES
-// (algorithms/mixed_gmres.cpp), and the solve with the low-precision factor they share.
+// Internal: the tiles of one mixed-precision SPD solve (algorithms/mixed_ops.cpp), those of the flexible GMRES of
+// every refined solve (algorithms/mixed_gmres.cpp), and the SPD solve's products and solves with its factor.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -10,26 +10,19 @@
 
 namespace starfact::detail {
 
-/// The solve's own tiles: F (the float factor, private_lower) and the vectors, in device memory when GPUs work on the
-/// solve, else in host memory: d (scaling), s (row sums of |A|), B0 (the right-hand sides), R (residual), Z (float
-/// right-hand sides of the solves with F), S (column scales of the block being converted); with whole-matrix
-/// refinement tasks, W: the inverses of F's diagonal tiles (tile (k, 0) holds F_kk^-1), made after each factorization.
+/// The SPD solve's own tiles beside RefineOps' vectors: F (the float factor, private_lower), d (scaling), s (row sums
+/// of |A|), in device memory when GPUs work on the solve, else in host memory; with whole-matrix refinement tasks, W:
+/// the inverses of F's diagonal tiles (tile (k, 0) holds F_kk^-1), made after each factorization.
 struct MixedOps::Tiles {
     std::unique_ptr<TileMatrix<float>> factor;
     TileMatrix<float>& F;
     std::unique_ptr<TileMatrix<float>> W;
-    TileMatrix<double> d, s, B0, R;
-    TileMatrix<float> Z;
-    TileMatrix<double> S;
-    Tiles(const TileMatrix<double>& A, int64_t c, Residency r)
+    TileMatrix<double> d, s;
+    Tiles(const TileMatrix<double>& A, Residency r)
         : factor(private_lower<float>(A, r)),
           F(*factor),
           d(A.runtime(), A.n(), 1, A.nb(), r),
-          s(A.runtime(), A.n(), 1, A.nb(), r),
-          B0(A.runtime(), A.n(), c, A.nb(), r),
-          R(A.runtime(), A.n(), c, A.nb(), r),
-          Z(A.runtime(), A.n(), c, A.nb(), r),
-          S(A.runtime(), 1, c, A.nb(), r) {}
+          s(A.runtime(), A.n(), 1, A.nb(), r) {}
     const TileMatrix<float>* inverses() const { return W.get(); }
 };
 

@@ -156,6 +156,17 @@ SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, 
     return p;
 }
 
+SolvePlan lu_solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor) {
+    SolvePlan p;
+    const bool lower = refines_double(factor);
+    const bool on_gpus = gpu && mapping != Mapping::CpuOnly;
+    p.low = lower && (!on_gpus || factor == Precision::Fp32 || n >= kTensorCoreLuSolveMinOrder);
+    // Refined: the mixed solve's tiles (4096 from n = 12288 for the tensor-core factors on GPUs, else 2048; 256 on
+    // CPUs, the LU's own), never one tile for the whole matrix on GPUs, whose float getrf would not run on tensor cores.
+    p.nb = p.low ? mixed_tile_size(n, mapping, gpu, factor) : lu_tile_size<double>(n, mapping, residency, gpu, gpus);
+    return p;
+}
+
 }  // namespace detail
 }  // namespace starfact
 

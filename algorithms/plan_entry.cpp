@@ -65,6 +65,29 @@ void plan_cholesky(const Request& r, const Machine& mc, Plan& p) {
                  : detail::resolve_diag_kernel<double>(r.options.diag, r.options.mapping, diag_order);
 }
 
+/// The LU's tile size; the mixed-precision gesv's refinement path (as posv's: plan_cholesky).
+void plan_lu(const Request& r, const Machine& mc, Plan& p) {
+    const bool gpu = mc.gpu();
+    p.nb = r.element == Precision::Fp32
+               ? detail::lu_tile_size<float>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices)
+               : detail::lu_tile_size<double>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices);
+    // (Auto, the ladder, is the SPD solve's: gesv refuses it)
+    if (r.op == Operation::Gesv && refines_double(r.options.factor) && r.options.factor != Precision::Auto) {
+        if (r.element == Precision::Fp64) {
+            // A double gesv in a lower arithmetic: the refined solve where the low factor pays (or always_low asks),
+            // else the double LU with the double plan's tiles.
+            const detail::SolvePlan s = detail::lu_solve_plan(r.n, r.options.mapping, p.residency, gpu,
+                                                              mc.cuda_devices, r.options.factor);
+            p.refined = s.low || r.always_low;
+            p.nb = r.always_low ? detail::mixed_tile_size(r.n, r.options.mapping, gpu, r.options.factor) : s.nb;
+            p.arithmetic = p.refined ? r.options.factor : Precision::Fp64;
+        } else {
+            p.arithmetic = r.options.factor;  // a float gesv with tensor-core updates, not refined
+        }
+    }
+    if (r.tiling.nb > 0) p.nb = r.tiling.nb;
+}
+
 /// The rows and columns of the matrix a QR factors: A's, and for gels of a wide A (m < n) those of A^T.
 void qr_factored(const Request& r, int64_t& rows, int64_t& cols) {
     const bool transposed = r.op == Operation::Gels && r.m < r.n;
@@ -144,9 +167,7 @@ Plan plan(const Request& r, const Machine& mc) {
         if (single) plan_cholesky<float>(r, mc, p);
         else plan_cholesky<double>(r, mc, p);
     } else if (is_lu(r.op)) {
-        p.nb = r.tiling.nb > 0 ? r.tiling.nb
-               : single        ? detail::lu_tile_size<float>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices)
-                               : detail::lu_tile_size<double>(r.n, r.options.mapping, p.residency, gpu, mc.cuda_devices);
+        plan_lu(r, mc, p);
     } else {
         if (single) plan_qr<float>(r, mc, p);
         else plan_qr<double>(r, mc, p);

@@ -108,4 +108,15 @@ SolvePlan solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, 
 /// The order from which a tensor-core factor pays on GPU mappings.
 constexpr int64_t kTensorCoreSolveMinOrder = 16384;
 
+/// How a double gesv asked for in `factor` runs (the plan): in that precision with refinement (`low`), or by the
+/// double LU; and the tile size for that choice. The rule is solve_plan's, with the LU's threshold
+/// (kTensorCoreLuSolveMinOrder) and tiles: for the refined path mixed_tile_size (tiles smaller than the matrix, so
+/// that the factorization's trailing updates are tensor-core gemms, not one float getrf on a whole-matrix tile), for
+/// the double path lu_tile_size<double>.
+SolvePlan lu_solve_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus, Precision factor);
+/// The order from which a tensor-core factor of the LU pays on GPU mappings. Not measured yet: the Cholesky's
+/// (kTensorCoreSolveMinOrder). The LU's trailing updates are twice the Cholesky's flops for the same conversion and
+/// refinement, so the measured threshold can only be lower (docs/mixed_precision.md, "Measuring it").
+constexpr int64_t kTensorCoreLuSolveMinOrder = kTensorCoreSolveMinOrder;
+
 }  // namespace starfact::detail

@@ -23,6 +23,8 @@ inline constexpr KernelColor kKernelColors[] = {
     {"to_low", 0x9edae5},       {"add_low", 0x6baed6},      {"residual", 0x31a354},   {"sweep_fwd", 0x74c476},
     {"sweep_bwd", 0xa1d99b},    {"col_scale", 0xc6dbef},    {"krylov_combine", 0x238b45}, {"krylov_dot", 0x005a32},
     {"krylov_scale", 0x41ab5d},
+    // The mixed-precision gesv's equilibration (power-of-two row and column scales) in light blues.
+    {"row_max", 0xdeebf7},      {"col_max", 0xc6dbef},      {"inverse_pow2", 0x9ecae1},
     // The tile QR: factorizations in reds, their applications in blues and oranges.
     {"geqrt", 0xd62728},        {"tsqrt", 0xe7969c},        {"ttqrt", 0xad494a},      {"unmqr", 0x1f77b4},
     {"tsmqr", 0xff7f0e},        {"ttmqr", 0xfdae6b},        {"qr_trsm", 0x6baed6},

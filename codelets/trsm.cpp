@@ -1,8 +1,9 @@
 // trsm codelet: B := alpha * op(A)^-1 B (Left) or alpha * B op(A)^-1 (Right), A triangular.
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
 // On CUDA, float tiles of a mixed-precision factor (TaskOptions::compute: their own codelets, so that their
-// performance models are their own) solve the Cholesky panel's form (Right, Lower, Trans, NonUnit, alpha 1) by
-// recursive halving into tensor-core gemms (kernels/trsm_recursive.hpp).
+// performance models are their own) solve the Cholesky panel's form (Right, Lower, Trans, NonUnit, alpha 1) and the
+// LU's row-panel form (Left, Lower, NoTrans, Unit, alpha 1) by recursive halving into tensor-core gemms
+// (kernels/trsm_recursive.hpp).
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -49,9 +50,13 @@ void trsm_cuda(void* buffers[], void* cl_arg) {
     // (tools/tune/trsm, docs/mixed_precision.md)
     const bool panel = a->compute != 0 && a->side == Side::Right && a->uplo == Uplo::Lower && a->op == Op::Trans &&
                        a->diag == Diag::NonUnit && a->alpha == T(1) && n > gpu::kTrsmRecursiveBase;
+    // The tensor-core LU's row panels, L_kk^-1 A_kj (the mixed-precision gesv's float factorization)
+    const bool lu_row = a->compute != 0 && a->side == Side::Left && a->uplo == Uplo::Lower && a->op == Op::NoTrans &&
+                        a->diag == Diag::Unit && a->alpha == T(1) && m > gpu::kTrsmRecursiveBase;
     const cublasStatus_t s =
-        panel ? gpu::trsm_right_lower_trans(ws.cublas, a->compute, m, n, A, lda, B, ldb)
-              : gpu::trsm(ws.cublas, a->side, a->uplo, a->op, a->diag, m, n, a->alpha, A, lda, B, ldb);
+        panel    ? gpu::trsm_right_lower_trans(ws.cublas, a->compute, m, n, A, lda, B, ldb)
+        : lu_row ? gpu::trsm_left_lower_unit(ws.cublas, a->compute, m, n, A, lda, B, ldb)
+                 : gpu::trsm(ws.cublas, a->side, a->uplo, a->op, a->diag, m, n, a->alpha, A, lda, B, ldb);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif

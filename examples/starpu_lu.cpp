@@ -1,5 +1,6 @@
-// starpu_lu: the starfact experiment driver for the tile LU with partial pivoting. See --help and
-// docs/starpu_lu.md.
+// starpu_lu: the starfact experiment driver for the tile LU with partial pivoting, and (--factor-prec) for the
+// mixed-precision gesv (examples/starpu_lu_gesv.cpp). See --help and docs/starpu_lu.md.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -11,6 +12,7 @@
 // --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
 #include <starpu.h>
 
+#include "examples/starpu_lu.hpp"
 #include "starfact/starfact.hpp"
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"
@@ -19,6 +21,7 @@
 namespace {
 
 using namespace starfact;
+using starfact::lu_driver::Settings;
 using starfact::support::Cli;
 using starfact::support::fmt;
 using starfact::support::median;
@@ -45,7 +48,20 @@ problem
   --nrhs R          right-hand sides of the solve (default 1)
 )" +
            support::common_flags_help({"--prec", "--seed"}) +
-           R"(mapping and runtime
+           R"(mixed-precision solve (docs/mixed_precision.md)
+  --factor-prec P   fp64|fp32|tf32|bf16|fp16: solve A X = B with gesv(A, piv, B, opts, report) and
+                    Options::factor P (fp32..fp16: a float LU, tensor-core updates for tf32, bf16, fp16,
+                    refined to double accuracy; fp64: the double gesv), print its report per run, then
+                    time starfact's double gesv, cuSOLVER's dgetrf + dgetrs and cusolverDnIRSXgesv at
+                    the same lowest precision on the same matrix and right-hand sides (with a GPU), with
+                    the ratios vendor / starfact; tiles: the plan's (mixed_tile_size when it refines)
+  --cond K          with --factor-prec: the matrix U diag(s) V^T of 2-norm condition number K (U, V
+                    orthogonal from QRs of random matrices, on the GPU when there is one; s geometric
+                    from 1 to 1/K) instead of the random matrix
+  --always-low      with --factor-prec: factor in P whatever the plan says pays (Refinement::always_low)
+  --refine-budget X with --factor-prec: Refinement::time_budget (default 2; 0: no limit)
+  --array           with --factor-prec: the LAPACK-array form on host arrays (views, no copy)
+mapping and runtime
 )" +
            support::common_flags_help({"--gpu-only", "--hybrid", "--cpu-only"}) +
            R"(  --noprio          submit without priorities (Variant noprio)
@@ -71,15 +87,10 @@ runs and output
 )" +
            support::common_flags_help({"--csv", "--help"}) +
            R"(
-exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60
+exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60 (with
+--factor-prec: a backward error above 10 times the refinement's tolerance, or 1e-12)
 )";
 }
-
-/// The shared flags (support/driver_common.hpp) and the LU driver's own.
-struct Settings : support::DriverFlags {
-    int64_t nrhs = 1;
-    bool priorities = true;
-};
 
 Settings parse(int argc, char** argv) {
     Settings s;
@@ -94,8 +105,37 @@ Settings parse(int argc, char** argv) {
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
-        else cli.unknown();
+        else if (f == "--factor-prec") {
+            const std::string v = cli.value();
+            if (v != "fp64" && v != "fp32" && v != "tf32" && v != "bf16" && v != "fp16")
+                throw std::invalid_argument("--factor-prec must be one of fp64, fp32, tf32, bf16, fp16 (got '" + v + "')");
+            s.factor = parse_precision(v, "--factor-prec");
+            s.solve = true;
+        } else if (f == "--cond") {
+            const std::string v = cli.value();
+            char* end = nullptr;
+            s.cond = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end != '\0' || !(s.cond >= 1) || !std::isfinite(s.cond))
+                throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
+        } else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
+        else if (f == "--array") { cli.no_value(); s.array = true; }
+        else if (f == "--refine-budget") {
+            const std::string v = cli.value();
+            char* end = nullptr;
+            s.refine_budget = std::strtod(v.c_str(), &end);
+            if (end == v.c_str() || *end != '\0' || !(s.refine_budget >= 0) || !std::isfinite(s.refine_budget))
+                throw std::invalid_argument("--refine-budget needs a factor >= 0 (got '" + v + "')");
+        } else cli.unknown();
     }
+    if (!s.solve && (s.cond > 0 || s.always_low || s.array || s.refine_budget >= 0))
+        throw std::invalid_argument("--cond, --always-low, --array and --refine-budget belong to the mixed-precision "
+                                    "solve: add --factor-prec");
+    if (s.solve && s.prec == 's')
+        throw std::invalid_argument("--factor-prec solves double matrices: drop --prec s");
+    if (s.solve && !support::kRunComputes)
+        throw std::invalid_argument("--factor-prec needs a build that computes (not a simulation build)");
+    if (s.array && s.device_resident)
+        throw std::invalid_argument("--array takes host arrays: drop --device-resident");
     if (s.warmup < 0) s.warmup = 2;
     if (s.gpu_mem_limit_mb > 0 && s.device_resident)
         throw std::invalid_argument("--gpu-mem-limit limits where StarPU caches host-resident tiles: drop --device-resident");
@@ -244,5 +284,8 @@ int main(int argc, char** argv) {
     Settings s;
     return support::driver_main(
         "starpu_lu", argc, argv, s, [&](int c, char** v) { s = parse(c, v); },
-        [&](Runtime& rt, Mapping mapping) { return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping); });
+        [&](Runtime& rt, Mapping mapping) {
+            if (s.solve) return starfact::lu_driver::run_gesv(s, rt, mapping);
+            return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+        });
 }

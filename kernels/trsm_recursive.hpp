@@ -49,5 +49,33 @@ cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int 
     return trsm_right_lower_trans(h, compute, m, n, L, ldl, B, ldb, Base);
 }
 
+/// The LU's row-panel solve, B := L^-1 B (L unit lower, m x m; B m x n), by recursive halving of L down to `base`
+/// rows, the same recursion transposed:
+///
+///   [L11 0; L21 L22] [X1; X2] = [B1; B2]:   X1 := L11^-1 B1;  B2 -= L21 X1;  X2 := L22^-1 B2
+///
+/// for the float tiles of a tensor-core LU (the mixed-precision gesv's factorization, TaskOptions::compute != 0),
+/// whose row panels cuBLAS trsm would solve at its latency-bound rate. Not measured on its own yet: the Cholesky's
+/// panel recursion above was (docs/mixed_precision.md).
+template <typename T>
+cublasStatus_t trsm_left_lower_unit(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B, int ldb,
+                                    int base = kTrsmRecursiveBase) {
+    if (m <= 0 || n <= 0) return CUBLAS_STATUS_SUCCESS;
+    if (m <= base) return trsm(h, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, m, n, T(1), L, ldl, B, ldb);
+    const int m1 = ((m / 2 + 63) / 64) * 64, m2 = m - m1;
+    cublasStatus_t s = trsm_left_lower_unit(h, compute, m1, n, L, ldl, B, ldb, base);
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    T* B2 = B + m1;
+    const T* L21 = L + m1;
+    if constexpr (std::is_same<T, float>::value) {
+        s = compute ? gemm_fast(h, compute, Op::NoTrans, Op::NoTrans, m2, n, m1, -1.0f, L21, ldl, B, ldb, 1.0f, B2, ldb)
+                    : gemm(h, Op::NoTrans, Op::NoTrans, m2, n, m1, -1.0f, L21, ldl, B, ldb, 1.0f, B2, ldb);
+    } else {
+        s = gemm(h, Op::NoTrans, Op::NoTrans, m2, n, m1, T(-1), L21, ldl, B, ldb, T(1), B2, ldb);
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) return s;
+    return trsm_left_lower_unit(h, compute, m2, n, L + m1 + static_cast<int64_t>(m1) * ldl, ldl, B2, ldb, base);
+}
+
 }  // namespace starfact::detail::gpu
 #endif

@@ -1,5 +1,5 @@
-// The double solves a user would call instead of starfact's mixed-precision posv (reference_solve.hpp):
-// cuSOLVER's dpotrf + dpotrs and its IRS gesv, timed with CUDA events; backward errors on the device.
+// The double solves a user would call instead of starfact's mixed-precision posv and gesv (reference_solve.hpp):
+// cuSOLVER's dpotrf + dpotrs, dgetrf + dgetrs and its IRS gesv, timed with CUDA events; backward errors on the device.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -49,16 +49,15 @@ struct Problem {
         ok(cudaMemcpy(b.data(), R.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(R)");
         std::vector<double> b0(b_count);
         ok(cudaMemcpy(b0.data(), B0.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(B0)");
-        // ||A||_inf: the row sums of |A| (A symmetric: its column sums, read one column at a time)
-        double anorm = 0;
-        std::vector<double> col(static_cast<size_t>(n));
+        // ||A||_inf: the row sums of |A| (a general A: the LU's baselines), read one column at a time
+        std::vector<double> col(static_cast<size_t>(n)), rows(static_cast<size_t>(n), 0.0);
         for (int64_t j = 0; j < n; ++j) {
             ok(cudaMemcpy(col.data(), A0.get() + j * n, static_cast<size_t>(n) * sizeof(double), cudaMemcpyDeviceToHost),
                "cudaMemcpy(A column)");
-            double s = 0;
-            for (double v : col) s += std::fabs(v);
-            anorm = std::max(anorm, s);
+            for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] += std::fabs(col[static_cast<size_t>(i)]);
         }
+        double anorm = 0;
+        for (double v : rows) anorm = std::max(anorm, v);
         double worst = 0;
         for (int64_t c = 0; c < nrhs; ++c) {
             double r = 0, xn = 0, bn = 0;
@@ -86,18 +85,15 @@ cusolverPrecType_t irs_precision(Precision p) {
 
 }  // namespace
 
-std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vector<double>& G) {
+namespace {
+/// The orthogonal factor Q of the QR of the n x n matrix G (on the device, cuSOLVER geqrf + orgqr).
+DevicePtr<double> orthogonal_gpu(int64_t n, const std::vector<double>& G) {
     const size_t count = static_cast<size_t>(n * n);
     const int in = static_cast<int>(n);
-    DevicePtr<double> Q = device_alloc<double>(count, "cudaMalloc(Q)"), W = device_alloc<double>(count, "cudaMalloc(W)");
+    DevicePtr<double> Q = device_alloc<double>(count, "cudaMalloc(Q)");
     DevicePtr<double> tau = device_alloc<double>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(tau)");
-    DevicePtr<double> s = device_alloc<double>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(s)");
     DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
     ok(cudaMemcpy(Q.get(), G.data(), count * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(G)");
-    std::vector<double> spectrum(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k)
-        spectrum[static_cast<size_t>(k)] = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
-    ok(cudaMemcpy(s.get(), spectrum.data(), spectrum.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(s)");
     cusolverDnHandle_t hs = nullptr;
     ok(cusolverDnCreate(&hs), "cusolverDnCreate");
     const SolverHandle handle(hs);
@@ -109,16 +105,40 @@ std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vecto
        "cusolverDnDgeqrf");
     ok(cusolverDnDorgqr(hs, in, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
        "cusolverDnDorgqr");
+    ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    return Q;
+}
+
+/// U diag(s) V^T (V null: U diag(s) U^T) on the device, s geometric from 1 down to 1/cond, copied to the host.
+std::vector<double> conditioned_product(int64_t n, double cond, const DevicePtr<double>& U, const DevicePtr<double>* Vp) {
+    const size_t count = static_cast<size_t>(n * n);
+    const int in = static_cast<int>(n);
+    const DevicePtr<double>& V = Vp ? *Vp : U;
+    DevicePtr<double> W = device_alloc<double>(count, "cudaMalloc(W)"), A = device_alloc<double>(count, "cudaMalloc(A)");
+    DevicePtr<double> s = device_alloc<double>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(s)");
+    std::vector<double> spectrum(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k)
+        spectrum[static_cast<size_t>(k)] = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
+    ok(cudaMemcpy(s.get(), spectrum.data(), spectrum.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(s)");
     BlasHandle h = new_blas();
-    ok(cublasDdgmm(h.get(), CUBLAS_SIDE_RIGHT, in, in, Q.get(), in, s.get(), 1, W.get(), in), "cublasDdgmm");
+    ok(cublasDdgmm(h.get(), CUBLAS_SIDE_RIGHT, in, in, U.get(), in, s.get(), 1, W.get(), in), "cublasDdgmm");
     const double one = 1, zero = 0;
-    DevicePtr<double> A = std::move(work);
-    A = device_alloc<double>(count, "cudaMalloc(A)");
-    ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_T, in, in, in, &one, W.get(), in, Q.get(), in, &zero, A.get(), in),
-       "cublasDgemm(Q S Q^T)");
+    ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_T, in, in, in, &one, W.get(), in, V.get(), in, &zero, A.get(), in),
+       "cublasDgemm(U S V^T)");
     std::vector<double> out(count);
     ok(cudaMemcpy(out.data(), A.get(), count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(A)");
     return out;
+}
+}  // namespace
+
+std::vector<double> conditioned_general_gpu(int64_t n, double cond, const std::vector<double>& G1,
+                                            const std::vector<double>& G2) {
+    const DevicePtr<double> V = orthogonal_gpu(n, G2);
+    return conditioned_product(n, cond, orthogonal_gpu(n, G1), &V);
+}
+
+std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vector<double>& G) {
+    return conditioned_product(n, cond, orthogonal_gpu(n, G), nullptr);
 }
 
 VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
@@ -151,6 +171,42 @@ VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const doubl
             ok(cusolverDnXpotrs(hs, pp, CUBLAS_FILL_MODE_LOWER, n, nrhs, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, p.X.get(),
                                 n, info.get()),
                "cusolverDnXpotrs");
+        });
+    ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+    if (r.info == 0) r.backward_error = p.backward_error();
+    return r;
+}
+
+VendorSolve cusolver_dgesv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
+                           int device) {
+    const DeviceGuard on(device);
+    VendorSolve r;
+    r.name = "cusolver dgetrf+dgetrs";
+    Problem p(n, nrhs, A, B);
+    const Solver solver(true);
+    cusolverDnHandle_t hs = solver.handle.get();
+    cudaStream_t st = solver.stream.get();
+    cusolverDnParams_t pp = solver.params.get();
+    size_t dev_bytes = 0, host_bytes = 0;
+    ok(cusolverDnXgetrf_bufferSize(hs, pp, n, n, CUDA_R_64F, p.A.get(), n, CUDA_R_64F, &dev_bytes, &host_bytes),
+       "cusolverDnXgetrf_bufferSize");
+    const DevicePtr<char> work = device_alloc<char>(dev_bytes + 1, "cudaMalloc(work)");
+    std::vector<char> host_work(host_bytes + 1);
+    const DevicePtr<int> info = device_alloc<int>(1, "cudaMalloc(info)");
+    const DevicePtr<int64_t> ipiv = device_alloc<int64_t>(static_cast<size_t>(std::max<int64_t>(n, 1)), "cudaMalloc(ipiv)");
+    r.seconds = timed_runs(
+        st, warmup, repeat,
+        [&] {
+            ok(cudaMemcpyAsync(p.A.get(), p.A0.get(), p.a_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "A");
+            ok(cudaMemcpyAsync(p.X.get(), p.B0.get(), p.b_count * sizeof(double), cudaMemcpyDeviceToDevice, st), "X");
+        },
+        [&] {
+            ok(cusolverDnXgetrf(hs, pp, n, n, CUDA_R_64F, p.A.get(), n, ipiv.get(), CUDA_R_64F, work.get(), dev_bytes,
+                                host_work.data(), host_bytes, info.get()),
+               "cusolverDnXgetrf");
+            ok(cusolverDnXgetrs(hs, pp, CUBLAS_OP_N, n, nrhs, CUDA_R_64F, p.A.get(), n, ipiv.get(), CUDA_R_64F,
+                                p.X.get(), n, info.get()),
+               "cusolverDnXgetrs");
         });
     ok(cudaMemcpy(&r.info, info.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
     if (r.info == 0) r.backward_error = p.backward_error();

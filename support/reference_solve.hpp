@@ -1,5 +1,6 @@
-// Vendor baselines of the double solve (starpu_chol --op posv --factor-prec): what a user would call instead of
-// starfact's mixed-precision posv, on the same matrix and right-hand sides, with the backward error of each answer.
+// Vendor baselines of the double solve (starpu_chol --op posv --factor-prec, starpu_lu --factor-prec): what a user
+// would call instead of starfact's mixed-precision posv or gesv, on the same matrix and right-hand sides, with the
+// backward error of each answer.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,6 +28,10 @@ VendorSolve cusolver_dposv(int64_t n, int64_t nrhs, const double* A, const doubl
 /// device buffers are allocated once, outside it).
 VendorSolve cusolver_dposv_host(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
                                 int device = 0);
+/// cusolverDnXgetrf + cusolverDnXgetrs in double on a device copy of A (n x n general, ld = n) and B (n x nrhs), timed
+/// with CUDA events (the copies restored untimed), on CUDA device `device`.
+VendorSolve cusolver_dgesv(int64_t n, int64_t nrhs, const double* A, const double* B, int warmup, int repeat,
+                           int device = 0);
 /// cusolverDnIRSXgesv (LU with iterative refinement to double) with `lowest` as its lowest precision (Fp32, Tf32,
 /// Bf16, Fp16), classical refinement or GMRES (`gmres`), on the same data.
 VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const double* B, Precision lowest,
@@ -38,7 +43,12 @@ VendorSolve cusolver_irs_gesv(int64_t n, int64_t nrhs, const double* A, const do
 /// geqrf/orgqr, cuBLAS) when `gpu` and the build has CUDA, else LAPACK on the host (O(n^3): small orders).
 std::vector<double> conditioned_spd(int64_t n, double cond, uint64_t seed, bool gpu);
 
-/// The backward error of X for A X = B on the host (A full symmetric n x n, ld = n; X, B n x nrhs, ld = n).
+/// The n x n nonsymmetric test matrix U diag(s) V^T of 2-norm condition number `cond` (ld = n): U and V orthogonal,
+/// from the QRs of two matrices of uniform random entries (`seed`), s geometric from 1 down to 1/cond. On the GPU
+/// when `gpu` and the build has CUDA, else LAPACK on the host (O(n^3): small orders).
+std::vector<double> conditioned_general(int64_t n, double cond, uint64_t seed, bool gpu);
+
+/// The backward error of X for A X = B on the host (A full n x n, ld = n; X, B n x nrhs, ld = n).
 double host_backward_error(int64_t n, int64_t nrhs, const double* A, const double* X, const double* B);
 
 }  // namespace starfact::support

@@ -12,26 +12,60 @@ namespace starfact::support {
 
 #ifdef STARFACT_HAVE_CUDA
 std::vector<double> conditioned_spd_gpu(int64_t n, double cond, const std::vector<double>& G);  // reference_solve.cu
+std::vector<double> conditioned_general_gpu(int64_t n, double cond, const std::vector<double>& G1,
+                                            const std::vector<double>& G2);
 #endif
 
-std::vector<double> conditioned_spd(int64_t n, double cond, uint64_t seed, bool gpu) {
+namespace {
+/// An n x n matrix of uniform random entries in [-1, 1) (xorshift64* from `seed`).
+std::vector<double> uniform_matrix(int64_t n, uint64_t seed) {
     std::vector<double> G(static_cast<size_t>(n * n));
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (double& v : G) {  // xorshift64*: uniform in [-1, 1)
+    for (double& v : G) {
         x ^= x >> 12;
         x ^= x << 25;
         x ^= x >> 27;
         v = static_cast<double>((x * 0x2545F4914F6CDD1Dull) >> 11) * 0x1p-52 - 1.0;
     }
+    return G;
+}
+/// G := the orthogonal factor of its QR (LAPACK).
+void orthogonalize(int64_t n, std::vector<double>& G) {
+    std::vector<double> tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    const int in = static_cast<int>(n);
+    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, in, in, G.data(), in, tau.data());
+    LAPACKE_dorgqr(LAPACK_COL_MAJOR, in, in, in, G.data(), in, tau.data());
+}
+}  // namespace
+
+std::vector<double> conditioned_general(int64_t n, double cond, uint64_t seed, bool gpu) {
+    std::vector<double> U = uniform_matrix(n, seed), V = uniform_matrix(n, seed + 0x5bd1e995ull);
+#ifdef STARFACT_HAVE_CUDA
+    if (gpu) return conditioned_general_gpu(n, cond, U, V);
+#else
+    (void)gpu;
+#endif
+    orthogonalize(n, U);
+    orthogonalize(n, V);
+    const int in = static_cast<int>(n);
+    std::vector<double> W(U.size()), A(U.size());
+    for (int64_t k = 0; k < n; ++k) {
+        const double s = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
+        for (int64_t i = 0; i < n; ++i) W[static_cast<size_t>(i + k * n)] = U[static_cast<size_t>(i + k * n)] * s;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, in, in, in, 1.0, W.data(), in, V.data(), in, 0.0, A.data(), in);
+    return A;
+}
+
+std::vector<double> conditioned_spd(int64_t n, double cond, uint64_t seed, bool gpu) {
+    std::vector<double> G = uniform_matrix(n, seed);
 #ifdef STARFACT_HAVE_CUDA
     if (gpu) return conditioned_spd_gpu(n, cond, G);
 #else
     (void)gpu;
 #endif
-    std::vector<double> tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    orthogonalize(n, G);
     const int in = static_cast<int>(n);
-    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, in, in, G.data(), in, tau.data());
-    LAPACKE_dorgqr(LAPACK_COL_MAJOR, in, in, in, G.data(), in, tau.data());
     std::vector<double> W(G.size()), A(G.size());
     for (int64_t k = 0; k < n; ++k) {
         const double s = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;

@@ -20,7 +20,7 @@ struct PlanRow {
 };
 
 /// The rows for `machine`: n = 1, n < nb, n % nb != 0, 8192, 16384 (tall and skinny QR below 512 columns) for
-/// each operation; a machine without GPU leaves out the GPU-only mapping (no worker could run it).
+/// each operation, the double posv and gesv also in the lower factor precisions (refined or not, as the plan says); a machine without GPU leaves out the GPU-only mapping (no worker could run it).
 inline std::vector<PlanRow> plan_table(const Machine& machine) {
     std::vector<PlanRow> rows;
     const Operation ops[] = {Operation::Potrf, Operation::Potrs, Operation::Posv,  Operation::Potri, Operation::Getrf,
@@ -36,7 +36,7 @@ inline std::vector<PlanRow> plan_table(const Machine& machine) {
                                            op == Operation::Getrs || op == Operation::Gesv || op == Operation::Gels;
                         const int64_t m = qr && n <= 512 ? 40 * n + 7 : n;  // QR: tall and skinny below 512
                         rows.push_back({op, element, m, n, solve ? 3 : 0, mapping, residency, Precision::Native});
-                        if (op == Operation::Posv && element == Precision::Fp64)
+                        if ((op == Operation::Posv || op == Operation::Gesv) && element == Precision::Fp64)
                             for (Precision f : {Precision::Fp32, Precision::Tf32, Precision::Bf16})
                                 rows.push_back({op, element, m, n, 3, mapping, residency, f});
                     }

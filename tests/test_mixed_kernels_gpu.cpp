@@ -12,7 +12,9 @@
 
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/convert.hpp"
+#include "kernels/mixed/equilibrate.hpp"
 #include "kernels/mixed/sym_product.hpp"
+#include "kernels/trsm_recursive.hpp"
 #include "tests/seeds.hpp"
 
 using namespace starfact;
@@ -295,3 +297,109 @@ TEST_CASE("GPU product with a symmetric matrix of lower tiles equals the full pr
         }
 }
 
+
+TEST_CASE("GPU equilibration kernels equal their CPU forms", "[gpu][mixed][sanitize]") {
+    // Row maxima of |X| accumulated into r (NaN wins), then the inverse powers of two of maxima (0, subnormal, huge,
+    // NaN, Inf included): exactly the CPU forms' results.
+    std::mt19937_64 rng(fresh_seed());
+    std::uniform_real_distribution<double> u(-1, 1);
+    const int m = 300, n = 130, ld = m + 3;
+    std::vector<double> X(static_cast<size_t>(ld) * n);
+    for (size_t i = 0; i < X.size(); ++i) X[i] = u(rng) * std::ldexp(1.0, static_cast<int>(i % 41) - 20);
+    X[17 + 5 * static_cast<size_t>(ld)] = std::numeric_limits<double>::quiet_NaN();
+    X[18 + 99 * static_cast<size_t>(ld)] = -std::numeric_limits<double>::infinity();
+    std::vector<double> r0(static_cast<size_t>(m), 0.0);
+    r0[3] = 1e300;  // a row maximum from an earlier tile
+    std::vector<double> r = r0;
+    detail::cpu::row_max(m, n, X.data(), ld, r.data());
+    double *dX, *dr;
+    REQUIRE(cudaMalloc(&dX, sizeof(double) * X.size()) == cudaSuccess);
+    REQUIRE(cudaMalloc(&dr, sizeof(double) * r.size()) == cudaSuccess);
+    cudaMemcpy(dX, X.data(), sizeof(double) * X.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(dr, r0.data(), sizeof(double) * r0.size(), cudaMemcpyHostToDevice);
+    REQUIRE(detail::gpu::row_max(m, n, dX, ld, dr, nullptr) == cudaSuccess);
+    std::vector<double> g(r.size());
+    REQUIRE(cudaMemcpy(g.data(), dr, sizeof(double) * g.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (int a = 0; a < m; ++a) {
+        INFO("row " << a);
+        if (std::isnan(r[static_cast<size_t>(a)])) CHECK(std::isnan(g[static_cast<size_t>(a)]));
+        else CHECK(g[static_cast<size_t>(a)] == r[static_cast<size_t>(a)]);
+    }
+    CHECK(std::isnan(g[17]));
+    CHECK(std::isinf(g[18]));
+    std::vector<double> s = {0.0, 1.0, 0.75, 3.0, 1e-310, 1e300, 5e-324, std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(), 0.5, 1.0000001};
+    std::vector<double> sc = s;
+    detail::cpu::inverse_power_of_two(static_cast<int>(sc.size()), sc.data());
+    double* ds;
+    REQUIRE(cudaMalloc(&ds, sizeof(double) * s.size()) == cudaSuccess);
+    cudaMemcpy(ds, s.data(), sizeof(double) * s.size(), cudaMemcpyHostToDevice);
+    REQUIRE(detail::gpu::inverse_power_of_two(static_cast<int>(s.size()), ds, nullptr) == cudaSuccess);
+    std::vector<double> sg(s.size());
+    REQUIRE(cudaMemcpy(sg.data(), ds, sizeof(double) * sg.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+    for (size_t i = 0; i < s.size(); ++i) {
+        INFO("s = " << s[i] << ": cpu " << sc[i] << ", gpu " << sg[i]);
+        if (std::isnan(sc[i])) CHECK(std::isnan(sg[i]));
+        else CHECK(sg[i] == sc[i]);
+        if (std::isfinite(s[i]) && s[i] > 1e-300 && s[i] < 1e300) {
+            CHECK(s[i] * sc[i] <= 1.0);  // the scaled maximum in (1/2, 1]
+            CHECK(s[i] * sc[i] > 0.5);
+        }
+    }
+    CHECK(sc[0] == 1.0);
+    cudaFree(dX);
+    cudaFree(dr);
+    cudaFree(ds);
+}
+
+TEST_CASE("GPU LU row-panel solve by recursive halving: float accuracy, TF32's with tensor-core gemms",
+          "[gpu][mixed][sanitize]") {
+    // X := L^-1 B, L unit lower (m x m, well conditioned), against forward substitution in double; m above the
+    // recursion's base (odd, so that the halves are uneven), a few right-hand sides and a whole tile's width.
+    cublasHandle_t h;
+    REQUIRE(cublasCreate(&h) == CUBLAS_STATUS_SUCCESS);
+    for (const int n : {3, 256}) {
+        const int m = 701, ldl = m + 2, ldb = m + 1;
+        INFO("m=" << m << " n=" << n);
+        std::mt19937_64 rng(fresh_seed());
+        std::uniform_real_distribution<float> u(-1, 1);
+        std::vector<float> L(static_cast<size_t>(ldl) * m, 0.0f), B(static_cast<size_t>(ldb) * n);
+        for (int j = 0; j < m; ++j)
+            for (int i = j; i < m; ++i) L[i + static_cast<size_t>(j) * ldl] = i == j ? 7.0f : u(rng) / 8;  // unit: 7 unused
+        for (float& v : B) v = u(rng);
+        std::vector<double> ref(B.begin(), B.end());
+        double top = 0;
+        for (int c = 0; c < n; ++c)
+            for (int i = 0; i < m; ++i) {
+                double v = ref[i + static_cast<size_t>(c) * ldb];
+                for (int k = 0; k < i; ++k) v -= L[i + static_cast<size_t>(k) * ldl] * ref[k + static_cast<size_t>(c) * ldb];
+                ref[i + static_cast<size_t>(c) * ldb] = v;
+                top = std::max(top, std::fabs(v));
+            }
+        float *dL, *dB;
+        REQUIRE(cudaMalloc(&dL, sizeof(float) * L.size()) == cudaSuccess);
+        REQUIRE(cudaMalloc(&dB, sizeof(float) * B.size()) == cudaSuccess);
+        cudaMemcpy(dL, L.data(), sizeof(float) * L.size(), cudaMemcpyHostToDevice);
+        auto error = [&](int compute) {
+            cudaMemcpy(dB, B.data(), sizeof(float) * B.size(), cudaMemcpyHostToDevice);
+            REQUIRE(detail::gpu::trsm_left_lower_unit(h, compute, m, n, dL, ldl, dB, ldb) == CUBLAS_STATUS_SUCCESS);
+            std::vector<float> X(B.size());
+            REQUIRE(cudaMemcpy(X.data(), dB, sizeof(float) * X.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+            double e = 0;
+            for (int c = 0; c < n; ++c)
+                for (int i = 0; i < m; ++i)
+                    e = std::max(e, std::fabs(X[i + static_cast<size_t>(c) * ldb] - ref[i + static_cast<size_t>(c) * ldb]));
+            for (int c = 0; c < n; ++c)  // the padding rows are left alone
+                for (int i = m; i < ldb; ++i)
+                    CHECK(X[i + static_cast<size_t>(c) * ldb] == B[i + static_cast<size_t>(c) * ldb]);
+            return e / top;
+        };
+        const double single = error(0), tf32 = error(1);
+        INFO("float error " << single << ", TF32 error " << tf32);
+        CHECK(single < 64 * std::ldexp(1.0, -24) * std::sqrt(static_cast<double>(m)));
+        CHECK(tf32 < 64 * std::ldexp(1.0, -11) * std::sqrt(static_cast<double>(m)));
+        cudaFree(dL);
+        cudaFree(dB);
+    }
+    cublasDestroy(h);
+}

@@ -176,6 +176,44 @@ TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") 
     r.ib = 0;
     r.options.mapping = Mapping::CpuOnly;
     CHECK(plan(r, gpu).ib == plan(r, gpu).nb);
+    // a gesv in a lower precision: as posv's rule (the LU's threshold), on the mixed solve's tiles when refined
+    // (never one whole-matrix tile on a GPU, whose float getrf would not run on tensor cores), else the LU's
+    Request g;
+    g.op = Operation::Gesv;
+    g.m = g.n = 8192;
+    g.nrhs = 1;
+    g.options.mapping = Mapping::GpuOnly;
+    g.options.factor = Precision::Tf32;
+    g.tiling.residency = Residency::Device;
+    p = plan(g, gpu);
+    CHECK_FALSE(p.refined);
+    CHECK(p.arithmetic == Precision::Fp64);
+    CHECK(p.nb == 8192);  // the double LU's table: one tile up to 8192 device-resident
+    g.m = g.n = 16384;
+    p = plan(g, gpu);
+    CHECK(p.refined);
+    CHECK(p.arithmetic == Precision::Tf32);
+    CHECK(p.nb == 4096);
+    g.options.factor = Precision::Fp32;  // fp32 always refines, on 2048 tiles
+    g.m = g.n = 8192;
+    p = plan(g, gpu);
+    CHECK(p.refined);
+    CHECK(p.nb == 2048);
+    g.options.factor = Precision::Bf16;
+    g.always_low = true;
+    p = plan(g, gpu);
+    CHECK(p.refined);
+    CHECK(p.nb == 2048);
+    CHECK(plan(g, cpu).nb == 256);  // CPUs: the LU's 256
+    g.always_low = false;
+    CHECK(plan(g, cpu).refined);
+    g.element = Precision::Fp32;  // a float gesv: tensor-core updates, not refined
+    p = plan(g, gpu);
+    CHECK_FALSE(p.refined);
+    CHECK(p.arithmetic == Precision::Bf16);
+    g.element = Precision::Fp64;
+    g.op = Operation::Getrf;  // getrf itself is the double LU's plan whatever the factor
+    CHECK_FALSE(plan(g, gpu).refined);
     // a refined posv in Auto factors on its first rung, Tf32: that factorization's panel solve
     Request a;
     a.op = Operation::Posv;
@@ -279,6 +317,16 @@ TEST_CASE("each call is planned once, through its array, tile and submit forms",
             CHECK(plans_of([&] {
                       CHECK(gesv(rt, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, opts, tiling) == 0);
                   }) == 1);
+            square();  // the refined gesv: its array forms, with a report and without
+            CHECK(plans_of([&] {
+                      CHECK(gesv(rt, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, low, report, Refinement{},
+                                 tiling) == 0);
+                  }) == 1);
+            CHECK(report.path == SolveReport::Path::Refined);
+            square();
+            CHECK(plans_of([&] {
+                      CHECK(gesv(rt, n, nrhs, A.data(), n, ipiv.data(), B.data(), n, low, tiling) == 0);
+                  }) == 1);
             fresh(general, m);
             CHECK(plans_of([&] { CHECK(gels(rt, m, n, nrhs, A.data(), m, B.data(), m, opts, tiling) == 0); }) == 1);
             // geqrf: the factors' construction plans the tile size (nb = 0), the call takes it and its tree
@@ -312,6 +360,10 @@ TEST_CASE("each call is planned once, through its array, tile and submit forms",
             square();
             load(A);
             CHECK(plans_of([&] { CHECK(gesv(a, piv, b, opts) == 0); }) == 1);
+            square();
+            load(A);
+            CHECK(plans_of([&] { CHECK(gesv(a, piv, b, low, report) == 0); }) == 1);
+            CHECK(report.path == SolveReport::Path::Refined);
             load(spd);
             CHECK(plans_of([&] {
                       Sequence seq(rt);

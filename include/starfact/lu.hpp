@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "starfact/cholesky.hpp"
+#include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
@@ -66,9 +67,36 @@ int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats);
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
 
-/// getrf then getrs; returns getrf's info (B untouched when info > 0).
+/// getrf then getrs; returns getrf's info (B untouched when info > 0). A double matrix with a lower opts.factor
+/// takes the refined solve below (its report dropped).
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
+
+/// Solves A X = B for a general square A with the LU factored in opts.factor (docs/mixed_precision.md):
+/// - Native or Fp64: getrf then getrs in double (the report says Direct, backward error not measured);
+/// - Fp32, Tf32, Bf16, Fp16 (also Tf32x3, and Auto: Tf32 where the plan says a low factor pays, else the double
+///   LU): A is equilibrated by power-of-two row and column scales (Dr A Dc, each row's and column's largest entry in
+///   (1/2, 1], as LAPACK's dgeequb, so that no entry leaves float's or FP16's range and none is lost to underflow
+///   when rows or columns differ in scale), copied into float tiles and factored there with partial pivoting (Tf32,
+///   Bf16, Fp16: the trailing updates on tensor cores on CUDA workers; CPU workers compute every precision in
+///   float), and X refined in double: classical refinement, then flexible GMRES preconditioned by the float LU when
+///   it stalls (Carson and Higham, SIAM J. Sci. Comput. 40(2), 2018; Haidar et al., SC18), then, unless
+///   refine.fallback is off, the double LU when neither reaches the tolerance, when the float LU meets an exactly
+///   zero pivot, or when A holds NaN or Inf. Right-hand sides and residuals are scaled column by column by powers
+///   of two before each conversion to float. A is left unchanged by a refined solve and piv holds the float LU's
+///   interchanges; after a fallback A holds the double LU and piv its interchanges (as LAPACK's dsgesv). The
+///   stopping rules and the time budget are refine's (Refinement::shift and shift_retries do not apply: a zero pivot
+///   goes to the fallback). Whether the call refines and its tile size are the plan's (plan.hpp:
+///   Refinement::always_low refines whatever it says).
+/// Returns LAPACK's info: 0, or k > 0 when the double LU met an exactly zero U(k, k) (the float LU's zero pivot only
+/// sends the solve to the fallback). B holds X when the returned info is 0 and the report's path is not Failed.
+/// Float matrices: Native or Fp32 is the float gesv, Tf32, Bf16 and Fp16 the float LU with tensor-core updates,
+/// not refined (report Direct); Fp64 is refused. Throws InvalidArgument naming the argument: B's shape, or B
+/// holding NaN or Inf (whose backward error cannot be measured; B is left as it was), 'piv' shaped for another
+/// matrix, 'factor' (a float matrix with Fp64), a distributed matrix, bad refinement settings, 'variant'.
+template <typename T>
+int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, SolveReport& report,
+         const Refinement& refine = {});
 
 /// LU without pivoting, A = L U in place: only for matrices that need no interchanges (diagonally dominant
 /// by rows or columns, or symmetric positive definite); on others it is unstable or fails. Returns the first
@@ -86,6 +114,13 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
 template <typename T>
 int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv, T* B, int64_t ldb,
          const Options& opts = {}, const Tiling& tiling = {});
+/// The array form of the refined gesv above: A column-major n x n (lda >= n), B n x nrhs, host or device memory,
+/// viewed as tiles (no copy) unless `tiling` asks for device-resident copies; tiled as the plan says unless
+/// tiling.nb is set. ipiv (n entries) receives LAPACK's 1-based interchanges: the float LU's after a refined solve,
+/// the double LU's after a fallback or the Direct path. A ends unchanged, or holding the double LU after a fallback.
+template <typename T>
+int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv, T* B, int64_t ldb,
+         const Options& opts, SolveReport& report, const Refinement& refine = {}, const Tiling& tiling = {});
 
 /// Submit forms (see sequence.hpp and async::potrf): each returns once its tasks are in `seq`.
 namespace async {
@@ -95,7 +130,8 @@ int getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts = {}
 /// Submits the solve with the factors of getrf (submitted before it or completed).
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
-/// getrf then getrs without a wait; returns getrf's operation index (B is meaningless when it fails).
+/// getrf then getrs without a wait; returns getrf's operation index (B is meaningless when it fails). A double
+/// matrix with a lower opts.factor is refused naming 'factor' (the refined gesv has no submit form).
 template <typename T>
 int gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
 /// Submits getrf_nopiv; returns its operation index.

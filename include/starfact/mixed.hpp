@@ -1,5 +1,7 @@
 // Mixed-precision SPD solve: a Cholesky factor in a lower precision (float tiles, tensor-core updates on CUDA
-// workers), a solution refined to double accuracy (docs/mixed_precision.md).
+// workers), a solution refined to double accuracy (docs/mixed_precision.md). The general solve of the same kind, an
+// LU in a lower precision refined to double accuracy, is gesv(A, piv, B, opts, report, refine) in starfact/lu.hpp,
+// with the same Refinement and SolveReport.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -47,7 +47,7 @@ struct Request {
     Tiling tiling;
     QrTree tree;              ///< QR: the requested reduction tree (Auto: the plan's)
     int64_t ib = 0;           ///< QR: the requested inner blocking (0: the plan's)
-    bool always_low = false;  ///< posv: Refinement::always_low (factor in options.factor whatever pays)
+    bool always_low = false;  ///< posv, gesv: Refinement::always_low (factor in options.factor whatever pays)
     bool distributed = false; ///< the tiles are spread over MPI ranks
 };
 
@@ -63,7 +63,7 @@ struct Plan {
     int streams_per_gpu = 0;        ///< CUDA workers per GPU the plan is tuned for (0: no GPU)
     bool one_task = false;          ///< the whole matrix is one tile (one task for the factorization)
     Precision arithmetic = Precision::Fp64;  ///< the factorization's arithmetic
-    bool refined = false;           ///< posv: a factor in `arithmetic` and refinement to double accuracy
+    bool refined = false;           ///< posv, gesv: a factor in `arithmetic` and refinement to double accuracy
     DiagKernel diag = DiagKernel::Auto;   ///< Cholesky: the diagonal tiles' CUDA kernel (printed "-" without a GPU)
     PanelSolve panel = PanelSolve::Auto;  ///< Cholesky: the panel solve
     QrTree tree;                    ///< QR: the reduction tree (Cholqr, Panel, or Flat/Binary/Domains)

@@ -1,0 +1,28 @@
+// starpu_lu's settings and run modes (examples/starpu_lu.cpp: the factorization; examples/starpu_lu_gesv.cpp: the
+// mixed-precision solve of --factor-prec). See docs/starpu_lu.md.
+#pragma once
+#include <cstdint>
+
+#include "starfact/starfact.hpp"
+#include "support/driver_common.hpp"
+
+namespace starfact::lu_driver {
+
+/// The shared flags (support/driver_common.hpp) and the LU driver's own.
+struct Settings : support::DriverFlags {
+    int64_t nrhs = 1;
+    bool priorities = true;
+    bool solve = false;                  ///< --factor-prec given: the refined gesv mode
+    Precision factor = Precision::Fp64;  ///< --factor-prec
+    double cond = 0;                     ///< --cond K (0: the random matrix)
+    bool always_low = false;             ///< --always-low: Refinement::always_low
+    bool array = false;                  ///< --array: the LAPACK-array form on host arrays
+    double refine_budget = -1;           ///< --refine-budget X: Refinement::time_budget (< 0: its default)
+};
+
+/// starpu_lu --factor-prec P: gesv(A, piv, B, opts, report, refine) with opts.factor = P on the random matrix (or,
+/// with --cond K, U diag(s) V^T of condition K), per run the report; then starfact's double gesv on the same data
+/// and, on a GPU, cuSOLVER's dgetrf + dgetrs and its IRS gesv at the same lowest precision, with the ratios.
+int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
+
+}  // namespace starfact::lu_driver

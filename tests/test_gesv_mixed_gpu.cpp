@@ -92,7 +92,7 @@ TEST_CASE("GPU mixed-precision gesv: below the plan's order the double LU runs, 
     const Outcome o = solve(A, n, B, n, n, 1, on_gpus(Precision::Tf32), Refinement{}, Tiling{nb, Residency::Device});
     REQUIRE(o.info == 0);
     CHECK(o.report.path == SolveReport::Path::Direct);
-    CHECK_THAT(o.report.reason, Catch::Contains("pays from n = 16384"));
+    CHECK_THAT(o.report.reason, Catch::Contains("pays from n = 32768"));
     CHECK(test::lu::lu_residual<double>(n, A.data(), n, o.LU.data(), n, o.ipiv) < kResidualLimit);  // the double LU
     CHECK(test::lu::general_solve_residual<double>(n, 1, A.data(), o.X.data(), B.data()) < kResidualLimit);
 }

@@ -189,7 +189,9 @@ TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") 
     CHECK_FALSE(p.refined);
     CHECK(p.arithmetic == Precision::Fp64);
     CHECK(p.nb == 8192);  // the double LU's table: one tile up to 8192 device-resident
-    g.m = g.n = 16384;
+    g.m = g.n = 16384;  // below the LU's threshold (32768), unlike posv's
+    CHECK_FALSE(plan(g, gpu).refined);
+    g.m = g.n = 32768;
     p = plan(g, gpu);
     CHECK(p.refined);
     CHECK(p.arithmetic == Precision::Tf32);

@@ -20,7 +20,9 @@ struct RuntimeAccess;
 /// STARPU_PERF_MODEL_DIR, STARPU_FXT_TRACE, ...) win over the values set here: that is StarPU's
 /// own rule, kept so that StarPU users' habits work. Runtime::describe() prints what is in effect.
 struct RuntimeConfig {
-    int ncpus = -1;                 ///< CPU workers; -1: StarPU's default (cores not driving a GPU)
+    /// CPU workers; -1: StarPU's default (cores not driving a GPU), less one core left to the application's thread
+    /// when GPUs work (StarPU's reserve_ncpus; not with STARPU_NCPU or STARPU_RESERVE_NCPU set)
+    int ncpus = -1;
     int ncuda = -1;                 ///< CUDA devices; -1: all; 0: none
     int workers_per_gpu = 0;        ///< CUDA workers (streams) per device; 0: StarPU's default (1)
     std::string scheduler;          ///< StarPU policy; empty: "dmdas"

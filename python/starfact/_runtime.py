@@ -43,7 +43,8 @@ class Runtime(Closable):
 
     Arguments (None: the defaults of starfact's drivers, starpu_chol's; StarPU's environment variables,
     STARPU_NCPU, STARPU_NCUDA, STARPU_SCHED, STARPU_NWORKER_PER_CUDA, ..., win over them, as in C++):
-        ncpus: CPU workers (None: StarPU's default, the cores not driving a GPU).
+        ncpus: CPU workers (None: StarPU's default, the cores not driving a GPU, less one left to the
+            application when GPUs work).
         ncuda: CUDA devices (0: none; None: all).
         workers_per_gpu: CUDA workers (streams) per device (None: the plan's, 4, which the tile sizes are tuned
             for, as the drivers; StarPU's own default is 1).

@@ -141,11 +141,7 @@ int run_gesv(const Settings& s, Runtime& rt, Mapping mapping) {
 #ifdef STARFACT_HAVE_CUDA
     if (s.vendor && gpu) {
         Runtime::Paused quiet(rt);
-        struct Baseline {
-            std::string name;
-            std::function<support::VendorSolve()> run;
-        };
-        std::vector<Baseline> baselines;
+        std::vector<support::VendorBaseline> baselines;
         baselines.push_back({"cusolver dgetrf+dgetrs", [&] {
                                  return support::cusolver_dgesv(n, nrhs, A.data(), B.data(), s.warmup, s.repeat);
                              }});
@@ -157,21 +153,7 @@ int run_gesv(const Settings& s, Runtime& rt, Mapping mapping) {
                                          return support::cusolver_irs_gesv(n, nrhs, A.data(), B.data(), s.factor,
                                                                            gmres, s.warmup, s.repeat);
                                      }});
-        for (const Baseline& base : baselines) {
-            support::VendorSolve v;
-            try {
-                v = base.run();
-            } catch (const std::exception& e) {  // a baseline that does not take this problem (IRS and nrhs > 1)
-                table.note("vendor " + base.name + ": not applicable here (" + e.what() + ")");
-                continue;
-            }
-            const double t = median(v.seconds);
-            table.note("vendor " + v.name + ": median " + fmt("%.4f", t) + " s, info " + std::to_string(v.info) +
-                       ", iterations " + std::to_string(v.iterations) + ", backward error " +
-                       (v.backward_error >= 0 ? fmt("%.2e", v.backward_error) : std::string("-")) +
-                       ", ratio vendor/starfact = " + fmt("%.3f", t / ours));
-            summary += "; " + v.name + " median " + fmt("%.4f", t) + " s, ratio " + fmt("%.3f", t / ours);
-        }
+        support::report_vendor_solves(table, baselines, ours, summary);
     }
 #else
     (void)gpu;

@@ -3,6 +3,7 @@
 // backward error of each answer.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,19 @@ struct VendorSolve {
     int iterations = 0;           // refinement iterations of the last run (IRS: < 0 when it fell back)
     double backward_error = -1;   // ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf), largest column; < 0: not computed
 };
+
+class Table;
+
+/// A vendor baseline of a driver's solve: its name and the call that times it.
+struct VendorBaseline {
+    std::string name;
+    std::function<VendorSolve()> run;
+};
+/// Runs each baseline in turn and notes in `table` its median, info, iterations, backward error and the ratio
+/// vendor / starfact against `ours` (seconds), appending the median and ratio to `summary`; a baseline that throws
+/// (one that does not take the problem, e.g. IRS with several right-hand sides) is noted as not applicable.
+void report_vendor_solves(const Table& table, const std::vector<VendorBaseline>& baselines, double ours,
+                          std::string& summary);
 
 #ifdef STARFACT_HAVE_CUDA
 /// cusolverDnXpotrf + cusolverDnXpotrs in double on a device copy of A (n x n, full symmetric, ld = n) and B

@@ -1,11 +1,15 @@
-// The host backward error of a solve (reference_solve.hpp).
+// The host backward error of a solve, the test matrices of the solve drivers, and their vendor rows
+// (reference_solve.hpp).
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "support/driver_common.hpp"
 #include "support/reference_solve.hpp"
 
 namespace starfact::support {
@@ -97,6 +101,25 @@ double host_backward_error(int64_t n, int64_t nrhs, const double* A, const doubl
         worst = std::max(worst, den > 0 ? rn / den : rn);
     }
     return worst;
+}
+
+void report_vendor_solves(const Table& table, const std::vector<VendorBaseline>& baselines, double ours,
+                          std::string& summary) {
+    for (const VendorBaseline& base : baselines) {
+        VendorSolve v;
+        try {
+            v = base.run();
+        } catch (const std::exception& e) {
+            table.note("vendor " + base.name + ": not applicable here (" + e.what() + ")");
+            continue;
+        }
+        const double t = median(v.seconds);
+        table.note("vendor " + v.name + ": median " + fmt("%.4f", t) + " s, info " + std::to_string(v.info) +
+                   ", iterations " + std::to_string(v.iterations) + ", backward error " +
+                   (v.backward_error >= 0 ? fmt("%.2e", v.backward_error) : std::string("-")) +
+                   ", ratio vendor/starfact = " + fmt("%.3f", t / ours));
+        summary += "; " + v.name + " median " + fmt("%.4f", t) + " s, ratio " + fmt("%.3f", t / ours);
+    }
 }
 
 }  // namespace starfact::support

@@ -151,7 +151,7 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
                 insert_to_low_sums(rt, oc, A_.tile(i, j), t.d.tile(i, 0), t.d.tile(j, 0), t.F.tile(i, j),
                                    t.s.tile(i, 0), t.s.tile(j, 0));
         }
-    std::unique_ptr<TileArithmetic> arith;
+    arith_.reset();
     if (per_tile) {
         const int64_t count = mt * (mt + 1) / 2;
         TileMatrix<double> norms(rt, count, 1, 1, vector_residency(rt, hi_.mapping));
@@ -162,17 +162,10 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
         conversion->wait();
         std::vector<double> sums(static_cast<size_t>(count));
         norms.export_to(sums.data(), std::max<int64_t>(1, count));
-        arith = std::make_unique<TileArithmetic>(mt, sums, tile_tolerance_, lo_.factor);
-        low_tiles_ = arith->low_tiles();
-        off_diagonal_tiles_ = arith->off_diagonal_tiles();
-        tile_summary_ = arith->summary();
-    } else {
-        low_tiles_ = -1;
-        off_diagonal_tiles_ = 0;
-        tile_summary_.clear();
+        arith_ = std::make_unique<TileArithmetic>(mt, sums, tile_tolerance_, lo_.factor);
     }
     if (first_) submit_copy_b(o);
-    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith.get());
+    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith_.get());
     if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
         TaskOptions ow = on_solve_memory(rt, o);
         ow.compute = 0;
@@ -182,6 +175,10 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
     first_ = false;
     return op;
 }
+
+int64_t MixedOps::low_tiles() const { return arith_ ? arith_->low_tiles() : -1; }
+int64_t MixedOps::off_diagonal_tiles() const { return arith_ ? arith_->off_diagonal_tiles() : 0; }
+std::string MixedOps::tile_summary() const { return arith_ ? arith_->summary() : std::string(); }
 
 int MixedOps::finish_factor(Sequence& seq, int op) {
     Tiles& t = *t_;

@@ -15,6 +15,8 @@
 
 namespace starfact::detail {
 
+class TileArithmetic;
+
 class MixedOps final : public RefineOps {
 public:
     /// A (lower triangle, read only) and B (its columns become the solution X) of one solve, as RefineOps. The
@@ -30,9 +32,9 @@ public:
     /// each factorization gives every tile of F the arithmetic the rule of tile_arithmetic.hpp picks (the
     /// conversion is then waited for before the factorization is submitted: the rule needs the norms of F's tiles).
     void set_tile_tolerance(double tolerance) { tile_tolerance_ = tolerance; }
-    int64_t low_tiles() const override { return low_tiles_; }
-    int64_t off_diagonal_tiles() const override { return off_diagonal_tiles_; }
-    std::string tile_summary() const override { return tile_summary_; }
+    int64_t low_tiles() const override;
+    int64_t off_diagonal_tiles() const override;
+    std::string tile_summary() const override;
     /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
     /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
     int factor(double shift) override;
@@ -54,8 +56,7 @@ private:
     Plan plan_;
     bool diagonal_positive_ = true;
     double tile_tolerance_ = 0;
-    int64_t low_tiles_ = -1, off_diagonal_tiles_ = 0;
-    std::string tile_summary_;
+    std::unique_ptr<TileArithmetic> arith_;  // the last factorization's per-tile arithmetic; null without
     std::unique_ptr<Tiles> t_;
 };
 

@@ -94,13 +94,12 @@ struct ForgetAfterTasks {
 };
 
 template <typename T>
-GelsScaling gels_scaling(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
+GelsScaling gels_scaling(const TileMatrix<T>& A, const TileMatrix<T>& B, const Plan& plan) {
     GelsScaling g;
     if (A.m() == 0 || A.n() == 0 || B.n() == 0) return g;
     const double small = static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon();
     g.ranges = {small, 1 / small, small, 1 / small};
-    const Runtime& rt = A.runtime();
-    if (qr_uses_cholqr(Tf.plan_tree(), Tf.m(), Tf.n(), Tf.nb(), opts.mapping, rt.cuda_workers() > 0)) {
+    if (plan.tree.kind == QrTree::Kind::Cholqr) {
         const double mn = static_cast<double>(A.m()) * static_cast<double>(A.n());
         g.ranges.lo_a = 4 * std::sqrt(small);
         g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<T>::max()) / (4 * mn));
@@ -150,7 +149,7 @@ void submit_gels_scale(TileMatrix<T>& A, TileMatrix<T>& B, const GelsScaling& g,
 /// A := At^T (the factors transposed: an LQ of A, L = R^T, in the layout of LAPACK's gelqf). A and B are scaled first.
 template <typename T>
 void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
-                        const GelsScaling& scaling, SequenceState* seq, const Options& opts) {
+                        const GelsScaling& scaling, SequenceState* seq, const Options& opts, const Plan& plan) {
     Runtime& rt = A.runtime();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
     TaskNames names(*seq);
@@ -165,7 +164,7 @@ void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, st
             }
     };
     if (wide) transpose(A, F);
-    submit_geqrf_dag(F, Tf, opts, nullptr, seq, info);
+    submit_geqrf_dag(F, Tf, opts, plan, nullptr, seq, info);
     if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
     for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
         o.name = names("qr_diag_info", k);
@@ -207,26 +206,27 @@ void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatr
 }  // namespace
 }  // namespace detail
 
+namespace {
+/// The blocking gels on tiles, as `plan` (the call's) says.
 template <typename T>
-int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
-    detail::require_gels(A, Tf, B, opts);
+int gels_planned(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts, Plan plan) {
     Tf.set_fallback(QrBreakdown::None);
-    detail::QrFallbackCopy<T> saved(Tf, {&A, &B}, opts);
+    detail::QrFallbackCopy<T> saved(Tf, {&A, &B}, plan);
     std::vector<std::unique_ptr<detail::ForgetAfterTasks>> forget;  // each scaling's maxima, once its tasks complete
     detail::GelsScaling scaling;
     auto factor = [&] {  // scaling, geqrf, Q^T B, R's diagonal check; waited for
-        scaling = detail::gels_scaling(A, Tf, B, opts);
+        scaling = detail::gels_scaling(A, B, plan);
         forget.push_back(std::make_unique<detail::ForgetAfterTasks>(scaling.M));
         Sequence seq(A.runtime());
         detail::SequenceState& state = detail::SequenceAccess::state(seq);
         starpu_data_handle_t info;
         state.add_operation(&info);
-        detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
+        detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts, plan);
         return seq.wait();
     };
     int result = factor();
     if (result != 0 && saved.armed()) {  // the Cholesky QR broke down: A and B again, by the Householder tree
-        saved.restore(Tf, opts);
+        plan = saved.restore(Tf, plan, opts);
         result = factor();
     }
     Sequence solve(A.runtime());
@@ -242,25 +242,42 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& op
     solve.wait();
     return 0;
 }
+}  // namespace
+
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    return gels_planned(A, Tf, B, opts, detail::plan_qr_tiles(Tf, opts));
+}
 
 namespace async {
 template <typename T>
-int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
     detail::require_gels(A, Tf, B, opts);
     require(&seq.runtime() == &A.runtime(), "gels", "seq", "belongs to another Runtime than A");
     detail::require_no_fallback("gels", Tf);
+    detail::require_qr_plan("gels", plan, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
     detail::SequenceState& state = detail::SequenceAccess::state(seq);
     starpu_data_handle_t info;
     const int op = state.add_operation(&info);
-    const detail::GelsScaling scaling = detail::gels_scaling(A, Tf, B, opts);
+    const detail::GelsScaling scaling = detail::gels_scaling(A, B, plan);
     const detail::ForgetAfterTasks forget(scaling.M);
-    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts);
+    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts, plan);
     detail::submit_gels_solution(A, Tf, B, scaling, &state, opts);
     return op;
 }
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    detail::require_gels(A, Tf, B, opts);
+    return gels(A, Tf, B, seq, opts, detail::plan_qr_tiles(Tf, opts));
+}
 template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&);
 template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&);
+template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&,
+                         const Plan&);
+template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&,
+                          const Plan&);
 }  // namespace async
 
 template <typename T>
@@ -283,11 +300,13 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     request.nrhs = nrhs;
     request.options = opts;
     request.tiling = tiling;
-    const int64_t nb = plan(rt, request, A).nb;
+    const Plan planned = plan(rt, request, A);
+    const int64_t nb = planned.nb;
     QRFactors<T> Tf(rt, rows, k, nb);  // m < n: A^T's
     detail::ArrayTiles<T> a(rt, m, n, nb, A, lda, tiling, false);
     detail::ArrayTiles<T> b(rt, rows, nrhs, nb, B, ldb, tiling, false);
-    const int info = gels(a.tiles(), Tf, b.tiles(), opts);
+    detail::require_gels(a.tiles(), Tf, b.tiles(), opts);
+    const int info = gels_planned(a.tiles(), Tf, b.tiles(), opts, planned);
     a.write_back();
     b.write_back();
     return info;

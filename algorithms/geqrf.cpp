@@ -311,29 +311,29 @@ void submit_r_check(TileMatrix<T>& A, starpu_data_handle_t info, QrStatus* statu
 }
 
 template <typename T>
-void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq,
-                      starpu_data_handle_t info) {
+void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, const Plan& p, RunStats* stats,
+                      SequenceState* seq, starpu_data_handle_t info) {
     Runtime& rt = A.runtime();
-    const bool gpu = rt.cuda_workers() > 0;
-    const int64_t ib = Tf.ib_requested() > 0 ? Tf.ib_requested() : qr_inner_block(A.nb(), opts.mapping, gpu);
     const std::shared_ptr<QrStatus> status = Tf.new_status();
     seq->keep(status);
     const bool empty = std::min(A.m(), A.n()) == 0;
     if (!empty && !info) seq->add_operation(&info);
-    if (qr_uses_cholqr(Tf.plan_tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
-        Tf.set_plan(ib, std::max<int64_t>(A.mt(), 1), true);
-        if (empty) return;
-        submit_cholqr_dag(A, Tf, info, opts, stats, seq);
-        return submit_r_check(A, info, status.get(), opts, stats, seq);
+    const int64_t all_rows = std::max<int64_t>(A.mt(), 1);
+    switch (p.tree.kind) {
+        case QrTree::Kind::Cholqr:
+            Tf.set_plan(p.ib, all_rows, true);
+            if (empty) return;
+            submit_cholqr_dag(A, Tf, info, opts, stats, seq);
+            return submit_r_check(A, info, status.get(), opts, stats, seq);
+        case QrTree::Kind::Panel:
+            Tf.set_plan(p.ib, all_rows, false, true);
+            if (empty) return;
+            submit_panel_qr_dag(A, Tf, opts, stats, seq);
+            return submit_r_check(A, info, status.get(), opts, stats, seq);
+        case QrTree::Kind::Binary: Tf.set_plan(p.ib, 1); break;
+        case QrTree::Kind::Domains: Tf.set_plan(p.ib, p.tree.domain); break;
+        default: Tf.set_plan(p.ib, all_rows); break;  // Flat
     }
-    const bool full_t = Tf.ib_requested() == 0 || Tf.ib_requested() >= std::min(A.nb(), A.n());
-    if (full_t && qr_uses_panel(Tf.plan_tree(), A.m(), A.n(), A.nb(), opts.mapping, gpu)) {
-        Tf.set_plan(std::max<int64_t>(A.nb(), 1), std::max<int64_t>(A.mt(), 1), false, true);
-        if (empty) return;
-        submit_panel_qr_dag(A, Tf, opts, stats, seq);
-        return submit_r_check(A, info, status.get(), opts, stats, seq);
-    }
-    Tf.set_plan(ib, qr_domain_rows(Tf.plan_tree(), A.mt(), A.nt(), qr_workers(rt, opts.mapping)));
     if (empty) return;
     if (opts.mapping != Mapping::CpuOnly && qr_gpu_layout(Tf)) reserve_qr_workspace<T>(rt, A.nb(), A.n());
     QrDag<T> dag(A, Tf, opts, stats, seq);
@@ -348,9 +348,9 @@ template void require_qr_arguments<float>(const char*, const TileMatrix<float>&,
                                           const Options&, bool);
 template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
                                            const Options&, bool);
-template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats*, SequenceState*,
-                                      starpu_data_handle_t);
-template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats*,
+template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, const Plan&, RunStats*,
+                                      SequenceState*, starpu_data_handle_t);
+template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, const Plan&, RunStats*,
                                        SequenceState*, starpu_data_handle_t);
 }  // namespace detail
 
@@ -358,9 +358,9 @@ namespace detail {
 namespace {
 /// One factorization, waited for: its info.
 template <typename T>
-int geqrf_waited(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
+int geqrf_waited(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, const Plan& plan, RunStats& stats) {
     Sequence seq(A.runtime());
-    submit_geqrf_dag(A, Tf, opts, &stats, &SequenceAccess::state(seq));
+    submit_geqrf_dag(A, Tf, opts, plan, &stats, &SequenceAccess::state(seq));
     return seq.wait();
 }
 }  // namespace
@@ -381,11 +381,12 @@ template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
-    detail::QrFallbackCopy<T> saved(Tf, {&A}, opts);
-    int info = detail::geqrf_waited(A, Tf, opts, stats);
+    const Plan plan = detail::plan_qr_tiles(Tf, opts);
+    detail::QrFallbackCopy<T> saved(Tf, {&A}, plan);
+    int info = detail::geqrf_waited(A, Tf, opts, plan, stats);
     if (info != 0 && saved.armed()) {  // the Cholesky QR broke down: A again, by the Householder tree
-        saved.restore(Tf, opts);
-        info = detail::geqrf_waited(A, Tf, opts, stats);
+        const Plan householder = saved.restore(Tf, plan, opts);
+        info = detail::geqrf_waited(A, Tf, opts, householder, stats);
     }
     if (info == 0) return;
     const QrBreakdown why = Tf.breakdown();
@@ -404,15 +405,23 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts) {
 
 namespace async {
 template <typename T>
-void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts, const Plan& plan) {
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     require(&seq.runtime() == &A.runtime(), "geqrf", "seq", "belongs to another Runtime than A");
     detail::require_no_fallback("geqrf", Tf);
+    detail::require_qr_plan("geqrf", plan, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
-    detail::submit_geqrf_dag(A, Tf, opts, nullptr, &detail::SequenceAccess::state(seq));
+    detail::submit_geqrf_dag(A, Tf, opts, plan, nullptr, &detail::SequenceAccess::state(seq));
+}
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
+    detail::require_qr_arguments("geqrf", A, Tf, opts);
+    geqrf(A, Tf, seq, opts, detail::plan_qr_tiles(Tf, opts));
 }
 template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&);
 template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&);
+template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&, const Plan&);
+template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 template <typename T>

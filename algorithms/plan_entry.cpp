@@ -95,8 +95,34 @@ void qr_factored(const Request& r, int64_t& rows, int64_t& cols) {
     cols = transposed ? r.m : r.n;
 }
 
+/// The same from a QR's plan.
+void qr_factored_of(const Plan& p, int64_t& rows, int64_t& cols) {
+    const bool transposed = p.op == Operation::Gels && p.m < p.n;
+    rows = transposed ? p.n : p.m;
+    cols = transposed ? p.m : p.n;
+}
+
+/// The Householder tree for the matrix a QR factors (rows x cols in nb-tiles): the panel tree where Auto takes it
+/// (qr_uses_panel; `panel`: the inner blocking allows it), else the domains of qr_domain_rows (Flat for one domain,
+/// Binary for domains of one tile row).
+QrTree householder_tree(const QrTree& requested, int64_t rows, int64_t cols, int64_t nb, bool panel, const Request& r,
+                        const Machine& mc) {
+    const bool gpu = mc.gpu();
+    if (panel && detail::qr_uses_panel(requested, rows, cols, nb, r.options.mapping, gpu))
+        return QrTree{QrTree::Kind::Panel, 0};
+    const int64_t mt = (rows + nb - 1) / nb, nt = (cols + nb - 1) / nb;
+    const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
+                        : r.options.mapping == Mapping::GpuOnly ? mc.cuda_workers
+                                                                : mc.cpu_workers + mc.cuda_workers;
+    const int64_t d = detail::qr_domain_rows(requested, mt, nt, workers);
+    if (d >= std::max<int64_t>(mt, 1)) return QrTree{QrTree::Kind::Flat, 0};
+    if (d == 1) return QrTree{QrTree::Kind::Binary, 0};
+    return QrTree{QrTree::Kind::Domains, d};
+}
+
 /// The QR's tile size, tree and inner blocking, for the matrix it factors (gels of a wide A: A^T); the tile table
-/// sees the long and the short side whatever the orientation.
+/// sees the long and the short side whatever the orientation. A Cholesky QR that falls back keeps its flag; the tree
+/// it falls back to is detail::qr_fallback_plan's.
 template <typename T>
 void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     const bool gpu = mc.gpu();
@@ -107,24 +133,15 @@ void plan_qr(const Request& r, const Machine& mc, Plan& p) {
                                                                           r.options.mapping, p.residency, gpu,
                                                                           mc.cuda_devices));
     p.ib = r.ib > 0 ? r.ib : detail::qr_inner_block(p.nb, r.options.mapping, gpu);
-    // as geqrf's DAG decides (algorithms/geqrf.cpp): the panel tree forms one triangular factor per panel, so an
-    // inner blocking asked below the panel's width keeps Auto on the trees, and the panel tree blocks by whole tiles
+    // the panel tree forms one triangular factor per panel, so an inner blocking asked below the panel's width keeps
+    // Auto on the trees, and the panel tree blocks by whole tiles
     const bool full_t = r.ib == 0 || r.ib >= std::min(p.nb, cols);
     if (detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
-        p.tree.kind = QrTree::Kind::Cholqr;
-    } else if (full_t && detail::qr_uses_panel(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
-        p.tree.kind = QrTree::Kind::Panel;
-        p.ib = p.nb;
-    } else {
-        const int64_t mt = (rows + p.nb - 1) / p.nb, nt = (cols + p.nb - 1) / p.nb;
-        const int workers = r.options.mapping == Mapping::CpuOnly   ? mc.cpu_workers
-                            : r.options.mapping == Mapping::GpuOnly ? mc.cuda_workers
-                                                                    : mc.cpu_workers + mc.cuda_workers;
-        const int64_t d = detail::qr_domain_rows(r.tree, mt, nt, workers);
-        if (d >= std::max<int64_t>(mt, 1)) p.tree.kind = QrTree::Kind::Flat;
-        else if (d == 1) p.tree.kind = QrTree::Kind::Binary;
-        else p.tree = QrTree{QrTree::Kind::Domains, d};
+        p.tree = QrTree{QrTree::Kind::Cholqr, 0, r.tree.fallback};
+        return;
     }
+    p.tree = householder_tree(r.tree, rows, cols, p.nb, full_t, r, mc);
+    if (p.tree.kind == QrTree::Kind::Panel) p.ib = p.nb;
 }
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
@@ -152,6 +169,11 @@ Plan plan(const Request& r, const Machine& mc) {
     require(r.element == Precision::Fp64 || r.element == Precision::Fp32, "plan", "element",
             std::string("must be fp64 or fp32 (got ") + to_string(r.element) + ")");
     planning_count.fetch_add(1, std::memory_order_relaxed);
+    return detail::plan_uncounted(r, mc);
+}
+
+namespace detail {
+Plan plan_uncounted(const Request& r, const Machine& mc) {
     Plan p;
     p.op = r.op;
     p.element = r.element;
@@ -186,6 +208,7 @@ Plan plan(const Request& r, const Machine& mc) {
     p.one_task = rows <= p.nb && cols <= p.nb;
     return p;
 }
+}  // namespace detail
 
 template <typename T>
 Plan plan(const TileMatrix<T>& A, Request r, const Machine* machine) {
@@ -242,6 +265,47 @@ template void require_plan<float>(const char*, const Plan&, Operation, const Til
                                   int64_t);
 template void require_plan<double>(const char*, const Plan&, Operation, const TileMatrix<double>&, const Options&,
                                    int64_t);
+
+Plan plan_qr_tiles(Precision element, int64_t m, int64_t n, int64_t nb, int64_t ib, const QrTree& tree,
+                   const Options& opts, const Machine& machine) {
+    Request r;
+    r.op = Operation::Geqrf;
+    r.element = element;
+    r.m = m;
+    r.n = n;
+    r.options = opts;
+    r.tiling.nb = nb;
+    r.tiling.residency = Residency::Device;  // (the QR's choices do not depend on it)
+    r.tree = tree;
+    r.ib = ib;
+    return plan(r, machine);
+}
+
+Plan qr_fallback_plan(const Plan& cholqr, int64_t ib, const Options& opts, const Machine& machine) {
+    Request r;
+    r.op = Operation::Geqrf;
+    r.element = cholqr.element;
+    qr_factored_of(cholqr, r.m, r.n);
+    r.options = opts;
+    r.tiling.nb = cholqr.nb;
+    r.tiling.residency = cholqr.residency;
+    r.ib = ib;
+    r.tree = householder_tree(QrTree{}, r.m, r.n, std::max<int64_t>(cholqr.nb, 1), true, r, machine);
+    return plan_uncounted(r, machine);
+}
+
+void require_qr_plan(const char* function, const Plan& p, Precision element, int64_t m, int64_t n, int64_t nb,
+                     const Options& opts) {
+    int64_t rows = 0, cols = 0;
+    if (p.op == Operation::Geqrf || p.op == Operation::Gels) qr_factored_of(p, rows, cols);
+    const bool same = (p.op == Operation::Geqrf || p.op == Operation::Gels) && p.element == element && rows == m &&
+                      cols == n && p.nb == nb && p.mapping == opts.mapping;
+    require(same, function, "plan", [&] {
+        return std::string("must be the plan of this call: of a QR of ") + std::to_string(m) + " x " +
+               std::to_string(n) + " " + starfact::to_string(element) + " tiles of " + std::to_string(nb) +
+               " under its options (mapping=" + starfact::to_string(opts.mapping) + "), got " + p.to_string();
+    });
+}
 
 uint64_t planning_calls() { return planning_count.load(std::memory_order_relaxed); }
 

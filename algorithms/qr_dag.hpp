@@ -45,11 +45,11 @@ inline QrStep qr_step(int64_t k, int64_t mt, int64_t domain) {
     return s;
 }
 
-/// Submits geqrf's task graph (the factors' plan is set); the arguments are checked. `info`: where a breakdown of the
-/// Cholesky QR goes (nullptr: a new operation of `seq`).
+/// Submits geqrf's task graph as `plan` (the call's, from the planning entry) says; the arguments are checked, the
+/// factors' plan is set from it. `info`: where a breakdown of the Cholesky QR goes (nullptr: a new operation of `seq`).
 template <typename T>
-void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats* stats, SequenceState* seq,
-                      starpu_data_handle_t info = nullptr);
+void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, const Plan& plan, RunStats* stats,
+                      SequenceState* seq, starpu_data_handle_t info = nullptr);
 /// The Cholesky QR's graphs (algorithms/cholqr.cpp): the factorization (the plan is set, the shape checked), and
 /// C := op(Q) C or C op(Q) with its factors.
 template <typename T>

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "starfact/error.hpp"
-#include "algorithms/plan_tables.hpp"
+#include "algorithms/planned.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -22,37 +22,22 @@ void copy_tiles(const TileMatrix<T>& X, TileMatrix<T>& Y) {
 
 }  // namespace
 
-int qr_workers(const Runtime& rt, Mapping mapping) {
-    switch (mapping) {
-        case Mapping::CpuOnly: return rt.cpu_workers();
-        case Mapping::GpuOnly: return rt.cuda_workers();
-        case Mapping::Hybrid: break;
-    }
-    return rt.cpu_workers() + rt.cuda_workers();
+template <typename T>
+Plan plan_qr_tiles(const QRFactors<T>& Tf, const Options& opts) {
+    return plan_qr_tiles(sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, Tf.m(), Tf.n(), Tf.nb(),
+                         Tf.ib_requested(), Tf.tree(), opts, Machine::of(Tf.runtime()));
 }
 
 template <typename T>
-QrTree householder_tree(const QRFactors<T>& Tf, const Options& opts) {
-    const Runtime& rt = Tf.runtime();
-    const bool gpu = rt.cuda_workers() > 0;
-    QrTree t;
-    if (qr_uses_panel(t, Tf.m(), Tf.n(), Tf.nb(), opts.mapping, gpu)) {
-        t.kind = QrTree::Kind::Panel;
-        return t;
-    }
-    const int64_t nb = std::max<int64_t>(Tf.nb(), 1);
-    t.kind = QrTree::Kind::Domains;
-    t.domain = qr_domain_rows(QrTree{}, (Tf.m() + nb - 1) / nb, (Tf.n() + nb - 1) / nb, qr_workers(rt, opts.mapping));
-    return t;
+void require_qr_plan(const char* function, const Plan& p, const QRFactors<T>& Tf, const Options& opts) {
+    require_qr_plan(function, p, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, Tf.m(), Tf.n(),
+                    Tf.nb(), opts);
 }
 
 template <typename T>
 QrFallbackCopy<T>::QrFallbackCopy(const QRFactors<T>& Tf, const std::vector<TileMatrix<T>*>& matrices,
-                                  const Options& opts) {
-    const Runtime& rt = Tf.runtime();
-    if (!Tf.tree().fallback || std::min(Tf.m(), Tf.n()) == 0 ||
-        !qr_uses_cholqr(Tf.plan_tree(), Tf.m(), Tf.n(), Tf.nb(), opts.mapping, rt.cuda_workers() > 0))
-        return;
+                                  const Plan& plan) {
+    if (!Tf.tree().fallback || std::min(Tf.m(), Tf.n()) == 0 || plan.tree.kind != QrTree::Kind::Cholqr) return;
     matrices_ = matrices;
     for (TileMatrix<T>* X : matrices_) {
         copies_.push_back(std::make_unique<TileMatrix<T>>(WorkspaceTiles{}, X->runtime(), X->m(), X->n(), X->nb()));
@@ -61,14 +46,18 @@ QrFallbackCopy<T>::QrFallbackCopy(const QRFactors<T>& Tf, const std::vector<Tile
 }
 
 template <typename T>
-void QrFallbackCopy<T>::restore(QRFactors<T>& Tf, const Options& opts) {
+Plan QrFallbackCopy<T>::restore(QRFactors<T>& Tf, const Plan& plan, const Options& opts) {
     const QrBreakdown why = Tf.breakdown();  // every info of a QR records its reason
-    Tf.set_fallback(why == QrBreakdown::None ? QrBreakdown::RankDeficient : why, householder_tree(Tf, opts));
+    Plan householder = qr_fallback_plan(plan, Tf.ib_requested(), opts, Machine::of(Tf.runtime()));
+    Tf.set_fallback(why == QrBreakdown::None ? QrBreakdown::RankDeficient : why, householder.tree);
     for (size_t k = 0; k < matrices_.size(); ++k) copy_tiles(*copies_[k], *matrices_[k]);
+    return householder;
 }
 
-template QrTree householder_tree<float>(const QRFactors<float>&, const Options&);
-template QrTree householder_tree<double>(const QRFactors<double>&, const Options&);
+template Plan plan_qr_tiles<float>(const QRFactors<float>&, const Options&);
+template Plan plan_qr_tiles<double>(const QRFactors<double>&, const Options&);
+template void require_qr_plan<float>(const char*, const Plan&, const QRFactors<float>&, const Options&);
+template void require_qr_plan<double>(const char*, const Plan&, const QRFactors<double>&, const Options&);
 template class QrFallbackCopy<float>;
 template class QrFallbackCopy<double>;
 

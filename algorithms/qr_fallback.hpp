@@ -1,21 +1,23 @@
 // The Householder fall-back of the Cholesky QR (QrTree::fallback, docs/qr.md "The Householder fall-back"): copies
 // of the matrices a QR call overwrites, taken before the Cholesky QR runs and put back when it broke down, and the
-// Householder tree the call is redone with.
+// Householder tree the call is redone with (the planning entry's: detail::qr_fallback_plan).
 #pragma once
 #include <memory>
 #include <vector>
 
+#include "starfact/plan.hpp"
 #include "starfact/qr.hpp"
 
 namespace starfact::detail {
 
-/// The workers that may run a task of `mapping` (the reduction trees' parallelism).
-int qr_workers(const Runtime& rt, Mapping mapping);
-
-/// The plan's choice among the Householder trees for the matrix the factors are shaped for: the panel tree where
-/// Auto would take it, else Auto's domains (qr_domain_rows), never the Cholesky QR.
+/// The planning entry's QR plan for the tiles Tf is shaped for (the matrix the QR factors), with Tf's tree and inner
+/// blocking requested (algorithms/planned.hpp): a tile form's one planning call.
 template <typename T>
-QrTree householder_tree(const QRFactors<T>& Tf, const Options& opts);
+Plan plan_qr_tiles(const QRFactors<T>& Tf, const Options& opts);
+
+/// Throws InvalidArgument from `function` naming 'plan' unless `p` is a QR plan for the tiles Tf is shaped for.
+template <typename T>
+void require_qr_plan(const char* function, const Plan& p, const QRFactors<T>& Tf, const Options& opts);
 
 /// Refuses factors that ask for the fall-back in a submit form `function` (InvalidArgument naming 'tree').
 template <typename T>
@@ -27,12 +29,13 @@ void require_no_fallback(const char* function, const QRFactors<T>& Tf);
 template <typename T>
 class QrFallbackCopy {
 public:
-    QrFallbackCopy(const QRFactors<T>& Tf, const std::vector<TileMatrix<T>*>& matrices, const Options& opts);
+    QrFallbackCopy(const QRFactors<T>& Tf, const std::vector<TileMatrix<T>*>& matrices, const Plan& plan);
     /// Whether a copy was made (the call may fall back).
     bool armed() const { return !copies_.empty(); }
     /// After the Cholesky QR broke down (waited for): records the fall-back in the factors (its reason, the
     /// Householder tree) and submits the copies back into the matrices, ahead of any task submitted on them later.
-    void restore(QRFactors<T>& Tf, const Options& opts);
+    /// Returns the plan of the Householder factorization (detail::qr_fallback_plan of the call's `plan`).
+    Plan restore(QRFactors<T>& Tf, const Plan& plan, const Options& opts);
 
 private:
     std::vector<TileMatrix<T>*> matrices_;

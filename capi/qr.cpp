@@ -48,14 +48,6 @@ struct starfact_c_qr_factors {
 namespace starfact::capi {
 namespace {
 
-/// The tile size of a QR of the m x n matrix: the options' or the plan's.
-template <typename T>
-int64_t qr_nb(const Runtime& rt, int64_t m, int64_t n, const ParsedOptions& p, Residency where) {
-    return plan_of(Operation::Geqrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, m, n, 0, p,
-                   where, Machine::of(rt))
-        .nb;
-}
-
 /// The blocking geqrf on A's tiles (the Householder fall-back needs it: it decides on the Cholesky QR's outcome): its
 /// info, 0 or the breakdown's column.
 template <typename T>
@@ -148,12 +140,13 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         state->dtype = a->dtype;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
-            const int64_t nb = qr_nb<T>(rt, a->rows, a->cols, p, where);
+            const Plan planned = plan_of(Operation::Geqrf, a->dtype, a->rows, a->cols, 0, p, where, Machine::of(rt));
+            const int64_t nb = planned.nb;
             auto F = std::make_unique<QRFactors<T>>(rt, a->rows, a->cols, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, out, true, false, nb, where);
             // The fall-back runs the blocking form when the job is waited for; the others are submitted now.
             const bool fallback = p.tree.fallback;
-            if (!fallback) async::geqrf(A->tiles(), *F, *j.sequence, p.options);
+            if (!fallback) async::geqrf(A->tiles(), *F, *j.sequence, p.options, planned);
             state->set(std::move(F));
             const Options opts = p.options;
             j.finish = [A, state, out, fallback, opts](int submitted) {
@@ -264,14 +257,14 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
             // the plan of gels itself (of the QR of a or a^T): its tile size
-            const int64_t nb =
-                plan_of(Operation::Gels, a->dtype, a->rows, a->cols, b->cols, p, where, Machine::of(rt)).nb;
+            const Plan planned = plan_of(Operation::Gels, a->dtype, a->rows, a->cols, b->cols, p, where, Machine::of(rt));
+            const int64_t nb = planned.nb;
             auto F = std::make_shared<QRFactors<T>>(rt, rows, k, nb, p.tree, p.ib);
             auto A = argument_tiles<T>(rt, *a, aout, true, false, nb, where, {b, b_out});
             auto B = argument_tiles<T>(rt, *b, bout, true, false, nb, where, {a, a_out});
             // The fall-back runs the blocking form when the job is waited for; the others are submitted now.
             const bool fallback = p.tree.fallback;
-            if (!fallback) async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options);
+            if (!fallback) async::gels(A->tiles(), *F, B->tiles(), *j.sequence, p.options, planned);
             const Options opts = p.options;
             j.finish = [A, B, F, aout, bout, fallback, opts](int submitted) {
                 const int info = fallback ? gels(A->tiles(), *F, B->tiles(), opts) : submitted;

@@ -331,12 +331,12 @@ TEST_CASE("each call is planned once, through its array, tile and submit forms",
                   }) == 1);
             fresh(general, m);
             CHECK(plans_of([&] { CHECK(gels(rt, m, n, nrhs, A.data(), m, B.data(), m, opts, tiling) == 0); }) == 1);
-            // geqrf: the factors' construction plans the tile size (nb = 0), the call takes it and its tree
+            // geqrf: the factors' construction plans the tile size (nb = 0), the call its tree once
             fresh(general, m);
             CHECK(plans_of([&] {
                       QRFactors<double> Tf(rt, m, n, tiling.nb);
                       geqrf(rt, m, n, A.data(), m, Tf, opts, tiling);
-                  }) == (tiling.nb == 0 ? 1u : 0u));
+                  }) == (tiling.nb == 0 ? 2u : 1u));
 
             // the tile forms, on tiles of 64, and the submit forms: one plan each
             const int64_t nb = 64;
@@ -373,6 +373,39 @@ TEST_CASE("each call is planned once, through its array, tile and submit forms",
                       seq.wait();
                       CHECK(seq.info(op) == 0);
                   }) == 1);
+            // the QR's tile and submit forms, on a tall matrix of tiles of 64: one plan each
+            {
+                TileMatrix<double> g(rt, m, n, nb), c(rt, m, nrhs, nb);
+                auto qr_load = [&] {
+                    g.import(general.data(), m);
+                    c.import(rhs.data(), m);
+                };
+                QRFactors<double> Tf(rt, m, n, nb);
+                qr_load();
+                CHECK(plans_of([&] { geqrf(g, Tf, opts); }) == 1);
+                qr_load();
+                CHECK(plans_of([&] { CHECK(gels(g, Tf, c, opts) == 0); }) == 1);
+                qr_load();
+                CHECK(plans_of([&] {
+                          Sequence seq(rt);
+                          const int op = async::gels(g, Tf, c, seq, opts);
+                          seq.wait();
+                          CHECK(seq.info(op) == 0);
+                      }) == 1);
+                Request qr;
+                qr.op = Operation::Geqrf;
+                qr.options = opts;
+                qr.m = m;
+                qr.n = n;
+                qr.tiling.nb = nb;
+                const Plan qr_plan = plan(qr, Machine::of(rt));
+                qr_load();
+                CHECK(plans_of([&] {
+                          Sequence seq(rt);
+                          async::geqrf(g, Tf, seq, opts, qr_plan);
+                          seq.wait();
+                      }) == 0);
+            }
             // a submit form handed the call's plan plans nothing
             load(spd);
             Request request;
@@ -418,6 +451,15 @@ TEST_CASE("a submit form refuses a plan made for another call, naming 'plan'", "
     TileMatrix<double> wider(rt, 100, 3, 32);
     CHECK(refusal([&] { async::posv(a, wider, seq, Options{}, posv_plan); }) == "plan");
     CHECK(refusal([&] { async::potri(a, seq, Options{}, potrf_plan); }) == "plan");
+    // the QR's: a plan of another shape or another operation
+    QRFactors<double> Tf(rt, 100, 100, 32);
+    CHECK(refusal([&] { async::geqrf(a, Tf, seq, Options{}, potrf_plan); }) == "plan");
+    Request qr;
+    qr.op = Operation::Geqrf;
+    qr.m = 100;
+    qr.n = 50;
+    qr.tiling.nb = 32;
+    CHECK(refusal([&] { async::geqrf(a, Tf, seq, Options{}, plan(qr, Machine::of(rt))); }) == "plan");
     // a plan for a machine with GPUs maps the tasks on tiles of 600 to them, which this runtime does not have
     TileMatrix<double> large(rt, 1200, 600);
     request.op = Operation::Potrf;

@@ -211,6 +211,11 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
 namespace async {
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts = {});
+/// The same with the call's plan from the planning entry (plan.hpp: Operation::Geqrf for the tiles Tf is shaped for,
+/// Tf's tree and inner blocking requested), which the call follows and does not make again; InvalidArgument naming
+/// 'plan' for a plan of another shape, precision, tile size or mapping.
+template <typename T>
+void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts, const Plan& plan);
 template <typename T>
 void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C, Sequence& seq,
            const Options& opts = {});
@@ -220,6 +225,9 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, Seq
 /// gives after wait() (B is meaningless when it is > 0).
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts = {});
+/// The same with the call's plan (Operation::Gels of A, or Operation::Geqrf of the matrix factored), as geqrf's.
+template <typename T>
+int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan);
 }  // namespace async
 
 /// Flop counts (LAWN 41) for reporting GFLOP/s: geqrf 2 m n^2 - 2 n^3 / 3 (m < n: 2 n m^2 - 2 m^3 / 3); ormqr

@@ -177,11 +177,23 @@ class Jax(Backend):
     def _device(self, like):
         return next(iter(like.devices()))
 
+    def _on(self, y, device):
+        """y on `device` (moved only where JAX put it elsewhere), computed."""
+        if self._device(y) != device:
+            y = self.jax.device_put(y, device)
+        return y.block_until_ready()
+
     def _fresh(self, x):
-        return self.jax.device_put(self.jnp.array(x, copy=True), self._device(x)).block_until_ready()
+        # a copy stays on x's device: no device_put (a dispatch of its own) unless JAX put it elsewhere
+        return self._on(self.jnp.array(x, copy=True), self._device(x))
 
     def empty(self, like, shape, dtype):
-        return self.jax.device_put(self.jnp.zeros(shape, dtype=dtype), self._device(like)).block_until_ready()
+        device = self._device(like)
+        try:
+            y = self.jnp.zeros(shape, dtype=dtype, device=device)
+        except TypeError:  # a JAX without jnp.zeros(..., device=)
+            y = self.jnp.zeros(shape, dtype=dtype)
+        return self._on(y, device)
 
     def copy(self, x):
         return self._fresh(x)

@@ -55,6 +55,7 @@ def right_hand_sides(vb, n, ref):
 class Work:
     """An array argument as the C ABI gets it: `src`, the column-major matrix read; `dst`, the one written (None:
     no output wanted); `result`, what the caller gets back; `views`, the views to keep alive and synchronize.
+    `overwritten`: the operation overwrites the argument even when the caller does not want it back (posv's a).
 
     The library's column-major matrix W is the caller's array u (transpose False) or its transpose (True). u is
     read in place when its memory is W column-major; written in place when, besides, the caller allows it
@@ -62,21 +63,25 @@ class Work:
     only) or copied from u (one copy, when u's layout cannot be read as W), and W is computed there.
     """
 
-    def __init__(self, v, transpose, overwrite, output, batch=False):
+    def __init__(self, v, transpose, overwrite, output, batch=False, overwritten=False):
         be = v.backend
         self._backend = be
         self.views = [v]
         describe = (lambda w, t: w.batch(t)) if batch else (lambda w, t: w.matrix(t))
         src = describe(v, transpose)
         vector = v.ndim == (2 if batch else 1)
-        if src is not None and ((overwrite and v.writable) or not output):
+        # A device array the operation overwrites (overwritten) but the caller keeps: copied by the caller's library,
+        # whose allocator keeps device memory between calls, and worked on in place there (a copy the C ABI made
+        # into tiles of its own would allocate and free them on every call).
+        scratch = overwritten and not output and v.device >= 0 and not (overwrite and v.writable)
+        if src is not None and not scratch and ((overwrite and v.writable) or not output):
             self.src = src
             self.dst = src if output else None
             self._result = v.obj
             self._swap = False
             return
         # A work array, C-ordered: its memory is W column-major when read as its transpose.
-        copied = src is None or batch  # the batched entry points work in place: they get a copy
+        copied = src is None or batch or scratch  # the batched entry points work in place: they get a copy
         if not copied:
             buf = be.empty(v.obj, v.shape if (transpose or vector) else v.shape[::-1], v.dtype)
         elif vector or transpose:
@@ -89,7 +94,7 @@ class Work:
         if written is None:  # a fresh C-ordered array always is
             raise argument_value_error(v.name, "could not be laid out for the library (shape %s)" % (v.shape,))
         self.src = written if copied else src
-        self.dst = written if output else None
+        self.dst = written if (output or scratch) else None
         self._result = buf
         self._swap = not (transpose or vector)
 

@@ -144,7 +144,8 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
                                       time_budget=time_budget, always_low=always_low,
                                       tile_tolerance=tile_tolerance))
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
-    wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a)
+    wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a,
+              overwritten=True)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, panel=panel, diag=diag, factor=factor,
                         residency=residency)

@@ -27,7 +27,8 @@ def slogdet_async(a, lower=False, overwrite_a=False, *, nb=None, mapping=None, v
     va = _arrays.view(a, "a", (2,))
     _ops.square(va)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
-    wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a)
+    wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a,
+              overwritten=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, panel=panel, diag=diag, residency=residency)
     sign, logabsdet = ctypes.c_double(), ctypes.c_double()
 

@@ -117,7 +117,8 @@ def gesv_async(a, b, overwrite_a=False, overwrite_b=False, *, nb=None, mapping=N
     vb = _arrays.view(b, "b", (1, 2))
     _ops.right_hand_sides(vb, n, va)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
-    wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a)
+    wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a,
+              overwritten=True)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
 

@@ -399,7 +399,8 @@ def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, resul
         padded[:m] = host
         vb = _arrays.view(vb.backend.from_numpy(vb.obj, padded), "b", (1, 2))
         overwrite_b = True  # our own array
-    wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a)
+    wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a,
+              overwritten=True)
     wb = Work(vb, transpose=False, overwrite=overwrite_b, output=True)
     opts = _ops.options(**keywords)
 

@@ -81,6 +81,48 @@ def test_torch_cuda_in_place_no_copy(rng, dtype):
     assert cholesky_residual(a, ta.cpu().numpy(), False, dtype) < LIMIT
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_device_input_kept_is_copied_by_its_library(rng, dtype, lower):
+    """posv, gesv, gels and slogdet as typed on device arrays: the input they overwrite is copied by the caller's
+    library and worked on there in place (no copy by the C ABI, none into tiles); the caller's array is untouched."""
+    torch = _torch()
+    from starfact import _clib  # pylint: disable=import-outside-toplevel
+    n = 3 * NB + 5
+    a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 2, dtype)
+    ta, tg, tb = (torch.from_numpy(x.copy()).cuda() for x in (a, g, b))
+    tt = torch.from_numpy(tall(rng, n + 9, n, dtype)).cuda()
+    tc = torch.from_numpy(rhs(rng, n + 9, 2, dtype)).cuda()
+    before = _clib.copy_counters()
+    x = starfact.posv(ta, tb, lower=lower, nb=NB)
+    assert _clib.copy_counters() == before  # a and b (row-major) were copied by torch
+    assert solve_residual(a, x.cpu().numpy(), b, dtype) < LIMIT
+    assert solve_residual(g, starfact.gesv(tg, tb, nb=NB).cpu().numpy(), b, dtype) < LIMIT
+    sign, logabsdet = starfact.slogdet(ta, lower=lower, nb=NB)
+    s_ref, l_ref = numpy.linalg.slogdet(a.astype(numpy.float64))
+    assert sign == s_ref and abs(logabsdet - l_ref) <= 1e-3 * max(1.0, abs(l_ref))
+    xs = starfact.gels(tt, tc, nb=NB)
+    assert lstsq_residual(tt.cpu().numpy(), xs.cpu().numpy(), tc.cpu().numpy(), dtype) < LIMIT
+    for t, ref in ((ta, a), (tg, g), (tb, b)):
+        assert torch.equal(t.cpu(), torch.from_numpy(ref))  # inputs untouched
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lower", [False, True])
+def test_jax_input_is_copied_by_jax(rng, dtype, lower):
+    """posv as typed on JAX arrays: a and b are copied by JAX (none by the C ABI), never written."""
+    from starfact import _clib  # pylint: disable=import-outside-toplevel
+    jax, gpu = _jax()
+    n = 3 * NB + 5
+    a, b = spd(rng, n, dtype), rhs(rng, n, 2, dtype)
+    ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
+    before = _clib.copy_counters()
+    x = starfact.posv(ja, jb, lower=lower, nb=NB)
+    assert _clib.copy_counters() == before
+    assert isinstance(x, jax.Array) and solve_residual(a, numpy.asarray(x), b, dtype) < LIMIT
+    assert numpy.array_equal(numpy.asarray(ja), a)
+
+
 def test_torch_cuda_side_stream(rng):
     """Data written on a side stream just before the call is what starfact reads (DLPack's stream contract)."""
     torch = _torch()

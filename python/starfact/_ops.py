@@ -70,10 +70,11 @@ class Work:
         describe = (lambda w, t: w.batch(t)) if batch else (lambda w, t: w.matrix(t))
         src = describe(v, transpose)
         vector = v.ndim == (2 if batch else 1)
-        # A device array the operation overwrites (overwritten) but the caller keeps: copied by the caller's library,
-        # whose allocator keeps device memory between calls, and worked on in place there (a copy the C ABI made
-        # into tiles of its own would allocate and free them on every call).
-        scratch = overwritten and not output and v.device >= 0 and not (overwrite and v.writable)
+        # A device array the operation overwrites (overwritten) that cannot be written in place (the caller keeps it,
+        # or it is immutable: JAX): copied by the caller's library, whose allocator keeps device memory between
+        # calls, and worked on in place there (a copy the C ABI made into tiles of its own would allocate and free
+        # them on every call; an empty output array would be filled once more).
+        scratch = overwritten and v.device >= 0 and not (overwrite and v.writable)
         if src is not None and not scratch and ((overwrite and v.writable) or not output):
             self.src = src
             self.dst = src if output else None

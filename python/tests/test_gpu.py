@@ -1,6 +1,10 @@
 """CUDA device arrays (PyTorch, CuPy, JAX through DLPack; Numba through the CUDA Array Interface): results of the
 caller's type on the caller's device, no copy where the layout allows (checked by pointer), residuals < 60.
 Skipped without a CUDA build, a CUDA device, or the array library."""
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy
@@ -121,6 +125,30 @@ def test_jax_input_is_copied_by_jax(rng, dtype, lower):
     assert _clib.copy_counters() == before
     assert isinstance(x, jax.Array) and solve_residual(a, numpy.asarray(x), b, dtype) < LIMIT
     assert numpy.array_equal(numpy.asarray(ja), a)
+
+
+def test_first_runtime_keeps_the_callers_device_memory(tmp_path):
+    """The first runtime on a machine measures the bus for StarPU's models: tensors PyTorch allocated before it
+    stay valid through it (StarPU 1.3 reset the device after measuring; deps/starpu-bus-no-device-reset.patch)."""
+    _torch()
+    script = textwrap.dedent("""
+        import numpy, torch, starfact
+        n = 300
+        rng = numpy.random.default_rng(1)
+        m = rng.standard_normal((n, n))
+        a, b = m @ m.T + n * numpy.eye(n), rng.standard_normal((n, 2))
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        x = starfact.posv(ta, tb).cpu().numpy()
+        norm = lambda v: numpy.abs(v).sum(0).max()
+        r = norm(a @ x - b) / (norm(a) * norm(x) * n * numpy.finfo(float).eps)
+        assert torch.equal(ta.cpu(), torch.from_numpy(a)) and r < 60, r
+        print("solved")
+    """)
+    env = dict(os.environ, STARPU_HOME=str(tmp_path))  # no bus measurements there yet
+    env.pop("STARPU_PERF_MODEL_DIR", None)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    assert out.returncode == 0 and "solved" in out.stdout, out.stdout[-1000:] + out.stderr[-3000:]
 
 
 def test_torch_cuda_side_stream(rng):

@@ -48,5 +48,8 @@ constexpr int64_t kMaxViewSpan = (int64_t(1) << 31) - 1;
 /// 2^31 - 1 on the GPUs starfact runs on): StarPU moves a view tile between its array and a GPU that way. Copies of
 /// wider arrays go column by column.
 constexpr int64_t kMaxCopyPitch = (int64_t(1) << 31) - 1;
+/// A device tile's leading dimension is a multiple of this many entries (256 bytes in double), so that each of its
+/// columns starts aligned for the tensor-core kernels (TileMatrix's own device tiles; views keep the array's).
+constexpr int64_t kDeviceLdMultiple = 32;
 
 }  // namespace starfact::detail

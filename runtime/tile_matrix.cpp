@@ -136,7 +136,18 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
                                std::to_string(sizeof(T)) + "-byte entries (nb " + std::to_string(nb) + ", " +
                                std::to_string(stored_bytes()) + " bytes for the tiles this process stores)");
         };
-        auto tile_bytes = [&](int64_t i, int64_t j) { return static_cast<size_t>(tile_rows(i) * tile_cols(j)) * sizeof(T); };
+        // A device tile of one process keeps its columns 256-byte aligned: its leading dimension is its row count
+        // rounded up to kDeviceLdMultiple entries (an odd order factored as one tile ran 12-18 % slower with every
+        // column misaligned for the tensor-core kernels; docs/performance.md). Host tiles and distributed ones (MPI
+        // sends them as contiguous buffers) are dense.
+        const bool padded_ld = residency == Residency::Device && !distributed();
+        auto tile_ld = [&](int64_t i) {
+            const int64_t r = tile_rows(i);
+            const int64_t up = (r + detail::kDeviceLdMultiple - 1) / detail::kDeviceLdMultiple * detail::kDeviceLdMultiple;
+            // (never past what a tile's int offsets address: kMaxViewSpan)
+            return padded_ld && up * std::max<int64_t>(1, std::min(nb, n)) <= detail::kMaxViewSpan ? up : r;
+        };
+        auto tile_bytes = [&](int64_t i, int64_t j) { return static_cast<size_t>(tile_ld(i) * tile_cols(j)) * sizeof(T); };
         constexpr size_t kAlign = 512;  // each tile of a slab starts on a 512-byte boundary
         auto padded = [&](size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
         if (residency == Residency::Device) {
@@ -188,7 +199,7 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
                     storage_[idx] = p;
                 }
                 starpu_matrix_data_register(&handles_[idx], static_cast<int>(home_[idx]),
-                                            reinterpret_cast<uintptr_t>(storage_[idx]), static_cast<uint32_t>(rows),
+                                            reinterpret_cast<uintptr_t>(storage_[idx]), static_cast<uint32_t>(tile_ld(i)),
                                             static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), sizeof(T));
                 if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
             }

@@ -2,6 +2,7 @@
 // tiles, import/export from device arrays, info on the GPU. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
+#include <starpu.h>
 
 #include <cmath>
 #include <limits>
@@ -75,6 +76,20 @@ TEMPLATE_TEST_CASE("GPU variants with both panel solves", "[gpu]", float, double
 TEMPLATE_TEST_CASE("hybrid potrf residual < 60", "[gpu]", float, double) {
     factor_and_check<TestType>(1500, 128, Mapping::Hybrid, Residency::Host, false);
     factor_and_check<TestType>(1000, 96, Mapping::Hybrid, Residency::Device, false);
+}
+
+TEMPLATE_TEST_CASE("own device tiles keep their columns aligned at odd orders", "[gpu]", float, double) {
+    for (int64_t n : {int64_t(1), int64_t(33), int64_t(1001)}) {
+        TileMatrix<TestType> tiles(runtime(), n, n, Residency::Device);  // one tile of n rows
+        const int node = tiles.home_node(0, 0);
+        auto* m = static_cast<starpu_matrix_interface*>(starpu_data_get_interface_on_node(tiles.tile(0, 0), node));
+        INFO("n=" << n << " ld=" << STARPU_MATRIX_GET_LD(m));
+        CHECK(STARPU_MATRIX_GET_LD(m) % 32 == 0);
+        CHECK(STARPU_MATRIX_GET_LD(m) >= static_cast<uint32_t>(n));
+    }
+    factor_and_check<TestType>(1001, 1001, Mapping::GpuOnly, Residency::Device, false);
+    factor_and_check<TestType>(1001, 1001, Mapping::GpuOnly, Residency::Device, true);
+    factor_and_check<TestType>(1001, 100, Mapping::Hybrid, Residency::Device, true);
 }
 
 TEMPLATE_TEST_CASE("import/export through device arrays", "[gpu]", float, double) {

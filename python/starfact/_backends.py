@@ -41,6 +41,12 @@ class Backend:
         """x with its last two axes swapped (a view where the library has them)."""
         return numpy.swapaxes(x, -1, -2)
 
+    def padded_copy(self, x, swapped, multiple):  # pylint: disable=unused-argument
+        """A copy of the matrix x (x^T when swapped): a view of x's (x^T's) shape into a C-ordered buffer whose rows
+        are rounded up to a multiple of `multiple` entries, so that the column-major matrix it is read as has
+        aligned columns; None where the library has no such views."""
+        return None
+
     def from_numpy(self, like, a):
         """The host array `a` as an array of this library on like's device."""
         return a
@@ -95,6 +101,14 @@ class Torch(Backend):
     def swap(self, x):
         return x.transpose(-1, -2)
 
+    def padded_copy(self, x, swapped, multiple):
+        src = x.transpose(-1, -2) if swapped else x
+        rows, cols = src.shape
+        ld = -(-cols // multiple) * multiple
+        buf = self.torch.empty((rows, ld), dtype=src.dtype, device=src.device)[:, :cols]
+        buf.copy_(src)
+        return buf
+
     def from_numpy(self, like, a):
         return self.torch.from_numpy(numpy.ascontiguousarray(a)).to(like.device)
 
@@ -132,6 +146,15 @@ class CuPy(Backend):
 
     def swap(self, x):
         return self.cupy.swapaxes(x, -1, -2)
+
+    def padded_copy(self, x, swapped, multiple):
+        src = self.cupy.swapaxes(x, -1, -2) if swapped else x
+        rows, cols = src.shape
+        ld = -(-cols // multiple) * multiple
+        with x.device:
+            buf = self.cupy.empty((rows, ld), dtype=src.dtype)[:, :cols]
+            buf[...] = src
+        return buf
 
     def from_numpy(self, like, a):
         with like.device:

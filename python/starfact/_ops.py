@@ -52,6 +52,9 @@ def right_hand_sides(vb, n, ref):
         raise argument_value_error(vb.name, "must have %d rows, as '%s' (got shape %s)" % (n, ref.name, vb.shape))
 
 
+ALIGN = 32  # entries: the leading dimension of the scratch copy of a square device matrix (as starfact's device tiles)
+
+
 class Work:
     """An array argument as the C ABI gets it: `src`, the column-major matrix read; `dst`, the one written (None:
     no output wanted); `result`, what the caller gets back; `views`, the views to keep alive and synchronize.
@@ -83,7 +86,13 @@ class Work:
             return
         # A work array, C-ordered: its memory is W column-major when read as its transpose.
         copied = src is None or batch or scratch  # the batched entry points work in place: they get a copy
-        if not copied:
+        buf = None
+        if scratch and not (vector or batch) and v.shape[-1] % ALIGN:
+            # columns aligned for the tensor-core kernels, as the library's own device tiles have them
+            buf = be.padded_copy(v.obj, not transpose, ALIGN)
+        if buf is not None:
+            pass
+        elif not copied:
             buf = be.empty(v.obj, v.shape if (transpose or vector) else v.shape[::-1], v.dtype)
         elif vector or transpose:
             buf = be.copy(v.obj)

@@ -258,6 +258,7 @@ def test_cupy(rng, dtype):
     x = starfact.posv(ca, cb, overwrite_b=True, nb=NB)
     assert x is cb and x.data.ptr == ptr
     assert solve_residual(g, cupy.asnumpy(starfact.gesv(cg, cupy.asarray(b), nb=NB)), b, dtype) < LIMIT
+    assert cupy.array_equal(ca, cupy.asarray(a)) and cupy.array_equal(cg, cupy.asarray(g))  # copied, not written
     lu, piv = starfact.getrf(cg, nb=NB)
     assert isinstance(piv, cupy.ndarray) and lu_residual(g, cupy.asnumpy(lu), cupy.asnumpy(piv), dtype) < LIMIT
 

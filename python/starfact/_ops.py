@@ -52,7 +52,7 @@ def right_hand_sides(vb, n, ref):
         raise argument_value_error(vb.name, "must have %d rows, as '%s' (got shape %s)" % (n, ref.name, vb.shape))
 
 
-ALIGN = 32  # entries: the leading dimension of the scratch copy of a square device matrix (as starfact's device tiles)
+ALIGN = 32  # entries: the leading dimension of a device matrix's scratch copy is a multiple (as starfact's device tiles)
 
 
 class Work:
@@ -87,17 +87,13 @@ class Work:
         # A work array, C-ordered: its memory is W column-major when read as its transpose.
         copied = src is None or batch or scratch  # the batched entry points work in place: they get a copy
         buf = None
-        if scratch and not (vector or batch) and v.shape[-1] % ALIGN:
+        if scratch and not (vector or batch) and v.shape[-1 if transpose else -2] % ALIGN:
             # columns aligned for the tensor-core kernels, as the library's own device tiles have them
             buf = be.padded_copy(v.obj, not transpose, ALIGN)
-        if buf is not None:
-            pass
-        elif not copied:
+        if buf is None and not copied:
             buf = be.empty(v.obj, v.shape if (transpose or vector) else v.shape[::-1], v.dtype)
-        elif vector or transpose:
-            buf = be.copy(v.obj)
-        else:
-            buf = be.swapped_copy(v.obj)
+        elif buf is None:
+            buf = be.copy(v.obj) if (vector or transpose) else be.swapped_copy(v.obj)
         bv = _arrays.view(buf, v.name, (v.ndim,))
         self.views.append(bv)
         written = describe(bv, True)

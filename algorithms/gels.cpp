@@ -269,8 +269,7 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, co
 }
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
-    detail::require_gels(A, Tf, B, opts);
-    return gels(A, Tf, B, seq, opts, detail::plan_qr_tiles(Tf, opts));
+    return gels(A, Tf, B, seq, opts, detail::plan_qr_tiles(Tf, opts));  // (the plan form checks the arguments first)
 }
 template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&);
 template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&);

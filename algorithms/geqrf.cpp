@@ -415,8 +415,7 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opt
 }
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
-    detail::require_qr_arguments("geqrf", A, Tf, opts);
-    geqrf(A, Tf, seq, opts, detail::plan_qr_tiles(Tf, opts));
+    geqrf(A, Tf, seq, opts, detail::plan_qr_tiles(Tf, opts));  // (the plan form checks the arguments first)
 }
 template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&);
 template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&);

@@ -88,18 +88,12 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }
 
-/// The rows and columns of the matrix a QR factors: A's, and for gels of a wide A (m < n) those of A^T.
-void qr_factored(const Request& r, int64_t& rows, int64_t& cols) {
-    const bool transposed = r.op == Operation::Gels && r.m < r.n;
-    rows = transposed ? r.n : r.m;
-    cols = transposed ? r.m : r.n;
-}
-
-/// The same from a QR's plan.
-void qr_factored_of(const Plan& p, int64_t& rows, int64_t& cols) {
-    const bool transposed = p.op == Operation::Gels && p.m < p.n;
-    rows = transposed ? p.n : p.m;
-    cols = transposed ? p.m : p.n;
+/// The rows and columns of the matrix a QR of `op` on an m x n A factors: A's, and for gels of a wide A (m < n) those
+/// of A^T (a Request's or a Plan's op, m and n).
+void qr_factored(Operation op, int64_t m, int64_t n, int64_t& rows, int64_t& cols) {
+    const bool transposed = op == Operation::Gels && m < n;
+    rows = transposed ? n : m;
+    cols = transposed ? m : n;
 }
 
 /// The Householder tree for the matrix a QR factors (rows x cols in nb-tiles): the panel tree where Auto takes it
@@ -127,7 +121,7 @@ template <typename T>
 void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     const bool gpu = mc.gpu();
     int64_t rows = 0, cols = 0;
-    qr_factored(r, rows, cols);
+    qr_factored(r.op, r.m, r.n, rows, cols);
     p.nb = r.tiling.nb > 0 ? r.tiling.nb
                            : std::max<int64_t>(1, detail::qr_tile_size<T>(std::max(rows, cols), std::min(rows, cols),
                                                                           r.options.mapping, p.residency, gpu,
@@ -202,7 +196,7 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
     // the trees' CUDA kernels form one triangular factor per tile: with a finer inner blocking their tasks run on
     // the CPUs (algorithms/qr_dag.hpp, qr_gpu_layout)
     int64_t rows = r.n, cols = r.n;
-    if (is_qr(r.op)) qr_factored(r, rows, cols);
+    if (is_qr(r.op)) qr_factored(r.op, r.m, r.n, rows, cols);
     const bool qr_trees = is_qr(r.op) && p.tree.kind != QrTree::Kind::Cholqr && p.tree.kind != QrTree::Kind::Panel;
     if (qr_trees && gpu && p.ib < std::min(p.nb, cols)) p.task_mapping = Mapping::CpuOnly;
     p.one_task = rows <= p.nb && cols <= p.nb;
@@ -285,7 +279,7 @@ Plan qr_fallback_plan(const Plan& cholqr, int64_t ib, const Options& opts, const
     Request r;
     r.op = Operation::Geqrf;
     r.element = cholqr.element;
-    qr_factored_of(cholqr, r.m, r.n);
+    qr_factored(cholqr.op, cholqr.m, cholqr.n, r.m, r.n);
     r.options = opts;
     r.tiling.nb = cholqr.nb;
     r.tiling.residency = cholqr.residency;
@@ -297,7 +291,7 @@ Plan qr_fallback_plan(const Plan& cholqr, int64_t ib, const Options& opts, const
 void require_qr_plan(const char* function, const Plan& p, Precision element, int64_t m, int64_t n, int64_t nb,
                      const Options& opts) {
     int64_t rows = 0, cols = 0;
-    if (p.op == Operation::Geqrf || p.op == Operation::Gels) qr_factored_of(p, rows, cols);
+    if (p.op == Operation::Geqrf || p.op == Operation::Gels) qr_factored(p.op, p.m, p.n, rows, cols);
     const bool same = (p.op == Operation::Geqrf || p.op == Operation::Gels) && p.element == element && rows == m &&
                       cols == n && p.nb == nb && p.mapping == opts.mapping;
     require(same, function, "plan", [&] {

@@ -13,6 +13,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
 #include "algorithms/tile_arithmetic.hpp"
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
 #include "runtime/sequence_state.hpp"
@@ -121,6 +122,13 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
         }
 }
 
+namespace {
+bool breakdown_stop() {
+    const char* env = std::getenv("STARFACT_BREAKDOWN_STOP");
+    return !(env && std::string(env) == "off");
+}
+}  // namespace
+
 int MixedOps::factor(double shift) {
     Sequence seq(A_.runtime());
     const int op = submit_factor(seq, shift);
@@ -165,10 +173,15 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
         arith_ = std::make_unique<TileArithmetic>(mt, sums, tile_tolerance_, lo_.factor);
     }
     if (first_) submit_copy_b(o);
-    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith_.get());
+    // F is discarded when its factorization breaks down: the watch stops the rest of its graph there
+    // (STARFACT_BREAKDOWN_STOP=off runs it to its end, for comparisons)
+    if (!watch_ && breakdown_stop()) watch_ = std::make_unique<BreakdownWatch>(rt, mt);
+    if (watch_) watch_->reset();
+    const int op = submit_potrf<float>(t.F, seq, lo_, nullptr, plan_, arith_.get(), watch_.get());
     if (t.W) {  // F_kk^-1 in float arithmetic, each as soon as F_kk is final
         TaskOptions ow = on_solve_memory(rt, o);
         ow.compute = 0;
+        ow.watch = watch_.get();
         for (int64_t k = 0; k < mt; ++k) insert_trtri<float>(rt, ow, t.F.tile(k, k), t.W->tile(k, 0));
     }
     submit_apply_low(rt, o, t.F, t.inverses(), t.d, v_->B0, v_->S, v_->Z, B_, false);
@@ -179,6 +192,7 @@ int MixedOps::submit_factor(Sequence& seq, double shift) {
 int64_t MixedOps::low_tiles() const { return arith_ ? arith_->low_tiles() : -1; }
 int64_t MixedOps::off_diagonal_tiles() const { return arith_ ? arith_->off_diagonal_tiles() : 0; }
 std::string MixedOps::tile_summary() const { return arith_ ? arith_->summary() : std::string(); }
+int64_t MixedOps::skipped_tasks() const { return watch_ ? watch_->skipped_tasks() : 0; }
 
 int MixedOps::finish_factor(Sequence& seq, int op) {
     Tiles& t = *t_;

@@ -16,6 +16,7 @@
 namespace starfact::detail {
 
 class TileArithmetic;
+class BreakdownWatch;
 
 class MixedOps final : public RefineOps {
 public:
@@ -35,6 +36,7 @@ public:
     int64_t low_tiles() const override;
     int64_t off_diagonal_tiles() const override;
     std::string tile_summary() const override;
+    int64_t skipped_tasks() const override;
     /// One task graph: d = diag(A)^-1/2, F = float(D A D + shift I), ||A||_inf, potrf(F), X = M^-1 B0
     /// (M^-1 = D F^-T F^-1 D), and, the first time, B0 = B. Waits; returns potrf(F)'s info.
     int factor(double shift) override;
@@ -58,6 +60,7 @@ private:
     double tile_tolerance_ = 0;
     std::unique_ptr<TileArithmetic> arith_;  // the last factorization's per-tile arithmetic; null without
     std::unique_ptr<Tiles> t_;
+    std::unique_ptr<BreakdownWatch> watch_;  // stops each factorization of F at its breakdown
 };
 
 /// Whether a solve of T in precision p takes the refined path (a double matrix factored in a lower precision).

@@ -39,10 +39,13 @@ template <typename T>
 class CholeskyDag {
 public:
     CholeskyDag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts, RunStats* stats,
-                detail::SequenceState* seq, int raw_max, bool priorities, const detail::TileArithmetic* arith)
+                detail::SequenceState* seq, int raw_max, bool priorities, const detail::TileArithmetic* arith,
+                detail::BreakdownWatch* watch)
         : rt_(A.runtime()), A_(A), info_(info), mt_(A.mt()), prio_(priorities, raw_max),
           inverse_(opts.panel == PanelSolve::Inverse), diag_(opts.diag), arith_(arith),
-          o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)), names_(*seq) {}
+          o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)), names_(*seq) {
+        o_.watch = watch;
+    }
 
     int64_t mt() const { return mt_; }
 
@@ -177,7 +180,7 @@ void wait_tasks(std::vector<starpu_task*>& tasks) {
 namespace detail {
 template <typename T>
 void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
-                      RunStats* stats, detail::SequenceState* seq, const TileArithmetic* arith) {
+                      RunStats* stats, detail::SequenceState* seq, const TileArithmetic* arith, BreakdownWatch* watch) {
     const int64_t mt = A.mt();
     const Variant v = opts.variant;
     using K = Variant::Kind;
@@ -188,7 +191,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
     switch (v.kind) {
         case K::Right:
         case K::NoPrio: {
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right, arith);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(2 * mt + 1), v.kind == K::Right, arith, watch);
             if (v.kind == K::Right) dag.set_urgent_depth(1);  // the panel and the next column
             for (int64_t k = 0; k < mt; ++k) {
                 detail::TraceIteration step(A.runtime(), k);
@@ -199,7 +202,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
         case K::Lookahead: {
             // Raised: the tasks of step k writing the next D panels (columns k .. k+D); all others 0.
             const int raise = static_cast<int>(2 * mt + 2);
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(4 * mt + 3), true, arith);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(4 * mt + 3), true, arith, watch);
             dag.set_urgent_depth(v.depth);
             std::deque<std::vector<starpu_task*>> inflight;
             for (int64_t k = 0; k < mt; ++k) {
@@ -219,7 +222,7 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
         }
         case K::Left:
         case K::LeftCoarse: {
-            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true, arith);
+            CholeskyDag<T> dag(A, info, opts, stats, seq, static_cast<int>(3 * mt + 2), true, arith, watch);
             for (int64_t k = 0; k < mt; ++k) {
                 detail::TraceIteration step(A.runtime(), k);
                 dag.left_column(k, v.kind == K::LeftCoarse);
@@ -230,9 +233,9 @@ void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>&
 }
 
 template void submit_potrf_dag<float>(TileMatrix<float>&, const std::vector<starpu_data_handle_t>&, const Options&,
-                                      RunStats*, SequenceState*, const TileArithmetic*);
+                                      RunStats*, SequenceState*, const TileArithmetic*, BreakdownWatch*);
 template void submit_potrf_dag<double>(TileMatrix<double>&, const std::vector<starpu_data_handle_t>&, const Options&,
-                                       RunStats*, SequenceState*, const TileArithmetic*);
+                                       RunStats*, SequenceState*, const TileArithmetic*, BreakdownWatch*);
 }  // namespace detail
 
 }  // namespace starfact

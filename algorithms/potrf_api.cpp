@@ -39,7 +39,7 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
 
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats, const Plan& p,
-                 const TileArithmetic* arith) {
+                 const TileArithmetic* arith, BreakdownWatch* watch) {
     if (A.distributed())  // every rank, before any communication (docs/mpi.md)
         detail::agree(A.runtime(), "potrf",
                       {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
@@ -86,15 +86,15 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     Options planned = opts;  // the DAG takes the plan's kernels
     planned.panel = p.panel;
     planned.diag = p.diag;
-    submit_potrf_dag(A, info_handle, planned, stats, &state, arith);
+    submit_potrf_dag(A, info_handle, planned, stats, &state, arith, watch);
     return op;
 }
 template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
 template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*);
 template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*, const Plan&,
-                                 const TileArithmetic*);
+                                 const TileArithmetic*, BreakdownWatch*);
 template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*, const Plan&,
-                                  const TileArithmetic*);
+                                  const TileArithmetic*, BreakdownWatch*);
 }  // namespace detail
 
 namespace async {

@@ -211,7 +211,8 @@ MixedOutcome refine_mixed(RefineOps& ops, int low_info, const Refinement& refine
     report.path = refine.fallback ? SolveReport::Path::Fallback : SolveReport::Path::Failed;
     report.backward_error = 0;
     report.low_info = low_info;
-    auto note_tiles = [&] {  // the per-tile arithmetic of the last factorization
+    auto note_tiles = [&] {  // the per-tile arithmetic of the last factorization, the tasks skipped after breakdowns
+        report.skipped_tasks = ops.skipped_tasks();
         report.low_tiles = ops.low_tiles();
         report.off_diagonal_tiles = ops.off_diagonal_tiles();
         report.tiles = ops.tile_summary();

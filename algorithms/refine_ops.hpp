@@ -64,6 +64,9 @@ public:
     virtual int64_t low_tiles() const { return -1; }
     virtual int64_t off_diagonal_tiles() const { return 0; }
     virtual std::string tile_summary() const { return {}; }
+    /// Tasks of the low-precision factorizations that did not run because their factorization had broken down
+    /// (codelets/breakdown.hpp), over every factorization so far.
+    virtual int64_t skipped_tasks() const { return 0; }
 
     /// The original right-hand sides B0 on the host.
     void b_host(std::vector<double>& b) const;

@@ -13,20 +13,24 @@ namespace starfact::detail {
 
 struct SequenceState;
 class TileArithmetic;
+class BreakdownWatch;
 
 /// Submits the DAG of the Cholesky of A (the loops of algorithms/potrf.cpp, by opts.variant) into `seq`, whose
 /// info variable is info[0] (distributed: one per rank, info[rank]); the arguments are already checked and
 /// opts.panel and opts.diag are the plan's (plan.hpp), not Auto. `arith`: the arithmetic of each tile's tasks
-/// (tile_arithmetic.hpp); null: opts.factor's for all.
+/// (tile_arithmetic.hpp); null: opts.factor's for all. `watch`: a low-precision factor that a refined solve discards
+/// when it breaks down, whose tasks stop once one did (codelets/breakdown.hpp); null: the whole graph runs, as LAPACK
+/// leaves a failed factorization.
 template <typename T>
 void submit_potrf_dag(TileMatrix<T>& A, const std::vector<starpu_data_handle_t>& info, const Options& opts,
-                      RunStats* stats, SequenceState* seq, const TileArithmetic* arith = nullptr);
+                      RunStats* stats, SequenceState* seq, const TileArithmetic* arith = nullptr,
+                      BreakdownWatch* watch = nullptr);
 /// Validates, registers the operation's info in `seq` and submits the DAG with the kernels of `plan`, the call's
 /// plan for A's tiles (a Cholesky operation's: potrf, posv, potri, or the mixed solve's for its float factor), which
-/// is not made again; returns the operation index. `arith` as submit_potrf_dag's.
+/// is not made again; returns the operation index. `arith` and `watch` as submit_potrf_dag's.
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats, const Plan& plan,
-                 const TileArithmetic* arith = nullptr);
+                 const TileArithmetic* arith = nullptr, BreakdownWatch* watch = nullptr);
 /// The same, planning potrf on A's tiles first (the call's one plan).
 template <typename T>
 int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats* stats);

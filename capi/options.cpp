@@ -1,6 +1,8 @@
 // Options, refinement settings and the solve report of the C ABI.
 #include "capi/options.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -74,6 +76,7 @@ void fill_report(const SolveReport& report, starfact_c_solve_report* out) {
     out->iterations = report.iterations;
     out->gmres_iterations = report.gmres_iterations;
     out->low_info = report.low_info;
+    out->skipped_tasks = static_cast<int32_t>(std::min<int64_t>(report.skipped_tasks, INT32_MAX));
     out->backward_error = report.backward_error;
     out->tolerance = report.tolerance;
     out->seconds = report.seconds;

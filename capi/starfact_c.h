@@ -118,7 +118,7 @@ typedef struct starfact_c_solve_report {
     int32_t iterations;
     int32_t gmres_iterations;
     int32_t low_info;
-    int32_t reserved;
+    int32_t skipped_tasks;  /**< tasks of broken-down low-precision factorizations that did not run (capped) */
     double backward_error;
     double tolerance;
     double seconds;

@@ -19,6 +19,7 @@
 namespace starfact::detail {
 
 struct SequenceState;
+class BreakdownWatch;
 
 #ifdef STARFACT_SIMULATION
 /// The CUDA implementation of every codelet in a simulation build: StarPU's SimGrid mode does not call it (the task's
@@ -145,6 +146,10 @@ struct TaskOptions {
     /// mixed-precision solve's submit form reads and writes A and B this way behind the gate that holds them
     /// (runtime/gate.hpp), while its own tiles stay ordered.
     const std::vector<starpu_data_handle_t>* unordered_data = nullptr;
+    /// A low-precision factorization whose breakdown stops it (codelets/breakdown.hpp): its potrf tasks report a
+    /// breakdown there, and its potrf, trsm, syrk, gemm and diagonal-inverse tasks return without computing once one
+    /// was reported. Null: every task runs.
+    BreakdownWatch* watch = nullptr;
 };
 /// TaskOptions::compute for a factorization in precision p.
 int compute_of(Precision p);

@@ -2,6 +2,7 @@
 //   buffers: 0 = A (R), 1 = B (R), 2 = C (RW)
 #include <type_traits>
 
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -18,6 +19,7 @@ struct GemmArgs {
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool urgent;
     int compute;  // TaskOptions::compute (float on CUDA: tensor cores)
+    BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
 struct GemmDims {
@@ -38,6 +40,7 @@ GemmDims gemm_dims(void* buffers[], const GemmArgs<T>* a) {
 template <typename T>
 void gemm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const GemmDims d = gemm_dims(buffers, a);
     cpu::gemm(a->opa, a->opb, d.m, d.n, d.k, a->alpha, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
               d.lda, reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1])), d.ldb, a->beta,
@@ -48,6 +51,7 @@ void gemm_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void gemm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const GemmArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const GemmDims d = gemm_dims(buffers, a);
     gpu::WorkerStream ws(a->cuda, a->urgent);
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
@@ -103,7 +107,7 @@ void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alph
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;
-    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta, cuda_contexts(rt), o.urgent, o.compute});
+    t->cl_arg = pack(GemmArgs<T>{opa, opb, alpha, beta, cuda_contexts(rt), o.urgent, o.compute, o.watch});
     t->cl_arg_size = sizeof(GemmArgs<T>);
     t->cl_arg_free = 1;
     t->flops = 2.0 * m * n * k;

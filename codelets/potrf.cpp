@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -25,6 +26,8 @@ struct PotrfArgs {
     CudaContexts* cuda;   // per-worker cuSOLVER handles (CUDA implementation)
     bool urgent;          // TaskOptions::urgent
     int compute;          // TaskOptions::compute: the recursive kernel's gemms on float tiles
+    BreakdownWatch* watch;  // TaskOptions::watch: a breakdown reported there; nothing done after one
+    int slot;             // the watch's slot for this tile's info (CUDA), -1 without
 };
 
 /// First column (1-based) among the first n whose diagonal is not a positive finite number, or 0.
@@ -44,11 +47,13 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
     const int ld = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (skip_after_breakdown(a->watch)) return;
     int local = cpu::potrf(n, A, ld);
     // OpenBLAS lets a NaN diagonal through (NaN <= 0 is false): check what was computed.
     const int bad = first_bad_diagonal(A, local > 0 ? local : n, ld);
     if (bad > 0 && (local <= 0 || bad < local)) local = bad;
     if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
+    if (a->watch) a->watch->report(*info);
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -60,19 +65,22 @@ struct DiagTile {
     int* info;
     int64_t offset;
     CudaWorkerContext* c;
+    BreakdownWatch* watch;
+    int slot;
 };
 template <typename T>
 DiagTile<T> diag_tile(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const PotrfArgs*>(cl_arg);
     return {reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])),
             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1])),
-            a->offset, &a->cuda->local()};
+            a->offset, &a->cuda->local(), a->watch, a->slot};
 }
 
 /// cuSOLVER potrf, then a one-block kernel merging devInfo and a diagonal check into *info.
 template <typename T>
 void potrf_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
+    if (skip_after_breakdown(t.watch)) return;
     int lwork = 0;
     if (gpu::potrf_buffer_size(t.c->solver, t.n, t.A, t.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf_bufferSize failed");
@@ -82,6 +90,7 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>potrf failed");
     gpu::launch_potrf_info<T>(t.A, t.n, t.ld, t.c->dev_info, t.info, t.offset, t.c->stream);
+    if (t.watch) t.watch->watch_device_info(t.slot, t.info, t.c->stream);
 }
 
 /// Our recursive Cholesky (kernels/rpotrf/): the tile's updates and panel solves as large gemms, in the task's
@@ -89,6 +98,7 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
 template <typename T>
 void potrf_recursive_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
+    if (skip_after_breakdown(t.watch)) return;
     const auto* a = static_cast<const PotrfArgs*>(cl_arg);
     const gpu::RpotrfConfig c = gpu::rpotrf_default_config<T>(t.n, a->compute);
     try {
@@ -97,6 +107,7 @@ void potrf_recursive_cuda(void* buffers[], void* cl_arg) {
     } catch (const std::exception& e) {
         STARPU_ABORT_MSG("%s (reserve_potrf_workspace was not called for this tile size?)", e.what());
     }
+    if (t.watch) t.watch->watch_device_info(t.slot, t.info, t.c->stream);
 }
 
 #ifdef STARFACT_HAVE_POTF2
@@ -114,6 +125,7 @@ gpu::Potf2Aux aux_of(const CudaWorkerContext& c) {
 template <typename T>
 void potrf_fused_cuda(void* buffers[], void* cl_arg) {
     const DiagTile<T> t = diag_tile<T>(buffers, cl_arg);
+    if (skip_after_breakdown(t.watch)) return;
     if (gpu::potf2_workspace_bytes<T>(t.n) > t.c->work_bytes)
         STARPU_ABORT_MSG("potf2 workspace too small: reserve_potrf_workspace was not called for this tile size");
     const auto* a = static_cast<const PotrfArgs*>(cl_arg);
@@ -121,11 +133,13 @@ void potrf_fused_cuda(void* buffers[], void* cl_arg) {
         // A one-stream form on the highest-priority stream (the two-stream form puts its chain there).
         gpu::WorkerStream ws(a->cuda, true);
         gpu::potf2_tile<T>(ws.cublas, ws.stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work, t.c->work_bytes);
+        if (t.watch) t.watch->watch_device_info(t.slot, t.info, ws.stream);
         return;
     }
     const gpu::Potf2Aux aux = aux_of(*t.c);
     gpu::potf2_tile<T>(starpu_cublas_get_local_handle(), t.c->stream, t.n, t.A, t.ld, t.info, t.offset, t.c->work,
                        t.c->work_bytes, &aux);
+    if (t.watch) t.watch->watch_device_info(t.slot, t.info, t.c->stream);
 }
 #endif
 #endif
@@ -205,7 +219,7 @@ void insert_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
                                                                                                    : &cl.potrf.cl);
     t->handles[0] = A;
     t->handles[1] = info;
-    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt), o.urgent, o.compute});
+    t->cl_arg = pack(PotrfArgs{offset, cuda_contexts(rt), o.urgent, o.compute, o.watch, o.watch ? o.watch->take_slot() : -1});
     t->cl_arg_size = sizeof(PotrfArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;

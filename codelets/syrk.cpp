@@ -2,6 +2,7 @@
 //   buffers: 0 = A (R), 1 = C (RW)
 #include <type_traits>
 
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -20,11 +21,13 @@ struct SyrkArgs {
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool urgent;
     int compute;  // TaskOptions::compute (float on CUDA: the whole tile by a tensor-core gemm)
+    BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
 template <typename T>
 void syrk_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const SyrkArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1]));
@@ -38,6 +41,7 @@ void syrk_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void syrk_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const SyrkArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1]));
@@ -98,7 +102,7 @@ void insert_syrk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T al
     t->cl = const_cast<starpu_codelet*>(syrk_codelet<T>(rt, o.compute));
     t->handles[0] = A;
     t->handles[1] = C;
-    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta, cuda_contexts(rt), o.urgent, o.compute});
+    t->cl_arg = pack(SyrkArgs<T>{uplo, op, alpha, beta, cuda_contexts(rt), o.urgent, o.compute, o.watch});
     t->cl_arg_size = sizeof(SyrkArgs<T>);
     t->cl_arg_free = 1;
     t->flops = n * (n + 1) * k;

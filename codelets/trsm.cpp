@@ -4,6 +4,7 @@
 // performance models are their own) solve the Cholesky panel's form (Right, Lower, Trans, NonUnit, alpha 1) and the
 // LU's row-panel form (Left, Lower, NoTrans, Unit, alpha 1) by recursive halving into tensor-core gemms
 // (kernels/trsm_recursive.hpp).
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -24,11 +25,13 @@ struct TrsmArgs {
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
     bool urgent;
     int compute;  // TaskOptions::compute (float on CUDA: the recursive form's gemms on tensor cores)
+    BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
 template <typename T>
 void trsm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrsmArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     cpu::trsm(a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
@@ -41,6 +44,7 @@ void trsm_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void trsm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrsmArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     gpu::WorkerStream ws(a->cuda, a->urgent);
@@ -97,7 +101,7 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
     t->cl = const_cast<starpu_codelet*>(trsm_codelet<T>(rt, compute));
     t->handles[0] = A;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent, compute});
+    t->cl_arg = pack(TrsmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent, compute, o.watch});
     t->cl_arg_size = sizeof(TrsmArgs<T>);
     t->cl_arg_free = 1;
     t->flops = side == Side::Left ? m * m * n : m * n * n;

@@ -3,6 +3,7 @@
 // and a copy back: cuBLAS dtrsm on square tiles runs several times slower than dgemm (traces in
 // docs/variants.md); MAGMA's trsm inverts diagonal blocks for the same reason.
 //   buffers: 0 = Linv (R), 1 = B (RW)
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -15,6 +16,7 @@ namespace {
 struct TrsmInverseArgs {
     CudaContexts* cuda;
     int compute;  // TaskOptions::compute (float on CUDA: the gemm on tensor cores)
+    BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
 inline void trmm(int m, int n, const float* L, int ldl, float* B, int ldb) {
@@ -25,7 +27,8 @@ inline void trmm(int m, int n, const double* L, int ldl, double* B, int ldb) {
 }
 
 template <typename T>
-void trsm_inverse_cpu(void* buffers[], void*) {
+void trsm_inverse_cpu(void* buffers[], void* cl_arg) {
+    if (skip_after_breakdown(static_cast<const TrsmInverseArgs*>(cl_arg)->watch)) return;
     trmm(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])),
          reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
          reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
@@ -35,6 +38,7 @@ void trsm_inverse_cpu(void* buffers[], void*) {
 template <typename T>
 void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrsmInverseArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     CudaWorkerContext& c = a->cuda->local();
     const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
     const int ldb = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
@@ -90,7 +94,7 @@ void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     t->cl = const_cast<starpu_codelet*>(by_compute<T, TrsmInverseFast>(rt, compute, &codelets<T>(rt).trsm_inverse.cl));
     t->handles[0] = Linv;
     t->handles[1] = B;
-    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt), compute});
+    t->cl_arg = pack(TrsmInverseArgs{cuda_contexts(rt), compute, o.watch});
     t->cl_arg_size = sizeof(TrsmInverseArgs);
     t->cl_arg_free = 1;
     t->flops = m * n * n;  // counted as the trsm it replaces

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "codelets/breakdown.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -19,6 +20,7 @@ namespace {
 struct TrtriArgs {
     CudaContexts* cuda;
     int compute;  // TaskOptions::compute (float on CUDA: the recursion's gemms on tensor cores)
+    BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
 template <typename T>
@@ -31,7 +33,8 @@ inline int trtri(int n, float* A, int lda) { return LAPACKE_strtri_work(LAPACK_C
 inline int trtri(int n, double* A, int lda) { return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
 
 template <typename T>
-void trtri_cpu(void* buffers[], void*) {
+void trtri_cpu(void* buffers[], void* cl_arg) {
+    if (skip_after_breakdown(static_cast<const TrtriArgs*>(cl_arg)->watch)) return;
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
     T* X = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
@@ -44,6 +47,7 @@ void trtri_cpu(void* buffers[], void*) {
 template <typename T>
 void trtri_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrtriArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     CudaWorkerContext& c = a->cuda->local();
     const int n = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
     const int ldl = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
@@ -106,7 +110,7 @@ void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t 
     t->cl = const_cast<starpu_codelet*>(by_compute<T, TrtriFast>(rt, compute, &codelets<T>(rt).trtri.cl));
     t->handles[0] = L;
     t->handles[1] = Linv;
-    t->cl_arg = pack(TrtriArgs{cuda_contexts(rt), compute});
+    t->cl_arg = pack(TrtriArgs{cuda_contexts(rt), compute, o.watch});
     t->cl_arg_size = sizeof(TrtriArgs);
     t->cl_arg_free = 1;
     t->flops = n * n * n / 3.0;

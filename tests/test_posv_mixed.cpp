@@ -32,6 +32,7 @@ void check_refined(int64_t n, int64_t nrhs, int64_t nb, Precision factor, Mappin
     CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
     CHECK(report.factor == factor);
     CHECK(report.low_info == 0);
+    CHECK(report.skipped_tasks == 0);  // nothing broke down: the whole factorization ran
     CHECK(report.backward_error <= report.tolerance);
     const double res = solve_residual<double>(n, nrhs, A.data(), lda, X.data(), ldb, B.data(), ldb);
     INFO("residual=" << res);
@@ -120,6 +121,50 @@ TEST_CASE("mixed-precision posv falls back to the double factorization when the 
         b.export_to(Xt.data(), n);
         CHECK(Xt == B);
     }
+}
+
+TEST_CASE("a low-precision factorization stops at its breakdown, and the fall-back still solves", "[mixed][cpu]") {
+    const int64_t nb = 24, mt = 10, n = mt * nb - 5;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    // SPD in double, but its leading 2 x 2 block [1, 1 - 1e-10; 1 - 1e-10, 1] is singular once rounded to float: the
+    // float factorization breaks down at column 2, in the first diagonal tile, before any other task of it can run.
+    std::vector<double> A = spd_matrix<double>(n, n, seed);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            if ((i < 2 || j < 2) && i != j) A[static_cast<size_t>(i + j * n)] = 0;
+    const double d0 = A[0], d1 = A[static_cast<size_t>(1 + n)];
+    A[1] = A[static_cast<size_t>(n)] = (1 - 1e-10) * std::sqrt(d0 * d1);
+    std::vector<double> B(static_cast<size_t>(n) * 2);
+    random_matrix<double>(n, 2, B.data(), n, seed + 1);
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    opts.factor = Precision::Fp32;
+    Refinement no_shift;
+    no_shift.shift_retries = 0;
+    std::vector<double> F = A, X = B;
+    SolveReport report;
+    REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, no_shift, Tiling{nb}) == 0);
+    INFO("path=" << to_string(report.path) << " low info=" << report.low_info << " skipped=" << report.skipped_tasks
+                 << " reason=" << report.reason);
+    CHECK(report.path == SolveReport::Path::Fallback);
+    CHECK(report.low_info == 2);
+    // every later diagonal factorization, panel solve and update of F: at least the mt (mt - 1) / 2 panel tiles
+    CHECK(report.skipped_tasks >= mt * (mt - 1) / 2);
+    CHECK(solve_residual<double>(n, 2, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    CHECK(potrf_residual<double>(n, A.data(), n, F.data(), n) < kResidualLimit);  // A holds the double factor
+    // A shifted retry factors again from the start (the watch is reset), and its factor serves
+    Refinement shifted;
+    shifted.time_budget = 0;
+    F = A;
+    X = B;
+    REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, shifted, Tiling{nb}) == 0);
+    INFO("shifted: path=" << to_string(report.path) << " factorizations=" << report.factorizations);
+    CHECK(report.factorizations >= 2);
+    CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
+    CHECK(report.backward_error <= report.tolerance);
+    CHECK(solve_residual<double>(n, 2, A.data(), n, X.data(), n, B.data(), n) < kResidualLimit);
+    CHECK(F == A);
 }
 
 TEST_CASE("mixed-precision posv: GMRES preconditioned by the float factor reaches double accuracy", "[mixed][cpu]") {

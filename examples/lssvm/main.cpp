@@ -185,8 +185,10 @@ void check_size(const char* flag, int64_t want, const Dataset& ds) {
 void print_mixed(const std::string& name, const starfact::SolveReport& m) {
     using Path = starfact::SolveReport::Path;
     if (m.path == Path::Fallback || m.path == Path::Failed) {
-        std::printf("%s: path %s: %s; %s\n", name.c_str(), starfact::to_string(m.path), m.reason.c_str(),
-                    m.path == Path::Fallback ? "solved by the double factorization" : "no solution");
+        std::printf("%s: path %s: %s; %s (%lld tasks of broken-down factorizations skipped)\n", name.c_str(),
+                    starfact::to_string(m.path), m.reason.c_str(),
+                    m.path == Path::Fallback ? "solved by the double factorization" : "no solution",
+                    static_cast<long long>(m.skipped_tasks));
         return;
     }
     std::printf("%s: path %s, %d refinement + %d GMRES iterations, %d factorization(s), diagonal shift %.2e, "

@@ -87,7 +87,11 @@ int run_mixed(const Settings& s, Runtime& rt, Mapping mapping) {
                            ? "-"
                            : fmt("%.2e", report.backward_error),
                        std::to_string(info)});
-            if (!report.reason.empty()) table.note(std::string("  ") + to_string(report.path) + ": " + report.reason);
+            if (!report.reason.empty())
+                table.note(std::string("  ") + to_string(report.path) + ": " + report.reason +
+                           (report.skipped_tasks > 0 ? " (" + std::to_string(report.skipped_tasks) +
+                                                           " tasks of the broken-down factorization skipped)"
+                                                     : std::string()));
             return info == 0;
         });
     if (report.low_tiles >= 0)

@@ -107,6 +107,10 @@ struct SolveReport {
     /// With Refinement::tile_tolerance: how many tiles each arithmetic took, e.g. "per tile: bf16 20, tf32 6,
     /// fp32 2; diagonal tf32 8"; empty without
     std::string tiles;
+    /// Tasks of the low-precision factorizations that broke down which did not run: a factorization stops at its
+    /// breakdown (the diagonal tile that breaks down is seen as soon as it is factored), since the factor is
+    /// discarded then; 0 when none broke down
+    int64_t skipped_tasks = 0;
     double seconds = 0;                    ///< wall time of the whole solve
     /// Of which: scaling, conversion, the first low-precision factorization and the first solve with it (X0)
     double factor_seconds = 0;

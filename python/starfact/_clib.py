@@ -49,7 +49,7 @@ class Refinement(Structure):
 class SolveReport(Structure):
     """starfact_c_solve_report: what a mixed-precision solve did."""
     _fields_ = [("path", c_char * 16), ("factor", c_char * 16), ("iterations", c_int32),
-                ("gmres_iterations", c_int32), ("low_info", c_int32), ("reserved", c_int32),
+                ("gmres_iterations", c_int32), ("low_info", c_int32), ("skipped_tasks", c_int32),
                 ("backward_error", c_double), ("tolerance", c_double), ("seconds", c_double),
                 ("factor_seconds", c_double), ("factorizations", c_int32), ("reserved2", c_int32),
                 ("shift", c_double), ("reason", c_char * 256), ("low_tiles", c_int64),

@@ -25,6 +25,8 @@ class SolveReport:
             factorization (path "direct" at orders where the low precision does not pay); empty otherwise.
         low_tiles, off_diagonal_tiles: with tile_tolerance, the off-diagonal tiles the last low-precision
             factorization updated in its tensor-core arithmetic (the others in float32), of all; -1 and 0 without.
+        skipped_tasks: tasks of low-precision factorizations that broke down which did not run (a factorization
+            stops at its breakdown, since its factor is discarded); 0 when none broke down.
     """
 
     path: str
@@ -41,6 +43,7 @@ class SolveReport:
     reason: str = ""
     low_tiles: int = -1
     off_diagonal_tiles: int = 0
+    skipped_tasks: int = 0
 
     @classmethod
     def from_c(cls, r):
@@ -49,4 +52,4 @@ class SolveReport:
                    gmres_iterations=r.gmres_iterations, backward_error=r.backward_error, tolerance=r.tolerance,
                    low_info=r.low_info, seconds=r.seconds, factor_seconds=r.factor_seconds,
                    factorizations=r.factorizations, shift=r.shift, reason=r.reason.decode(errors="replace"),
-                   low_tiles=r.low_tiles, off_diagonal_tiles=r.off_diagonal_tiles)
+                   low_tiles=r.low_tiles, off_diagonal_tiles=r.off_diagonal_tiles, skipped_tasks=r.skipped_tasks)

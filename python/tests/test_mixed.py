@@ -70,6 +70,24 @@ def test_fallback_and_failure(rng):
     assert e.value.info == 0 and e.value.report.path == "failed"
 
 
+def test_breakdown_stops_the_low_precision_factorization(rng):
+    # SPD, but the leading 2 x 2 block rounds to a singular one in float32: the float factorization breaks down at
+    # column 2, in its first tile, and the rest of its graph is skipped; the float64 fall-back solves
+    n = 4 * NB + 3
+    a = spd(rng, n, numpy.float64)
+    a[:2, :] = 0
+    a[:, :2] = 0
+    a[0, 0] = a[1, 1] = 1.0
+    a[0, 1] = a[1, 0] = 1.0 - 1e-10
+    b = rhs(rng, n, 2, numpy.float64)
+    x, report = starfact.posv(a, b, factor="fp32", shift_retries=0, nb=NB)
+    assert report.path == "fallback" and report.low_info == 2, report
+    assert report.skipped_tasks >= 3 + 4 * 3 // 2, report
+    assert solve_residual(a, x, b, numpy.float64) < LIMIT
+    x, report = starfact.posv(spd(rng, n, numpy.float64), b, factor="fp32", nb=NB)  # nothing breaks down
+    assert report.path == "refined" and report.skipped_tasks == 0, report
+
+
 def test_shift_keeps_the_low_precision(rng):
     n = 96
     a = conditioned_spd(rng, n, 1e10, False)  # the unshifted float factorization breaks down

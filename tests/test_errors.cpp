@@ -106,8 +106,8 @@ TEST_CASE("layouts: a grid needs MPI ranks, lower_only a square matrix", "[error
 }
 
 TEST_CASE("a matrix larger than memory throws, naming the bytes and the matrix order", "[errors][cpu]") {
-    // 64 tiles of 8 TiB: refused before any allocation, whatever the overcommit setting (tests/test_lifetime.cpp
-    // covers the sizes that overflow).
+    // 64 tiles of 8 TiB: refused before any allocation, whatever the overcommit setting
+    // (tests/test_lifetime_memory.cpp covers the sizes that overflow).
     const int64_t n = int64_t(1) << 23, nb = int64_t(1) << 20;
     try {
         TileMatrix<double> t(runtime(), n, nb);

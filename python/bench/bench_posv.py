@@ -357,10 +357,10 @@ def main():
                     lib.sync, args.repeat, args.warmup, setup=fresh)
             (a_run, b_run), x = state
             a_ptr, _, b_ptr, b_out_ptr = log.calls[-1]
-            # JAX arrays are read in place (b: when it is a vector) and x is a new array; the others are written in
-            # place
+            # JAX arrays are never written: a, which the factorization overwrites, reaches the C ABI as JAX's copy of
+            # it; b is read in place (when it is a vector) and x is a new array. The others are written in place.
             if name == "jax":
-                no_copy = a_ptr == lib.pointer(a_run) and (args.nrhs > 1 or b_ptr == lib.pointer(b_run))
+                no_copy = a_ptr != lib.pointer(a_run) and (args.nrhs > 1 or b_ptr == lib.pointer(b_run))
             else:
                 no_copy = a_ptr == lib.pointer(a_run) and b_ptr == b_out_ptr == lib.pointer(b_run) and x is b_run
             res_sf = lib.residual(a0, x, b0)

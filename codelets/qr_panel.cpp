@@ -6,13 +6,16 @@
 // CPU: LAPACKE geqrt with the inner blocking w (one recursive geqrt3 and its T) on a per-thread array.
 // CUDA: the gathered panel in the worker's device scratch (cudaMemcpy2DAsync); a tall panel (cholqr::kPanelAspect rows
 // per column) by the Cholesky QR with the Householder form rebuilt (codelets/cholqr_panel.hpp), or, when that breaks
-// down, gathered again and, like every other panel, by cuSOLVER <t>geqrf, T by the UT
+// down, gathered again and by cuSOLVER <t>geqrf; in double, a panel too square for it by recursive halving
+// (factor_panel: the halves tall enough take the Cholesky QR, the others halve again down to cuSOLVER's geqrf on
+// kPanelMinWidth to 2 kPanelMinWidth columns), in float by cuSOLVER's geqrf whole. cuSOLVER's parts form T by the UT
 // transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS 32(2), 2006) as the GEQRT codelet forms it:
 // T^-1 = striu(Y^T Y) + diag(1 / tau), Y^T Y by two syrks (the unit lower top block copied, then the rows below in
 // place), one trsm against the identity; on the worker's highest-priority stream when the task is urgent.
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -129,6 +132,91 @@ inline void cublas_ok(cublasStatus_t s, const char* what) {
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_ABORT_MSG("starfact: qr panel: cuBLAS %s failed (status %d)", what, int(s));
 }
 
+/// The Householder leaf: cuSOLVER <t>geqrf of the rows x w panel P (leading dimension ldp), T by the UT transform.
+template <typename T>
+void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, const PanelWorkspace<T>& pw, int lwork,
+                      T* P, int rows, int w, int ldp, T* Tm, int ldt) {
+    int need = 0;
+    if (gpu::geqrf_buffer_size(solver, rows, w, P, ldp, &need) != CUSOLVER_STATUS_SUCCESS || need > lwork)
+        STARPU_ABORT_MSG("starfact: qr panel: cuSOLVER's geqrf workspace for a part exceeds the panel's");
+    if (gpu::geqrf(solver, rows, w, P, ldp, pw.tau, pw.work, lwork, pw.info) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>geqrf failed");
+    // Y^T Y = Y1^T Y1 + Y2^T Y2: Y1 the unit lower top w x w block, Y2 the rows - w rows below it.
+    gpu::launch_copy_unit_lower(P, ldp, pw.top, w, w, w, ws.stream);
+    cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, w, T(1), pw.top, w, T(0), pw.yty, w), "syrk");
+    if (rows > w)
+        cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, rows - w, T(1), P + w, ldp, T(1), pw.yty, w), "syrk");
+    gpu::launch_qr_ut_triangle(pw.yty, w, pw.tau, w, Tm, ldt, ws.stream);
+    cublas_ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, w, w, T(1), pw.yty, w, Tm, ldt),
+              "trsm");
+    gpu::launch_qr_fix_identity(Tm, ldt, pw.tau, w, ws.stream);
+}
+
+/// The Cholesky QR of the rows x w part P (leading dimension ldp) of a panel, through a contiguous copy (its
+/// workspace stream-ordered); false: it broke down, and P is as it was.
+template <typename T>
+bool cholqr_part(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, int rows, int w, int ldp, T* Tm,
+                 int ldt) {
+    T* Q = nullptr;
+    const size_t pitch = static_cast<size_t>(rows) * sizeof(T);
+    cuda_ok(cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream), "cudaMallocAsync");
+    cuda_ok(cudaMemcpy2DAsync(Q, pitch, P, sizeof(T) * ldp, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
+    const bool done = cholqr::panel_cholqr_cuda<T>(ws, c, Q, rows, w, Tm, ldt);
+    if (done)
+        cuda_ok(cudaMemcpy2DAsync(P, sizeof(T) * ldp, Q, pitch, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
+    cuda_ok(cudaFreeAsync(Q, ws.stream), "cudaFreeAsync");
+    return done;
+}
+
+inline bool tall_panel(int rows, int w) { return rows >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth; }
+
+/// The rows x w panel P (leading dimension ldp, rows >= w) factored in place: R above its diagonal, the reflectors
+/// below (unit diagonal implicit), T (w x w, upper, zeros below: Q = I - Y T Y^T) into Tm. A tall panel
+/// (cholqr::kPanelAspect rows per column) by the Cholesky QR with its Householder form rebuilt; a panel too square
+/// for it and wide enough to halve by recursion (Elmroth and Gustavson, IBM J. Res. Dev. 44(4), 2000): its left half,
+/// Q1^T applied to the right half by gemms, the right half's rows below the first, and T's coupling block
+/// T12 = -T1 (Y1^T Y2) T2; every other part, or a Cholesky QR that breaks down, by cuSOLVER's geqrf.
+template <typename T>
+void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusolverDnHandle_t solver,
+                  const PanelWorkspace<T>& pw, int lwork, T* P, int rows, int w, int ldp, T* Tm, int ldt) {
+    const bool tall = tall_panel(rows, w);
+    if (tall && cholqr_part<T>(ws, c, P, rows, w, ldp, Tm, ldt)) return;
+    if (tall || w < 2 * cholqr::kPanelMinWidth) {
+        householder_leaf<T>(ws, solver, pw, lwork, P, rows, w, ldp, Tm, ldt);
+        return;
+    }
+    const int w1 = (w / 2 + 31) / 32 * 32, w2 = w - w1;
+    factor_panel<T>(ws, c, solver, pw, lwork, P, rows, w1, ldp, Tm, ldt);
+    // C := Q1^T C = C - Y1 T1^T (Y1^T C), C the right half; Y1's unit lower top block copied into pw.top
+    T* C = P + static_cast<size_t>(w1) * ldp;
+    T* Y1top = pw.top;
+    T* W = pw.yty;                                  // w1 x w2
+    T* W2 = pw.top + static_cast<size_t>(w1) * w1;  // w1 x w2, beside Y1top
+    gpu::launch_copy_unit_lower(P, ldp, Y1top, w1, w1, w1, ws.stream);
+    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w1, T(1), Y1top, w1, C, ldp, T(0), W, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, rows - w1, T(1), P + w1, ldp, C + w1, ldp, T(1), W,
+                        w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w1, T(1), Tm, ldt, W, w1, T(0), W2, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w1, T(-1), Y1top, w1, W2, w1, T(1), C, ldp), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows - w1, w2, w1, T(-1), P + w1, ldp, W2, w1, T(1), C + w1,
+                        ldp), "gemm");
+    T* T2 = Tm + w1 + static_cast<size_t>(w1) * ldt;
+    factor_panel<T>(ws, c, solver, pw, lwork, C + w1, rows - w1, w2, ldp, T2, ldt);
+    // T12 = -T1 S T2, S = Y1^T Y2 over the rows from w1 on (Y2 is zero above them): Y2's unit lower top in pw.top
+    T* Y2top = pw.top;
+    T* S = pw.yty;                                  // w1 x w2
+    T* X = pw.top + static_cast<size_t>(w2) * w2;   // w1 x w2, beside Y2top
+    gpu::launch_copy_unit_lower(C + w1, ldp, Y2top, w2, w2, w2, ws.stream);
+    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w2, T(1), P + w1, ldp, Y2top, w2, T(0), S, w1), "gemm");
+    if (rows - w1 > w2)
+        cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, rows - w1 - w2, T(1), P + w1 + w2, ldp,
+                            C + w1 + w2, ldp, T(1), S, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w1, T(1), Tm, ldt, S, w1, T(0), X, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w2, T(-1), X, w1, T2, ldt, T(0),
+                        Tm + static_cast<size_t>(w1) * ldt, ldt), "gemm");
+    cuda_ok(cudaMemset2DAsync(Tm + w1, sizeof(T) * ldt, 0, sizeof(T) * w2, w1, ws.stream), "memset");
+}
+
 template <typename T>
 void qr_panel_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrPanelArgs*>(cl_arg);
@@ -169,25 +257,19 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     };
     copy(true);
     T* Tm = ptr<T>(Tt);
-    if (M >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth) {  // tall: the Cholesky QR, else Householder
+    if (tall_panel(M, w)) {  // tall: the Cholesky QR in place, else (a breakdown) gathered again, by Householder
         if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld)) {
             copy(false);
             return;
         }
         copy(true);
+        householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
+    } else if (std::is_same<T, double>::value) {
+        // too square for the Cholesky QR: halved (in float its parts take three passes, and ran slower than geqrf)
+        factor_panel<T>(ws, c, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
+    } else {
+        householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
     }
-    if (gpu::geqrf(c.solver, M, w, P, M, pw.tau, pw.work, lwork, pw.info) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDn<t>geqrf failed");
-    // Y^T Y = Y1^T Y1 + Y2^T Y2: Y1 the unit lower top w x w block, Y2 the M - w rows below it.
-    gpu::launch_copy_unit_lower(P, M, pw.top, w, w, w, stream);
-    cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, w, T(1), pw.top, w, T(0), pw.yty, w), "syrk");
-    if (M > w)
-        cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, M - w, T(1), P + w, M, T(1), pw.yty, w), "syrk");
-    gpu::launch_qr_ut_triangle(pw.yty, w, pw.tau, w, Tm, Tt.ld, stream);
-    cublas_ok(
-        gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, w, w, T(1), pw.yty, w, Tm, Tt.ld),
-        "trsm");
-    gpu::launch_qr_fix_identity(Tm, Tt.ld, pw.tau, w, stream);
     copy(false);
 }
 

@@ -154,6 +154,13 @@ TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[
     // Tall panels (8 rows per column or more, 256 columns or more) by the Cholesky QR: 3001 x 600 in tiles of 256
     // (panels of 3001 to 1977 rows by the Cholesky QR, the last ones by geqrf), m % nb and n % nb not 0.
     expect_gpu_qr<TestType>(3001, 600, 256, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    // In double, panels too square for the Cholesky QR, halved by recursion (codelets/qr_panel.cpp, factor_panel; in
+    // float these panels are one geqrf each): 3001 x 1500
+    // in tiles of 1024, whose first panel (3001 x 1024) halves into parts of 512 and 256 columns, the tall ones by the
+    // Cholesky QR, the others by geqrf, and whose second (1977 x 476) is one geqrf; 1300 x 1300 in tiles of 600
+    // (halves of 320 and 280 columns by geqrf, T's coupling block between them).
+    expect_gpu_qr<TestType>(3001, 1500, 1024, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<TestType>(1300, 1300, 600, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
 }
 
 TEST_CASE("GPU panel tree: a tall panel the Cholesky QR cannot factor is factored by Householder", "[gpu][qr]") {

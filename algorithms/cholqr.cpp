@@ -29,13 +29,16 @@
 //     W_0 := op(T) W_0  (Right: W_0 op(T))
 //     for each tile i:  C_ij -= Y_i W_0  (Right: C_ji -= W_0 Y_i^T)
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms/dag.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "codelets/cholqr_codelets.hpp"
+#include "codelets/mixed_codelets.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -76,19 +79,23 @@ void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vect
         }
 }
 
-}  // namespace
+/// What the Cholesky QR factors: the row tiles of one tile column (n columns, m rows in all) and the tile T goes to.
+struct CholqrColumn {
+    std::vector<starpu_data_handle_t> tiles;
+    starpu_data_handle_t t;
+    int64_t m, n;
+};
 
+/// The passes, the reconstruction and the solves over the tiles of `A` (in the precision T of its handles).
 template <typename T>
-void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t info, const Options& opts,
-                       RunStats* stats, SequenceState* seq) {
-    Runtime& rt = A.runtime();
-    const int64_t mt = A.mt(), n = A.n();
-    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
-    TaskNames names(*seq);
-    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n, A.nb());
+void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, starpu_data_handle_t info,
+                          QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq) {
+    const auto mt = static_cast<int64_t>(A.tiles.size());
+    const int64_t n = A.n;
+    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n, rows);
     auto passes = std::make_shared<CholqrPasses>();
     passes->stats = stats;
-    passes->status = Tf.status();
+    passes->status = status;
     seq->keep(passes);
     std::vector<starpu_data_handle_t> W, small;
     for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
@@ -101,29 +108,81 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
         for (int64_t i = 0; i < mt; ++i) {
             if (p == 0) {
                 o.name = names("cholqr_gram", i);
-                insert_cholqr_gram<T>(rt, o, A.tile(i, 0), W[static_cast<size_t>(i)]);
+                insert_cholqr_gram<T>(rt, o, A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)]);
             } else {
                 o.name = names("cholqr_solve_gram", i, p);
-                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tile(i, 0), W[static_cast<size_t>(i)], third);
+                insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)],
+                                            third);
             }
         }
         reduce<T>(rt, o, names, W, third);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m(), p == 0, p == 2, passes.get(), p == 1);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1);
     }
     const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
     small.insert(small.end(), {Minv, RY, X});
     o.name = "cholqr_householder";
-    insert_cholqr_householder<T>(rt, o, A.tile(0, 0), L[0], L[1], L[2], Tf.t_tile(0, 0), Minv, RY, X, info,
-                                 passes.get());
+    insert_cholqr_householder<T>(rt, o, A.tiles[0], L[0], L[1], L[2], A.t, Minv, RY, X, info, passes.get());
     for (int64_t i = 0; i < mt; ++i) {
         o.name = names("cholqr_solve", i);
-        insert_cholqr_solve<T>(rt, o, Minv, A.tile(i, 0));
+        insert_cholqr_solve<T>(rt, o, Minv, A.tiles[static_cast<size_t>(i)]);
     }
     o.name = "cholqr_store";
-    insert_cholqr_store<T>(rt, o, RY, A.tile(0, 0));
+    insert_cholqr_store<T>(rt, o, RY, A.tiles[0]);
     release(W);
     release(small);
+}
+
+/// Whether a float Cholesky QR runs on a double copy of its column: on GPUs, where double's rate (on tensor cores)
+/// is float's (without them), so that two passes in double cost less than the three float needs, when the copy
+/// takes at most half of the first device's free memory. STARFACT_QR_WIDEN=off keeps float (for A/B runs and the
+/// tests of the float kernels), =force widens on CPU workers too (the CPU tests of this path).
+bool widen_float_column(const Runtime& rt, const TaskOptions& o, int64_t m, int64_t n) {
+    const char* e = std::getenv("STARFACT_QR_WIDEN");
+    if (e && std::string(e) == "force") return true;
+    if (o.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0) return false;
+    if (e && std::string(e) == "off") return false;
+    const double bytes = 2.0 * static_cast<double>(m) * static_cast<double>(n) * sizeof(double);
+    return bytes <= static_cast<double>(available_device_memory(0));
+}
+
+/// A temporary of a handle's shape in double.
+starpu_data_handle_t wide_like(starpu_data_handle_t h) {
+    return temporary<double>(starpu_matrix_get_nx(h), starpu_matrix_get_ny(h));
+}
+
+}  // namespace
+
+template <typename T>
+void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t info, const Options& opts,
+                       RunStats* stats, SequenceState* seq) {
+    Runtime& rt = A.runtime();
+    TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
+    TaskNames names(*seq);
+    CholqrColumn column{{}, Tf.t_tile(0, 0), A.m(), A.n()};
+    for (int64_t i = 0; i < A.mt(); ++i) column.tiles.push_back(A.tile(i, 0));
+    if (!std::is_same<T, float>::value || !widen_float_column(rt, o, A.m(), A.n())) {
+        submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq);
+        return;
+    }
+    // float on GPUs: the column and T widened to double, factored there, narrowed back
+    // (T's tile is written, not read, by the reconstruction: only its first n rows, in double, and back)
+    CholqrColumn wide{{}, temporary<double>(A.n(), starpu_matrix_get_ny(column.t)), A.m(), A.n()};
+    std::vector<starpu_data_handle_t> copies{wide.t};
+    for (size_t i = 0; i < column.tiles.size(); ++i) {
+        copies.push_back(wide_like(column.tiles[i]));
+        wide.tiles.push_back(copies.back());
+        o.name = names("cholqr_widen", static_cast<int64_t>(i));
+        insert_widen(rt, o, column.tiles[i], wide.tiles[i]);
+    }
+    submit_cholqr_column<double>(rt, wide, A.nb(), info, Tf.status(), o, names, stats, seq);
+    o.name = "cholqr_narrow_t";
+    insert_narrow(rt, o, wide.t, column.t);
+    for (size_t i = 0; i < column.tiles.size(); ++i) {
+        o.name = names("cholqr_narrow", static_cast<int64_t>(i));
+        insert_narrow(rt, o, wide.tiles[i], column.tiles[i]);
+    }
+    release(copies);
 }
 
 template <typename T>

@@ -4,6 +4,7 @@
 // two rows the smaller row's choice holds), the inverse's and the LU's tile sizes, the hybrid rule, and what
 // the Auto diagonal kernel and panel solve mean.
 #include <algorithm>
+#include <type_traits>
 #include <string>
 
 #include "codelets/codelets.hpp"  // fused_potf2_available
@@ -299,10 +300,15 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     // 512 at n = 8192 (0.131 s against 0.137 and 0.188) and 1024 at 16384 (0.432 s against 0.509).
     // The Cholesky QR (qr_uses_cholqr) on 2^20 rows: tiles of 65536 rows, half the tasks, took 0.0077 s at n = 128
     // and 0.0456 at 512 against 0.0084 and 0.0479 (32768); below 4 tiles of 32768 rows, 32768.
-    if (n <= kCholqrNarrowOrder) return std::max<int64_t>(m >= 4 * 32768 ? 65536 : 32768, n);
+    // A float Cholesky QR on GPUs runs on a double copy of its tile column (algorithms/cholqr.cpp), whose tiles
+    // are temporaries: up to 16 of them it ran at double's speed (2^20 x 1000 in 16 tiles 0.126 s), with 24 or 32
+    // it took 4-5 times as long (0.47 and 0.68 s): float's tiles are at least m / 16 rows (multiples of 32768).
+    const int64_t at_least =
+        std::is_same<T, float>::value && m > 16 * 32768 ? (m + 16 * 32768 - 1) / (16 * 32768) * 32768 : 0;
+    if (n <= kCholqrNarrowOrder) return std::max<int64_t>({m >= 4 * 32768 ? 65536 : 32768, n, at_least});
     // Wider Cholesky QR shapes: tiles of 32768 rows (2^20 x 1000: 0.118 s against 0.123 with 65536), or two tile rows
     // of m / 2 when fewer (32768 x 2048: 16384).
-    if (cholqr_shape(m, n)) return std::max<int64_t>(n, std::min<int64_t>(32768, m / 2));
+    if (cholqr_shape(m, n)) return std::max<int64_t>({n, std::min<int64_t>(32768, m / 2), at_least});
     return 2048;
 }
 template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool, int);

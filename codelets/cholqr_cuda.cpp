@@ -254,17 +254,21 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
 
 /// The panel tree's panel by the Cholesky QR (codelets/cholqr_panel.hpp): the passes of submit_cholqr_dag and the
 /// reconstruction on one contiguous M x w matrix, on one stream, in a workspace of its own (the panel may run on the
-/// worker's urgent stream beside tasks that use the worker's buffers). Every breakdown, the rank check and a last
-/// pass that does not orthogonalise make it return false, without a report: the caller factors the panel again
-/// by Householder.
+/// worker's urgent stream beside tasks that use the worker's buffers). No memory for that workspace, every breakdown,
+/// the rank check and a last pass that does not orthogonalise make it return false, without a report: the caller
+/// factors the panel again by Householder.
 template <typename T>
 bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& worker, T* P, int M, int w, T* Tm,
                        int ldt) {
     const size_t ww = static_cast<size_t>(w) * w, work = (cholqr_workspace<T>(worker.solver, w).device + 255) / 256 * 256,
                  scratch = (solve_scratch_bytes<T>(M) + 255) / 256 * 256;
     char* base = nullptr;
-    ok(cudaMallocAsync(reinterpret_cast<void**>(&base), work + scratch + (7 * ww + w) * sizeof(T) + 256, ws.stream),
-       "cudaMallocAsync(panel)");
+    // without the memory (StarPU keeps most of the device's for its data), the caller's Householder leaf
+    if (cudaMallocAsync(reinterpret_cast<void**>(&base), work + scratch + (7 * ww + w) * sizeof(T) + 256, ws.stream) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
     CudaWorkerContext c = worker;
     c.work = base;
     c.work_bytes = work;

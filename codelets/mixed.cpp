@@ -10,6 +10,8 @@
 //   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = S (R), 3 = X (RW, double): X += D Z S
 //   copy        buffers: 0 = X (R, double), 1 = Y (W, double)
 //   zero        buffers: 0 = X (W, double)
+//   widen       buffers: 0 = F (R, float), 1 = X (W, double): X = double(F)
+//   narrow      buffers: 0 = X (R, double), 1 = F (W, float): F = float(X)
 //   sum_squares buffers: 0 = F (R, float), 1 = out (W, 1 x 1 double): the tile's sum of squares (a lower-stored
 //               diagonal tile: its symmetric tile's)
 #include <cstring>
@@ -91,6 +93,14 @@ void copy_cpu(void* b[], void*) {
         std::memcpy(static_cast<double*>(Y.p) + static_cast<int64_t>(j) * Y.ld,
                     static_cast<const double*>(X.p) + static_cast<int64_t>(j) * X.ld, sizeof(double) * X.m);
 }
+void widen_cpu(void* b[], void*) {
+    const Tile F = tile_of(b[0]), X = tile_of(b[1]);
+    cpu::widen(F.m, F.n, static_cast<const float*>(F.p), F.ld, static_cast<double*>(X.p), X.ld);
+}
+void narrow_cpu(void* b[], void*) {
+    const Tile X = tile_of(b[0]), F = tile_of(b[1]);
+    cpu::narrow(X.m, X.n, static_cast<const double*>(X.p), X.ld, static_cast<float*>(F.p), F.ld);
+}
 void zero_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]);
     for (int j = 0; j < X.n; ++j)
@@ -156,6 +166,18 @@ void copy_cuda(void* b[], void* cl_arg) {
                                  cudaMemcpyDeviceToDevice, ws.stream),
                "copy");
 }
+void widen_cuda(void* b[], void* cl_arg) {
+    gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
+    const Tile F = tile_of(b[0]), X = tile_of(b[1]);
+    check_cuda(gpu::widen(F.m, F.n, static_cast<const float*>(F.p), F.ld, static_cast<double*>(X.p), X.ld, ws.stream),
+               "widen");
+}
+void narrow_cuda(void* b[], void* cl_arg) {
+    gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
+    const Tile X = tile_of(b[0]), F = tile_of(b[1]);
+    check_cuda(gpu::narrow(X.m, X.n, static_cast<const double*>(X.p), X.ld, static_cast<float*>(F.p), F.ld, ws.stream),
+               "narrow");
+}
 void zero_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
     const Tile X = tile_of(b[0]);
@@ -187,6 +209,12 @@ void define_sum_squares(Kernel& k) {
 }
 void define_copy(Kernel& k) {
     define_kernel(k, "copy", "starfact_dcopy", copy_cpu, STARFACT_CUDA_IMPL(copy_cuda), {STARPU_R, STARPU_W});
+}
+void define_widen(Kernel& k) {
+    define_kernel(k, "widen", "starfact_swiden", widen_cpu, STARFACT_CUDA_IMPL(widen_cuda), {STARPU_R, STARPU_W});
+}
+void define_narrow(Kernel& k) {
+    define_kernel(k, "narrow", "starfact_dnarrow", narrow_cpu, STARFACT_CUDA_IMPL(narrow_cuda), {STARPU_R, STARPU_W});
 }
 void define_zero(Kernel& k) {
     define_kernel(k, "zero", "starfact_dzero", zero_cpu, STARFACT_CUDA_IMPL(zero_cuda), {STARPU_W});
@@ -252,6 +280,14 @@ void insert_sum_squares(const Runtime& rt, const TaskOptions& o, starpu_data_han
 
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y) {
     insert(rt, o, kernel<define_copy>(rt), {X, Y}, {}, {}, elements(X), "copy");
+}
+
+void insert_widen(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, starpu_data_handle_t X) {
+    insert(rt, o, kernel<define_widen>(rt), {F, X}, {}, {}, elements(F), "widen");
+}
+
+void insert_narrow(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t F) {
+    insert(rt, o, kernel<define_narrow>(rt), {X, F}, {}, {}, elements(X), "narrow");
 }
 
 void insert_zero(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X) {

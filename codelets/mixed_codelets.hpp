@@ -32,6 +32,10 @@ void insert_sum_squares(const Runtime& rt, const TaskOptions& o, starpu_data_han
                         starpu_data_handle_t out);
 /// Y := X.
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y);
+/// X := double(F) (F a float tile, X a double tile of the same shape).
+void insert_widen(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, starpu_data_handle_t X);
+/// F := float(X), rounded to nearest, over X's rows and columns (F may have more rows: they are not written).
+void insert_narrow(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t F);
 /// X := 0.
 void insert_zero(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X);
 

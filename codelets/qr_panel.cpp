@@ -153,13 +153,16 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
 }
 
 /// The Cholesky QR of the rows x w part P (leading dimension ldp) of a panel, through a contiguous copy (its
-/// workspace stream-ordered); false: it broke down, and P is as it was.
+/// workspace stream-ordered); false: it broke down, or no memory was left for the copy, and P is as it was.
 template <typename T>
 bool cholqr_part(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, int rows, int w, int ldp, T* Tm,
                  int ldt) {
     T* Q = nullptr;
     const size_t pitch = static_cast<size_t>(rows) * sizeof(T);
-    cuda_ok(cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream), "cudaMallocAsync");
+    if (cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream) != cudaSuccess) {
+        cudaGetLastError();  // no room for the copy: the caller's Householder leaf
+        return false;
+    }
     cuda_ok(cudaMemcpy2DAsync(Q, pitch, P, sizeof(T) * ldp, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
     const bool done = cholqr::panel_cholqr_cuda<T>(ws, c, Q, rows, w, Tm, ldt);
     if (done)

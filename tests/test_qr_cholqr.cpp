@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <tuple>
@@ -54,6 +55,37 @@ TEMPLATE_TEST_CASE("cholqr: geqrf, orgqr, ormqr (both sides, both transposes) re
                             {130, 20, 32}, {45, 3, 5},    {64, 64, 64},  {301, 24, 24}, {1000, 50, 96}};
     for (const Shape& s : shapes) expect_cholqr<TestType>(s.m, s.n, s.nb, Mapping::CpuOnly);
     expect_cholqr<TestType>(500, 40, 64, Mapping::Hybrid);
+}
+
+TEST_CASE("cholqr: a float column factored on its double copy (GPUs' path) keeps residuals < 60", "[qr][cholqr][cpu]") {
+    // STARFACT_QR_WIDEN=force takes the GPUs' float path on CPU workers: the column and T widened, two passes in
+    // double, narrowed back.
+    setenv("STARFACT_QR_WIDEN", "force", 1);
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    const Shape shapes[] = {{1, 1, 4}, {7, 1, 4}, {17, 17, 20}, {130, 20, 32}, {301, 24, 24}, {1000, 50, 96}};
+    for (const Shape& s : shapes) expect_cholqr<float>(s.m, s.n, s.nb, Mapping::CpuOnly);
+    // cond 1e5: the Gram matrix in float would hold nothing of the smallest singular values
+    const int64_t m = 600, n = 40;
+    TileMatrix<float> a(runtime(), m, n, 128);
+    const std::vector<double> A = conditioned(m, n, 1e5, fresh_seed());
+    std::vector<float> Af(A.begin(), A.end());
+    a.import(Af.data(), m);
+    QRFactors<float> f(a, QrTree::parse("cholqr"));
+    RunStats stats;
+    geqrf(a, f, on(Mapping::CpuOnly), stats);
+    unsetenv("STARFACT_QR_WIDEN");
+    TileMatrix<float> q(runtime(), m, n, 128);
+    orgqr(a, f, q, on(Mapping::CpuOnly));
+    std::vector<float> F(Af.size()), Q(Af.size());
+    a.export_to(F.data(), m);
+    q.export_to(Q.data(), m);
+    const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, Af.data(), m, Q.data(), m,
+                                                                                     F.data(), m);
+    INFO("orthogonality=" << orth << " residual=" << res);
+    CHECK(orth < kResidualLimit);
+    CHECK(res < kResidualLimit);
 }
 
 TEST_CASE("cholqr: conditioned matrices (cond 10 to 1e12) keep orthogonality and residual < 60, in 2 or 3 passes",
@@ -217,6 +249,12 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
     // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.
     CHECK(qr_tile_size<double>(400000, 1000, Mapping::GpuOnly, Residency::Device, true) == 32768);
+    // float: at most 16 tiles (its Cholesky QR's double copy on GPUs)
+    CHECK(qr_tile_size<float>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
+    CHECK(qr_tile_size<float>(786432, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
+    CHECK(qr_tile_size<float>(1048576, 256, Mapping::GpuOnly, Residency::Host, true) == 65536);
+    CHECK(qr_tile_size<float>(4194304, 256, Mapping::GpuOnly, Residency::Host, true) == 262144);
+    CHECK(qr_tile_size<double>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 32768);
     CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
     CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
     CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);

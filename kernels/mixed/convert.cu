@@ -1,5 +1,6 @@
 // CUDA forms of the mixed-precision solve's element-wise tile kernels (convert.hpp): grid-stride loops over
 // column-major tiles; the conversion of A with its sums of |A| in one pass (to_low_sums_kernel).
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/mixed/convert.hpp"
@@ -187,6 +188,31 @@ cudaError_t sum_squares(int m, int n, const float* F, int ldf, bool diagonal, do
     if (diagonal) sum_squares_kernel<true><<<grid, block, 0, stream>>>(m, n, F, ldf, out);
     else sum_squares_kernel<false><<<grid, block, 0, stream>>>(m, n, F, ldf, out);
     return cudaGetLastError();
+}
+
+namespace {
+/// Y := To(X) element by element: one thread per element of a column slice (coalesced), a grid-stride loop over
+/// the columns.
+template <typename From, typename To>
+__global__ void cast_kernel(int m, int n, const From* X, int ldx, To* Y, int ldy) {
+    for (int b = blockIdx.y; b < n; b += gridDim.y)
+        for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < m; a += gridDim.x * blockDim.x)
+            Y[a + static_cast<int64_t>(b) * ldy] = static_cast<To>(X[a + static_cast<int64_t>(b) * ldx]);
+}
+template <typename From, typename To>
+cudaError_t cast(int m, int n, const From* X, int ldx, To* Y, int ldy, cudaStream_t stream) {
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    const dim3 grid(static_cast<unsigned>(std::min(blocks_for(m), 64)), static_cast<unsigned>(std::min(n, 65535)));
+    cast_kernel<From, To><<<grid, kThreads, 0, stream>>>(m, n, X, ldx, Y, ldy);
+    return cudaGetLastError();
+}
+}  // namespace
+
+cudaError_t widen(int m, int n, const float* F, int ldf, double* X, int ldx, cudaStream_t stream) {
+    return cast(m, n, F, ldf, X, ldx, stream);
+}
+cudaError_t narrow(int m, int n, const double* X, int ldx, float* F, int ldf, cudaStream_t stream) {
+    return cast(m, n, X, ldx, F, ldf, stream);
 }
 
 }  // namespace starfact::detail::gpu

@@ -32,6 +32,10 @@ void add_low_scaled(int m, int n, const float* Z, int ldz, const double* dr, con
 /// *out = the sum of F[a][b]^2 over the tile; `diagonal`: F is a diagonal tile of which only the lower triangle is
 /// stored, and *out is the full symmetric tile's (the strict lower part counted twice). NaN propagates.
 void sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out);
+/// X[a][b] = double(F[a][b]) (exact).
+void widen(int m, int n, const float* F, int ldf, double* X, int ldx);
+/// F[a][b] = float(X[a][b]) (rounded to nearest).
+void narrow(int m, int n, const double* X, int ldx, float* F, int ldf);
 }  // namespace cpu
 
 #ifdef STARFACT_HAVE_CUDA
@@ -49,6 +53,8 @@ cudaError_t add_low_scaled(int m, int n, const float* Z, int ldz, const double* 
                            int ldx, cudaStream_t stream);
 /// cpu::sum_squares into device memory (*out zeroed first, then accumulated atomically: its last bits may vary).
 cudaError_t sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* out, cudaStream_t stream);
+cudaError_t widen(int m, int n, const float* F, int ldf, double* X, int ldx, cudaStream_t stream);
+cudaError_t narrow(int m, int n, const double* X, int ldx, float* F, int ldf, cudaStream_t stream);
 }  // namespace gpu
 #endif
 

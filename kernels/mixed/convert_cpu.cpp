@@ -86,4 +86,15 @@ void sum_squares(int m, int n, const float* F, int ldf, bool diagonal, double* o
     *out = sum;
 }
 
+void widen(int m, int n, const float* F, int ldf, double* X, int ldx) {
+    for (int b = 0; b < n; ++b)
+        for (int a = 0; a < m; ++a) X[a + static_cast<int64_t>(b) * ldx] = F[a + static_cast<int64_t>(b) * ldf];
+}
+
+void narrow(int m, int n, const double* X, int ldx, float* F, int ldf) {
+    for (int b = 0; b < n; ++b)
+        for (int a = 0; a < m; ++a)
+            F[a + static_cast<int64_t>(b) * ldf] = static_cast<float>(X[a + static_cast<int64_t>(b) * ldx]);
+}
+
 }  // namespace starfact::detail::cpu

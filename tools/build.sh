@@ -15,7 +15,9 @@ launch=()
 if command -v ccache >/dev/null 2>&1 && [ "${STARFACT_CCACHE:-1}" != 0 ]; then
   source "$root/deps/starpu-config.sh"
   cache="env;CCACHE_DIR=${CCACHE_DIR:-$STARFACT_CACHE_DIR/ccache};CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}"
-  cache+=";CCACHE_NOHASHDIR=1;CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G};ccache"
+  # (the sloppiness lets ccache cache the sources compiled with a precompiled header, STARFACT_PCH)
+  cache+=";CCACHE_NOHASHDIR=1;CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}"
+  cache+=";CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;ccache"
   for lang in C CXX CUDA; do launch+=("-DCMAKE_${lang}_COMPILER_LAUNCHER=$cache"); done
 else
   for lang in C CXX CUDA; do launch+=("-DCMAKE_${lang}_COMPILER_LAUNCHER="); done  # a cached one is dropped

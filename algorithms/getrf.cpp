@@ -130,7 +130,8 @@ public:
           priorities_(opts.variant.kind == Variant::Kind::Right),
           prio_(priorities_, static_cast<int>(2 * mt_ + 1)),
           o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {
-        if (A.distributed() && piv) interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A);
+        // A tile column spread over several ranks (grid rows): its interchanges tile by tile.
+        if (A.grid().p > 1 && piv) interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A);
     }
 
     void step(int64_t k) {
@@ -176,8 +177,8 @@ public:
     }
 
 private:
-    /// The interchanges of step k on tile column j: one task over the column, or tile by tile on the tiles'
-    /// owners when A is distributed.
+    /// The interchanges of step k on tile column j: one task over the column (on its owner, when a distributed
+    /// A's grid has one row of ranks), or tile by tile on the tiles' owners when the column spans several ranks.
     void swap(int64_t k, int64_t j) {
         if (interchanges_) interchanges_->submit(rt_, o_, k, j, piv_->step(k));
         else detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), k * A_.nb());
@@ -204,7 +205,7 @@ private:
     detail::PriorityScale prio_;
     detail::TaskOptions o_;
     detail::TaskNames names_;
-    std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // distributed A
+    std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
 };
 
 /// What a mapping that may run CUDA codelets needs of a tile column (the CUDA laswp's pointer table).
@@ -234,8 +235,8 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     }
     require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, function);
-    // The interchanges of a distributed matrix run tile by tile on CPU workers (codelets/laswp_tile.cpp).
-    require(!A.distributed() || !piv || rt.cpu_workers() > 0, function, "mapping",
+    // The interchanges of a column spread over several ranks run tile by tile on CPU workers (codelets/laswp_tile.cpp).
+    require(A.grid().p == 1 || !piv || rt.cpu_workers() > 0, function, "mapping",
             "leaves this rank no CPU worker: a distributed LU applies its row interchanges on CPU workers");
     require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
             "variant", "must be right or noprio for LU (got '" + opts.variant.name() + "')");

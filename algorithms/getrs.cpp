@@ -59,7 +59,7 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= kLaswpMaxTiles, function, "A",
             "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
                 std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
-    require(!LU.distributed() || rt.cpu_workers() > 0, function, "mapping",
+    require(B.grid().p == 1 || rt.cpu_workers() > 0, function, "mapping",
             "leaves this rank no CPU worker: a distributed LU solve applies its row interchanges on CPU workers");
     if (mt == 0 || nt == 0) return;
     submit_getrs_tasks<T>(rt, operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq)), LU, piv, B,
@@ -76,9 +76,9 @@ void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& L
     const int64_t mt = LU.mt(), nt = B.nt();
     const PriorityScale prio(priorities, static_cast<int>(2 * mt + 2));
     TaskNames name(*o.sequence);
-    // Distributed B: the interchanges tile by tile, on the owners of B's tiles.
+    // B's tile columns spread over several ranks: the interchanges tile by tile, on the owners of B's tiles.
     std::unique_ptr<TileInterchanges<T>> interchanges;
-    if (B.distributed()) interchanges = std::make_unique<TileInterchanges<T>>(B);
+    if (B.grid().p > 1) interchanges = std::make_unique<TileInterchanges<T>>(B);
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
             o.priority = prio(static_cast<int>(2 * mt + 2));

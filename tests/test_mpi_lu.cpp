@@ -140,15 +140,17 @@ TEMPLATE_TEST_CASE("distributed getrf: scaled residual < 60, pivots as in one pr
                    double) {
     const int64_t nb = 32;
     for (const Grid& grid : grids())
-        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7, 6 * nb + 13}) check_getrf<TestType>(n, nb, grid);
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7}) check_getrf<TestType>(n, nb, grid);
+    check_getrf<TestType>(5 * nb + 13, nb, Grid::square(runtime().mpi_size()));
 }
 
 TEMPLATE_TEST_CASE("distributed gesv: solve residual < 60", "[mpi][lu][gesv]", float, double) {
     const int64_t nb = 32;
-    for (const Grid& grid : grids())
-        for (int64_t n : {nb - 5, 5 * nb + 3})
-            for (int64_t nrhs : {int64_t(1), nb + 7}) check_gesv<TestType>(n, nrhs, nb, grid, false);
-    check_gesv<TestType>(4 * nb + 1, 3, nb, Grid::square(runtime().mpi_size()), true);
+    for (const Grid& grid : grids()) {
+        check_gesv<TestType>(nb - 5, 1, nb, grid, false);
+        check_gesv<TestType>(3 * nb + 3, nb + 7, nb, grid, false);
+    }
+    check_gesv<TestType>(2 * nb + 1, 3, nb, Grid::square(runtime().mpi_size()), true);
 }
 
 TEST_CASE("distributed getrs with the factors of getrf, twice", "[mpi][lu][getrs]") {
@@ -177,10 +179,12 @@ TEST_CASE("distributed getrs with the factors of getrf, twice", "[mpi][lu][getrs
 
 TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on every rank", "[mpi][lu][info]", float,
                    double) {
-    const int64_t n = 150, nb = 32;
+    const int64_t n = 103, nb = 32;
+    const Grid square = Grid::square(runtime().mpi_size());
     for (const Grid& grid : grids())
         // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins.
-        for (int64_t bad : {int64_t(4), nb + 9, 3 * nb + 2, n - 1}) {
+        for (int64_t bad : {int64_t(4), nb + 9, 2 * nb + 2, n - 1}) {
+            if (grid != square && bad != nb + 9) continue;  // the other grids: one column
             const uint64_t seed = shared_seed();
             std::vector<TestType> A = random_general<TestType>(n, n, seed);
             for (int64_t i = 0; i < n; ++i) A[i + bad * n] = TestType(0);
@@ -198,6 +202,7 @@ TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on eve
             CHECK(info == expected);
             for (int i : gather_all(info)) CHECK(i == info);
             // gesv stops after the factorization, with the same info everywhere.
+            if (grid != square || bad != n - 1) continue;
             TileMatrix<TestType> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
             TileMatrix<TestType> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
             again.import(A.data(), n);

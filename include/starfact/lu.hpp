@@ -66,7 +66,9 @@ private:
 /// info: 0, or k > 0 if U(k, k) (1-based, global) is exactly zero: the factorization is then complete,
 /// without any division by zero, but U is singular. Options: `mapping`; `variant` Right (critical-path
 /// priorities) or NoPrio; panel and diag do not apply. Throws InvalidArgument naming 'A' (not square),
-/// 'piv' (shaped for another matrix), 'variant' or 'mapping'.
+/// 'piv' (shaped for another matrix), 'variant' or 'mapping'. A distributed over MPI ranks (docs/mpi.md): collective,
+/// the same info on every rank; piv distributed over A's grid (Pivots(A); 'piv' otherwise), every tile of A stored
+/// (not lower_only: 'A'); with a grid of several rows each rank needs a CPU worker ('mapping').
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -74,7 +76,7 @@ template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats);
 
 /// Solves A X = B with the factors of getrf (LU, piv); B (n x nrhs, same nb) is overwritten by X.
-/// Throws InvalidArgument naming 'A', 'B' or 'piv'.
+/// Throws InvalidArgument naming 'A', 'B' or 'piv'. Distributed factors: collective, B over the same grid ('B').
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
 

@@ -17,24 +17,27 @@ namespace starfact::detail {
 /// nb rows and M's tile columns, owned by the rank of grid row g in j's grid column, that collects the rows of that
 /// rank's tiles moving up into the top tile of a step. Registered without storage (StarPU allocates a buffer where
 /// a task or a message needs it), with tags taken on every rank alike; unregistered once the tasks using them ran.
+/// On a matrix of one process, `rows` sets the grid rows the tasks are split for (the tests run the tile-by-tile
+/// interchanges that way); a distributed M takes its grid's.
 template <typename T>
 class TileInterchanges {
 public:
-    explicit TileInterchanges(TileMatrix<T>& M) : M_(M), p_(M.grid().p) {
+    explicit TileInterchanges(TileMatrix<T>& M, int rows = 0)
+        : M_(M), p_(M.distributed() || rows < 1 ? M.grid().p : rows) {
         const int64_t count = M.nt() * p_;
-        const int64_t tag0 = reserve_tags(M.runtime(), count);
+        const int64_t tag0 = M.distributed() ? reserve_tags(M.runtime(), count) : 0;
         buffers_.resize(static_cast<size_t>(count));
         for (int64_t j = 0; j < M.nt(); ++j)
             for (int g = 0; g < p_; ++g) {
                 starpu_data_handle_t& h = buffers_[static_cast<size_t>(j * p_ + g)];
                 starpu_matrix_data_register(&h, -1, 0, static_cast<uint32_t>(M.nb()), static_cast<uint32_t>(M.nb()),
                                             static_cast<uint32_t>(M.tile_cols(j)), sizeof(T));
-                mpi_register(h, tag0 + j * p_ + g, M.grid().owner(g, j));
+                if (M.distributed()) mpi_register(h, tag0 + j * p_ + g, M.grid().owner(g, j));
             }
     }
     ~TileInterchanges() {
         for (starpu_data_handle_t h : buffers_) {
-            mpi_cache_flush(h);
+            if (M_.distributed()) mpi_cache_flush(h);
             starpu_data_unregister_submit(h);  // once the tasks submitted on it ran
         }
     }

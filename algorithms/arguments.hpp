@@ -57,6 +57,11 @@ void require_pivots_shaped_for(const char* function, const Pivots& piv, const Ti
         return "must be shaped for A (got n=" + std::to_string(piv.n()) + " nb=" + std::to_string(piv.nb()) +
                ", A has n=" + std::to_string(A.n()) + " nb=" + std::to_string(A.nb()) + ")";
     });
+    require(piv.grid() == A.grid(), function, "piv", [&] {
+        return "must be distributed over the grid of A (got " + std::to_string(piv.grid().p) + " x " +
+               std::to_string(piv.grid().q) + ", A has " + std::to_string(A.grid().p) + " x " +
+               std::to_string(A.grid().q) + ")";
+    });
 }
 
 /// The factor precisions an operation on T tiles takes: potrf on double only its own (Native, Fp64); potrf on float

@@ -10,16 +10,19 @@
 // Without pivoting (getrf_nopiv), step k: getrf_nopiv A[k][k]; trsm A[k][j] (left, lower, unit) for j > k;
 // trsm A[m][k] := A[m][k] U[k][k]^-1 (right, upper) for m > k; gemm A[m][j] -= A[m][k] A[k][j].
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/lu_interchanges.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -39,22 +42,43 @@ double getrf_flops(int64_t n) {
 
 // ---- Pivots ---------------------------------------------------------------------------------------
 
-Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : runtime_(&runtime), n_(n), nb_(nb) {
+Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb) : Pivots(runtime, n, nb, Grid{}) {}
+
+Pivots::Pivots(Runtime& runtime, int64_t n, int64_t nb, const Grid& grid)
+    : runtime_(&runtime), n_(n), nb_(nb), grid_(grid) {
+    if (grid.ranks() > 1)  // every rank, before any check that one rank could fail alone (docs/mpi.md)
+        detail::agree(runtime, "Pivots", {{"n", n}, {"nb", nb}, {"grid", grid}});
     detail::require_nonnegative("Pivots", "n", n);
     require(nb > 0, "Pivots", "nb", "must be > 0 (got " + std::to_string(nb) + ")");
+    const std::string grid_text = std::to_string(grid.p) + " x " + std::to_string(grid.q);
+    require(grid.p >= 1 && grid.q >= 1, "Pivots", "grid", "must be at least 1 x 1 (got " + grid_text + ")");
+    require(grid.ranks() == 1 || (runtime.mpi() && grid.ranks() == runtime.mpi_size()), "Pivots", "grid",
+            grid_text + " has " + std::to_string(grid.ranks()) + " process(es) but the Runtime has " +
+                std::to_string(runtime.mpi() ? runtime.mpi_size() : 1) + " MPI rank(s)");
     // Joins the Runtime's registry before registering anything: a Runtime destroyed first unregisters the handles.
     membership_ = std::make_unique<detail::Membership>(
         runtime, this, [](void* self) noexcept { static_cast<Pivots*>(self)->release(); });
     const int64_t steps = (n + nb - 1) / nb;
+    const bool distributed = grid.ranks() > 1;
+    const int64_t tag0 = distributed ? detail::reserve_tags(runtime, steps) : 0;
     storage_.resize(static_cast<size_t>(steps));
     handles_.resize(static_cast<size_t>(steps));
     for (int64_t k = 0; k < steps; ++k) {
         const int64_t kb = std::min(nb, n - k * nb);
-        std::vector<int>& s = storage_[static_cast<size_t>(k)];
-        s.resize(static_cast<size_t>(kb));
-        for (int64_t i = 0; i < kb; ++i) s[static_cast<size_t>(i)] = static_cast<int>(k * nb + i + 1);  // identity
-        starpu_vector_data_register(&handles_[static_cast<size_t>(k)], STARPU_MAIN_RAM,
-                                    reinterpret_cast<uintptr_t>(s.data()), static_cast<uint32_t>(kb), sizeof(int));
+        starpu_data_handle_t& h = handles_[static_cast<size_t>(k)];
+        // Step k belongs to the owner of tile (k, k), which runs its panel; another rank's copy has no home (StarPU
+        // allocates it when the pivots arrive).
+        const int owner = grid.owner(k, k);
+        if (distributed && owner != runtime.mpi_rank()) {
+            starpu_vector_data_register(&h, -1, 0, static_cast<uint32_t>(kb), sizeof(int));
+        } else {
+            std::vector<int>& st = storage_[static_cast<size_t>(k)];
+            st.resize(static_cast<size_t>(kb));
+            for (int64_t i = 0; i < kb; ++i) st[static_cast<size_t>(i)] = static_cast<int>(k * nb + i + 1);  // identity
+            starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(st.data()),
+                                        static_cast<uint32_t>(kb), sizeof(int));
+        }
+        if (distributed) detail::mpi_register(h, tag0 + k, owner);
     }
 }
 
@@ -81,13 +105,16 @@ Runtime& Pivots::runtime() const {
 
 std::vector<int64_t> Pivots::ipiv() const {
     runtime();  // throws once the Runtime is gone
-    std::vector<int64_t> out;
-    out.reserve(static_cast<size_t>(n_));
+    std::vector<int64_t> out(static_cast<size_t>(n_), 0);
+    // Distributed: each rank reads the steps it owns, the others stay 0; the largest value of each entry over the
+    // ranks is then the owner's.
     for (size_t k = 0; k < handles_.size(); ++k) {
+        if (storage_[k].empty()) continue;  // another rank's step
         if (starpu_data_acquire(handles_[k], STARPU_R) != 0) throw RuntimeError("starfact::Pivots::ipiv: acquire failed");
-        for (int v : storage_[k]) out.push_back(v);
+        std::copy(storage_[k].begin(), storage_[k].end(), out.begin() + static_cast<int64_t>(k) * nb_);
         starpu_data_release(handles_[k]);
     }
+    if (distributed()) detail::allreduce_max(*runtime_, "Pivots::ipiv", out);
     return out;
 }
 
@@ -97,20 +124,28 @@ namespace {
 template <typename T>
 class LuDag {
 public:
-    LuDag(TileMatrix<T>& A, Pivots* piv, starpu_data_handle_t info, const Options& opts, const Plan& plan,
-          RunStats* stats, detail::SequenceState* seq)
+    LuDag(TileMatrix<T>& A, Pivots* piv, const std::vector<starpu_data_handle_t>& info, const Options& opts,
+          const Plan& plan, RunStats* stats, detail::SequenceState* seq)
         : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
           priorities_(opts.variant.kind == Variant::Kind::Right),
           prio_(priorities_, static_cast<int>(2 * mt_ + 1)),
-          o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {}
+          o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {
+        // A tile column spread over several ranks (grid rows): its interchanges tile by tile.
+        if (A.grid().p > 1 && piv) interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A);
+    }
 
     void step(int64_t k) {
         const int64_t off = k * A_.nb();
         set(panel_raw(k), piv_ ? names_("getrf_panel", k) : names_("getrf_nopiv", k, k), true);
+        // Distributed: the rank owning the diagonal tile runs the panel and the info variable it writes is its own.
+        starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
         if (piv_) {
-            detail::insert_getrf_panel<T>(rt_, o_, column(k, k), piv_->step(k), info_, off, true);
+            // The column's tiles travel to that rank and back to their owners (StarPU-MPI, STARPU_EXECUTE_ON_NODE).
+            o_.rank = A_.distributed() ? A_.owner(k, k) : -1;
+            detail::insert_getrf_panel<T>(rt_, o_, column(k, k), piv_->step(k), info, off, true);
+            o_.rank = -1;
         } else {
-            detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info_, off, false);
+            detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info, off, false);
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - k), names_("trsm_col", m, k), true);
                 detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, T(1),
@@ -122,7 +157,7 @@ public:
             const bool next = j == k + 1;
             if (piv_) {
                 set(2 * (mt_ - j), names_("laswp", k, j), next);
-                detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), off);
+                swap(k, j);
             }
             set(2 * (mt_ - j), names_("trsm", k, j, k), next);
             detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1), A_.tile(k, k),
@@ -137,11 +172,17 @@ public:
         if (piv_)
             for (int64_t j = 0; j < k; ++j) {
                 set(0, names_("laswp", k, j), false);
-                detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), off);
+                swap(k, j);
             }
     }
 
 private:
+    /// The interchanges of step k on tile column j: one task over the column (on its owner, when a distributed
+    /// A's grid has one row of ranks), or tile by tile on the tiles' owners when the column spans several ranks.
+    void swap(int64_t k, int64_t j) {
+        if (interchanges_) interchanges_->submit(rt_, o_, k, j, piv_->step(k));
+        else detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), k * A_.nb());
+    }
     int panel_raw(int64_t k) const { return static_cast<int>(2 * (mt_ - k) + 1); }
     void set(int64_t raw, const char* name, bool urgent) {
         o_.priority = prio_(static_cast<int>(raw));
@@ -158,12 +199,13 @@ private:
     Runtime& rt_;
     TileMatrix<T>& A_;
     Pivots* piv_;
-    starpu_data_handle_t info_;
+    std::vector<starpu_data_handle_t> info_;  // one, or one per rank (distributed)
     int64_t mt_;
     bool priorities_;
     detail::PriorityScale prio_;
     detail::TaskOptions o_;
     detail::TaskNames names_;
+    std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
 };
 
 /// What a mapping that may run CUDA codelets needs of a tile column (the CUDA laswp's pointer table).
@@ -179,7 +221,13 @@ namespace detail {
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
                  const char* function, const Plan& plan) {
+    if (A.distributed() || (piv && piv->distributed()))  // every rank, before any communication (docs/mpi.md)
+        agree(A.runtime(), function,
+              {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
+               {"piv (tag of its first step)", piv && piv->steps() > 0 ? mpi_tag(piv->step(0)) : -1},
+               {"variant", opts.variant.name()}, {"pivoting", piv != nullptr}});
     detail::require_square(function, "A", A);
+    require(!A.layout().lower_only, function, "A", "must store every tile (got a lower_only matrix)");
     Runtime& rt = A.runtime();
     if (piv) {
         require_pivots_shaped_for(function, *piv, A);
@@ -187,12 +235,16 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     }
     require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, function);
+    // The interchanges of a column spread over several ranks run tile by tile on CPU workers (codelets/laswp_tile.cpp).
+    require(A.grid().p == 1 || !piv || rt.cpu_workers() > 0, function, "mapping",
+            "leaves this rank no CPU worker: a distributed LU applies its row interchanges on CPU workers");
     require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
             "variant", "must be right or noprio for LU (got '" + opts.variant.name() + "')");
     require_gpu_tiles(rt, opts, A.mt(), function, "A");
     SequenceState& state = SequenceAccess::state(seq);
-    starpu_data_handle_t info_handle;
-    const int op = state.add_operation(&info_handle);
+    std::vector<starpu_data_handle_t> info_handle(1);
+    const int op = A.distributed() ? state.add_distributed_operation(rt, &info_handle)
+                                   : state.add_operation(&info_handle[0]);
     if (A.n() == 0) return op;
     if (opts.mapping != Mapping::CpuOnly) {
         if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);

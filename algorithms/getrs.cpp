@@ -8,17 +8,20 @@
 //                    trsm  B[k][j] := U[k][k]^-1 B[k][j]               (left, upper, non-unit)
 //                    for m = 0 .. k-1:     gemm  B[m][j] -= U[m][k] B[k][j]
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/lu_interchanges.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/mixed_ops.hpp"  // lower_factor
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 #include "starfact/lu.hpp"
@@ -34,9 +37,19 @@ namespace detail {
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                   RunStats* stats, const char* function, const Plan& plan) {
+    if (LU.distributed() || B.distributed() || piv.distributed())  // every rank, before any communication
+        agree(LU.runtime(), function,
+              {{"n", LU.n()}, {"nb", LU.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(LU)},
+               {"B (tag of its first tile)", first_tag(B)},
+               {"piv (tag of its first step)", piv.steps() > 0 ? mpi_tag(piv.step(0)) : -1}});
     detail::require_square(function, "A", LU);
     detail::require_right_hand_sides(function, LU, B);
     require_pivots_shaped_for(function, piv, LU);
+    require(B.grid() == LU.grid(), function, "B",
+            "must be distributed over the grid of A (got " + std::to_string(B.grid().p) + " x " +
+                std::to_string(B.grid().q) + ", A has " + std::to_string(LU.grid().p) + " x " +
+                std::to_string(LU.grid().q) + ")");
+    require(!B.layout().lower_only, function, "B", "must store every tile (got a lower_only matrix)");
     require(&B.runtime() == &LU.runtime(), function, "B", "belongs to another Runtime");
     require(&piv.runtime() == &LU.runtime(), function, "piv", "belongs to another Runtime");
     require(&seq.runtime() == &LU.runtime(), function, "seq", "belongs to another Runtime than A");
@@ -46,6 +59,8 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= kLaswpMaxTiles, function, "A",
             "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
                 std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
+    require(B.grid().p == 1 || rt.cpu_workers() > 0, function, "mapping",
+            "leaves this rank no CPU worker: a distributed LU solve applies its row interchanges on CPU workers");
     if (mt == 0 || nt == 0) return;
     submit_getrs_tasks<T>(rt, operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq)), LU, piv, B,
                           opts.variant.kind != Variant::Kind::NoPrio);
@@ -61,12 +76,19 @@ void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& L
     const int64_t mt = LU.mt(), nt = B.nt();
     const PriorityScale prio(priorities, static_cast<int>(2 * mt + 2));
     TaskNames name(*o.sequence);
+    // B's tile columns spread over several ranks: the interchanges tile by tile, on the owners of B's tiles.
+    std::unique_ptr<TileInterchanges<T>> interchanges;
+    if (B.grid().p > 1) interchanges = std::make_unique<TileInterchanges<T>>(B);
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
-            std::vector<starpu_data_handle_t> col;
-            for (int64_t m = k; m < mt; ++m) col.push_back(B.tile(m, j));
             o.priority = prio(static_cast<int>(2 * mt + 2));
             o.name = name("laswp_rhs", k, j);
+            if (interchanges) {
+                interchanges->submit(rt, o, k, j, piv.step(k));
+                continue;
+            }
+            std::vector<starpu_data_handle_t> col;
+            for (int64_t m = k; m < mt; ++m) col.push_back(B.tile(m, j));
             insert_laswp<T>(rt, o, col, piv.step(k), k * LU.nb());
         }
     for (int64_t k = 0; k < mt; ++k) {
@@ -100,8 +122,20 @@ template void submit_getrs_tasks<float>(const Runtime&, TaskOptions, const TileM
 template void submit_getrs_tasks<double>(const Runtime&, TaskOptions, const TileMatrix<double>&, const Pivots&,
                                          TileMatrix<double>&, bool);
 
+namespace {
+/// gesv on distributed data: every rank, before any check one rank could fail alone (docs/mpi.md).
+template <typename T>
+void agree_gesv(const TileMatrix<T>& A, const Pivots& piv, const TileMatrix<T>& B) {
+    if (A.distributed() || B.distributed() || piv.distributed())
+        agree(A.runtime(), "gesv",
+              {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(A)},
+               {"B (tag of its first tile)", first_tag(B)}});
+}
+}  // namespace
+
 template <typename T>
 int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
+    agree_gesv(A, piv, B);
     require_right_hand_sides("gesv", A, B);
     Sequence seq(A.runtime());
     submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
@@ -119,6 +153,7 @@ namespace {
 template <typename T>
 int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                 const Plan& plan) {
+    agree_gesv(A, piv, B);
     require_right_hand_sides("gesv", A, B);
     // never the double LU where a refined solve was asked for (the refinement decides on the host: no submit form)
     require(!lower_factor<T>(opts.factor), "async::gesv", "factor",

@@ -134,7 +134,7 @@ void submit(starpu_task* task, const TaskOptions& o, const char* what) {
     for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task) && !distributed; ++i)
         distributed = is_distributed(STARPU_TASK_GET_HANDLE(task, i));
     if (distributed)
-        mpi_insert(task, o.priority, [&](starpu_task* local) { submit_here(local, o, what); });
+        mpi_insert(task, o.priority, o.rank, [&](starpu_task* local) { submit_here(local, o, what); });
     else
         submit_here(task, o, what);
 }

@@ -150,6 +150,10 @@ struct TaskOptions {
     /// breakdown there, and its potrf, trsm, syrk, gemm and diagonal-inverse tasks return without computing once one
     /// was reported. Null: every task runs.
     BreakdownWatch* watch = nullptr;
+    /// A task on distributed data: the MPI rank that runs it, -1 the owner of the data it writes (owner computes).
+    /// Another rank receives the task's data it does not own and sends what the task wrote back to the owners
+    /// (mpi_insert, runtime/mpi.hpp): the distributed LU's panel, whose tiles several ranks own.
+    int rank = -1;
 };
 /// TaskOptions::compute for a factorization in precision p.
 int compute_of(Precision p);

@@ -4,6 +4,7 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "codelets/codelets.hpp"
@@ -25,6 +26,26 @@ void insert_getrf_panel(const Runtime& rt, const TaskOptions& o, const std::vect
 template <typename T>
 void insert_laswp(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& col,
                   starpu_data_handle_t piv, int64_t offset);
+
+/// The interchanges of one step composed into one permutation of a tile column's rows (0: the column's first row,
+/// global row `offset`): top[i] is the original row that row i of the top tile (i < kb) ends up holding; `below`
+/// lists, by row, the rows under the top tile that change, each with the original row it receives (always a row of
+/// the top tile).
+struct RowPermutation {
+    std::vector<int64_t> top;
+    std::vector<std::pair<int64_t, int64_t>> below;
+};
+RowPermutation compose_interchanges(const int* piv, int kb, int64_t offset);
+
+/// The phases of the interchanges applied tile by tile (codelets/laswp_tile.cpp: distributed matrices).
+enum class LaswpTilePhase : int { Gather, Spread, Top };
+/// One task of the interchanges of one step applied tile by tile (buffers and modes as codelets/laswp_tile.cpp
+/// lists them per phase): offset is the top tile's first global row, nb the tile size, tile = t - k (gather, spread),
+/// p the grid's rows (top). Runs on CPU workers.
+template <typename T>
+void insert_laswp_tile(const Runtime& rt, const TaskOptions& o, LaswpTilePhase phase,
+                       const std::vector<std::pair<starpu_data_handle_t, starpu_data_access_mode>>& buffers,
+                       int64_t offset, int64_t nb, int64_t tile, int p);
 
 /// Makes every CUDA worker's workspace large enough for panels of up to `rows` rows: cuSOLVER's getrf
 /// workspace and device pivots, and, when `gathered_cols` > 0, the gathered copy of a rows x gathered_cols

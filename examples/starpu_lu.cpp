@@ -86,6 +86,11 @@ runs and output
                     tasks.rec (starpu_fxt_tool) and DIR/gantt.svg (one lane per worker); see docs/traces.md
 )" +
            support::common_flags_help({"--csv", "--help"}) +
+           R"(distributed runs (docs/mpi.md)
+  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: the
+                    most square grid of the ranks): the matrix is spread 2D block-cyclically, rank 0 prints
+                    the table; no vendor baseline, --factor-prec or --trace there
+)" +
            R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60 (with
 --factor-prec: a backward error above 10 times the refinement's tolerance, or 1e-12)
@@ -117,6 +122,16 @@ Settings parse(int argc, char** argv) {
             s.cond = std::strtod(v.c_str(), &end);
             if (end == v.c_str() || *end != '\0' || !(s.cond >= 1) || !std::isfinite(s.cond))
                 throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
+        } else if (f == "--grid") {
+            const std::string v = cli.value();
+            const auto x = v.find('x');
+            char* end = nullptr;
+            const long p = x == std::string::npos ? 0 : std::strtol(v.substr(0, x).c_str(), &end, 10);
+            const bool p_ok = end && *end == '\0' && x > 0;
+            const long q = p_ok ? std::strtol(v.substr(x + 1).c_str(), &end, 10) : 0;
+            if (!p_ok || *end != '\0' || x + 1 == v.size() || p < 1 || q < 1 || p > 65536 || q > 65536)
+                throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x2 (got '" + v + "')");
+            s.grid = Grid{static_cast<int>(p), static_cast<int>(q)};
         } else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
         else if (f == "--array") { cli.no_value(); s.array = true; }
         else if (f == "--refine-budget") {
@@ -282,6 +297,18 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 
 int main(int argc, char** argv) {
     Settings s;
+    // Several MPI ranks, or --grid: the distributed LU (examples/starpu_lu_mpi.cpp).
+    bool grid_flag = false;
+    for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]) == "--grid";
+    if (grid_flag || starfact::lu_driver::mpi_launched()) {
+        try {
+            s = parse(argc, argv);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "starpu_lu: %s\n", e.what());
+            return 1;
+        }
+        return starfact::lu_driver::run_distributed(s, &argc, &argv);
+    }
     return support::driver_main(
         "starpu_lu", argc, argv, s, [&](int c, char** v) { s = parse(c, v); },
         [&](Runtime& rt, Mapping mapping) {

@@ -18,11 +18,18 @@ struct Settings : support::DriverFlags {
     bool always_low = false;             ///< --always-low: Refinement::always_low
     bool array = false;                  ///< --array: the LAPACK-array form on host arrays
     double refine_budget = -1;           ///< --refine-budget X: Refinement::time_budget (< 0: its default)
+    Grid grid{0, 0};                     ///< --grid PxQ (0 x 0: none given; under mpirun the most square one)
 };
 
 /// starpu_lu --factor-prec P: gesv(A, piv, B, opts, report, refine) with opts.factor = P on the random matrix (or,
 /// with --cond K, U diag(s) V^T of condition K), per run the report; then starfact's double gesv on the same data
 /// and, on a GPU, cuSOLVER's dgetrf + dgetrs and its IRS gesv at the same lowest precision, with the ratios.
 int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
+
+/// Whether a launcher (mpirun, ...) started several ranks of this process (examples/starpu_lu_mpi.cpp).
+bool mpi_launched();
+/// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, getrf on a matrix
+/// distributed over s.grid (default: the most square grid of the ranks), the residuals, one table from rank 0.
+int run_distributed(const Settings& s, int* argc, char*** argv);
 
 }  // namespace starfact::lu_driver

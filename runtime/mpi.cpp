@@ -356,7 +356,7 @@ void mpi_cache_flush(starpu_data_handle_t h) {
 
 bool is_distributed(starpu_data_handle_t h) { return h && starpu_data_get_user_data(h) == &distributed_marker; }
 
-void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu_task*)>& submit_local) {
+void mpi_insert(starpu_task* task, int priority, int on_rank, const std::function<void(starpu_task*)>& submit_local) {
 #ifdef STARFACT_HAVE_MPI
     const int n = STARPU_TASK_GET_NBUFFERS(task);
     std::vector<starpu_data_descr> data(static_cast<size_t>(n));
@@ -364,17 +364,22 @@ void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu
         data[i].handle = STARPU_TASK_GET_HANDLE(task, i);
         data[i].mode = STARPU_TASK_GET_MODE(task, i);
         if (!is_distributed(data[i].handle)) {
+            const std::string name = task->cl->name ? task->cl->name : "?";  // read before the task is destroyed
             task->destroy = 0;  // never submitted: StarPU's own destroy-after-run flag must be off
             starpu_task_destroy(task);
-            throw RuntimeError(std::string("starfact: the ") + (task->cl->name ? task->cl->name : "?") +
+            throw RuntimeError("starfact: the " + name +
                                " task mixes distributed tiles with data that is not distributed: this operation "
                                "does not support distributed matrices");
         }
     }
     starpu_codelet* cl = task->cl;
-    // Both calls must see the same arguments: the executing rank, and the transfers, follow from the data.
-    starpu_task* local = starpu_mpi_task_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n,
-                                               STARPU_PRIORITY, priority, 0);
+    // Both calls must see the same arguments: the executing rank, and the transfers, follow from the data (the
+    // owner of what the task writes), or from on_rank.
+    starpu_task* local =
+        on_rank >= 0 ? starpu_mpi_task_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n, STARPU_PRIORITY,
+                                             priority, STARPU_EXECUTE_ON_NODE, on_rank, 0)
+                     : starpu_mpi_task_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n, STARPU_PRIORITY,
+                                             priority, 0);
     if (local) {
         local->cl_arg = task->cl_arg;
         local->cl_arg_size = task->cl_arg_size;
@@ -387,8 +392,12 @@ void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu
     task->destroy = 0;  // never submitted: StarPU's own destroy-after-run flag must be off
     starpu_task_destroy(task);  // the template: frees its cl_arg unless moved, and its dynamic buffers
     auto post_build = [&] {
-        starpu_mpi_task_post_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n, STARPU_PRIORITY,
-                                   priority, 0);
+        if (on_rank >= 0)
+            starpu_mpi_task_post_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n, STARPU_PRIORITY,
+                                       priority, STARPU_EXECUTE_ON_NODE, on_rank, 0);
+        else
+            starpu_mpi_task_post_build(MPI_COMM_WORLD, cl, STARPU_DATA_MODE_ARRAY, data.data(), n, STARPU_PRIORITY,
+                                       priority, 0);
     };
     try {
         if (local) submit_local(local);  // on failure it destroys `local` and throws
@@ -399,6 +408,7 @@ void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu
     post_build();
 #else
     (void)priority;
+    (void)on_rank;
     (void)submit_local;
     task->destroy = 0;
     starpu_task_destroy(task);
@@ -420,6 +430,23 @@ void allreduce_first_nonzero(const Runtime& rt, std::vector<int>& values) {
     for (int& v : values) v = v == INT_MAX ? 0 : v;
 #else
     (void)rt;
+    (void)values;
+#endif
+}
+
+void allreduce_max(const Runtime& rt, const char* function, std::vector<int64_t>& values) {
+#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+    const MpiState* s = mpi_state(rt);
+    if (!s || s->size == 1) return;
+    agree(rt, function, {{"values", static_cast<int64_t>(values.size())}});
+    if (values.size() > static_cast<size_t>(INT_MAX))
+        throw RuntimeError(std::string("starfact::") + function + ": more than INT_MAX values to reduce");
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_MAX,
+                            comm_of(rt)),
+              "MPI_Allreduce");
+#else
+    (void)rt;
+    (void)function;
     (void)values;
 #endif
 }

@@ -79,7 +79,10 @@ bool is_distributed(starpu_data_handle_t h);
 /// Owner-computes insertion of `task` (built by an insert helper, not submitted): the rank that owns the
 /// data the task writes runs it, the others post the sends and receives the task needs. On that rank,
 /// submit_local(local) submits the task (cl_arg and flops moved over); the template `task` is destroyed.
-void mpi_insert(starpu_task* task, int priority, const std::function<void(starpu_task*)>& submit_local);
+/// `on_rank` >= 0: that rank runs the task instead (StarPU-MPI's STARPU_EXECUTE_ON_NODE): it receives every buffer
+/// the task reads that it does not own, and sends every buffer the task writes back to its owner once the task ran
+/// (the distributed LU's panel, docs/mpi.md).
+void mpi_insert(starpu_task* task, int priority, int on_rank, const std::function<void(starpu_task*)>& submit_local);
 
 /// One value that every rank must pass alike to a distributed call: a number, a flag, a grid, or a text (a
 /// variant's name), compared through a hash and printed as it is.
@@ -116,6 +119,9 @@ int64_t first_tag(const TileMatrix<T>& A) {
 /// agree() on the number of values). While an exception unwinds this rank (a Sequence destroyed by it), the
 /// values stay this rank's own and nothing is communicated: the other ranks may never get there.
 void allreduce_first_nonzero(const Runtime& rt, std::vector<int>& values);
+/// The element-wise largest of every rank's `values` (the same length on every rank, checked by agree() under
+/// `function` with the length), in place on every rank. Collective.
+void allreduce_max(const Runtime& rt, const char* function, std::vector<int64_t>& values);
 /// Every rank's `mine` (bytes), concatenated in rank order into *all; *offsets[r] is where rank r's part
 /// starts (size()+1 entries). Collective (TileMatrix::export_to, after agree()).
 void allgather_bytes(const Runtime& rt, const std::vector<char>& mine, std::vector<char>* all,

@@ -17,13 +17,19 @@ namespace starfact {
 /// written by the panel task of step k and read by the row-interchange tasks. Entry i of step k holds
 /// the global 1-based row (LAPACK's convention) swapped with row k nb + i. Owns its handles and storage
 /// (host memory; StarPU copies a step's pivots to a GPU when a task there needs them).
+/// For a matrix distributed over a grid of MPI ranks (docs/mpi.md) the pivots are distributed too: step k belongs
+/// to the rank owning tile (k, k), which factors that panel, and the ranks applying its interchanges receive it.
 class Pivots {
 public:
     /// Pivots of an order-n matrix in nb x nb tiles. Throws InvalidArgument naming 'n' or 'nb'.
     Pivots(Runtime& runtime, int64_t n, int64_t nb);
-    /// Pivots shaped for the square matrix A (its order and tile size).
+    /// Pivots of a matrix distributed over `grid` (1 x 1: this process's own, as above). Larger grids: collective,
+    /// every rank constructs them alike (checked, as TileMatrix's constructor); throws InvalidArgument naming 'grid'
+    /// when the grid is not the Runtime's ranks.
+    Pivots(Runtime& runtime, int64_t n, int64_t nb, const Grid& grid);
+    /// Pivots shaped for the square matrix A (its order, tile size and grid).
     template <typename T>
-    explicit Pivots(const TileMatrix<T>& A) : Pivots(A.runtime(), A.n(), A.nb()) {}
+    explicit Pivots(const TileMatrix<T>& A) : Pivots(A.runtime(), A.n(), A.nb(), A.grid()) {}
     /// Waits for the tasks still using the pivots, then unregisters them.
     ~Pivots();
     Pivots(const Pivots&) = delete;
@@ -37,15 +43,20 @@ public:
     int64_t steps() const { return static_cast<int64_t>(handles_.size()); }
     /// The handle of step k's pivots (a vector of int).
     starpu_data_handle_t step(int64_t k) const { return handles_[static_cast<size_t>(k)]; }
+    /// The grid of MPI ranks the pivots are distributed over (1 x 1: not distributed).
+    const Grid& grid() const { return grid_; }
+    bool distributed() const { return grid_.ranks() > 1; }
     /// LAPACK's ipiv (global, 1-based: row i was interchanged with row ipiv[i] - 1, in order), n entries.
-    /// Waits for the tasks writing the pivots (call it after getrf or Sequence::wait()).
+    /// Waits for the tasks writing the pivots (call it after getrf or Sequence::wait()). Distributed pivots:
+    /// collective (every rank calls it, and receives every step's pivots).
     std::vector<int64_t> ipiv() const;
 
 private:
     void release() noexcept;  // unregisters the handles (destructor, or the Runtime's destructor first)
     Runtime* runtime_;
     int64_t n_, nb_;
-    std::vector<std::vector<int>> storage_;
+    Grid grid_;
+    std::vector<std::vector<int>> storage_;  // empty for the steps another rank owns
     std::vector<starpu_data_handle_t> handles_;
     std::unique_ptr<detail::Membership> membership_;  // in the Runtime's registry (runtime/runtime_state.hpp)
 };
@@ -55,7 +66,9 @@ private:
 /// info: 0, or k > 0 if U(k, k) (1-based, global) is exactly zero: the factorization is then complete,
 /// without any division by zero, but U is singular. Options: `mapping`; `variant` Right (critical-path
 /// priorities) or NoPrio; panel and diag do not apply. Throws InvalidArgument naming 'A' (not square),
-/// 'piv' (shaped for another matrix), 'variant' or 'mapping'.
+/// 'piv' (shaped for another matrix), 'variant' or 'mapping'. A distributed over MPI ranks (docs/mpi.md): collective,
+/// the same info on every rank; piv distributed over A's grid (Pivots(A); 'piv' otherwise), every tile of A stored
+/// (not lower_only: 'A'); with a grid of several rows each rank needs a CPU worker ('mapping').
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts = {});
 /// The same, counting what it did into `stats`.
@@ -63,7 +76,7 @@ template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats);
 
 /// Solves A X = B with the factors of getrf (LU, piv); B (n x nrhs, same nb) is overwritten by X.
-/// Throws InvalidArgument naming 'A', 'B' or 'piv'.
+/// Throws InvalidArgument naming 'A', 'B' or 'piv'. Distributed factors: collective, B over the same grid ('B').
 template <typename T>
 void getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts = {});
 

@@ -1,0 +1,164 @@
+// starpu_lu over MPI ranks (mpirun -np N starpu_lu ..., or --grid PxQ): getrf on a matrix distributed 2D
+// block-cyclically (docs/mpi.md, the distributed LU), one table printed by rank 0, the residuals of the factors and of
+// a solve with them computed on every rank from the gathered results (so every rank exits alike).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "examples/starpu_lu.hpp"
+#include "starfact/starfact.hpp"
+#include "support/driver_common.hpp"
+#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#include <mpi.h>
+#endif
+
+namespace starfact::lu_driver {
+
+bool mpi_launched() {
+#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+    // Several ranks (one rank under mpirun runs as without it).
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
+        if (const char* value = std::getenv(v)) return std::atoi(value) > 1;
+#endif
+    return false;
+}
+
+#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+namespace {
+
+using support::fmt;
+using support::residual_text;
+
+template <typename T>
+int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
+    const bool root = rt.mpi_rank() == 0;
+    const int64_t n = s.n > 0 ? s.n : 2000, nrhs = s.nrhs;
+    Request request;
+    request.op = Operation::Getrf;
+    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.m = request.n = n;
+    request.options.mapping = mapping;
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, Residency::Host};
+    const int64_t nb = plan(request, Machine::of(rt)).nb;
+    const std::string grid_text = std::to_string(grid.p) + "x" + std::to_string(grid.q);
+    const support::Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "grid", "run", "seconds",
+                                       "GFLOP/s", "residual", "info"});
+    if (root) table.note("starpu_lu: " + rt.describe());
+    std::vector<T> A(static_cast<size_t>(n) * n);
+    random_matrix<T>(n, n, A.data(), n, s.seed);  // every rank the same matrix; each imports its own tiles
+    const TileLayout layout{grid, false};
+    TileMatrix<T> tiles(rt, n, nb, Residency::Host, layout);
+    Pivots piv(tiles);
+    Options opts;
+    opts.mapping = mapping;
+    opts.variant = Variant::parse(s.priorities ? "right" : "noprio");
+    if (root) table.header();
+    int info = 0;
+    double residual = -1;
+    RunStats stats;
+    const std::vector<double> seconds = support::timed_runs(
+        root ? "starpu_lu" : nullptr, s.warmup, s.repeat,
+        [&](const support::Run&) {
+            tiles.import(A.data(), n);
+            stats.tasks = 0;
+            rt.barrier();  // every rank starts the clock together
+        },
+        [&](const support::Run&) {
+            info = getrf(tiles, piv, opts, stats);  // the same info on every rank
+            rt.barrier();                           // the slowest rank's time
+        },
+        [&](const support::Run& r, double sec) {
+            if (r.last && s.check && info == 0) {
+                std::vector<T> LU(A.size());
+                tiles.export_to(LU.data(), n);  // collective
+                const std::vector<int64_t> ipiv = piv.ipiv();
+                Runtime::Paused quiet(rt);
+                residual = getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv.data());
+            }
+            if (root)
+                table.row({"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec), to_string(mapping),
+                           rt.scheduler(), grid_text, std::to_string(r.timed_index), fmt("%.4f", sec),
+                           fmt("%.1f", getrf_flops(n) / sec * 1e-9), residual_text(r.last ? residual : -1),
+                           std::to_string(info)});
+            return info == 0;
+        });
+    if (info != 0) {
+        if (root) table.note("matrix is singular: info = " + std::to_string(info));
+        return 2;
+    }
+    double solve_residual = -1;
+    if (s.check) {
+        std::vector<T> B(static_cast<size_t>(n) * nrhs), X(B.size());
+        random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
+        TileMatrix<T> b(rt, n, nrhs, nb, Residency::Host, layout);
+        b.import(B.data(), n);
+        getrs(tiles, piv, b, opts);
+        b.export_to(X.data(), n);
+        Runtime::Paused quiet(rt);
+        solve_residual = gesv_residual<T>(n, nrhs, A.data(), n, X.data(), n, B.data(), n);
+        if (root)
+            table.note("solve: nrhs = " + std::to_string(nrhs) + ", residual ||A X - B|| / (||A|| ||X|| n eps) = " +
+                       residual_text(solve_residual));
+    }
+    int64_t tasks = stats.tasks;
+    MPI_Allreduce(MPI_IN_PLACE, &tasks, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const double ours = support::median(seconds);
+    if (root)
+        table.note("summary: starfact median " + fmt("%.4f", ours) + " s, " +
+                   fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(tasks) + " tasks, " +
+                   std::to_string(rt.mpi_size()) + " MPI ranks, grid " + grid_text);
+    if (residual >= 60 || solve_residual >= 60) {
+        if (root) table.note("residual check FAILED (>= 60)");
+        return 3;
+    }
+    return 0;
+}
+
+}  // namespace
+#endif
+
+int run_distributed(const Settings& s, int* argc, char*** argv) {
+#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+    int provided = 0, rank = 0, size = 1;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rc = 0;
+    // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
+    const Grid grid = s.grid.p > 0 ? s.grid : Grid::square(size);
+    std::string refused;
+    if (grid.ranks() != size)
+        refused = "--grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) + " has " +
+                  std::to_string(grid.ranks()) + " processes but " + std::to_string(size) + " MPI ranks run";
+    else if (s.solve)
+        refused = "--factor-prec is not supported on several MPI ranks (the mixed-precision gesv runs in one process)";
+    else if (!s.trace_dir.empty())
+        refused = "--trace is not supported on several MPI ranks";
+    if (!refused.empty()) {
+        if (rank == 0) std::fprintf(stderr, "starpu_lu: %s\n", refused.c_str());
+        MPI_Finalize();
+        return 1;
+    }
+    try {
+        const Mapping mapping = support::default_mapping(s);
+        RuntimeConfig cfg = support::runtime_config(s, s.sched, mapping == Mapping::CpuOnly, mapping == Mapping::GpuOnly);
+        cfg.mpi = true;
+        Runtime rt(cfg);
+        rt.require_mapping(mapping, "starpu_lu");
+        rc = s.prec == 's' ? run<float>(s, rt, mapping, grid) : run<double>(s, rt, mapping, grid);
+    } catch (const std::exception& e) {
+        // Only this rank may have seen it: end every rank rather than leave them waiting.
+        std::fprintf(stderr, "starpu_lu: rank %d: %s\n", rank, e.what());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
+    return rc;
+#else
+    (void)s, (void)argc, (void)argv;
+    std::fprintf(stderr, "starpu_lu: --grid needs MPI, and this starpu_lu was built without it\n");
+    return 1;
+#endif
+}
+
+}  // namespace starfact::lu_driver

@@ -1,0 +1,320 @@
+// Distributed tile LU (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks: getrf's scaled residual and its
+// pivots against the same factorization in one process, gesv's and getrs' solve residuals, the same LAPACK info on
+// every rank for a singular matrix, and the grid checks. Every rank runs every test case in the same order (the
+// operations are collective).
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/catch_session.hpp"
+#include "tests/lu_support.hpp"
+#include "tests/seeds.hpp"
+#include "tests/support.hpp"
+
+namespace {
+std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
+}
+
+starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
+
+using namespace starfact::test::prelude;
+using starfact::test::lu::general_solve_residual;
+using starfact::test::lu::lu_residual;
+using starfact::test::lu::random_general;
+
+namespace {
+
+/// The next seed, the same on every rank (rank 0's: the ranks draw the same ones, as they run the same tests).
+uint64_t shared_seed() {
+    uint64_t seed = fresh_seed();
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    return seed;
+}
+
+/// Every rank's value of x, in rank order.
+std::vector<int> gather_all(int x) {
+    std::vector<int> all(static_cast<size_t>(runtime().mpi_size()));
+    MPI_Allgather(&x, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    return all;
+}
+
+/// The grids a case runs on: the default (most square) one, ranks x 1 (every tile column over every rank: the panel
+/// and the interchanges cross the most ranks), and 1 x ranks when it is not the default (a grid of one row keeps a
+/// tile column on one rank; 2 ranks cover it, more add nothing to it).
+std::vector<Grid> grids() {
+    const int r = runtime().mpi_size();
+    std::vector<Grid> out{Grid::square(r)};
+    if (Grid{r, 1} != out.front()) out.push_back(Grid{r, 1});
+    if (Grid{1, r} != out.front() && r == 2) out.push_back(Grid{1, r});
+    return out;
+}
+
+std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
+
+Options cpu_only() {
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    return opts;
+}
+
+/// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots and info.
+template <typename T>
+std::vector<int64_t> local_pivots(const std::vector<T>& A, int64_t n, int64_t nb, int* info) {
+    TileMatrix<T> local(runtime(), n, nb);
+    local.import(A.data(), n);
+    Pivots piv(local);
+    *info = getrf(local, piv, cpu_only());
+    return piv.ipiv();
+}
+
+/// Factors a fresh random matrix distributed over `grid`, gathers the factors and the pivots, checks the scaled
+/// residual and that the pivots are those of the same factorization in one process.
+template <typename T>
+void check_getrf(int64_t n, int64_t nb, const Grid& grid) {
+    const uint64_t seed = shared_seed();
+    INFO("n=" << n << " nb=" << nb << " grid=" << grid_name(grid) << " seed=" << seed
+              << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+    const std::vector<T> A = random_general<T>(n, n, seed);
+    TileMatrix<T> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    REQUIRE(tiles.distributed());
+    tiles.import(A.data(), n);
+    Pivots piv(tiles);
+    CHECK(piv.distributed());
+    RunStats stats;
+    const int info = getrf(tiles, piv, cpu_only(), stats);
+    CHECK(info == 0);
+    std::vector<T> LU(A);
+    tiles.export_to(LU.data(), n);
+    const std::vector<int64_t> ipiv = piv.ipiv();
+    const double res = lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv);
+    INFO("residual=" << res << " tasks on this rank=" << stats.tasks);
+    CHECK(res < kResidualLimit);
+    int local_info = -1;
+    const std::vector<int64_t> expected = local_pivots(A, n, nb, &local_info);
+    CHECK(local_info == 0);
+    CHECK(ipiv == expected);
+    // Every rank gathered the same pivots.
+    int64_t first_differs = -1;
+    for (size_t i = 0; i < ipiv.size() && first_differs < 0; ++i) {
+        int64_t mine = ipiv[i], lowest = 0, highest = 0;
+        MPI_Allreduce(&mine, &lowest, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &highest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        if (lowest != highest) first_differs = static_cast<int64_t>(i);
+    }
+    CHECK(first_differs == -1);
+}
+
+template <typename T>
+void check_gesv(int64_t n, int64_t nrhs, int64_t nb, const Grid& grid, bool async_form) {
+    const uint64_t seed = shared_seed();
+    INFO("n=" << n << " nrhs=" << nrhs << " nb=" << nb << " grid=" << grid_name(grid) << " async=" << async_form
+              << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
+    const std::vector<T> A = random_general<T>(n, n, seed);
+    std::vector<T> B(static_cast<size_t>(n * nrhs)), X(B.size());
+    random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
+    const TileLayout layout{grid, false};
+    TileMatrix<T> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    Pivots piv(a);
+    if (async_form) {
+        Sequence seq(runtime());
+        const int op = async::gesv(a, piv, b, seq, cpu_only());
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+    } else {
+        CHECK(gesv(a, piv, b, cpu_only()) == 0);
+    }
+    b.export_to(X.data(), n);
+    const double res = general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data());
+    INFO("residual=" << res);
+    CHECK(res < kResidualLimit);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("distributed getrf: scaled residual < 60, pivots as in one process", "[mpi][lu][getrf]", float,
+                   double) {
+    const int64_t nb = 32;
+    for (const Grid& grid : grids())
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7}) check_getrf<TestType>(n, nb, grid);
+    check_getrf<TestType>(5 * nb + 13, nb, Grid::square(runtime().mpi_size()));
+}
+
+TEMPLATE_TEST_CASE("distributed gesv: solve residual < 60", "[mpi][lu][gesv]", float, double) {
+    const int64_t nb = 32;
+    for (const Grid& grid : grids()) {
+        check_gesv<TestType>(nb - 5, 1, nb, grid, false);
+        check_gesv<TestType>(3 * nb + 3, nb + 7, nb, grid, false);
+    }
+    check_gesv<TestType>(2 * nb + 1, 3, nb, Grid::square(runtime().mpi_size()), true);
+}
+
+TEST_CASE("distributed getrs with the factors of getrf, twice", "[mpi][lu][getrs]") {
+    // Two solves with the same factors: the second reads tiles and pivots StarPU-MPI already sent (its cache).
+    const int64_t n = 157, nb = 24;
+    const Grid grid = Grid::square(runtime().mpi_size());
+    const uint64_t seed = shared_seed();
+    INFO("seed=" << seed);
+    const std::vector<double> A = random_general<double>(n, n, seed);
+    TileMatrix<double> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    a.import(A.data(), n);
+    Pivots piv(a);
+    REQUIRE(getrf(a, piv, cpu_only()) == 0);
+    for (int64_t nrhs : {int64_t(2), int64_t(30)}) {
+        std::vector<double> B(static_cast<size_t>(n * nrhs)), X(B.size());
+        random_matrix<double>(n, nrhs, B.data(), n, seed + static_cast<uint64_t>(nrhs));
+        TileMatrix<double> b(runtime(), n, nrhs, nb, Residency::Host, TileLayout{grid, false});
+        b.import(B.data(), n);
+        getrs(a, piv, b, cpu_only());
+        b.export_to(X.data(), n);
+        const double res = general_solve_residual<double>(n, nrhs, A.data(), X.data(), B.data());
+        INFO("nrhs=" << nrhs << " residual=" << res);
+        CHECK(res < kResidualLimit);
+    }
+}
+
+TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on every rank", "[mpi][lu][info]", float,
+                   double) {
+    const int64_t n = 103, nb = 32;
+    const Grid square = Grid::square(runtime().mpi_size());
+    for (const Grid& grid : grids())
+        // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins.
+        for (int64_t bad : {int64_t(4), nb + 9, 2 * nb + 2, n - 1}) {
+            if (grid != square && bad != nb + 9) continue;  // the other grids: one column
+            const uint64_t seed = shared_seed();
+            std::vector<TestType> A = random_general<TestType>(n, n, seed);
+            for (int64_t i = 0; i < n; ++i) A[i + bad * n] = TestType(0);
+            std::vector<TestType> ref(A);
+            std::vector<int> ref_piv(static_cast<size_t>(n));
+            const int expected = starfact::test::lu::lapack_getrf<TestType>(static_cast<int>(n), ref.data(),
+                                                                             static_cast<int>(n), ref_piv.data());
+            INFO("grid " << grid_name(grid) << ", zero column " << bad << ", panel on rank "
+                         << grid.owner(bad / nb, bad / nb) << ", LAPACK info " << expected << ", seed " << seed);
+            REQUIRE(expected == bad + 1);
+            TileMatrix<TestType> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            tiles.import(A.data(), n);
+            Pivots piv(tiles);
+            const int info = getrf(tiles, piv, cpu_only());
+            CHECK(info == expected);
+            for (int i : gather_all(info)) CHECK(i == info);
+            // gesv stops after the factorization, with the same info everywhere.
+            if (grid != square || bad != n - 1) continue;
+            TileMatrix<TestType> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            TileMatrix<TestType> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+            again.import(A.data(), n);
+            std::vector<TestType> B(static_cast<size_t>(2 * n), TestType(1));
+            b.import(B.data(), n);
+            Pivots piv2(again);
+            CHECK(gesv(again, piv2, b, cpu_only()) == expected);
+        }
+}
+
+TEST_CASE("distributed getrf_nopiv of a diagonally dominant matrix", "[mpi][lu][getrf]") {
+    const int64_t n = 131, nb = 32;
+    for (const Grid& grid : grids()) {
+        const uint64_t seed = shared_seed();
+        INFO("grid " << grid_name(grid) << " seed " << seed);
+        std::vector<double> A = random_general<double>(n, n, seed);
+        for (int64_t i = 0; i < n; ++i) A[i + i * n] += double(n);
+        TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        tiles.import(A.data(), n);
+        CHECK(getrf_nopiv(tiles, cpu_only()) == 0);
+        std::vector<double> LU(A);
+        tiles.export_to(LU.data(), n);
+        std::vector<int64_t> identity(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) identity[static_cast<size_t>(i)] = i + 1;
+        CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, identity) < kResidualLimit);
+    }
+}
+
+TEST_CASE("distributed LU: bad grids and mismatched data are rejected, naming the argument", "[mpi][lu][errors]") {
+    const int r = runtime().mpi_size();
+    const int64_t n = 100, nb = 32;
+    for (const Grid& g : {Grid{r + 1, 1}, Grid{1, 2 * r}, Grid{0, r}}) {
+        INFO("grid " << grid_name(g));
+        try {
+            Pivots piv(runtime(), n, nb, g);
+            FAIL("no exception");
+        } catch (const InvalidArgument& e) {
+            CHECK(e.argument() == "grid");
+        }
+    }
+    const Grid grid = Grid::square(r);
+    TileMatrix<double> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    const std::vector<double> A = random_general<double>(n, n, 7);
+    a.import(A.data(), n);
+    auto argument_of = [](auto&& call) -> std::string {
+        try {
+            call();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "(no exception)";
+    };
+    // Pivots of this process alone, or of another grid, for a distributed A.
+    Pivots local(runtime(), n, nb);
+    CHECK(argument_of([&] { getrf(a, local, cpu_only()); }) == "piv");
+    Pivots other(runtime(), n, nb, Grid{r, 1} != grid ? Grid{r, 1} : Grid{1, r});
+    CHECK(argument_of([&] { getrf(a, other, cpu_only()); }) == "piv");
+    // A lower_only matrix has no U.
+    TileMatrix<double> lower(runtime(), n, nb, Residency::Host, TileLayout{grid, true});
+    Pivots piv(lower);
+    CHECK(argument_of([&] { getrf(lower, piv, cpu_only()); }) == "A");
+    // Right-hand sides over another grid.
+    Pivots pa(a);
+    REQUIRE(getrf(a, pa, cpu_only()) == 0);
+    TileMatrix<double> b(runtime(), n, 3, nb, Residency::Host, TileLayout{Grid{r, 1} != grid ? Grid{r, 1} : Grid{1, r}});
+    CHECK(argument_of([&] { getrs(a, pa, b, cpu_only()); }) == "B");
+}
+
+TEST_CASE("ranks that factor different matrices get an error naming it on every rank", "[mpi][lu][agree]") {
+    const int r = runtime().mpi_size();
+    const bool last = runtime().mpi_rank() == r - 1;
+    const int64_t n = 96, nb = 32;
+    const Grid grid = Grid::square(r);
+    TileMatrix<double> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    TileMatrix<double> a2(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    Pivots piv(a);
+    try {
+        getrf(last ? a2 : a, piv, cpu_only());
+        FAIL("no exception on rank " << runtime().mpi_rank());
+    } catch (const RuntimeError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("starfact::getrf: ranks disagree on A ("));
+    }
+    // They still work together afterwards.
+    const uint64_t seed = shared_seed();
+    const std::vector<double> A = random_general<double>(n, n, seed);
+    a.import(A.data(), n);
+    CHECK(getrf(a, piv, cpu_only()) == 0);
+    std::vector<double> LU(A);
+    a.export_to(LU.data(), n);
+    CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, piv.ipiv()) < kResidualLimit);
+}
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    int rc = 0;
+    {
+        starfact::RuntimeConfig cfg;
+        cfg.ncuda = 0;
+        cfg.mpi = true;
+        g_runtime = std::make_unique<starfact::Runtime>(cfg);
+        if (g_runtime->mpi_rank() == 0) {
+            starfact::test::print_seed_banner();
+            std::printf("%s\n", g_runtime->describe().c_str());
+        }
+        rc = starfact::test::run_catch_session(argc, argv);
+        // Every rank's status: a failure on one rank fails them all.
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        g_runtime.reset();
+    }
+    MPI_Finalize();
+    return rc;
+}

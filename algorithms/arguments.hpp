@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/scalar.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
 #include "starfact/lu.hpp"
@@ -69,7 +70,7 @@ void require_pivots_shaped_for(const char* function, const Pivots& piv, const Ti
 /// a lower-precision factor) on double any of them.
 template <typename T>
 void require_factor_precision(const char* function, Precision p, bool solve) {
-    const bool is_double = sizeof(T) == sizeof(double);
+    const bool is_double = is_double_v<T>;
     if (is_double && !solve && refines_double(p) && p != Precision::Auto)
         throw InvalidArgument(function, "factor",
                               std::string("is ") + to_string(p) + ", but a double factorization runs in double: "

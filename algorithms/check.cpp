@@ -1,8 +1,6 @@
 // Accuracy checks and reproducible random matrices (host memory).
 #include "starfact/check.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/blas_threads.hpp"
+#include "kernels/cpu_blas.hpp"
 #include "kernels/random_entry.hpp"
 
 namespace starfact {
@@ -78,34 +77,27 @@ private:
     int64_t ld_;
 };
 
-inline void syrk(int64_t n, float alpha, const float* A, int64_t lda, float beta, float* C, int64_t ldc) {
-    cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, alpha, A, lda, beta, C, ldc);
+// The checks' products, through the scalar layer (kernels/cpu_blas.hpp); orders fit CBLAS's int.
+template <typename T>
+inline void syrk(int64_t n, T alpha, const T* A, int64_t lda, T beta, T* C, int64_t ldc) {
+    detail::cpu::syrk(detail::Uplo::Lower, detail::Op::NoTrans, int(n), int(n), alpha, A, int(lda), beta, C, int(ldc));
 }
-inline void syrk(int64_t n, double alpha, const double* A, int64_t lda, double beta, double* C, int64_t ldc) {
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, n, alpha, A, lda, beta, C, ldc);
+template <typename T>
+inline void symm(int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
+                 int64_t ldc) {
+    detail::cpu::symm(detail::Side::Left, detail::Uplo::Lower, int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C,
+                      int(ldc));
 }
-inline void symm(int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
-                 float beta, float* C, int64_t ldc) {
-    cblas_ssymm(CblasColMajor, CblasLeft, CblasLower, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+template <typename T>
+inline void trmm_lower_unit(int64_t n, const T* L, int64_t ldl, T* B, int64_t ldb) {
+    detail::cpu::trmm(detail::Side::Left, detail::Uplo::Lower, detail::Op::NoTrans, detail::Diag::Unit, int(n), int(n),
+                      T(1), L, int(ldl), B, int(ldb));
 }
-inline void symm(int64_t n, int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
-                 double beta, double* C, int64_t ldc) {
-    cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-inline void trmm_lower_unit(int64_t n, const float* L, int64_t ldl, float* B, int64_t ldb) {
-    cblas_strmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0f, L, ldl, B, ldb);
-}
-inline void trmm_lower_unit(int64_t n, const double* L, int64_t ldl, double* B, int64_t ldb) {
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, n, 1.0, L, ldl, B, ldb);
-}
-inline void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda, const float* B,
-                 int64_t ldb, float beta, float* C, int64_t ldc) {
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-inline void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* A, int64_t lda, const double* B,
-                 int64_t ldb, double beta, double* C, int64_t ldc) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+template <typename T>
+inline void gemm(int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T beta,
+                 T* C, int64_t ldc) {
+    detail::cpu::gemm(detail::Op::NoTrans, detail::Op::NoTrans, int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb),
+                      beta, C, int(ldc));
 }
 
 double ratio(double num, double den) {

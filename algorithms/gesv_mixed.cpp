@@ -17,10 +17,12 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/gesv_mixed_ops.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/mixed_ops.hpp"  // lower_factor
 #include "algorithms/planned.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/error.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/mixed.hpp"
@@ -46,7 +48,7 @@ int gesv_reported(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     }
-    if constexpr (sizeof(T) == sizeof(double)) {
+    if constexpr (detail::is_real_double_v<T>) {
         require_mixed_solve("gesv", A, B, opts, refine);
         require_square("gesv", "A", A);
         require_pivots_shaped_for("gesv", piv, A);
@@ -108,7 +110,7 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::array_residency(rt, B, tiling, "gesv", "B");
     Request request;
     request.op = Operation::Gesv;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.nrhs = nrhs;
     request.options = opts;

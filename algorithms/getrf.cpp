@@ -17,6 +17,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/lu_interchanges.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/planned.hpp"
@@ -316,7 +317,7 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     detail::require_array("getrf", "ipiv", ipiv, n == 0);
     Request request;
     request.op = Operation::Getrf;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.nrhs = 0;
     request.options = opts;

@@ -15,6 +15,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/lu_interchanges.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/mixed_ops.hpp"  // lower_factor
@@ -234,7 +235,7 @@ int gesv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t* ipiv,
     detail::array_residency(rt, B, tiling, "gesv", "B");
     Request request;
     request.op = Operation::Gesv;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.nrhs = nrhs;
     request.options = opts;

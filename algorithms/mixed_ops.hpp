@@ -9,6 +9,7 @@
 
 #include "algorithms/refine_ops.hpp"
 #include "codelets/codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/tile_matrix.hpp"
@@ -66,7 +67,7 @@ private:
 /// Whether a solve of T in precision p takes the refined path (a double matrix factored in a lower precision).
 template <typename T>
 constexpr bool lower_factor(Precision p) {
-    return sizeof(T) == sizeof(double) && refines_double(p);
+    return is_real_double_v<T> && refines_double(p);
 }
 
 /// A lower-triangular n x n matrix of A's order and tiles, private to a solve (its float factor, or a copy of A):

@@ -7,10 +7,11 @@
 #include <type_traits>
 #include <string>
 
+#include "algorithms/plan_tables.hpp"
 #include "codelets/codelets.hpp"  // fused_potf2_available
+#include "kernels/scalar.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
-#include "algorithms/plan_tables.hpp"
 #include "starfact/plan.hpp"
 
 namespace starfact {
@@ -71,8 +72,8 @@ TilePlan tile_plan(int64_t n, Mapping mapping, Residency residency, bool gpu, in
     if (residency == Residency::Device && gpus > 1)
         return from(kDeviceMulti, sizeof kDeviceMulti / sizeof kDeviceMulti[0], n);
     if (residency == Residency::Device)
-        return sizeof(T) == sizeof(double) ? from(kDeviceDouble, sizeof kDeviceDouble / sizeof kDeviceDouble[0], n)
-                                           : from(kDeviceFloat, sizeof kDeviceFloat / sizeof kDeviceFloat[0], n);
+        return is_double_v<T> ? from(kDeviceDouble, sizeof kDeviceDouble / sizeof kDeviceDouble[0], n)
+                             : from(kDeviceFloat, sizeof kDeviceFloat / sizeof kDeviceFloat[0], n);
     return from(kHost, sizeof kHost / sizeof kHost[0], n);
 }
 
@@ -105,7 +106,7 @@ DiagKernel resolve_diag_kernel(DiagKernel d, Mapping m, int64_t nb) {
     // Tile orders at which one cuSOLVER potrf beat our fused potf2 on the H100 (starpu_chol --sweep --nb NB
     // --diag fused|cusolver, one tile, warm models; docs/performance.md): our panel chain of 128-column launches
     // costs more than cuSOLVER's there. Below 2048 (every DAG tile of the plans) and above these orders, fused.
-    const int64_t first = 2049, last = sizeof(T) == sizeof(double) ? 24576 : 4096;
+    const int64_t first = 2049, last = is_double_v<T> ? 24576 : 4096;
     return nb >= first && nb <= last ? DiagKernel::Cusolver : DiagKernel::Fused;
 }
 

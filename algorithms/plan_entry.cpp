@@ -8,6 +8,7 @@
 #include <string>
 
 #include "algorithms/array_tiles.hpp"  // array_residency
+#include "algorithms/element_precision.hpp"
 #include "algorithms/plan_tables.hpp"
 #include "algorithms/planned.hpp"
 #include "starfact/error.hpp"
@@ -206,7 +207,7 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
 
 template <typename T>
 Plan plan(const TileMatrix<T>& A, Request r, const Machine* machine) {
-    r.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    r.element = detail::element_precision<T>();
     r.m = A.m();
     r.n = A.n();
     r.tiling.nb = A.nb();
@@ -239,7 +240,7 @@ template Plan plan_tiles<double>(Operation, const TileMatrix<double>&, const Opt
 template <typename T>
 void require_plan(const char* function, const Plan& p, Operation op, const TileMatrix<T>& A, const Options& opts,
                   int64_t nrhs) {
-    const Precision element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    const Precision element = detail::element_precision<T>();
     const bool empty = A.m() == 0 || A.n() == 0;
     // its tasks' mapping: the hybrid rule on this runtime's workers (a plan for another machine may map them where
     // this runtime has no worker)

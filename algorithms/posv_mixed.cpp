@@ -26,10 +26,12 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/plan_tables.hpp"
 #include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
 
@@ -65,7 +67,7 @@ int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, Solve
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     }
-    if constexpr (sizeof(T) == sizeof(double)) {
+    if constexpr (detail::is_real_double_v<T>) {
         require_mixed_solve("posv", A, B, opts, refine);
         const int64_t n = A.n(), c = B.n();
         if (n == 0 || c == 0) {
@@ -120,8 +122,7 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     detail::require_solve_arrays("posv", n, nrhs, A, lda, B, ldb, sizeof(T), tiling);
     detail::require_factor_precision<T>("posv", opts.factor, true);
     detail::array_residency(rt, B, tiling, "posv", "B");
-    Request request{Operation::Posv, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, n, n, nrhs, opts,
-                    tiling};
+    Request request{Operation::Posv, detail::element_precision<T>(), n, n, nrhs, opts, tiling};
     request.always_low = refine.always_low;
     const Plan p = plan(rt, request, A);
     detail::ArrayTiles<T> a(rt, n, n, p.nb, A, lda, tiling, true), b(rt, n, nrhs, p.nb, B, ldb, tiling, false);

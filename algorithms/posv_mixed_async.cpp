@@ -24,6 +24,7 @@
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/gate.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -168,7 +169,7 @@ int submit_posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, cons
     require_factor_precision<T>("async::posv", opts.factor, true);
     report = SolveReport{};
     report.factor = opts.factor;
-    if constexpr (sizeof(T) == sizeof(double)) {
+    if constexpr (detail::is_real_double_v<T>) {
         if (lower_factor<T>(opts.factor)) {
             require_mixed_solve("async::posv", A, B, opts, refine);
             if (low_factor_planned(plan, opts, report))

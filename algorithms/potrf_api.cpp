@@ -7,6 +7,7 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
@@ -123,7 +124,7 @@ Plan cholesky_array_plan(const char* function, Runtime& rt, int64_t n, T* A, int
     require_array(function, "A", A, n == 0);
     Request request;
     request.op = Operation::Potrf;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.options = opts;
     request.tiling = tiling;

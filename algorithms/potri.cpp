@@ -9,6 +9,7 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/inverse_submit.hpp"
 #include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
@@ -72,7 +73,7 @@ int potri(Runtime& rt, int64_t n, T* A, int64_t lda, const Options& opts, const 
     detail::require_array("potri", "A", A, n == 0);
     Request request;
     request.op = Operation::Potri;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.nrhs = 0;
     request.options = opts;

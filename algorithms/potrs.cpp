@@ -12,10 +12,12 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "codelets/codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/cholesky.hpp"
@@ -129,7 +131,7 @@ int submit_posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options
               {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(A)},
                {"B (tag of its first tile)", first_tag(B)}, {"factor", to_string(opts.factor)}});
     Options plain = opts;
-    if constexpr (sizeof(T) == sizeof(double)) {
+    if constexpr (detail::is_real_double_v<T>) {
         if (lower_factor<T>(opts.factor)) {  // the refined solve (mixed.hpp), its report dropped
             require_mixed_solve("async::posv", A, B, opts, Refinement{});
             if (plan.refined) return submit_posv_mixed(A, B, seq, opts, nullptr, Refinement{}, plan);
@@ -193,7 +195,7 @@ int posv(Runtime& rt, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t 
     detail::array_residency(rt, B, tiling, "posv", "B");
     Request request;
     request.op = Operation::Posv;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = request.n = n;
     request.nrhs = nrhs;
     request.options = opts;

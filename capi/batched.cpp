@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "capi/arrays.hpp"
 #include "capi/errors.hpp"
@@ -128,7 +129,7 @@ template <typename T>
         const lapack_int* p = ipiv + k * stride_piv;
         T* x = data<T>(b) + k * b.stride;
         lapack_int r;
-        if constexpr (sizeof(T) == sizeof(float))
+        if constexpr (std::is_same<T, float>::value)
             r = LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
                                     static_cast<lapack_int>(b.ld));
         else

@@ -1,5 +1,6 @@
 // The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms.
 #include <memory>
+#include <type_traits>
 
 #include "capi/plan.hpp"
 #include "capi/tiles.hpp"
@@ -13,7 +14,7 @@ namespace {
 
 template <typename T>
 constexpr int32_t dtype_of() {
-    return sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
+    return std::is_same<T, float>::value ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
 }
 
 /// The call's plan (its one): `op` on a `T` matrix of order n with nrhs right-hand sides, tiles living `where`.
@@ -24,7 +25,7 @@ Plan cholesky_plan(const Runtime& rt, Operation op, int64_t n, int64_t nrhs, con
 
 template <typename T>
 bool mixed_solve(const Options& opts) {
-    return sizeof(T) == sizeof(double) && refines_double(opts.factor);
+    return std::is_same<T, double>::value && refines_double(opts.factor);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // submit forms whose results reach the caller's doubles at the wait.
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "capi/plan.hpp"
 #include "capi/tiles.hpp"
@@ -15,8 +16,8 @@ namespace {
 /// The plan of the factorization of a `T` matrix of order n (potrf_logdet's; logdet's tiles take its tile size).
 template <typename T>
 Plan cholesky_plan(const Runtime& rt, int64_t n, const ParsedOptions& p, Residency where) {
-    return plan_of(Operation::Potrf, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, 0, p,
-                   where, Machine::of(rt));
+    const int32_t dtype = std::is_same<T, float>::value ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
+    return plan_of(Operation::Potrf, dtype, n, n, 0, p, where, Machine::of(rt));
 }
 
 /// Writes the result (NaN after a failure: info != 0) into the outputs given.

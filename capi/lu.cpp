@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "capi/plan.hpp"
@@ -16,7 +17,7 @@ namespace {
 /// The call's plan (its one): `op` on a `T` matrix of order n with nrhs right-hand sides, tiles living `where`.
 template <typename T>
 Plan lu_plan(const Runtime& rt, Operation op, int64_t n, int64_t nrhs, const ParsedOptions& p, Residency where) {
-    return plan_of(op, sizeof(T) == sizeof(float) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, nrhs, p, where,
+    return plan_of(op, std::is_same<T, float>::value ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, nrhs, p, where,
                    Machine::of(rt));
 }
 

@@ -21,13 +21,6 @@
 namespace starfact::detail {
 namespace {
 
-inline int potrs_lapacke(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
-    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
-inline int potrs_lapacke(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
-    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
-}
-
 /// LAPACK's potrf on one matrix, with the kernels' info rule: the first column whose computed pivot
 /// is not a positive finite number (OpenBLAS lets NaN pivots through, so the diagonal is checked).
 template <typename T>
@@ -64,7 +57,7 @@ void chunk_cpu(void* buffers[], void* cl_arg) {
         T* Ai = b.A + i * c->strideA;
         const int inf = factor_one(c->n, Ai, c->lda);
         b.info[i] = inf;
-        if (POSV && inf == 0 && c->nrhs > 0) potrs_lapacke(c->n, c->nrhs, Ai, c->lda, b.B + i * c->strideB, c->ldb);
+        if (POSV && inf == 0 && c->nrhs > 0) cpu::potrs(c->n, c->nrhs, Ai, c->lda, b.B + i * c->strideB, c->ldb);
     }
 }
 

@@ -6,8 +6,8 @@
 // Defined through detail::kernel<define>(rt) (codelets/codelets.hpp), so the codelets belong to the Runtime.
 #include "codelets/batched_lu_chunk.hpp"
 
-#include <lapacke.h>
 
+#include "kernels/cpu_lapack.hpp"
 #include "runtime/runtime_state.hpp"
 #include "starfact/batched_lu.hpp"
 #ifdef STARFACT_HAVE_CUDA
@@ -18,19 +18,6 @@
 
 namespace starfact::detail {
 namespace {
-
-inline int lapack_getrf(int n, float* A, int lda, int* ipiv) {
-    return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-}
-inline int lapack_getrf(int n, double* A, int lda, int* ipiv) {
-    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-}
-inline int lapack_getri(int n, float* A, int lda, const int* ipiv, float* work, int lwork) {
-    return LAPACKE_sgetri_work(LAPACK_COL_MAJOR, n, A, lda, ipiv, work, lwork);
-}
-inline int lapack_getri(int n, double* A, int lda, const int* ipiv, double* work, int lwork) {
-    return LAPACKE_dgetri_work(LAPACK_COL_MAJOR, n, A, lda, ipiv, work, lwork);
-}
 
 /// A task's buffers (the same on CPU and GPU workers: pointers into the worker's memory node).
 template <typename T, bool INV>
@@ -53,10 +40,10 @@ void chunk_cpu(void* buffers[], void* cl_arg) {
     for (int64_t i = 0; i < c->count; ++i) {
         T* M = b.A + i * c->strideA;
         if (INV) {
-            b.info[i] = lapack_getrf(c->n, M, c->lda, piv);
-            if (b.info[i] == 0) lapack_getri(c->n, M, c->lda, piv, work, 32 * 32);
+            b.info[i] = cpu::getrf(c->n, c->n, M, c->lda, piv);
+            if (b.info[i] == 0) cpu::getri(c->n, M, c->lda, piv, work, 32 * 32);
         } else {
-            b.info[i] = lapack_getrf(c->n, M, c->lda, b.ipiv + i * c->stride_piv);
+            b.info[i] = cpu::getrf(c->n, c->n, M, c->lda, b.ipiv + i * c->stride_piv);
         }
     }
 }
@@ -85,11 +72,11 @@ template <typename T, bool INV>
 void define_chunk(Kernel& k) {
     if (INV)
         define_kernel(k, "batched_inverse_chunk",
-                      sizeof(T) == 4 ? "starfact_batched_sinverse_chunk" : "starfact_batched_dinverse_chunk",
+                      by_precision<T>("starfact_batched_sinverse_chunk", "starfact_batched_dinverse_chunk"),
                       chunk_cpu<T, INV>, STARFACT_CUDA_IMPL((chunk_cuda<T, INV>)), {STARPU_RW, STARPU_W});
     else
         define_kernel(k, "batched_getrf_chunk",
-                      sizeof(T) == 4 ? "starfact_batched_sgetrf_chunk" : "starfact_batched_dgetrf_chunk",
+                      by_precision<T>("starfact_batched_sgetrf_chunk", "starfact_batched_dgetrf_chunk"),
                       chunk_cpu<T, INV>, STARFACT_CUDA_IMPL((chunk_cuda<T, INV>)), {STARPU_RW, STARPU_W, STARPU_W});
     k.model.footprint = chunk_footprint;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/blas_types.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/extensions.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/mapping.hpp"
@@ -85,7 +86,7 @@ Kernel& kernel(const Runtime& rt) {
 /// each defined by Fast<compute> with its own performance model; `plain` for compute 0 and for double tasks.
 template <typename T, template <int> class Fast>
 const starpu_codelet* by_compute(const Runtime& rt, int compute, const starpu_codelet* plain) {
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         switch (compute) {
             case 1: return &kernel<Fast<1>::define>(rt).cl;
             case 2: return &kernel<Fast<2>::define>(rt).cl;
@@ -160,11 +161,12 @@ int compute_of(Precision p);
 
 uint32_t where_of(Mapping m);
 
-/// The name of a precision's instance (a performance model symbol): `single` for float, `dbl` for double.
+/// The name of a real precision's instance (a performance model symbol): `single` for float, `dbl` for double. A
+/// codelet with complex instances names all four (by_letter, kernels/scalar.hpp).
 template <typename T>
 constexpr const char* by_precision(const char* single, const char* dbl) {
-    static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
-    return std::is_same<T, float>::value ? single : dbl;
+    static_assert(!is_complex_v<T>, "float or double: a codelet with complex instances names them with by_letter");
+    return is_real_single_v<T> ? single : dbl;
 }
 
 /// Copies a trivially copyable argument block into malloc'ed memory StarPU frees after the task.

@@ -58,7 +58,7 @@ void gemm_cuda(void* buffers[], void* cl_arg) {
     const T* B = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     T* C = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[2]));
     cublasStatus_t s;
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         s = a->compute ? gpu::gemm_fast(ws.cublas, a->compute, a->opa, a->opb, d.m, d.n, d.k, a->alpha, A, d.lda, B,
                                         d.ldb, a->beta, C, d.ldc)
                        : gpu::gemm(ws.cublas, a->opa, a->opb, d.m, d.n, d.k, a->alpha, A, d.lda, B, d.ldb, a->beta, C,

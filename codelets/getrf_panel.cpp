@@ -7,7 +7,6 @@
 // <t>getrf with device pivots, scatters back, and a one-block kernel writes the global pivots and info.
 // A column of one tile (the last step, or a matrix of one tile) is factored in place, without the copies;
 // so is the diagonal tile without pivoting (getrf_nopiv).
-#include <lapacke.h>
 
 #include <algorithm>
 #include <vector>
@@ -29,19 +28,6 @@ struct PanelArgs {
     CudaContexts* cuda;  // per-worker cuSOLVER handles and workspaces (CUDA implementation)
 };
 
-inline int lapack_getrf(int m, int n, float* A, int lda, int* ipiv) {
-    return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
-}
-inline int lapack_getrf(int m, int n, double* A, int lda, int* ipiv) {
-    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, A, lda, ipiv);
-}
-inline void ger(int m, int n, float alpha, const float* x, const float* y, int incy, float* A, int lda) {
-    cblas_sger(CblasColMajor, m, n, alpha, x, 1, y, incy, A, lda);
-}
-inline void ger(int m, int n, double alpha, const double* x, const double* y, int incy, double* A, int lda) {
-    cblas_dger(CblasColMajor, m, n, alpha, x, 1, y, incy, A, lda);
-}
-
 /// Unpivoted LU of an n x n tile in place (right-looking, rank-1 updates); returns the first exactly-zero
 /// pivot (1-based) or 0. A zero pivot leaves its column unscaled (no division by zero).
 template <typename T>
@@ -56,7 +42,7 @@ int getrf_nopiv_tile(int n, T* A, int ld) {
         }
         const T inv = T(1) / p;
         for (int i = 1; i < n - j; ++i) col[i] *= inv;
-        if (j + 1 < n) ger(n - j - 1, n - j - 1, T(-1), col + 1, col + ld, ld, col + ld + 1, ld);
+        if (j + 1 < n) cpu::ger(n - j - 1, n - j - 1, T(-1), col + 1, 1, col + ld, ld, col + ld + 1, ld);
     }
     return info;
 }
@@ -72,8 +58,8 @@ void panel_cpu(void* buffers[], void* cl_arg) {
                                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
     } else if (a->count == 1) {
         std::vector<int> ip(static_cast<size_t>(kb));
-        local = lapack_getrf(kb, kb, reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-                             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ip.data());
+        local = cpu::getrf(kb, kb, reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
+                           static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ip.data());
         int* piv = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[a->count + 1]));
         for (int i = 0; i < kb; ++i) piv[i] = static_cast<int>(a->offset + ip[i]);
     } else {
@@ -97,7 +83,7 @@ void panel_cpu(void* buffers[], void* cl_arg) {
         };
         copy(true);
         std::vector<int> ip(static_cast<size_t>(kb));
-        local = lapack_getrf(rows, kb, P.data(), rows, ip.data());
+        local = cpu::getrf(rows, kb, P.data(), rows, ip.data());
         copy(false);
         int* piv = reinterpret_cast<int*>(STARPU_VECTOR_GET_PTR(buffers[a->count + 1]));
         for (int i = 0; i < kb; ++i) piv[i] = static_cast<int>(a->offset + ip[i]);
@@ -106,21 +92,6 @@ void panel_cpu(void* buffers[], void* cl_arg) {
 }
 
 #ifdef STARFACT_HAVE_CUDA
-inline cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* A, int lda, int* lwork) {
-    return cusolverDnSgetrf_bufferSize(h, m, n, A, lda, lwork);
-}
-inline cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int m, int n, double* A, int lda, int* lwork) {
-    return cusolverDnDgetrf_bufferSize(h, m, n, A, lda, lwork);
-}
-inline cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* work, int* ipiv,
-                              int* info) {
-    return cusolverDnSgetrf(h, m, n, A, lda, work, ipiv, info);
-}
-inline cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, double* A, int lda, double* work, int* ipiv,
-                              int* info) {
-    return cusolverDnDgetrf(h, m, n, A, lda, work, ipiv, info);
-}
-
 constexpr size_t kAlign = 256;
 inline size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
@@ -129,7 +100,7 @@ inline size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAl
 template <typename T>
 Workspace getrf_work_need(cusolverDnHandle_t h, int rows) {
     int lwork = 0;
-    if (getrf_buffer_size(h, rows, rows, static_cast<T*>(nullptr), rows, &lwork) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::getrf_buffer_size(h, rows, rows, static_cast<T*>(nullptr), rows, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>getrf_bufferSize failed");
     Workspace w;
     w.device = aligned(static_cast<size_t>(lwork) * sizeof(T)) + static_cast<size_t>(rows) * sizeof(int);
@@ -182,13 +153,14 @@ void panel_cuda(void* buffers[], void* cl_arg) {
         ldp = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
     }
     int lwork = 0;
-    if (getrf_buffer_size(c.solver, rows, kb, P, ldp, &lwork) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::getrf_buffer_size(c.solver, rows, kb, P, ldp, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>getrf_bufferSize failed");
     const size_t work_bytes = aligned(static_cast<size_t>(lwork) * sizeof(T));
     if (work_bytes + static_cast<size_t>(kb) * sizeof(int) > c.work_bytes)
         STARPU_ABORT_MSG("getrf panel workspace too small: reserve_getrf_panel_workspace was not called");
     int* dev_ipiv = a->pivoting ? reinterpret_cast<int*>(static_cast<char*>(c.work) + work_bytes) : nullptr;
-    if (getrf(c.solver, rows, kb, P, ldp, static_cast<T*>(c.work), dev_ipiv, c.dev_info) != CUSOLVER_STATUS_SUCCESS)
+    if (gpu::getrf(c.solver, rows, kb, P, ldp, static_cast<T*>(c.work), dev_ipiv, c.dev_info) !=
+        CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>getrf failed");
     int* piv = nullptr;
     if (gather) {

@@ -11,7 +11,7 @@ struct KernelColor {
 };
 
 inline constexpr KernelColor kKernelColors[] = {
-    {"potrf", 0xd62728}, {"trsm", 0x1f77b4},        {"syrk", 0x2ca02c},
+    {"potrf", 0xd62728}, {"trsm", 0x1f77b4},        {"syrk", 0x2ca02c},          {"herk", 0x2ca02c},
     {"gemm", 0xff7f0e},  {"tile_update", 0x9467bd}, {"trtri", 0x8c564b},
     {"trsm_inv", 0x17becf},
     // The inverse's later phases in their own hues: trtri in browns, lauum in purples and pinks.

@@ -4,13 +4,12 @@
 //   dot      buffers: 0 = H (W, blocks x g), 1..tiles = the panel's row tiles (R)
 //   scale    buffers: 0 = X (RW), 1 = C (R, 1 x g)
 //   normalize buffers: 0 = X (RW), 1 = H (R, (k + 2) x g), 2 = mask (R, 1 x g)
-#include <cblas.h>
-
 #include <vector>
 
 #include "codelets/codelets.hpp"
 #include "codelets/krylov_codelets.hpp"
 #include "codelets/matrix_buffers.hpp"
+#include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/mixed/krylov_normalize.hpp"
 #include "runtime/cuda_contexts.hpp"
@@ -42,10 +41,9 @@ void combine_cpu(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     Combine t(b, a);
     for (int j = 0; j < a.g; ++j)
-        cblas_dgemv(CblasColMajor, CblasNoTrans, t.out.m, a.blocks, a.alpha,
-                    t.x.p + static_cast<int64_t>(a.x_col + j) * t.x.ld, a.g * t.x.ld,
-                    t.c.p + static_cast<int64_t>(j) * t.c.ld, 1, a.beta,
-                    t.out.p + static_cast<int64_t>(a.out_col + j) * t.out.ld, 1);
+        cpu::gemv(Op::NoTrans, t.out.m, a.blocks, a.alpha, t.x.p + static_cast<int64_t>(a.x_col + j) * t.x.ld,
+                  a.g * t.x.ld, t.c.p + static_cast<int64_t>(j) * t.c.ld, 1, a.beta,
+                  t.out.p + static_cast<int64_t>(a.out_col + j) * t.out.ld, 1);
 }
 
 void normalize_cpu(void* b[], void* cl_arg) {
@@ -61,9 +59,9 @@ void dot_cpu(void* b[], void* cl_arg) {
     for (int i = 0; i < a.tiles; ++i) {
         const View p = view(b[1 + i]);
         for (int j = 0; j < a.g; ++j)
-            cblas_dgemv(CblasColMajor, CblasTrans, p.m, a.blocks, 1.0, p.p + static_cast<int64_t>(j) * p.ld,
-                        a.g * p.ld, p.p + static_cast<int64_t>(a.x_col + j) * p.ld, 1, i == 0 ? 0.0 : 1.0,
-                        h.p + static_cast<int64_t>(j) * h.ld, 1);
+            cpu::gemv(Op::Trans, p.m, a.blocks, 1.0, p.p + static_cast<int64_t>(j) * p.ld, a.g * p.ld,
+                      p.p + static_cast<int64_t>(a.x_col + j) * p.ld, 1, i == 0 ? 0.0 : 1.0,
+                      h.p + static_cast<int64_t>(j) * h.ld, 1);
     }
 }
 
@@ -71,7 +69,7 @@ void scale_cpu(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     const View x = view(b[0]), c = view(b[1]);
     for (int j = 0; j < a.g; ++j)
-        cblas_dscal(x.m, c.p[static_cast<int64_t>(j) * c.ld], x.p + static_cast<int64_t>(a.out_col + j) * x.ld, 1);
+        cpu::scal(x.m, c.p[static_cast<int64_t>(j) * c.ld], x.p + static_cast<int64_t>(a.out_col + j) * x.ld, 1);
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -79,9 +77,9 @@ void combine_cuda(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
     Combine t(b, a);
-    check_cublas(cublasDgemvStridedBatched(ws.cublas, CUBLAS_OP_N, t.out.m, a.blocks, &a.alpha,
+    check_cublas(gpu::gemv_strided_batched(ws.cublas, Op::NoTrans, t.out.m, a.blocks, a.alpha,
                                            t.x.p + static_cast<int64_t>(a.x_col) * t.x.ld, a.g * t.x.ld, t.x.ld,
-                                           t.c.p, 1, t.c.ld, &a.beta,
+                                           t.c.p, 1, t.c.ld, a.beta,
                                            t.out.p + static_cast<int64_t>(a.out_col) * t.out.ld, 1, t.out.ld, a.g),
                  "krylov combine");
 }
@@ -90,12 +88,11 @@ void dot_cuda(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
     const View h = view(b[0]);
-    const double one = 1.0, zero = 0.0;
     for (int i = 0; i < a.tiles; ++i) {
         const View p = view(b[1 + i]);
-        check_cublas(cublasDgemvStridedBatched(ws.cublas, CUBLAS_OP_T, p.m, a.blocks, &one, p.p, a.g * p.ld, p.ld,
+        check_cublas(gpu::gemv_strided_batched(ws.cublas, Op::Trans, p.m, a.blocks, 1.0, p.p, a.g * p.ld, p.ld,
                                                p.p + static_cast<int64_t>(a.x_col) * p.ld, 1, p.ld,
-                                               i == 0 ? &zero : &one, h.p, 1, h.ld, a.g),
+                                               i == 0 ? 0.0 : 1.0, h.p, 1, h.ld, a.g),
                      "krylov dot");
     }
 }
@@ -114,7 +111,7 @@ void scale_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(a.cuda, a.urgent);
     const View x = view(b[0]), c = view(b[1]);
     double* cols = x.p + static_cast<int64_t>(a.out_col) * x.ld;
-    check_cublas(cublasDdgmm(ws.cublas, CUBLAS_SIDE_RIGHT, x.m, a.g, cols, x.ld, c.p, c.ld, cols, x.ld),
+    check_cublas(gpu::dgmm(ws.cublas, Side::Right, x.m, a.g, cols, x.ld, c.p, c.ld, cols, x.ld),
                  "krylov scale");
 }
 #endif

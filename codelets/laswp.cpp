@@ -62,7 +62,7 @@ void laswp_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_laswp(Kernel& k) {
-    define_kernel(k, "laswp", sizeof(T) == 4 ? "starfact_slaswp" : "starfact_dlaswp", laswp_cpu<T>,
+    define_kernel(k, "laswp", by_precision<T>("starfact_slaswp", "starfact_dlaswp"), laswp_cpu<T>,
                   STARFACT_CUDA_IMPL(laswp_cuda<T>), {});  // modes per task (dyn_modes)
 }
 

@@ -19,13 +19,10 @@ struct LauumTileArgs {
     bool urgent;         // TaskOptions::urgent
 };
 
-inline int lauum(int n, float* A, int lda) { return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-inline int lauum(int n, double* A, int lda) { return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-
 template <typename T>
 void lauum_tile_cpu(void* buffers[], void*) {
-    lauum(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-          static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
+    T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    cpu::lauum(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), A, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -45,7 +42,8 @@ void lauum_tile_cuda(void* buffers[], void* cl_arg) {
                           ws.stream) != cudaSuccess)
         STARPU_ABORT_MSG("lauum_tile: cudaMemcpy2DAsync failed");
     gpu::launch_zero_upper<T>(Lz, n, n, ws.stream);
-    const cublasStatus_t s = gpu::syrk(ws.cublas, Uplo::Lower, Op::Trans, n, n, T(1), Lz, n, T(0), A, ld);
+    const cublasStatus_t s =
+        gpu::herk(ws.cublas, Uplo::Lower, Op::ConjTrans, n, n, real_t<T>(1), Lz, n, real_t<T>(0), A, ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif

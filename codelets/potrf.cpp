@@ -169,11 +169,10 @@ Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
 
 template <typename T>
 const char* potrf_symbol(DiagKernel kind) {
-    const bool single = sizeof(T) == sizeof(float);
     switch (kind) {
-        case DiagKernel::Fused: return single ? "starfact_spotrf_fused" : "starfact_dpotrf_fused";
-        case DiagKernel::Recursive: return single ? "starfact_spotrf_recursive" : "starfact_dpotrf_recursive";
-        default: return single ? "starfact_spotrf" : "starfact_dpotrf";
+        case DiagKernel::Fused: return by_precision<T>("starfact_spotrf_fused", "starfact_dpotrf_fused");
+        case DiagKernel::Recursive: return by_precision<T>("starfact_spotrf_recursive", "starfact_dpotrf_recursive");
+        default: return by_letter<T>("starfact_spotrf", "starfact_dpotrf", "starfact_cpotrf", "starfact_zpotrf");
     }
 }
 

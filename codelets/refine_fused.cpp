@@ -137,14 +137,14 @@ void residual_cpu(void* b[], void* cl_arg) {
         for (int i = k; i < t.mt; ++i) {
             const MatrixView<double> A = t.A(b, i, k);
             if (i == k) {
-                cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, t.r[i].m, t.r[i].n, -1.0, A.p, A.ld, t.x[k].p,
-                            t.x[k].ld, 1.0, t.r[i].p, t.r[i].ld);
+                cpu::symm(Side::Left, Uplo::Lower, t.r[i].m, t.r[i].n, -1.0, A.p, A.ld, t.x[k].p, t.x[k].ld, 1.0,
+                          t.r[i].p, t.r[i].ld);
                 continue;
             }
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, t.r[i].m, t.r[i].n, A.n, -1.0, A.p, A.ld, t.x[k].p,
-                        t.x[k].ld, 1.0, t.r[i].p, t.r[i].ld);
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, t.r[k].m, t.r[k].n, A.m, -1.0, A.p, A.ld, t.x[i].p,
-                        t.x[i].ld, 1.0, t.r[k].p, t.r[k].ld);
+            cpu::gemm(Op::NoTrans, Op::NoTrans, t.r[i].m, t.r[i].n, A.n, -1.0, A.p, A.ld, t.x[k].p, t.x[k].ld, 1.0,
+                      t.r[i].p, t.r[i].ld);
+            cpu::gemm(Op::Trans, Op::NoTrans, t.r[k].m, t.r[k].n, A.m, -1.0, A.p, A.ld, t.x[i].p, t.x[i].ld, 1.0,
+                      t.r[k].p, t.r[k].ld);
         }
 }
 
@@ -215,16 +215,14 @@ void residual_cuda(void* b[], void* cl_arg) {
         check_cuda(gpu::symmetric_product(tiles, ws.stream), "residual");
         return;
     }
-    const double minus = -1.0, one = 1.0;
     for (int k = 0; k < t.mt; ++k)
         for (int i = k; i < t.mt; ++i) {
             const MatrixView<double> A = t.A(b, i, k);
             if (i == k) {
                 MatrixView<double>& r = t.r[i];
-                check_cublas(r.n == 1 ? cublasDsymv(ws.cublas, CUBLAS_FILL_MODE_LOWER, A.m, &minus, A.p, A.ld,
-                                                    t.x[k].p, 1, &one, r.p, 1)
-                                      : cublasDsymm(ws.cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, r.m, r.n,
-                                                    &minus, A.p, A.ld, t.x[k].p, t.x[k].ld, &one, r.p, r.ld),
+                check_cublas(r.n == 1 ? gpu::symv(ws.cublas, Uplo::Lower, A.m, -1.0, A.p, A.ld, t.x[k].p, 1.0, r.p)
+                                      : gpu::symm(ws.cublas, Side::Left, Uplo::Lower, r.m, r.n, -1.0, A.p, A.ld,
+                                                  t.x[k].p, t.x[k].ld, 1.0, r.p, r.ld),
                              "residual");
                 continue;
             }

@@ -59,14 +59,11 @@ void residual_cpu(void* b[], void* cl_arg) {
         const MatrixView<double>& A = t.A[static_cast<size_t>(j)];
         const MatrixView<double>& X = t.X[static_cast<size_t>(j)];
         if (j < i)
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0,
-                        t.R.p, t.R.ld);
+            cpu::gemm(Op::NoTrans, Op::NoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0, t.R.p, t.R.ld);
         else if (j == i)
-            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, t.R.m, t.R.n, -1.0, A.p, A.ld, X.p, X.ld, 1.0, t.R.p,
-                        t.R.ld);
+            cpu::symm(Side::Left, Uplo::Lower, t.R.m, t.R.n, -1.0, A.p, A.ld, X.p, X.ld, 1.0, t.R.p, t.R.ld);
         else  // A holds A_ji (below the diagonal in column i)
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0,
-                        t.R.p, t.R.ld);
+            cpu::gemm(Op::Trans, Op::NoTrans, t.R.m, t.R.n, X.m, -1.0, A.p, A.ld, X.p, X.ld, 1.0, t.R.p, t.R.ld);
     }
 }
 
@@ -108,11 +105,9 @@ void residual_cuda(void* b[], void* cl_arg) {
         const MatrixView<double>& X = t.X[static_cast<size_t>(j)];
         cublasStatus_t s;
         if (j == i) {
-            const double minus = -1.0, one = 1.0;
-            s = t.R.n == 1 ? cublasDsymv(ws.cublas, CUBLAS_FILL_MODE_LOWER, A.m, &minus, A.p, A.ld, X.p, 1, &one,
-                                         t.R.p, 1)
-                           : cublasDsymm(ws.cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, t.R.m, t.R.n, &minus,
-                                         A.p, A.ld, X.p, X.ld, &one, t.R.p, t.R.ld);
+            s = t.R.n == 1 ? gpu::symv(ws.cublas, Uplo::Lower, A.m, -1.0, A.p, A.ld, X.p, 1.0, t.R.p)
+                           : gpu::symm(ws.cublas, Side::Left, Uplo::Lower, t.R.m, t.R.n, -1.0, A.p, A.ld, X.p, X.ld,
+                                       1.0, t.R.p, t.R.ld);
         } else {
             s = update(ws.cublas, j < i ? Op::NoTrans : Op::Trans, A, X, t.R);
         }

@@ -50,7 +50,7 @@ void syrk_cuda(void* buffers[], void* cl_arg) {
     gpu::WorkerStream ws(a->cuda, a->urgent);
     const int lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
     cublasStatus_t s;
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         // cuBLAS has no tensor-core syrk: the Cholesky's form (Lower, NoTrans) by halving into gemms, blocks of
         // kSyrkRecursiveBase on the diagonal whole (kernels/syrk_recursive.hpp); other forms one gemm over the whole
         // tile (both triangles: n^2 k more flops).

@@ -1,6 +1,6 @@
 // trmm codelet: B := alpha * op(A) B (Left) or alpha * B op(A) (Right), A triangular.
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
-// cuBLAS's trmm is out of place (C := alpha op(A) B); passing B as C gives BLAS's in-place product.
+// cuBLAS's trmm is out of place (C := alpha op(A) B); gpu::trmm passes B as C, BLAS's in-place product.
 
 #include "codelets/codelets.hpp"
 #include "codelets/inverse_codelets.hpp"
@@ -23,43 +23,27 @@ struct TrmmArgs {
     bool urgent;
 };
 
-inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A, int lda, float* B, int ldb) {
-    cblas_strmm(CblasColMajor, cpu::side(s), cpu::uplo(u), cpu::op(o), cpu::diag(d), m, n, alpha, A, lda, B, ldb);
-}
-inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, double alpha, const double* A, int lda, double* B,
-                 int ldb) {
-    cblas_dtrmm(CblasColMajor, cpu::side(s), cpu::uplo(u), cpu::op(o), cpu::diag(d), m, n, alpha, A, lda, B, ldb);
-}
-
 template <typename T>
 void trmm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrmmArgs<T>*>(cl_arg);
-    trmm(a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
-         static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha,
-         reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
-         reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    cpu::trmm(a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+              static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha, A,
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
 }
 
 #ifdef STARFACT_HAVE_CUDA
-inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A,
-                           int lda, float* B, int ldb) {
-    return cublasStrmm(h, gpu::side(s), gpu::uplo(u), gpu::op(o), gpu::diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
-}
-inline cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, double alpha,
-                           const double* A, int lda, double* B, int ldb) {
-    return cublasDtrmm(h, gpu::side(s), gpu::uplo(u), gpu::op(o), gpu::diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
-}
-
 template <typename T>
 void trmm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrmmArgs<T>*>(cl_arg);
     gpu::WorkerStream ws(a->cuda, a->urgent);
+    const T* A = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
     const cublasStatus_t s =
-        trmm(ws.cublas, a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
-             static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha,
-             reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
-             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
-             static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+        gpu::trmm(ws.cublas, a->side, a->uplo, a->op, a->diag, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+                  static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), a->alpha, A,
+                  static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 #endif

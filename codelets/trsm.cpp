@@ -97,7 +97,7 @@ void insert_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
                  starpu_data_handle_t A, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    const int compute = std::is_same<T, float>::value ? o.compute : 0;
+    const int compute = is_real_single_v<T> ? o.compute : 0;
     t->cl = const_cast<starpu_codelet*>(trsm_codelet<T>(rt, compute));
     t->handles[0] = A;
     t->handles[1] = B;

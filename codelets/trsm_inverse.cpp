@@ -19,19 +19,14 @@ struct TrsmInverseArgs {
     BreakdownWatch* watch;  // TaskOptions::watch: return at once after a breakdown
 };
 
-inline void trmm(int m, int n, const float* L, int ldl, float* B, int ldb) {
-    cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0f, L, ldl, B, ldb);
-}
-inline void trmm(int m, int n, const double* L, int ldl, double* B, int ldb) {
-    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, L, ldl, B, ldb);
-}
-
 template <typename T>
 void trsm_inverse_cpu(void* buffers[], void* cl_arg) {
     if (skip_after_breakdown(static_cast<const TrsmInverseArgs*>(cl_arg)->watch)) return;
-    trmm(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])),
-         reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
-         reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])), static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
+    const T* Linv = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
+    T* B = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1]));
+    cpu::trmm(Side::Right, Uplo::Lower, Op::ConjTrans, Diag::NonUnit, static_cast<int>(STARPU_MATRIX_GET_NX(buffers[1])),
+              static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1])), T(1), Linv,
+              static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), B, static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -49,7 +44,7 @@ void trsm_inverse_cuda(void* buffers[], void* cl_arg) {
     const T* Linv = reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     const int ldl = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
     cublasStatus_t s;
-    if constexpr (std::is_same<T, float>::value)
+    if constexpr (is_real_single_v<T>)
         s = a->compute ? gpu::gemm_fast(starpu_cublas_get_local_handle(), a->compute, Op::NoTrans, Op::Trans, m, n, n,
                                         T(1), B, ldb, Linv, ldl, T(0), X, m)
                        : gpu::gemm(starpu_cublas_get_local_handle(), Op::NoTrans, Op::Trans, m, n, n, T(1), B, ldb,
@@ -90,7 +85,7 @@ template <typename T>
 void insert_trsm_inverse(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t Linv, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
     starpu_task* t = starpu_task_create();
-    const int compute = std::is_same<T, float>::value ? o.compute : 0;
+    const int compute = is_real_single_v<T> ? o.compute : 0;
     t->cl = const_cast<starpu_codelet*>(by_compute<T, TrsmInverseFast>(rt, compute, &codelets<T>(rt).trsm_inverse.cl));
     t->handles[0] = Linv;
     t->handles[1] = B;

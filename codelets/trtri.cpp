@@ -29,9 +29,6 @@ void copy_lower_zero_upper(const T* L, int ldl, T* X, int ldx, int n) {
         for (int i = 0; i < n; ++i) X[i + j * ldx] = i >= j ? L[i + j * ldl] : T(0);
 }
 
-inline int trtri(int n, float* A, int lda) { return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
-inline int trtri(int n, double* A, int lda) { return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
-
 template <typename T>
 void trtri_cpu(void* buffers[], void* cl_arg) {
     if (skip_after_breakdown(static_cast<const TrtriArgs*>(cl_arg)->watch)) return;
@@ -40,7 +37,7 @@ void trtri_cpu(void* buffers[], void* cl_arg) {
     const int ldx = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
     copy_lower_zero_upper(reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
                           static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), X, ldx, n);
-    trtri(n, X, ldx);  // a singular L (failed potrf) is reported by potrf's info already
+    cpu::trtri(n, X, ldx);  // a singular L (failed potrf) is reported by potrf's info already
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -106,7 +103,7 @@ template <typename T>
 void insert_trtri(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t L, starpu_data_handle_t Linv) {
     const double n = tile_rows(L);
     starpu_task* t = starpu_task_create();
-    const int compute = std::is_same<T, float>::value ? o.compute : 0;
+    const int compute = is_real_single_v<T> ? o.compute : 0;
     t->cl = const_cast<starpu_codelet*>(by_compute<T, TrtriFast>(rt, compute, &codelets<T>(rt).trtri.cl));
     t->handles[0] = L;
     t->handles[1] = Linv;

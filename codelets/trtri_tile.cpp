@@ -18,16 +18,13 @@ struct TrtriTileArgs {
     bool urgent;         // TaskOptions::urgent
 };
 
-inline int trtri(int n, float* A, int lda) { return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
-inline int trtri(int n, double* A, int lda) { return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, A, lda); }
-
 template <typename T>
 void trtri_tile_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const TrtriTileArgs*>(cl_arg);
     T* A = reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[0]));
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
-    const int local = trtri(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), A,
-                            static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
+    const int local = cpu::trtri(static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0])), A,
+                                 static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])));
     if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
 }
 

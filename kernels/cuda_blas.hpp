@@ -1,30 +1,66 @@
-// Internal: float/double overloads over cuBLAS and cuSOLVER for the CUDA codelets, plus the launchers of
-// the small tile kernels (kernels/potrf_info.cu, zero_upper.cu, merge_info.cu). No StarPU here: the
-// codelets pass the stream and handles (runtime/cuda_contexts.hpp, WorkerStream).
+// Internal: the CUDA side of the scalar layer's BLAS and LAPACK: one function template per operation over cuBLAS and
+// cuSOLVER, with the four specialisations s, d, c, z chosen by the element type (kernels/scalar.hpp; complex
+// operands reach cuBLAS as cuComplex/cuDoubleComplex, which share std::complex's layout), plus the launchers of the
+// small tile kernels (kernels/potrf_info.cu, zero_upper.cu, merge_info.cu). No StarPU here: the codelets pass the
+// stream and handles (runtime/cuda_contexts.hpp, WorkerStream).
 #pragma once
 #ifdef STARFACT_HAVE_CUDA
 #include <cublas_v2.h>
+#include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include <complex>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/blas_types.hpp"
+#include "kernels/cuda_scalar.hpp"
+#include "kernels/scalar.hpp"
 
 namespace starfact::detail::gpu {
 
+/// A parameter of type T that takes no part in deducing T (alpha, beta: a literal 1.0 with float operands).
+template <typename T>
+struct NoDeduce {
+    using type = T;
+};
+template <typename T>
+using arg_t = typename NoDeduce<T>::type;
+
 inline cublasSideMode_t side(Side s) { return s == Side::Left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT; }
 inline cublasFillMode_t uplo(Uplo u) { return u == Uplo::Lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER; }
-inline cublasOperation_t op(Op o) { return o == Op::NoTrans ? CUBLAS_OP_N : CUBLAS_OP_T; }
+inline cublasOperation_t op(Op o) { return o == Op::NoTrans ? CUBLAS_OP_N : o == Op::Trans ? CUBLAS_OP_T : CUBLAS_OP_C; }
 inline cublasDiagType_t diag(Diag d) { return d == Diag::NonUnit ? CUBLAS_DIAG_NON_UNIT : CUBLAS_DIAG_UNIT; }
-
-inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, float alpha, const float* A, int lda,
-                           const float* B, int ldb, float beta, float* C, int ldc) {
-    return cublasSgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+/// op(o) for a T operand: ConjTrans is Trans on real T.
+template <typename T>
+cublasOperation_t op_of(Op o) {
+    return !is_complex_v<T> && o == Op::ConjTrans ? CUBLAS_OP_T : op(o);
 }
-inline cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, double alpha, const double* A,
-                           int lda, const double* B, int ldb, double beta, double* C, int ldc) {
-    return cublasDgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+
+/// T's pointers as cuBLAS's: float and double as they are, the complex types as cuComplex and cuDoubleComplex.
+inline float* dev(float* p) { return p; }
+inline double* dev(double* p) { return p; }
+inline cuComplex* dev(std::complex<float>* p) { return reinterpret_cast<cuComplex*>(p); }
+inline cuDoubleComplex* dev(std::complex<double>* p) { return reinterpret_cast<cuDoubleComplex*>(p); }
+inline const float* dev(const float* p) { return p; }
+inline const double* dev(const double* p) { return p; }
+inline const cuComplex* dev(const std::complex<float>* p) { return reinterpret_cast<const cuComplex*>(p); }
+inline const cuDoubleComplex* dev(const std::complex<double>* p) { return reinterpret_cast<const cuDoubleComplex*>(p); }
+
+template <typename T>
+constexpr char letter = lapack_letter<T>();
+
+/// C := alpha op(A) op(B) + beta C.
+template <typename T>
+cublasStatus_t gemm(cublasHandle_t h, Op a, Op b, int m, int n, int k, arg_t<T> alpha, const T* A, int lda,
+                    const T* B, int ldb, arg_t<T> beta, T* C, int ldc) {
+    const cublasOperation_t oa = op_of<T>(a), ob = op_of<T>(b);
+    if constexpr (letter<T> == 's') return cublasSgemm(h, oa, ob, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+    else if constexpr (letter<T> == 'd') return cublasDgemm(h, oa, ob, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgemm(h, oa, ob, m, n, k, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
+    else return cublasZgemm(h, oa, ob, m, n, k, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
 }
 /// Tensor-core arithmetic for float tiles (TaskOptions::compute): 1 TF32, 2 BF16 inputs, 3 FP16 inputs, each with
 /// float accumulation; cuBLAS rounds the float inputs itself. 4 (3xTF32) is three TF32 gemms (gemm_tf32x3).
@@ -39,58 +75,172 @@ cublasStatus_t gemm_tf32x3(cublasHandle_t h, Op a, Op b, int m, int n, int k, fl
 inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m, int n, int k, float alpha,
                                 const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
     if (compute == 4) return gemm_tf32x3(h, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cublasGemmEx(h, op(a), op(b), m, n, k, &alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F, ldb, &beta, C, CUDA_R_32F,
-                        ldc, fast_compute(compute), CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(h, op_of<float>(a), op_of<float>(b), m, n, k, &alpha, A, cuda_type<float>(), lda, B,
+                        cuda_type<float>(), ldb, &beta, C, cuda_type<float>(), ldc, fast_compute(compute),
+                        CUBLAS_GEMM_DEFAULT);
 }
 /// *result := ||x||_2 (unit stride; host pointer mode: waits for the handle's stream).
-inline cublasStatus_t nrm2(cublasHandle_t h, int n, const float* x, float* result) { return cublasSnrm2(h, n, x, 1, result); }
-inline cublasStatus_t nrm2(cublasHandle_t h, int n, const double* x, double* result) {
-    return cublasDnrm2(h, n, x, 1, result);
+template <typename T>
+cublasStatus_t nrm2(cublasHandle_t h, int n, const T* x, real_t<T>* result) {
+    if constexpr (letter<T> == 's') return cublasSnrm2(h, n, x, 1, result);
+    else if constexpr (letter<T> == 'd') return cublasDnrm2(h, n, x, 1, result);
+    else if constexpr (letter<T> == 'c') return cublasScnrm2(h, n, dev(x), 1, result);
+    else return cublasDznrm2(h, n, dev(x), 1, result);
 }
 /// x := alpha x (unit stride).
-inline cublasStatus_t scal(cublasHandle_t h, int n, float alpha, float* x) { return cublasSscal(h, n, &alpha, x, 1); }
-inline cublasStatus_t scal(cublasHandle_t h, int n, double alpha, double* x) { return cublasDscal(h, n, &alpha, x, 1); }
+template <typename T>
+cublasStatus_t scal(cublasHandle_t h, int n, arg_t<T> alpha, T* x) {
+    if constexpr (letter<T> == 's') return cublasSscal(h, n, &alpha, x, 1);
+    else if constexpr (letter<T> == 'd') return cublasDscal(h, n, &alpha, x, 1);
+    else if constexpr (letter<T> == 'c') return cublasCscal(h, n, dev(&alpha), dev(x), 1);
+    else return cublasZscal(h, n, dev(&alpha), dev(x), 1);
+}
 /// y := alpha op(A) x + beta y (unit strides).
-inline cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, float alpha, const float* A, int lda, const float* x,
-                           float beta, float* y) {
-    return cublasSgemv(h, op(a), m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+template <typename T>
+cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, arg_t<T> alpha, const T* A, int lda, const T* x,
+                    arg_t<T> beta, T* y) {
+    const cublasOperation_t oa = op_of<T>(a);
+    if constexpr (letter<T> == 's') return cublasSgemv(h, oa, m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'd') return cublasDgemv(h, oa, m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgemv(h, oa, m, n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
+    else return cublasZgemv(h, oa, m, n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
 }
-inline cublasStatus_t gemv(cublasHandle_t h, Op a, int m, int n, double alpha, const double* A, int lda,
-                           const double* x, double beta, double* y) {
-    return cublasDgemv(h, op(a), m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+/// y_i := alpha op(A_i) x_i + beta y_i for i < batch, A_i = A + i * stride_a and so on (x and y with strides incx,
+/// incy inside one product).
+template <typename T>
+cublasStatus_t gemv_strided_batched(cublasHandle_t h, Op a, int m, int n, arg_t<T> alpha, const T* A, int lda,
+                                    long long stride_a, const T* x, int incx, long long stride_x, arg_t<T> beta, T* y,
+                                    int incy, long long stride_y, int batch) {
+    const cublasOperation_t oa = op_of<T>(a);
+    if constexpr (letter<T> == 's')
+        return cublasSgemvStridedBatched(h, oa, m, n, &alpha, A, lda, stride_a, x, incx, stride_x, &beta, y, incy,
+                                         stride_y, batch);
+    else if constexpr (letter<T> == 'd')
+        return cublasDgemvStridedBatched(h, oa, m, n, &alpha, A, lda, stride_a, x, incx, stride_x, &beta, y, incy,
+                                         stride_y, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgemvStridedBatched(h, oa, m, n, dev(&alpha), dev(A), lda, stride_a, dev(x), incx, stride_x,
+                                         dev(&beta), dev(y), incy, stride_y, batch);
+    else
+        return cublasZgemvStridedBatched(h, oa, m, n, dev(&alpha), dev(A), lda, stride_a, dev(x), incx, stride_x,
+                                         dev(&beta), dev(y), incy, stride_y, batch);
 }
-inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, float alpha, const float* A, int lda,
-                           float beta, float* C, int ldc) {
-    return cublasSsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);
+/// C := A diag(x) (Right) or diag(x) A (Left); C may be A.
+template <typename T>
+cublasStatus_t dgmm(cublasHandle_t h, Side s, int m, int n, const T* A, int lda, const T* x, int incx, T* C,
+                    int ldc) {
+    if constexpr (letter<T> == 's') return cublasSdgmm(h, side(s), m, n, A, lda, x, incx, C, ldc);
+    else if constexpr (letter<T> == 'd') return cublasDdgmm(h, side(s), m, n, A, lda, x, incx, C, ldc);
+    else if constexpr (letter<T> == 'c') return cublasCdgmm(h, side(s), m, n, dev(A), lda, dev(x), incx, dev(C), ldc);
+    else return cublasZdgmm(h, side(s), m, n, dev(A), lda, dev(x), incx, dev(C), ldc);
 }
-inline cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, double alpha, const double* A, int lda,
-                           double beta, double* C, int ldc) {
-    return cublasDsyrk(h, uplo(u), op(o), n, k, &alpha, A, lda, &beta, C, ldc);
+/// C := alpha op(A) op(A)^T + beta C, the uplo triangle (complex symmetric for complex T; the Hermitian one is herk).
+template <typename T>
+cublasStatus_t syrk(cublasHandle_t h, Uplo u, Op o, int n, int k, arg_t<T> alpha, const T* A, int lda, arg_t<T> beta,
+                    T* C, int ldc) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's') return cublasSsyrk(h, uplo(u), oo, n, k, &alpha, A, lda, &beta, C, ldc);
+    else if constexpr (letter<T> == 'd') return cublasDsyrk(h, uplo(u), oo, n, k, &alpha, A, lda, &beta, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCsyrk(h, uplo(u), oo, n, k, dev(&alpha), dev(A), lda, dev(&beta), dev(C), ldc);
+    else return cublasZsyrk(h, uplo(u), oo, n, k, dev(&alpha), dev(A), lda, dev(&beta), dev(C), ldc);
 }
-inline cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, float alpha,
-                           const float* A, int lda, float* B, int ldb) {
-    return cublasStrsm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb);
+/// C := alpha op(A) op(A)^H + beta C, the uplo triangle, alpha and beta real: herk for complex T (o is NoTrans or
+/// ConjTrans), syrk for real T.
+template <typename T>
+cublasStatus_t herk(cublasHandle_t h, Uplo u, Op o, int n, int k, real_t<T> alpha, const T* A, int lda,
+                    real_t<T> beta, T* C, int ldc) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's') return cublasSsyrk(h, uplo(u), oo, n, k, &alpha, A, lda, &beta, C, ldc);
+    else if constexpr (letter<T> == 'd') return cublasDsyrk(h, uplo(u), oo, n, k, &alpha, A, lda, &beta, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCherk(h, uplo(u), oo, n, k, &alpha, dev(A), lda, &beta, dev(C), ldc);
+    else return cublasZherk(h, uplo(u), oo, n, k, &alpha, dev(A), lda, &beta, dev(C), ldc);
 }
-inline cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, double alpha,
-                           const double* A, int lda, double* B, int ldb) {
-    return cublasDtrsm(h, side(s), uplo(u), op(o), diag(d), m, n, &alpha, A, lda, B, ldb);
+/// C := alpha A B + beta C (Left) or alpha B A + beta C (Right), A symmetric (its uplo triangle).
+template <typename T>
+cublasStatus_t symm(cublasHandle_t h, Side s, Uplo u, int m, int n, arg_t<T> alpha, const T* A, int lda, const T* B,
+                    int ldb, arg_t<T> beta, T* C, int ldc) {
+    if constexpr (letter<T> == 's')
+        return cublasSsymm(h, side(s), uplo(u), m, n, &alpha, A, lda, B, ldb, &beta, C, ldc);
+    else if constexpr (letter<T> == 'd')
+        return cublasDsymm(h, side(s), uplo(u), m, n, &alpha, A, lda, B, ldb, &beta, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCsymm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
+    else return cublasZsymm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
 }
-inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int lda, int* lwork) {
-    return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+/// y := alpha A x + beta y, A symmetric (its uplo triangle), unit strides.
+template <typename T>
+cublasStatus_t symv(cublasHandle_t h, Uplo u, int n, arg_t<T> alpha, const T* A, int lda, const T* x, arg_t<T> beta,
+                    T* y) {
+    if constexpr (letter<T> == 's') return cublasSsymv(h, uplo(u), n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'd') return cublasDsymv(h, uplo(u), n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'c')
+        return cublasCsymv(h, uplo(u), n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
+    else return cublasZsymv(h, uplo(u), n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
 }
-inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int lda, int* lwork) {
-    return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+/// B := alpha op(A)^-1 B (Left) or alpha B op(A)^-1 (Right), A triangular.
+template <typename T>
+cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
+                    T* B, int ldb) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cublasStrsm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb);
+    else if constexpr (letter<T> == 'd')
+        return cublasDtrsm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb);
+    else if constexpr (letter<T> == 'c')
+        return cublasCtrsm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb);
+    else return cublasZtrsm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb);
 }
-inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, float* A, int lda, float* work, int lwork, int* info) {
-    return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+/// B := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular, in place (cuBLAS's trmm writes its C: B here).
+template <typename T>
+cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
+                    T* B, int ldb) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cublasStrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
+    else if constexpr (letter<T> == 'd')
+        return cublasDtrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
+    else if constexpr (letter<T> == 'c')
+        return cublasCtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(B), ldb);
+    else
+        return cublasZtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(B), ldb);
 }
-inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, int lda, double* work, int lwork, int* info) {
-    return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+/// The workspace (elements of T) of potrf on an n x n lower tile.
+template <typename T>
+cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, T* A, int lda, int* lwork) {
+    if constexpr (letter<T> == 's') return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'd') return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, dev(A), lda, lwork);
+    else return cusolverDnZpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, dev(A), lda, lwork);
 }
-
-template <typename T> constexpr cudaDataType_t cuda_type();
-template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
-template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+/// A = L L^H of the lower triangle of the n x n A; *info (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t potrf(cusolverDnHandle_t h, int n, T* A, int lda, T* work, int lwork, int* info) {
+    if constexpr (letter<T> == 's') return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+    else if constexpr (letter<T> == 'd') return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCpotrf(h, CUBLAS_FILL_MODE_LOWER, n, dev(A), lda, dev(work), lwork, info);
+    else return cusolverDnZpotrf(h, CUBLAS_FILL_MODE_LOWER, n, dev(A), lda, dev(work), lwork, info);
+}
+/// The workspace (elements of T) of getrf on an m x n panel.
+template <typename T>
+cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int m, int n, T* A, int lda, int* lwork) {
+    if constexpr (letter<T> == 's') return cusolverDnSgetrf_bufferSize(h, m, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'd') return cusolverDnDgetrf_bufferSize(h, m, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'c') return cusolverDnCgetrf_bufferSize(h, m, n, dev(A), lda, lwork);
+    else return cusolverDnZgetrf_bufferSize(h, m, n, dev(A), lda, lwork);
+}
+/// P A = L U of the m x n A with partial pivoting; ipiv (device) 1-based, *info (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* A, int lda, T* work, int* ipiv, int* info) {
+    if constexpr (letter<T> == 's') return cusolverDnSgetrf(h, m, n, A, lda, work, ipiv, info);
+    else if constexpr (letter<T> == 'd') return cusolverDnDgetrf(h, m, n, A, lda, work, ipiv, info);
+    else if constexpr (letter<T> == 'c') return cusolverDnCgetrf(h, m, n, dev(A), lda, dev(work), ipiv, info);
+    else return cusolverDnZgetrf(h, m, n, dev(A), lda, dev(work), ipiv, info);
+}
 
 /// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
 template <typename T>

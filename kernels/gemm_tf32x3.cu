@@ -63,7 +63,7 @@ void keep_pool_memory() {
 cublasStatus_t gemm_tf32x3(cublasHandle_t h, Op a, Op b, int m, int n, int k, float alpha, const float* A, int lda,
                            const float* B, int ldb, float beta, float* C, int ldc) {
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-    if (k == 0) return cublasSgemm(h, op(a), op(b), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+    if (k == 0) return gemm<float>(h, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     cudaStream_t stream;
     cublasStatus_t s = cublasGetStream(h, &stream);
     if (s != CUBLAS_STATUS_SUCCESS) return s;

@@ -32,7 +32,7 @@ cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int 
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     T* B2 = B + static_cast<int64_t>(n1) * ldb;
     const T* L21 = L + n1;
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         s = compute ? gemm_fast(h, compute, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb)
                     : gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb);
     } else {
@@ -67,7 +67,7 @@ cublasStatus_t trsm_left_lower_unit(cublasHandle_t h, int compute, int m, int n,
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     T* B2 = B + m1;
     const T* L21 = L + m1;
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         s = compute ? gemm_fast(h, compute, Op::NoTrans, Op::NoTrans, m2, n, m1, -1.0f, L21, ldl, B, ldb, 1.0f, B2, ldb)
                     : gemm(h, Op::NoTrans, Op::NoTrans, m2, n, m1, -1.0f, L21, ldl, B, ldb, 1.0f, B2, ldb);
     } else {

@@ -51,7 +51,7 @@ cublasStatus_t trtri_lower_recursive(cublasHandle_t h, cudaStream_t stream, int 
     s = trtri_lower_recursive(h, stream, compute, n2, L + n1 + static_cast<int64_t>(n1) * ldl, ldl, X22, ldx, W, base);
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     // W := L21 X11 (n2 x n1), then X21 := -X22 W: both factors' strictly upper parts are zero, so gemms are exact.
-    if constexpr (std::is_same<T, float>::value) {
+    if constexpr (is_real_single_v<T>) {
         if (compute) {
             s = gemm_fast(h, compute, Op::NoTrans, Op::NoTrans, n2, n1, n1, 1.0f, L + n1, ldl, X, ldx, 0.0f, W, n2);
             if (s != CUBLAS_STATUS_SUCCESS) return s;

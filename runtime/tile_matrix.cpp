@@ -4,6 +4,7 @@
 #include "starfact/tile_matrix.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <new>
 #include <string>
 
@@ -385,5 +386,7 @@ void TileMatrix<T>::release() noexcept {
 
 template class TileMatrix<float>;
 template class TileMatrix<double>;
+template class TileMatrix<std::complex<float>>;
+template class TileMatrix<std::complex<double>>;
 
 }  // namespace starfact

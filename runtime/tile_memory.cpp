@@ -1,5 +1,6 @@
 // TileMatrix's memory: the check that a matrix fits before anything is allocated (host tiles, StarPU handles and
 // bookkeeping against the host memory available, device tiles against each device's), and the bytes it stores.
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -156,5 +157,9 @@ template void TileMatrix<float>::check_memory() const;
 template void TileMatrix<double>::check_memory() const;
 template size_t TileMatrix<float>::stored_bytes() const;
 template size_t TileMatrix<double>::stored_bytes() const;
+template void TileMatrix<std::complex<float>>::check_memory() const;
+template void TileMatrix<std::complex<double>>::check_memory() const;
+template size_t TileMatrix<std::complex<float>>::stored_bytes() const;
+template size_t TileMatrix<std::complex<double>>::stored_bytes() const;
 
 }  // namespace starfact

@@ -1,6 +1,7 @@
 // TileMatrix's import and export: copies between the tiles and a caller's column-major array (host or CUDA device
 // memory), acquired where the tiles live; a distributed matrix gathers every rank's tiles.
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -142,5 +143,9 @@ template void TileMatrix<float>::import(const float*, int64_t);
 template void TileMatrix<double>::import(const double*, int64_t);
 template void TileMatrix<float>::export_to(float*, int64_t) const;
 template void TileMatrix<double>::export_to(double*, int64_t) const;
+template void TileMatrix<std::complex<float>>::import(const std::complex<float>*, int64_t);
+template void TileMatrix<std::complex<double>>::import(const std::complex<double>*, int64_t);
+template void TileMatrix<std::complex<float>>::export_to(std::complex<float>*, int64_t) const;
+template void TileMatrix<std::complex<double>>::export_to(std::complex<double>*, int64_t) const;
 
 }  // namespace starfact

@@ -5,6 +5,7 @@
 
 #include "starfact/check.hpp"
 #include "starfact/cholesky.hpp"
+#include "starfact/cholesky_complex.hpp"
 #include "starfact/error.hpp"
 #include "starfact/generate.hpp"
 #include "starfact/inverse.hpp"

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/cuda_blas.hpp"
 #include "kernels/potf2/pdl.cuh"
 #include "kernels/potf2/potf2.hpp"
 #include "kernels/potf2/potf2_panel.cuh"
@@ -32,34 +33,20 @@ inline void check_blas(cublasStatus_t s, const char* what) {
         throw RuntimeError(std::string("potf2: ") + what + " failed (cublasStatus " + std::to_string(s) + ")");
 }
 
-inline cublasStatus_t trsm_rlt(cublasHandle_t h, int m, int n, const float* L, int ld, float* B) {
-    const float one = 1.0f;
-    return cublasStrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, L,
-                       ld, B, ld);
+/// B := B L^-T (m x n B, n x n lower L), through the scalar layer (kernels/cuda_blas.hpp).
+template <typename T>
+cublasStatus_t trsm_rlt(cublasHandle_t h, int m, int n, const T* L, int ld, T* B) {
+    return gpu::trsm(h, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, m, n, T(1), L, ld, B, ld);
 }
-inline cublasStatus_t trsm_rlt(cublasHandle_t h, int m, int n, const double* L, int ld, double* B) {
-    const double one = 1.0;
-    return cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, L,
-                       ld, B, ld);
-}
-inline cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const float* A, int ld, float* C) {
-    const float minus_one = -1.0f, one = 1.0f;
-    return cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minus_one, A, ld, &one, C, ld);
-}
-inline cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const double* A, int ld, double* C) {
-    const double minus_one = -1.0, one = 1.0;
-    return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, &minus_one, A, ld, &one, C, ld);
+/// C -= A A^T (lower, n x n C, inner dimension k).
+template <typename T>
+cublasStatus_t syrk_ln(cublasHandle_t h, int n, int k, const T* A, int ld, T* C) {
+    return gpu::syrk(h, Uplo::Lower, Op::NoTrans, n, k, T(-1), A, ld, T(1), C, ld);
 }
 /// C -= A B^T (m x n, inner dimension k), all three in the same column-major matrix (leading dimension ld).
-inline cublasStatus_t gemm_nt(cublasHandle_t h, int m, int n, int k, const float* A, const float* B, int ld,
-                              float* C) {
-    const float minus_one = -1.0f, one = 1.0f;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minus_one, A, ld, B, ld, &one, C, ld);
-}
-inline cublasStatus_t gemm_nt(cublasHandle_t h, int m, int n, int k, const double* A, const double* B, int ld,
-                              double* C) {
-    const double minus_one = -1.0, one = 1.0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &minus_one, A, ld, B, ld, &one, C, ld);
+template <typename T>
+cublasStatus_t gemm_nt(cublasHandle_t h, int m, int n, int k, const T* A, const T* B, int ld, T* C) {
+    return gpu::gemm(h, Op::NoTrans, Op::Trans, m, n, k, T(-1), A, ld, B, ld, T(1), C, ld);
 }
 
 /// Opts `kernel` in to `bytes` of dynamic shared memory once per device (the bit set caches a device

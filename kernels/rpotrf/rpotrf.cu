@@ -118,15 +118,9 @@ struct Recursion {
     /// inv(L_kk) of the leaf just factored at off (order n <= leaf): identity, then a triangular solve.
     void invert_leaf(int off, int n) const {
         set_identity<T><<<n < 256 ? n : 256, 128, 0, stream>>>(inverse(off), n, c.leaf);
-        const T one(1);
-        cublasStatus_t s;
-        if constexpr (std::is_same<T, float>::value)
-            s = cublasStrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
-                            &one, at(off, off), ld, inverse(off), c.leaf);
-        else
-            s = cublasDtrsm(cublas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, n,
-                            &one, at(off, off), ld, inverse(off), c.leaf);
-        check_blas(s, "the leaf inversion");
+        check_blas(gpu::trsm(cublas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, n, n, T(1), at(off, off), ld,
+                             inverse(off), c.leaf),
+                   "the leaf inversion");
     }
     /// B := B L^-T for the m x n block B and L = the factor's diagonal block at (off, off) of order n, by the same
     /// splits as factor(): down to the leaves, whose inverses are applied by gemms.

@@ -1,0 +1,29 @@
+// Internal: the tile codelets of the complex Cholesky (codelets/complex_cholesky_tiles.cpp): CPU implementations
+// only, through the scalar layer's c and z routines; T is std::complex<float> or std::complex<double>.
+#pragma once
+#include <starpu.h>
+
+#include <cstdint>
+
+#include "codelets/codelets.hpp"
+
+namespace starfact::detail {
+
+/// A := L with A = L L^H (the tile's lower triangle); on failure *info (if 0) := offset + the tile's LAPACK info.
+///   buffers: 0 = A (RW), 1 = info (RW, one int)
+template <typename T>
+void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                          int64_t offset);
+/// B := op(L)^-1 B (Left) or B op(L)^-1 (Right), L the lower non-unit triangle of tile L.
+template <typename T>
+void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Op op, starpu_data_handle_t L,
+                         starpu_data_handle_t B);
+/// C := C - A A^H, C's lower triangle (Hermitian rank-k update).
+template <typename T>
+void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C);
+/// C := C - op(A) op(B).
+template <typename T>
+void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
+                         starpu_data_handle_t B, starpu_data_handle_t C);
+
+}  // namespace starfact::detail

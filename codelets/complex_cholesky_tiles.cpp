@@ -1,0 +1,155 @@
+// The complex Cholesky's tile codelets (complex_cholesky_codelets.hpp): potrf, trsm, herk and gemm on tiles of
+// std::complex<float> or std::complex<double>, CPU implementations only (no CUDA function: StarPU runs them on CPU
+// workers whatever the mapping), each through the scalar layer (kernels/cpu_blas.hpp). Performance models
+// starfact_<c|z><name>.
+#include <cmath>
+#include <complex>
+#include <initializer_list>
+
+#include "codelets/complex_cholesky_codelets.hpp"
+#include "kernels/cpu_blas.hpp"
+#include "kernels/scalar.hpp"
+
+namespace starfact::detail {
+namespace {
+
+struct Tile {
+    void* p;
+    int rows, cols, ld;
+};
+Tile tile_of(void* buffer) {
+    return {reinterpret_cast<void*>(STARPU_MATRIX_GET_PTR(buffer)), static_cast<int>(STARPU_MATRIX_GET_NX(buffer)),
+            static_cast<int>(STARPU_MATRIX_GET_NY(buffer)), static_cast<int>(STARPU_MATRIX_GET_LD(buffer))};
+}
+template <typename T>
+T* data(const Tile& t) {
+    return static_cast<T*>(t.p);
+}
+
+struct ComplexArgs {
+    Side side;
+    Op a, b;
+    int64_t offset;  // potrf: the tile's first global column
+};
+
+template <typename T>
+void complex_potrf_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile A = tile_of(buffers[0]);
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    T* L = data<T>(A);
+    int local = cpu::potrf(A.rows, L, A.ld);
+    // A NaN on the diagonal passes LAPACK's test (NaN <= 0 is false): check what was computed, as the real potrf does.
+    const int checked = local > 0 ? local : A.rows;
+    for (int j = 0; j < checked; ++j) {
+        const real_t<T> d = real_of(L[j + static_cast<int64_t>(j) * A.ld]);
+        if (!(d > 0) || !std::isfinite(d)) {
+            if (local <= 0 || j + 1 < local) local = j + 1;
+            break;
+        }
+    }
+    if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
+}
+
+template <typename T>
+void complex_trsm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    cpu::trsm(a->side, Uplo::Lower, a->a, Diag::NonUnit, B.rows, B.cols, T(1), data<T>(L), L.ld, data<T>(B), B.ld);
+}
+
+template <typename T>
+void complex_herk_cpu(void* buffers[], void*) {
+    const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
+    cpu::herk(Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A), A.ld, real_t<T>(1), data<T>(C),
+              C.ld);
+}
+
+template <typename T>
+void complex_gemm_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    const int k = a->a == Op::NoTrans ? A.cols : A.rows;
+    cpu::gemm(a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B), B.ld, T(1), data<T>(C), C.ld);
+}
+
+template <typename T>
+void define_complex_potrf(Kernel& k) {
+    define_kernel(k, "potrf", by_letter<T>("", "", "starfact_cpotrf_cpu", "starfact_zpotrf_cpu"),
+                  complex_potrf_cpu<T>, nullptr, {STARPU_RW, STARPU_RW});
+}
+template <typename T>
+void define_complex_trsm(Kernel& k) {
+    define_kernel(k, "trsm", by_letter<T>("", "", "starfact_ctrsm_cpu", "starfact_ztrsm_cpu"),
+                  complex_trsm_cpu<T>, nullptr, {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_herk(Kernel& k) {
+    define_kernel(k, "herk", by_letter<T>("", "", "starfact_cherk_cpu", "starfact_zherk_cpu"),
+                  complex_herk_cpu<T>, nullptr, {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_gemm(Kernel& k) {
+    define_kernel(k, "gemm", by_letter<T>("", "", "starfact_cgemm_cpu", "starfact_zgemm_cpu"),
+                  complex_gemm_cpu<T>, nullptr, {STARPU_R, STARPU_R, STARPU_RW});
+}
+
+/// A task of codelet `k` on `handles`, its arguments copied, submitted with o.
+void insert(Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
+            const ComplexArgs& args, double flops, const char* what) {
+    starpu_task* t = starpu_task_create();
+    t->cl = &k.cl;
+    int i = 0;
+    for (starpu_data_handle_t h : handles) t->handles[i++] = h;
+    t->cl_arg = pack(args);
+    t->cl_arg_size = sizeof(ComplexArgs);
+    t->cl_arg_free = 1;
+    t->flops = flops;
+    submit(t, o, what);
+}
+
+}  // namespace
+
+// Flop counts in real operations: a complex multiply-add is 8 of them, 4 times the real count's 2.
+template <typename T>
+void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                          int64_t offset) {
+    static_assert(is_complex_v<T>, "the complex Cholesky's codelets take complex tiles");
+    const double n = tile_rows(A);
+    insert(kernel<define_complex_potrf<T>>(rt), o, {A, info},
+           ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, offset}, 4.0 * n * n * n / 3.0, "potrf");
+}
+template <typename T>
+void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Op op, starpu_data_handle_t L,
+                         starpu_data_handle_t B) {
+    const double m = tile_rows(B), n = tile_cols(B);
+    insert(kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0},
+           4.0 * m * n * (side == Side::Left ? m : n), "trsm");
+}
+template <typename T>
+void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C) {
+    const double n = tile_rows(C), k = tile_cols(A);
+    insert(kernel<define_complex_herk<T>>(rt), o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
+           4.0 * n * n * k, "herk");
+}
+template <typename T>
+void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
+                         starpu_data_handle_t B, starpu_data_handle_t C) {
+    const double m = tile_rows(C), n = tile_cols(C), k = a == Op::NoTrans ? tile_cols(A) : tile_rows(A);
+    insert(kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k, "gemm");
+}
+
+#define STARFACT_COMPLEX_CHOLESKY_CODELETS(T)                                                                          \
+    template void insert_complex_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
+                                          starpu_data_handle_t, int64_t);                                              \
+    template void insert_complex_trsm<T>(const Runtime&, const TaskOptions&, Side, Op, starpu_data_handle_t,          \
+                                         starpu_data_handle_t);                                                        \
+    template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                    \
+                                         starpu_data_handle_t);                                                        \
+    template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,            \
+                                         starpu_data_handle_t, starpu_data_handle_t);
+STARFACT_COMPLEX_CHOLESKY_CODELETS(std::complex<float>)
+STARFACT_COMPLEX_CHOLESKY_CODELETS(std::complex<double>)
+#undef STARFACT_COMPLEX_CHOLESKY_CODELETS
+
+}  // namespace starfact::detail

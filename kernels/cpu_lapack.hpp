@@ -1,0 +1,102 @@
+// Internal: the CPU side of the scalar layer's LAPACK: one function template per routine over LAPACKE's _work
+// variants (no NaN scan of the input: the codelets check what they compute), with the four specialisations s, d, c,
+// z chosen by the element type (kernels/scalar.hpp). Column-major; the return value is LAPACK's info.
+#pragma once
+#include <lapacke.h>
+
+#include <complex>
+#include <type_traits>
+
+#include "kernels/scalar.hpp"
+
+namespace starfact::detail::cpu {
+
+namespace lapack {
+/// T's array as LAPACKE's complex type (std::complex<R> and LAPACKE's complex have R[2]'s layout); real arrays as is.
+inline float* in(float* p) { return p; }
+inline double* in(double* p) { return p; }
+inline lapack_complex_float* in(std::complex<float>* p) { return reinterpret_cast<lapack_complex_float*>(p); }
+inline lapack_complex_double* in(std::complex<double>* p) { return reinterpret_cast<lapack_complex_double*>(p); }
+inline const float* in(const float* p) { return p; }
+inline const double* in(const double* p) { return p; }
+inline const lapack_complex_float* in(const std::complex<float>* p) {
+    return reinterpret_cast<const lapack_complex_float*>(p);
+}
+inline const lapack_complex_double* in(const std::complex<double>* p) {
+    return reinterpret_cast<const lapack_complex_double*>(p);
+}
+template <typename T>
+constexpr char letter = lapack_letter<T>();
+}  // namespace lapack
+
+/// A = L L^H of the lower triangle of the n x n A (L L^T for real T).
+template <typename T>
+int potrf(int n, T* A, int lda) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+}
+
+/// B := A^-1 B from potrf's lower factor L of A.
+template <typename T>
+int potrs(int n, int nrhs, const T* L, int lda, T* B, int ldb) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(L), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(L), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(L), lda, in(B), ldb);
+    else return LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(L), lda, in(B), ldb);
+}
+
+/// P A = L U of the m x n A with partial pivoting; ipiv 1-based.
+template <typename T>
+int getrf(int m, int n, T* A, int lda, lapack_int* ipiv) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, in(A), lda, ipiv);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, in(A), lda, ipiv);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, m, n, in(A), lda, ipiv);
+    else return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, in(A), lda, ipiv);
+}
+
+/// A := A^-1 from getrf's factors; work holds lwork elements.
+template <typename T>
+int getri(int n, T* A, int lda, const lapack_int* ipiv, T* work, int lwork) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgetri_work(LAPACK_COL_MAJOR, n, in(A), lda, ipiv, in(work), lwork);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgetri_work(LAPACK_COL_MAJOR, n, in(A), lda, ipiv, in(work), lwork);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgetri_work(LAPACK_COL_MAJOR, n, in(A), lda, ipiv, in(work), lwork);
+    else return LAPACKE_zgetri_work(LAPACK_COL_MAJOR, n, in(A), lda, ipiv, in(work), lwork);
+}
+
+/// B := op(A)^-1 B from getrf's factors.
+template <typename T>
+int getrs(char trans, int n, int nrhs, const T* A, int lda, const lapack_int* ipiv, T* B, int ldb) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else return LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, trans, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+}
+
+/// A := A^-1 of the lower triangular, non-unit n x n A.
+template <typename T>
+int trtri(int n, T* A, int lda) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, in(A), lda);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, in(A), lda);
+    else if constexpr (letter<T> == 'c') return LAPACKE_ctrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, in(A), lda);
+    else return LAPACKE_ztrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, in(A), lda);
+}
+
+/// A := L^H L of the lower triangle L of the n x n A (L^T L for real T).
+template <typename T>
+int lauum(int n, T* A, int lda) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'c') return LAPACKE_clauum_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else return LAPACKE_zlauum_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+}
+
+}  // namespace starfact::detail::cpu

@@ -125,11 +125,14 @@ Settings parse(int argc, char** argv) {
         } else if (f == "--grid") {
             const std::string v = cli.value();
             const auto x = v.find('x');
-            char* end = nullptr;
-            const long p = x == std::string::npos ? 0 : std::strtol(v.substr(0, x).c_str(), &end, 10);
-            const bool p_ok = end && *end == '\0' && x > 0;
-            const long q = p_ok ? std::strtol(v.substr(x + 1).c_str(), &end, 10) : 0;
-            if (!p_ok || *end != '\0' || x + 1 == v.size() || p < 1 || q < 1 || p > 65536 || q > 65536)
+            auto integer = [](const std::string& t, long* out) {  // t: the whole of a decimal integer
+                char* end = nullptr;
+                *out = std::strtol(t.c_str(), &end, 10);
+                return !t.empty() && *end == '\0';
+            };
+            long p = 0, q = 0;
+            const bool ok = x != std::string::npos && integer(v.substr(0, x), &p) && integer(v.substr(x + 1), &q);
+            if (!ok || p < 1 || q < 1 || p > 65536 || q > 65536)
                 throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x2 (got '" + v + "')");
             s.grid = Grid{static_cast<int>(p), static_cast<int>(q)};
         } else if (f == "--always-low") { cli.no_value(); s.always_low = true; }

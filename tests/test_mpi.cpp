@@ -132,7 +132,7 @@ TEMPLATE_TEST_CASE("distributed potrf: scaled residual < 60", "[mpi][potrf]", fl
 TEMPLATE_TEST_CASE("distributed potrf: every variant, lower triangle only", "[mpi][potrf]", float, double) {
     const Grid grid = Grid::square(runtime().mpi_size());
     for (const char* v : {"right", "lookahead=1", "left", "left-coarse", "noprio"})
-        for (bool lower_only : {false, true}) check_potrf<TestType>(333, 48, grid, Variant::parse(v), lower_only);
+        for (bool lower_only : {false, true}) check_potrf<TestType>(333, 64, grid, Variant::parse(v), lower_only);
 }
 
 TEMPLATE_TEST_CASE("distributed posv: solve residual < 60", "[mpi][potrs]", float, double) {

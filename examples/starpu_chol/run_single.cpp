@@ -8,6 +8,42 @@
 namespace starfact::chol_driver {
 namespace {
 
+/// starfact's timed runs (rows in `table`) and the vendor's (into `v`) in turns: both warm up, then each round
+/// times one run of each; the residuals are checked on the last round.
+template <typename T>
+Measured alternating(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Reference<T>& ref, const T* A,
+                     int64_t n, const Options& opts, const Table& table, const std::vector<std::string>& prefix,
+                     VendorRun& v) {
+    Measured out;
+    Settings one = s;
+    one.repeat = 1;
+    for (int r = 0; r < s.repeat; ++r) {
+        one.warmup = r == 0 ? s.warmup : 0;
+        one.check = s.check && r + 1 == s.repeat;
+        const Measured m = measure<T>(one, rt, tiles, ref, A, n, opts, false, nullptr, prefix);
+        const VendorRun w = ref.vendor(rt, n, A, one.warmup, 1, one.check);
+        v.name = w.name;
+        v.info = w.info;
+        v.residual = w.residual;
+        v.seconds.insert(v.seconds.end(), w.seconds.begin(), w.seconds.end());
+        out.info = m.info;
+        out.tasks = m.tasks;
+        out.residual = m.residual;
+        for (double sec : m.seconds) {
+            out.seconds.push_back(sec);
+            std::vector<std::string> cells = prefix;
+            cells.push_back(std::to_string(out.seconds.size()));
+            cells.push_back(fmt("%.4f", sec));
+            cells.push_back(fmt("%.1f", potrf_flops(n) / sec * 1e-9));
+            cells.push_back(residual_text(r + 1 == s.repeat ? out.residual : -1));
+            cells.push_back(std::to_string(out.info));
+            table.row(cells);
+        }
+        if (m.info != 0) break;
+    }
+    return out;
+}
+
 template <typename T>
 int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const int64_t n = matrix_order(s, rt);
@@ -57,8 +93,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
                                              s.variant.name(), panel, diag, to_string(mapping), rt.scheduler(),
                                              to_string(residency)};
-    const Measured m = measure<T>(s, rt, tiles, ref, tiles_only ? nullptr : A.data(), n, opts, !s.trace_dir.empty(),
-                                  &table, prefix);
+    // On the CPU cores starfact and LAPACKE take turns, one timed run each per round (their warm-ups first), so that
+    // a machine whose speed drifts during the runs (a build's write-back, the clock) weighs on both alike.
+    const bool alternate = mapping == Mapping::CpuOnly && s.vendor && s.repeat > 1 && s.trace_dir.empty();
+    VendorRun v;
+    const Measured m = alternate ? alternating<T>(s, rt, tiles, ref, A.data(), n, opts, table, prefix, v)
+                                 : measure<T>(s, rt, tiles, ref, tiles_only ? nullptr : A.data(), n, opts,
+                                              !s.trace_dir.empty(), &table, prefix);
     if (m.info != 0) {
         table.note("matrix is not positive definite: info = " + std::to_string(m.info));
         return 2;
@@ -70,7 +111,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         summary += support::transfer_summary(m.moved, m.seconds.empty() ? 0.0 : m.seconds.back());
     if (gpu && !support::gpu_busy_text(m.busy).empty()) table.note(support::gpu_busy_text(m.busy) + " (last timed run)");
     if (s.vendor) {
-        const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
+        if (!alternate) v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
         if (ref.device() >= 0)
             table.note("vendor: cusolverDnXpotrf on GPU " + std::to_string(ref.device()) +
                        " alone, on its own copy of the matrix");

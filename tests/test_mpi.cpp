@@ -12,8 +12,7 @@
 #include <string>
 
 #include "runtime/mpi.hpp"
-#include "tests/catch_session.hpp"
-#include "tests/seeds.hpp"
+#include "tests/mpi_support.hpp"
 #include "tests/support.hpp"
 
 namespace {
@@ -23,22 +22,11 @@ std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
 starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
 
 using namespace starfact::test::prelude;
+using starfact::test::mpi::gather_all;
+using starfact::test::mpi::grid_name;
+using starfact::test::mpi::shared_seed;
 
 namespace {
-
-/// The next seed, the same on every rank (rank 0's: the ranks draw the same ones, as they run the same tests).
-uint64_t shared_seed() {
-    uint64_t seed = fresh_seed();
-    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    return seed;
-}
-
-/// Every rank's value of x, in rank order.
-std::vector<int> gather_all(int x) {
-    std::vector<int> all(static_cast<size_t>(runtime().mpi_size()));
-    MPI_Allgather(&x, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    return all;
-}
 
 /// The grids a case runs on: the default (most square) one, and 1 x ranks and ranks x 1 when different.
 std::vector<Grid> grids() {
@@ -48,8 +36,6 @@ std::vector<Grid> grids() {
         if (g != out.front()) out.push_back(g);
     return out;
 }
-
-std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
 
 /// How a disagreement names the ranks' values when the last rank alone has `last`: "rank 0 has 300, rank 1 has
 /// 310" with 2 ranks, "ranks 0-2 have 300, rank 3 has 310" with 4.
@@ -454,21 +440,7 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return rc;
     }
-    int rc = 0;
-    {
-        starfact::RuntimeConfig cfg;
-        cfg.ncuda = 0;
-        cfg.mpi = true;
-        g_runtime = std::make_unique<starfact::Runtime>(cfg);
-        if (g_runtime->mpi_rank() == 0) {
-            starfact::test::print_seed_banner();
-            std::printf("%s\n", g_runtime->describe().c_str());
-        }
-        rc = starfact::test::run_catch_session(argc, argv);
-        // Every rank's status: a failure on one rank fails them all.
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        g_runtime.reset();
-    }
+    const int rc = starfact::test::mpi::run_tests(argc, argv, g_runtime);
     MPI_Finalize();
     return rc;
 }

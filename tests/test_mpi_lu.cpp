@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/catch_session.hpp"
 #include "tests/lu_support.hpp"
-#include "tests/seeds.hpp"
+#include "tests/mpi_support.hpp"
 #include "tests/support.hpp"
 
 namespace {
@@ -23,25 +22,14 @@ std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
 starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
 
 using namespace starfact::test::prelude;
+using starfact::test::mpi::gather_all;
+using starfact::test::mpi::grid_name;
+using starfact::test::mpi::shared_seed;
 using starfact::test::lu::general_solve_residual;
 using starfact::test::lu::lu_residual;
 using starfact::test::lu::random_general;
 
 namespace {
-
-/// The next seed, the same on every rank (rank 0's: the ranks draw the same ones, as they run the same tests).
-uint64_t shared_seed() {
-    uint64_t seed = fresh_seed();
-    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    return seed;
-}
-
-/// Every rank's value of x, in rank order.
-std::vector<int> gather_all(int x) {
-    std::vector<int> all(static_cast<size_t>(runtime().mpi_size()));
-    MPI_Allgather(&x, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    return all;
-}
 
 /// The grids a case runs on: the default (most square) one, ranks x 1 (every tile column over every rank: the panel
 /// and the interchanges cross the most ranks), and 1 x ranks when it is not the default (a grid of one row keeps a
@@ -53,8 +41,6 @@ std::vector<Grid> grids() {
     if (Grid{1, r} != out.front() && r == 2) out.push_back(Grid{1, r});
     return out;
 }
-
-std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
 
 Options cpu_only() {
     Options opts;
@@ -300,21 +286,7 @@ TEST_CASE("ranks that factor different matrices get an error naming it on every 
 int main(int argc, char** argv) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    int rc = 0;
-    {
-        starfact::RuntimeConfig cfg;
-        cfg.ncuda = 0;
-        cfg.mpi = true;
-        g_runtime = std::make_unique<starfact::Runtime>(cfg);
-        if (g_runtime->mpi_rank() == 0) {
-            starfact::test::print_seed_banner();
-            std::printf("%s\n", g_runtime->describe().c_str());
-        }
-        rc = starfact::test::run_catch_session(argc, argv);
-        // Every rank's status: a failure on one rank fails them all.
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        g_runtime.reset();
-    }
+    const int rc = starfact::test::mpi::run_tests(argc, argv, g_runtime);
     MPI_Finalize();
     return rc;
 }

@@ -1,5 +1,5 @@
 // The complex tile Cholesky (starfact/cholesky_complex.hpp): right-looking task graphs over the CPU tile codelets
-// of codelets/complex_cholesky_tiles.cpp, submitted in order and waited for before returning.
+// of codelets/complex_tiles.cpp, submitted in order and waited for before returning.
 //   potrf, step k:  potrf A_kk;  trsm A_mk := A_mk L_kk^-H (m > k);  herk A_nn -= A_nk A_nk^H (n > k);
 //                   gemm A_mn -= A_mk A_nk^H (m > n > k)
 //   potrs, column block j of B:  forward  trsm B_kj := L_kk^-1 B_kj, gemm B_mj -= L_mk B_kj (m > k);
@@ -13,45 +13,20 @@
 #include <vector>
 
 #include "algorithms/arguments.hpp"
-#include "codelets/complex_cholesky_codelets.hpp"
+#include "algorithms/complex_submit.hpp"
+#include "codelets/complex_codelets.hpp"
 #include "starfact/error.hpp"
 
 namespace starfact {
 namespace {
 
-/// The tasks of one call, collected and waited for.
-struct Submitted {
-    detail::TaskOptions o;
-    std::vector<starpu_task*> tasks;
-    explicit Submitted(const char* function, const Options& opts) {
-        if (opts.mapping == Mapping::GpuOnly)
-            throw InvalidArgument(function, "opts.mapping",
-                                  "is gpu-only, but the complex factorizations run on CPU workers only");
-        o.mapping = Mapping::CpuOnly;
-        o.collect = &tasks;
-    }
-    void wait(const char* function) {
-        for (starpu_task* t : tasks)
-            if (starpu_task_wait(t) != 0)
-                throw RuntimeError(std::string("starfact::") + function + ": starpu_task_wait failed");
-        tasks.clear();
-    }
-};
-
-template <typename T>
-void require_local(const char* function, const char* argument, const TileMatrix<T>& A) {
-    require(!A.distributed(), function, argument,
-            "is distributed over MPI ranks: the complex factorizations run on one process");
-}
-
 template <typename T>
 int potrf_complex(TileMatrix<T>& A, const Options& opts) {
     detail::require_square("potrf", "A", A);
-    require_local("potrf", "A", A);
-    Submitted s("potrf", opts);
-    int info = 0;
-    starpu_data_handle_t info_handle;
-    starpu_variable_data_register(&info_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&info), sizeof(int));
+    detail::require_local("potrf", "A", A);
+    detail::ComplexTasks s("potrf", opts);
+    detail::InfoVariable info;
+    const starpu_data_handle_t info_handle = info.handle();
     const int64_t mt = A.mt();
     const Runtime& rt = A.runtime();
     try {
@@ -59,8 +34,8 @@ int potrf_complex(TileMatrix<T>& A, const Options& opts) {
             s.o.priority = static_cast<int>(2 * (mt - k));  // the panel first
             detail::insert_complex_potrf<T>(rt, s.o, A.tile(k, k), info_handle, k * A.nb());
             for (int64_t m = k + 1; m < mt; ++m)
-                detail::insert_complex_trsm<T>(rt, s.o, detail::Side::Right, detail::Op::ConjTrans, A.tile(k, k),
-                                               A.tile(m, k));
+                detail::insert_complex_trsm<T>(rt, s.o, detail::Side::Right, detail::Uplo::Lower, detail::Op::ConjTrans,
+                                               detail::Diag::NonUnit, A.tile(k, k), A.tile(m, k));
             s.o.priority = 0;
             for (int64_t n = k + 1; n < mt; ++n) {
                 if (n == k + 1) s.o.priority = static_cast<int>(2 * (mt - k) - 1);  // the next panel's column
@@ -74,34 +49,36 @@ int potrf_complex(TileMatrix<T>& A, const Options& opts) {
         s.wait("potrf");
     } catch (...) {
         s.wait("potrf");
-        starpu_data_unregister(info_handle);
         throw;
     }
-    starpu_data_unregister(info_handle);  // brings info home
-    return info;
+    return info.value();
 }
 
 template <typename T>
 void potrs_complex(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts) {
     detail::require_square("potrs", "L", L);
     detail::require_right_hand_sides("potrs", L, B);
-    require_local("potrs", "L", L);
-    require_local("potrs", "B", B);
-    Submitted s("potrs", opts);
+    detail::require_local("potrs", "L", L);
+    detail::require_local("potrs", "B", B);
+    detail::ComplexTasks s("potrs", opts);
     const int64_t mt = L.mt();
     const Runtime& rt = L.runtime();
+    using detail::Diag;
     using detail::Op;
     using detail::Side;
+    using detail::Uplo;
     try {
         for (int64_t j = 0; j < B.nt(); ++j) {
             for (int64_t k = 0; k < mt; ++k) {  // L Y = B
-                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Op::NoTrans, L.tile(k, k), B.tile(k, j));
+                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit,
+                                               L.tile(k, k), B.tile(k, j));
                 for (int64_t m = k + 1; m < mt; ++m)
                     detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, L.tile(m, k), B.tile(k, j),
                                                    B.tile(m, j));
             }
             for (int64_t k = mt - 1; k >= 0; --k) {  // L^H X = Y
-                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Op::ConjTrans, L.tile(k, k), B.tile(k, j));
+                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::ConjTrans, Diag::NonUnit,
+                                               L.tile(k, k), B.tile(k, j));
                 for (int64_t m = 0; m < k; ++m)
                     detail::insert_complex_gemm<T>(rt, s.o, Op::ConjTrans, Op::NoTrans, L.tile(k, m), B.tile(k, j),
                                                    B.tile(m, j));

@@ -7,8 +7,10 @@
 // <t>getrf with device pivots, scatters back, and a one-block kernel writes the global pivots and info.
 // A column of one tile (the last step, or a matrix of one tile) is factored in place, without the copies;
 // so is the diagonal tile without pivoting (getrf_nopiv).
+// Complex tiles (the complex LU, algorithms/getrf_complex.cpp): the CPU implementation only.
 
 #include <algorithm>
+#include <complex>
 #include <vector>
 
 #include "codelets/lu_codelets.hpp"
@@ -179,14 +181,23 @@ void panel_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
-template <typename T> constexpr const char* panel_symbol(bool pivoting);
-template <> constexpr const char* panel_symbol<float>(bool p) { return p ? "starfact_sgetrf_panel" : "starfact_sgetrf_nopiv"; }
-template <> constexpr const char* panel_symbol<double>(bool p) { return p ? "starfact_dgetrf_panel" : "starfact_dgetrf_nopiv"; }
+template <typename T>
+constexpr const char* panel_symbol(bool p) {
+    return p ? by_letter<T>("starfact_sgetrf_panel", "starfact_dgetrf_panel", "starfact_cgetrf_panel",
+                            "starfact_zgetrf_panel")
+             : by_letter<T>("starfact_sgetrf_nopiv", "starfact_dgetrf_nopiv", "starfact_cgetrf_nopiv",
+                            "starfact_zgetrf_nopiv");
+}
 
 template <typename T, bool PIVOTING>
 void define_panel(Kernel& k) {
-    define_kernel(k, PIVOTING ? "getrf_panel" : "getrf_nopiv", panel_symbol<T>(PIVOTING), panel_cpu<T>,
-                  STARFACT_CUDA_IMPL(panel_cuda<T>), {});  // modes per task (dyn_modes)
+    const char* name = PIVOTING ? "getrf_panel" : "getrf_nopiv";
+    // Complex tiles: the CPU implementation only (StarPU runs the task on a CPU worker).
+    if constexpr (is_complex_v<T>)
+        define_kernel(k, name, panel_symbol<T>(PIVOTING), panel_cpu<T>, nullptr, {});
+    else
+        define_kernel(k, name, panel_symbol<T>(PIVOTING), panel_cpu<T>, STARFACT_CUDA_IMPL(panel_cuda<T>),
+                      {});  // modes per task (dyn_modes)
 }
 
 }  // namespace
@@ -219,7 +230,7 @@ void insert_getrf_panel(const Runtime& rt, const TaskOptions& o, const std::vect
     t->cl_arg_size = sizeof(PanelArgs);
     t->cl_arg_free = 1;
     const double n = tile_cols(col[0]);
-    t->flops = rows * n * n - n * n * n / 3.0;
+    t->flops = (is_complex_v<T> ? 4.0 : 1.0) * (rows * n * n - n * n * n / 3.0);  // real operations
     submit(t, o, pivoting ? "getrf_panel" : "getrf_nopiv");
 }
 
@@ -242,6 +253,12 @@ template void insert_getrf_panel<float>(const Runtime&, const TaskOptions&, cons
                                         starpu_data_handle_t, starpu_data_handle_t, int64_t, bool);
 template void insert_getrf_panel<double>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&,
                                          starpu_data_handle_t, starpu_data_handle_t, int64_t, bool);
+template void insert_getrf_panel<std::complex<float>>(const Runtime&, const TaskOptions&,
+                                                      const std::vector<starpu_data_handle_t>&, starpu_data_handle_t,
+                                                      starpu_data_handle_t, int64_t, bool);
+template void insert_getrf_panel<std::complex<double>>(const Runtime&, const TaskOptions&,
+                                                       const std::vector<starpu_data_handle_t>&, starpu_data_handle_t,
+                                                       starpu_data_handle_t, int64_t, bool);
 template void reserve_getrf_panel_workspace<float>(const Runtime&, int64_t, int64_t);
 template void reserve_getrf_panel_workspace<double>(const Runtime&, int64_t, int64_t);
 

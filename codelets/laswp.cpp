@@ -3,8 +3,9 @@
 // The interchanges, in order: row offset + i (row i of the first tile) with global row piv[i] - 1, which
 // lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: the interchanges composed into one
 // permutation, then the rows moved in parallel
-// (kernels/lu/laswp.cu).
+// (kernels/lu/laswp.cu). Complex tiles (the complex LU): the CPU loop only.
 #include <algorithm>
+#include <complex>
 #include <string>
 
 #include "codelets/lu_codelets.hpp"
@@ -62,8 +63,13 @@ void laswp_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_laswp(Kernel& k) {
-    define_kernel(k, "laswp", by_precision<T>("starfact_slaswp", "starfact_dlaswp"), laswp_cpu<T>,
-                  STARFACT_CUDA_IMPL(laswp_cuda<T>), {});  // modes per task (dyn_modes)
+    const char* symbol = by_letter<T>("starfact_slaswp", "starfact_dlaswp", "starfact_claswp", "starfact_zlaswp");
+    // Complex tiles: the CPU implementation only (StarPU runs the task on a CPU worker).
+    if constexpr (is_complex_v<T>)
+        define_kernel(k, "laswp", symbol, laswp_cpu<T>, nullptr, {});
+    else
+        define_kernel(k, "laswp", symbol, laswp_cpu<T>, STARFACT_CUDA_IMPL(laswp_cuda<T>),
+                      {});  // modes per task (dyn_modes)
 }
 
 }  // namespace
@@ -99,5 +105,9 @@ template void insert_laswp<float>(const Runtime&, const TaskOptions&, const std:
                                   starpu_data_handle_t, int64_t);
 template void insert_laswp<double>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&,
                                    starpu_data_handle_t, int64_t);
+template void insert_laswp<std::complex<float>>(const Runtime&, const TaskOptions&,
+                                                const std::vector<starpu_data_handle_t>&, starpu_data_handle_t, int64_t);
+template void insert_laswp<std::complex<double>>(const Runtime&, const TaskOptions&,
+                                                 const std::vector<starpu_data_handle_t>&, starpu_data_handle_t, int64_t);
 
 }  // namespace starfact::detail

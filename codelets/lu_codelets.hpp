@@ -1,5 +1,6 @@
 // Internal: the tile-LU codelets (defined through detail::kernel<define>, so the Runtime owns them) and their
-// insert helpers, called by algorithms/getrf.cpp and algorithms/getrs.cpp.
+// insert helpers, called by algorithms/getrf.cpp and algorithms/getrs.cpp. insert_getrf_panel and insert_laswp also
+// take complex tiles (the complex LU, algorithms/getrf_complex.cpp): CPU implementations only for those.
 #pragma once
 #include <starpu.h>
 

@@ -13,18 +13,17 @@
 #include <vector>
 
 #include "starfact/cholesky_complex.hpp"
+#include "tests/complex_matrices.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
+using starfact::test::draw;
+using starfact::test::eps;
+using starfact::test::frobenius;
+using starfact::test::random_block;
+using starfact::test::solve_residual;
 
 namespace {
-
-template <typename R>
-std::complex<R> draw(std::mt19937_64& g) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    const double re = u(g), im = u(g);
-    return {static_cast<R>(re), static_cast<R>(im)};
-}
 
 /// n x n Hermitian positive definite: random complex entries below the diagonal (real and imaginary parts uniform in
 /// [-1, 1)), their conjugates above, and a real diagonal of 3 sqrt(n) + 1 + a uniform draw in [0, 1). The
@@ -45,18 +44,6 @@ std::vector<C> hpd_matrix(int64_t n, std::mt19937_64& g) {
     return A;
 }
 
-template <typename C>
-double frobenius(const std::vector<C>& A) {
-    double s = 0;
-    for (const C& a : A) s += std::norm(std::complex<double>(a));
-    return std::sqrt(s);
-}
-
-template <typename C>
-double eps() {
-    return static_cast<double>(std::numeric_limits<typename C::value_type>::epsilon());
-}
-
 /// ||A - L L^H||_F / (||A||_F n eps), L the lower triangle of F, both n x n (A Hermitian: all of it compared).
 template <typename C>
 double potrf_residual(const std::vector<C>& A, const std::vector<C>& F, int64_t n) {
@@ -70,29 +57,6 @@ double potrf_residual(const std::vector<C>& A, const std::vector<C>& F, int64_t 
             s += std::norm(std::complex<double>(A[static_cast<size_t>(i + j * n)]) - llh);
         }
     return std::sqrt(s) / (frobenius(A) * static_cast<double>(std::max<int64_t>(n, 1)) * eps<C>());
-}
-
-/// ||A X - B||_F / (||A||_F ||X||_F n eps) for n x nrhs X and B.
-template <typename C>
-double solve_residual(const std::vector<C>& A, const std::vector<C>& X, const std::vector<C>& B, int64_t n,
-                      int64_t nrhs) {
-    double s = 0;
-    for (int64_t j = 0; j < nrhs; ++j)
-        for (int64_t i = 0; i < n; ++i) {
-            std::complex<double> ax = 0;
-            for (int64_t k = 0; k < n; ++k)
-                ax += std::complex<double>(A[static_cast<size_t>(i + k * n)]) *
-                      std::complex<double>(X[static_cast<size_t>(k + j * n)]);
-            s += std::norm(ax - std::complex<double>(B[static_cast<size_t>(i + j * n)]));
-        }
-    return std::sqrt(s) / (frobenius(A) * frobenius(X) * static_cast<double>(std::max<int64_t>(n, 1)) * eps<C>());
-}
-
-template <typename C>
-std::vector<C> random_block(int64_t rows, int64_t cols, std::mt19937_64& g) {
-    std::vector<C> B(static_cast<size_t>(rows * cols));
-    for (C& b : B) b = draw<typename C::value_type>(g);
-    return B;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "starfact/inverse.hpp"
 #include "starfact/logdet.hpp"
 #include "starfact/lu.hpp"
+#include "starfact/lu_complex.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"

@@ -1,12 +1,12 @@
-// The complex Cholesky's tile codelets (complex_cholesky_codelets.hpp): potrf, trsm, herk and gemm on tiles of
-// std::complex<float> or std::complex<double>, CPU implementations only (no CUDA function: StarPU runs them on CPU
+// The complex tile codelets (complex_codelets.hpp) of the complex Cholesky and LU: potrf, trsm, herk and gemm on tiles
+// of std::complex<float> or std::complex<double>, CPU implementations only (no CUDA function: StarPU runs them on CPU
 // workers whatever the mapping), each through the scalar layer (kernels/cpu_blas.hpp). Performance models
 // starfact_<c|z><name>.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
 
-#include "codelets/complex_cholesky_codelets.hpp"
+#include "codelets/complex_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/scalar.hpp"
 
@@ -30,6 +30,8 @@ struct ComplexArgs {
     Side side;
     Op a, b;
     int64_t offset;  // potrf: the tile's first global column
+    Uplo uplo = Uplo::Lower;  // trsm: the triangle of L
+    Diag diag = Diag::NonUnit;
 };
 
 template <typename T>
@@ -55,7 +57,7 @@ template <typename T>
 void complex_trsm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
-    cpu::trsm(a->side, Uplo::Lower, a->a, Diag::NonUnit, B.rows, B.cols, T(1), data<T>(L), L.ld, data<T>(B), B.ld);
+    cpu::trsm(a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1), data<T>(L), L.ld, data<T>(B), B.ld);
 }
 
 template <typename T>
@@ -120,10 +122,10 @@ void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_h
            ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, offset}, 4.0 * n * n * n / 3.0, "potrf");
 }
 template <typename T>
-void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Op op, starpu_data_handle_t L,
-                         starpu_data_handle_t B) {
+void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
+                         starpu_data_handle_t L, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
-    insert(kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0},
+    insert(kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
            4.0 * m * n * (side == Side::Left ? m : n), "trsm");
 }
 template <typename T>
@@ -139,17 +141,17 @@ void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, st
     insert(kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k, "gemm");
 }
 
-#define STARFACT_COMPLEX_CHOLESKY_CODELETS(T)                                                                          \
+#define STARFACT_COMPLEX_TILE_CODELETS(T)                                                                          \
     template void insert_complex_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
                                           starpu_data_handle_t, int64_t);                                              \
-    template void insert_complex_trsm<T>(const Runtime&, const TaskOptions&, Side, Op, starpu_data_handle_t,          \
-                                         starpu_data_handle_t);                                                        \
+    template void insert_complex_trsm<T>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag,                    \
+                                         starpu_data_handle_t, starpu_data_handle_t);                                  \
     template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                    \
                                          starpu_data_handle_t);                                                        \
     template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,            \
                                          starpu_data_handle_t, starpu_data_handle_t);
-STARFACT_COMPLEX_CHOLESKY_CODELETS(std::complex<float>)
-STARFACT_COMPLEX_CHOLESKY_CODELETS(std::complex<double>)
-#undef STARFACT_COMPLEX_CHOLESKY_CODELETS
+STARFACT_COMPLEX_TILE_CODELETS(std::complex<float>)
+STARFACT_COMPLEX_TILE_CODELETS(std::complex<double>)
+#undef STARFACT_COMPLEX_TILE_CODELETS
 
 }  // namespace starfact::detail

@@ -1,4 +1,4 @@
-// Internal: the tile codelets of the complex Cholesky (codelets/complex_cholesky_tiles.cpp): CPU implementations
+// Internal: the complex tile codelets of the complex Cholesky and LU (codelets/complex_tiles.cpp): CPU implementations
 // only, through the scalar layer's c and z routines; T is std::complex<float> or std::complex<double>.
 #pragma once
 #include <starpu.h>
@@ -14,10 +14,10 @@ namespace starfact::detail {
 template <typename T>
 void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
                           int64_t offset);
-/// B := op(L)^-1 B (Left) or B op(L)^-1 (Right), L the lower non-unit triangle of tile L.
+/// B := op(L)^-1 B (Left) or B op(L)^-1 (Right), L the `uplo` triangle of tile L (unit diagonal when diag is Unit).
 template <typename T>
-void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Op op, starpu_data_handle_t L,
-                         starpu_data_handle_t B);
+void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
+                         starpu_data_handle_t L, starpu_data_handle_t B);
 /// C := C - A A^H, C's lower triangle (Hermitian rank-k update).
 template <typename T>
 void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C);

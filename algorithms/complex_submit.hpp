@@ -1,0 +1,66 @@
+// Internal: what the complex factorizations' drivers (cholesky_complex.cpp, getrf_complex.cpp) share: the tasks of
+// one call, submitted on CPU workers, collected and waited for before the call returns.
+#pragma once
+#include <starpu.h>
+
+#include <string>
+#include <vector>
+
+#include "codelets/codelets.hpp"
+#include "starfact/error.hpp"
+#include "starfact/options.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact::detail {
+
+/// The tasks of one call, collected and waited for. Refuses a GpuOnly mapping, naming 'opts.mapping'.
+struct ComplexTasks {
+    TaskOptions o;
+    std::vector<starpu_task*> tasks;
+    ComplexTasks(const char* function, const Options& opts) {
+        if (opts.mapping == Mapping::GpuOnly)
+            throw InvalidArgument(function, "opts.mapping",
+                                  "is gpu-only, but the complex factorizations run on CPU workers only");
+        o.mapping = Mapping::CpuOnly;
+        o.collect = &tasks;
+    }
+    void wait(const char* function) {
+        for (starpu_task* t : tasks)
+            if (starpu_task_wait(t) != 0)
+                throw RuntimeError(std::string("starfact::") + function + ": starpu_task_wait failed");
+        tasks.clear();
+    }
+};
+
+/// Throws InvalidArgument naming `argument` when A is distributed over MPI ranks.
+template <typename T>
+void require_local(const char* function, const char* argument, const TileMatrix<T>& A) {
+    require(!A.distributed(), function, argument,
+            "is distributed over MPI ranks: the complex factorizations run on one process");
+}
+
+/// One int on the host, registered with StarPU for the tasks that report a failure into it (LAPACK's info).
+class InfoVariable {
+public:
+    InfoVariable() {
+        starpu_variable_data_register(&handle_, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(&info_), sizeof(int));
+    }
+    ~InfoVariable() {
+        if (handle_) starpu_data_unregister(handle_);
+    }
+    InfoVariable(const InfoVariable&) = delete;
+    InfoVariable& operator=(const InfoVariable&) = delete;
+    starpu_data_handle_t handle() const { return handle_; }
+    /// The value, once the tasks writing it have run (unregisters: call it once, last).
+    int value() {
+        starpu_data_unregister(handle_);  // brings info home
+        handle_ = nullptr;
+        return info_;
+    }
+
+private:
+    int info_ = 0;
+    starpu_data_handle_t handle_ = nullptr;
+};
+
+}  // namespace starfact::detail

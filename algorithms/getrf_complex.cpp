@@ -1,0 +1,150 @@
+// The complex tile LU with partial pivoting (starfact/lu_complex.hpp): right-looking task graphs over CPU tile
+// codelets (the LU's panel and interchanges, codelets/getrf_panel.cpp and codelets/laswp.cpp, and the complex trsm and
+// gemm of codelets/complex_tiles.cpp), submitted in order and waited for before returning. The steps are the real
+// LU's (algorithms/getrf.cpp, algorithms/getrs.cpp):
+//   getrf, step k:  panel   A[k..mt-1][k] with partial pivoting over the whole tile column, its pivots into piv[k]
+//                   j > k:  laswp A[k..mt-1][j] by piv[k];  trsm A[k][j] := L[k][k]^-1 A[k][j] (left, lower, unit);
+//                           gemm A[m][j] -= A[m][k] A[k][j] (m > k)
+//                   j < k:  laswp A[k..mt-1][j] by piv[k] (L into LAPACK's layout)
+//   getrs:          laswp B[k..mt-1][j] by piv[k] (k = 0 .. mt-1), then L Y = P B and U X = Y tile by tile
+#include <starpu.h>
+
+#include <complex>
+#include <vector>
+
+#include "algorithms/arguments.hpp"
+#include "algorithms/complex_submit.hpp"
+#include "codelets/complex_codelets.hpp"
+#include "codelets/lu_codelets.hpp"
+#include "starfact/error.hpp"
+#include "starfact/lu_complex.hpp"
+
+namespace starfact {
+namespace {
+
+using detail::Diag;
+using detail::Op;
+using detail::Side;
+using detail::Uplo;
+
+/// Tiles k .. mt-1 of tile column j of M.
+template <typename T>
+std::vector<starpu_data_handle_t> column(const TileMatrix<T>& M, int64_t k, int64_t j) {
+    std::vector<starpu_data_handle_t> c;
+    for (int64_t m = k; m < M.mt(); ++m) c.push_back(M.tile(m, j));
+    return c;
+}
+
+template <typename T>
+void require_pivots(const char* function, const Pivots& piv, const TileMatrix<T>& A) {
+    detail::require_pivots_shaped_for(function, piv, A);
+    require(&piv.runtime() == &A.runtime(), function, "piv", "belongs to another Runtime than A");
+}
+
+template <typename T>
+int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
+    detail::require_square("getrf", "A", A);
+    require(!A.layout().lower_only, "getrf", "A", "must store every tile (got a lower_only matrix)");
+    detail::require_local("getrf", "A", A);
+    require_pivots("getrf", piv, A);
+    detail::ComplexTasks s("getrf", opts);
+    detail::InfoVariable info;
+    const int64_t mt = A.mt();
+    const Runtime& rt = A.runtime();
+    try {
+        for (int64_t k = 0; k < mt; ++k) {
+            const int64_t offset = k * A.nb();
+            s.o.priority = static_cast<int>(2 * (mt - k) + 1);  // the panel first
+            detail::insert_getrf_panel<T>(rt, s.o, column(A, k, k), piv.step(k), info.handle(), offset, true);
+            for (int64_t j = k + 1; j < mt; ++j) {
+                s.o.priority = j == k + 1 ? static_cast<int>(2 * (mt - k)) : 0;  // the next panel's column next
+                detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
+                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit,
+                                               A.tile(k, k), A.tile(k, j));
+                for (int64_t m = k + 1; m < mt; ++m)
+                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, A.tile(m, k), A.tile(k, j),
+                                                   A.tile(m, j));
+            }
+            s.o.priority = 0;  // the columns of L to the left: off the critical path
+            for (int64_t j = 0; j < k; ++j) detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
+        }
+        s.wait("getrf");
+    } catch (...) {
+        s.wait("getrf");
+        throw;
+    }
+    return info.value();
+}
+
+/// getrs' checks, for `function` (getrs, or gesv before it factors).
+template <typename T>
+void require_solve(const char* function, const TileMatrix<T>& A, const Pivots& piv, const TileMatrix<T>& B) {
+    detail::require_square(function, "A", A);
+    detail::require_right_hand_sides(function, A, B);
+    require(!B.layout().lower_only, function, "B", "must store every tile (got a lower_only matrix)");
+    require(&B.runtime() == &A.runtime(), function, "B", "belongs to another Runtime than A");
+    detail::require_local(function, "A", A);
+    detail::require_local(function, "B", B);
+    require_pivots(function, piv, A);
+}
+
+template <typename T>
+void getrs_complex(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts) {
+    require_solve("getrs", LU, piv, B);
+    detail::ComplexTasks s("getrs", opts);
+    const int64_t mt = LU.mt();
+    const Runtime& rt = LU.runtime();
+    try {
+        for (int64_t j = 0; j < B.nt(); ++j) {
+            for (int64_t k = 0; k < mt; ++k)  // P B
+                detail::insert_laswp<T>(rt, s.o, column(B, k, j), piv.step(k), k * LU.nb());
+            for (int64_t k = 0; k < mt; ++k) {  // L Y = P B
+                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit,
+                                               LU.tile(k, k), B.tile(k, j));
+                for (int64_t m = k + 1; m < mt; ++m)
+                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
+                                                   B.tile(m, j));
+            }
+            for (int64_t k = mt - 1; k >= 0; --k) {  // U X = Y
+                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit,
+                                               LU.tile(k, k), B.tile(k, j));
+                for (int64_t m = 0; m < k; ++m)
+                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
+                                                   B.tile(m, j));
+            }
+        }
+        s.wait("getrs");
+    } catch (...) {
+        s.wait("getrs");
+        throw;
+    }
+}
+
+template <typename T>
+int gesv_complex(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
+    require_solve("gesv", A, piv, B);
+    const int info = getrf_complex(A, piv, opts);
+    if (info == 0) getrs_complex(A, piv, B, opts);
+    return info;
+}
+
+}  // namespace
+
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, const Options& opts) { return getrf_complex(A, piv, opts); }
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, const Options& opts) { return getrf_complex(A, piv, opts); }
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           const Options& opts) {
+    getrs_complex(LU, piv, B, opts);
+}
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           const Options& opts) {
+    getrs_complex(LU, piv, B, opts);
+}
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B, const Options& opts) {
+    return gesv_complex(A, piv, B, opts);
+}
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, const Options& opts) {
+    return gesv_complex(A, piv, B, opts);
+}
+
+}  // namespace starfact

@@ -1,0 +1,36 @@
+// Tile LU with partial pivoting of complex square matrices, P A = L U (LAPACK's cgetrf/zgetrf), as StarPU task graphs
+// on the CPU workers (their tile kernels are LAPACKE's and CBLAS's c and z routines; no CUDA codelet yet).
+#pragma once
+#include <complex>
+
+#include "starfact/lu.hpp"
+#include "starfact/options.hpp"
+#include "starfact/tile_matrix.hpp"
+
+namespace starfact {
+
+/// Factors A = P L U in place with partial pivoting over the whole column, as LAPACK's cgetrf/zgetrf: L unit lower
+/// (below the diagonal), U upper, the interchanges in `piv` (Pivots(A); piv.ipiv() is LAPACK's 1-based ipiv). The
+/// pivot of a column is its entry of largest |re| + |im|, as LAPACK's icamax/izamax choose it. Returns LAPACK's
+/// info: 0, or k > 0 if U(k, k) (1-based, global) is exactly zero: the factorization is then complete, without any
+/// division by zero, but U is singular. Right-looking, every task on CPU workers: opts.mapping must not be GpuOnly.
+/// Throws InvalidArgument naming 'A' (not square, lower_only or distributed), 'piv' (shaped for another matrix or
+/// belonging to another Runtime) or 'opts.mapping'.
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, const Options& opts = {});
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, const Options& opts = {});
+
+/// Solves A X = B with the factors of getrf (LU, piv): B (n x nrhs, LU's nb) is overwritten by X. Throws
+/// InvalidArgument naming 'A', 'B', 'piv' or 'opts.mapping'.
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           const Options& opts = {});
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           const Options& opts = {});
+
+/// getrf then getrs; returns getrf's info (A holds the factors and piv the interchanges either way; B is untouched
+/// when info > 0).
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B,
+         const Options& opts = {});
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B,
+         const Options& opts = {});
+
+}  // namespace starfact

@@ -1,0 +1,228 @@
+// The complex tile LU on CPU workers [complex][lu][cpu]: getrf, getrs and gesv on fresh random complex matrices
+// (real and imaginary parts uniform in [-1, 1)), checked by the scaled residuals ||P A - L U||_F / (||A||_F n eps) and
+// ||A X - B||_F / (||A||_F ||X||_F n eps) < 60, computed here element by element; orders 1, below the tile size, a
+// multiple of it and with a partial last tile. The pivots equal LAPACKE's cgetrf/zgetrf on the same input where no
+// near tie can make the two orders of rounding choose differently: double matrices drawn at random, and, in both
+// precisions, a column diagonally dominant matrix with its rows permuted at random (each step's pivot then leads the
+// others by a wide margin). A matrix with an exactly zero column k reports info = k + 1 as LAPACK does, its
+// factorization completed; gesv then leaves B untouched.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <numeric>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu_lapack.hpp"
+#include "starfact/lu_complex.hpp"
+#include "tests/complex_matrices.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact::test::prelude;
+using starfact::test::draw;
+using starfact::test::eps;
+using starfact::test::frobenius;
+using starfact::test::random_block;
+using starfact::test::solve_residual;
+
+namespace {
+
+const char* letter(bool single) { return single ? "c" : "z"; }
+
+/// ||P A - L U||_F / (||A||_F n eps) (0 when P A = L U exactly, A = 0 included): P from LAPACK's 1-based ipiv (row i swapped with row ipiv[i] - 1, in order),
+/// L the unit lower and U the upper triangle of F, all n x n.
+template <typename C>
+double getrf_residual(const std::vector<C>& A, const std::vector<C>& F, const std::vector<int64_t>& ipiv, int64_t n) {
+    std::vector<C> PA = A;
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t r = ipiv[static_cast<size_t>(i)] - 1;
+        if (r < 0 || r >= n) return std::numeric_limits<double>::infinity();  // not a row
+        for (int64_t j = 0; j < n; ++j) std::swap(PA[static_cast<size_t>(i + j * n)], PA[static_cast<size_t>(r + j * n)]);
+    }
+    double s = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i) {
+            std::complex<double> lu = 0;
+            for (int64_t k = 0; k <= std::min(i, j); ++k) {
+                const std::complex<double> l = k == i ? 1.0 : std::complex<double>(F[static_cast<size_t>(i + k * n)]);
+                lu += l * std::complex<double>(F[static_cast<size_t>(k + j * n)]);
+            }
+            s += std::norm(std::complex<double>(PA[static_cast<size_t>(i + j * n)]) - lu);
+        }
+    const double r = std::sqrt(s);
+    return r == 0 ? 0.0 : r / (frobenius(A) * static_cast<double>(std::max<int64_t>(n, 1)) * eps<C>());  // A = 0
+}
+
+/// LAPACKE's getrf on a copy of A: its info and ipiv.
+template <typename C>
+std::pair<int, std::vector<int64_t>> lapack_getrf(std::vector<C> A, int64_t n) {
+    std::vector<lapack_int> ip(static_cast<size_t>(std::max<int64_t>(n, 1)));
+    const int info = starfact::detail::cpu::getrf(static_cast<int>(n), static_cast<int>(n), A.data(),
+                                                  static_cast<int>(std::max<int64_t>(n, 1)), ip.data());
+    return {info, std::vector<int64_t>(ip.begin(), ip.begin() + n)};
+}
+
+/// The tile LU of A (n x n, nb-tiles): its info, factors and ipiv.
+template <typename C>
+struct Factored {
+    int info;
+    std::vector<C> F;
+    std::vector<int64_t> ipiv;
+};
+template <typename C>
+Factored<C> tile_getrf(const std::vector<C>& A, int64_t n, int64_t nb, Mapping mapping) {
+    TileMatrix<C> tA(runtime(), n, nb);
+    tA.import(A.data(), std::max<int64_t>(n, 1));
+    Pivots piv(tA);
+    Factored<C> out;
+    out.info = getrf(tA, piv, on(mapping));
+    out.F.resize(A.size());
+    tA.export_to(out.F.data(), std::max<int64_t>(n, 1));
+    out.ipiv = piv.ipiv();
+    return out;
+}
+
+/// P D: D column diagonally dominant by a wide margin (off-diagonal entries of modulus below sqrt 2, diagonal entries
+/// of modulus 4 n + 1 and random phase), its rows in a random order. Partial pivoting picks D's diagonal rows in
+/// order, each ahead of the other candidates by a factor above 2 in |re| + |im|.
+template <typename C>
+std::vector<C> permuted_dominant(int64_t n, std::mt19937_64& g) {
+    using R = typename C::value_type;
+    std::vector<C> D = random_block<C>(n, n, g);
+    std::uniform_real_distribution<double> phase(0.0, 6.283185307179586);
+    for (int64_t j = 0; j < n; ++j)
+        D[static_cast<size_t>(j + j * n)] = std::polar(static_cast<R>(4 * n + 1), static_cast<R>(phase(g)));
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), int64_t(0));
+    std::shuffle(order.begin(), order.end(), g);
+    std::vector<C> A(D.size());
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < n; ++i)
+            A[static_cast<size_t>(i + j * n)] = D[static_cast<size_t>(order[static_cast<size_t>(i)] + j * n)];
+    return A;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("complex getrf, getrs and gesv: scaled residuals < 60", "[complex][lu][cpu]", std::complex<float>,
+                   std::complex<double>) {
+    using C = TestType;
+    constexpr bool single = std::is_same_v<C, std::complex<float>>;
+    const int64_t nb = 32;
+    const uint64_t seed = fresh_seed();
+    std::mt19937_64 g(seed);
+    for (int64_t n : {int64_t(1), nb - 5, nb, 3 * nb + 7}) {
+        const int64_t nrhs = n == nb ? nb + 3 : n % 2 == 0 ? 1 : 5;  // B of two tile columns once
+        INFO("n=" << n << " nb=" << nb << " nrhs=" << nrhs << " seed=" << seed << " prec=" << letter(single));
+        const std::vector<C> A = random_block<C>(n, n, g);
+        const Factored<C> f = tile_getrf(A, n, nb, Mapping::CpuOnly);
+        REQUIRE(f.info == 0);
+        const double factor_residual = getrf_residual(A, f.F, f.ipiv, n);
+        INFO("getrf residual=" << factor_residual);
+        CHECK(factor_residual < kResidualLimit);
+        if (!single) CHECK(f.ipiv == lapack_getrf(A, n).second);  // no near tie in double
+
+        // getrs with the factors of A
+        TileMatrix<C> tA(runtime(), n, nb), tB(runtime(), n, nrhs, nb);
+        tA.import(A.data(), n);
+        Pivots piv(tA);
+        REQUIRE(getrf(tA, piv, on(Mapping::CpuOnly)) == 0);
+        const std::vector<C> B = random_block<C>(n, nrhs, g);
+        tB.import(B.data(), n);
+        getrs(tA, piv, tB, on(Mapping::Hybrid));
+        std::vector<C> X(B.size());
+        tB.export_to(X.data(), n);
+        const double getrs_residual = solve_residual(A, X, B, n, nrhs);
+        INFO("getrs residual=" << getrs_residual);
+        CHECK(getrs_residual < kResidualLimit);
+
+        // gesv
+        TileMatrix<C> tS(runtime(), n, nb), tB2(runtime(), n, nrhs, nb);
+        tS.import(A.data(), n);
+        const std::vector<C> B2 = random_block<C>(n, nrhs, g);
+        tB2.import(B2.data(), n);
+        Pivots p2(tS);
+        REQUIRE(gesv(tS, p2, tB2, on(Mapping::Hybrid)) == 0);
+        tB2.export_to(X.data(), n);
+        const double gesv_residual = solve_residual(A, X, B2, n, nrhs);
+        INFO("gesv residual=" << gesv_residual);
+        CHECK(gesv_residual < kResidualLimit);
+    }
+}
+
+TEMPLATE_TEST_CASE("complex getrf pivots as LAPACKE's getrf on a permuted dominant matrix", "[complex][lu][cpu]",
+                   std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t nb = 16;
+    const uint64_t seed = fresh_seed();
+    std::mt19937_64 g(seed);
+    for (int64_t n : {int64_t(1), nb - 3, nb, 4 * nb + 5}) {
+        INFO("n=" << n << " nb=" << nb << " seed=" << seed);
+        const std::vector<C> A = permuted_dominant<C>(n, g);
+        const Factored<C> f = tile_getrf(A, n, nb, Mapping::Hybrid);
+        REQUIRE(f.info == 0);
+        const auto [info, ipiv] = lapack_getrf(A, n);
+        REQUIRE(info == 0);
+        CHECK(f.ipiv == ipiv);
+        CHECK(getrf_residual(A, f.F, f.ipiv, n) < kResidualLimit);
+        if (n > 1) CHECK(std::any_of(ipiv.begin(), ipiv.end(), [&, i = int64_t(0)](int64_t p) mutable {
+                             return p != ++i;  // a row interchange happened
+                         }));
+    }
+}
+
+TEMPLATE_TEST_CASE("complex getrf reports an exactly zero pivot as LAPACK does", "[complex][lu][cpu]",
+                   std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t nb = 16;
+    const uint64_t seed = fresh_seed();
+    std::mt19937_64 g(seed);
+    for (int64_t n : {int64_t(1), int64_t(11), int64_t(57)}) {
+        const int64_t k = std::uniform_int_distribution<int64_t>(0, n - 1)(g);
+        INFO("n=" << n << " k=" << k << " seed=" << seed);
+        std::vector<C> A = random_block<C>(n, n, g);
+        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + k * n)] = C(0);  // column k: U(k+1, k+1) = 0
+        const Factored<C> f = tile_getrf(A, n, nb, Mapping::CpuOnly);
+        CHECK(f.info == k + 1);
+        CHECK(lapack_getrf(A, n).first == k + 1);
+        CHECK(getrf_residual(A, f.F, f.ipiv, n) < kResidualLimit);  // completed past the zero pivot
+
+        const std::vector<C> B = random_block<C>(n, 2, g);
+        TileMatrix<C> tS(runtime(), n, nb), tB(runtime(), n, 2, nb);
+        tS.import(A.data(), n);
+        tB.import(B.data(), n);
+        Pivots piv(tS);
+        CHECK(gesv(tS, piv, tB, on(Mapping::CpuOnly)) == k + 1);
+        std::vector<C> X(B.size());
+        tB.export_to(X.data(), n);
+        CHECK(X == B);  // untouched
+    }
+}
+
+TEST_CASE("complex getrf, getrs and gesv name their bad arguments", "[complex][lu][cpu][errors]") {
+    using C = std::complex<double>;
+    const auto argument_of = [](auto&& call) -> std::string {
+        try {
+            call();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "(accepted)";
+    };
+    TileMatrix<C> rect(runtime(), 40, 30, 16), A(runtime(), 40, 16), B(runtime(), 40, 2, 16),
+        short_B(runtime(), 39, 2, 16), other(runtime(), 41, 16);
+    Pivots rect_piv(runtime(), 40, 16), piv(A), other_piv(other);
+    CHECK(argument_of([&] { getrf(rect, rect_piv); }) == "A");
+    CHECK(argument_of([&] { getrf(A, other_piv); }) == "piv");
+    CHECK(argument_of([&] { getrf(A, piv, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { getrs(A, piv, short_B); }) == "B");
+    CHECK(argument_of([&] { getrs(A, other_piv, B); }) == "piv");
+    CHECK(argument_of([&] { getrs(A, piv, B, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { gesv(A, piv, short_B); }) == "B");
+    CHECK(argument_of([&] { gesv(rect, rect_piv, B); }) == "A");
+    CHECK(argument_of([&] { gesv(A, piv, B, on(Mapping::GpuOnly)); }) == "opts.mapping");
+}

@@ -1,5 +1,6 @@
-// The complex tile Cholesky (starfact/cholesky_complex.hpp): right-looking task graphs over the CPU tile codelets
-// of codelets/complex_tiles.cpp, submitted in order and waited for before returning.
+// The complex tile Cholesky (starfact/cholesky_complex.hpp): right-looking task graphs over the tile codelets of
+// codelets/complex_tiles.cpp (CPU and CUDA implementations; opts.mapping says which workers may run them),
+// submitted in order and waited for before returning.
 //   potrf, step k:  potrf A_kk;  trsm A_mk := A_mk L_kk^-H (m > k);  herk A_nn -= A_nk A_nk^H (n > k);
 //                   gemm A_mn -= A_mk A_nk^H (m > n > k)
 //   potrs, column block j of B:  forward  trsm B_kj := L_kk^-1 B_kj, gemm B_mj -= L_mk B_kj (m > k);
@@ -8,6 +9,7 @@
 
 #include <starpu.h>
 
+#include <algorithm>
 #include <complex>
 #include <string>
 #include <vector>
@@ -24,11 +26,15 @@ template <typename T>
 int potrf_complex(TileMatrix<T>& A, const Options& opts) {
     detail::require_square("potrf", "A", A);
     detail::require_local("potrf", "A", A);
-    detail::ComplexTasks s("potrf", opts);
+    const Runtime& rt = A.runtime();
+    detail::ComplexTasks s(rt, "potrf", opts);
+    if (opts.mapping != Mapping::CpuOnly) {  // the diagonal tiles' order: nb, or n when one tile holds A
+        const int64_t order = std::max<int64_t>(1, std::min(A.nb(), A.m()));
+        detail::reserve_complex_potrf_workspace<T>(rt, static_cast<int>(order));
+    }
     detail::InfoVariable info;
     const starpu_data_handle_t info_handle = info.handle();
     const int64_t mt = A.mt();
-    const Runtime& rt = A.runtime();
     try {
         for (int64_t k = 0; k < mt; ++k) {
             s.o.priority = static_cast<int>(2 * (mt - k));  // the panel first
@@ -60,9 +66,9 @@ void potrs_complex(const TileMatrix<T>& L, TileMatrix<T>& B, const Options& opts
     detail::require_right_hand_sides("potrs", L, B);
     detail::require_local("potrs", "L", L);
     detail::require_local("potrs", "B", B);
-    detail::ComplexTasks s("potrs", opts);
-    const int64_t mt = L.mt();
     const Runtime& rt = L.runtime();
+    detail::ComplexTasks s(rt, "potrs", opts);
+    const int64_t mt = L.mt();
     using detail::Diag;
     using detail::Op;
     using detail::Side;

@@ -1,5 +1,5 @@
 // Internal: what the complex factorizations' drivers (cholesky_complex.cpp, getrf_complex.cpp) share: the tasks of
-// one call, submitted on CPU workers, collected and waited for before the call returns.
+// one call, submitted on the workers the mapping allows, collected and waited for before the call returns.
 #pragma once
 #include <starpu.h>
 
@@ -13,15 +13,23 @@
 
 namespace starfact::detail {
 
-/// The tasks of one call, collected and waited for. Refuses a GpuOnly mapping, naming 'opts.mapping'.
+/// The tasks of one call, collected and waited for. The form without a Runtime runs every task on CPU workers and
+/// refuses a GpuOnly mapping, naming 'opts.mapping' (the LU, whose panel has no CUDA codelet); the form with one
+/// takes opts.mapping as it is, refusing (naming 'mapping') a mapping the Runtime has no worker for (the Cholesky,
+/// whose codelets all have CUDA implementations).
 struct ComplexTasks {
     TaskOptions o;
     std::vector<starpu_task*> tasks;
     ComplexTasks(const char* function, const Options& opts) {
         if (opts.mapping == Mapping::GpuOnly)
             throw InvalidArgument(function, "opts.mapping",
-                                  "is gpu-only, but the complex factorizations run on CPU workers only");
+                                  "is gpu-only, but the complex LU runs on CPU workers only");
         o.mapping = Mapping::CpuOnly;
+        o.collect = &tasks;
+    }
+    ComplexTasks(const Runtime& rt, const char* function, const Options& opts) {
+        rt.require_mapping(opts.mapping, function);
+        o.mapping = opts.mapping;
         o.collect = &tasks;
     }
     void wait(const char* function) {

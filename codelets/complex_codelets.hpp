@@ -1,5 +1,6 @@
 // Internal: the complex tile codelets of the complex Cholesky and LU (codelets/complex_tiles.cpp): CPU implementations
-// only, through the scalar layer's c and z routines; T is std::complex<float> or std::complex<double>.
+// through the scalar layer's c and z routines and, in a CUDA build, CUDA ones (cuSOLVER, cuBLAS); T is
+// std::complex<float> or std::complex<double>.
 #pragma once
 #include <starpu.h>
 
@@ -14,6 +15,10 @@ namespace starfact::detail {
 template <typename T>
 void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
                           int64_t offset);
+/// Makes every CUDA worker's workspace large enough for the potrf codelet on tiles of order up to nb (before the
+/// tasks are submitted; nothing without CUDA workers).
+template <typename T>
+void reserve_complex_potrf_workspace(const Runtime& rt, int nb);
 /// B := op(L)^-1 B (Left) or B op(L)^-1 (Right), L the `uplo` triangle of tile L (unit diagonal when diag is Unit).
 template <typename T>
 void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,

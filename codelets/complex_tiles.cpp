@@ -1,14 +1,19 @@
 // The complex tile codelets (complex_codelets.hpp) of the complex Cholesky and LU: potrf, trsm, herk and gemm on tiles
-// of std::complex<float> or std::complex<double>, CPU implementations only (no CUDA function: StarPU runs them on CPU
-// workers whatever the mapping), each through the scalar layer (kernels/cpu_blas.hpp). Performance models
-// starfact_<c|z><name>.
+// of std::complex<float> or std::complex<double>, each with a CPU implementation (the scalar layer's CBLAS/LAPACKE
+// calls, kernels/cpu_blas.hpp) and, in a CUDA build, a CUDA one on the worker's stream (cuSOLVER's potrf with the
+// worker's workspace and the info merged on the device; cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The
+// LU submits its tasks to CPU workers only (its panel and interchanges have no complex CUDA codelet). Performance
+// models starfact_<c|z><name>_tile.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
 
 #include "codelets/complex_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
+#include "runtime/cuda_contexts.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -32,6 +37,7 @@ struct ComplexArgs {
     int64_t offset;  // potrf: the tile's first global column
     Uplo uplo = Uplo::Lower;  // trsm: the triangle of L
     Diag diag = Diag::NonUnit;
+    CudaContexts* cuda = nullptr;  // per-worker streams, cuSOLVER handles and workspaces (set by insert)
 };
 
 template <typename T>
@@ -75,34 +81,99 @@ void complex_gemm_cpu(void* buffers[], void* cl_arg) {
     cpu::gemm(a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B), B.ld, T(1), data<T>(C), C.ld);
 }
 
+#ifdef STARFACT_HAVE_CUDA
+/// cuSOLVER's potrf of the tile on the worker's stream (the handle is bound to it), then one block merging devInfo
+/// and the diagonal's check (not a positive finite real part: NaN and Inf caught) into *info, first failure kept.
+template <typename T>
+void complex_potrf_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile A = tile_of(buffers[0]);
+    int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    CudaWorkerContext& c = a->cuda->local();
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(c.solver, A.rows, data<T>(A), A.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<c|z>potrf_bufferSize failed");
+    if (static_cast<size_t>(lwork) * sizeof(T) > c.work_bytes)
+        STARPU_ABORT_MSG("complex potrf workspace too small: reserve_complex_potrf_workspace was not called");
+    if (gpu::potrf(c.solver, A.rows, data<T>(A), A.ld, static_cast<T*>(c.work), lwork, c.dev_info) !=
+        CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<c|z>potrf failed");
+    gpu::launch_potrf_info<T>(data<T>(A), A.rows, A.ld, c.dev_info, info, a->offset, c.stream);
+}
+
+template <typename T>
+void complex_trsm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
+    gpu::WorkerStream ws(a->cuda, false);
+    const cublasStatus_t s = gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1),
+                                       data<T>(L), L.ld, data<T>(B), B.ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+template <typename T>
+void complex_herk_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
+    gpu::WorkerStream ws(a->cuda, false);
+    const cublasStatus_t s = gpu::herk(ws.cublas, Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A),
+                                       A.ld, real_t<T>(1), data<T>(C), C.ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+template <typename T>
+void complex_gemm_cuda(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
+    const int k = a->a == Op::NoTrans ? A.cols : A.rows;
+    gpu::WorkerStream ws(a->cuda, false);
+    const cublasStatus_t s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B),
+                                       B.ld, T(1), data<T>(C), C.ld);
+    if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+}
+
+/// The device workspace of cuSOLVER's potrf on tiles of order n (sized from (n, lda) alone: no matrix is read).
+template <typename T>
+Workspace complex_potrf_workspace(cusolverDnHandle_t h, int n) {
+    int lwork = 0;
+    if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<c|z>potrf_bufferSize failed");
+    Workspace w;
+    w.device = static_cast<size_t>(lwork) * sizeof(T);
+    return w;
+}
+#endif
+
+// One history-based model per codelet (StarPU keeps its CPU and CUDA timings apart), named after the tile kernel.
 template <typename T>
 void define_complex_potrf(Kernel& k) {
-    define_kernel(k, "potrf", by_letter<T>("", "", "starfact_cpotrf_cpu", "starfact_zpotrf_cpu"),
-                  complex_potrf_cpu<T>, nullptr, {STARPU_RW, STARPU_RW});
+    define_kernel(k, "potrf", by_letter<T>("", "", "starfact_cpotrf_tile", "starfact_zpotrf_tile"),
+                  complex_potrf_cpu<T>, STARFACT_CUDA_IMPL(complex_potrf_cuda<T>), {STARPU_RW, STARPU_RW});
 }
 template <typename T>
 void define_complex_trsm(Kernel& k) {
-    define_kernel(k, "trsm", by_letter<T>("", "", "starfact_ctrsm_cpu", "starfact_ztrsm_cpu"),
-                  complex_trsm_cpu<T>, nullptr, {STARPU_R, STARPU_RW});
+    define_kernel(k, "trsm", by_letter<T>("", "", "starfact_ctrsm_tile", "starfact_ztrsm_tile"),
+                  complex_trsm_cpu<T>, STARFACT_CUDA_IMPL(complex_trsm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 template <typename T>
 void define_complex_herk(Kernel& k) {
-    define_kernel(k, "herk", by_letter<T>("", "", "starfact_cherk_cpu", "starfact_zherk_cpu"),
-                  complex_herk_cpu<T>, nullptr, {STARPU_R, STARPU_RW});
+    define_kernel(k, "herk", by_letter<T>("", "", "starfact_cherk_tile", "starfact_zherk_tile"),
+                  complex_herk_cpu<T>, STARFACT_CUDA_IMPL(complex_herk_cuda<T>), {STARPU_R, STARPU_RW});
 }
 template <typename T>
 void define_complex_gemm(Kernel& k) {
-    define_kernel(k, "gemm", by_letter<T>("", "", "starfact_cgemm_cpu", "starfact_zgemm_cpu"),
-                  complex_gemm_cpu<T>, nullptr, {STARPU_R, STARPU_R, STARPU_RW});
+    define_kernel(k, "gemm", by_letter<T>("", "", "starfact_cgemm_tile", "starfact_zgemm_tile"),
+                  complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 
-/// A task of codelet `k` on `handles`, its arguments copied, submitted with o.
-void insert(Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
-            const ComplexArgs& args, double flops, const char* what) {
+/// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts), submitted with o.
+void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
+            ComplexArgs args, double flops, const char* what) {
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     int i = 0;
     for (starpu_data_handle_t h : handles) t->handles[i++] = h;
+    args.cuda = cuda_contexts(rt);
     t->cl_arg = pack(args);
     t->cl_arg_size = sizeof(ComplexArgs);
     t->cl_arg_free = 1;
@@ -118,27 +189,38 @@ void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_h
                           int64_t offset) {
     static_assert(is_complex_v<T>, "the complex Cholesky's codelets take complex tiles");
     const double n = tile_rows(A);
-    insert(kernel<define_complex_potrf<T>>(rt), o, {A, info},
+    insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info},
            ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, offset}, 4.0 * n * n * n / 3.0, "potrf");
 }
 template <typename T>
 void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
                          starpu_data_handle_t L, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
-    insert(kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
+    insert(rt, kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
            4.0 * m * n * (side == Side::Left ? m : n), "trsm");
 }
 template <typename T>
 void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C) {
     const double n = tile_rows(C), k = tile_cols(A);
-    insert(kernel<define_complex_herk<T>>(rt), o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
+    insert(rt, kernel<define_complex_herk<T>>(rt), o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
            4.0 * n * n * k, "herk");
 }
 template <typename T>
 void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
                          starpu_data_handle_t B, starpu_data_handle_t C) {
     const double m = tile_rows(C), n = tile_cols(C), k = a == Op::NoTrans ? tile_cols(A) : tile_rows(A);
-    insert(kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k, "gemm");
+    insert(rt, kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k,
+           "gemm");
+}
+
+template <typename T>
+void reserve_complex_potrf_workspace(const Runtime& rt, int nb) {
+#ifdef STARFACT_HAVE_CUDA
+    if (rt.cuda_workers() > 0) cuda_contexts(rt)->reserve(nb, complex_potrf_workspace<T>);
+#else
+    (void)rt;
+    (void)nb;
+#endif
 }
 
 #define STARFACT_COMPLEX_TILE_CODELETS(T)                                                                          \
@@ -149,7 +231,8 @@ void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, st
     template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                    \
                                          starpu_data_handle_t);                                                        \
     template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,            \
-                                         starpu_data_handle_t, starpu_data_handle_t);
+                                         starpu_data_handle_t, starpu_data_handle_t);                                  \
+    template void reserve_complex_potrf_workspace<T>(const Runtime&, int);
 STARFACT_COMPLEX_TILE_CODELETS(std::complex<float>)
 STARFACT_COMPLEX_TILE_CODELETS(std::complex<double>)
 #undef STARFACT_COMPLEX_TILE_CODELETS

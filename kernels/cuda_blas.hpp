@@ -249,8 +249,8 @@ void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);
 template <typename T>
 void launch_identity(T* A, int n, int ld, cudaStream_t stream);
 
-/// After a tile potrf: local = min(devInfo if > 0, first column whose diagonal is not finite and > 0);
-/// if local > 0 and *info == 0, *info = offset + local. One block, on `stream`.
+/// After a tile potrf: local = min(devInfo if > 0, first column whose diagonal (its real part, for complex T) is not
+/// finite and > 0); if local > 0 and *info == 0, *info = offset + local. One block, on `stream`. T: s, d, c, z.
 template <typename T>
 void launch_potrf_info(const T* L, int n, int ld, const int* dev_info, int* info, int64_t offset,
                        cudaStream_t stream);

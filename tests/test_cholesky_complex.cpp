@@ -2,64 +2,27 @@
 // definite matrices with complex off-diagonals and a real diagonal, checked by the scaled residuals
 // ||A - L L^H||_F / (||A||_F n eps) and ||A X - B||_F / (||A||_F ||X||_F n eps) < 60, computed here element by
 // element; orders 1, below the tile size, a multiple of it and with a partial last tile. A matrix whose leading
-// minor of order k + 1 is not positive definite makes potrf report info = k + 1, as LAPACK does, and posv leave B.
+// minor of order k + 1 is not positive definite (a negative or a NaN diagonal entry) makes potrf report info = k + 1,
+// as LAPACK does, and posv leave B.
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <complex>
 #include <limits>
 #include <random>
-#include <type_traits>
 #include <vector>
 
 #include "starfact/cholesky_complex.hpp"
 #include "tests/complex_matrices.hpp"
+#include "tests/hermitian_matrices.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
-using starfact::test::draw;
-using starfact::test::eps;
-using starfact::test::frobenius;
+using starfact::test::complex_letter;
+using starfact::test::hermitian_factor_residual;
+using starfact::test::hpd_matrix;
 using starfact::test::random_block;
 using starfact::test::solve_residual;
 
-namespace {
-
-/// n x n Hermitian positive definite: random complex entries below the diagonal (real and imaginary parts uniform in
-/// [-1, 1)), their conjugates above, and a real diagonal of 3 sqrt(n) + 1 + a uniform draw in [0, 1). The
-/// off-diagonal part's norm is near 2 sqrt(2 n / 3), below 3 sqrt(n): the shift keeps A definite without making
-/// it diagonally dominant.
-template <typename C>
-std::vector<C> hpd_matrix(int64_t n, std::mt19937_64& g) {
-    using R = typename C::value_type;
-    std::vector<C> A(static_cast<size_t>(n * n), C(0));
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = j + 1; i < n; ++i) {
-            A[static_cast<size_t>(i + j * n)] = draw<R>(g);
-            A[static_cast<size_t>(j + i * n)] = std::conj(A[static_cast<size_t>(i + j * n)]);
-        }
-        A[static_cast<size_t>(j + j * n)] = C(static_cast<R>(3.0 * std::sqrt(static_cast<double>(n)) + 1.0 + u(g)), 0);
-    }
-    return A;
-}
-
-/// ||A - L L^H||_F / (||A||_F n eps), L the lower triangle of F, both n x n (A Hermitian: all of it compared).
-template <typename C>
-double potrf_residual(const std::vector<C>& A, const std::vector<C>& F, int64_t n) {
-    double s = 0;
-    for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < n; ++i) {
-            std::complex<double> llh = 0;
-            for (int64_t k = 0; k <= std::min(i, j); ++k)
-                llh += std::complex<double>(F[static_cast<size_t>(i + k * n)]) *
-                       std::conj(std::complex<double>(F[static_cast<size_t>(j + k * n)]));
-            s += std::norm(std::complex<double>(A[static_cast<size_t>(i + j * n)]) - llh);
-        }
-    return std::sqrt(s) / (frobenius(A) * static_cast<double>(std::max<int64_t>(n, 1)) * eps<C>());
-}
-
-}  // namespace
 
 TEMPLATE_TEST_CASE("complex potrf and posv: scaled residuals < 60", "[complex][cpu]", std::complex<float>,
                    std::complex<double>) {
@@ -69,15 +32,14 @@ TEMPLATE_TEST_CASE("complex potrf and posv: scaled residuals < 60", "[complex][c
     std::mt19937_64 g(seed);
     for (int64_t n : {int64_t(1), nb - 5, nb, 3 * nb + 7, int64_t(150)}) {
         const int64_t nrhs = n % 2 == 0 ? 1 : 5;
-        INFO("n=" << n << " nb=" << nb << " nrhs=" << nrhs << " seed=" << seed << " prec="
-                  << (std::is_same<C, std::complex<float>>::value ? "c" : "z"));
+        INFO("n=" << n << " nb=" << nb << " nrhs=" << nrhs << " seed=" << seed << " prec=" << complex_letter<C>());
         const std::vector<C> A = hpd_matrix<C>(n, g);
         TileMatrix<C> tA(runtime(), n, nb);
         tA.import(A.data(), n);
         REQUIRE(potrf(tA, on(Mapping::CpuOnly)) == 0);
         std::vector<C> F(A.size());
         tA.export_to(F.data(), n);
-        const double factor_residual = potrf_residual(A, F, n);
+        const double factor_residual = hermitian_factor_residual(A, F, n);
         INFO("potrf residual=" << factor_residual);
         CHECK(factor_residual < kResidualLimit);
 
@@ -105,29 +67,31 @@ TEMPLATE_TEST_CASE("complex potrf and posv: scaled residuals < 60", "[complex][c
 TEMPLATE_TEST_CASE("complex potrf reports the first leading minor that is not positive definite", "[complex][cpu]",
                    std::complex<float>, std::complex<double>) {
     using C = TestType;
+    using R = typename C::value_type;
     const int64_t nb = 16;
     const uint64_t seed = fresh_seed();
     std::mt19937_64 g(seed);
-    for (int64_t n : {int64_t(1), int64_t(11), int64_t(57)}) {
-        const int64_t k = std::uniform_int_distribution<int64_t>(0, n - 1)(g);
-        INFO("n=" << n << " k=" << k << " seed=" << seed);
-        std::vector<C> A = hpd_matrix<C>(n, g);
-        // The leading minor of order k is a principal block of A, still definite; the pivot of order k + 1,
-        // a_kk - a^H A_k^-1 a <= a_kk = -1, is not.
-        A[static_cast<size_t>(k + k * n)] = C(-1, 0);
-        TileMatrix<C> tA(runtime(), n, nb);
-        tA.import(A.data(), n);
-        CHECK(potrf(tA, on(Mapping::CpuOnly)) == k + 1);
+    for (bool nan : {false, true})
+        for (int64_t n : {int64_t(1), int64_t(11), int64_t(57)}) {
+            const int64_t k = std::uniform_int_distribution<int64_t>(0, n - 1)(g);
+            INFO("n=" << n << " k=" << k << " nan=" << nan << " seed=" << seed);
+            std::vector<C> A = hpd_matrix<C>(n, g);
+            // The leading minor of order k is a principal block of A, still definite; the pivot of order k + 1,
+            // a_kk - a^H A_k^-1 a <= a_kk = -1, is not (nor is a NaN, which passes a test "pivot <= 0").
+            A[static_cast<size_t>(k + k * n)] = nan ? C(std::numeric_limits<R>::quiet_NaN(), 0) : C(-1, 0);
+            TileMatrix<C> tA(runtime(), n, nb);
+            tA.import(A.data(), n);
+            CHECK(potrf(tA, on(Mapping::CpuOnly)) == k + 1);
 
-        const std::vector<C> B = random_block<C>(n, 2, g);
-        TileMatrix<C> tS(runtime(), n, nb), tB(runtime(), n, 2, nb);
-        tS.import(A.data(), n);
-        tB.import(B.data(), n);
-        CHECK(posv(tS, tB, on(Mapping::CpuOnly)) == k + 1);
-        std::vector<C> X(B.size());
-        tB.export_to(X.data(), n);
-        CHECK(X == B);  // untouched
-    }
+            const std::vector<C> B = random_block<C>(n, 2, g);
+            TileMatrix<C> tS(runtime(), n, nb), tB(runtime(), n, 2, nb);
+            tS.import(A.data(), n);
+            tB.import(B.data(), n);
+            CHECK(posv(tS, tB, on(Mapping::CpuOnly)) == k + 1);
+            std::vector<C> X(B.size());
+            tB.export_to(X.data(), n);
+            CHECK(X == B);  // untouched
+        }
 }
 
 TEST_CASE("complex potrf names its bad arguments", "[complex][cpu][errors]") {
@@ -145,10 +109,12 @@ TEST_CASE("complex potrf names its bad arguments", "[complex][cpu][errors]") {
     } catch (const InvalidArgument& e) {
         CHECK(e.argument() == "B");
     }
+    // test_cpu's Runtime has no CUDA worker: a gpu-only mapping cannot run there.
+    REQUIRE(runtime().cuda_workers() == 0);
     try {
         potrf(A, on(Mapping::GpuOnly));
-        FAIL("a gpu-only mapping was accepted");
+        FAIL("a gpu-only mapping was accepted without a CUDA worker");
     } catch (const InvalidArgument& e) {
-        CHECK(e.argument() == "opts.mapping");
+        CHECK(e.argument() == "mapping");
     }
 }

@@ -1,5 +1,6 @@
-// Tile Cholesky of complex Hermitian positive definite matrices (lower): A = L L^H, as StarPU task graphs on the
-// CPU workers (their tile kernels are CBLAS/LAPACKE's c and z routines; no CUDA codelet yet).
+// Tile Cholesky of complex Hermitian positive definite matrices (lower): A = L L^H, as StarPU task graphs whose tile
+// kernels run on CPU workers (CBLAS/LAPACKE's c and z routines) and CUDA workers (cuSOLVER's potrf, cuBLAS's trsm,
+// herk and gemm), as opts.mapping allows; tiles host- or device-resident.
 #pragma once
 #include <complex>
 
@@ -11,8 +12,9 @@ namespace starfact {
 /// Factors the lower triangle of the Hermitian A in place (the strictly upper tiles are neither read nor written;
 /// the imaginary parts of the diagonal are taken as zero, as LAPACK's cpotrf/zpotrf take them). Returns LAPACK's
 /// info: 0 on success, k > 0 if the leading minor of order k is not positive definite (or holds NaN/Inf); the factor
-/// is then incomplete. Right-looking, every task on CPU workers: opts.mapping must not be GpuOnly. Throws
-/// InvalidArgument for a non-square A.
+/// is then incomplete. Right-looking; opts.mapping picks the workers (GpuOnly, Hybrid, CpuOnly; the other options do
+/// not apply). Throws InvalidArgument for a non-square A, or naming "mapping" when the Runtime has no worker of the
+/// kind opts.mapping asks for.
 int potrf(TileMatrix<std::complex<float>>& A, const Options& opts = {});
 int potrf(TileMatrix<std::complex<double>>& A, const Options& opts = {});
 

@@ -13,20 +13,11 @@
 
 namespace starfact::detail {
 
-/// The tasks of one call, collected and waited for. The form without a Runtime runs every task on CPU workers and
-/// refuses a GpuOnly mapping, naming 'opts.mapping' (the LU, whose panel has no CUDA codelet); the form with one
-/// takes opts.mapping as it is, refusing (naming 'mapping') a mapping the Runtime has no worker for (the Cholesky,
-/// whose codelets all have CUDA implementations).
+/// The tasks of one call, collected and waited for, on the workers opts.mapping allows (refusing, naming 'mapping', a
+/// mapping the Runtime has no worker for).
 struct ComplexTasks {
     TaskOptions o;
     std::vector<starpu_task*> tasks;
-    ComplexTasks(const char* function, const Options& opts) {
-        if (opts.mapping == Mapping::GpuOnly)
-            throw InvalidArgument(function, "opts.mapping",
-                                  "is gpu-only, but the complex LU runs on CPU workers only");
-        o.mapping = Mapping::CpuOnly;
-        o.collect = &tasks;
-    }
     ComplexTasks(const Runtime& rt, const char* function, const Options& opts) {
         rt.require_mapping(opts.mapping, function);
         o.mapping = opts.mapping;

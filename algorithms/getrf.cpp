@@ -209,13 +209,6 @@ private:
     std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
 };
 
-/// What a mapping that may run CUDA codelets needs of a tile column (the CUDA laswp's pointer table).
-void require_gpu_tiles(const Runtime& rt, const Options& opts, int64_t mt, const char* function, const char* arg) {
-    require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= detail::kLaswpMaxTiles, function, arg,
-            "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
-                std::to_string(detail::kLaswpMaxTiles) + " (use a larger nb)");
-}
-
 }  // namespace
 
 namespace detail {
@@ -241,7 +234,7 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
             "leaves this rank no CPU worker: a distributed LU applies its row interchanges on CPU workers");
     require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
             "variant", "must be right or noprio for LU (got '" + opts.variant.name() + "')");
-    require_gpu_tiles(rt, opts, A.mt(), function, "A");
+    detail::require_gpu_tiles(rt, opts, A.mt(), function, "A");
     SequenceState& state = SequenceAccess::state(seq);
     std::vector<starpu_data_handle_t> info_handle(1);
     const int op = A.distributed() ? state.add_distributed_operation(rt, &info_handle)

@@ -1,7 +1,7 @@
-// The complex tile LU with partial pivoting (starfact/lu_complex.hpp): right-looking task graphs over CPU tile
-// codelets (the LU's panel and interchanges, codelets/getrf_panel.cpp and codelets/laswp.cpp, and the complex trsm and
-// gemm of codelets/complex_tiles.cpp), submitted in order and waited for before returning. The steps are the real
-// LU's (algorithms/getrf.cpp, algorithms/getrs.cpp):
+// The complex tile LU with partial pivoting (starfact/lu_complex.hpp): right-looking task graphs over tile codelets
+// with CPU and CUDA implementations (the LU's panel and interchanges, codelets/getrf_panel.cpp and codelets/laswp.cpp,
+// and the complex trsm and gemm of codelets/complex_tiles.cpp), on the workers opts.mapping allows, submitted in order
+// and waited for before returning. The steps are the real LU's (algorithms/getrf.cpp, algorithms/getrs.cpp):
 //   getrf, step k:  panel   A[k..mt-1][k] with partial pivoting over the whole tile column, its pivots into piv[k]
 //                   j > k:  laswp A[k..mt-1][j] by piv[k];  trsm A[k][j] := L[k][k]^-1 A[k][j] (left, lower, unit);
 //                           gemm A[m][j] -= A[m][k] A[k][j] (m > k)
@@ -14,6 +14,7 @@
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/complex_submit.hpp"
+#include "algorithms/lu_submit.hpp"
 #include "codelets/complex_codelets.hpp"
 #include "codelets/lu_codelets.hpp"
 #include "starfact/error.hpp"
@@ -47,17 +48,22 @@ int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
     require(!A.layout().lower_only, "getrf", "A", "must store every tile (got a lower_only matrix)");
     detail::require_local("getrf", "A", A);
     require_pivots("getrf", piv, A);
-    detail::ComplexTasks s("getrf", opts);
-    detail::InfoVariable info;
-    const int64_t mt = A.mt();
     const Runtime& rt = A.runtime();
+    detail::ComplexTasks s(rt, "getrf", opts);
+    const int64_t mt = A.mt();
+    detail::require_gpu_tiles(rt, opts, mt, "getrf", "A");
+    if (opts.mapping != Mapping::CpuOnly && mt > 0)  // the CUDA panel's gathered column and cuSOLVER's workspace
+        detail::reserve_getrf_panel_workspace<T>(rt, A.n(), mt > 1 ? A.nb() : 0);
+    detail::InfoVariable info;
     try {
         for (int64_t k = 0; k < mt; ++k) {
             const int64_t offset = k * A.nb();
-            s.o.priority = static_cast<int>(2 * (mt - k) + 1);  // the panel first
+            s.o.priority = static_cast<int>(2 * (mt - k) + 1);  // the panel first, on its worker's urgent stream
+            s.o.urgent = true;
             detail::insert_getrf_panel<T>(rt, s.o, column(A, k, k), piv.step(k), info.handle(), offset, true);
             for (int64_t j = k + 1; j < mt; ++j) {
                 s.o.priority = j == k + 1 ? static_cast<int>(2 * (mt - k)) : 0;  // the next panel's column next
+                s.o.urgent = j == k + 1;
                 detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
                 detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit,
                                                A.tile(k, k), A.tile(k, j));
@@ -66,6 +72,7 @@ int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
                                                    A.tile(m, j));
             }
             s.o.priority = 0;  // the columns of L to the left: off the critical path
+            s.o.urgent = false;
             for (int64_t j = 0; j < k; ++j) detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
         }
         s.wait("getrf");
@@ -91,9 +98,10 @@ void require_solve(const char* function, const TileMatrix<T>& A, const Pivots& p
 template <typename T>
 void getrs_complex(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts) {
     require_solve("getrs", LU, piv, B);
-    detail::ComplexTasks s("getrs", opts);
-    const int64_t mt = LU.mt();
     const Runtime& rt = LU.runtime();
+    detail::ComplexTasks s(rt, "getrs", opts);
+    const int64_t mt = LU.mt();
+    detail::require_gpu_tiles(rt, opts, mt, "getrs", "A");
     try {
         for (int64_t j = 0; j < B.nt(); ++j) {
             for (int64_t k = 0; k < mt; ++k)  // P B

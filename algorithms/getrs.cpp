@@ -57,9 +57,7 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     Runtime& rt = LU.runtime();
     rt.require_mapping(opts.mapping, function);
     const int64_t mt = LU.mt(), nt = B.nt();
-    require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= kLaswpMaxTiles, function, "A",
-            "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
-                std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
+    require_gpu_tiles(rt, opts, mt, function, "A");
     require(B.grid().p == 1 || rt.cpu_workers() > 0, function, "mapping",
             "leaves this rank no CPU worker: a distributed LU solve applies its row interchanges on CPU workers");
     if (mt == 0 || nt == 0) return;

@@ -1,11 +1,24 @@
 // Internal: the submitting halves of the LU drivers, shared by the synchronous forms (which wait on a
 // Sequence of their own) and the async:: forms. `stats` may be null.
 #pragma once
+#include <string>
+
 #include "codelets/codelets.hpp"
+#include "kernels/lu/lu_kernels.hpp"
+#include "starfact/error.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/plan.hpp"
 
 namespace starfact::detail {
+
+/// What a mapping that may run CUDA codelets needs of a tile column of `mt` tiles (the CUDA laswp's pointer table);
+/// throws InvalidArgument naming `arg` otherwise.
+inline void require_gpu_tiles(const Runtime& rt, const Options& opts, int64_t mt, const char* function,
+                              const char* arg) {
+    require(opts.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0 || mt <= kLaswpMaxTiles, function, arg,
+            "has " + std::to_string(mt) + " tile rows; a mapping with CUDA workers takes at most " +
+                std::to_string(kLaswpMaxTiles) + " (use a larger nb)");
+}
 
 /// Validates, registers the operation's info in `seq` and submits the DAG, its tasks mapped as `plan` (the call's:
 /// getrf or gesv on A's tiles) says; returns the operation index. `piv` null: no pivoting (getrf_nopiv).

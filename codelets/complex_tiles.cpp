@@ -2,7 +2,7 @@
 // of std::complex<float> or std::complex<double>, each with a CPU implementation (the scalar layer's CBLAS/LAPACKE
 // calls, kernels/cpu_blas.hpp) and, in a CUDA build, a CUDA one on the worker's stream (cuSOLVER's potrf with the
 // worker's workspace and the info merged on the device; cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The
-// LU submits its tasks to CPU workers only (its panel and interchanges have no complex CUDA codelet). Performance
+// LU's panel and interchanges are the real LU's codelets (codelets/getrf_panel.cpp, codelets/laswp.cpp). Performance
 // models starfact_<c|z><name>_tile.
 #include <cmath>
 #include <complex>

@@ -7,7 +7,7 @@
 // <t>getrf with device pivots, scatters back, and a one-block kernel writes the global pivots and info.
 // A column of one tile (the last step, or a matrix of one tile) is factored in place, without the copies;
 // so is the diagonal tile without pivoting (getrf_nopiv).
-// Complex tiles (the complex LU, algorithms/getrf_complex.cpp): the CPU implementation only.
+// Real and complex tiles alike (the complex LU: algorithms/getrf_complex.cpp).
 
 #include <algorithm>
 #include <complex>
@@ -192,12 +192,8 @@ constexpr const char* panel_symbol(bool p) {
 template <typename T, bool PIVOTING>
 void define_panel(Kernel& k) {
     const char* name = PIVOTING ? "getrf_panel" : "getrf_nopiv";
-    // Complex tiles: the CPU implementation only (StarPU runs the task on a CPU worker).
-    if constexpr (is_complex_v<T>)
-        define_kernel(k, name, panel_symbol<T>(PIVOTING), panel_cpu<T>, nullptr, {});
-    else
-        define_kernel(k, name, panel_symbol<T>(PIVOTING), panel_cpu<T>, STARFACT_CUDA_IMPL(panel_cuda<T>),
-                      {});  // modes per task (dyn_modes)
+    define_kernel(k, name, panel_symbol<T>(PIVOTING), panel_cpu<T>, STARFACT_CUDA_IMPL(panel_cuda<T>),
+                  {});  // modes per task (dyn_modes)
 }
 
 }  // namespace
@@ -261,5 +257,7 @@ template void insert_getrf_panel<std::complex<double>>(const Runtime&, const Tas
                                                        starpu_data_handle_t, int64_t, bool);
 template void reserve_getrf_panel_workspace<float>(const Runtime&, int64_t, int64_t);
 template void reserve_getrf_panel_workspace<double>(const Runtime&, int64_t, int64_t);
+template void reserve_getrf_panel_workspace<std::complex<float>>(const Runtime&, int64_t, int64_t);
+template void reserve_getrf_panel_workspace<std::complex<double>>(const Runtime&, int64_t, int64_t);
 
 }  // namespace starfact::detail

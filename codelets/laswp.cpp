@@ -3,7 +3,7 @@
 // The interchanges, in order: row offset + i (row i of the first tile) with global row piv[i] - 1, which
 // lies in tile (piv[i] - 1 - offset) / nb of the column. CPU: a loop; CUDA: the interchanges composed into one
 // permutation, then the rows moved in parallel
-// (kernels/lu/laswp.cu). Complex tiles (the complex LU): the CPU loop only.
+// (kernels/lu/laswp.cu), which moves complex elements as pairs of their real type.
 #include <algorithm>
 #include <complex>
 #include <string>
@@ -64,12 +64,7 @@ void laswp_cuda(void* buffers[], void* cl_arg) {
 template <typename T>
 void define_laswp(Kernel& k) {
     const char* symbol = by_letter<T>("starfact_slaswp", "starfact_dlaswp", "starfact_claswp", "starfact_zlaswp");
-    // Complex tiles: the CPU implementation only (StarPU runs the task on a CPU worker).
-    if constexpr (is_complex_v<T>)
-        define_kernel(k, "laswp", symbol, laswp_cpu<T>, nullptr, {});
-    else
-        define_kernel(k, "laswp", symbol, laswp_cpu<T>, STARFACT_CUDA_IMPL(laswp_cuda<T>),
-                      {});  // modes per task (dyn_modes)
+    define_kernel(k, "laswp", symbol, laswp_cpu<T>, STARFACT_CUDA_IMPL(laswp_cuda<T>), {});  // modes per task (dyn_modes)
 }
 
 }  // namespace

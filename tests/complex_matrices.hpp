@@ -7,9 +7,16 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace starfact::test {
+
+/// "c" or "z".
+template <typename C>
+const char* complex_letter() {
+    return std::is_same<C, std::complex<float>>::value ? "c" : "z";
+}
 
 /// A complex entry whose real and imaginary parts are uniform in [-1, 1).
 template <typename R>

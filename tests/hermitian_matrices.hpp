@@ -47,10 +47,4 @@ double hermitian_factor_residual(const std::vector<C>& A, const std::vector<C>& 
     return std::sqrt(s) / (frobenius(A) * static_cast<double>(std::max<int64_t>(n, 1)) * eps<C>());
 }
 
-/// "c" or "z".
-template <typename C>
-const char* complex_letter() {
-    return std::is_same<C, std::complex<float>>::value ? "c" : "z";
-}
-
 }  // namespace starfact::test

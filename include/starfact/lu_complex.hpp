@@ -1,5 +1,7 @@
 // Tile LU with partial pivoting of complex square matrices, P A = L U (LAPACK's cgetrf/zgetrf), as StarPU task graphs
-// on the CPU workers (their tile kernels are LAPACKE's and CBLAS's c and z routines; no CUDA codelet yet).
+// whose tile kernels run on CPU workers (LAPACKE's and CBLAS's c and z routines) and CUDA workers (cuSOLVER's getrf of
+// the gathered tile column, starfact's row-interchange kernel, cuBLAS's trsm and gemm), as opts.mapping allows; tiles
+// host- or device-resident.
 #pragma once
 #include <complex>
 
@@ -13,14 +15,15 @@ namespace starfact {
 /// (below the diagonal), U upper, the interchanges in `piv` (Pivots(A); piv.ipiv() is LAPACK's 1-based ipiv). The
 /// pivot of a column is its entry of largest |re| + |im|, as LAPACK's icamax/izamax choose it. Returns LAPACK's
 /// info: 0, or k > 0 if U(k, k) (1-based, global) is exactly zero: the factorization is then complete, without any
-/// division by zero, but U is singular. Right-looking, every task on CPU workers: opts.mapping must not be GpuOnly.
-/// Throws InvalidArgument naming 'A' (not square, lower_only or distributed), 'piv' (shaped for another matrix or
-/// belonging to another Runtime) or 'opts.mapping'.
+/// division by zero, but U is singular. Right-looking; opts.mapping picks the workers (GpuOnly, Hybrid, CpuOnly; the
+/// other options do not apply). With CUDA workers, a tile column holds at most 256 tiles (A.mt() <= 256). Throws
+/// InvalidArgument naming 'A' (not square, lower_only, distributed, or too many tile rows for CUDA workers), 'piv'
+/// (shaped for another matrix or belonging to another Runtime) or 'mapping' (the Runtime has no worker of that kind).
 int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, const Options& opts = {});
 int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, const Options& opts = {});
 
 /// Solves A X = B with the factors of getrf (LU, piv): B (n x nrhs, LU's nb) is overwritten by X. Throws
-/// InvalidArgument naming 'A', 'B', 'piv' or 'opts.mapping'.
+/// InvalidArgument naming 'A', 'B', 'piv' or 'mapping'.
 void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
            const Options& opts = {});
 void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,

@@ -15,7 +15,9 @@
 // Each block plans in shared memory (a bitonic sort of at most kMaxPlanned pivots), then moves the rows of
 // its columns: every thread reads its pairs' source values into registers, the block synchronises, and
 // the values are written to their destinations. A step with more pivots than kMaxPlanned falls back to the
-// sequential form, one thread per column.
+// sequential form, one thread per column. The kernels only move values: complex tiles move as pairs of their real
+// type (Bits below), so one instantiation per element size serves every precision.
+#include <complex>
 #include <cstdint>
 
 #include "kernels/lu/lu_kernels.hpp"
@@ -28,6 +30,21 @@ constexpr int kSharedPivots = 8192;    // sequential form: pivots staged in shar
 constexpr int kMaxPlanned = 4096;      // planned form: pivots per step
 constexpr int kPlanThreads = 1024;
 constexpr int kPerThread = 2 * kMaxPlanned / kPlanThreads;  // moved values a thread holds per column
+
+/// What a kernel moves for an element of T: T itself, or for complex T a pair of its real type aligned as that type
+/// (std::complex has no device copy, and a complex tile need not be aligned to twice its real type).
+template <typename R>
+struct Pair {
+    R re, im;
+};
+template <typename T>
+struct Bits {
+    using type = T;
+};
+template <typename R>
+struct Bits<std::complex<R>> {
+    using type = Pair<R>;
+};
 
 template <typename T>
 __device__ __forceinline__ T* row_ptr(const ColumnTiles<T>& tiles, int64_t r, int j) {
@@ -185,11 +202,8 @@ int device_sm_count() {
     return sms > 0 ? sms : 1;
 }
 
-}  // namespace
-
 template <typename T>
-void launch_laswp(const ColumnTiles<T>& tiles, const int* piv, int kb, int64_t offset, cudaStream_t stream) {
-    if (tiles.cols == 0 || kb == 0) return;
+void launch_moves(const ColumnTiles<T>& tiles, const int* piv, int kb, int64_t offset, cudaStream_t stream) {
     if (kb <= kMaxPlanned) {
         const size_t bytes = PlanLayout(kb).bytes(kb);
         // per device (the attribute belongs to the current device's context); a cheap driver call
@@ -206,7 +220,27 @@ void launch_laswp(const ColumnTiles<T>& tiles, const int* piv, int kb, int64_t o
         laswp_sequential<T, false><<<blocks, kThreads, 0, stream>>>(tiles, piv, kb, offset);
 }
 
+}  // namespace
+
+template <typename T>
+void launch_laswp(const ColumnTiles<T>& tiles, const int* piv, int kb, int64_t offset, cudaStream_t stream) {
+    if (tiles.cols == 0 || kb == 0) return;
+    using B = typename Bits<T>::type;
+    ColumnTiles<B> moved;
+    moved.count = tiles.count;
+    moved.nb = tiles.nb;
+    moved.ld = tiles.ld;
+    moved.ld_last = tiles.ld_last;
+    moved.cols = tiles.cols;
+    for (int t = 0; t < tiles.count; ++t) moved.tile[t] = reinterpret_cast<B*>(tiles.tile[t]);
+    launch_moves<B>(moved, piv, kb, offset, stream);
+}
+
 template void launch_laswp<float>(const ColumnTiles<float>&, const int*, int, int64_t, cudaStream_t);
 template void launch_laswp<double>(const ColumnTiles<double>&, const int*, int, int64_t, cudaStream_t);
+template void launch_laswp<std::complex<float>>(const ColumnTiles<std::complex<float>>&, const int*, int, int64_t,
+                                                cudaStream_t);
+template void launch_laswp<std::complex<double>>(const ColumnTiles<std::complex<double>>&, const int*, int, int64_t,
+                                                 cudaStream_t);
 
 }  // namespace starfact::detail::gpu

@@ -1,0 +1,448 @@
+// bench_complex: starfact's complex tile factorizations against cuSOLVER on the same matrix, on one GPU, in the same
+// process: the Hermitian Cholesky (starfact/cholesky_complex.hpp, A = L L^H, lower) against cusolverDnXpotrf, and the
+// LU with partial pivoting (starfact/lu_complex.hpp, P A = L U) against cusolverDnXgetrf. Per operation, precision
+// (c, z), order n and tile size nb: the untimed warm-up runs, then the median of --repeat timed runs of each, every run
+// on a fresh copy of the matrix (the copy untimed); starfact's tiles device-resident by default. Times are wall-clock
+// seconds of the call, synchronized (starfact's call waits for its tasks; cuSOLVER's stream is synchronized). GFLOP/s
+// count real flops: 4 n^3 / 3 for potrf, 8 n^3 / 3 for getrf (a complex multiply-add is 8 of them). ratio =
+// cuSOLVER's time / starfact's (above 1: starfact is faster). check: potrf, ||L_starfact - L_cusolver||_F /
+// ||L_cusolver||_F; getrf, starfact's factors solving A x = b (cusolverDnXgetrs with its pivots), ||b - A x||_2 /
+// (||A||_F ||x||_2 n eps), which must stay below 60 (the pivots of two LUs may differ at near ties, so their factors
+// are not compared).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "bench/common.hpp"
+#include "starfact/cholesky_complex.hpp"
+#include "starfact/lu_complex.hpp"
+#include "starfact/runtime.hpp"
+#include "support/cli.hpp"
+
+namespace {
+
+const char* kHelp =
+    "bench_complex: starfact's complex potrf and getrf against cuSOLVER's Xpotrf and Xgetrf, same matrix, same GPU\n"
+    "usage: bench_complex [flags] N [N ...]    (orders; default 8192 16384 32768)\n"
+    "  --op LIST        potrf, getrf or both, comma separated (default potrf)\n"
+    "  --prec LIST      c, z or both, comma separated (default c,z)\n"
+    "  --nb LIST        starfact's tile sizes, comma separated (default 2048; n or more: one tile, one task)\n"
+    "  --streams N      CUDA workers (streams) per GPU (default 4, as the real factorizations' plan)\n"
+    "  --mapping M      gpu-only (default) or hybrid\n"
+    "  --host           host-resident tiles (default device-resident; the import and export stay untimed)\n"
+    "  --warmup N       untimed runs of each before the timed ones (default 1)\n"
+    "  --repeat N       timed runs of each; the median is printed (default 3)\n"
+    "  --seed N         the matrix's seed (default 1)\n"
+    "  --check-each     getrf: the solve residual after every run, warm-ups included (one line each)\n"
+    "  --help           this text\n"
+    "Columns: op prec n nb, cuSOLVER's and starfact's median seconds and GFLOP/s, ratio = cusolver_s / starfact_s\n"
+    "(above 1: starfact faster), check (potrf: ||L_starfact - L_cusolver||_F / ||L_cusolver||_F; getrf: the scaled\n"
+    "residual of a solve with starfact's factors, < 60). Last, per operation and precision, the geometric mean of the\n"
+    "ratios.\n";
+
+struct Settings {
+    std::vector<int64_t> orders;
+    std::vector<std::string> ops = {"potrf"};
+    std::vector<std::string> precs = {"c", "z"};
+    std::vector<int64_t> nbs = {2048};
+    int streams = 4;
+    starfact::Mapping mapping = starfact::Mapping::GpuOnly;
+    starfact::Residency residency = starfact::Residency::Device;
+    int warmup = 1, repeat = 3;
+    uint64_t seed = 1;
+    bool check_each = false;
+};
+
+template <typename C>
+constexpr cudaDataType_t data_type() {
+    return std::is_same<C, std::complex<float>>::value ? CUDA_C_32F : CUDA_C_64F;
+}
+
+uint64_t mix(uint64_t x) {  // splitmix64's finalizer
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+double unit(uint64_t x) { return static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0; }  // [-1, 1)
+
+/// n x n on the host, filled by the machine's threads (a column range each) with entry(i, j).
+template <typename C, typename Entry>
+std::vector<C> fill(int64_t n, Entry entry) {
+    std::vector<C> A(static_cast<size_t>(n) * static_cast<size_t>(n));
+    const int64_t nthreads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n));
+    std::vector<std::thread> threads;
+    for (int64_t t = 0; t < nthreads; ++t)
+        threads.emplace_back([&, t] {
+            for (int64_t j = t; j < n; j += nthreads)
+                for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = entry(i, j);
+        });
+    for (std::thread& t : threads) t.join();
+    return A;
+}
+
+/// potrf's input: Hermitian positive definite, below the diagonal complex entries with real and imaginary parts
+/// uniform in [-1, 1) (a hash of seed, i, j), their conjugates above, a real diagonal 3 sqrt(n) + 1 + [0, 1).
+/// getrf's: every entry's parts uniform in [-1, 1) (a general matrix; its pivots interchange rows).
+template <typename C>
+std::vector<C> input_matrix(const std::string& op, int64_t n, uint64_t seed) {
+    using R = typename C::value_type;
+    const double shift = 3.0 * std::sqrt(static_cast<double>(n)) + 1.0;
+    auto hashed = [seed](int64_t i, int64_t j) {
+        const uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(i) * 0x100000001b3ull + static_cast<uint64_t>(j)));
+        return C(static_cast<R>(unit(h)), static_cast<R>(unit(mix(h))));
+    };
+    if (op == "getrf") return fill<C>(n, hashed);
+    auto lower = [&](int64_t i, int64_t j) {  // i >= j
+        if (i == j) return C(static_cast<R>(shift + 0.5 * (hashed(i, i).real() + 1.0)), R(0));
+        return hashed(i, j);
+    };
+    return fill<C>(n, [&](int64_t i, int64_t j) { return i >= j ? lower(i, j) : std::conj(lower(j, i)); });
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// A cuSOLVER handle and its parameters on a stream of their own.
+struct Solver {
+    cusolverDnHandle_t h;
+    cusolverDnParams_t params;
+    cudaStream_t stream;
+    Solver() {
+        STARFACT_BENCH_STATUS(cusolverDnCreate(&h));
+        STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
+        STARFACT_BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        STARFACT_BENCH_STATUS(cusolverDnSetStream(h, stream));
+    }
+    ~Solver() {
+        cusolverDnDestroyParams(params);
+        cusolverDnDestroy(h);
+        cudaStreamDestroy(stream);
+    }
+};
+
+/// cuSOLVER's potrf (lower) or getrf on dA (a fresh copy of dPristine before each run); returns the median seconds
+/// and leaves the factors in dA (getrf: the pivots in dIpiv).
+template <typename C>
+double time_cusolver(const Settings& s, const std::string& op, int64_t n, const C* dPristine, C* dA, int64_t* dIpiv) {
+    Solver sv;
+    const bool lu = op == "getrf";
+    size_t dev_bytes = 0, host_bytes = 0;
+    if (lu)
+        STARFACT_BENCH_STATUS(cusolverDnXgetrf_bufferSize(sv.h, sv.params, n, n, data_type<C>(), dA, n, data_type<C>(),
+                                                          &dev_bytes, &host_bytes));
+    else
+        STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(sv.h, sv.params, CUBLAS_FILL_MODE_LOWER, n, data_type<C>(),
+                                                          dA, n, data_type<C>(), &dev_bytes, &host_bytes));
+    void* dwork = nullptr;
+    int* dinfo = nullptr;
+    STARFACT_BENCH_CUDA(cudaMalloc(&dwork, std::max<size_t>(dev_bytes, 1)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&dinfo, sizeof(int)));
+    std::vector<char> hwork(std::max<size_t>(host_bytes, 1));
+    const size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(n) * sizeof(C);
+    std::vector<double> t;
+    for (int r = 0; r < s.warmup + s.repeat; ++r) {
+        STARFACT_BENCH_CUDA(cudaMemcpyAsync(dA, dPristine, bytes, cudaMemcpyDeviceToDevice, sv.stream));
+        STARFACT_BENCH_CUDA(cudaStreamSynchronize(sv.stream));
+        const auto t0 = std::chrono::steady_clock::now();
+        if (lu)
+            STARFACT_BENCH_STATUS(cusolverDnXgetrf(sv.h, sv.params, n, n, data_type<C>(), dA, n, dIpiv, data_type<C>(),
+                                                   dwork, dev_bytes, hwork.data(), host_bytes, dinfo));
+        else
+            STARFACT_BENCH_STATUS(cusolverDnXpotrf(sv.h, sv.params, CUBLAS_FILL_MODE_LOWER, n, data_type<C>(), dA, n,
+                                                   data_type<C>(), dwork, dev_bytes, hwork.data(), host_bytes, dinfo));
+        STARFACT_BENCH_CUDA(cudaStreamSynchronize(sv.stream));
+        if (r >= s.warmup) t.push_back(seconds_since(t0));
+        int info = 0;
+        STARFACT_BENCH_CUDA(cudaMemcpy(&info, dinfo, sizeof(int), cudaMemcpyDeviceToHost));
+        if (info != 0) {
+            std::fprintf(stderr, "bench_complex: cusolverDnX%s returned info = %d at n = %lld\n", op.c_str(), info,
+                         static_cast<long long>(n));
+            std::exit(1);
+        }
+    }
+    cudaFree(dwork);
+    cudaFree(dinfo);
+    return starfact::bench::median(t);
+}
+
+template <typename C>
+double solve_residual(int64_t n, const C* dA, const C* dLU, const std::vector<int64_t>& ipiv);
+
+/// starfact's potrf or getrf on tiles imported from dPristine before each run; returns the median seconds and exports
+/// the last factors into dOut (getrf: its pivots into ipiv, LAPACK's 1-based).
+template <typename C>
+double time_starfact(const Settings& s, const std::string& op, starfact::Runtime& rt, int64_t n, int64_t nb,
+                     const C* dPristine, C* dOut, std::vector<int64_t>& ipiv) {
+    starfact::TileMatrix<C> tiles(rt, n, nb, s.residency);
+    starfact::Pivots piv(tiles);
+    starfact::Options opts;
+    opts.mapping = s.mapping;
+    std::vector<double> t;
+    for (int r = 0; r < s.warmup + s.repeat; ++r) {
+        tiles.import(dPristine, n);
+        rt.wait_all();
+        const auto t0 = std::chrono::steady_clock::now();
+        const int info = op == "getrf" ? starfact::getrf(tiles, piv, opts) : starfact::potrf(tiles, opts);
+        if (r >= s.warmup) t.push_back(seconds_since(t0));
+        if (s.check_each && op == "getrf") {
+            tiles.export_to(dOut, n);
+            std::printf("run %d: solve residual %.3g\n", r, solve_residual<C>(n, dPristine, dOut, piv.ipiv()));
+        }
+        if (info != 0) {
+            std::fprintf(stderr, "bench_complex: starfact's %s returned info = %d at n = %lld, nb = %lld\n",
+                         op.c_str(), info, static_cast<long long>(n), static_cast<long long>(nb));
+            std::exit(1);
+        }
+    }
+    tiles.export_to(dOut, n);
+    if (op == "getrf") ipiv = piv.ipiv();
+    return starfact::bench::median(t);
+}
+
+/// cuBLAS's complex nrm2, axpy (y += alpha x) and gemv (y = alpha A x + beta y) on n-vectors and n x n matrices.
+struct Blas {
+    cublasHandle_t h;
+    Blas() { STARFACT_BENCH_STATUS(cublasCreate(&h)); }
+    ~Blas() { cublasDestroy(h); }
+    double nrm2(int64_t count, const std::complex<float>* x) {
+        float r = 0;
+        STARFACT_BENCH_STATUS(cublasScnrm2_64(h, count, reinterpret_cast<const cuComplex*>(x), 1, &r));
+        return r;
+    }
+    double nrm2(int64_t count, const std::complex<double>* x) {
+        double r = 0;
+        STARFACT_BENCH_STATUS(cublasDznrm2_64(h, count, reinterpret_cast<const cuDoubleComplex*>(x), 1, &r));
+        return r;
+    }
+    void axpy(int64_t count, std::complex<float> alpha, const std::complex<float>* x, std::complex<float>* y) {
+        STARFACT_BENCH_STATUS(cublasCaxpy_64(h, count, reinterpret_cast<const cuComplex*>(&alpha),
+                                             reinterpret_cast<const cuComplex*>(x), 1, reinterpret_cast<cuComplex*>(y),
+                                             1));
+    }
+    void axpy(int64_t count, std::complex<double> alpha, const std::complex<double>* x, std::complex<double>* y) {
+        STARFACT_BENCH_STATUS(cublasZaxpy_64(h, count, reinterpret_cast<const cuDoubleComplex*>(&alpha),
+                                             reinterpret_cast<const cuDoubleComplex*>(x), 1,
+                                             reinterpret_cast<cuDoubleComplex*>(y), 1));
+    }
+    void gemv(int64_t n, std::complex<float> alpha, const std::complex<float>* A, const std::complex<float>* x,
+              std::complex<float> beta, std::complex<float>* y) {
+        STARFACT_BENCH_STATUS(cublasCgemv_64(h, CUBLAS_OP_N, n, n, reinterpret_cast<const cuComplex*>(&alpha),
+                                             reinterpret_cast<const cuComplex*>(A), n,
+                                             reinterpret_cast<const cuComplex*>(x), 1,
+                                             reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(y),
+                                             1));
+    }
+    void gemv(int64_t n, std::complex<double> alpha, const std::complex<double>* A, const std::complex<double>* x,
+              std::complex<double> beta, std::complex<double>* y) {
+        STARFACT_BENCH_STATUS(cublasZgemv_64(h, CUBLAS_OP_N, n, n, reinterpret_cast<const cuDoubleComplex*>(&alpha),
+                                             reinterpret_cast<const cuDoubleComplex*>(A), n,
+                                             reinterpret_cast<const cuDoubleComplex*>(x), 1,
+                                             reinterpret_cast<const cuDoubleComplex*>(&beta),
+                                             reinterpret_cast<cuDoubleComplex*>(y), 1));
+    }
+};
+
+/// ||X - Y||_F / ||Y||_F for n x n device arrays; X is overwritten.
+template <typename C>
+double relative_difference(int64_t n, C* dX, const C* dY) {
+    Blas b;
+    const double ref = b.nrm2(n * n, dY);
+    b.axpy(n * n, C(-1), dY, dX);
+    const double diff = b.nrm2(n * n, dX);
+    return ref > 0 ? diff / ref : diff;
+}
+
+/// The scaled residual ||b - A x||_2 / (||A||_F ||x||_2 n eps) of x solving A x = b with the LU factors dLU and
+/// LAPACK's 1-based pivots ipiv (cusolverDnXgetrs), b's entries those of A's first column reversed.
+template <typename C>
+double solve_residual(int64_t n, const C* dA, const C* dLU, const std::vector<int64_t>& ipiv) {
+    Solver sv;
+    Blas blas;
+    int64_t* dIpiv = nullptr;
+    C *dB = nullptr, *dX = nullptr;
+    int* dinfo = nullptr;
+    STARFACT_BENCH_CUDA(cudaMalloc(&dIpiv, sizeof(int64_t) * static_cast<size_t>(n)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&dB, sizeof(C) * static_cast<size_t>(n)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&dX, sizeof(C) * static_cast<size_t>(n)));
+    STARFACT_BENCH_CUDA(cudaMalloc(&dinfo, sizeof(int)));
+    STARFACT_BENCH_CUDA(cudaMemcpy(dIpiv, ipiv.data(), sizeof(int64_t) * static_cast<size_t>(n), cudaMemcpyHostToDevice));
+    std::vector<C> b(static_cast<size_t>(n));
+    STARFACT_BENCH_CUDA(cudaMemcpy(b.data(), dA, sizeof(C) * b.size(), cudaMemcpyDeviceToHost));
+    std::reverse(b.begin(), b.end());
+    STARFACT_BENCH_CUDA(cudaMemcpy(dB, b.data(), sizeof(C) * b.size(), cudaMemcpyHostToDevice));
+    STARFACT_BENCH_CUDA(cudaMemcpy(dX, b.data(), sizeof(C) * b.size(), cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before its DMA lands, and sv.stream does not wait for the legacy stream.
+    STARFACT_BENCH_CUDA(cudaDeviceSynchronize());
+    STARFACT_BENCH_STATUS(cusolverDnXgetrs(sv.h, sv.params, CUBLAS_OP_N, n, 1, data_type<C>(), dLU, n, dIpiv,
+                                           data_type<C>(), dX, n, dinfo));
+    STARFACT_BENCH_CUDA(cudaStreamSynchronize(sv.stream));
+    blas.gemv(n, C(-1), dA, dX, C(1), dB);  // b - A x
+    STARFACT_BENCH_CUDA(cudaDeviceSynchronize());
+    const double r = blas.nrm2(n, dB), x = blas.nrm2(n, dX), a = blas.nrm2(n * n, dA);
+    cudaFree(dIpiv);
+    cudaFree(dB);
+    cudaFree(dX);
+    cudaFree(dinfo);
+    const double eps = std::numeric_limits<typename C::value_type>::epsilon();
+    return r / (a * x * static_cast<double>(n) * eps);
+}
+
+template <typename C>
+void run_precision(const Settings& s, const std::string& op, starfact::Runtime& rt, const char* letter,
+                   std::vector<double>& ratios, bool& failed) {
+    for (int64_t n : s.orders) {
+        const std::vector<C> A = input_matrix<C>(op, n, s.seed);
+        const size_t bytes = A.size() * sizeof(C);
+        C *dPristine = nullptr, *dFactor = nullptr, *dOut = nullptr;
+        int64_t* dIpiv = nullptr;
+        STARFACT_BENCH_CUDA(cudaMalloc(&dPristine, bytes));
+        STARFACT_BENCH_CUDA(cudaMalloc(&dFactor, bytes));
+        STARFACT_BENCH_CUDA(cudaMalloc(&dOut, bytes));
+        STARFACT_BENCH_CUDA(cudaMalloc(&dIpiv, sizeof(int64_t) * static_cast<size_t>(n)));
+        STARFACT_BENCH_CUDA(cudaMemcpy(dPristine, A.data(), bytes, cudaMemcpyHostToDevice));
+        const double t_cusolver = time_cusolver<C>(s, op, n, dPristine, dFactor, dIpiv);
+        const double N = static_cast<double>(n);
+        const double flops = (op == "getrf" ? 8.0 : 4.0) * N * N * N / 3.0;
+        for (int64_t nb : s.nbs) {
+            std::vector<int64_t> ipiv;
+            const double t_starfact = time_starfact<C>(s, op, rt, n, nb, dPristine, dOut, ipiv);
+            double check;
+            if (op == "getrf") {
+                check = solve_residual<C>(n, dPristine, dOut, ipiv);
+                if (!(check < 60)) {
+                    failed = true;
+                    std::vector<int64_t> vendor_ipiv(static_cast<size_t>(n));
+                    STARFACT_BENCH_CUDA(cudaMemcpy(vendor_ipiv.data(), dIpiv, sizeof(int64_t) * vendor_ipiv.size(),
+                                                   cudaMemcpyDeviceToHost));
+                    std::fprintf(stderr, "bench_complex: %s %s n = %lld nb = %lld: the solve residual with starfact's "
+                                 "factors is %.3g (with cuSOLVER's: %.3g)\n", op.c_str(), letter,
+                                 static_cast<long long>(n), static_cast<long long>(nb), check,
+                                 solve_residual<C>(n, dPristine, dFactor, vendor_ipiv));
+                }
+            } else {
+                check = relative_difference<C>(n, dOut, dFactor);
+            }
+            const double ratio = t_cusolver / t_starfact;
+            ratios.push_back(ratio);
+            std::printf("%-6s %-4s %7lld %6lld %12.4f %12.4f %12.1f %12.1f %8.3f %10.2e\n", op.c_str(), letter,
+                        static_cast<long long>(n), static_cast<long long>(nb), t_cusolver, t_starfact,
+                        flops / t_cusolver * 1e-9, flops / t_starfact * 1e-9, ratio, check);
+            std::fflush(stdout);
+        }
+        cudaFree(dPristine);
+        cudaFree(dFactor);
+        cudaFree(dOut);
+        cudaFree(dIpiv);
+    }
+}
+
+/// Whether flag `f` (as written, "--key" or "--key=value") takes the next argument as its value.
+bool takes_next(const std::string& f) {
+    return f != "--help" && f != "--host" && f != "--check-each" && f.find('=') == std::string::npos;
+}
+
+Settings parse(int argc, char** argv) {
+    Settings s;
+    // The orders are the arguments that are neither flags nor their values; the flags go through Cli.
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    std::vector<std::string> flags;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i].rfind("--", 0) != 0) {
+            for (int64_t n : starfact::support::int_list(args[i], "N", 1, 46340)) s.orders.push_back(n);
+            continue;
+        }
+        flags.push_back(args[i]);
+        if (takes_next(args[i]) && i + 1 < args.size()) flags.push_back(args[++i]);
+    }
+    std::vector<char*> fargv{argv[0]};
+    for (std::string& f : flags) fargv.push_back(f.data());
+    starfact::support::Cli flags_cli(static_cast<int>(fargv.size()), fargv.data());
+    while (!flags_cli.done()) {
+        const std::string f = flags_cli.next();
+        if (f == "--help") {
+            std::printf("%s", kHelp);
+            std::exit(0);
+        } else if (f == "--op") {
+            s.ops = starfact::support::split_list(flags_cli.value());
+            for (const std::string& o : s.ops)
+                if (o != "potrf" && o != "getrf")
+                    throw std::invalid_argument("--op takes potrf, getrf or potrf,getrf (got '" + o + "')");
+        } else if (f == "--prec") {
+            s.precs = starfact::support::split_list(flags_cli.value());
+            for (const std::string& p : s.precs)
+                if (p != "c" && p != "z") throw std::invalid_argument("--prec takes c, z or c,z (got '" + p + "')");
+        } else if (f == "--nb") s.nbs = starfact::support::int_list(flags_cli.value(), "--nb", 1, 46340);
+        else if (f == "--mapping") {
+            const std::string m = flags_cli.choice({"gpu-only", "hybrid"});
+            s.mapping = m == "hybrid" ? starfact::Mapping::Hybrid : starfact::Mapping::GpuOnly;
+        } else if (f == "--host") {
+            flags_cli.no_value();
+            s.residency = starfact::Residency::Host;
+        } else if (f == "--check-each") {
+            flags_cli.no_value();
+            s.check_each = true;
+        } else if (f == "--streams") s.streams = static_cast<int>(flags_cli.integer(1, 64));
+        else if (f == "--warmup") s.warmup = static_cast<int>(flags_cli.integer(0, 100));
+        else if (f == "--repeat") s.repeat = static_cast<int>(flags_cli.integer(1, 100));
+        else if (f == "--seed") s.seed = static_cast<uint64_t>(flags_cli.integer(0, INT64_MAX));
+        else flags_cli.unknown();
+    }
+    if (s.orders.empty()) s.orders = {8192, 16384, 32768};
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Settings s;
+    try {
+        s = parse(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_complex: %s\n", e.what());
+        return 1;
+    }
+    starfact::RuntimeConfig config;
+    config.workers_per_gpu = s.streams;
+    starfact::Runtime rt(config);
+    if (rt.cuda_workers() == 0) {
+        std::fprintf(stderr, "bench_complex: no CUDA worker (%s)\n", rt.describe().c_str());
+        return 1;
+    }
+    std::printf("%s\n", rt.describe().c_str());
+    std::printf("mapping %s, %s-resident tiles, %d stream(s) per GPU, warm-up %d, median of %d\n",
+                starfact::to_string(s.mapping), s.residency == starfact::Residency::Device ? "device" : "host",
+                s.streams, s.warmup, s.repeat);
+    std::printf("%-6s %-4s %7s %6s %12s %12s %12s %12s %8s %10s\n", "op", "prec", "n", "nb", "cusolver_s",
+                "starfact_s", "cusolver_GF", "starfact_GF", "ratio", "check");
+    bool failed = false;
+    for (const std::string& op : s.ops)
+        for (const std::string& p : s.precs) {
+            std::vector<double> ratios;
+            if (p == "c") run_precision<std::complex<float>>(s, op, rt, "c", ratios, failed);
+            else run_precision<std::complex<double>>(s, op, rt, "z", ratios, failed);
+            double log_sum = 0;
+            for (double r : ratios) log_sum += std::log(r);
+            std::printf("summary %s %s: geometric mean ratio cusolver/starfact = %.3f over %zu runs\n", op.c_str(),
+                        p.c_str(), std::exp(log_sum / static_cast<double>(ratios.size())), ratios.size());
+        }
+    if (failed) {
+        std::fprintf(stderr, "bench_complex: a solve residual with starfact's LU factors reached 60\n");
+        return 1;
+    }
+    return 0;
+}

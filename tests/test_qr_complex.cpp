@@ -77,7 +77,8 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr and ormqr: scaled residuals < 60", "[co
     const Shape shapes[] = {{1, 1, "flat", 0},        {5, 1, "auto", 0},     {50, 1, "binary", 0},
                             {45, 27, "flat", 4},      {45, 27, "domains=2", 0}, {32, 32, "auto", 0},
                             {29, 29, "binary", 5},    {27, 45, "flat", 0},   {27, 45, "domains=2", 3},
-                            {9, 5, "auto", 0},        {5, 9, "flat", 0},     {90, 10, "auto", 0}};
+                            {9, 5, "auto", 0},        {5, 9, "flat", 0},     {90, 10, "auto", 0},
+                            {130, 40, "domains=2", 7}};  // five domains: merges at distances 1, 2 and 4
     int round = 0;
     for (const Shape& s : shapes) {
         const int64_t m = s.m, n = s.n, k = std::min(m, n), nrhs = round == 3 ? nb + 3 : 3;
@@ -252,4 +253,28 @@ TEST_CASE("complex geqrf, ormqr, orgqr and gels name their bad arguments", "[com
     CHECK(argument_of([&] { gels(wide, f_wide_as_is, wide_B); }) == "T");  // a wide A's T is shaped for A^H
     CHECK(argument_of([&] { gels(A, f, B, on(Mapping::GpuOnly)); }) == "opts.mapping");
     CHECK(argument_of([&] { gels(A, f, B); }) == "(accepted)");
+}
+
+TEST_CASE("Trans::ConjTranspose applies Q^T to real matrices", "[complex][qr][cpu]") {
+    const int64_t m = 37, n = 20, nb = 16;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::mt19937_64 g(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> A(static_cast<size_t>(m * n)), Cm(static_cast<size_t>(m * 3));
+    for (double& a : A) a = u(g);
+    for (double& c : Cm) c = u(g);
+    TileMatrix<double> tA(runtime(), m, n, nb), t1(runtime(), m, 3, nb), t2(runtime(), m, 3, nb);
+    tA.import(A.data(), m);
+    t1.import(Cm.data(), m);
+    t2.import(Cm.data(), m);
+    QRFactors<double> f(tA);
+    geqrf(tA, f, on(Mapping::CpuOnly));
+    ormqr(Side::Left, Trans::Transpose, tA, f, t1, on(Mapping::CpuOnly));
+    ormqr(Side::Left, Trans::ConjTranspose, tA, f, t2, on(Mapping::CpuOnly));
+    std::vector<double> X1(Cm.size()), X2(Cm.size());
+    t1.export_to(X1.data(), m);
+    t2.export_to(X2.data(), m);
+    CHECK(X1 == X2);
+    CHECK(X1 != Cm);
 }

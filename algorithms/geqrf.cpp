@@ -20,6 +20,7 @@
 // factorization of A holding NaN or Inf never passes for one. QRFactors, the flop counts and the argument checks live
 // here too.
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,7 +90,7 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
     if (nb_ == 0)
-        nb_ = plan({Operation::Geqrf, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, m, n},
+        nb_ = plan({Operation::Geqrf, detail::is_single_v<T> ? Precision::Fp32 : Precision::Fp64, m, n},
                    Machine::of(runtime)).nb;
     require(ib >= 0 && ib <= nb_, "QRFactors", "ib",
             "must be in [0, nb] = [0, " + std::to_string(nb_) + "] (got " + std::to_string(ib) + ")");
@@ -148,6 +149,8 @@ TileMatrix<T>& QRFactors<T>::factored_workspace() {
 
 template class QRFactors<float>;
 template class QRFactors<double>;
+template class QRFactors<std::complex<float>>;  // the complex QR's (qr_complex.hpp)
+template class QRFactors<std::complex<double>>;
 
 namespace detail {
 namespace {

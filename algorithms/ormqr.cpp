@@ -164,7 +164,7 @@ template <typename T>
 void submit_ormqr(starfact::Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
                   SequenceState* seq, const Options& opts) {
     require_applicable("ormqr", A, Tf, C, "C", opts, side);
-    submit_ormqr_dag(side, trans == Trans::Transpose, A, Tf, C, opts, nullptr, seq);
+    submit_ormqr_dag(side, trans != Trans::NoTrans, A, Tf, C, opts, nullptr, seq);  // Q^H = Q^T
 }
 
 template <typename T>

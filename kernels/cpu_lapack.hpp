@@ -99,4 +99,52 @@ int lauum(int n, T* A, int lda) {
     else return LAPACKE_zlauum_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
 }
 
+/// The QR of the m x n A in place in blocks of ib reflectors (V below the diagonal, R on and above it), their
+/// triangular factors in Tm (ib x min(m, n)). work: ib * n.
+template <typename T>
+int geqrt(int m, int n, int ib, T* A, int lda, T* Tm, int ldt, T* work) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgeqrt_work(LAPACK_COL_MAJOR, m, n, ib, in(A), lda, in(Tm), ldt, in(work));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, m, n, ib, in(A), lda, in(Tm), ldt, in(work));
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgeqrt_work(LAPACK_COL_MAJOR, m, n, ib, in(A), lda, in(Tm), ldt, in(work));
+    else return LAPACKE_zgeqrt_work(LAPACK_COL_MAJOR, m, n, ib, in(A), lda, in(Tm), ldt, in(work));
+}
+
+/// C (m x n) := op(Q) C (side 'L', V m x k) or C op(Q) (side 'R', V n x k) with the Q of geqrt's k reflectors
+/// (V, Tm); trans 'N', or 'T' for real T and 'C' for complex T. work: ib * n (left) or ib * m (right).
+template <typename T>
+int gemqrt(char side, char trans, int m, int n, int k, int ib, const T* V, int ldv, const T* Tm, int ldt, T* C,
+           int ldc, T* work) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgemqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, ib, in(V), ldv, in(Tm), ldt, in(C), ldc, in(work));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, ib, in(V), ldv, in(Tm), ldt, in(C), ldc, in(work));
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgemqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, ib, in(V), ldv, in(Tm), ldt, in(C), ldc, in(work));
+    else return LAPACKE_zgemqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, ib, in(V), ldv, in(Tm), ldt, in(C), ldc, in(work));
+}
+
+/// The QR of [A; B], A n x n upper triangular, B m x n with its last l rows upper trapezoidal (l = 0: a full B, the
+/// TS kernel; l = min(m, n): a triangular one, the TT kernel): A := the new R, B := the reflectors, Tm (ib x n) their
+/// triangular factors. work: ib * n.
+template <typename T>
+int tpqrt(int m, int n, int l, int ib, T* A, int lda, T* B, int ldb, T* Tm, int ldt, T* work) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, in(A), lda, in(B), ldb, in(Tm), ldt, in(work));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, in(A), lda, in(B), ldb, in(Tm), ldt, in(work));
+    else if constexpr (letter<T> == 'c') return LAPACKE_ctpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, in(A), lda, in(B), ldb, in(Tm), ldt, in(work));
+    else return LAPACKE_ztpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, in(A), lda, in(B), ldb, in(Tm), ldt, in(work));
+}
+
+/// [A; B] := op(Q) [A; B] (side 'L': V m x k with tpqrt's l, A k x n, B m x n) or [A B] := [A B] op(Q) (side 'R':
+/// V n x k, A m x k, B m x n) with the Q of tpqrt's k reflectors (V, Tm); trans as gemqrt's. work: ib * n (left) or
+/// ib * m (right).
+template <typename T>
+int tpmqrt(char side, char trans, int m, int n, int k, int l, int ib, const T* V, int ldv, const T* Tm, int ldt, T* A,
+           int lda, T* B, int ldb, T* work) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, l, ib, in(V), ldv, in(Tm), ldt, in(A), lda, in(B), ldb, in(work));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, l, ib, in(V), ldv, in(Tm), ldt, in(A), lda, in(B), ldb, in(work));
+    else if constexpr (letter<T> == 'c') return LAPACKE_ctpmqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, l, ib, in(V), ldv, in(Tm), ldt, in(A), lda, in(B), ldb, in(work));
+    else return LAPACKE_ztpmqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, l, ib, in(V), ldv, in(Tm), ldt, in(A), lda, in(B), ldb, in(work));
+}
+
 }  // namespace starfact::detail::cpu

@@ -32,8 +32,9 @@ const char* describe(QrBreakdown breakdown);
 
 /// Which side of C the orthogonal factor multiplies: Q C (Left) or C Q (Right).
 enum class Side { Left, Right };
-/// Q itself or its transpose.
-enum class Trans { NoTrans, Transpose };
+/// Q itself, its transpose or its conjugate transpose (ConjTranspose: Q^H, what the complex ormqr takes,
+/// qr_complex.hpp; for real matrices the same as Transpose).
+enum class Trans { NoTrans, Transpose, ConjTranspose };
 
 /// The triangular factors T of the blocked Householder reflectors of a tile QR (Q = product over the tasks of
 /// I - V T V^T, V stored in A's tiles): per tile (i, k) of A, one tile of T (nb rows, A's tile's columns; the first

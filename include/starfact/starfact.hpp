@@ -16,6 +16,7 @@
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/qr.hpp"
+#include "starfact/qr_complex.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"

@@ -3,6 +3,7 @@
 // to a submit form (algorithms/planned.hpp).
 #include <algorithm>
 #include <atomic>
+#include <complex>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -89,6 +90,56 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }
 
+/// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp: Cholesky and
+/// LU only, right-looking, in the matrix's own arithmetic, on one process; the LU on CPU workers), each refusal an
+/// InvalidArgument naming the field.
+void require_complex_request(const Request& r) {
+    const std::string element = to_string(r.element);
+    require(is_cholesky(r.op) ? r.op != Operation::Potri : is_lu(r.op), "plan", "element", [&] {
+        return "is " + element + ", but " + to_string(r.op) +
+               " takes real matrices only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv)";
+    });
+    const Precision f = r.options.factor;
+    require(f == Precision::Native || f == Precision::Auto || f == r.element, "plan", "factor", [&] {
+        return std::string("must be native for complex matrices (no mixed-precision or tensor-core factorization of ") +
+               element + " matrices; got " + to_string(f) + ")";
+    });
+    require(!r.always_low, "plan", "always_low", "applies to the mixed-precision solve, which complex matrices lack");
+    require(r.options.variant.kind == Variant::Kind::Right, "plan", "variant",
+            "must be right for complex matrices (their factorizations are right-looking; got " +
+                r.options.variant.name() + ")");
+    require(r.options.panel != PanelSolve::Inverse, "plan", "panel",
+            "must be auto or trsm for complex matrices (their panels are triangular solves)");
+    require(r.options.diag == DiagKernel::Auto || r.options.diag == DiagKernel::Cusolver, "plan", "diag",
+            std::string("must be auto or cusolver for complex matrices (their diagonal tiles are LAPACK's and "
+                        "cuSOLVER's potrf; got ") +
+                to_string(r.options.diag) + ")");
+    require(!is_lu(r.op) || r.options.mapping != Mapping::GpuOnly, "plan", "mapping",
+            "is gpu-only, but the complex LU runs on CPU workers only");
+    require(!r.distributed, "plan", "distributed", "complex factorizations run on one process");
+}
+
+/// A complex request (R: the elements' real type): the real type's tile tables. The Cholesky takes the real
+/// Cholesky's tile size and streams (tile_plan<R>) and its hybrid rule, with LAPACK's and cuSOLVER's potrf for the
+/// diagonal tiles (never the fused real kernels) and trsm panels; the LU runs on CPU workers, on host-resident tiles
+/// of the real LU's CPU size (lu_tile_size<R> on CPUs); both in the matrix's own arithmetic, never refined.
+template <typename R>
+void plan_complex(const Request& r, const Machine& mc, Plan& p) {
+    p.arithmetic = r.element;
+    if (is_cholesky(r.op)) {
+        const detail::TilePlan tiles =
+            detail::tile_plan<R>(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices);
+        p.streams_per_gpu = tiles.streams_per_gpu;
+        p.nb = tiles.nb;
+        p.panel = PanelSolve::Trsm;
+        p.diag = DiagKernel::Cusolver;
+    } else {
+        p.residency = Residency::Host;
+        p.nb = detail::lu_tile_size<R>(r.n, Mapping::CpuOnly, Residency::Host, false);
+    }
+    if (r.tiling.nb > 0) p.nb = r.tiling.nb;
+}
+
 /// The rows and columns of the matrix a QR of `op` on an m x n A factors: A's, and for gels of a wide A (m < n) those
 /// of A^T (a Request's or a Plan's op, m and n).
 void qr_factored(Operation op, int64_t m, int64_t n, int64_t& rows, int64_t& cols) {
@@ -161,8 +212,9 @@ Plan plan(const Request& r, const Machine& mc) {
     require(r.nrhs >= 0, "plan", "nrhs", "must be >= 0 (got " + std::to_string(r.nrhs) + ")");
     require(r.tiling.nb >= 0, "plan", "nb", "must be >= 0 (got " + std::to_string(r.tiling.nb) + ")");
     require(r.ib >= 0, "plan", "ib", "must be >= 0 (got " + std::to_string(r.ib) + ")");
-    require(r.element == Precision::Fp64 || r.element == Precision::Fp32, "plan", "element",
-            std::string("must be fp64 or fp32 (got ") + to_string(r.element) + ")");
+    require(r.element == Precision::Fp64 || r.element == Precision::Fp32 || is_complex(r.element), "plan", "element",
+            std::string("must be fp64, fp32, c64 or c128 (got ") + to_string(r.element) + ")");
+    if (is_complex(r.element)) require_complex_request(r);
     planning_count.fetch_add(1, std::memory_order_relaxed);
     return detail::plan_uncounted(r, mc);
 }
@@ -180,7 +232,10 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
     p.arithmetic = r.element;
     const bool single = r.element == Precision::Fp32;
     const bool gpu = mc.gpu();
-    if (is_cholesky(r.op)) {
+    if (is_complex(r.element)) {
+        if (r.element == Precision::C64) plan_complex<float>(r, mc, p);
+        else plan_complex<double>(r, mc, p);
+    } else if (is_cholesky(r.op)) {
         if (single) plan_cholesky<float>(r, mc, p);
         else plan_cholesky<double>(r, mc, p);
     } else if (is_lu(r.op)) {
@@ -194,6 +249,7 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
             detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
     p.nb = std::max<int64_t>(p.nb, 1);
     p.task_mapping = detail::task_mapping(r.options.mapping, p.nb, gpu);
+    if (is_complex(r.element) && is_lu(r.op)) p.task_mapping = Mapping::CpuOnly;  // (plan_complex)
     // the trees' CUDA kernels form one triangular factor per tile: with a finer inner blocking their tasks run on
     // the CPUs (algorithms/qr_dag.hpp, qr_gpu_layout)
     int64_t rows = r.n, cols = r.n;
@@ -217,6 +273,8 @@ Plan plan(const TileMatrix<T>& A, Request r, const Machine* machine) {
 }
 template Plan plan<float>(const TileMatrix<float>&, Request, const Machine*);
 template Plan plan<double>(const TileMatrix<double>&, Request, const Machine*);
+template Plan plan<std::complex<float>>(const TileMatrix<std::complex<float>>&, Request, const Machine*);
+template Plan plan<std::complex<double>>(const TileMatrix<std::complex<double>>&, Request, const Machine*);
 
 Plan plan(const Runtime& rt, Request r, const void* A, const Machine* machine) {
     r.tiling.residency = detail::array_residency(rt, A, r.tiling, to_string(r.op), "A");

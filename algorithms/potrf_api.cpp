@@ -218,6 +218,8 @@ const char* to_string(Precision p) {
         case Precision::Fp16: return "fp16";
         case Precision::Tf32x3: return "tf32x3";
         case Precision::Auto: return "auto";
+        case Precision::C64: return "c64";
+        case Precision::C128: return "c128";
     }
     return "?";
 }

@@ -12,7 +12,6 @@ namespace {
 
 std::string got(int64_t v) { return " (got " + std::to_string(v) + ")"; }
 
-size_t entry_bytes(int32_t dtype) { return dtype == STARFACT_C_FLOAT32 ? 4 : 8; }
 
 /// Whether (count - 1) * stride + (cols - 1) * ld + rows entries of `size` bytes stay within 2^63 - 1 bytes (count,
 /// rows, cols >= 1; ld, stride >= 0): the most an array can span, and what keeps every offset into it from
@@ -30,10 +29,6 @@ std::string extent_problem(int64_t rows, int64_t cols, int64_t ld, size_t size) 
            " columns and a leading dimension of " + std::to_string(ld) + "; no array is that large";
 }
 
-void check_dtype(const char* function, const char* argument, int32_t dtype) {
-    require(dtype == STARFACT_C_FLOAT32 || dtype == STARFACT_C_FLOAT64, function, argument,
-            [&] { return "must hold float32 or float64 elements (dtype code " + std::to_string(dtype) + ")"; });
-}
 
 void check_device(const char* function, const char* argument, int32_t device, const Runtime* rt) {
     require(device >= STARFACT_C_HOST, function, argument,
@@ -54,13 +49,58 @@ void check_device(const char* function, const char* argument, int32_t device, co
 
 }  // namespace
 
-const char* dtype_name(int32_t dtype) { return dtype == STARFACT_C_FLOAT32 ? "float32" : "float64"; }
+const char* dtype_name(int32_t dtype) {
+    switch (dtype) {
+        case STARFACT_C_FLOAT32: return "float32";
+        case STARFACT_C_FLOAT64: return "float64";
+        case STARFACT_C_COMPLEX64: return "complex64";
+        case STARFACT_C_COMPLEX128: return "complex128";
+    }
+    return "unknown";
+}
+
+size_t dtype_size(int32_t dtype) {
+    switch (dtype) {
+        case STARFACT_C_FLOAT32: return 4;
+        case STARFACT_C_COMPLEX64: return 8;
+        case STARFACT_C_COMPLEX128: return 16;
+    }
+    return 8;
+}
+
+Elements elements_of(Operation op) {
+    switch (op) {
+        case Operation::Potrf:
+        case Operation::Potrs:
+        case Operation::Posv:
+        case Operation::Getrf:
+        case Operation::Getrs:
+        case Operation::Gesv: return Elements::RealOrComplex;
+        default: return Elements::Real;
+    }
+}
+
+void require_dtype(const char* function, const char* argument, int32_t dtype, Elements elements,
+                   const char* operation) {
+    const bool real = dtype == STARFACT_C_FLOAT32 || dtype == STARFACT_C_FLOAT64;
+    if (is_complex_dtype(dtype))
+        require(elements == Elements::RealOrComplex, function, argument, [&] {
+            return std::string("holds ") + dtype_name(dtype) + " elements, but " + (operation ? operation : function) +
+                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv)";
+        });
+    else
+        require(real, function, argument, [&] {
+            return std::string("must hold ") +
+                   (elements == Elements::Real ? "float32 or float64" : "float32, float64, complex64 or complex128") +
+                   " elements (dtype code " + std::to_string(dtype) + ")";
+        });
+}
 
 bool check_matrix(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime* rt,
-                  bool optional) {
+                  bool optional, Elements elements) {
     if (optional && (m == nullptr || m->data == nullptr)) return false;
     require(m != nullptr, function, argument, "is missing (null descriptor)");
-    check_dtype(function, argument, m->dtype);
+    require_dtype(function, argument, m->dtype, elements);
     require(m->rows >= 0, function, argument, [&] { return "must have rows >= 0" + got(m->rows); });
     require(m->cols >= 0, function, argument, [&] { return "must have columns >= 0" + got(m->cols); });
     require(m->ld >= std::max<int64_t>(1, m->rows), function, argument, [&] {
@@ -68,8 +108,8 @@ bool check_matrix(const char* function, const char* argument, const starfact_c_m
                got(m->ld);
     });
     const bool empty = m->rows == 0 || m->cols == 0;
-    require(empty || fits(1, 0, m->rows, m->cols, m->ld, entry_bytes(m->dtype)), function, argument,
-            [&] { return extent_problem(m->rows, m->cols, m->ld, entry_bytes(m->dtype)); });
+    require(empty || fits(1, 0, m->rows, m->cols, m->ld, dtype_size(m->dtype)), function, argument,
+            [&] { return extent_problem(m->rows, m->cols, m->ld, dtype_size(m->dtype)); });
     require(m->data != nullptr || empty, function, argument, "has null data");
     check_device(function, argument, m->device, rt);
     return true;
@@ -77,7 +117,7 @@ bool check_matrix(const char* function, const char* argument, const starfact_c_m
 
 void check_batch(const char* function, const char* argument, const starfact_c_batch* b) {
     require(b != nullptr, function, argument, "is missing (null descriptor)");
-    check_dtype(function, argument, b->dtype);
+    require_dtype(function, argument, b->dtype, Elements::Real);
     require(b->rows >= 0 && b->cols >= 0, function, argument, "must have rows and columns >= 0");
     require(b->count >= 0, function, argument, [&] { return "must have a member count >= 0" + got(b->count); });
     require(b->ld >= std::max<int64_t>(1, b->rows), function, argument, [&] {
@@ -94,10 +134,10 @@ void check_batch(const char* function, const char* argument, const starfact_c_ba
         return "must have a member stride >= ld * cols = " + std::to_string(b->ld * b->cols) + got(b->stride);
     });
     const bool empty = b->rows == 0 || b->cols == 0 || b->count == 0;
-    require(empty || fits(b->count, b->stride, b->rows, b->cols, b->ld, entry_bytes(b->dtype)), function, argument,
+    require(empty || fits(b->count, b->stride, b->rows, b->cols, b->ld, dtype_size(b->dtype)), function, argument,
             [&] {
                 return "spans more than 2^63 - 1 bytes: (count - 1) * stride + (cols - 1) * ld + rows entries of " +
-                       std::to_string(entry_bytes(b->dtype)) + " bytes with a member stride of " +
+                       std::to_string(dtype_size(b->dtype)) + " bytes with a member stride of " +
                        std::to_string(b->stride) + " and " + std::to_string(b->count) +
                        " members; no array is that large";
             });
@@ -115,8 +155,9 @@ void check_pivot_stride(const char* function, int64_t stride, int64_t n, int64_t
     });
 }
 
-int64_t check_square(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime& rt) {
-    check_matrix(function, argument, m, &rt);
+int64_t check_square(const char* function, const char* argument, const starfact_c_matrix* m, const Runtime& rt,
+                     Elements elements) {
+    check_matrix(function, argument, m, &rt, false, elements);
     require(m->rows == m->cols, function, argument, [&] {
         return "must be square (got " + std::to_string(m->rows) + " x " + std::to_string(m->cols) + ")";
     });
@@ -124,8 +165,8 @@ int64_t check_square(const char* function, const char* argument, const starfact_
 }
 
 void check_right_hand_sides(const char* function, const starfact_c_matrix* b, int64_t n, int32_t dtype,
-                            const char* a_name, const Runtime& rt) {
-    check_matrix(function, "b", b, &rt);
+                            const char* a_name, const Runtime& rt, Elements elements) {
+    check_matrix(function, "b", b, &rt, false, elements);
     require(b->rows == n, function, "b", [&] {
         return "must have " + std::to_string(n) + " rows, as " + a_name + " (got " + std::to_string(b->rows) + ")";
     });

@@ -1,10 +1,12 @@
-// The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms.
+// The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms; potrf,
+// potrs and posv of complex Hermitian matrices too.
 #include <memory>
 #include <type_traits>
 
 #include "capi/plan.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/cholesky.hpp"
+#include "starfact/cholesky_complex.hpp"
 #include "starfact/inverse.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
@@ -28,6 +30,72 @@ bool mixed_solve(const Options& opts) {
     return std::is_same<T, double>::value && refines_double(opts.factor);
 }
 
+// Complex Hermitian matrices (cholesky_complex.hpp): planned here as real ones are, then run by the blocking tile
+// forms, which have no submit form, during the submit call on tiles of the plan's size and residency, their tasks
+// on the plan's task mapping; the job's wait delivers the results and gives the info as for real matrices.
+
+/// The C names of the complex forms' arguments.
+constexpr CName kComplexNames[] = {{"A", "a"}, {"L", "l"}, {"B", "b"}, {"opts.mapping", "mapping"}};
+
+/// Runs body(T{}) with T the complex type of `dtype`, as the C ABI's `function`: the C++ API's errors (the plan's, the
+/// complex forms') in the C ABI's names.
+template <typename Body>
+void complex_call(const char* function, int32_t dtype, Body&& body) {
+    as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
+}
+
+/// What the complex forms take of the plan: its task mapping (the hybrid rule included).
+Options complex_options(const Plan& planned) {
+    Options o;
+    o.mapping = planned.task_mapping;
+    return o;
+}
+
+template <typename T>
+void complex_potrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const Call& c) {
+    const Plan planned = plan_of(Operation::Potrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
+    const Output out = c.a_out;
+    auto A = argument_tiles<T>(rt, a, out, true, true, planned.nb, planned.residency);
+    const int info = potrf(A->tiles(), complex_options(planned));
+    j.finish = [A, out, info](int) {
+        A->deliver(true);
+        settle(out);
+        return info;
+    };
+}
+
+template <typename T>
+void complex_potrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& l, const starfact_c_matrix& b,
+                   const Call& c) {
+    const Plan planned = plan_of(Operation::Potrs, l.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
+    const Output out = c.b_out;
+    auto L = argument_tiles<T>(rt, l, Output{}, false, true, planned.nb, planned.residency);
+    auto B = argument_tiles<T>(rt, b, out, true, false, planned.nb, planned.residency, {&l});
+    potrs(L->tiles(), B->tiles(), complex_options(planned));
+    j.finish = [L, B, out](int) {
+        L->deliver(false);
+        B->deliver(true);
+        settle(out);
+        return 0;
+    };
+}
+
+template <typename T>
+void complex_posv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const starfact_c_matrix& b,
+                  const starfact_c_matrix* a_out, const starfact_c_matrix* b_out, const Call& c) {
+    const Plan planned = plan_of(Operation::Posv, a.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
+    const Output aout = c.a_out, bout = c.b_out;
+    auto A = argument_tiles<T>(rt, a, aout, true, true, planned.nb, planned.residency, {&b, b_out});
+    auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
+    const int info = posv(A->tiles(), B->tiles(), complex_options(planned));
+    j.finish = [A, B, aout, bout, info](int) {
+        A->deliver(true);
+        B->deliver(info == 0);
+        settle(aout, bout);
+        return info;
+    };
+}
+
 }  // namespace
 }  // namespace starfact::capi
 
@@ -39,7 +107,9 @@ extern "C" {
 int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("potrf", rt, a, a_out, options);
+        const Call c = checked_call("potrf", rt, a, a_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(a->dtype))
+            return complex_call("potrf", a->dtype, [&](auto tag) { complex_potrf<decltype(tag)>(rt, j, *a, c); });
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
@@ -58,7 +128,9 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix* l, const starfact_c_matrix* b,
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("potrs", rt, "l", l, nullptr, b, b_out, options);
+        const Call c = checked_call("potrs", rt, "l", l, nullptr, b, b_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(l->dtype))
+            return complex_call("potrs", l->dtype, [&](auto tag) { complex_potrs<decltype(tag)>(rt, j, *l, *b, c); });
         const Output out = c.b_out;
         dispatch(l->dtype, [&](auto tag) {
             using T = decltype(tag);
@@ -80,7 +152,13 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            const starfact_c_refinement* refinement, starfact_c_job** job) {
     return submit("posv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options);
+        const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(a->dtype)) {
+            require(refinement == nullptr, "posv", "refinement",
+                    "applies to the mixed-precision solve, which complex matrices do not have yet");
+            return complex_call("posv", a->dtype,
+                                    [&](auto tag) { complex_posv<decltype(tag)>(rt, j, *a, *b, a_out, b_out, c); });
+        }
         const Output aout = c.a_out, bout = c.b_out;
         const ParsedOptions& p = c.p;
         const int64_t n = c.n;

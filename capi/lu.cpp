@@ -1,4 +1,5 @@
-// The C ABI's LU operations: getrf, getrs, gesv, as submit forms, with LAPACK's 1-based pivots.
+// The C ABI's LU operations: getrf, getrs, gesv, as submit forms, with LAPACK's 1-based pivots; of complex matrices
+// too.
 #include <starpu.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "capi/plan.hpp"
 #include "capi/tiles.hpp"
 #include "starfact/lu.hpp"
+#include "starfact/lu_complex.hpp"
 #include "starfact/plan.hpp"
 
 namespace starfact::capi {
@@ -47,6 +49,79 @@ void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
     std::copy(ipiv.begin(), ipiv.end(), ipiv_out);
 }
 
+// Complex matrices (lu_complex.hpp): planned here as real ones are (on CPU workers, host-resident tiles: a device
+// array is copied into them and back), then run by the blocking tile forms, which have no submit form, during the
+// submit call; the job's wait delivers the results and gives the info as for real matrices.
+
+/// The C names of the complex forms' arguments.
+constexpr CName kComplexNames[] = {{"A", "a"}, {"B", "b"}, {"piv", "ipiv"}, {"opts.mapping", "mapping"}};
+
+/// Runs body(T{}) with T the complex type of `dtype`, as the C ABI's `function`: the C++ API's errors (the plan's, the
+/// complex forms') in the C ABI's names.
+template <typename Body>
+void complex_call(const char* function, int32_t dtype, Body&& body) {
+    as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
+}
+
+/// What the complex forms take of the plan: its task mapping.
+Options complex_options(const Plan& planned) {
+    Options o;
+    o.mapping = planned.task_mapping;
+    return o;
+}
+
+template <typename T>
+void complex_getrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, int64_t* ipiv_out, const Call& c) {
+    const Plan planned = plan_of(Operation::Getrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
+    const Output out = c.a_out;
+    auto A = argument_tiles<T>(rt, a, out, true, false, planned.nb, planned.residency);
+    auto piv = std::make_shared<Pivots>(A->tiles());
+    const int info = getrf(A->tiles(), *piv, complex_options(planned));
+    j.finish = [A, piv, out, ipiv_out, info](int) {
+        A->deliver(true);
+        copy_pivots(*piv, ipiv_out);
+        settle(out);
+        return info;
+    };
+}
+
+template <typename T>
+void complex_getrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, const int64_t* ipiv,
+                   const starfact_c_matrix& b, const Call& c) {
+    const Plan planned = plan_of(Operation::Getrs, lu.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
+    const int64_t nb = planned.nb;
+    auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
+    load_pivots("getrs", *piv, ipiv);
+    const Output out = c.b_out;
+    auto LU = argument_tiles<T>(rt, lu, Output{}, false, false, nb, planned.residency);
+    auto B = argument_tiles<T>(rt, b, out, true, false, nb, planned.residency, {&lu});
+    getrs(LU->tiles(), *piv, B->tiles(), complex_options(planned));
+    j.finish = [LU, piv, B, out](int) {
+        LU->deliver(false);
+        B->deliver(true);
+        settle(out);
+        return 0;
+    };
+}
+
+template <typename T>
+void complex_gesv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const starfact_c_matrix* a_out,
+                  int64_t* ipiv_out, const starfact_c_matrix& b, const starfact_c_matrix* b_out, const Call& c) {
+    const Plan planned = plan_of(Operation::Gesv, a.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
+    const Output aout = c.a_out, bout = c.b_out;
+    auto A = argument_tiles<T>(rt, a, aout, true, false, planned.nb, planned.residency, {&b, b_out});
+    auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
+    auto piv = std::make_shared<Pivots>(A->tiles());
+    const int info = gesv(A->tiles(), *piv, B->tiles(), complex_options(planned));
+    j.finish = [A, B, piv, aout, bout, ipiv_out, info](int) {
+        A->deliver(true);
+        copy_pivots(*piv, ipiv_out);
+        B->deliver(info == 0);
+        settle(aout, bout);
+        return info;
+    };
+}
+
 }  // namespace
 }  // namespace starfact::capi
 
@@ -58,7 +133,10 @@ extern "C" {
 int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("getrf", rt, a, a_out, options);
+        const Call c = checked_call("getrf", rt, a, a_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(a->dtype))
+            return complex_call("getrf", a->dtype,
+                                [&](auto tag) { complex_getrf<decltype(tag)>(rt, j, *a, ipiv_out, c); });
         const Output out = c.a_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);
@@ -80,7 +158,10 @@ int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("getrs", rt, "lu", lu, nullptr, b, b_out, options);
+        const Call c = checked_call("getrs", rt, "lu", lu, nullptr, b, b_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(lu->dtype))
+            return complex_call("getrs", lu->dtype,
+                                    [&](auto tag) { complex_getrs<decltype(tag)>(rt, j, *lu, ipiv, *b, c); });
         const Output out = c.b_out;
         dispatch(lu->dtype, [&](auto tag) {
             using T = decltype(tag);
@@ -105,7 +186,11 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            int64_t* ipiv_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
                            const starfact_c_options* options, starfact_c_job** job) {
     return submit("gesv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("gesv", rt, "a", a, a_out, b, b_out, options);
+        const Call c = checked_call("gesv", rt, "a", a, a_out, b, b_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(a->dtype))
+            return complex_call("gesv", a->dtype, [&](auto tag) {
+                complex_gesv<decltype(tag)>(rt, j, *a, a_out, ipiv_out, *b, b_out, c);
+            });
         const Output aout = c.a_out, bout = c.b_out;
         dispatch(a->dtype, [&](auto tag) {
             using T = decltype(tag);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "capi/arrays.hpp"
 #include "capi/errors.hpp"
 #include "capi/runtime.hpp"
 #include "capi/starfact_c.h"
@@ -13,11 +14,20 @@
 
 namespace starfact::capi {
 
+Precision element_of(int32_t dtype) {
+    switch (dtype) {
+        case STARFACT_C_FLOAT32: return Precision::Fp32;
+        case STARFACT_C_COMPLEX64: return Precision::C64;
+        case STARFACT_C_COMPLEX128: return Precision::C128;
+    }
+    return Precision::Fp64;
+}
+
 Plan plan_of(Operation op, int32_t dtype, int64_t m, int64_t n, int64_t nrhs, const ParsedOptions& p, Residency where,
              const Machine& machine, bool always_low) {
     Request r;
     r.op = op;
-    r.element = dtype == STARFACT_C_FLOAT32 ? Precision::Fp32 : Precision::Fp64;
+    r.element = element_of(dtype);
     r.m = m;
     r.n = n;
     r.nrhs = nrhs;
@@ -44,8 +54,7 @@ int starfact_c_plan(starfact_c_runtime* runtime, const starfact_c_machine* machi
         require(op != nullptr, "plan", "op", "is null");
         const Operation o = parse_operation(op, "op");
         require(a != nullptr, "plan", "a", "is null");
-        require(a->dtype == STARFACT_C_FLOAT32 || a->dtype == STARFACT_C_FLOAT64, "plan", "a",
-                "has an unknown dtype (got " + std::to_string(a->dtype) + ")");
+        require_dtype("plan", "a", a->dtype, elements_of(o), op);
         require(a->rows >= 0 && a->cols >= 0, "plan", "a", "has a negative shape");
         const bool qr = o == Operation::Geqrf || o == Operation::Gels;
         require(qr || a->rows == a->cols, "plan", "a",

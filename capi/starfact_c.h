@@ -42,8 +42,21 @@ enum starfact_c_status {
     STARFACT_C_INTERNAL_ERROR = 5    /**< any other failure */
 };
 
-/** Element types. */
-enum starfact_c_dtype { STARFACT_C_FLOAT32 = 0, STARFACT_C_FLOAT64 = 1 };
+/** Element types. The complex ones are interleaved (real part, then imaginary part: C99's float complex and double
+ * complex, C++'s std::complex), in the same column-major matrices with the same leading-dimension rules (ld counts
+ * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H) and getrf, getrs and
+ * gesv take them, planned as starfact_c_plan says (the LU on CPU workers); the other operations (potri, logdet,
+ * potrf_logdet, the QR, the batched ones) and the mixed-precision solve (a refinement, or a factor other than
+ * "native") refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The complex factorizations have no
+ * submit form: their *_submit runs them before it returns (the job then holds the result; its wait delivers it
+ * into the outputs and gives the info, as for real matrices), so it must not be called while the calling thread
+ * keeps the runtime paused (starfact_c_runtime_pause): it would wait for tasks that cannot run. */
+enum starfact_c_dtype {
+    STARFACT_C_FLOAT32 = 0,
+    STARFACT_C_FLOAT64 = 1,
+    STARFACT_C_COMPLEX64 = 2,  /**< two float32 per entry */
+    STARFACT_C_COMPLEX128 = 3  /**< two float64 per entry */
+};
 
 /** Where a matrix's memory lives: host memory, or the memory of CUDA device `device` (>= 0). */
 #define STARFACT_C_HOST (-1)

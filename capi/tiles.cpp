@@ -20,7 +20,7 @@ std::atomic<int64_t> copied_bytes{0};
 /// The byte span [first, last) of m's column-major extent; empty for absent or empty matrices.
 std::pair<uintptr_t, uintptr_t> span(const starfact_c_matrix& m) {
     if (m.data == nullptr || m.rows * m.cols == 0) return {0, 0};
-    const int64_t size = m.dtype == STARFACT_C_FLOAT32 ? 4 : 8;
+    const auto size = static_cast<int64_t>(dtype_size(m.dtype));
     const auto first = reinterpret_cast<uintptr_t>(m.data);
     return {first, first + static_cast<uintptr_t>(((m.cols - 1) * m.ld + m.rows) * size)};
 }
@@ -28,9 +28,9 @@ std::pair<uintptr_t, uintptr_t> span(const starfact_c_matrix& m) {
 }  // namespace
 
 Output output_like(const char* function, const char* argument, const starfact_c_matrix* out,
-                   const starfact_c_matrix& in, const char* in_name, const Runtime& rt) {
+                   const starfact_c_matrix& in, const char* in_name, const Runtime& rt, Elements elements) {
     Output o;
-    if (!check_matrix(function, argument, out, &rt, true)) return o;
+    if (!check_matrix(function, argument, out, &rt, true, elements)) return o;
     require_shape(function, argument, *out, in.rows, in.cols);
     require_same_dtype(function, argument, out->dtype, in.dtype, in_name);
     o.matrix = *out;
@@ -40,22 +40,22 @@ Output output_like(const char* function, const char* argument, const starfact_c_
 
 Call checked_call(const char* function, const Runtime& rt, const char* a_name, const starfact_c_matrix* a,
                   const starfact_c_matrix* a_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
-                  const starfact_c_options* options) {
+                  const starfact_c_options* options, Elements elements) {
     Call c;
-    c.n = check_square(function, a_name, a, rt);
-    check_right_hand_sides(function, b, c.n, a->dtype, a_name, rt);
-    c.a_out = output_like(function, "a_out", a_out, *a, a_name, rt);
-    c.b_out = output_like(function, "b_out", b_out, *b, "b", rt);
+    c.n = check_square(function, a_name, a, rt, elements);
+    check_right_hand_sides(function, b, c.n, a->dtype, a_name, rt, elements);
+    c.a_out = output_like(function, "a_out", a_out, *a, a_name, rt, elements);
+    c.b_out = output_like(function, "b_out", b_out, *b, "b", rt, elements);
     c.p = parse_options(function, options);
     c.where = residency_for(c.p, {a, a_out, b, b_out});
     return c;
 }
 
 Call checked_call(const char* function, const Runtime& rt, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
-                  const starfact_c_options* options) {
+                  const starfact_c_options* options, Elements elements) {
     Call c;
-    c.n = check_square(function, "a", a, rt);
-    c.a_out = output_like(function, "a_out", a_out, *a, "a", rt);
+    c.n = check_square(function, "a", a, rt, elements);
+    c.a_out = output_like(function, "a_out", a_out, *a, "a", rt, elements);
     c.p = parse_options(function, options);
     c.where = residency_for(c.p, {a, a_out});
     return c;
@@ -76,7 +76,7 @@ bool overlaps(const starfact_c_matrix* x, const starfact_c_matrix* y) {
 }
 
 void copy_matrix(const starfact_c_matrix& from, const starfact_c_matrix& to) {
-    const size_t size = from.dtype == STARFACT_C_FLOAT32 ? 4 : 8;
+    const size_t size = dtype_size(from.dtype);
     const auto* src = static_cast<const char*>(from.data);
     auto* dst = static_cast<char*>(to.data);
     if (from.rows * from.cols == 0) return;

@@ -25,10 +25,12 @@ struct Output {
 
 /// Checks the output `out` of `function` (absent when null or with null data) against the shape and dtype of `in`.
 Output output_like(const char* function, const char* argument, const starfact_c_matrix* out,
-                   const starfact_c_matrix& in, const char* in_name, const Runtime& rt);
+                   const starfact_c_matrix& in, const char* in_name, const Runtime& rt,
+                   Elements elements = Elements::Real);
 
 /// The checked arguments of a solve with the square matrix `a` (named `a_name`) and the right-hand sides `b`; the
-/// outputs a_out and b_out may be null (absent). Checks in argument order, each failure naming its argument.
+/// outputs a_out and b_out may be null (absent). Checks in argument order, each failure naming its argument;
+/// `elements`: the element types the operation takes.
 struct Call {
     int64_t n = 0;
     Output a_out, b_out;
@@ -37,10 +39,10 @@ struct Call {
 };
 Call checked_call(const char* function, const Runtime& rt, const char* a_name, const starfact_c_matrix* a,
                   const starfact_c_matrix* a_out, const starfact_c_matrix* b, const starfact_c_matrix* b_out,
-                  const starfact_c_options* options);
+                  const starfact_c_options* options, Elements elements = Elements::Real);
 /// The same for an operation on the square matrix `a` alone (potrf, potri, getrf).
 Call checked_call(const char* function, const Runtime& rt, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
-                  const starfact_c_options* options);
+                  const starfact_c_options* options, Elements elements = Elements::Real);
 
 /// Where an operation's tiles live: Device when the options ask for it, or when one of `arrays` (null: none) is in
 /// device memory, as the C++ array forms do, unless the mapping is CPU-only (its workers cannot reach device

@@ -66,13 +66,20 @@ enum class Precision {
     /// pays, unshifted; when it breaks down or its refinement does not reach the tolerance, the double factorization
     /// (or first Tf32x3, with Refinement::climb). Every other call: the matrix's own precision (as Native).
     Auto,
+    /// std::complex<float> elements (a matrix's precision, Request::element, and its arithmetic; never a factor
+    /// precision: parse_precision does not take it)
+    C64,
+    /// std::complex<double> elements (likewise)
+    C128,
 };
 /// Whether a factor precision runs its float updates on tensor cores (Tf32, Bf16, Fp16, Tf32x3).
 constexpr bool on_tensor_cores(Precision p) {
     return p == Precision::Tf32 || p == Precision::Bf16 || p == Precision::Fp16 || p == Precision::Tf32x3;
 }
+/// Whether an element precision is complex (C64, C128).
+constexpr bool is_complex(Precision p) { return p == Precision::C64 || p == Precision::C128; }
 /// "native", "fp64", "fp32", "tf32", "bf16", "fp16", "tf32x3", "auto" (also "d", "s", "double", "float"); throws InvalidArgument
-/// naming `argument` and listing the names.
+/// naming `argument` and listing the names. (The complex element precisions, C64 and C128, are no factor names.)
 Precision parse_precision(const std::string& text, const char* argument = "factor");
 const char* to_string(Precision p);
 

@@ -37,7 +37,7 @@ struct Machine {
 /// One call to plan: the operation, the shape, the options, the tiling request and where the data's tiles live.
 struct Request {
     Operation op = Operation::Potrf;
-    Precision element = Precision::Fp64;  ///< the matrices' precision: Fp64 or Fp32
+    Precision element = Precision::Fp64;  ///< the matrices' precision: Fp64, Fp32, C64 or C128 (complex: below)
     int64_t m = 0;                        ///< rows of A (the square operations: n)
     int64_t n = 0;                        ///< columns of A
     int64_t nrhs = 0;                     ///< columns of B (the solves)
@@ -52,6 +52,15 @@ struct Request {
 };
 
 /// How the call runs. Fields that do not apply to the operation keep their defaults (and print as "-").
+///
+/// Complex matrices (element C64 or C128: cholesky_complex.hpp, lu_complex.hpp) are planned for potrf, potrs, posv,
+/// getrf, getrs and gesv only, with the real type's tables: the Cholesky gets the real Cholesky's tile size, streams
+/// and hybrid rule, trsm panels and LAPACK's or cuSOLVER's potrf for its diagonal tiles (diag=cusolver; never the
+/// fused real kernels); the LU runs on CPU workers (tasks=cpu-only, residency=host: a device array is copied into host
+/// tiles and back) in tiles of the real LU's CPU size. Their arithmetic is the element's (arithmetic=c64 or c128),
+/// never refined. The other operations, a factor other than native, always_low, a variant other than right, the
+/// inverse panel, the fused or recursive diagonal kernels, a gpu-only LU and distributed tiles are refused, naming
+/// the field (element, factor, always_low, variant, panel, diag, mapping, distributed).
 struct Plan {
     Operation op = Operation::Potrf;
     Precision element = Precision::Fp64;

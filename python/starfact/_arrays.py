@@ -19,7 +19,8 @@ import numpy
 from . import _backends, _clib, _dlpack
 from .errors import NotBuiltError, argument_type_error, argument_value_error
 
-_DTYPES = {numpy.dtype(numpy.float32): _clib.FLOAT32, numpy.dtype(numpy.float64): _clib.FLOAT64}
+_DTYPES = {numpy.dtype(numpy.float32): _clib.FLOAT32, numpy.dtype(numpy.float64): _clib.FLOAT64,
+           numpy.dtype(numpy.complex64): _clib.COMPLEX64, numpy.dtype(numpy.complex128): _clib.COMPLEX128}
 
 
 class View:
@@ -112,7 +113,11 @@ def column_major_ld(rows, cols, srow, scol):
     return scol
 
 
-FLOATS = tuple(_DTYPES)
+FLOATS = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
+COMPLEX = (numpy.dtype(numpy.complex64), numpy.dtype(numpy.complex128))
+# What the Cholesky and the LU take (cholesky.py, lu.py: potrf, potrs, posv, getrf, getrs, gesv); every other
+# function takes FLOATS only.
+NUMBERS = FLOATS + COMPLEX
 
 
 class _Interface:
@@ -131,9 +136,17 @@ def host_array(v):
     return a
 
 
+def _dtype_error(dtype, name, dtypes):
+    got = "dtype %s" % dtype
+    if isinstance(dtype, numpy.dtype) and dtype.kind == "c" and not any(d.kind == "c" for d in dtypes):
+        got += ("; complex matrices go to potrf, potrs, posv, getrf, getrs and gesv only, this function takes real "
+                "ones")
+    return argument_type_error(name, "an array of " + " or ".join(str(d) for d in dtypes), got)
+
+
 def _check_dtype(dtype, name, dtypes):
     if dtype not in dtypes:
-        raise argument_type_error(name, "an array of " + " or ".join(str(d) for d in dtypes), "dtype %s" % dtype)
+        raise _dtype_error(dtype, name, dtypes)
 
 
 def _numpy_view(a, name, backend, dtypes):
@@ -146,16 +159,18 @@ def _numpy_view(a, name, backend, dtypes):
                 bool(a.flags.writeable), None, [a], name)
 
 
-_DLPACK_KINDS = {0: "i", 1: "u", 2: "f"}
+_DLPACK_KINDS = {0: "i", 1: "u", 2: "f", 5: "c"}  # kDLInt, kDLUInt, kDLFloat, kDLComplex
 
 
 def _dlpack_dtype(t, name, dtypes):
     kind = _DLPACK_KINDS.get(t.code)
-    dtype = numpy.dtype("%s%d" % (kind, t.bits // 8)) if kind and t.lanes == 1 and t.bits in (8, 16, 32, 64) else None
-    if dtype is None or dtype not in dtypes:
+    bits = (64, 128) if kind == "c" else (8, 16, 32, 64)
+    dtype = numpy.dtype("%s%d" % (kind, t.bits // 8)) if kind and t.lanes == 1 and t.bits in bits else None
+    if dtype is None:
         raise argument_type_error(name, "an array of " + " or ".join(str(d) for d in dtypes),
-                                  "dtype %s" % (dtype if dtype is not None else
-                                                "of DLPack code %d, %d bits, %d lanes" % (t.code, t.bits, t.lanes)))
+                                  "dtype of DLPack code %d, %d bits, %d lanes" % (t.code, t.bits, t.lanes))
+    if dtype not in dtypes:
+        raise _dtype_error(dtype, name, dtypes)
     return dtype
 
 
@@ -219,7 +234,8 @@ def _cai_view(x, name, backend, writable, dtypes):
 
 def view(x, name, ndims, dtypes=FLOATS):
     """The View of argument `name`, which must have one of the dimension counts `ndims` and one of the `dtypes`
-    (float32, float64); TypeError or ValueError naming the argument otherwise."""
+    (float32, float64; NUMBERS: complex64 and complex128 too); TypeError or ValueError naming the argument
+    otherwise."""
     if x is None:
         raise argument_type_error(name, "an array", "None")
     backend = _backends.of(x)
@@ -249,4 +265,4 @@ def view(x, name, ndims, dtypes=FLOATS):
     return v
 
 
-_backends.set_host_reader(lambda x: host_array(view(x, "array", (1, 2, 3))))
+_backends.set_host_reader(lambda x: host_array(view(x, "array", (1, 2, 3), NUMBERS)))

@@ -65,6 +65,10 @@ class Backend:
             return numpy.tril(x) + numpy.tril(x, -1).T
         return numpy.triu(x) + numpy.triu(x, 1).T
 
+    def conj(self, x):
+        """The complex conjugate of x, a new array of x's library on x's device (with its memory: no lazy view)."""
+        return numpy.conj(x)
+
     def triu(self, x):
         """The upper triangle of the 2-D x, zeros below (a new array)."""
         return numpy.triu(x)
@@ -81,13 +85,16 @@ class Torch(Backend):
         import torch  # pylint: disable=import-outside-toplevel
         self.torch = torch
         self.dtypes = {numpy.dtype(numpy.float32): torch.float32, numpy.dtype(numpy.float64): torch.float64,
+                       numpy.dtype(numpy.complex64): torch.complex64, numpy.dtype(numpy.complex128): torch.complex128,
                        numpy.dtype(numpy.int32): torch.int32, numpy.dtype(numpy.int64): torch.int64}
 
     def prepare(self, x):
-        return x.detach() if x.requires_grad else x
+        x = x.detach() if x.requires_grad else x
+        # a lazily conjugated complex tensor (x.conj()): its values, which DLPack exports (a new tensor)
+        return x.resolve_conj() if getattr(x, "is_conj", lambda: False)() else x
 
     def writable(self, x):
-        return not x.requires_grad
+        return not x.requires_grad and not getattr(x, "is_conj", lambda: False)()
 
     def empty(self, like, shape, dtype):
         return self.torch.empty(shape, dtype=self.dtypes[numpy.dtype(dtype)], device=like.device)
@@ -123,6 +130,9 @@ class Torch(Backend):
 
     def triu(self, x):
         return self.torch.triu(x)
+
+    def conj(self, x):
+        return self.torch.conj_physical(x)  # (x.conj() is a lazy view, which DLPack does not export)
 
 
 class CuPy(Backend):
@@ -177,6 +187,10 @@ class CuPy(Backend):
     def sum_squares(self, x):
         with x.device:
             return (x * x).sum(0)
+
+    def conj(self, x):
+        with x.device:
+            return self.cupy.conj(x)
 
 
 class Jax(Backend):
@@ -242,6 +256,9 @@ class Jax(Backend):
     def triu(self, x):
         return self.jnp.triu(x)
 
+    def conj(self, x):
+        return self._on(self.jnp.conj(x), self._device(x))
+
 
 class Numba(Backend):
     """Numba CUDA device arrays (the CUDA Array Interface): results are allocated with numba.cuda; copies of a
@@ -284,6 +301,9 @@ class Numba(Backend):
     def sum_squares(self, x):
         return self.cuda.to_device(numpy.asarray(NUMPY.sum_squares(x.copy_to_host())))
 
+    def conj(self, x):
+        return self.cuda.to_device(numpy.conj(x.copy_to_host()))
+
 
 class Foreign(Backend):
     """An array library starfact does not know: its arrays are read (DLPack, CUDA Array Interface) and, where
@@ -323,6 +343,9 @@ class Foreign(Backend):
     def sum_squares(self, x):
         h = self._host(x) if not isinstance(x, numpy.ndarray) else x
         return self.finish(numpy.asarray(NUMPY.sum_squares(h)))
+
+    def conj(self, x):
+        return self.finish(numpy.conj(self._host(x) if not isinstance(x, numpy.ndarray) else x))
 
     def finish(self, x):
         from_dlpack = getattr(self.module, "from_dlpack", None)

@@ -15,6 +15,8 @@ LIBRARY_NAME = "libstarfact_c.so"
 HOST = -1
 FLOAT32 = 0
 FLOAT64 = 1
+COMPLEX64 = 2
+COMPLEX128 = 3
 
 OK, INVALID_ARGUMENT, RUNTIME_ERROR, OUT_OF_MEMORY, NOT_BUILT, INTERNAL_ERROR = range(6)
 
@@ -251,7 +253,7 @@ def text(value):
 
 
 __all__ = ["lib", "check", "Matrix", "Batch", "Options", "Refinement", "SolveReport", "QRInfo", "RuntimeConfig",
-           "RuntimeInfo", "HOST", "FLOAT32", "FLOAT64", "VERSION", "byref", "text"]
+           "RuntimeInfo", "HOST", "FLOAT32", "FLOAT64", "COMPLEX64", "COMPLEX128", "VERSION", "byref", "text"]
 
 
 def copy_counters():

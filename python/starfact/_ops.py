@@ -94,7 +94,7 @@ class Work:
             buf = be.empty(v.obj, v.shape if (transpose or vector) else v.shape[::-1], v.dtype)
         elif buf is None:
             buf = be.copy(v.obj) if (vector or transpose) else be.swapped_copy(v.obj)
-        bv = _arrays.view(buf, v.name, (v.ndim,))
+        bv = _arrays.view(buf, v.name, (v.ndim,), (v.dtype,))  # (the dtype already checked)
         self.views.append(bv)
         written = describe(bv, True)
         if written is None:  # a fresh C-ordered array always is

@@ -18,7 +18,7 @@ _INTS = ("m", "n", "nrhs", "nb", "streams")
 class Plan:
     """How a call runs (starfact::Plan). Fields that do not apply to the operation are None.
 
-    op, element ("fp64", "fp32"), m, n, nrhs; mapping (the options'), tasks (what tasks on nb x nb tiles get),
+    op, element ("fp64", "fp32", "c64", "c128"), m, n, nrhs; mapping (the options'), tasks (what tasks on nb x nb tiles get),
     residency ("host", "device"), nb (tile size), streams (CUDA workers per GPU the plan is tuned for), one_task
     (the whole matrix is one tile), arithmetic (the factorization's), refined (posv: a lower factor and
     refinement), diag and panel (Cholesky kernels), tree and ib (QR). ``str(plan)`` is the line the drivers print.
@@ -89,11 +89,11 @@ def plan(op, a, b=None, *, nb=None, mapping=None, variant=None, panel=None, diag
         raise argument_type_error("op", "a str", type(op).__name__)
     if op not in _OPERATIONS:
         raise argument_value_error("op", "must be one of %s (got %r)" % (", ".join(_OPERATIONS), op))
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)  # (complex a: the library says which operations take it)
     if op in _SOLVES:
         if b is None:
             raise argument_value_error("b", "is needed: %s solves with it" % op)
-        vb = _arrays.view(b, "b", (1, 2))
+        vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
         mb = _matrix(vb, "b")
     else:
         if b is not None:

@@ -11,11 +11,22 @@ library computes on the column-major lower triangle, which is the caller's lower
 array and the caller's upper triangle of a C-ordered one. So ``lower=False`` (the default, SciPy's) with a
 C-ordered array, or ``lower=True`` with a Fortran-ordered one, need no copy; the other combinations, and arrays
 with neither axis of unit stride, cost one copy (documented in docs/python.md).
+
+potrf, potrs and posv also take complex64 and complex128 Hermitian positive definite matrices, as SciPy's
+cho_factor, cho_solve and solve(assume_a="pos") do: a = L L^H (lower) or a = U^H U (upper); the imaginary parts of
+the diagonal are taken as zero. potri and the mixed-precision solve take real matrices only.
 """
 from . import _args, _arrays, _clib, _ops
 from ._ops import Work
 from .errors import LinAlgError, argument_value_error
 from .report import SolveReport
+
+def _conjugated(lower, v):
+    """Whether a solve with the factor of the upper triangle of the complex `v` runs on conjugates: the library reads
+    that triangle as the lower one of v^T = conj(a) (a Hermitian), whose factor U^T solves conj(a) conj(x) =
+    conj(b); so b goes in, and x comes out, conjugated (two passes over b, no copy of a)."""
+    return not lower and v.dtype.kind == "c"
+
 
 def _not_spd(function, info):
     return LinAlgError("starfact.%s: the leading minor of order %d is not positive definite (info=%d)"
@@ -26,7 +37,7 @@ def potrf_async(a, lower=False, overwrite_a=False, *, nb=None, mapping=None, var
                 factor=None, residency=None, runtime=None):
     """Submits :func:`potrf`; returns a :class:`starfact.Job` whose ``wait()`` returns ``(c, lower)``."""
     lower = _ops.check_bool("lower", lower)
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     _ops.square(va)
     wa = Work(va, transpose=not lower, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, panel=panel, diag=diag, factor=factor,
@@ -46,14 +57,17 @@ def potrf(a, lower=False, overwrite_a=False, *, nb=None, mapping=None, variant=N
     """Cholesky factorization of the symmetric positive definite `a` (``scipy.linalg.cho_factor``).
 
     Args:
-        a: (n, n) float32 or float64 array (NumPy, or any array through DLPack / the CUDA Array Interface); only
-            its `lower` triangle is read.
-        lower: factor as a = L L^T, L in the lower triangle of c (True), or a = U^T U, U in the upper (False).
+        a: (n, n) float32, float64, complex64 or complex128 array (NumPy, or any array through DLPack / the CUDA
+            Array Interface); only its `lower` triangle is read (complex: Hermitian, the diagonal's imaginary parts
+            taken as zero).
+        lower: factor as a = L L^T, L in the lower triangle of c (True), or a = U^T U, U in the upper (False)
+            (complex: a = L L^H, a = U^H U).
         overwrite_a: a may be overwritten with the factor (done in place when its layout allows).
         nb: tile size (None: the plan's for n); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right",
             "lookahead=D", "left", "left-coarse", "noprio"; panel: "auto", "trsm", "inverse"; diag: "auto",
             "fused", "cusolver"; factor: for float32 matrices, "tf32", "bf16" or "fp16" tensor-core updates on GPUs;
-            residency: "host" or "device" tiles.
+            residency: "host" or "device" tiles. Complex matrices take the right-looking variant, trsm panels and
+            the "cusolver" diagonal kernel (LAPACK's on CPU workers) only, and no factor.
         runtime: the :class:`starfact.Runtime` (None: the running one, started if needed).
 
     Returns:
@@ -79,16 +93,26 @@ def potrs_async(c_and_lower, b, overwrite_b=False, *, nb=None, mapping=None, var
                 runtime=None):
     """Submits :func:`potrs`; returns a :class:`starfact.Job` whose ``wait()`` returns x."""
     c, lower = _factor_pair(c_and_lower)
-    vc = _arrays.view(c, "c", (2,))
+    vc = _arrays.view(c, "c", (2,), _arrays.NUMBERS)
     n = _ops.square(vc)
-    vb = _arrays.view(b, "b", (1, 2))
+    vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
     _ops.right_hand_sides(vb, n, vc)
+    overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
+    conjugated = _conjugated(lower, vc)
+    if conjugated:  # a new array of b's library: the library's to write
+        vb = _arrays.view(vb.backend.conj(vb.obj), "b", (1, 2), _arrays.NUMBERS)
+        overwrite_b = True
     wc = Work(vc, transpose=not lower, overwrite=False, output=False)
-    wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
+    wb = Work(vb, transpose=False, overwrite=overwrite_b, output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
+
+    def finish(_info, _report):
+        x = wb.result()
+        return vb.backend.conj(x) if conjugated else x
+
     return _ops.submit(_clib.lib.starfact_c_potrs_submit, runtime, [wc, wb],
                        (_ops.pointer(wc.src), _ops.pointer(wb.src), _ops.pointer(wb.dst), _ops.pointer(opts)),
-                       lambda info, report: wb.result())
+                       finish)
 
 
 def potrs(c_and_lower, b, overwrite_b=False, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
@@ -97,7 +121,8 @@ def potrs(c_and_lower, b, overwrite_b=False, *, nb=None, mapping=None, variant=N
     Args:
         c_and_lower: the pair ``(c, lower)`` potrf returned.
         b: (n,) or (n, k) array of c's dtype.
-        overwrite_b: b may be overwritten with x (done in place when b is a vector or Fortran-ordered).
+        overwrite_b: b may be overwritten with x (done in place when b is a vector or Fortran-ordered; complex
+            factors of the upper triangle: never, x is a new array).
         nb, mapping, variant, residency, runtime: as for :func:`potrf`.
 
     Returns:
@@ -134,19 +159,29 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
     """Submits :func:`posv`; returns a :class:`starfact.Job` whose ``wait()`` returns x, or (x, report) when
     `factor` is given."""
     lower = _ops.check_bool("lower", lower)
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     n = _ops.square(va)
-    vb = _arrays.view(b, "b", (1, 2))
+    vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
     _ops.right_hand_sides(vb, n, va)
-    refine = _refinement(factor, dict(max_iterations=max_iterations, gmres_iterations=gmres_iterations,
-                                      gmres_restart=gmres_restart, fallback=fallback, stall_ratio=stall_ratio,
-                                      tolerance=tolerance, shift=shift, shift_retries=shift_retries,
-                                      time_budget=time_budget, always_low=always_low,
-                                      tile_tolerance=tile_tolerance))
+    settings = dict(max_iterations=max_iterations, gmres_iterations=gmres_iterations, gmres_restart=gmres_restart,
+                    fallback=fallback, stall_ratio=stall_ratio, tolerance=tolerance, shift=shift,
+                    shift_retries=shift_retries, time_budget=time_budget, always_low=always_low,
+                    tile_tolerance=tile_tolerance)
+    if va.dtype.kind == "c":
+        for name, value in dict(factor=factor, **settings).items():
+            if value is not None:
+                raise argument_value_error(name, "applies to the mixed-precision solve, which complex matrices (%s) "
+                                           "do not have yet" % va.dtype)
+    refine = _refinement(factor, settings)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
+    overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
+    conjugated = _conjugated(lower, va)
+    if conjugated:  # a new array of b's library: the library's to write
+        vb = _arrays.view(vb.backend.conj(vb.obj), "b", (1, 2), _arrays.NUMBERS)
+        overwrite_b = True
     wa = Work(va, transpose=not lower, overwrite=overwrite_a, output=overwrite_a,
               overwritten=True)
-    wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
+    wb = Work(vb, transpose=False, overwrite=overwrite_b, output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, panel=panel, diag=diag, factor=factor,
                         residency=residency)
 
@@ -154,7 +189,7 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
         if info > 0:
             raise _not_spd("posv", info)
         if report is None:
-            return wb.result()
+            return vb.backend.conj(wb.result()) if conjugated else wb.result()
         r = SolveReport.from_c(report)
         if r.path == "failed":
             e = LinAlgError("starfact.posv: the refinement did not reach the tolerance %.3g (backward error %.3g) "
@@ -177,11 +212,12 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
     (``scipy.linalg.solve(a, b, assume_a="pos")``).
 
     Args:
-        a: (n, n) float32 or float64 array; only its `lower` triangle is read.
+        a: (n, n) float32, float64, complex64 or complex128 array (complex: Hermitian); only its `lower` triangle
+            is read.
         b: (n,) or (n, k) array of a's dtype.
         lower: which triangle of a is read.
         overwrite_a, overwrite_b: a (with the factor) and b (with x) may be overwritten, in place when their
-            layout allows.
+            layout allows (complex a read by its upper triangle: x is a new array).
         factor: None (default), or the precision of the factorization of the mixed-precision solve: "fp32",
             "tf32", "bf16", "fp16", "tf32x3" (tensor-core updates on GPUs; CPU workers compute in float32), "auto"
             (tf32, then the float64 factorization when it breaks down or falls short), "native" or "fp64". With a factor, posv returns the report too. A float64 solve with a lower factor factors a
@@ -195,6 +231,7 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
             tile_tolerance (> 0) takes the factor's arithmetic only for the off-diagonal tiles whose norm is small
             relative to a's, float32 for the others (2**-24: about a float32 factor's accuracy; the report's
             low_tiles counts them) (docs/mixed_precision.md). Counts and tolerances may be Python or NumPy scalars.
+            Complex matrices have no mixed-precision solve: factor and these settings raise ValueError for them.
         nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
 
     Returns:

@@ -6,6 +6,9 @@ one task graph (``scipy.linalg.solve``). Each has an ``_async`` form returning a
 
 The library computes on column-major arrays: Fortran-ordered arrays are read and written in place, C-ordered ones
 (NumPy's and PyTorch's default) cost one copy of a, as with SciPy's LAPACK wrappers.
+
+float32, float64, complex64 and complex128 matrices; complex ones are factored on the CPU workers (LAPACK's pivots:
+the entry of largest |re| + |im|, as SciPy's lu_factor chooses them).
 """
 import numpy
 
@@ -21,7 +24,7 @@ def _singular(function, info):
 
 def getrf_async(a, overwrite_a=False, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
     """Submits :func:`getrf`; returns a :class:`starfact.Job` whose ``wait()`` returns ``(lu, piv)``."""
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     n = _ops.square(va)
     wa = Work(va, transpose=False, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
@@ -42,7 +45,7 @@ def getrf(a, overwrite_a=False, *, nb=None, mapping=None, variant=None, residenc
     """LU factorization with partial pivoting, P a = L U (``scipy.linalg.lu_factor``).
 
     Args:
-        a: (n, n) float32 or float64 array.
+        a: (n, n) float32, float64, complex64 or complex128 array.
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
         nb: tile size (None: the plan's); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right" or
             "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.
@@ -83,10 +86,10 @@ def getrs_async(lu_and_piv, b, overwrite_b=False, *, nb=None, mapping=None, vari
         raise TypeError("argument 'lu_and_piv' must be the (lu, piv) pair getrf returns (got %s)"
                         % type(lu_and_piv).__name__)
     lu, piv = lu_and_piv
-    vl = _arrays.view(lu, "lu", (2,))
+    vl = _arrays.view(lu, "lu", (2,), _arrays.NUMBERS)
     n = _ops.square(vl)
     ipiv = pivots(piv, n)
-    vb = _arrays.view(b, "b", (1, 2))
+    vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
     _ops.right_hand_sides(vb, n, vl)
     wl = Work(vl, transpose=False, overwrite=False, output=False)
     wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True)
@@ -112,9 +115,9 @@ def getrs(lu_and_piv, b, overwrite_b=False, *, nb=None, mapping=None, variant=No
 def gesv_async(a, b, overwrite_a=False, overwrite_b=False, *, nb=None, mapping=None, variant=None, residency=None,
                runtime=None):
     """Submits :func:`gesv`; returns a :class:`starfact.Job` whose ``wait()`` returns x."""
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     n = _ops.square(va)
-    vb = _arrays.view(b, "b", (1, 2))
+    vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
     _ops.right_hand_sides(vb, n, va)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
     wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a,
@@ -138,7 +141,7 @@ def gesv(a, b, overwrite_a=False, overwrite_b=False, *, nb=None, mapping=None, v
     (``scipy.linalg.solve``).
 
     Args:
-        a: (n, n) float32 or float64 array.
+        a: (n, n) float32, float64, complex64 or complex128 array.
         b: (n,) or (n, k) array of a's dtype.
         overwrite_a, overwrite_b: a (with the factors) and b (with x) may be overwritten, in place when they are
             Fortran-ordered (b: or a vector).

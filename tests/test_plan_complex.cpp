@@ -1,0 +1,186 @@
+// The plan of complex calls [cpu][plan][complex]: complex64 and complex128 potrf, potrs, posv, getrf, getrs, gesv get
+// one plan through the entry, the array forms' door and the tile forms' door (views of complex host arrays); the
+// Cholesky's is the real type's (tile size, streams, task mapping and one task as the real plan's, LAPACK's or
+// cuSOLVER's diagonal tiles, trsm panels, the element's arithmetic, never refined), the LU's runs on CPU workers on
+// host tiles of the real LU's CPU size; the other operations and the options of the real factorizations only are
+// refused, naming the field.
+#include <catch2/catch.hpp>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <complex>
+#include <string>
+
+#include "starfact/error.hpp"
+#include "starfact/plan.hpp"
+#include "starfact/tile_matrix.hpp"
+#include "tests/support.hpp"
+
+using namespace starfact;
+using starfact::test::runtime;
+
+namespace {
+
+/// Address space for an array that is never touched (the doors plan without reading it).
+struct Untouched {
+    explicit Untouched(size_t bytes) : size(std::max<size_t>(bytes, 4096)) {
+        data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        REQUIRE(data != MAP_FAILED);
+    }
+    ~Untouched() { munmap(data, size); }
+    size_t size;
+    void* data;
+};
+
+template <typename T>
+Plan tile_door(const Request& r, int64_t nb, const Machine& machine) {
+    Untouched memory(static_cast<size_t>(r.n) * static_cast<size_t>(r.n) * sizeof(T));
+    TileMatrix<T> A(runtime(), r.n, r.n, nb, static_cast<T*>(memory.data), std::max<int64_t>(r.n, 1));
+    return plan(A, r, &machine);
+}
+
+bool is_lu(Operation op) { return op == Operation::Getrf || op == Operation::Getrs || op == Operation::Gesv; }
+
+/// The argument the entry's refusal of `r` names ("" when it plans it).
+std::string refusal(const Request& r, const Machine& machine) {
+    try {
+        plan(r, machine);
+    } catch (const InvalidArgument& e) {
+        return e.argument();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("complex calls are planned alike by every door, with the real type's tables", "[cpu][plan][complex]") {
+    const Operation ops[] = {Operation::Potrf, Operation::Potrs, Operation::Posv,
+                             Operation::Getrf, Operation::Getrs, Operation::Gesv};
+    int planned = 0;
+    for (const Machine& machine : {Machine{8, 4, 1}, Machine{8, 0, 0}})
+        for (Operation op : ops)
+            for (int64_t n : {int64_t(1), int64_t(100), int64_t(3001), int64_t(8192)})
+                for (Mapping mapping : {Mapping::GpuOnly, Mapping::Hybrid, Mapping::CpuOnly})
+                    for (Residency residency : {Residency::Host, Residency::Device})
+                        for (Precision element : {Precision::C64, Precision::C128}) {
+                            if (mapping == Mapping::GpuOnly && !machine.gpu()) continue;
+                            Request r;
+                            r.op = op;
+                            r.element = element;
+                            r.m = r.n = n;
+                            r.nrhs = op == Operation::Potrf || op == Operation::Getrf ? 0 : 3;
+                            r.options.mapping = mapping;
+                            r.tiling.residency = residency;
+                            INFO(to_string(op) << " " << to_string(element) << " n=" << n << " "
+                                               << to_string(mapping) << " " << to_string(residency) << " on "
+                                               << machine.cpu_workers << "," << machine.cuda_workers);
+                            if (is_lu(op) && mapping == Mapping::GpuOnly) {  // the complex LU: CPU workers
+                                CHECK(refusal(r, machine) == "mapping");
+                                continue;
+                            }
+                            const Plan entry = plan(r, machine);
+                            INFO(entry.to_string());
+                            // the real counterpart's tables
+                            Request real = r;
+                            real.element = element == Precision::C64 ? Precision::Fp32 : Precision::Fp64;
+                            if (is_lu(op)) {
+                                real.options.mapping = Mapping::CpuOnly;
+                                real.tiling.residency = Residency::Host;
+                            }
+                            const Plan counterpart = plan(real, machine);
+                            CHECK(entry.element == element);
+                            CHECK(entry.arithmetic == element);
+                            CHECK_FALSE(entry.refined);
+                            CHECK(entry.nb == counterpart.nb);
+                            CHECK(entry.one_task == counterpart.one_task);
+                            CHECK(entry.mapping == mapping);
+                            if (is_lu(op)) {
+                                CHECK(entry.task_mapping == Mapping::CpuOnly);
+                                CHECK(entry.residency == Residency::Host);
+                            } else {
+                                CHECK(entry.task_mapping == counterpart.task_mapping);
+                                CHECK(entry.residency == residency);
+                                CHECK(entry.streams_per_gpu == counterpart.streams_per_gpu);
+                                CHECK(entry.diag == DiagKernel::Cusolver);
+                                CHECK(entry.panel == PanelSolve::Trsm);
+                            }
+                            const std::string line = entry.to_string();
+                            CHECK(line.find(std::string(" element=") + to_string(element) + " ") != std::string::npos);
+                            // the array forms' door (a host array; Device through the tiling) and the tile forms'
+                            // (views of host memory: device-resident tiles need a GPU)
+                            const std::complex<double> host_value = 0;
+                            CHECK(plan(runtime(), r, &host_value, &machine) == entry);
+                            if (residency == Residency::Host || is_lu(op)) {
+                                Request tiles = r;
+                                tiles.tiling.residency = Residency::Host;
+                                const Plan via_tiles =
+                                    element == Precision::C64
+                                        ? tile_door<std::complex<float>>(tiles, entry.nb, machine)
+                                        : tile_door<std::complex<double>>(tiles, entry.nb, machine);
+                                CHECK(via_tiles == entry);
+                            }
+                            ++planned;
+                        }
+    CHECK(planned > 250);
+}
+
+TEST_CASE("complex requests the complex factorizations cannot run are refused by name", "[cpu][plan][complex]") {
+    const Machine gpu{8, 4, 1};
+    CHECK(std::string(to_string(Precision::C64)) == "c64");
+    CHECK(std::string(to_string(Precision::C128)) == "c128");
+    CHECK_THROWS_AS(parse_precision("c64"), InvalidArgument);  // an element, no factor precision
+    for (Precision element : {Precision::C64, Precision::C128}) {
+        Request r;
+        r.element = element;
+        r.m = r.n = 500;
+        for (Operation op : {Operation::Potri, Operation::Geqrf, Operation::Gels}) {
+            r.op = op;
+            CHECK(refusal(r, gpu) == "element");
+        }
+        r.op = Operation::Posv;
+        r.nrhs = 2;
+        CHECK(refusal(r, gpu).empty());
+        for (Precision f : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp64}) {
+            Request low = r;
+            low.options.factor = f;
+            CHECK(refusal(low, gpu) == "factor");
+        }
+        Request same = r;
+        same.options.factor = element;  // its own arithmetic, and Auto, are the native one
+        CHECK(refusal(same, gpu).empty());
+        same.options.factor = Precision::Auto;
+        CHECK(refusal(same, gpu).empty());
+        Request low = r;
+        low.always_low = true;
+        CHECK(refusal(low, gpu) == "always_low");
+        Request left = r;
+        left.options.variant = Variant::parse("left");
+        CHECK(refusal(left, gpu) == "variant");
+        Request inverse = r;
+        inverse.options.panel = PanelSolve::Inverse;
+        CHECK(refusal(inverse, gpu) == "panel");
+        Request fused = r;
+        fused.options.diag = DiagKernel::Fused;
+        CHECK(refusal(fused, gpu) == "diag");
+        Request cusolver = r;
+        cusolver.options.diag = DiagKernel::Cusolver;
+        CHECK(refusal(cusolver, gpu).empty());
+        Request spread = r;
+        spread.distributed = true;
+        CHECK(refusal(spread, gpu) == "distributed");
+        Request lu = r;
+        lu.op = Operation::Gesv;
+        lu.options.variant = Variant::parse("noprio");
+        CHECK(refusal(lu, gpu) == "variant");
+        lu.options.variant = Variant{};
+        lu.options.mapping = Mapping::GpuOnly;
+        CHECK(refusal(lu, gpu) == "mapping");
+        lu.options.mapping = Mapping::Hybrid;
+        lu.tiling.nb = 96;  // an explicit tile size stands
+        CHECK(plan(lu, gpu).nb == 96);
+    }
+    // the real element precisions keep their refusal of unknown elements
+    Request r;
+    r.element = Precision::Tf32;
+    CHECK(refusal(r, gpu) == "element");
+}

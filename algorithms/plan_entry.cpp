@@ -91,8 +91,8 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
 }
 
 /// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp: Cholesky and
-/// LU only, right-looking, in the matrix's own arithmetic, on one process; the LU on CPU workers), each refusal an
-/// InvalidArgument naming the field.
+/// LU only, right-looking, in the matrix's own arithmetic, on one process), each refusal an InvalidArgument naming the
+/// field.
 void require_complex_request(const Request& r) {
     const std::string element = to_string(r.element);
     require(is_cholesky(r.op) ? r.op != Operation::Potri : is_lu(r.op), "plan", "element", [&] {
@@ -114,15 +114,15 @@ void require_complex_request(const Request& r) {
             std::string("must be auto or cusolver for complex matrices (their diagonal tiles are LAPACK's and "
                         "cuSOLVER's potrf; got ") +
                 to_string(r.options.diag) + ")");
-    require(!is_lu(r.op) || r.options.mapping != Mapping::GpuOnly, "plan", "mapping",
-            "is gpu-only, but the complex LU runs on CPU workers only");
     require(!r.distributed, "plan", "distributed", "complex factorizations run on one process");
 }
 
 /// A complex request (R: the elements' real type): the real type's tile tables. The Cholesky takes the real
 /// Cholesky's tile size and streams (tile_plan<R>) and its hybrid rule, with LAPACK's and cuSOLVER's potrf for the
-/// diagonal tiles (never the fused real kernels) and trsm panels; the LU runs on CPU workers, on host-resident tiles
-/// of the real LU's CPU size (lu_tile_size<R> on CPUs); both in the matrix's own arithmetic, never refined.
+/// diagonal tiles (never the fused real kernels) and trsm panels; the LU takes the real LU's tiles (one cuSOLVER getrf
+/// up to the same orders), but 2048 above them: on one H200, device-resident, z and c tiles of 2048 were 1.02-1.11x
+/// and 0.95-1.05x cuSOLVER's getrf from n = 8192 to 32768 (docs/performance.md); both in the matrix's own arithmetic,
+/// never refined.
 template <typename R>
 void plan_complex(const Request& r, const Machine& mc, Plan& p) {
     p.arithmetic = r.element;
@@ -134,8 +134,8 @@ void plan_complex(const Request& r, const Machine& mc, Plan& p) {
         p.panel = PanelSolve::Trsm;
         p.diag = DiagKernel::Cusolver;
     } else {
-        p.residency = Residency::Host;
-        p.nb = detail::lu_tile_size<R>(r.n, Mapping::CpuOnly, Residency::Host, false);
+        p.nb = detail::lu_tile_size<R>(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices);
+        if (p.nb < r.n) p.nb = std::min<int64_t>(p.nb, 2048);
     }
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }
@@ -249,7 +249,6 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
             detail::tile_plan<double>(std::max<int64_t>(r.n, 1), r.options.mapping, p.residency, gpu).streams_per_gpu;
     p.nb = std::max<int64_t>(p.nb, 1);
     p.task_mapping = detail::task_mapping(r.options.mapping, p.nb, gpu);
-    if (is_complex(r.element) && is_lu(r.op)) p.task_mapping = Mapping::CpuOnly;  // (plan_complex)
     // the trees' CUDA kernels form one triangular factor per tile: with a finer inner blocking their tasks run on
     // the CPUs (algorithms/qr_dag.hpp, qr_gpu_layout)
     int64_t rows = r.n, cols = r.n;

@@ -49,9 +49,9 @@ void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
     std::copy(ipiv.begin(), ipiv.end(), ipiv_out);
 }
 
-// Complex matrices (lu_complex.hpp): planned here as real ones are (on CPU workers, host-resident tiles: a device
-// array is copied into them and back), then run by the blocking tile forms, which have no submit form, during the
-// submit call; the job's wait delivers the results and gives the info as for real matrices.
+// Complex matrices (lu_complex.hpp): planned here as real ones are (the plan's tiles, residency and task mapping), then
+// run by the blocking tile forms, which have no submit form, during the submit call; the job's wait delivers the
+// results and gives the info as for real matrices.
 
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"B", "b"}, {"piv", "ipiv"}, {"opts.mapping", "mapping"}};

@@ -45,7 +45,7 @@ enum starfact_c_status {
 /** Element types. The complex ones are interleaved (real part, then imaginary part: C99's float complex and double
  * complex, C++'s std::complex), in the same column-major matrices with the same leading-dimension rules (ld counts
  * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H) and getrf, getrs and
- * gesv take them, planned as starfact_c_plan says (the LU on CPU workers); the other operations (potri, logdet,
+ * gesv take them, planned as starfact_c_plan says; the other operations (potri, logdet,
  * potrf_logdet, the QR, the batched ones) and the mixed-precision solve (a refinement, or a factor other than
  * "native") refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The complex factorizations have no
  * submit form: their *_submit runs them before it returns (the job then holds the result; its wait delivers it

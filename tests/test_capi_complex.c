@@ -459,8 +459,8 @@ static void test_refusals(starfact_c_runtime* rt, int32_t dtype) {
           "potrf of %s, left-looking: %s", complex_name, starfact_c_error_message());
     starfact_c_options_init(&opts);
     opts.mapping = "gpu-only";
-    CHECK(refused(starfact_c_getrf_submit(rt, &ma, NULL, NULL, &opts, &job), "mapping", "CPU workers"),
-          "getrf of %s on GPUs only: %s", complex_name, starfact_c_error_message());
+    CHECK(refused(starfact_c_getrf_submit(rt, &ma, NULL, NULL, &opts, &job), "mapping", "CUDA worker"),
+          "getrf of %s on GPUs only, no GPU: %s", complex_name, starfact_c_error_message());
     /* a complex a with real right-hand sides, and the reverse */
     starfact_c_matrix real_b = mb, real_a = ma;
     real_b.dtype = is_single(dtype) ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64;
@@ -470,7 +470,7 @@ static void test_refusals(starfact_c_runtime* rt, int32_t dtype) {
     CHECK(refused(starfact_c_potrs_submit(rt, &real_a, &mb, &mb, NULL, &job), "b", "dtype of l"),
           "potrs of a real l with %s b: %s", complex_name, starfact_c_error_message());
 
-    /* the plan: the real type's tiles, the complex arithmetic; the LU on CPU workers, host tiles */
+    /* the plan: the real type's tiles, the complex arithmetic */
     starfact_c_machine gpu = {8, 4, 1};
     char line[512];
     starfact_c_matrix big = {da, 8192, 8192, 8192, dtype, STARFACT_C_HOST};
@@ -487,7 +487,7 @@ static void test_refusals(starfact_c_runtime* rt, int32_t dtype) {
               strstr(line, "residency=device") && strstr(line, "one_task=yes"),
           "complex potrf's plan on a device array: %s (%s)", line, starfact_c_error_message());
     CHECK(starfact_c_plan(NULL, &gpu, "getrf", &big, NULL, NULL, NULL, line, sizeof line) == 0 &&
-              strstr(line, "tasks=cpu-only") && strstr(line, "residency=host") && strstr(line, "nb=256"),
+              strstr(line, "tasks=gpu-only") && strstr(line, "residency=device") && strstr(line, "one_task=yes"),
           "complex getrf's plan: %s (%s)", line, starfact_c_error_message());
     big.device = STARFACT_C_HOST;
     CHECK(refused(starfact_c_plan(NULL, &gpu, "potri", &big, NULL, NULL, NULL, line, sizeof line), "a", complex_name),

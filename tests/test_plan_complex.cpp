@@ -74,33 +74,24 @@ TEST_CASE("complex calls are planned alike by every door, with the real type's t
                             INFO(to_string(op) << " " << to_string(element) << " n=" << n << " "
                                                << to_string(mapping) << " " << to_string(residency) << " on "
                                                << machine.cpu_workers << "," << machine.cuda_workers);
-                            if (is_lu(op) && mapping == Mapping::GpuOnly) {  // the complex LU: CPU workers
-                                CHECK(refusal(r, machine) == "mapping");
-                                continue;
-                            }
                             const Plan entry = plan(r, machine);
                             INFO(entry.to_string());
                             // the real counterpart's tables
                             Request real = r;
                             real.element = element == Precision::C64 ? Precision::Fp32 : Precision::Fp64;
-                            if (is_lu(op)) {
-                                real.options.mapping = Mapping::CpuOnly;
-                                real.tiling.residency = Residency::Host;
-                            }
                             const Plan counterpart = plan(real, machine);
                             CHECK(entry.element == element);
                             CHECK(entry.arithmetic == element);
                             CHECK_FALSE(entry.refined);
-                            CHECK(entry.nb == counterpart.nb);
+                            // the LU's tiles above one task: at most 2048
+                            CHECK(entry.nb == (is_lu(op) && counterpart.nb < n ? std::min<int64_t>(counterpart.nb, 2048)
+                                                                               : counterpart.nb));
                             CHECK(entry.one_task == counterpart.one_task);
                             CHECK(entry.mapping == mapping);
-                            if (is_lu(op)) {
-                                CHECK(entry.task_mapping == Mapping::CpuOnly);
-                                CHECK(entry.residency == Residency::Host);
-                            } else {
-                                CHECK(entry.task_mapping == counterpart.task_mapping);
-                                CHECK(entry.residency == residency);
-                                CHECK(entry.streams_per_gpu == counterpart.streams_per_gpu);
+                            CHECK(entry.task_mapping == counterpart.task_mapping);
+                            CHECK(entry.residency == residency);
+                            CHECK(entry.streams_per_gpu == counterpart.streams_per_gpu);
+                            if (!is_lu(op)) {
                                 CHECK(entry.diag == DiagKernel::Cusolver);
                                 CHECK(entry.panel == PanelSolve::Trsm);
                             }
@@ -110,7 +101,7 @@ TEST_CASE("complex calls are planned alike by every door, with the real type's t
                             // (views of host memory: device-resident tiles need a GPU)
                             const std::complex<double> host_value = 0;
                             CHECK(plan(runtime(), r, &host_value, &machine) == entry);
-                            if (residency == Residency::Host || is_lu(op)) {
+                            if (residency == Residency::Host) {
                                 Request tiles = r;
                                 tiles.tiling.residency = Residency::Host;
                                 const Plan via_tiles =
@@ -173,8 +164,8 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
         lu.options.variant = Variant::parse("noprio");
         CHECK(refusal(lu, gpu) == "variant");
         lu.options.variant = Variant{};
-        lu.options.mapping = Mapping::GpuOnly;
-        CHECK(refusal(lu, gpu) == "mapping");
+        lu.options.mapping = Mapping::GpuOnly;  // the complex LU runs on CUDA workers
+        CHECK(plan(lu, gpu).task_mapping == Mapping::GpuOnly);
         lu.options.mapping = Mapping::Hybrid;
         lu.tiling.nb = 96;  // an explicit tile size stands
         CHECK(plan(lu, gpu).nb == 96);

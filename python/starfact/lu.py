@@ -7,8 +7,8 @@ one task graph (``scipy.linalg.solve``). Each has an ``_async`` form returning a
 The library computes on column-major arrays: Fortran-ordered arrays are read and written in place, C-ordered ones
 (NumPy's and PyTorch's default) cost one copy of a, as with SciPy's LAPACK wrappers.
 
-float32, float64, complex64 and complex128 matrices; complex ones are factored on the CPU workers (LAPACK's pivots:
-the entry of largest |re| + |im|, as SciPy's lu_factor chooses them).
+float32, float64, complex64 and complex128 matrices; complex ones with LAPACK's pivots (the entry of largest
+|re| + |im|, as SciPy's lu_factor chooses them), on CPU and CUDA workers.
 """
 import numpy
 

@@ -215,10 +215,10 @@ def test_plan(rng, dtype):
     p = starfact.plan("potrf", numpy.zeros((3000, 3000), dtype), machine=(8, 0, 0), nb=64)
     assert (p.element, p.nb, p.tasks, p.diag, p.streams) == (element, 64, "hybrid", None, 0)
     p = starfact.plan("gesv", a, b, machine=(8, 4, 1))
-    assert (p.tasks, p.residency, p.nb) == ("cpu-only", "host", 256)
-    with pytest.raises(starfact.ArgumentError) as e:
-        starfact.plan("getrf", a, mapping="gpu-only", machine=(8, 4, 1))
-    assert e.value.argument == "mapping"
+    q = starfact.plan("gesv", a.real.copy(), b.real.copy(), machine=(8, 4, 1))  # the real LU's tiles and tasks
+    assert (p.tasks, p.residency, p.nb) == (q.tasks, q.residency, q.nb)
+    p = starfact.plan("getrf", numpy.zeros((20000, 20000), dtype), mapping="gpu-only", machine=(8, 4, 1))
+    assert (p.tasks, p.nb) == ("gpu-only", 2048)
     for op in ("potri", "geqrf"):
         with pytest.raises(starfact.ArgumentError) as e:
             starfact.plan(op, a, machine=(8, 4, 1))

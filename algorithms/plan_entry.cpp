@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "algorithms/array_tiles.hpp"  // array_residency
 #include "algorithms/element_precision.hpp"
@@ -117,12 +118,15 @@ void require_complex_request(const Request& r) {
     require(!r.distributed, "plan", "distributed", "complex factorizations run on one process");
 }
 
-/// A complex request (R: the elements' real type): the real type's tile tables. The Cholesky takes the real
-/// Cholesky's tile size and streams (tile_plan<R>) and its hybrid rule, with LAPACK's and cuSOLVER's potrf for the
-/// diagonal tiles (never the fused real kernels) and trsm panels; the LU takes the real LU's tiles (one cuSOLVER getrf
-/// up to the same orders), but 2048 above them: on one H200, device-resident, z and c tiles of 2048 were 1.02-1.11x
-/// and 0.95-1.05x cuSOLVER's getrf from n = 8192 to 32768 (docs/performance.md); both in the matrix's own arithmetic,
-/// never refined.
+/// A complex request (R: the elements' real type): the real type's tile tables, then, for device-resident tiles on
+/// GPU mappings, the complex factorizations' own rule. The Cholesky takes the real Cholesky's streams (tile_plan<R>)
+/// and its hybrid rule, with LAPACK's and cuSOLVER's potrf for the diagonal tiles (never the fused real kernels) and
+/// trsm panels; the LU the real LU's tiles and task mapping. Device-resident on GPUs, both run as one task (one
+/// cuSOLVER potrf or getrf of the whole matrix) up to n = 16384 in c and 4096 in z, and in tiles of 2048 above: on one H200
+/// (bench_complex, docs/performance.md) tiles of 2048 beat one task from 8192 on in z (potrf 1.10 / 1.04x cuSOLVER at
+/// 8192 / 16384 against about 0.99 for one task; getrf 1.01 / 1.09x) but not in c below 32768 (potrf 0.89 / 0.95x
+/// against 0.985 / 0.996, getrf 0.955 / 0.983x against 0.999 at 16384), and 2048 matched or beat 1024, 1536 and 4096
+/// everywhere it was swept. Both in the matrix's own arithmetic, never refined.
 template <typename R>
 void plan_complex(const Request& r, const Machine& mc, Plan& p) {
     p.arithmetic = r.element;
@@ -135,7 +139,12 @@ void plan_complex(const Request& r, const Machine& mc, Plan& p) {
         p.diag = DiagKernel::Cusolver;
     } else {
         p.nb = detail::lu_tile_size<R>(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices);
-        if (p.nb < r.n) p.nb = std::min<int64_t>(p.nb, 2048);
+    }
+    if (mc.gpu() && r.options.mapping != Mapping::CpuOnly && p.residency == Residency::Device) {
+        const int64_t one_task = std::is_same<R, float>::value ? 16384 : 4096;
+        p.nb = r.n <= one_task ? std::max<int64_t>(r.n, 1) : 2048;
+    } else if (is_lu(r.op) && p.nb < r.n) {
+        p.nb = std::min<int64_t>(p.nb, 2048);
     }
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }

@@ -83,10 +83,17 @@ TEST_CASE("complex calls are planned alike by every door, with the real type's t
                             CHECK(entry.element == element);
                             CHECK(entry.arithmetic == element);
                             CHECK_FALSE(entry.refined);
-                            // the LU's tiles above one task: at most 2048
-                            CHECK(entry.nb == (is_lu(op) && counterpart.nb < n ? std::min<int64_t>(counterpart.nb, 2048)
-                                                                               : counterpart.nb));
-                            CHECK(entry.one_task == counterpart.one_task);
+                            // device-resident on GPUs: one task up to 16384 (c) or 4096 (z), else tiles of 2048;
+                            // elsewhere the real tables, the LU's tiles at most 2048 above one task
+                            const bool device_gpu =
+                                machine.gpu() && mapping != Mapping::CpuOnly && residency == Residency::Device;
+                            const int64_t one_task = element == Precision::C64 ? 16384 : 4096;
+                            const int64_t expected = device_gpu ? (n <= one_task ? n : 2048)
+                                                     : is_lu(op) && counterpart.nb < n
+                                                         ? std::min<int64_t>(counterpart.nb, 2048)
+                                                         : counterpart.nb;
+                            CHECK(entry.nb == expected);
+                            CHECK(entry.one_task == (entry.nb >= n));
                             CHECK(entry.mapping == mapping);
                             CHECK(entry.task_mapping == counterpart.task_mapping);
                             CHECK(entry.residency == residency);

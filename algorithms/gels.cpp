@@ -16,6 +16,7 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "algorithms/qr_fallback.hpp"
 #include "codelets/qr_codelets.hpp"
@@ -293,7 +294,7 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     detail::require_array("gels", "B", B, rows * nrhs == 0);
     Request request;  // the plan of the QR of the rows x k matrix
     request.op = Operation::Gels;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
+    request.element = detail::element_precision<T>();
     request.m = m;
     request.n = n;
     request.nrhs = nrhs;

@@ -5,8 +5,9 @@
 
 #include <algorithm>
 
-#include "starfact/error.hpp"
+#include "algorithms/element_precision.hpp"
 #include "algorithms/planned.hpp"
+#include "starfact/error.hpp"
 
 namespace starfact::detail {
 namespace {
@@ -24,14 +25,13 @@ void copy_tiles(const TileMatrix<T>& X, TileMatrix<T>& Y) {
 
 template <typename T>
 Plan plan_qr_tiles(const QRFactors<T>& Tf, const Options& opts) {
-    return plan_qr_tiles(sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, Tf.m(), Tf.n(), Tf.nb(),
-                         Tf.ib_requested(), Tf.tree(), opts, Machine::of(Tf.runtime()));
+    return plan_qr_tiles(element_precision<T>(), Tf.m(), Tf.n(), Tf.nb(), Tf.ib_requested(), Tf.tree(), opts,
+                         Machine::of(Tf.runtime()));
 }
 
 template <typename T>
 void require_qr_plan(const char* function, const Plan& p, const QRFactors<T>& Tf, const Options& opts) {
-    require_qr_plan(function, p, sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64, Tf.m(), Tf.n(),
-                    Tf.nb(), opts);
+    require_qr_plan(function, p, element_precision<T>(), Tf.m(), Tf.n(), Tf.nb(), opts);
 }
 
 template <typename T>

@@ -15,7 +15,6 @@
 #include "codelets/cholqr_panel.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/cholqr_kernels.hpp"
-#include "kernels/qr/qr_cuda_blas.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 
 namespace starfact::detail::cholqr {

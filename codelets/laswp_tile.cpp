@@ -122,8 +122,8 @@ void laswp_tile_cpu(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_laswp_tile(Kernel& k) {
-    define_kernel(k, "laswp_tile", sizeof(T) == 4 ? "starfact_slaswp_tile" : "starfact_dlaswp_tile",
-                  laswp_tile_cpu<T>, nullptr, {});  // modes per task (dyn_modes)
+    define_kernel(k, "laswp_tile", by_precision<T>("starfact_slaswp_tile", "starfact_dlaswp_tile"), laswp_tile_cpu<T>,
+                  nullptr, {});  // modes per task (dyn_modes)
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "codelets/qr_status.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
-#include "kernels/qr/qr_cuda_blas.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"

@@ -21,7 +21,6 @@
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/qr_cpu.hpp"
-#include "kernels/qr/qr_cuda_blas.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"

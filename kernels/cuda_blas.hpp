@@ -207,6 +207,78 @@ cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n
     else
         return cublasZtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(B), ldb);
 }
+/// C := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular, out of place.
+template <typename T>
+cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
+                    const T* B, int ldb, T* C, int ldc) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cublasStrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, C, ldc);
+    else if constexpr (letter<T> == 'd')
+        return cublasDtrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(C), ldc);
+    else
+        return cublasZtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(C), ldc);
+}
+/// C := alpha op(A) + beta op(B) (C may be A or B when its op is NoTrans).
+template <typename T>
+cublasStatus_t geam(cublasHandle_t h, Op a, Op b, int m, int n, arg_t<T> alpha, const T* A, int lda, arg_t<T> beta,
+                    const T* B, int ldb, T* C, int ldc) {
+    const cublasOperation_t oa = op_of<T>(a), ob = op_of<T>(b);
+    if constexpr (letter<T> == 's') return cublasSgeam(h, oa, ob, m, n, &alpha, A, lda, &beta, B, ldb, C, ldc);
+    else if constexpr (letter<T> == 'd') return cublasDgeam(h, oa, ob, m, n, &alpha, A, lda, &beta, B, ldb, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgeam(h, oa, ob, m, n, dev(&alpha), dev(A), lda, dev(&beta), dev(B), ldb, dev(C), ldc);
+    else return cublasZgeam(h, oa, ob, m, n, dev(&alpha), dev(A), lda, dev(&beta), dev(B), ldb, dev(C), ldc);
+}
+/// C := alpha A + beta B (no transposes; C may be A or B).
+template <typename T>
+cublasStatus_t geam(cublasHandle_t h, int m, int n, arg_t<T> alpha, const T* A, int lda, arg_t<T> beta, const T* B,
+                    int ldb, T* C, int ldc) {
+    return geam<T>(h, Op::NoTrans, Op::NoTrans, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
+/// B := A^T for the n x m matrix A (B: m x n; not conjugated).
+template <typename T>
+cublasStatus_t geam_transpose(cublasHandle_t h, int m, int n, const T* A, int lda, T* B, int ldb) {
+    return geam<T>(h, Op::Trans, Op::NoTrans, m, n, T(1), A, lda, T(0), B, ldb, B, ldb);
+}
+/// C_b := alpha op(A_b) op(B_b) + beta C_b for b < batch, the operands strideA, strideB, strideC apart.
+template <typename T>
+cublasStatus_t gemm_strided_batched(cublasHandle_t h, Op a, Op b, int m, int n, int k, arg_t<T> alpha, const T* A,
+                                    int lda, long long strideA, const T* B, int ldb, long long strideB, arg_t<T> beta,
+                                    T* C, int ldc, long long strideC, int batch) {
+    const cublasOperation_t oa = op_of<T>(a), ob = op_of<T>(b);
+    if constexpr (letter<T> == 's')
+        return cublasSgemmStridedBatched(h, oa, ob, m, n, k, &alpha, A, lda, strideA, B, ldb, strideB, &beta, C, ldc,
+                                         strideC, batch);
+    else if constexpr (letter<T> == 'd')
+        return cublasDgemmStridedBatched(h, oa, ob, m, n, k, &alpha, A, lda, strideA, B, ldb, strideB, &beta, C, ldc,
+                                         strideC, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgemmStridedBatched(h, oa, ob, m, n, k, dev(&alpha), dev(A), lda, strideA, dev(B), ldb, strideB,
+                                         dev(&beta), dev(C), ldc, strideC, batch);
+    else
+        return cublasZgemmStridedBatched(h, oa, ob, m, n, k, dev(&alpha), dev(A), lda, strideA, dev(B), ldb, strideB,
+                                         dev(&beta), dev(C), ldc, strideC, batch);
+}
+/// The workspace (elements of T) of geqrf on an m x n matrix.
+template <typename T>
+cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, T* A, int lda, int* lwork) {
+    if constexpr (letter<T> == 's') return cusolverDnSgeqrf_bufferSize(h, m, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'd') return cusolverDnDgeqrf_bufferSize(h, m, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'c') return cusolverDnCgeqrf_bufferSize(h, m, n, dev(A), lda, lwork);
+    else return cusolverDnZgeqrf_bufferSize(h, m, n, dev(A), lda, lwork);
+}
+/// A = Q R (Householder, LAPACK's layout: R on and above the diagonal, the reflectors below, tau); *info (device).
+template <typename T>
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T* A, int lda, T* tau, T* work, int lwork, int* info) {
+    if constexpr (letter<T> == 's') return cusolverDnSgeqrf(h, m, n, A, lda, tau, work, lwork, info);
+    else if constexpr (letter<T> == 'd') return cusolverDnDgeqrf(h, m, n, A, lda, tau, work, lwork, info);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCgeqrf(h, m, n, dev(A), lda, dev(tau), dev(work), lwork, info);
+    else return cusolverDnZgeqrf(h, m, n, dev(A), lda, dev(tau), dev(work), lwork, info);
+}
 /// The workspace (elements of T) of potrf on an n x n lower tile.
 template <typename T>
 cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, T* A, int lda, int* lwork) {

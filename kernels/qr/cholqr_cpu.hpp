@@ -1,28 +1,10 @@
-// Internal: the host kernels of the Cholesky QR's small steps (codelets/qr_cholqr.cpp): float/double overloads over
-// CBLAS's trmm and ger, and the modified LU without pivoting of Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen
+// Internal: the host kernel of the Cholesky QR's small steps (codelets/qr_cholqr.cpp) that BLAS and LAPACK lack: the
+// modified LU without pivoting of Ballard, Demmel, Grigori, Jacquelin, Knight, Nguyen
 // ("Reconstructing Householder vectors from tall-skinny QR", J. Parallel Distrib. Comput. 85, 2015).
 #pragma once
-#include <cblas.h>
-
 #include "kernels/cpu_blas.hpp"
 
 namespace starfact::detail::cpu {
-
-/// B := alpha op(A) B (left) or alpha B op(A) (right), A triangular, in place.
-inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, float alpha, const float* A, int lda, float* B, int ldb) {
-    cblas_strmm(CblasColMajor, side(s), uplo(u), op(o), diag(d), m, n, alpha, A, lda, B, ldb);
-}
-inline void trmm(Side s, Uplo u, Op o, Diag d, int m, int n, double alpha, const double* A, int lda, double* B,
-                 int ldb) {
-    cblas_dtrmm(CblasColMajor, side(s), uplo(u), op(o), diag(d), m, n, alpha, A, lda, B, ldb);
-}
-/// A := A + alpha x y^T (A m x n).
-inline void ger(int m, int n, float alpha, const float* x, int incx, const float* y, int incy, float* A, int lda) {
-    cblas_sger(CblasColMajor, m, n, alpha, x, incx, y, incy, A, lda);
-}
-inline void ger(int m, int n, double alpha, const double* x, int incx, const double* y, int incy, double* A, int lda) {
-    cblas_dger(CblasColMajor, m, n, alpha, x, incx, y, incy, A, lda);
-}
 
 /// The modified LU of the n x n matrix A in place (Ballard et al. 2015, "Modified-LU"): at step k the sign
 /// s(k) = -sign(A(k, k)) of the current diagonal entry (sign(0) = 1) is taken and A(k, k) -= s(k), so that the

@@ -30,7 +30,7 @@ int potrf_complex(TileMatrix<T>& A, const Options& opts) {
     detail::ComplexTasks s(rt, "potrf", opts);
     if (opts.mapping != Mapping::CpuOnly) {  // the diagonal tiles' order: nb, or n when one tile holds A
         const int64_t order = std::max<int64_t>(1, std::min(A.nb(), A.m()));
-        detail::reserve_complex_potrf_workspace<T>(rt, static_cast<int>(order));
+        detail::reserve_potrf_workspace<T>(rt, static_cast<int>(order), DiagKernel::Cusolver);
     }
     detail::InfoVariable info;
     const starpu_data_handle_t info_handle = info.handle();

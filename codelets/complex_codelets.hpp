@@ -15,10 +15,7 @@ namespace starfact::detail {
 template <typename T>
 void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
                           int64_t offset);
-/// Makes every CUDA worker's workspace large enough for the potrf codelet on tiles of order up to nb (before the
-/// tasks are submitted; nothing without CUDA workers).
-template <typename T>
-void reserve_complex_potrf_workspace(const Runtime& rt, int nb);
+// (its CUDA workspace: reserve_potrf_workspace<T>(rt, nb, DiagKernel::Cusolver), codelets/codelets.hpp)
 /// B := op(L)^-1 B (Left) or B op(L)^-1 (Right), L the `uplo` triangle of tile L (unit diagonal when diag is Unit).
 template <typename T>
 void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,

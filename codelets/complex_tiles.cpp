@@ -94,7 +94,7 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
     if (gpu::potrf_buffer_size(c.solver, A.rows, data<T>(A), A.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<c|z>potrf_bufferSize failed");
     if (static_cast<size_t>(lwork) * sizeof(T) > c.work_bytes)
-        STARPU_ABORT_MSG("complex potrf workspace too small: reserve_complex_potrf_workspace was not called");
+        STARPU_ABORT_MSG("complex potrf workspace too small: reserve_potrf_workspace was not called");
     if (gpu::potrf(c.solver, A.rows, data<T>(A), A.ld, static_cast<T*>(c.work), lwork, c.dev_info) !=
         CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<c|z>potrf failed");
@@ -132,16 +132,6 @@ void complex_gemm_cuda(void* buffers[], void* cl_arg) {
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
-/// The device workspace of cuSOLVER's potrf on tiles of order n (sized from (n, lda) alone: no matrix is read).
-template <typename T>
-Workspace complex_potrf_workspace(cusolverDnHandle_t h, int n) {
-    int lwork = 0;
-    if (gpu::potrf_buffer_size(h, n, static_cast<T*>(nullptr), n, &lwork) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDn<c|z>potrf_bufferSize failed");
-    Workspace w;
-    w.device = static_cast<size_t>(lwork) * sizeof(T);
-    return w;
-}
 #endif
 
 // One history-based model per codelet (StarPU keeps its CPU and CUDA timings apart), named after the tile kernel.
@@ -213,16 +203,6 @@ void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, st
            "gemm");
 }
 
-template <typename T>
-void reserve_complex_potrf_workspace(const Runtime& rt, int nb) {
-#ifdef STARFACT_HAVE_CUDA
-    if (rt.cuda_workers() > 0) cuda_contexts(rt)->reserve(nb, complex_potrf_workspace<T>);
-#else
-    (void)rt;
-    (void)nb;
-#endif
-}
-
 #define STARFACT_COMPLEX_TILE_CODELETS(T)                                                                          \
     template void insert_complex_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
                                           starpu_data_handle_t, int64_t);                                              \
@@ -231,8 +211,7 @@ void reserve_complex_potrf_workspace(const Runtime& rt, int nb) {
     template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                    \
                                          starpu_data_handle_t);                                                        \
     template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,            \
-                                         starpu_data_handle_t, starpu_data_handle_t);                                  \
-    template void reserve_complex_potrf_workspace<T>(const Runtime&, int);
+                                         starpu_data_handle_t, starpu_data_handle_t);
 STARFACT_COMPLEX_TILE_CODELETS(std::complex<float>)
 STARFACT_COMPLEX_TILE_CODELETS(std::complex<double>)
 #undef STARFACT_COMPLEX_TILE_CODELETS

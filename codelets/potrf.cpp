@@ -1,6 +1,7 @@
 // potrf codelet: Cholesky of one diagonal tile (lower), reporting LAPACK info into a shared int.
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or first failing global column)
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <vector>
 
@@ -161,7 +162,7 @@ Workspace potrf_workspace(cusolverDnHandle_t h, int n) {
     Workspace w;
     w.device = static_cast<size_t>(lwork) * sizeof(T);
 #ifdef STARFACT_HAVE_POTF2
-    w.device = std::max(w.device, gpu::potf2_workspace_bytes<T>(n));
+    if constexpr (!is_complex_v<T>) w.device = std::max(w.device, gpu::potf2_workspace_bytes<T>(n));  // real kernels
 #endif
     return w;
 }
@@ -274,17 +275,20 @@ void warm_up_gpu_kernels(const Runtime& rt) {
 template <typename T>
 void reserve_potrf_workspace(const Runtime& rt, int nb, DiagKernel kind) {
 #ifdef STARFACT_HAVE_CUDA
-    if (rt.cuda_workers() > 0)
-        cuda_contexts(rt)->reserve(nb, kind == DiagKernel::Recursive ? recursive_potrf_workspace<T> : potrf_workspace<T>);
+    if (rt.cuda_workers() == 0) return;
+    if constexpr (is_complex_v<T>) cuda_contexts(rt)->reserve(nb, potrf_workspace<T>);  // cuSOLVER's potrf only
+    else cuda_contexts(rt)->reserve(nb, kind == DiagKernel::Recursive ? recursive_potrf_workspace<T> : potrf_workspace<T>);
 #else
     (void)rt;
     (void)nb;
-    (void)kind;
 #endif
+    (void)kind;
 }
 
 template void reserve_potrf_workspace<float>(const Runtime&, int, DiagKernel);
 template void reserve_potrf_workspace<double>(const Runtime&, int, DiagKernel);
+template void reserve_potrf_workspace<std::complex<float>>(const Runtime&, int, DiagKernel);
+template void reserve_potrf_workspace<std::complex<double>>(const Runtime&, int, DiagKernel);
 template void define_potrf<float>(Kernel&, DiagKernel);
 template void define_potrf<double>(Kernel&, DiagKernel);
 template void insert_potrf<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t,

@@ -252,7 +252,6 @@ def test_refused_elsewhere(rng, dtype):
                        (lambda: starfact.potrf(a, variant="left"), "variant"),
                        (lambda: starfact.potrf(a, diag="fused"), "diag"),
                        (lambda: starfact.potrf(a, panel="inverse"), "panel"),
-                       (lambda: starfact.getrf(a, mapping="gpu-only"), "mapping"),
                        (lambda: starfact.gesv(a, b, variant="noprio"), "variant")):
         with pytest.raises(starfact.ArgumentError) as e:
             call()

@@ -1,5 +1,6 @@
-// Internal: what the complex factorizations' drivers (cholesky_complex.cpp, getrf_complex.cpp) share: the tasks of
-// one call, submitted on the workers the mapping allows, collected and waited for before the call returns.
+// Internal: what the complex factorizations' drivers share: the tasks of one call submitted into a Sequence on the
+// workers the mapping allows (cholesky_complex.cpp, getrf_complex.cpp: their async:: forms, and the blocking ones
+// on a Sequence of their own), or collected and waited for before the call returns (the QR, complex_qr_dag.hpp).
 #pragma once
 #include <starpu.h>
 
@@ -7,8 +8,10 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 #include "starfact/options.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
@@ -30,6 +33,17 @@ struct ComplexTasks {
         tasks.clear();
     }
 };
+
+/// The options of the tasks of one complex operation submitted into `seq` (A's Runtime's; InvalidArgument naming
+/// 'seq' otherwise) on the workers opts.mapping allows (InvalidArgument naming 'mapping' when the Runtime has none).
+inline TaskOptions sequence_task_options(const Runtime& rt, Sequence& seq, const Options& opts, const char* function) {
+    require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than the matrices");
+    rt.require_mapping(opts.mapping, function);
+    TaskOptions o;
+    o.mapping = opts.mapping;
+    o.sequence = &SequenceAccess::state(seq);
+    return o;
+}
 
 /// Throws InvalidArgument naming `argument` when A is distributed over MPI ranks.
 template <typename T>

@@ -1,7 +1,8 @@
 // The complex tile LU with partial pivoting (starfact/lu_complex.hpp): right-looking task graphs over tile codelets
 // with CPU and CUDA implementations (the LU's panel and interchanges, codelets/getrf_panel.cpp and codelets/laswp.cpp,
-// and the complex trsm and gemm of codelets/complex_tiles.cpp), on the workers opts.mapping allows, submitted in order
-// and waited for before returning. The steps are the real LU's (algorithms/getrf.cpp, algorithms/getrs.cpp):
+// and the complex trsm and gemm of codelets/complex_tiles.cpp), on the workers opts.mapping allows, submitted into a
+// Sequence: the caller's (async::) or one of the call's own, waited for before returning. The steps are the real LU's
+// (algorithms/getrf.cpp, algorithms/getrs.cpp):
 //   getrf, step k:  panel   A[k..mt-1][k] with partial pivoting over the whole tile column, its pivots into piv[k]
 //                   j > k:  laswp A[k..mt-1][j] by piv[k];  trsm A[k][j] := L[k][k]^-1 A[k][j] (left, lower, unit);
 //                           gemm A[m][j] -= A[m][k] A[k][j] (m > k)
@@ -42,45 +43,41 @@ void require_pivots(const char* function, const Pivots& piv, const TileMatrix<T>
     require(&piv.runtime() == &A.runtime(), function, "piv", "belongs to another Runtime than A");
 }
 
+/// Submits getrf of A into seq, its info a new operation of seq; returns the operation's index.
 template <typename T>
-int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
-    detail::require_square("getrf", "A", A);
-    require(!A.layout().lower_only, "getrf", "A", "must store every tile (got a lower_only matrix)");
-    detail::require_local("getrf", "A", A);
-    require_pivots("getrf", piv, A);
+int submit_getrf(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts, const char* function) {
+    detail::require_square(function, "A", A);
+    require(!A.layout().lower_only, function, "A", "must store every tile (got a lower_only matrix)");
+    detail::require_local(function, "A", A);
+    require_pivots(function, piv, A);
     const Runtime& rt = A.runtime();
-    detail::ComplexTasks s(rt, "getrf", opts);
+    detail::TaskOptions o = detail::sequence_task_options(rt, seq, opts, function);
     const int64_t mt = A.mt();
-    detail::require_gpu_tiles(rt, opts, mt, "getrf", "A");
+    detail::require_gpu_tiles(rt, opts, mt, function, "A");
     if (opts.mapping != Mapping::CpuOnly && mt > 0)  // the CUDA panel's gathered column and cuSOLVER's workspace
         detail::reserve_getrf_panel_workspace<T>(rt, A.n(), mt > 1 ? A.nb() : 0);
-    detail::InfoVariable info;
-    try {
-        for (int64_t k = 0; k < mt; ++k) {
-            const int64_t offset = k * A.nb();
-            s.o.priority = static_cast<int>(2 * (mt - k) + 1);  // the panel first, on its worker's urgent stream
-            s.o.urgent = true;
-            detail::insert_getrf_panel<T>(rt, s.o, column(A, k, k), piv.step(k), info.handle(), offset, true);
-            for (int64_t j = k + 1; j < mt; ++j) {
-                s.o.priority = j == k + 1 ? static_cast<int>(2 * (mt - k)) : 0;  // the next panel's column next
-                s.o.urgent = j == k + 1;
-                detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
-                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit,
-                                               A.tile(k, k), A.tile(k, j));
-                for (int64_t m = k + 1; m < mt; ++m)
-                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, A.tile(m, k), A.tile(k, j),
-                                                   A.tile(m, j));
-            }
-            s.o.priority = 0;  // the columns of L to the left: off the critical path
-            s.o.urgent = false;
-            for (int64_t j = 0; j < k; ++j) detail::insert_laswp<T>(rt, s.o, column(A, k, j), piv.step(k), offset);
+    starpu_data_handle_t info = nullptr;
+    const int op = o.sequence->add_operation(&info);
+    for (int64_t k = 0; k < mt; ++k) {
+        const int64_t offset = k * A.nb();
+        o.priority = static_cast<int>(2 * (mt - k) + 1);  // the panel first, on its worker's urgent stream
+        o.urgent = true;
+        detail::insert_getrf_panel<T>(rt, o, column(A, k, k), piv.step(k), info, offset, true);
+        for (int64_t j = k + 1; j < mt; ++j) {
+            o.priority = j == k + 1 ? static_cast<int>(2 * (mt - k)) : 0;  // the next panel's column next
+            o.urgent = j == k + 1;
+            detail::insert_laswp<T>(rt, o, column(A, k, j), piv.step(k), offset);
+            detail::insert_complex_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, A.tile(k, k),
+                                           A.tile(k, j));
+            for (int64_t m = k + 1; m < mt; ++m)
+                detail::insert_complex_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, A.tile(m, k), A.tile(k, j),
+                                               A.tile(m, j));
         }
-        s.wait("getrf");
-    } catch (...) {
-        s.wait("getrf");
-        throw;
+        o.priority = 0;  // the columns of L to the left: off the critical path
+        o.urgent = false;
+        for (int64_t j = 0; j < k; ++j) detail::insert_laswp<T>(rt, o, column(A, k, j), piv.step(k), offset);
     }
-    return info.value();
+    return op;
 }
 
 /// getrs' checks, for `function` (getrs, or gesv before it factors).
@@ -95,45 +92,68 @@ void require_solve(const char* function, const TileMatrix<T>& A, const Pivots& p
     require_pivots(function, piv, A);
 }
 
+/// Submits the solve A X = B with the factors of getrf (the interchanges of B, then the two triangular solves).
+template <typename T>
+void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                  const char* function) {
+    require_solve(function, LU, piv, B);
+    const Runtime& rt = LU.runtime();
+    const detail::TaskOptions o = detail::sequence_task_options(rt, seq, opts, function);
+    const int64_t mt = LU.mt();
+    detail::require_gpu_tiles(rt, opts, mt, function, "A");
+    for (int64_t j = 0; j < B.nt(); ++j) {
+        for (int64_t k = 0; k < mt; ++k)  // P B
+            detail::insert_laswp<T>(rt, o, column(B, k, j), piv.step(k), k * LU.nb());
+        for (int64_t k = 0; k < mt; ++k) {  // L Y = P B
+            detail::insert_complex_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, LU.tile(k, k),
+                                           B.tile(k, j));
+            for (int64_t m = k + 1; m < mt; ++m)
+                detail::insert_complex_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
+                                               B.tile(m, j));
+        }
+        for (int64_t k = mt - 1; k >= 0; --k) {  // U X = Y
+            detail::insert_complex_trsm<T>(rt, o, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, LU.tile(k, k),
+                                           B.tile(k, j));
+            for (int64_t m = 0; m < k; ++m)
+                detail::insert_complex_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
+                                               B.tile(m, j));
+        }
+    }
+}
+
+template <typename T>
+int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
+    Sequence seq(A.runtime());
+    submit_getrf(A, piv, seq, opts, "getrf");
+    return seq.wait();
+}
+
 template <typename T>
 void getrs_complex(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, const Options& opts) {
-    require_solve("getrs", LU, piv, B);
-    const Runtime& rt = LU.runtime();
-    detail::ComplexTasks s(rt, "getrs", opts);
-    const int64_t mt = LU.mt();
-    detail::require_gpu_tiles(rt, opts, mt, "getrs", "A");
-    try {
-        for (int64_t j = 0; j < B.nt(); ++j) {
-            for (int64_t k = 0; k < mt; ++k)  // P B
-                detail::insert_laswp<T>(rt, s.o, column(B, k, j), piv.step(k), k * LU.nb());
-            for (int64_t k = 0; k < mt; ++k) {  // L Y = P B
-                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit,
-                                               LU.tile(k, k), B.tile(k, j));
-                for (int64_t m = k + 1; m < mt; ++m)
-                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
-                                                   B.tile(m, j));
-            }
-            for (int64_t k = mt - 1; k >= 0; --k) {  // U X = Y
-                detail::insert_complex_trsm<T>(rt, s.o, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit,
-                                               LU.tile(k, k), B.tile(k, j));
-                for (int64_t m = 0; m < k; ++m)
-                    detail::insert_complex_gemm<T>(rt, s.o, Op::NoTrans, Op::NoTrans, LU.tile(m, k), B.tile(k, j),
-                                                   B.tile(m, j));
-            }
-        }
-        s.wait("getrs");
-    } catch (...) {
-        s.wait("getrs");
-        throw;
-    }
+    Sequence seq(LU.runtime());
+    submit_getrs(LU, piv, B, seq, opts, "getrs");
+    seq.wait();
 }
 
 template <typename T>
 int gesv_complex(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts) {
     require_solve("gesv", A, piv, B);
-    const int info = getrf_complex(A, piv, opts);
-    if (info == 0) getrs_complex(A, piv, B, opts);
+    Sequence seq(A.runtime());
+    submit_getrf(A, piv, seq, opts, "gesv");
+    const int info = seq.wait();
+    if (info == 0) {  // B untouched otherwise
+        submit_getrs(A, piv, B, seq, opts, "gesv");
+        seq.wait();
+    }
     return info;
+}
+
+template <typename T>
+int gesv_async(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
+    require_solve("gesv", A, piv, B);
+    const int op = submit_getrf(A, piv, seq, opts, "gesv");
+    submit_getrs(A, piv, B, seq, opts, "gesv");
+    return op;
 }
 
 }  // namespace
@@ -154,5 +174,30 @@ int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::comple
 int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, const Options& opts) {
     return gesv_complex(A, piv, B, opts);
 }
+
+namespace async {
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, Sequence& seq, const Options& opts) {
+    return submit_getrf(A, piv, seq, opts, "getrf");
+}
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, Sequence& seq, const Options& opts) {
+    return submit_getrf(A, piv, seq, opts, "getrf");
+}
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           Sequence& seq, const Options& opts) {
+    submit_getrs(LU, piv, B, seq, opts, "getrs");
+}
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           Sequence& seq, const Options& opts) {
+    submit_getrs(LU, piv, B, seq, opts, "getrs");
+}
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B, Sequence& seq,
+         const Options& opts) {
+    return gesv_async(A, piv, B, seq, opts);
+}
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
+         const Options& opts) {
+    return gesv_async(A, piv, B, seq, opts);
+}
+}  // namespace async
 
 }  // namespace starfact

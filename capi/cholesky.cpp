@@ -30,9 +30,9 @@ bool mixed_solve(const Options& opts) {
     return std::is_same<T, double>::value && refines_double(opts.factor);
 }
 
-// Complex Hermitian matrices (cholesky_complex.hpp): planned here as real ones are, then run by the blocking tile
-// forms, which have no submit form, during the submit call on tiles of the plan's size and residency, their tasks
-// on the plan's task mapping; the job's wait delivers the results and gives the info as for real matrices.
+// Complex Hermitian matrices (cholesky_complex.hpp): planned here as real ones are, then submitted by the complex
+// async:: forms into the job's sequence, on tiles of the plan's size and residency, their tasks on the plan's task
+// mapping; the job's wait delivers the results and gives the info as for real matrices.
 
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"L", "l"}, {"B", "b"}, {"opts.mapping", "mapping"}};
@@ -56,8 +56,8 @@ void complex_potrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, c
     const Plan planned = plan_of(Operation::Potrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
     const Output out = c.a_out;
     auto A = argument_tiles<T>(rt, a, out, true, true, planned.nb, planned.residency);
-    const int info = potrf(A->tiles(), complex_options(planned));
-    j.finish = [A, out, info](int) {
+    async::potrf(A->tiles(), *j.sequence, complex_options(planned));
+    j.finish = [A, out](int info) {
         A->deliver(true);
         settle(out);
         return info;
@@ -71,12 +71,12 @@ void complex_potrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& l, c
     const Output out = c.b_out;
     auto L = argument_tiles<T>(rt, l, Output{}, false, true, planned.nb, planned.residency);
     auto B = argument_tiles<T>(rt, b, out, true, false, planned.nb, planned.residency, {&l});
-    potrs(L->tiles(), B->tiles(), complex_options(planned));
-    j.finish = [L, B, out](int) {
+    async::potrs(L->tiles(), B->tiles(), *j.sequence, complex_options(planned));
+    j.finish = [L, B, out](int info) {
         L->deliver(false);
         B->deliver(true);
         settle(out);
-        return 0;
+        return info;
     };
 }
 
@@ -87,8 +87,8 @@ void complex_posv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, co
     const Output aout = c.a_out, bout = c.b_out;
     auto A = argument_tiles<T>(rt, a, aout, true, true, planned.nb, planned.residency, {&b, b_out});
     auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
-    const int info = posv(A->tiles(), B->tiles(), complex_options(planned));
-    j.finish = [A, B, aout, bout, info](int) {
+    async::posv(A->tiles(), B->tiles(), *j.sequence, complex_options(planned));
+    j.finish = [A, B, aout, bout](int info) {
         A->deliver(true);
         B->deliver(info == 0);
         settle(aout, bout);

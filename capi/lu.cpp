@@ -50,8 +50,8 @@ void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
 }
 
 // Complex matrices (lu_complex.hpp): planned here as real ones are (the plan's tiles, residency and task mapping), then
-// run by the blocking tile forms, which have no submit form, during the submit call; the job's wait delivers the
-// results and gives the info as for real matrices.
+// submitted by the complex async:: forms into the job's sequence; the job's wait delivers the results and gives the
+// info as for real matrices.
 
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"B", "b"}, {"piv", "ipiv"}, {"opts.mapping", "mapping"}};
@@ -76,8 +76,8 @@ void complex_getrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, i
     const Output out = c.a_out;
     auto A = argument_tiles<T>(rt, a, out, true, false, planned.nb, planned.residency);
     auto piv = std::make_shared<Pivots>(A->tiles());
-    const int info = getrf(A->tiles(), *piv, complex_options(planned));
-    j.finish = [A, piv, out, ipiv_out, info](int) {
+    async::getrf(A->tiles(), *piv, *j.sequence, complex_options(planned));
+    j.finish = [A, piv, out, ipiv_out](int info) {
         A->deliver(true);
         copy_pivots(*piv, ipiv_out);
         settle(out);
@@ -95,12 +95,12 @@ void complex_getrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, 
     const Output out = c.b_out;
     auto LU = argument_tiles<T>(rt, lu, Output{}, false, false, nb, planned.residency);
     auto B = argument_tiles<T>(rt, b, out, true, false, nb, planned.residency, {&lu});
-    getrs(LU->tiles(), *piv, B->tiles(), complex_options(planned));
-    j.finish = [LU, piv, B, out](int) {
+    async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, complex_options(planned));
+    j.finish = [LU, piv, B, out](int info) {
         LU->deliver(false);
         B->deliver(true);
         settle(out);
-        return 0;
+        return info;
     };
 }
 
@@ -112,8 +112,8 @@ void complex_gesv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, co
     auto A = argument_tiles<T>(rt, a, aout, true, false, planned.nb, planned.residency, {&b, b_out});
     auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
     auto piv = std::make_shared<Pivots>(A->tiles());
-    const int info = gesv(A->tiles(), *piv, B->tiles(), complex_options(planned));
-    j.finish = [A, B, piv, aout, bout, ipiv_out, info](int) {
+    async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, complex_options(planned));
+    j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
         A->deliver(true);
         copy_pivots(*piv, ipiv_out);
         B->deliver(info == 0);

@@ -47,10 +47,8 @@ enum starfact_c_status {
  * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H) and getrf, getrs and
  * gesv take them, planned as starfact_c_plan says; the other operations (potri, logdet,
  * potrf_logdet, the QR, the batched ones) and the mixed-precision solve (a refinement, or a factor other than
- * "native") refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The complex factorizations have no
- * submit form: their *_submit runs them before it returns (the job then holds the result; its wait delivers it
- * into the outputs and gives the info, as for real matrices), so it must not be called while the calling thread
- * keeps the runtime paused (starfact_c_runtime_pause): it would wait for tasks that cannot run. */
+ * "native") refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. Their *_submit returns once the
+ * tasks are submitted, as for real matrices. */
 enum starfact_c_dtype {
     STARFACT_C_FLOAT32 = 0,
     STARFACT_C_FLOAT64 = 1,

@@ -118,3 +118,40 @@ TEST_CASE("complex potrf names its bad arguments", "[complex][cpu][errors]") {
         CHECK(e.argument() == "mapping");
     }
 }
+
+TEMPLATE_TEST_CASE("complex async potrf, potrs and posv share one sequence, each with its own info",
+                   "[complex][cpu][async]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t n = 75, nb = 32, nrhs = 3;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed << " prec=" << complex_letter<C>());
+    std::mt19937_64 g(seed);
+    const std::vector<C> A = hpd_matrix<C>(n, g);
+    std::vector<C> bad = hpd_matrix<C>(n, g);
+    bad[static_cast<size_t>(40 + 40 * n)] = C(-1, 0);  // the leading minor of order 41 is not definite
+    const std::vector<C> B = random_block<C>(n, nrhs, g), B2 = random_block<C>(n, nrhs, g);
+    TileMatrix<C> tA(runtime(), n, nb), tBad(runtime(), n, nb), tS(runtime(), n, nb), tB(runtime(), n, nrhs, nb),
+        tB2(runtime(), n, nrhs, nb);
+    tA.import(A.data(), n);
+    tBad.import(bad.data(), n);
+    tS.import(A.data(), n);
+    tB.import(B.data(), n);
+    tB2.import(B2.data(), n);
+    Sequence seq(runtime());
+    const int good = async::potrf(tA, seq, on(Mapping::CpuOnly));
+    async::potrs(tA, tB, seq, on(Mapping::CpuOnly));  // follows the factorization without a wait
+    const int failing = async::potrf(tBad, seq, on(Mapping::CpuOnly));
+    const int solved = async::posv(tS, tB2, seq, on(Mapping::Hybrid));
+    CHECK(seq.wait() == 41);  // the first nonzero info
+    CHECK(seq.info(good) == 0);
+    CHECK(seq.info(failing) == 41);
+    CHECK(seq.info(solved) == 0);
+    std::vector<C> X(B.size());
+    tB.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B, n, nrhs) < kResidualLimit);
+    tB2.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B2, n, nrhs) < kResidualLimit);
+    std::vector<C> F(A.size());
+    tA.export_to(F.data(), n);
+    CHECK(hermitian_factor_residual(A, F, n) < kResidualLimit);
+}

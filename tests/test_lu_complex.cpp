@@ -151,3 +151,41 @@ TEST_CASE("complex getrf, getrs and gesv name their bad arguments", "[complex][l
     CHECK(argument_of([&] { gesv(rect, rect_piv, B); }) == "A");
     CHECK(argument_of([&] { gesv(A, piv, B, on(Mapping::GpuOnly)); }) == "mapping");
 }
+
+TEMPLATE_TEST_CASE("complex async getrf, getrs and gesv share one sequence, each with its own info",
+                   "[complex][lu][cpu][async]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t n = 70, nb = 32, nrhs = 2, k = 33;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed << " prec=" << complex_letter<C>());
+    std::mt19937_64 g(seed);
+    const std::vector<C> A = random_block<C>(n, n, g);
+    std::vector<C> singular = random_block<C>(n, n, g);
+    for (int64_t i = 0; i < n; ++i) singular[static_cast<size_t>(i + k * n)] = C(0);  // U(k+1, k+1) = 0
+    const std::vector<C> B = random_block<C>(n, nrhs, g), B2 = random_block<C>(n, nrhs, g);
+    TileMatrix<C> tA(runtime(), n, nb), tZ(runtime(), n, nb), tS(runtime(), n, nb), tB(runtime(), n, nrhs, nb),
+        tB2(runtime(), n, nrhs, nb);
+    tA.import(A.data(), n);
+    tZ.import(singular.data(), n);
+    tS.import(A.data(), n);
+    tB.import(B.data(), n);
+    tB2.import(B2.data(), n);
+    Pivots pA(tA), pZ(tZ), pS(tS);
+    Sequence seq(runtime());
+    const int good = async::getrf(tA, pA, seq, on(Mapping::CpuOnly));
+    async::getrs(tA, pA, tB, seq, on(Mapping::CpuOnly));  // follows the factorization without a wait
+    const int failing = async::getrf(tZ, pZ, seq, on(Mapping::CpuOnly));
+    const int solved = async::gesv(tS, pS, tB2, seq, on(Mapping::Hybrid));
+    CHECK(seq.wait() == k + 1);  // the first nonzero info
+    CHECK(seq.info(good) == 0);
+    CHECK(seq.info(failing) == k + 1);
+    CHECK(seq.info(solved) == 0);
+    std::vector<C> X(B.size());
+    tB.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B, n, nrhs) < kResidualLimit);
+    tB2.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B2, n, nrhs) < kResidualLimit);
+    std::vector<C> F(A.size());
+    tA.export_to(F.data(), n);
+    CHECK(getrf_residual(A, F, pA.ipiv(), n) < kResidualLimit);
+}

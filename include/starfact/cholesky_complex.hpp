@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "starfact/options.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact {
@@ -25,5 +26,22 @@ void potrs(const TileMatrix<std::complex<double>>& L, TileMatrix<std::complex<do
 /// potrf then potrs; returns potrf's info (B untouched when info > 0).
 int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B, const Options& opts = {});
 int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, const Options& opts = {});
+
+/// The submit forms (sequence.hpp): the tasks go into `seq` (A's Runtime's; 'seq' named otherwise) and the call
+/// returns without waiting; potrf and posv return the operation index whose info seq.info(op) gives after
+/// seq.wait(). async::posv submits the solve without waiting for the factorization: B is overwritten even when it
+/// fails (its content is then meaningless), as the real async::posv does.
+namespace async {
+int potrf(TileMatrix<std::complex<float>>& A, Sequence& seq, const Options& opts = {});
+int potrf(TileMatrix<std::complex<double>>& A, Sequence& seq, const Options& opts = {});
+void potrs(const TileMatrix<std::complex<float>>& L, TileMatrix<std::complex<float>>& B, Sequence& seq,
+           const Options& opts = {});
+void potrs(const TileMatrix<std::complex<double>>& L, TileMatrix<std::complex<double>>& B, Sequence& seq,
+           const Options& opts = {});
+int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B, Sequence& seq,
+         const Options& opts = {});
+int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, Sequence& seq,
+         const Options& opts = {});
+}  // namespace async
 
 }  // namespace starfact

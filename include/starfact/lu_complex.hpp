@@ -7,6 +7,7 @@
 
 #include "starfact/lu.hpp"
 #include "starfact/options.hpp"
+#include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact {
@@ -35,5 +36,22 @@ int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::comple
          const Options& opts = {});
 int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B,
          const Options& opts = {});
+
+/// The submit forms (sequence.hpp): the tasks go into `seq` (A's Runtime's; 'seq' named otherwise) and the call
+/// returns without waiting; getrf and gesv return the operation index whose info seq.info(op) gives after
+/// seq.wait(). async::gesv submits the solve without waiting for the factorization: B is overwritten even when U is
+/// singular (its content is then meaningless).
+namespace async {
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, Sequence& seq, const Options& opts = {});
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, Sequence& seq, const Options& opts = {});
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           Sequence& seq, const Options& opts = {});
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           Sequence& seq, const Options& opts = {});
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B, Sequence& seq,
+         const Options& opts = {});
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
+         const Options& opts = {});
+}  // namespace async
 
 }  // namespace starfact

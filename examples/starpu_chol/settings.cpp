@@ -145,8 +145,9 @@ runs, models and output
            R"(  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
                     STARPU_CALIBRATE=1, then report where the models are and exit
   --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
-                    on the GPU when one is present); exit status 3 if it is >= 60
-  --no-check        skip the residual
+                    on the GPU when one is present; --prec c|z: ||A - L L^H||_1 / (||A||_1 n eps), then the
+                    solve and its residual); exit status 3 if it is >= 60
+  --no-check        skip the residual (--prec c|z: both, and the solve)
   --no-vendor       skip the cuSOLVER / LAPACKE baseline (with host-resident tiles on a GPU, the vendor
                     path of a host user is timed too: copy to the GPU, cuSOLVER potrf, copy back)
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,

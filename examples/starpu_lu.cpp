@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 // StarPU's SimGrid build renames main (starpu_simgrid_wrap.h) so that SimGrid starts first and takes its own
@@ -37,7 +38,7 @@ Factors a random general matrix (entries uniform in [-0.5, 0.5]) with starfact's
 pivoting under StarPU, prints one line per timed run, solves A X = B with the factors, then runs the
 vendor's getrf on the same matrix in the same process (cusolverDnXgetrf on device-resident data when a GPU
 is used, else one LAPACKE getrf call with all OpenBLAS threads) and the ratio vendor_time / starfact_time
-(> 1: starfact is faster).
+(> 1: starfact is faster). With --prec c|z the same for a random complex matrix (see --prec).
 
 problem
 )") +
@@ -47,7 +48,15 @@ problem
                     GPU and 2048 on several)
   --nrhs R          right-hand sides of the solve (default 1)
 )" +
-           support::common_flags_help({"--prec", "--seed"}) +
+           R"(  --prec s|d|c|z    precision: s = float, d = double (default d), c = complex float, z = complex
+                    double. c and z factor a random complex matrix (real and imaginary parts uniform in
+                    [-0.5, 0.5]) with starfact's complex tile LU (starfact/lu_complex.hpp, the plan's tiles),
+                    solve with the factors (getrs) and time the vendor's c/z getrf on the same matrix
+                    (cusolverDnXgetrf on CUDA_C_32F/CUDA_C_64F, or one LAPACKE call); GFLOP/s count 4x the
+                    real flops. Refused with c and z: --factor-prec, --cond, --always-low, --array,
+                    --refine-budget, --noprio, --grid and MPI ranks
+)" +
+           support::common_flags_help({"--seed"}) +
            R"(mixed-precision solve (docs/mixed_precision.md)
   --factor-prec P   fp64|fp32|tf32|bf16|fp16: solve A X = B with gesv(A, piv, B, opts, report) and
                     Options::factor P (fp32..fp16: a float LU, tensor-core updates for tf32, bf16, fp16,
@@ -105,6 +114,8 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << help();
             std::exit(0);
+        } else if (f == "--prec") {
+            s.prec = cli.choice({"s", "d", "c", "z"})[0];
         } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
@@ -144,6 +155,21 @@ Settings parse(int argc, char** argv) {
             if (end == v.c_str() || *end != '\0' || !(s.refine_budget >= 0) || !std::isfinite(s.refine_budget))
                 throw std::invalid_argument("--refine-budget needs a factor >= 0 (got '" + v + "')");
         } else cli.unknown();
+    }
+    if (support::complex_prec(s.prec)) {  // the complex LU: right-looking, in its own arithmetic, one process
+        const std::string prec = std::string("--prec ") + s.prec;
+        const std::pair<bool, std::string> refused[] = {
+            {!support::kRunComputes, prec + " is not supported in a simulation build: complex runs compute"},
+            {s.solve, "--factor-prec " + std::string(to_string(s.factor)) + " is not supported with " + prec +
+                          ": complex matrices are factored in their own arithmetic only (no mixed-precision gesv); "
+                          "the run solves with the factors by itself (getrs): drop it"},
+            {s.cond > 0 || s.always_low || s.array || s.refine_budget >= 0,
+             std::string(s.cond > 0 ? "--cond" : s.always_low ? "--always-low" : s.array ? "--array" : "--refine-budget") +
+                 " is not supported with " + prec + ": it belongs to the real mixed-precision solve"},
+            {!s.priorities, "--noprio is not supported with " + prec + ": the complex LU has no variant to choose"},
+            {s.grid.p > 0, "--grid is not supported with " + prec + ": complex matrices are factored in one process"}};
+        for (const auto& r : refused)
+            if (r.first) throw std::invalid_argument(r.second);
     }
     if (!s.solve && (s.cond > 0 || s.always_low || s.array || s.refine_budget >= 0))
         throw std::invalid_argument("--cond, --always-low, --array and --refine-budget belong to the mixed-precision "
@@ -306,6 +332,10 @@ int main(int argc, char** argv) {
     if (grid_flag || starfact::lu_driver::mpi_launched()) {
         try {
             s = parse(argc, argv);
+            if (support::complex_prec(s.prec))
+                throw std::invalid_argument(std::string("--prec ") + s.prec +
+                                            " is not supported on several MPI ranks: complex matrices are factored in "
+                                            "one process");
         } catch (const std::exception& e) {
             std::fprintf(stderr, "starpu_lu: %s\n", e.what());
             return 1;
@@ -316,6 +346,7 @@ int main(int argc, char** argv) {
         "starpu_lu", argc, argv, s, [&](int c, char** v) { s = parse(c, v); },
         [&](Runtime& rt, Mapping mapping) {
             if (s.solve) return starfact::lu_driver::run_gesv(s, rt, mapping);
+            if (support::complex_prec(s.prec)) return starfact::lu_driver::run_complex(s, rt, mapping);
             return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
         });
 }

@@ -26,6 +26,11 @@ struct Settings : support::DriverFlags {
 /// and, on a GPU, cuSOLVER's dgetrf + dgetrs and its IRS gesv at the same lowest precision, with the ratios.
 int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
 
+/// starpu_lu --prec c|z: the complex LU (starfact/lu_complex.hpp) of a random complex matrix with its residual, a
+/// solve with the factors (getrs) and its residual, then the vendor's c/z getrf on the same matrix
+/// (examples/starpu_lu_complex.cpp).
+int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
+
 /// Whether a launcher (mpirun, ...) started several ranks of this process (examples/starpu_lu_mpi.cpp).
 bool mpi_launched();
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, getrf on a matrix

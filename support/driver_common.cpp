@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <complex>
 #include <thread>
 #include <utility>
 #include <cstdlib>
@@ -140,6 +141,8 @@ std::vector<T> host_matrix(int64_t n, const char* tool) {
 }
 template std::vector<float> host_matrix<float>(int64_t, const char*);
 template std::vector<double> host_matrix<double>(int64_t, const char*);
+template std::vector<std::complex<float>> host_matrix<std::complex<float>>(int64_t, const char*);
+template std::vector<std::complex<double>> host_matrix<std::complex<double>>(int64_t, const char*);
 
 int gpus_in_use(const DriverFlags& s) {
     int ndev = built_with_cuda() ? cuda_device_count() : 0;

@@ -14,6 +14,7 @@
 #include "support/cli.hpp"
 #include "support/reference.hpp"
 #include "starfact/mapping.hpp"
+#include "starfact/options.hpp"
 #include "starfact/runtime.hpp"
 #include "starfact/tile_matrix.hpp"
 
@@ -49,6 +50,14 @@ struct DriverFlags {
 /// --device-resident, --ncpus, --ncuda, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --check,
 /// --no-check, --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
 bool parse_common_flag(Cli& cli, const std::string& flag, DriverFlags& f);
+
+/// Whether a --prec letter names a complex precision: c (std::complex<float>) or z (std::complex<double>), which
+/// starpu_chol and starpu_lu take besides s and d (their own --prec parsing; parse_common_flag takes s and d).
+inline bool complex_prec(char prec) { return prec == 'c' || prec == 'z'; }
+/// The plan's element precision of a --prec letter: Fp32, Fp64, C64 or C128.
+inline Precision element_of(char prec) {
+    return prec == 's' ? Precision::Fp32 : prec == 'c' ? Precision::C64 : prec == 'z' ? Precision::C128 : Precision::Fp64;
+}
 
 /// The --help lines of flags that read the same in both drivers (--n, --prec, --seed, --gpu-only, --hybrid,
 /// --cpu-only, --sched, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --csv, --help), in the

@@ -31,7 +31,8 @@ Grid distributed_setup(const Settings& s, const MpiSession& mpi) {
     if (mpi.size() == 1) return grid;
     const std::pair<bool, const char*> unsupported[] = {{s.op == "potri", "--op potri"}, {s.compare, "--compare"},
                                                         {s.sweep, "--sweep"}, {s.calibrate, "--calibrate"},
-                                                        {!s.trace_dir.empty(), "--trace"}};
+                                                        {!s.trace_dir.empty(), "--trace"},
+                                                        {support::complex_prec(s.prec), "--prec c|z"}};
     for (const auto& u : unsupported)
         if (u.first)
             throw std::invalid_argument(std::string(u.second) + " is not supported on several MPI ranks (run it with one)");

@@ -1,6 +1,8 @@
 // starpu_chol's shared run helpers and the timing of one configuration (run_common.hpp).
 #include "examples/starpu_chol/run_common.hpp"
 
+#include <complex>
+
 namespace starfact::chol_driver {
 
 int64_t matrix_order(const Settings& s, const Runtime& rt) {
@@ -40,7 +42,7 @@ Options options_for(const Settings& s, Mapping mapping, const Variant& variant) 
 Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, const std::string& op) {
     Request r;
     r.op = parse_operation(op, "--op");
-    r.element = s.prec == 's' ? Precision::Fp32 : Precision::Fp64;
+    r.element = support::element_of(s.prec);  // c, z: the complex Cholesky's plan
     r.m = r.n = n;
     r.nrhs = r.op == Operation::Posv ? s.nrhs : 0;
     r.options = options_for(s, m, s.variant);
@@ -59,6 +61,8 @@ int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt) {
 }
 
 bool models_present(const Runtime& rt, char prec) {
+    if (support::complex_prec(prec))  // the complex tile codelets' models (codelets/complex_tiles.cpp)
+        return support::models_present(rt, prec, {"potrf_tile", "trsm_tile", "herk_tile", "gemm_tile"});
     return support::models_present(rt, prec, {"potrf", "trsm", "syrk", "gemm"});
 }
 
@@ -114,6 +118,8 @@ Measured measure(const Settings& s, Runtime& rt, TileMatrix<T>& tiles, const Ref
 
 template std::string placement_text<float>(const TileMatrix<float>&);
 template std::string placement_text<double>(const TileMatrix<double>&);
+template std::string placement_text<std::complex<float>>(const TileMatrix<std::complex<float>>&);
+template std::string placement_text<std::complex<double>>(const TileMatrix<std::complex<double>>&);
 template Measured measure<float>(const Settings&, Runtime&, TileMatrix<float>&, const Reference<float>&, const float*,
                                  int64_t, Options, bool, const Table*, const std::vector<std::string>&);
 template Measured measure<double>(const Settings&, Runtime&, TileMatrix<double>&, const Reference<double>&,

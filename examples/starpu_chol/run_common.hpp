@@ -39,7 +39,7 @@ int64_t tile_size(const Settings& s, Mapping m, int64_t n, const Runtime& rt);
 /// each run notes before its timings.
 Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, const std::string& op);
 
-/// Whether this machine already has history for the four Cholesky kernels of this precision.
+/// Whether this machine already has history for the four Cholesky kernels of this precision (s, d, c or z).
 bool models_present(const Runtime& rt, char prec);
 
 /// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
@@ -86,6 +86,9 @@ int summary_status(const Table& table, const std::string& summary, double residu
 /// The run modes; each returns the exit status (see --help).
 /// One configuration, one line per run, then the vendor on the same matrix.
 int run_single(const Settings& s, Runtime& rt, Mapping mapping);
+/// --prec c|z (called by run_single): the complex Cholesky of a random Hermitian positive definite matrix, a solve
+/// with its factor, and the vendor's c/z potrf on the same matrix (run_complex.cpp).
+int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
 /// --op potri: potrf + trtri + lauum as one graph, and the vendor's potrf + potri.
 int run_potri(const Settings& s, Runtime& rt, Mapping mapping);
 /// --op posv --factor-prec: the refined solve against cuSOLVER's double solves (run_mixed.cpp).

@@ -143,6 +143,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 }  // namespace
 
 int run_single(const Settings& s, Runtime& rt, Mapping mapping) {
+    if (support::complex_prec(s.prec)) return run_complex(s, rt, mapping);
     return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
 }
 

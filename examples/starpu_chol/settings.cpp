@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "support/cli.hpp"
 
@@ -18,7 +20,8 @@ std::string help() {
 Factors a random SPD matrix (entries uniform in [-0.5, 0.5], n added to the diagonal) with starfact's
 tile Cholesky under StarPU, prints one line per timed run, then the vendor's potrf on the same matrix
 in the same process (cuSOLVER on device-resident data when a GPU is used, else one LAPACKE call with
-all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact is faster).
+all OpenBLAS threads) and the ratio vendor_time / starfact_time (> 1: starfact is faster). With
+--prec c|z: a random Hermitian positive definite complex matrix, then a solve with the factor (see --prec).
 
 problem
   --op OP           potrf (default): the factorization; posv: potrf then potrs on --nrhs random right-hand
@@ -27,7 +30,7 @@ problem
                     task graph (tiles: starfact::plan's unless --nb), its residual
                     ||A inv(A) - I||_1 / (||A||_1 ||inv(A)||_1 n eps), and the vendor's potrf + potri on the
                     same matrix (cuSOLVER on device-resident data with a GPU, else LAPACKE)
-  --nrhs K          right-hand sides of --op posv (default 1)
+  --nrhs K          right-hand sides of --op posv, and of the solve of --prec c|z (default 1)
   --factor-prec P   --op posv in double with the factorization in P: native/fp64 (the plain solve), fp32, tf32,
                     bf16, fp16, tf32x3 (three tf32 products of split operands: about float accuracy), auto (tf32,
                     then tf32x3 when tf32 breaks down or falls short) (the mixed-precision solve: a float factor of
@@ -67,10 +70,21 @@ problem
                     matrix is one tile up to a tuned order, larger tiles above; cpu-only 256;
                     docs/performance.md)
 )" +
-           support::common_flags_help({"--prec", "--seed"}) +
+           R"(  --prec s|d|c|z    precision: s = float, d = double (default d), c = complex float, z = complex
+                    double. c and z factor a random Hermitian positive definite matrix (complex entries
+                    uniform in [-0.5, 0.5] below the diagonal, their conjugates above, a real diagonal plus n)
+                    with starfact's complex tile Cholesky (starfact/cholesky_complex.hpp, right-looking, the
+                    plan's tiles), solve A X = B with the factor on --nrhs random right-hand sides (residual
+                    ||A X - B||_1 / (||A||_1 ||X||_1 n eps)), and time the vendor's c/z potrf on the same matrix
+                    (cusolverDnXpotrf on CUDA_C_32F/CUDA_C_64F, or one LAPACKE call); GFLOP/s count 4x the real
+                    flops. Refused with c and z: --op potri/posv, --factor-prec (but native), --cond,
+                    --covariance, --tile-tolerance, --shift, --array, --always-low, --refine-budget, --variant
+                    (but right), --panel inverse, --diag fused/recursive, --compare, --sweep, --grid, MPI ranks
+)" +
+           support::common_flags_help({"--seed"}) +
            R"(algorithm, mapping and runtime
-  --variant V       right (default; lookahead=2 for a CPU-only --op potrf in one process), lookahead=D, left,
-                    left-coarse, noprio (docs/variants.md)
+  --variant V       right (default; lookahead=2 for a CPU-only --op potrf in one process, but right for
+                    --prec c|z, which take right only), lookahead=D, left, left-coarse, noprio (docs/variants.md)
   --panel P         panel solve: trsm (cuBLAS/BLAS trsm per tile, backward stable), inverse (trtri of the
                     diagonal tile, then one gemm per tile: faster with 1024 tiles on the H100 but not
                     backward stable, ill-conditioned tiles can give a spurious info > 0), auto (default:
@@ -131,8 +145,9 @@ runs, models and output
            R"(  --calibrate       calibration only: K warm-up runs (default 5) per configuration with
                     STARPU_CALIBRATE=1, then report where the models are and exit
   --check           compute the scaled residual ||A - L L^T||_1 / (||A||_1 n eps) (default on;
-                    on the GPU when one is present); exit status 3 if it is >= 60
-  --no-check        skip the residual
+                    on the GPU when one is present; --prec c|z: ||A - L L^H||_1 / (||A||_1 n eps), then the
+                    solve and its residual); exit status 3 if it is >= 60
+  --no-check        skip the residual (--prec c|z: both, and the solve)
   --no-vendor       skip the cuSOLVER / LAPACKE baseline (with host-resident tiles on a GPU, the vendor
                     path of a host user is timed too: copy to the GPU, cuSOLVER potrf, copy back)
   --trace DIR       record the last timed run with FxT into DIR, then write DIR/paje.trace, dag.dot,
@@ -178,6 +193,42 @@ double positive_number(const std::string& v, const char* flag, const char* needs
     return x;
 }
 
+/// Throws std::invalid_argument naming the first flag that has no meaning for a complex run (--prec c or z): the
+/// complex Cholesky is right-looking, in the matrix's own arithmetic, with trsm panels and LAPACK's or cuSOLVER's
+/// potrf on the diagonal tiles, in one process, and the run is the single potrf + solve (run_complex.cpp).
+void refuse_for_complex(const Settings& s) {
+    const std::string prec = std::string("--prec ") + s.prec;
+    const auto refuse = [&](const std::string& flag, const std::string& why) {
+        throw std::invalid_argument(flag + " is not supported with " + prec + ": " + why);
+    };
+    if (!support::kRunComputes)
+        refuse(prec, "complex runs need a build that computes (not a simulation build)");
+    if (s.op != "potrf")
+        refuse("--op " + s.op, s.op == "posv" ? "the complex run factors and then solves by itself (potrf, then potrs on "
+                                                "--nrhs right-hand sides): drop --op"
+                                              : "complex matrices have no potri");
+    if (s.factor != Precision::Native)
+        refuse("--factor-prec " + std::string(to_string(s.factor)),
+               "complex matrices are factored in their own arithmetic only (no mixed-precision or tensor-core "
+               "factorization): drop it");
+    const std::pair<bool, const char*> mixed_only[] = {
+        {s.cond > 0, "--cond"},           {s.covariance > 0, "--covariance"}, {s.tile_tolerance > 0, "--tile-tolerance"},
+        {s.shift >= 0, "--shift"},        {s.array, "--array"},               {s.always_low, "--always-low"},
+        {s.refine_budget >= 0, "--refine-budget"}};
+    for (const auto& m : mixed_only)
+        if (m.first) refuse(m.second, "it belongs to the real mixed-precision solve, which complex matrices lack");
+    if (s.variant_given && s.variant.kind != Variant::Kind::Right)
+        refuse("--variant " + s.variant.name(), "the complex Cholesky is right-looking only (drop it or give right)");
+    if (s.panel == PanelSolve::Inverse)
+        refuse("--panel inverse", "the complex Cholesky's panels are triangular solves (trsm)");
+    if (s.diag != DiagKernel::Auto && s.diag != DiagKernel::Cusolver)
+        refuse("--diag " + std::string(to_string(s.diag)),
+               "the complex diagonal tiles are LAPACK's and cuSOLVER's potrf (auto or cusolver)");
+    if (s.compare) refuse("--compare", "it compares the real Cholesky's variants");
+    if (s.sweep) refuse("--sweep", "it sweeps the real precisions (--precs s,d)");
+    if (s.grid.p > 0) refuse("--grid", "complex matrices are factored in one process, not over MPI ranks");
+}
+
 }  // namespace
 
 Settings parse(int argc, char** argv) {
@@ -188,6 +239,8 @@ Settings parse(int argc, char** argv) {
         if (f == "--help") {
             std::cout << help();
             std::exit(0);
+        } else if (f == "--prec") {
+            s.prec = cli.choice({"s", "d", "c", "z"})[0];
         } else if (support::parse_common_flag(cli, f, s)) {
             s.sched_given = s.sched_given || f == "--sched";
         } else if (f == "--op") s.op = cli.choice({"potrf", "potri", "posv"});
@@ -260,6 +313,7 @@ Settings parse(int argc, char** argv) {
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = s.calibrate ? 5 : 2;
+    if (support::complex_prec(s.prec)) refuse_for_complex(s);
     // Busy shares of the last timed run: --compare's table, and the per-GPU busy % of runs that count transfers
     // anyway (host-resident tiles, several GPUs). A device-resident run on one GPU keeps StarPU's profiling off,
     // so that its timings are those of an application's call.
@@ -309,7 +363,8 @@ Settings parse(int argc, char** argv) {
 
 Settings local_defaults(Settings s) {
     if (s.op == "potrf" && !s.compare && !s.sweep && support::default_mapping(s) == Mapping::CpuOnly) {
-        if (!s.variant_given) s.variant = Variant::parse("lookahead=2");
+        // (the complex Cholesky is right-looking only: it keeps the default variant)
+        if (!s.variant_given && !support::complex_prec(s.prec)) s.variant = Variant::parse("lookahead=2");
         if (!s.sched_given) s.sched = "lws";
     }
     return s;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
@@ -20,6 +21,7 @@
 #include "algorithms/qr_dag.hpp"
 #include "algorithms/qr_fallback.hpp"
 #include "codelets/qr_codelets.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -78,17 +80,21 @@ void submit_minimum_norm(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, S
 
 /// gels' scaling (LAPACK's gels): M = [max |A|, max |B(0:m, :)|] (a temporary of two doubles), from which the tasks
 /// derive the powers of two that bring A and B into `ranges`: LAPACK's [smlnum, bignum], smlnum = the smallest normal
-/// number / eps; for the Cholesky QR, A into the range where A^T A neither overflows nor underflows.
+/// number / eps; for the Cholesky QR, A into the range where A^T A neither overflows nor underflows. A distributed A:
+/// one M per rank (StarPU-MPI data it owns), first the maxima of its own tiles, then of every rank's (qr_absmax_merge).
 struct GelsScaling {
-    starpu_data_handle_t M = nullptr;
+    std::vector<starpu_data_handle_t> M;  // none (no scaling), one, or one per rank
     QrScaleRanges ranges{};
+    bool on() const { return !M.empty(); }
+    /// The M of the tasks `rank` runs.
+    starpu_data_handle_t of(int rank) const { return M.size() == 1 ? M.front() : M[static_cast<size_t>(rank)]; }
 };
-/// Gives a temporary handle back to StarPU once the tasks submitted with it complete.
+/// Gives temporary handles back to StarPU once the tasks submitted with them complete.
 struct ForgetAfterTasks {
-    starpu_data_handle_t h;
-    explicit ForgetAfterTasks(starpu_data_handle_t handle) : h(handle) {}
+    std::vector<starpu_data_handle_t> h;
+    explicit ForgetAfterTasks(std::vector<starpu_data_handle_t> handles) : h(std::move(handles)) {}
     ~ForgetAfterTasks() {
-        if (h) starpu_data_unregister_submit(h);
+        for (starpu_data_handle_t x : h) starpu_data_unregister_submit(x);
     }
     ForgetAfterTasks(const ForgetAfterTasks&) = delete;
     ForgetAfterTasks& operator=(const ForgetAfterTasks&) = delete;
@@ -105,7 +111,13 @@ GelsScaling gels_scaling(const TileMatrix<T>& A, const TileMatrix<T>& B, const P
         g.ranges.lo_a = 4 * std::sqrt(small);
         g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<T>::max()) / (4 * mn));
     }
-    starpu_vector_data_register(&g.M, -1, 0, 2, sizeof(double));
+    const int ranks = A.distributed() ? A.runtime().mpi_size() : 1;
+    const int64_t tag0 = A.distributed() ? reserve_tags(A.runtime(), ranks) : 0;
+    g.M.assign(static_cast<size_t>(ranks), nullptr);
+    for (int r = 0; r < ranks; ++r) {
+        starpu_vector_data_register(&g.M[static_cast<size_t>(r)], -1, 0, 2, sizeof(double));
+        if (A.distributed()) mpi_register(g.M[static_cast<size_t>(r)], tag0 + r, r);
+    }
     return g;
 }
 
@@ -117,28 +129,58 @@ std::vector<starpu_data_handle_t> tile_column(const TileMatrix<T>& X, int64_t j)
     return tiles;
 }
 
-/// Rows [first, last) of every tile column of X times 2^k, k from M and `which` (qr_scale_rule.hpp).
+/// The tiles of tile column j of X in tile rows first, first + step, ...
+template <typename T>
+std::vector<starpu_data_handle_t> tile_rows_of(const TileMatrix<T>& X, int64_t j, int64_t first, int64_t step) {
+    std::vector<starpu_data_handle_t> tiles;
+    for (int64_t i = first; i < X.mt(); i += step) tiles.push_back(X.tile(i, j));
+    return tiles;
+}
+
+/// Rows [first, last) of every tile column of X times 2^k, k from M and `which` (qr_scale_rule.hpp). A distributed
+/// X: per tile column, one task per grid row on its rank's tiles, with that rank's M.
 template <typename T>
 void submit_rescale(const TileMatrix<T>& X, int64_t first, int64_t last, const GelsScaling& g, QrRescale which,
                     TaskOptions& o, TaskNames& names) {
-    if (!g.M || first >= last) return;
-    for (int64_t j = 0; j < X.nt(); ++j) {
-        o.name = names("qr_rescale", j);
-        insert_qr_rescale<T>(X.runtime(), o, tile_column(X, j), X.nb(), first, last, g.ranges, which, g.M);
-    }
+    if (!g.on() || first >= last) return;
+    const int64_t cycle = X.distributed() ? X.grid().p : 1;
+    for (int64_t j = 0; j < X.nt(); ++j)
+        for (int64_t r = 0; r < std::min(cycle, X.mt()); ++r) {
+            o.name = names("qr_rescale", j);
+            insert_qr_rescale<T>(X.runtime(), o, cycle == 1 ? tile_column(X, j) : tile_rows_of(X, j, r, cycle), X.nb(),
+                                 first, last, g.ranges, which, g.of(X.owner(r, j)), r, cycle);
+        }
 }
 
-/// Measures A and B(0:m, :) into M, then scales them.
+/// Measures A and B(0:m, :) into M, then scales them. A distributed A: each rank measures its own tiles into its M,
+/// then receives every other rank's M and keeps the largest values.
 template <typename T>
 void submit_gels_scale(TileMatrix<T>& A, TileMatrix<T>& B, const GelsScaling& g, TaskOptions& o, TaskNames& names) {
-    if (!g.M) return;
-    bool first = true;
+    if (!g.on()) return;
+    const int64_t cycle = A.distributed() ? A.grid().p : 1;
+    std::vector<char> first(g.M.size(), 1);  // per M: its first task sets it
     for (int which = 0; which < 2; ++which) {
         const TileMatrix<T>& X = which == 0 ? A : B;
-        for (int64_t j = 0; j < X.nt(); ++j) {
-            o.name = names("qr_absmax", which, j);
-            insert_qr_absmax<T>(A.runtime(), o, tile_column(X, j), X.nb(), A.m(), which, first, g.M);
-            first = false;
+        for (int64_t j = 0; j < X.nt(); ++j)
+            for (int64_t r = 0; r < std::min(cycle, X.mt()); ++r) {
+                const size_t slot = g.M.size() == 1 ? 0 : static_cast<size_t>(X.owner(r, j));
+                o.name = names("qr_absmax", which, j);
+                insert_qr_absmax<T>(A.runtime(), o, cycle == 1 ? tile_column(X, j) : tile_rows_of(X, j, r, cycle),
+                                    X.nb(), A.m(), which, first[slot] != 0, g.M[slot], r, cycle);
+                first[slot] = 0;
+            }
+    }
+    if (g.M.size() > 1) {
+        // Rank r's M takes in every other rank's that measured tiles (on rank r: each M travels to every rank once).
+        // The maximum does not depend on the order, so a rank's M may already hold others' values when it is sent.
+        for (size_t r = 0; r < g.M.size(); ++r) {
+            bool init = first[r] != 0;  // a rank with no tile of A or B: its M is a copy first
+            for (size_t from = 0; from < g.M.size(); ++from) {
+                if (from == r || first[from]) continue;
+                o.name = "qr_absmax_merge";
+                insert_qr_absmax_merge(A.runtime(), o, g.M[r], g.M[from], init);
+                init = false;
+            }
         }
     }
     submit_rescale(A, 0, A.m(), g, QrRescale::A, o, names);
@@ -149,7 +191,7 @@ void submit_gels_scale(TileMatrix<T>& A, TileMatrix<T>& B, const GelsScaling& g,
 /// m < n: the minimum-norm solution through the QR of A^T, in the factors' workspace At: At := A^T, At = Q R, and
 /// A := At^T (the factors transposed: an LQ of A, L = R^T, in the layout of LAPACK's gelqf). A and B are scaled first.
 template <typename T>
-void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, starpu_data_handle_t info,
+void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const QrInfo& info,
                         const GelsScaling& scaling, SequenceState* seq, const Options& opts, const Plan& plan) {
     Runtime& rt = A.runtime();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), nullptr, seq);
@@ -165,11 +207,11 @@ void submit_gels_factor(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, st
             }
     };
     if (wide) transpose(A, F);
-    submit_geqrf_dag(F, Tf, opts, plan, nullptr, seq, info);
+    submit_geqrf_dag(F, Tf, opts, plan, nullptr, seq, &info);
     if (!wide) submit_ormqr_dag(starfact::Side::Left, true, F, Tf, B, opts, nullptr, seq);
     for (int64_t k = 0; k < std::min(F.mt(), F.nt()); ++k) {
         o.name = names("qr_diag_info", k);
-        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info, k * A.nb(), Tf.status());
+        insert_qr_diag_info<T>(rt, o, F.tile(k, k), info.of(F.owner(k, k)), k * A.nb(), Tf.status());
     }
     if (wide) transpose(F, A);
 }
@@ -193,6 +235,7 @@ void submit_gels_solution(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, 
 
 template <typename T>
 void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& B, const Options& opts) {
+    agree_qr_call("gels", A, Tf, &B, opts);  // a distributed call: before any check (docs/mpi.md)
     require_qr_arguments("gels", A, Tf, opts, A.m() < A.n());
     const int64_t rows = std::max(A.m(), A.n());
     require(B.m() == rows && B.nb() == A.nb(), "gels", "B", [&] {
@@ -201,7 +244,7 @@ void require_gels(const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatr
                std::to_string(A.nb()) + ")";
     });
     require(&B.runtime() == &A.runtime(), "gels", "B", "belongs to another Runtime than A");
-    require(!B.distributed(), "gels", "B", "is distributed over MPI ranks: the tile QR runs on one process");
+    require_on_grid_of("gels", A, B, "B");
 }
 
 }  // namespace
@@ -220,8 +263,8 @@ int gels_planned(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Opt
         forget.push_back(std::make_unique<detail::ForgetAfterTasks>(scaling.M));
         Sequence seq(A.runtime());
         detail::SequenceState& state = detail::SequenceAccess::state(seq);
-        starpu_data_handle_t info;
-        state.add_operation(&info);
+        detail::QrInfo info;
+        detail::add_qr_operation(A, &state, &info);
         detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts, plan);
         return seq.wait();
     };
@@ -248,7 +291,7 @@ int gels_planned(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Opt
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts) {
     detail::require_gels(A, Tf, B, opts);
-    return gels_planned(A, Tf, B, opts, detail::plan_qr_tiles(Tf, opts));
+    return gels_planned(A, Tf, B, opts, detail::qr_plan_for(A, Tf, opts, detail::plan_qr_tiles(Tf, opts)));
 }
 
 namespace async {
@@ -260,11 +303,12 @@ int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, co
     detail::require_qr_plan("gels", plan, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
     detail::SequenceState& state = detail::SequenceAccess::state(seq);
-    starpu_data_handle_t info;
-    const int op = state.add_operation(&info);
-    const detail::GelsScaling scaling = detail::gels_scaling(A, B, plan);
+    detail::QrInfo info;
+    const int op = detail::add_qr_operation(A, &state, &info);
+    const Plan planned = detail::qr_plan_for(A, Tf, opts, plan);
+    const detail::GelsScaling scaling = detail::gels_scaling(A, B, planned);
     const detail::ForgetAfterTasks forget(scaling.M);
-    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts, plan);
+    detail::submit_gels_factor(A, Tf, B, info, scaling, &state, opts, planned);
     detail::submit_gels_solution(A, Tf, B, scaling, &state, opts);
     return op;
 }

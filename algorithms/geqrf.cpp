@@ -21,6 +21,7 @@
 // here too.
 #include <algorithm>
 #include <complex>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,10 +29,12 @@
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
+#include "algorithms/plan_tables.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "algorithms/qr_fallback.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "codelets/qr_status.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -83,15 +86,31 @@ const char* describe(QrBreakdown breakdown) {
 // ---- QRFactors ------------------------------------------------------------------------------------
 
 template <typename T>
-QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib)
-    : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree),
+QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTree tree, int64_t ib, const Grid& grid)
+    : runtime_(&runtime), m_(m), n_(n), nb_(nb), ib_requested_(ib), tree_(tree), grid_(grid),
       status_(std::make_shared<detail::QrStatus>()) {
+    if (grid.ranks() > 1)  // every rank, before any check that one rank could fail alone (docs/mpi.md)
+        detail::agree(runtime, "QRFactors",
+                      {{"m", m}, {"n", n}, {"nb", nb}, {"grid", grid}, {"tree", tree.name()}, {"ib", ib}});
+    const std::string grid_text = std::to_string(grid.p) + " x " + std::to_string(grid.q);
+    require(grid.p >= 1 && grid.q >= 1, "QRFactors", "grid", "must be at least 1 x 1 (got " + grid_text + ")");
+    require(grid.ranks() == 1 || (runtime.mpi() && grid.ranks() == runtime.mpi_size()), "QRFactors", "grid",
+            grid_text + " has " + std::to_string(grid.ranks()) + " process(es) but the Runtime has " +
+                std::to_string(runtime.mpi() ? runtime.mpi_size() : 1) + " MPI rank(s)");
+    if (grid.ranks() > 1)
+        require(tree.kind != QrTree::Kind::Cholqr && tree.kind != QrTree::Kind::Panel, "QRFactors", "tree", [&] {
+            return "'" + tree.name() +
+                   "' runs on one process; factors distributed over MPI ranks take the flat, binary, domains or auto "
+                   "tree";
+        });
     detail::require_nonnegative("QRFactors", "m", m);
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
-    if (nb_ == 0)
+    if (nb_ == 0) {
         nb_ = plan({Operation::Geqrf, detail::is_single_v<T> ? Precision::Fp32 : Precision::Fp64, m, n},
                    Machine::of(runtime)).nb;
+        if (grid.ranks() > 1) detail::agree(runtime, "QRFactors", {{"nb (the plan's)", nb_}});  // ranks' machines differ
+    }
     require(ib >= 0 && ib <= nb_, "QRFactors", "ib",
             "must be in [0, nb] = [0, " + std::to_string(nb_) + "] (got " + std::to_string(ib) + ")");
     if (tree.kind == QrTree::Kind::Panel)
@@ -104,8 +123,10 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
     const int64_t mt = (m + nb_ - 1) / nb_;
     // One T tile (nb x min(nb, n - k nb)) per tile of A, for each kind of kernel; without a home, StarPU allocates
     // a tile where a task first writes it.
-    t_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_);
-    tt_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_);
+    // Distributed: registered with StarPU-MPI, tile (i, k) owned as A's tile (i, k).
+    const TileLayout layout{grid};
+    t_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_, layout);
+    tt_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime, mt * nb_, n, nb_, layout);
 }
 
 template <typename T>
@@ -143,7 +164,7 @@ starpu_data_handle_t QRFactors<T>::tt_tile(int64_t i, int64_t k) const {
 
 template <typename T>
 TileMatrix<T>& QRFactors<T>::factored_workspace() {
-    if (!a_) a_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime(), m_, n_, nb_);
+    if (!a_) a_ = std::make_unique<TileMatrix<T>>(detail::WorkspaceTiles{}, runtime(), m_, n_, nb_, TileLayout{grid_});
     return *a_;
 }
 
@@ -167,9 +188,10 @@ public:
     }
 
     void step(int64_t k) {
-        const QrStep s = qr_step(k, A_.mt(), T_.domain_rows());
+        const QrStep s = qr_step(k, A_.mt(), T_.domain_rows(), T_.row_cycle());
         for (const QrStep::Domain& d : s.domains) {
             set(panel(k), names_("geqrt", d.head, k));
+            o_.rank = -1;  // GEQRT and UNMQR write one tile: its owner runs them
             insert_geqrt<T>(rt_, o_, A_.tile(d.head, k), T_.t_tile(d.head, k), ib_);
             for (int64_t j = k + 1; j < nt_; ++j) {
                 set(update(j), names_("unmqr", d.head, j, k));
@@ -178,9 +200,11 @@ public:
             }
             for (int64_t i : d.rows) {
                 set(panel(k), names_("tsqrt", d.head, i, k));
+                on_owner_of(i, k);
                 insert_tpqrt<T>(rt_, o_, false, A_.tile(d.head, k), A_.tile(i, k), T_.t_tile(i, k), ib_);
                 for (int64_t j = k + 1; j < nt_; ++j) {
                     set(update(j), names_("tsmqr", i, j, k));
+                    on_owner_of(i, j);
                     insert_tpmqrt<T>(rt_, o_, false, Side::Left, true, A_.tile(i, k), T_.t_tile(i, k),
                                      A_.tile(d.head, j), A_.tile(i, j), ib_);
                 }
@@ -188,16 +212,23 @@ public:
         }
         for (const auto& [p, i] : s.merges) {
             set(panel(k), names_("ttqrt", p, i, k));
+            on_owner_of(i, k);
             insert_tpqrt<T>(rt_, o_, true, A_.tile(p, k), A_.tile(i, k), T_.tt_tile(i, k), ib_);
             for (int64_t j = k + 1; j < nt_; ++j) {
                 set(update(j), names_("ttmqr", i, j, k));
+                on_owner_of(i, j);
                 insert_tpmqrt<T>(rt_, o_, true, Side::Left, true, A_.tile(i, k), T_.tt_tile(i, k), A_.tile(p, j),
                                  A_.tile(i, j), ib_);
             }
         }
+        o_.rank = -1;
     }
 
 private:
+    /// The TS and TT kernels write two tiles of A, the top one (the head's) and tile (i, j), whose reflectors (and T
+    /// factor) they hold: on a distributed A the owner of tile (i, j) runs them, the top tile travels there and back
+    /// when another rank owns it (StarPU-MPI, as the LU's panel: docs/mpi.md). The reflectors and T stay put.
+    void on_owner_of(int64_t i, int64_t j) { o_.rank = A_.distributed() ? A_.owner(i, j) : -1; }
     int64_t panel(int64_t k) const { return 2 * (nt_ - k) + 1; }
     int64_t update(int64_t j) const { return 2 * (nt_ - j); }
     void set(int64_t raw, const char* name) {
@@ -275,7 +306,6 @@ void submit_panel_qr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts
 template <typename T>
 void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts,
                           bool transposed) {
-    require(!A.distributed(), function, "A", "is distributed over MPI ranks: the tile QR runs on one process");
     const int64_t m = transposed ? A.n() : A.m(), n = transposed ? A.m() : A.n();
     require(Tf.m() == m && Tf.n() == n && Tf.nb() == A.nb(), function, "T", [&] {
         return std::string(transposed ? "must be shaped for A^T (a wide A's least squares factor A^T; got m="
@@ -286,6 +316,17 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
     });
     Runtime& rt = A.runtime();
     require(&Tf.runtime() == &rt, function, "T", "belongs to another Runtime than A");
+    require(Tf.grid() == A.grid(), function, "T", [&] {
+        return "must be distributed as A (QRFactors(A): on A's grid of ranks, " + std::to_string(A.grid().p) + " x " +
+               std::to_string(A.grid().q) + "; got " + std::to_string(Tf.grid().p) + " x " +
+               std::to_string(Tf.grid().q) + ")";
+    });
+    require(!A.distributed() || (Tf.tree().kind != QrTree::Kind::Cholqr && Tf.tree().kind != QrTree::Kind::Panel),
+            function, "tree", [&] {
+                return "'" + Tf.tree().name() +
+                       "' runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains "
+                       "or auto tree";
+            });
     rt.require_mapping(opts.mapping, function);
     if (Tf.tree().kind == QrTree::Kind::Cholqr)
         require(n <= A.nb() && m >= n, function, "tree", [&] {
@@ -298,35 +339,97 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
 }
 
 /// R's check: per tile column j, one task on its tiles of R (tile rows 0 .. min(j, mt - 1); the diagonal one's upper
-/// triangle), after the tasks that write them.
+/// triangle), after the tasks that write them. A distributed A: one task per grid row on the tiles of R that its rank
+/// owns in the column, which writes that rank's info (nothing moves between ranks).
 template <typename T>
-void submit_r_check(TileMatrix<T>& A, starpu_data_handle_t info, QrStatus* status, const Options& opts,
-                    RunStats* stats, SequenceState* seq) {
+void submit_r_check(TileMatrix<T>& A, const QrInfo& info, QrStatus* status, const Options& opts, RunStats* stats,
+                    SequenceState* seq) {
     TaskOptions o = operation_task_options(A.runtime(), opts, A.nb(), stats, seq);
     TaskNames names(*seq);
+    const int64_t cycle = A.distributed() ? A.grid().p : 1;
     for (int64_t j = 0; j < A.nt(); ++j) {
-        std::vector<starpu_data_handle_t> tiles;
         const int64_t last = std::min(j, A.mt() - 1);
-        for (int64_t i = 0; i <= last; ++i) tiles.push_back(A.tile(i, j));
-        o.name = names("qr_finite", j);
-        insert_qr_finite_check<T>(A.runtime(), o, tiles, last == j, j * A.nb(), info, status);
+        for (int64_t first = 0; first < std::min(cycle, last + 1); ++first) {
+            std::vector<starpu_data_handle_t> tiles;
+            for (int64_t i = first; i <= last; i += cycle) tiles.push_back(A.tile(i, j));
+            o.name = names("qr_finite", j);
+            // (the diagonal tile, when in the list, is its last)
+            insert_qr_finite_check<T>(A.runtime(), o, tiles, last == j && (last - first) % cycle == 0, j * A.nb(),
+                                      info.of(A.owner(first, j)), status);
+        }
     }
+}
+
+/// The breakdown of a distributed QR, the same on every rank: the record of the smallest column over the ranks (the
+/// column wait() makes the info of every rank). Collective.
+void agree_qr_status(const Runtime& rt, QrStatus& status) {
+    const QrBreakdown mine = status.breakdown();
+    constexpr int64_t kinds = 16;  // more than QrBreakdown's values
+    std::vector<int64_t> key{mine == QrBreakdown::None
+                                 ? std::numeric_limits<int64_t>::min()
+                                 : -(status.column.load(std::memory_order_acquire) * kinds + static_cast<int64_t>(mine))};
+    allreduce_max(rt, "QRFactors::breakdown", key);
+    if (key[0] == std::numeric_limits<int64_t>::min()) return;  // no rank found one
+    status.column.store(-key[0] / kinds, std::memory_order_relaxed);
+    status.kind.store(static_cast<int>(-key[0] % kinds), std::memory_order_release);
+}
+
+template <typename T>
+int add_qr_operation(const TileMatrix<T>& A, SequenceState* seq, QrInfo* info) {
+    if (A.distributed()) return seq->add_distributed_operation(A.runtime(), &info->handles);
+    info->handles.assign(1, nullptr);
+    return seq->add_operation(&info->handles.front());
+}
+
+template <typename T>
+Plan qr_plan_for(const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts, Plan p) {
+    if (!A.distributed() || Tf.tree().kind != QrTree::Kind::Auto) return p;  // (T refuses cholqr and panel by name)
+    const int64_t mt = Tf.m() / Tf.nb() + (Tf.m() % Tf.nb() != 0), P = A.grid().p;
+    if (p.tree.kind == QrTree::Kind::Panel && Tf.ib_requested() == 0)  // (the panel tree's is a whole tile)
+        p.ib = qr_inner_block(p.nb, opts.mapping, Machine::of(A.runtime()).gpu());
+    p.tree = QrTree{QrTree::Kind::Domains, std::max<int64_t>(1, mt / P + (mt % P != 0))};
+    return p;
+}
+
+template <typename T>
+void agree_qr_call(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>* C,
+                   const Options& opts, int64_t what) {
+    if (!A.distributed() && !Tf.distributed() && !(C && C->distributed())) return;
+    const int64_t t_tag = Tf.distributed() && Tf.m() > 0 && Tf.n() > 0 ? mpi_tag(Tf.t_tile(0, 0)) : -1;
+    agree(A.runtime(), function,
+          {{"m", A.m()}, {"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
+           {"T (tag of its first tile)", t_tag}, {"tree", Tf.tree().name()}, {"ib", Tf.ib_requested()},
+           {"variant", opts.variant.name()}, {"the second matrix (tag of its first tile)", C ? first_tag(*C) : -1},
+           {"its columns", C ? C->n() : 0}, {"side and transposition", what}});
+}
+
+template <typename T>
+void require_on_grid_of(const char* function, const TileMatrix<T>& A, const TileMatrix<T>& C, const char* name) {
+    require(C.grid() == A.grid(), function, name, [&] {
+        auto text = [](const Grid& g) { return std::to_string(g.p) + " x " + std::to_string(g.q); };
+        return "must be distributed as A (on A's grid of ranks, " + text(A.grid()) + "; got " + text(C.grid()) + ")";
+    });
 }
 
 template <typename T>
 void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, const Plan& p, RunStats* stats,
-                      SequenceState* seq, starpu_data_handle_t info) {
+                      SequenceState* seq, const QrInfo* given, int64_t row_cycle) {
     Runtime& rt = A.runtime();
     const std::shared_ptr<QrStatus> status = Tf.new_status();
     seq->keep(status);
+    // Each rank's record holds what its own tasks found: wait() makes it the same on every rank.
+    if (A.distributed()) seq->add_after_reduction([&rt, status] { agree_qr_status(rt, *status); });
     const bool empty = std::min(A.m(), A.n()) == 0;
-    if (!empty && !info) seq->add_operation(&info);
+    QrInfo own;
+    if (!empty && !given) add_qr_operation(A, seq, &own);
+    const QrInfo& info = given ? *given : own;
     const int64_t all_rows = std::max<int64_t>(A.mt(), 1);
+    if (row_cycle == 0) row_cycle = A.distributed() ? A.grid().p : 1;
     switch (p.tree.kind) {
         case QrTree::Kind::Cholqr:
             Tf.set_plan(p.ib, all_rows, true);
             if (empty) return;
-            submit_cholqr_dag(A, Tf, info, opts, stats, seq);
+            submit_cholqr_dag(A, Tf, info.of(0), opts, stats, seq);
             return submit_r_check(A, info, status.get(), opts, stats, seq);
         case QrTree::Kind::Panel:
             Tf.set_plan(p.ib, all_rows, false, true);
@@ -334,7 +437,8 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, c
             submit_panel_qr_dag(A, Tf, opts, stats, seq);
             return submit_r_check(A, info, status.get(), opts, stats, seq);
         case QrTree::Kind::Binary: Tf.set_plan(p.ib, 1); break;
-        case QrTree::Kind::Domains: Tf.set_plan(p.ib, p.tree.domain); break;
+        // (a distributed A: the hierarchical tree, following the grid rows)
+        case QrTree::Kind::Domains: Tf.set_plan(p.ib, p.tree.domain, false, false, row_cycle); break;
         default: Tf.set_plan(p.ib, all_rows); break;  // Flat
     }
     if (empty) return;
@@ -351,10 +455,17 @@ template void require_qr_arguments<float>(const char*, const TileMatrix<float>&,
                                           const Options&, bool);
 template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
                                            const Options&, bool);
-template void submit_geqrf_dag<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, const Plan&, RunStats*,
-                                      SequenceState*, starpu_data_handle_t);
-template void submit_geqrf_dag<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, const Plan&, RunStats*,
-                                       SequenceState*, starpu_data_handle_t);
+#define STARFACT_QR_DISTRIBUTED(T)                                                                                  \
+    template void submit_geqrf_dag<T>(TileMatrix<T>&, QRFactors<T>&, const Options&, const Plan&, RunStats*,         \
+                                      SequenceState*, const QrInfo*, int64_t);                                        \
+    template int add_qr_operation<T>(const TileMatrix<T>&, SequenceState*, QrInfo*);                                 \
+    template Plan qr_plan_for<T>(const TileMatrix<T>&, const QRFactors<T>&, const Options&, Plan);                   \
+    template void agree_qr_call<T>(const char*, const TileMatrix<T>&, const QRFactors<T>&, const TileMatrix<T>*,     \
+                                   const Options&, int64_t);                                                          \
+    template void require_on_grid_of<T>(const char*, const TileMatrix<T>&, const TileMatrix<T>&, const char*);
+STARFACT_QR_DISTRIBUTED(float)
+STARFACT_QR_DISTRIBUTED(double)
+#undef STARFACT_QR_DISTRIBUTED
 }  // namespace detail
 
 namespace detail {
@@ -382,9 +493,10 @@ template void require_no_fallback<double>(const char*, const QRFactors<double>&)
 
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& stats) {
+    detail::agree_qr_call<T>("geqrf", A, Tf, nullptr, opts);
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
-    const Plan plan = detail::plan_qr_tiles(Tf, opts);
+    const Plan plan = detail::qr_plan_for(A, Tf, opts, detail::plan_qr_tiles(Tf, opts));
     detail::QrFallbackCopy<T> saved(Tf, {&A}, plan);
     int info = detail::geqrf_waited(A, Tf, opts, plan, stats);
     if (info != 0 && saved.armed()) {  // the Cholesky QR broke down: A again, by the Householder tree
@@ -409,12 +521,14 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts) {
 namespace async {
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::agree_qr_call<T>("geqrf", A, Tf, nullptr, opts);
     detail::require_qr_arguments("geqrf", A, Tf, opts);
     require(&seq.runtime() == &A.runtime(), "geqrf", "seq", "belongs to another Runtime than A");
     detail::require_no_fallback("geqrf", Tf);
     detail::require_qr_plan("geqrf", plan, Tf, opts);
     Tf.set_fallback(QrBreakdown::None);
-    detail::submit_geqrf_dag(A, Tf, opts, plan, nullptr, &detail::SequenceAccess::state(seq));
+    detail::submit_geqrf_dag(A, Tf, opts, detail::qr_plan_for(A, Tf, opts, plan), nullptr,
+                             &detail::SequenceAccess::state(seq));
 }
 template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {

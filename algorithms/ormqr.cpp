@@ -77,6 +77,12 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
     if (Tf.panel()) return submit_panel_apply_dag(side, trans, forward, A, Tf, C, opts, stats, seq);
     // The tile of C that tile row i of Q acts on, for tile j of C's other dimension.
     auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
+    // A distributed C: the TS and TT kernels write two tiles of C, on the owner of tile (i, j) (whose tile row or
+    // column the reflectors of A's tile row i act on alone), where the head's tile travels to and back from; the
+    // reflectors and T travel to the ranks that apply them, once each (StarPU-MPI's cache).
+    auto owner_of_c = [&](int64_t i, int64_t j) {
+        return C.distributed() ? (right ? C.owner(j, i) : C.owner(i, j)) : -1;
+    };
     Runtime& rt = A.runtime();
     const int ib = static_cast<int>(Tf.ib());
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
@@ -87,18 +93,20 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
     const PriorityScale prio(opts.variant.kind == Variant::Kind::Right, static_cast<int>(steps + 1));
     auto apply_step = [&](int64_t k) {
         TraceIteration iteration(rt, k);
-        const QrStep s = qr_step(k, A.mt(), Tf.domain_rows());
+        const QrStep s = qr_step(k, A.mt(), Tf.domain_rows(), Tf.row_cycle());
         o.priority = prio(static_cast<int>(forward ? steps - k : k + 1));
         auto domain = [&](const QrStep::Domain& d) {
             auto head = [&] {
                 for (int64_t j = 0; j < ct; ++j) {
                     o.name = names("unmqr", d.head, j, k);
+                    o.rank = -1;
                     insert_unmqr<T>(rt, o, kside, trans, A.tile(d.head, k), Tf.t_tile(d.head, k), c(d.head, j), ib);
                 }
             };
             auto row = [&](int64_t i) {
                 for (int64_t j = 0; j < ct; ++j) {
                     o.name = names("tsmqr", i, j, k);
+                    o.rank = owner_of_c(i, j);
                     insert_tpmqrt<T>(rt, o, false, kside, trans, A.tile(i, k), Tf.t_tile(i, k), c(d.head, j), c(i, j),
                                      ib);
                 }
@@ -114,6 +122,7 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
         auto merge = [&](int64_t p, int64_t i) {
             for (int64_t j = 0; j < ct; ++j) {
                 o.name = names("ttmqr", i, j, k);
+                o.rank = owner_of_c(i, j);
                 insert_tpmqrt<T>(rt, o, true, kside, trans, A.tile(i, k), Tf.tt_tile(i, k), c(p, j), c(i, j), ib);
             }
         };
@@ -142,7 +151,9 @@ namespace {
 /// m columns (Right: C Q).
 template <typename T>
 void require_applicable(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const TileMatrix<T>& C,
-                        const char* c_name, const Options& opts, starfact::Side side = starfact::Side::Left) {
+                        const char* c_name, const Options& opts, starfact::Side side = starfact::Side::Left,
+                        int64_t what = 0) {
+    agree_qr_call(function, A, Tf, &C, opts, what);  // a distributed call: before any check (docs/mpi.md)
     require_qr_arguments(function, A, Tf, opts);
     require(Tf.factored(), function, "T", "holds no factorization (call geqrf with it first)");
     const bool right = side == starfact::Side::Right;
@@ -157,13 +168,14 @@ void require_applicable(const char* function, const TileMatrix<T>& A, const QRFa
                ")";
     });
     require(&C.runtime() == &A.runtime(), function, c_name, "belongs to another Runtime than A");
-    require(!C.distributed(), function, c_name, "is distributed over MPI ranks: the tile QR runs on one process");
+    require_on_grid_of(function, A, C, c_name);
 }
 
 template <typename T>
 void submit_ormqr(starfact::Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
                   SequenceState* seq, const Options& opts) {
-    require_applicable("ormqr", A, Tf, C, "C", opts, side);
+    require_applicable("ormqr", A, Tf, C, "C", opts, side,
+                       (side == starfact::Side::Right ? 10 : 0) + static_cast<int64_t>(trans));
     submit_ormqr_dag(side, trans != Trans::NoTrans, A, Tf, C, opts, nullptr, seq);  // Q^H = Q^T
 }
 

@@ -84,14 +84,21 @@ void insert_qr_finite_check(const Runtime& rt, const TaskOptions& o, const std::
 /// gels' scaling (codelets/qr_scaling.cpp), over the tiles of one tile column (top to bottom, nb rows each but the
 /// last) and M, a vector of two doubles [max |A|, max |B|]: M[which] := max(M[which], the largest
 /// magnitude of the tiles' first `rows` rows) (NaN wins); `init`: the first such task, which sets M to 0 first.
+/// The tiles are the column's tile rows first_tile, first_tile + tile_step, ... (a rank's share of a distributed
+/// column; by default all of them).
 template <typename T>
 void insert_qr_absmax(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
-                      int64_t nb, int64_t rows, int which, bool init, starpu_data_handle_t M);
-/// The tiles' rows [first, last) times 2^qr_rescale_exponent(M, ranges, which).
+                      int64_t nb, int64_t rows, int which, bool init, starpu_data_handle_t M, int64_t first_tile = 0,
+                      int64_t tile_step = 1);
+/// The tiles' rows [first, last) times 2^qr_rescale_exponent(M, ranges, which) (the tiles: as insert_qr_absmax's).
 template <typename T>
 void insert_qr_rescale(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
                        int64_t nb, int64_t first, int64_t last, const QrScaleRanges& ranges, QrRescale which,
-                       starpu_data_handle_t M);
+                       starpu_data_handle_t M, int64_t first_tile = 0, int64_t tile_step = 1);
+/// M := the element-wise largest of M and `other` (two doubles each; NaN wins), or other's copy with `init` (M
+/// written first here). On CPU workers.
+void insert_qr_absmax_merge(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t M, starpu_data_handle_t other,
+                            bool init);
 /// A := the identity pattern of the tile whose first row is global row r0 and first column global column c0.
 template <typename T>
 void insert_qr_laset(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, int64_t r0, int64_t c0);

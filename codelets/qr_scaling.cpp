@@ -5,6 +5,10 @@
 //               bottom: M[which] := max(M[which], the largest magnitude of their first `rows` rows), NaN when one is
 //               NaN
 //   qr_rescale: 0 = M (R), 1.. = the tiles of a tile column (RW): rows [first, last) times 2^k, k from M
+//   (the tiles of a tile column: every one, or every tile_step-th from tile first_tile on, the ones a rank of a
+//   distributed matrix owns)
+//   qr_absmax_merge: 0 = M (RW; W with init), 1 = another M (R): the element-wise largest (NaN wins), or a copy; the
+//   distributed gels' maxima, each rank's brought to every rank (CPU)
 // CPU: loops; CUDA: kernels/qr/qr_range.cu.
 #include <algorithm>
 #include <cmath>
@@ -28,13 +32,14 @@ struct ScalingArgs {
     QrScaleRanges ranges;     // qr_rescale
     QrRescale rescale;        // qr_rescale
     CudaContexts* cuda;
+    int64_t first_tile = 0, tile_step = 1;  // the tiles' tile rows: first_tile + t * tile_step
 };
 
 double* maxima(void* buffer) { return reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffer)); }
 
 /// The rows [from, to) of tile t of the column that lie in the global rows [first, last).
 void rows_of(const ScalingArgs* a, int t, int rows, int* from, int* to) {
-    const int64_t r0 = t * a->nb;
+    const int64_t r0 = (a->first_tile + t * a->tile_step) * a->nb;
     *from = static_cast<int>(std::clamp<int64_t>(a->first - r0, 0, rows));
     *to = static_cast<int>(std::clamp<int64_t>(a->last - r0, 0, rows));
 }
@@ -102,6 +107,18 @@ void rescale_cuda(void* buffers[], void* cl_arg) {
 }
 #endif
 
+void absmax_merge_cpu(void* buffers[], void* cl_arg) {
+    const bool init = *static_cast<const bool*>(cl_arg);
+    double* to = maxima(buffers[0]);
+    const double* from = maxima(buffers[1]);
+    for (int k = 0; k < 2; ++k)
+        if (init || (!std::isnan(to[k]) && !(from[k] <= to[k]))) to[k] = from[k];  // NaN wins
+}
+
+void define_absmax_merge(Kernel& k) {
+    define_kernel(k, "qr_absmax_merge", "starfact_qr_absmax_merge", absmax_merge_cpu, nullptr, {});
+}
+
 template <typename T>
 void define_absmax(Kernel& k) {
     define_kernel(k, "qr_absmax", by_precision<T>("starfact_sqr_absmax", "starfact_dqr_absmax"), absmax_cpu<T>,
@@ -128,8 +145,10 @@ starpu_task* column_task(const Kernel& k, const ScalingArgs& args, starpu_data_h
 
 template <typename T>
 void insert_qr_absmax(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
-                      int64_t nb, int64_t rows, int which, bool init, starpu_data_handle_t M) {
-    ScalingArgs a{static_cast<int>(tiles.size()), which, init, nb, 0, rows, {}, QrRescale::A, cuda_contexts(rt)};
+                      int64_t nb, int64_t rows, int which, bool init, starpu_data_handle_t M, int64_t first_tile,
+                      int64_t tile_step) {
+    ScalingArgs a{static_cast<int>(tiles.size()), which, init, nb, 0, rows, {}, QrRescale::A, cuda_contexts(rt),
+                  first_tile, tile_step};
     submit(column_task(kernel<define_absmax<T>>(rt), a, M, init ? STARPU_W : STARPU_RW, tiles, STARPU_R), o,
            "qr_absmax");
 }
@@ -137,17 +156,29 @@ void insert_qr_absmax(const Runtime& rt, const TaskOptions& o, const std::vector
 template <typename T>
 void insert_qr_rescale(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& tiles,
                        int64_t nb, int64_t first, int64_t last, const QrScaleRanges& ranges, QrRescale which,
-                       starpu_data_handle_t M) {
-    ScalingArgs a{static_cast<int>(tiles.size()), 0, false, nb, first, last, ranges, which, cuda_contexts(rt)};
+                       starpu_data_handle_t M, int64_t first_tile, int64_t tile_step) {
+    ScalingArgs a{static_cast<int>(tiles.size()), 0, false, nb, first, last, ranges, which, cuda_contexts(rt),
+                  first_tile, tile_step};
     submit(column_task(kernel<define_rescale<T>>(rt), a, M, STARPU_R, tiles, STARPU_RW), o, "qr_rescale");
+}
+
+void insert_qr_absmax_merge(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t M,
+                            starpu_data_handle_t other, bool init) {
+    starpu_task* t = qr_packed_task(kernel<define_absmax_merge>(rt), init);
+    const starpu_data_handle_t handles[] = {M, other};
+    const starpu_data_access_mode modes[] = {init ? STARPU_W : STARPU_RW, STARPU_R};
+    set_dynamic_buffers(t, handles, modes, 2);
+    TaskOptions cpu = o;
+    cpu.mapping = Mapping::CpuOnly;  // two doubles: no CUDA implementation
+    submit(t, cpu, "qr_absmax_merge");
 }
 
 #define STARFACT_QR_SCALING(T)                                                                                     \
     template void insert_qr_absmax<T>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&, \
-                                      int64_t, int64_t, int, bool, starpu_data_handle_t);                         \
+                                      int64_t, int64_t, int, bool, starpu_data_handle_t, int64_t, int64_t);       \
     template void insert_qr_rescale<T>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&, \
                                        int64_t, int64_t, int64_t, const QrScaleRanges&, QrRescale,                \
-                                       starpu_data_handle_t);
+                                       starpu_data_handle_t, int64_t, int64_t);
 STARFACT_QR_SCALING(float)
 STARFACT_QR_SCALING(double)
 #undef STARFACT_QR_SCALING

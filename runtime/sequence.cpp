@@ -67,6 +67,7 @@ void SequenceState::orphan() noexcept {
         handles.swap(info_handles);
         kept.clear();       // their tasks completed: the Runtime waited for every task
         to_reduce.clear();  // a reduction over the ranks is a collective, out of reach now
+        after_reduction.clear();
         runtime = nullptr;
     }
     for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
@@ -118,12 +119,14 @@ int Sequence::wait_tasks() {
     std::vector<starpu_data_handle_t> handles;
     size_t upto = 0;  // operations registered so far: their handles are in `handles` or already gathered
     std::vector<std::pair<size_t, int*>> reduce;  // distributed operations among those
+    std::vector<std::function<void()>> after;     // their collective steps
     const Runtime* rt = nullptr;
     {
         std::lock_guard lock(s.mutex);
         handles.swap(s.info_handles);
         upto = s.infos.size();
         reduce.swap(s.to_reduce);
+        after.swap(s.after_reduction);
         rt = s.runtime;
     }
     for (starpu_data_handle_t h : handles) starpu_data_unregister(h);
@@ -136,6 +139,9 @@ int Sequence::wait_tasks() {
         std::lock_guard lock(s.mutex);
         for (size_t i = 0; i < reduce.size(); ++i) s.infos[reduce[i].first] = values[i];
     }
+    // (unwinding: nothing collective, as for the infos; the other ranks may never get here)
+    if (std::uncaught_exceptions() == 0)
+        for (const std::function<void()>& step : after) step();
     std::lock_guard lock(s.mutex);
     s.gathered = upto;
     if (s.error) {

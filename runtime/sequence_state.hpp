@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +36,9 @@ struct SequenceState {
     std::deque<int> rank_infos;
     std::vector<std::pair<size_t, int*>> to_reduce;
     const Runtime* runtime = nullptr;                   // for the reduction's collective
+    /// Collective steps of distributed operations that wait() runs on every rank, in the order added, once the
+    /// infos are reduced (the distributed QR's breakdown record: the same reason on every rank).
+    std::vector<std::function<void()>> after_reduction;
     size_t gathered = 0;                                // operations whose info is back in `infos`
     /// The first error of an operation whose host-side part runs outside the caller's thread (the mixed-precision
     /// solve's driver): the next wait() throws it, once its tasks completed (as it was thrown: an InvalidArgument
@@ -57,6 +61,11 @@ struct SequenceState {
     /// rank r, registered with StarPU-MPI); the tasks a rank runs write its own. wait() gathers the first
     /// failing column over the ranks, so that info(op) is the same on every rank. Returns its index.
     int add_distributed_operation(const Runtime& rt, std::vector<starpu_data_handle_t>* per_rank);
+    /// A collective step for the next wait() to run after reducing the infos (every rank adds the same ones).
+    void add_after_reduction(std::function<void()> step) {
+        std::lock_guard lock(mutex);
+        after_reduction.push_back(std::move(step));
+    }
     /// Records `e` for the next wait() to throw (the first one is kept).
     void fail(std::exception_ptr e) {
         std::lock_guard lock(mutex);

@@ -310,7 +310,10 @@ template <typename T>
 TileMatrix<T>::TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, int64_t n, int64_t nb,
                           const TileLayout& layout)
     : runtime_(&runtime), m_(m), n_(n), nb_(nb), residency_(Residency::Host), layout_(layout), kind_(Kind::Workspace) {
-    require(m >= 0 && n >= 0 && nb > 0 && nb <= (1 << 20) && layout.grid.ranks() == 1 && (!layout.lower_only || m == n),
+    // A distributed workspace (the distributed QR's T factors): its callers agreed on it and checked its grid.
+    const int ranks = layout.grid.ranks();
+    require(m >= 0 && n >= 0 && nb > 0 && nb <= (1 << 20) && layout.grid.p >= 1 && layout.grid.q >= 1 &&
+                (ranks == 1 || (runtime.mpi() && ranks == runtime.mpi_size())) && (!layout.lower_only || m == n),
             "TileMatrix", "workspace",
             "has an unusable shape (" + std::to_string(m) + " x " + std::to_string(n) + ", nb " + std::to_string(nb) +
                 ") or layout");
@@ -337,6 +340,9 @@ void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
         throw RuntimeError("starfact::TileMatrix: internal error: a view of leading dimension " + std::to_string(ld) +
                            " reached registration");
     build(home < 0 ? STARPU_MAIN_RAM : static_cast<unsigned>(home), [&] {
+        // A distributed workspace: tags as an owned matrix's; every rank's tiles have no home, the owner's copy is
+        // allocated by the first task that writes it there.
+        const int64_t tag0 = distributed() ? detail::reserve_tags(*runtime_, mt_ * nt_) : 0;
         for (int64_t j = 0; j < nt_; ++j)
             for (int64_t i = 0; i < mt_; ++i) {
                 if (!stored(i, j)) continue;
@@ -344,6 +350,7 @@ void TileMatrix<T>::register_unowned(int home, uintptr_t base, int64_t ld) {
                 const auto rows = static_cast<uint32_t>(tile_rows(i)), cols = static_cast<uint32_t>(tile_cols(j));
                 if (home < 0) {
                     starpu_matrix_data_register(&handles_[idx], -1, 0, rows, rows, cols, sizeof(T));
+                    if (distributed()) detail::mpi_register(handles_[idx], tag0 + idx, owner(i, j));
                     continue;
                 }
                 const uintptr_t p = base + static_cast<uintptr_t>(i * nb_ + j * nb_ * ld) * sizeof(T);

@@ -42,7 +42,8 @@ enum class Trans { NoTrans, Transpose, ConjTranspose };
 /// more for the kernel that merged its triangle into another (TT, used by the non-flat trees). Their tiles have no home: StarPU allocates them where a task first writes
 /// them (a GPU's memory on GPU mappings) and keeps them there for ormqr, orgqr and gels. Shaped for one m x n
 /// matrix in nb x nb tiles; owns its StarPU handles, and waits for the tasks using them when destroyed.
-/// Like a TileMatrix it belongs to its Runtime and should be destroyed before it.
+/// Like a TileMatrix it belongs to its Runtime and should be destroyed before it. Factors on a grid of MPI ranks
+/// (a distributed A's, docs/mpi.md) are distributed like A: the T tiles of tile (i, k) belong to A's owner of it.
 template <typename T>
 class QRFactors {
 public:
@@ -51,11 +52,15 @@ public:
     /// will use (Auto: the plan's). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
     /// (chosen when geqrf runs: nb on mappings with CUDA workers, else min(nb, 32)). The CUDA kernels take only ib = nb (one triangular factor per tile):
     /// with a smaller explicit ib every task of the factorization runs on CPU workers. The panel tree forms one T per
-    /// panel: ib must be 0 or at least min(nb, n) there. Throws InvalidArgument naming 'm', 'n', 'nb' or 'ib'.
-    QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0);
-    /// Factors shaped for A (its order and tile size).
+    /// panel: ib must be 0 or at least min(nb, n) there. `grid`: larger than 1 x 1, factors of a matrix distributed
+    /// over that grid of MPI ranks (collective: every rank constructs them alike, checked before anything else);
+    /// the Cholesky QR and the panel tree then run on one process only ('tree' is refused). Throws InvalidArgument
+    /// naming 'm', 'n', 'nb', 'ib', 'tree' or 'grid'.
+    QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0,
+              const Grid& grid = {});
+    /// Factors shaped for A (its order, tile size and grid of ranks).
     explicit QRFactors(const TileMatrix<T>& A, QrTree tree = {}, int64_t ib = 0)
-        : QRFactors(A.runtime(), A.m(), A.n(), A.nb(), tree, ib) {}
+        : QRFactors(A.runtime(), A.m(), A.n(), A.nb(), tree, ib, A.grid()) {}
     ~QRFactors();
     QRFactors(const QRFactors&) = delete;
     QRFactors& operator=(const QRFactors&) = delete;
@@ -71,6 +76,13 @@ public:
     int64_t ib_requested() const { return ib_requested_; }
     /// The tree asked for.
     const QrTree& tree() const { return tree_; }
+    /// The grid of MPI ranks the factors are distributed over (1 x 1: one process).
+    const Grid& grid() const { return grid_; }
+    bool distributed() const { return grid_.ranks() > 1; }
+    /// How the domains tree of the factorization held groups tile rows: 1, consecutive rows (one process, or the flat
+    /// and binary trees); P > 1, the rows of each grid row of a P x Q grid (i mod P), flat or in domains within it and
+    /// merged by a binary tree across the grid rows (a distributed A, docs/mpi.md).
+    int64_t row_cycle() const { return row_cycle_; }
     /// Tile rows per domain of the factorization held (the flat tree: all of them; the binary tree: 1); 0 until a
     /// geqrf was submitted with these factors.
     int64_t domain_rows() const { return domain_; }
@@ -118,18 +130,20 @@ public:
     std::shared_ptr<detail::QrStatus> new_status();
     detail::QrStatus* status() const { return status_.get(); }
     /// Internal: set by geqrf when it submits the factorization.
-    void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false, bool panel = false) {
+    void set_plan(int64_t ib, int64_t domain_rows, bool cholqr = false, bool panel = false, int64_t row_cycle = 1) {
         ib_ = ib;
         domain_ = domain_rows;
         cholqr_ = cholqr;
         panel_ = panel;
+        row_cycle_ = row_cycle;
     }
 
 private:
     Runtime* runtime_;
-    int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0;
+    int64_t m_, n_, nb_, ib_requested_, ib_ = 0, domain_ = 0, row_cycle_ = 1;
     bool cholqr_ = false, panel_ = false;
     QrTree tree_, householder_;
+    Grid grid_;
     QrBreakdown fallback_ = QrBreakdown::None;
     std::shared_ptr<detail::QrStatus> status_;
     std::unique_ptr<TileMatrix<T>> t_, tt_, a_;
@@ -141,9 +155,11 @@ extern template class QRFactors<double>;
 /// Factors A = Q R in place (LAPACK's geqrf, in tiles): R in the upper triangle of A (m < n: upper trapezoidal,
 /// min(m, n) reflectors, Q m x m), the Householder vectors below it (and, with a non-flat tree, in the upper
 /// triangles of the tiles merged into their heads), the T factors in `T` (shaped for A). Options: `mapping`;
-/// `variant` Right (critical-path priorities) or NoPrio. Throws InvalidArgument naming 'A' (distributed), 'T'
-/// (shaped for another matrix or another Runtime), 'variant' or 'mapping', 'tree' (Cholqr on a matrix of more than
-/// one tile column or with m < n). Breakdowns (docs/qr.md), for every tree: R not finite from column k on (A holds NaN
+/// `variant` Right (critical-path priorities) or NoPrio. A distributed A (docs/mpi.md): collective, every rank calls
+/// it alike (checked first), T on A's grid (QRFactors(A)), the flat, binary, domains (following the grid rows) or auto
+/// tree, the same info and breakdown on every rank. Throws InvalidArgument naming 'T' (shaped for another matrix,
+/// another Runtime or another grid), 'variant' or 'mapping', 'tree' (Cholqr on a matrix of more than one tile column
+/// or with m < n; Cholqr or Panel on a distributed A). Breakdowns (docs/qr.md), for every tree: R not finite from column k on (A holds NaN
 /// or Inf there); the Cholesky QR (QrTree::Kind::Cholqr, or Auto on tall and skinny GPU shapes) also reports A
 /// numerically rank deficient at column k (an exactly singular A^T A included) and A^T A overflowing or underflowing
 /// (A's entries too large or too small to square). The blocking forms then throw InvalidArgument naming 'A' with
@@ -160,13 +176,13 @@ void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, RunStats& st
 
 /// C := op(Q) C (Side::Left: C is m x nrhs) or C := C op(Q) (Side::Right: C is nrhs x m) with the m x m orthogonal
 /// Q of geqrf (A, T), op(Q) = Q or Q^T (LAPACK's ormqr); C in A's tile size. Every tree the factors may hold.
-/// Throws InvalidArgument naming 'A', 'T', 'C' (its rows, Right: its columns, not A's m; another tile size),
-/// 'mapping'.
+/// Throws InvalidArgument naming 'A', 'T', 'C' (its rows, Right: its columns, not A's m; another tile size; another
+/// grid of ranks than A's), 'mapping'.
 template <typename T>
 void ormqr(Side side, Trans trans, const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& C,
            const Options& opts = {});
 /// Q := the first min(m, n) columns of the Q of geqrf (A, T) (LAPACK's orgqr; m < n: all of Q): Q is
-/// m x min(m, n) in A's tile size. Throws InvalidArgument naming 'A', 'T', 'Q', 'mapping'.
+/// m x min(m, n) in A's tile size (and grid). Throws InvalidArgument naming 'A', 'T', 'Q', 'mapping'.
 template <typename T>
 void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, const Options& opts = {});
 /// LAPACK's gels ('N') for a full-rank A; B is max(m, n) x nrhs, as LAPACK's.
@@ -183,7 +199,8 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, con
 /// breakdowns at column k (T.breakdown() says which): X is not computed (m >= n: B holds Q^T B; m < n: B is
 /// untouched). With T's tree asking for the Householder fall-back (QrTree::fallback), a breakdown of the Cholesky QR
 /// makes gels start again from copies of A and B with the plan's Householder tree (T.fallback() says why); the submit
-/// form refuses such T. Throws InvalidArgument naming 'A', 'T', 'B', 'mapping', 'tree'.
+/// form refuses such T. A distributed A: B on A's grid, as geqrf otherwise. Throws InvalidArgument naming 'A', 'T',
+/// 'B', 'mapping', 'tree'.
 template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, const Options& opts = {});
 

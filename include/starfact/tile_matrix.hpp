@@ -141,7 +141,9 @@ public:
     /// Internal: tiles with no home, which StarPU allocates where a task first writes them (on a GPU, in the
     /// memory it manages and reuses) and never copies back; import() and export_to() go through host memory. The
     /// solvers' own tiles (factors in another precision, residuals, scratch vectors). A tile must be written
-    /// (import() or a task) before it is read. Not distributed.
+    /// (import() or a task) before it is read. A layout grid larger than 1 x 1 (the Runtime's rank count: the
+    /// distributed QR's T factors) registers every tile with StarPU-MPI, owned as a matrix's on that grid, with no
+    /// storage on any rank until a task writes it there; its callers agree on it first (docs/mpi.md).
     TileMatrix(detail::WorkspaceTiles, Runtime& runtime, int64_t m, int64_t n, int64_t nb, const TileLayout& layout = {});
     ~TileMatrix();
     TileMatrix(const TileMatrix&) = delete;

@@ -13,10 +13,14 @@
 #include <complex>
 #include <numeric>
 #include <random>
+#include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "starfact/cholesky_complex.hpp"
+#include "tests/hermitian_matrices.hpp"
 #include "tests/lu_complex_checks.hpp"
 #include "tests/support.hpp"
 
@@ -27,6 +31,7 @@ using starfact::test::draw;
 using starfact::test::eps;
 using starfact::test::frobenius;
 using starfact::test::getrf_residual;
+using starfact::test::hpd_matrix;
 using starfact::test::lapack_getrf;
 using starfact::test::permuted_dominant;
 using starfact::test::random_block;
@@ -188,4 +193,80 @@ TEMPLATE_TEST_CASE("complex async getrf, getrs and gesv share one sequence, each
     std::vector<C> F(A.size());
     tA.export_to(F.data(), n);
     CHECK(getrf_residual(A, F, pA.ipiv(), n) < kResidualLimit);
+}
+
+TEMPLATE_TEST_CASE("complex factorizations and solves from several threads at once", "[complex][cpu][threads]",
+                   std::complex<float>, std::complex<double>) {
+    // Each of four threads: the Cholesky (blocking potrf then potrs, or async::posv) of a Hermitian positive definite
+    // matrix, or the LU (blocking getrf then getrs, or async::gesv) of a general one, every fourth Cholesky on a
+    // matrix whose leading minor of order k + 1 fails and every fourth LU on one with a zero column k (info k + 1).
+    // Catch2's assertions are not thread-safe: the threads collect what went wrong.
+    using C = TestType;
+    constexpr int kThreads = 4;
+    const int64_t nb = 16, rounds = 12, nrhs = 2;
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed << " prec=" << complex_letter<C>());
+    Options o;
+    o.mapping = Mapping::CpuOnly;
+    std::vector<std::vector<std::string>> failures(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            std::vector<std::string>& mine = failures[static_cast<size_t>(t)];
+            try {
+                std::mt19937_64 g(seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t + 1));
+                Sequence seq(runtime());
+                for (int64_t r = 0; r < rounds; ++r) {
+                    const int64_t n = std::uniform_int_distribution<int64_t>(1, 60)(g);
+                    const int64_t k = std::uniform_int_distribution<int64_t>(0, n - 1)(g);
+                    const bool cholesky = r % 2 == 0, async = r % 4 >= 2, failing = r % 8 >= 6;
+                    std::vector<C> A = cholesky ? hpd_matrix<C>(n, g) : random_block<C>(n, n, g);
+                    if (failing && cholesky) A[static_cast<size_t>(k + k * n)] = C(-1, 0);
+                    if (failing && !cholesky)
+                        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + k * n)] = C(0);
+                    const std::vector<C> B = random_block<C>(n, nrhs, g);
+                    TileMatrix<C> a(runtime(), n, nb), b(runtime(), n, nrhs, nb);
+                    a.import(A.data(), n);
+                    b.import(B.data(), n);
+                    Pivots piv(a);
+                    int info = 0;
+                    if (cholesky && async) {
+                        const int op = async::posv(a, b, seq, o);
+                        seq.wait();
+                        info = seq.info(op);
+                    } else if (cholesky) {
+                        info = potrf(a, o);
+                        if (info == 0) potrs(a, b, o);
+                    } else if (async) {
+                        const int op = async::gesv(a, piv, b, seq, o);
+                        seq.wait();
+                        info = seq.info(op);
+                    } else {
+                        info = getrf(a, piv, o);
+                        if (info == 0) getrs(a, piv, b, o);
+                    }
+                    const std::string what = "thread " + std::to_string(t) + " round " + std::to_string(r) + " (" +
+                                             (cholesky ? "cholesky" : "lu") + (async ? " async" : "") + ", n " +
+                                             std::to_string(n) + ")";
+                    const int expected = failing ? static_cast<int>(k + 1) : 0;
+                    if (info != expected) {
+                        mine.push_back(what + ": info " + std::to_string(info) + ", expected " +
+                                       std::to_string(expected));
+                        continue;
+                    }
+                    if (failing) continue;
+                    std::vector<C> X(B.size());
+                    b.export_to(X.data(), n);
+                    const double res = solve_residual(A, X, B, n, nrhs);
+                    if (!(res < kResidualLimit)) mine.push_back(what + ": solve residual " + std::to_string(res));
+                }
+            } catch (const std::exception& e) {
+                mine.push_back("thread " + std::to_string(t) + " threw: " + e.what());
+            }
+        });
+    for (std::thread& th : threads) th.join();
+    for (const auto& f : failures)
+        for (const std::string& line : f) UNSCOPED_INFO(line);
+    for (const auto& f : failures) CHECK(f.empty());
+    CHECK(settled_pending_tasks(runtime()) == 0);
 }

@@ -29,6 +29,7 @@
 //     W_0 := op(T) W_0  (Right: W_0 op(T))
 //     for each tile i:  C_ij -= Y_i W_0  (Right: C_ji -= W_0 Y_i^T)
 #include <algorithm>
+#include <complex>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -230,5 +231,15 @@ void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T
 STARFACT_CHOLQR_DAG(float)
 STARFACT_CHOLQR_DAG(double)
 #undef STARFACT_CHOLQR_DAG
+// The panel tree's updates apply block reflectors to complex tiles too.
+template void submit_cholqr_apply_dag<std::complex<float>>(starfact::Side, bool, const TileMatrix<std::complex<float>>&,
+                                                           const QRFactors<std::complex<float>>&,
+                                                           TileMatrix<std::complex<float>>&, const Options&, RunStats*,
+                                                           SequenceState*, const ReflectorBlock&);
+template void submit_cholqr_apply_dag<std::complex<double>>(starfact::Side, bool,
+                                                            const TileMatrix<std::complex<double>>&,
+                                                            const QRFactors<std::complex<double>>&,
+                                                            TileMatrix<std::complex<double>>&, const Options&,
+                                                            RunStats*, SequenceState*, const ReflectorBlock&);
 
 }  // namespace starfact::detail

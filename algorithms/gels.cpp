@@ -1,4 +1,5 @@
-// Least squares and minimum-norm solutions (gels, docs/qr.md): geqrf, Q^T B, R X = B(0:n).
+// Least squares and minimum-norm solutions (gels, docs/qr.md): geqrf, Q^T B, R X = B(0:n). Complex matrices: every
+// transpose below is the conjugate one (Q^H B, A^H, R^H).
 // The solve, by tile rows of B from the last: qr_trsm B[k][j] := R[k][k]^-1 B[k][j] (its first rows),
 // gemm B[i][j] -= A[i][k] B[k][j] for i < k. A wide A (m < n) gets the minimum-norm solution from the QR of
 // At = A^T (in the factors' workspace): qr_transpose At[j][i] := A[i][j]^T, geqrf(At), A := At^T back; then by tile
@@ -8,6 +9,7 @@
 // back after the solve.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <memory>
 #include <string>
@@ -20,6 +22,7 @@
 #include "algorithms/element_precision.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "algorithms/qr_fallback.hpp"
+#include "codelets/complex_codelets.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
@@ -46,7 +49,11 @@ void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* 
             insert_qr_trsm<T>(rt, o, A.tile(k, k), B.tile(k, j));
             for (int64_t i = 0; i < k; ++i) {
                 o.name = names("gemm", i, j, k);
-                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1), B.tile(i, j));
+                if constexpr (is_complex_v<T>)  // (the complex tiles' gemm codelet: C -= A B)
+                    insert_complex_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, A.tile(i, k), B.tile(k, j), B.tile(i, j));
+                else
+                    insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1),
+                                   B.tile(i, j));
             }
         }
 }
@@ -104,12 +111,13 @@ template <typename T>
 GelsScaling gels_scaling(const TileMatrix<T>& A, const TileMatrix<T>& B, const Plan& plan) {
     GelsScaling g;
     if (A.m() == 0 || A.n() == 0 || B.n() == 0) return g;
-    const double small = static_cast<double>(std::numeric_limits<T>::min()) / std::numeric_limits<T>::epsilon();
+    using R = real_t<T>;  // (a complex matrix's range: its real type's)
+    const double small = static_cast<double>(std::numeric_limits<R>::min()) / std::numeric_limits<R>::epsilon();
     g.ranges = {small, 1 / small, small, 1 / small};
     if (plan.tree.kind == QrTree::Kind::Cholqr) {
         const double mn = static_cast<double>(A.m()) * static_cast<double>(A.n());
         g.ranges.lo_a = 4 * std::sqrt(small);
-        g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<T>::max()) / (4 * mn));
+        g.ranges.hi_a = std::sqrt(static_cast<double>(std::numeric_limits<R>::max()) / (4 * mn));
     }
     const int ranks = A.distributed() ? A.runtime().mpi_size() : 1;
     const int64_t tag0 = A.distributed() ? reserve_tags(A.runtime(), ranks) : 0;
@@ -316,12 +324,14 @@ template <typename T>
 int gels(TileMatrix<T>& A, QRFactors<T>& Tf, TileMatrix<T>& B, Sequence& seq, const Options& opts) {
     return gels(A, Tf, B, seq, opts, detail::plan_qr_tiles(Tf, opts));  // (the plan form checks the arguments first)
 }
-template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&);
-template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&);
-template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, Sequence&, const Options&,
-                         const Plan&);
-template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, Sequence&, const Options&,
-                          const Plan&);
+#define STARFACT_GELS_ASYNC(T)                                                                                 \
+    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);             \
+    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&, const Plan&);
+STARFACT_GELS_ASYNC(float)
+STARFACT_GELS_ASYNC(double)
+STARFACT_GELS_ASYNC(std::complex<float>)
+STARFACT_GELS_ASYNC(std::complex<double>)
+#undef STARFACT_GELS_ASYNC
 }  // namespace async
 
 template <typename T>
@@ -356,11 +366,13 @@ int gels(Runtime& rt, int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* 
     return info;
 }
 
-template int gels<float>(TileMatrix<float>&, QRFactors<float>&, TileMatrix<float>&, const Options&);
-template int gels<double>(TileMatrix<double>&, QRFactors<double>&, TileMatrix<double>&, const Options&);
-template int gels<float>(Runtime&, int64_t, int64_t, int64_t, float*, int64_t, float*, int64_t, const Options&,
-                         const Tiling&);
-template int gels<double>(Runtime&, int64_t, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&,
-                          const Tiling&);
+#define STARFACT_GELS(T)                                                                                        \
+    template int gels<T>(TileMatrix<T>&, QRFactors<T>&, TileMatrix<T>&, const Options&);                        \
+    template int gels<T>(Runtime&, int64_t, int64_t, int64_t, T*, int64_t, T*, int64_t, const Options&, const Tiling&);
+STARFACT_GELS(float)
+STARFACT_GELS(double)
+STARFACT_GELS(std::complex<float>)
+STARFACT_GELS(std::complex<double>)
+#undef STARFACT_GELS
 
 }  // namespace starfact

@@ -328,6 +328,8 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
                        "or auto tree";
             });
     rt.require_mapping(opts.mapping, function);
+    require(!is_complex_v<T> || Tf.tree().kind != QrTree::Kind::Cholqr, function, "tree",
+            "is cholqr, which factors real matrices only (complex matrices: auto, flat, binary, domains=D, panel)");
     if (Tf.tree().kind == QrTree::Kind::Cholqr)
         require(n <= A.nb() && m >= n, function, "tree", [&] {
             return "cholqr factors a tall matrix of one tile column: needs n <= nb and m >= n (got m=" +
@@ -427,10 +429,14 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, c
     if (row_cycle == 0) row_cycle = A.distributed() ? A.grid().p : 1;
     switch (p.tree.kind) {
         case QrTree::Kind::Cholqr:
-            Tf.set_plan(p.ib, all_rows, true);
-            if (empty) return;
-            submit_cholqr_dag(A, Tf, info.of(0), opts, stats, seq);
-            return submit_r_check(A, info, status.get(), opts, stats, seq);
+            if constexpr (is_complex_v<T>) {  // (require_qr_arguments refuses it)
+                throw InvalidArgument("geqrf", "tree", "is cholqr, which factors real matrices only");
+            } else {
+                Tf.set_plan(p.ib, all_rows, true);
+                if (empty) return;
+                submit_cholqr_dag(A, Tf, info.of(0), opts, stats, seq);
+                return submit_r_check(A, info, status.get(), opts, stats, seq);
+            }
         case QrTree::Kind::Panel:
             Tf.set_plan(p.ib, all_rows, false, true);
             if (empty) return;
@@ -451,11 +457,9 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, c
     submit_r_check(A, info, status.get(), opts, stats, seq);
 }
 
-template void require_qr_arguments<float>(const char*, const TileMatrix<float>&, const QRFactors<float>&,
-                                          const Options&, bool);
-template void require_qr_arguments<double>(const char*, const TileMatrix<double>&, const QRFactors<double>&,
-                                           const Options&, bool);
 #define STARFACT_QR_DISTRIBUTED(T)                                                                                  \
+    template void require_qr_arguments<T>(const char*, const TileMatrix<T>&, const QRFactors<T>&, const Options&,    \
+                                          bool);                                                                      \
     template void submit_geqrf_dag<T>(TileMatrix<T>&, QRFactors<T>&, const Options&, const Plan&, RunStats*,         \
                                       SequenceState*, const QrInfo*, int64_t);                                        \
     template int add_qr_operation<T>(const TileMatrix<T>&, SequenceState*, QrInfo*);                                 \
@@ -465,6 +469,8 @@ template void require_qr_arguments<double>(const char*, const TileMatrix<double>
     template void require_on_grid_of<T>(const char*, const TileMatrix<T>&, const TileMatrix<T>&, const char*);
 STARFACT_QR_DISTRIBUTED(float)
 STARFACT_QR_DISTRIBUTED(double)
+STARFACT_QR_DISTRIBUTED(std::complex<float>)
+STARFACT_QR_DISTRIBUTED(std::complex<double>)
 #undef STARFACT_QR_DISTRIBUTED
 }  // namespace detail
 
@@ -489,6 +495,8 @@ void require_no_fallback(const char* function, const QRFactors<T>& Tf) {
 }
 template void require_no_fallback<float>(const char*, const QRFactors<float>&);
 template void require_no_fallback<double>(const char*, const QRFactors<double>&);
+template void require_no_fallback<std::complex<float>>(const char*, const QRFactors<std::complex<float>>&);
+template void require_no_fallback<std::complex<double>>(const char*, const QRFactors<std::complex<double>>&);
 }  // namespace detail
 
 template <typename T>
@@ -534,10 +542,14 @@ template <typename T>
 void geqrf(TileMatrix<T>& A, QRFactors<T>& Tf, Sequence& seq, const Options& opts) {
     geqrf(A, Tf, seq, opts, detail::plan_qr_tiles(Tf, opts));  // (the plan form checks the arguments first)
 }
-template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&);
-template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&);
-template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, Sequence&, const Options&, const Plan&);
-template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, Sequence&, const Options&, const Plan&);
+#define STARFACT_GEQRF_ASYNC(T)                                                                   \
+    template void geqrf<T>(TileMatrix<T>&, QRFactors<T>&, Sequence&, const Options&);             \
+    template void geqrf<T>(TileMatrix<T>&, QRFactors<T>&, Sequence&, const Options&, const Plan&);
+STARFACT_GEQRF_ASYNC(float)
+STARFACT_GEQRF_ASYNC(double)
+STARFACT_GEQRF_ASYNC(std::complex<float>)
+STARFACT_GEQRF_ASYNC(std::complex<double>)
+#undef STARFACT_GEQRF_ASYNC
 }  // namespace async
 
 template <typename T>
@@ -559,13 +571,14 @@ void geqrf(Runtime& rt, int64_t m, int64_t n, T* A, int64_t lda, QRFactors<T>& T
     a.write_back();
 }
 
-template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, const Options&);
-template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, const Options&);
-template void geqrf<float>(TileMatrix<float>&, QRFactors<float>&, const Options&, RunStats&);
-template void geqrf<double>(TileMatrix<double>&, QRFactors<double>&, const Options&, RunStats&);
-template void geqrf<float>(Runtime&, int64_t, int64_t, float*, int64_t, QRFactors<float>&, const Options&,
-                           const Tiling&);
-template void geqrf<double>(Runtime&, int64_t, int64_t, double*, int64_t, QRFactors<double>&, const Options&,
-                            const Tiling&);
+#define STARFACT_GEQRF(T)                                                                                       \
+    template void geqrf<T>(TileMatrix<T>&, QRFactors<T>&, const Options&);                                      \
+    template void geqrf<T>(TileMatrix<T>&, QRFactors<T>&, const Options&, RunStats&);                           \
+    template void geqrf<T>(Runtime&, int64_t, int64_t, T*, int64_t, QRFactors<T>&, const Options&, const Tiling&);
+STARFACT_GEQRF(float)
+STARFACT_GEQRF(double)
+STARFACT_GEQRF(std::complex<float>)
+STARFACT_GEQRF(std::complex<double>)
+#undef STARFACT_GEQRF
 
 }  // namespace starfact

@@ -12,6 +12,7 @@
 // replays the eliminations in order (untransposed), C Q^T backwards (transposed). With m < n the steps stop at the
 // last tile row (k < min(mt, nt)).
 #include <algorithm>
+#include <complex>
 #include <string>
 
 #include "algorithms/arguments.hpp"
@@ -140,10 +141,14 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
         for (int64_t k = steps - 1; k >= 0; --k) apply_step(k);
 }
 
-template void submit_ormqr_dag<float>(starfact::Side, bool, const TileMatrix<float>&, const QRFactors<float>&,
-                                      TileMatrix<float>&, const Options&, RunStats*, SequenceState*);
-template void submit_ormqr_dag<double>(starfact::Side, bool, const TileMatrix<double>&, const QRFactors<double>&,
-                                       TileMatrix<double>&, const Options&, RunStats*, SequenceState*);
+#define STARFACT_ORMQR_DAG(T)                                                                                    \
+    template void submit_ormqr_dag<T>(starfact::Side, bool, const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, \
+                                      const Options&, RunStats*, SequenceState*);
+STARFACT_ORMQR_DAG(float)
+STARFACT_ORMQR_DAG(double)
+STARFACT_ORMQR_DAG(std::complex<float>)
+STARFACT_ORMQR_DAG(std::complex<double>)
+#undef STARFACT_ORMQR_DAG
 
 namespace {
 
@@ -176,7 +181,9 @@ void submit_ormqr(starfact::Side side, Trans trans, const TileMatrix<T>& A, cons
                   SequenceState* seq, const Options& opts) {
     require_applicable("ormqr", A, Tf, C, "C", opts, side,
                        (side == starfact::Side::Right ? 10 : 0) + static_cast<int64_t>(trans));
-    submit_ormqr_dag(side, trans != Trans::NoTrans, A, Tf, C, opts, nullptr, seq);  // Q^H = Q^T
+    require(!is_complex_v<T> || trans != Trans::Transpose, "ormqr", "trans",
+            "is transpose, but a complex Q serves Q (notrans) and Q^H (conjtranspose) only, as LAPACK's unmqr");
+    submit_ormqr_dag(side, trans != Trans::NoTrans, A, Tf, C, opts, nullptr, seq);  // real: Q^H = Q^T
 }
 
 template <typename T>
@@ -234,6 +241,8 @@ void orgqr(const TileMatrix<T>& A, const QRFactors<T>& Tf, TileMatrix<T>& Q, Seq
     template void orgqr<T>(const TileMatrix<T>&, const QRFactors<T>&, TileMatrix<T>&, Sequence&, const Options&);
 STARFACT_QR_ASYNC(float)
 STARFACT_QR_ASYNC(double)
+STARFACT_QR_ASYNC(std::complex<float>)
+STARFACT_QR_ASYNC(std::complex<double>)
 #undef STARFACT_QR_ASYNC
 }  // namespace async
 
@@ -302,6 +311,8 @@ void orgqr(Runtime& rt, int64_t m, int64_t n, const T* A, int64_t lda, const QRF
                            const Options&, const Tiling&);
 STARFACT_QR_OPS(float)
 STARFACT_QR_OPS(double)
+STARFACT_QR_OPS(std::complex<float>)
+STARFACT_QR_OPS(std::complex<double>)
 #undef STARFACT_QR_OPS
 
 }  // namespace starfact

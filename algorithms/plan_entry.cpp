@@ -91,24 +91,28 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }
 
-/// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp: Cholesky and
-/// LU only, right-looking, in the matrix's own arithmetic, on one process), each refusal an InvalidArgument naming the
-/// field.
+/// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp and the QR of
+/// qr.hpp: right-looking (the QR: or without priorities), in the matrix's own arithmetic, on one process; no Cholesky
+/// QR), each refusal an InvalidArgument naming the field.
 void require_complex_request(const Request& r) {
     const std::string element = to_string(r.element);
-    require(is_cholesky(r.op) ? r.op != Operation::Potri : is_lu(r.op), "plan", "element", [&] {
+    require(r.op != Operation::Potri, "plan", "element", [&] {
         return "is " + element + ", but " + to_string(r.op) +
-               " takes real matrices only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv)";
+               " takes real matrices only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, gels)";
     });
+    require(r.tree.kind != QrTree::Kind::Cholqr, "plan", "tree",
+            "is cholqr, which factors real matrices only (complex matrices: auto, flat, binary, domains=D, panel)");
     const Precision f = r.options.factor;
     require(f == Precision::Native || f == Precision::Auto || f == r.element, "plan", "factor", [&] {
         return std::string("must be native for complex matrices (no mixed-precision or tensor-core factorization of ") +
                element + " matrices; got " + to_string(f) + ")";
     });
     require(!r.always_low, "plan", "always_low", "applies to the mixed-precision solve, which complex matrices lack");
-    require(r.options.variant.kind == Variant::Kind::Right, "plan", "variant",
-            "must be right for complex matrices (their factorizations are right-looking; got " +
-                r.options.variant.name() + ")");
+    const bool qr = r.op == Operation::Geqrf || r.op == Operation::Gels;
+    require(r.options.variant.kind == Variant::Kind::Right || (qr && r.options.variant.kind == Variant::Kind::NoPrio),
+            "plan", "variant",
+            "must be right for complex matrices (their factorizations are right-looking; the QR also takes noprio; "
+            "got " + r.options.variant.name() + ")");
     require(r.options.panel != PanelSolve::Inverse, "plan", "panel",
             "must be auto or trsm for complex matrices (their panels are triangular solves)");
     require(r.options.diag == DiagKernel::Auto || r.options.diag == DiagKernel::Cusolver, "plan", "diag",
@@ -191,7 +195,7 @@ void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     // the panel tree forms one triangular factor per panel, so an inner blocking asked below the panel's width keeps
     // Auto on the trees, and the panel tree blocks by whole tiles
     const bool full_t = r.ib == 0 || r.ib >= std::min(p.nb, cols);
-    if (detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
+    if (!is_complex(r.element) && detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree = QrTree{QrTree::Kind::Cholqr, 0, r.tree.fallback};
         return;
     }
@@ -241,7 +245,10 @@ Plan plan_uncounted(const Request& r, const Machine& mc) {
     p.arithmetic = r.element;
     const bool single = r.element == Precision::Fp32;
     const bool gpu = mc.gpu();
-    if (is_complex(r.element)) {
+    if (is_complex(r.element) && !is_cholesky(r.op) && !is_lu(r.op)) {  // the QR: the real type's tables
+        if (r.element == Precision::C64) plan_qr<float>(r, mc, p);
+        else plan_qr<double>(r, mc, p);
+    } else if (is_complex(r.element)) {
         if (r.element == Precision::C64) plan_complex<float>(r, mc, p);
         else plan_complex<double>(r, mc, p);
     } else if (is_cholesky(r.op)) {

@@ -4,6 +4,7 @@
 #include <starpu.h>
 
 #include <algorithm>
+#include <complex>
 
 #include "algorithms/element_precision.hpp"
 #include "algorithms/planned.hpp"
@@ -60,5 +61,13 @@ template void require_qr_plan<float>(const char*, const Plan&, const QRFactors<f
 template void require_qr_plan<double>(const char*, const Plan&, const QRFactors<double>&, const Options&);
 template class QrFallbackCopy<float>;
 template class QrFallbackCopy<double>;
+template Plan plan_qr_tiles<std::complex<float>>(const QRFactors<std::complex<float>>&, const Options&);
+template Plan plan_qr_tiles<std::complex<double>>(const QRFactors<std::complex<double>>&, const Options&);
+template void require_qr_plan<std::complex<float>>(const char*, const Plan&, const QRFactors<std::complex<float>>&,
+                                                   const Options&);
+template void require_qr_plan<std::complex<double>>(const char*, const Plan&, const QRFactors<std::complex<double>>&,
+                                                    const Options&);
+template class QrFallbackCopy<std::complex<float>>;
+template class QrFallbackCopy<std::complex<double>>;
 
 }  // namespace starfact::detail

@@ -2,6 +2,7 @@
 // of the matrices a QR call overwrites, taken before the Cholesky QR runs and put back when it broke down, and the
 // Householder tree the call is redone with (the planning entry's: detail::qr_fallback_plan).
 #pragma once
+#include <complex>
 #include <memory>
 #include <vector>
 
@@ -44,5 +45,7 @@ private:
 
 extern template class QrFallbackCopy<float>;
 extern template class QrFallbackCopy<double>;
+extern template class QrFallbackCopy<std::complex<float>>;
+extern template class QrFallbackCopy<std::complex<double>>;
 
 }  // namespace starfact::detail

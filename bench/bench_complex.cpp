@@ -1,14 +1,16 @@
 // bench_complex: starfact's complex tile factorizations against cuSOLVER on the same matrix, on one GPU, in the same
-// process: the Hermitian Cholesky (starfact/cholesky_complex.hpp, A = L L^H, lower) against cusolverDnXpotrf, and the
-// LU with partial pivoting (starfact/lu_complex.hpp, P A = L U) against cusolverDnXgetrf. Per operation, precision
+// process: the Hermitian Cholesky (starfact/cholesky_complex.hpp, A = L L^H, lower) against cusolverDnXpotrf, the
+// LU with partial pivoting (starfact/lu_complex.hpp, P A = L U) against cusolverDnXgetrf, and the Householder QR
+// (starfact/qr_complex.hpp, A = Q R) against cusolverDnXgeqrf. Per operation, precision
 // (c, z), order n and tile size nb: the untimed warm-up runs, then the median of --repeat timed runs of each, every run
 // on a fresh copy of the matrix (the copy untimed); starfact's tiles device-resident by default. Times are wall-clock
 // seconds of the call, synchronized (starfact's call waits for its tasks; cuSOLVER's stream is synchronized). GFLOP/s
-// count real flops: 4 n^3 / 3 for potrf, 8 n^3 / 3 for getrf (a complex multiply-add is 8 of them). ratio =
-// cuSOLVER's time / starfact's (above 1: starfact is faster). check: potrf, ||L_starfact - L_cusolver||_F /
-// ||L_cusolver||_F; getrf, starfact's factors solving A x = b (cusolverDnXgetrs with its pivots), ||b - A x||_2 /
-// (||A||_F ||x||_2 n eps), which must stay below 60 (the pivots of two LUs may differ at near ties, so their factors
-// are not compared).
+// count real flops: 4 n^3 / 3 for potrf, 8 n^3 / 3 for getrf, 16 n^3 / 3 for geqrf (a complex multiply-add is 8 of
+// them). ratio = cuSOLVER's time / starfact's (above 1: starfact is faster). check: potrf, ||L_starfact -
+// L_cusolver||_F / ||L_cusolver||_F; getrf, starfact's factors solving A x = b (cusolverDnXgetrs with its pivots),
+// ||b - A x||_2 / (||A||_F ||x||_2 n eps), which must stay below 60 (the pivots of two LUs may differ at near ties, so
+// their factors are not compared); geqrf, || |R_starfact| - |R_cusolver| ||_F / ||R_cusolver||_F entry-wise moduli
+// (R is unique up to a unimodular factor per row), which must stay below 1e-3 (c) or 1e-8 (z).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -29,15 +31,18 @@
 #include "bench/common.hpp"
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/lu_complex.hpp"
+#include "starfact/qr_complex.hpp"
 #include "starfact/runtime.hpp"
 #include "support/cli.hpp"
 
 namespace {
 
 const char* kHelp =
-    "bench_complex: starfact's complex potrf and getrf against cuSOLVER's Xpotrf and Xgetrf, same matrix, same GPU\n"
+    "bench_complex: starfact's complex potrf, getrf and geqrf against cuSOLVER's Xpotrf, Xgetrf and Xgeqrf, same\n"
+    "matrix, same GPU\n"
     "usage: bench_complex [flags] N [N ...]    (orders; default 8192 16384 32768)\n"
-    "  --op LIST        potrf, getrf or both, comma separated (default potrf)\n"
+    "  --op LIST        potrf, getrf, geqrf, comma separated (default potrf)\n"
+    "  --tree T         geqrf's tree: auto (default: the plan's), flat, binary, domains=D or panel\n"
     "  --prec LIST      c, z or both, comma separated (default c,z)\n"
     "  --nb LIST        starfact's tile sizes, comma separated (default 2048; n or more: one tile, one task)\n"
     "  --streams N      CUDA workers (streams) per GPU (default 4, as the real factorizations' plan)\n"
@@ -50,8 +55,9 @@ const char* kHelp =
     "  --help           this text\n"
     "Columns: op prec n nb, cuSOLVER's and starfact's median seconds and GFLOP/s, ratio = cusolver_s / starfact_s\n"
     "(above 1: starfact faster), check (potrf: ||L_starfact - L_cusolver||_F / ||L_cusolver||_F; getrf: the scaled\n"
-    "residual of a solve with starfact's factors, < 60). Last, per operation and precision, the geometric mean of the\n"
-    "ratios.\n";
+    "residual of a solve with starfact's factors, < 60; geqrf: || |R_starfact| - |R_cusolver| ||_F / ||R_cusolver||_F,\n"
+    "< 1e-3 in c, 1e-8 in z). Last, per operation and precision, the geometric mean of the ratios. Exit 1 when a\n"
+    "check fails.\n";
 
 struct Settings {
     std::vector<int64_t> orders;
@@ -64,6 +70,7 @@ struct Settings {
     int warmup = 1, repeat = 3;
     uint64_t seed = 1;
     bool check_each = false;
+    std::string tree = "auto";
 };
 
 template <typename C>
@@ -105,7 +112,7 @@ std::vector<C> input_matrix(const std::string& op, int64_t n, uint64_t seed) {
         const uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(i) * 0x100000001b3ull + static_cast<uint64_t>(j)));
         return C(static_cast<R>(unit(h)), static_cast<R>(unit(mix(h))));
     };
-    if (op == "getrf") return fill<C>(n, hashed);
+    if (op != "potrf") return fill<C>(n, hashed);
     auto lower = [&](int64_t i, int64_t j) {  // i >= j
         if (i == j) return C(static_cast<R>(shift + 0.5 * (hashed(i, i).real() + 1.0)), R(0));
         return hashed(i, j);
@@ -140,11 +147,16 @@ struct Solver {
 template <typename C>
 double time_cusolver(const Settings& s, const std::string& op, int64_t n, const C* dPristine, C* dA, int64_t* dIpiv) {
     Solver sv;
-    const bool lu = op == "getrf";
+    const bool lu = op == "getrf", qr = op == "geqrf";
     size_t dev_bytes = 0, host_bytes = 0;
+    C* dTau = nullptr;
+    if (qr) STARFACT_BENCH_CUDA(cudaMalloc(&dTau, sizeof(C) * static_cast<size_t>(n)));
     if (lu)
         STARFACT_BENCH_STATUS(cusolverDnXgetrf_bufferSize(sv.h, sv.params, n, n, data_type<C>(), dA, n, data_type<C>(),
                                                           &dev_bytes, &host_bytes));
+    else if (qr)
+        STARFACT_BENCH_STATUS(cusolverDnXgeqrf_bufferSize(sv.h, sv.params, n, n, data_type<C>(), dA, n, data_type<C>(),
+                                                          dTau, data_type<C>(), &dev_bytes, &host_bytes));
     else
         STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(sv.h, sv.params, CUBLAS_FILL_MODE_LOWER, n, data_type<C>(),
                                                           dA, n, data_type<C>(), &dev_bytes, &host_bytes));
@@ -162,6 +174,9 @@ double time_cusolver(const Settings& s, const std::string& op, int64_t n, const 
         if (lu)
             STARFACT_BENCH_STATUS(cusolverDnXgetrf(sv.h, sv.params, n, n, data_type<C>(), dA, n, dIpiv, data_type<C>(),
                                                    dwork, dev_bytes, hwork.data(), host_bytes, dinfo));
+        else if (qr)
+            STARFACT_BENCH_STATUS(cusolverDnXgeqrf(sv.h, sv.params, n, n, data_type<C>(), dA, n, data_type<C>(), dTau,
+                                                   data_type<C>(), dwork, dev_bytes, hwork.data(), host_bytes, dinfo));
         else
             STARFACT_BENCH_STATUS(cusolverDnXpotrf(sv.h, sv.params, CUBLAS_FILL_MODE_LOWER, n, data_type<C>(), dA, n,
                                                    data_type<C>(), dwork, dev_bytes, hwork.data(), host_bytes, dinfo));
@@ -177,6 +192,7 @@ double time_cusolver(const Settings& s, const std::string& op, int64_t n, const 
     }
     cudaFree(dwork);
     cudaFree(dinfo);
+    cudaFree(dTau);
     return starfact::bench::median(t);
 }
 
@@ -197,7 +213,13 @@ double time_starfact(const Settings& s, const std::string& op, starfact::Runtime
         tiles.import(dPristine, n);
         rt.wait_all();
         const auto t0 = std::chrono::steady_clock::now();
-        const int info = op == "getrf" ? starfact::getrf(tiles, piv, opts) : starfact::potrf(tiles, opts);
+        int info = 0;
+        if (op == "geqrf") {
+            starfact::QRFactors<C> f(tiles, starfact::QrTree::parse(s.tree));
+            starfact::geqrf(tiles, f, opts);  // (a breakdown throws)
+        } else {
+            info = op == "getrf" ? starfact::getrf(tiles, piv, opts) : starfact::potrf(tiles, opts);
+        }
         if (r >= s.warmup) t.push_back(seconds_since(t0));
         if (s.check_each && op == "getrf") {
             tiles.export_to(dOut, n);
@@ -256,6 +278,23 @@ struct Blas {
                                              reinterpret_cast<cuDoubleComplex*>(y), 1));
     }
 };
+
+/// || |R_X| - |R_Y| ||_F / ||R_Y||_F over the upper triangles of the n x n device arrays X and Y, entry-wise moduli.
+template <typename C>
+double modulus_difference(int64_t n, const C* dX, const C* dY) {
+    std::vector<C> X(static_cast<size_t>(n) * static_cast<size_t>(n)), Y(X.size());
+    STARFACT_BENCH_CUDA(cudaMemcpy(X.data(), dX, sizeof(C) * X.size(), cudaMemcpyDeviceToHost));
+    STARFACT_BENCH_CUDA(cudaMemcpy(Y.data(), dY, sizeof(C) * Y.size(), cudaMemcpyDeviceToHost));
+    double diff = 0, ref = 0;
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i <= j; ++i) {
+            const size_t k = static_cast<size_t>(i + j * n);
+            const double y = std::abs(std::complex<double>(Y[k])), d = std::abs(std::complex<double>(X[k])) - y;
+            diff += d * d;
+            ref += y * y;
+        }
+    return ref > 0 ? std::sqrt(diff / ref) : std::sqrt(diff);
+}
 
 /// ||X - Y||_F / ||Y||_F for n x n device arrays; X is overwritten.
 template <typename C>
@@ -317,7 +356,7 @@ void run_precision(const Settings& s, const std::string& op, starfact::Runtime& 
         STARFACT_BENCH_CUDA(cudaMemcpy(dPristine, A.data(), bytes, cudaMemcpyHostToDevice));
         const double t_cusolver = time_cusolver<C>(s, op, n, dPristine, dFactor, dIpiv);
         const double N = static_cast<double>(n);
-        const double flops = (op == "getrf" ? 8.0 : 4.0) * N * N * N / 3.0;
+        const double flops = (op == "geqrf" ? 16.0 : op == "getrf" ? 8.0 : 4.0) * N * N * N / 3.0;
         for (int64_t nb : s.nbs) {
             std::vector<int64_t> ipiv;
             const double t_starfact = time_starfact<C>(s, op, rt, n, nb, dPristine, dOut, ipiv);
@@ -333,6 +372,15 @@ void run_precision(const Settings& s, const std::string& op, starfact::Runtime& 
                                  "factors is %.3g (with cuSOLVER's: %.3g)\n", op.c_str(), letter,
                                  static_cast<long long>(n), static_cast<long long>(nb), check,
                                  solve_residual<C>(n, dPristine, dFactor, vendor_ipiv));
+                }
+            } else if (op == "geqrf") {
+                check = modulus_difference<C>(n, dOut, dFactor);
+                const double limit = std::is_same<C, std::complex<float>>::value ? 1e-3 : 1e-8;
+                if (!(check < limit)) {
+                    failed = true;
+                    std::fprintf(stderr, "bench_complex: geqrf %s n = %lld nb = %lld: R's moduli differ from "
+                                 "cuSOLVER's by %.3g (limit %.0e)\n", letter, static_cast<long long>(n),
+                                 static_cast<long long>(nb), check, limit);
                 }
             } else {
                 check = relative_difference<C>(n, dOut, dFactor);
@@ -380,8 +428,11 @@ Settings parse(int argc, char** argv) {
         } else if (f == "--op") {
             s.ops = starfact::support::split_list(flags_cli.value());
             for (const std::string& o : s.ops)
-                if (o != "potrf" && o != "getrf")
-                    throw std::invalid_argument("--op takes potrf, getrf or potrf,getrf (got '" + o + "')");
+                if (o != "potrf" && o != "getrf" && o != "geqrf")
+                    throw std::invalid_argument("--op takes potrf, getrf, geqrf, comma separated (got '" + o + "')");
+        } else if (f == "--tree") {
+            s.tree = flags_cli.value();
+            starfact::QrTree::parse(s.tree);  // (refuses a bad tree here, naming it)
         } else if (f == "--prec") {
             s.precs = starfact::support::split_list(flags_cli.value());
             for (const std::string& p : s.precs)
@@ -441,7 +492,7 @@ int main(int argc, char** argv) {
                         p.c_str(), std::exp(log_sum / static_cast<double>(ratios.size())), ratios.size());
         }
     if (failed) {
-        std::fprintf(stderr, "bench_complex: a solve residual with starfact's LU factors reached 60\n");
+        std::fprintf(stderr, "bench_complex: a check failed (above)\n");
         return 1;
     }
     return 0;

@@ -1,9 +1,10 @@
-// The Cholesky QR's CUDA implementations of applying Q = I - Y T Y^T (codelets/cholqr_impl.hpp; the codelets and
-// their buffers: codelets/qr_cholqr.cpp): W := Y^T C by partial products over row chunks of the tall tiles and their
-// sum (so that the work spreads over the GPU), W := op(T) W, C -= Y W; from the right the same, transposed. The
-// Cholesky QR's own factorization and the panel tree's trailing updates use them.
+// The Cholesky QR's CUDA implementations of applying Q = I - Y T Y^H (codelets/cholqr_impl.hpp; the codelets and
+// their buffers: codelets/qr_cholqr.cpp): W := Y^H C by partial products over row chunks of the tall tiles and their
+// sum (so that the work spreads over the GPU), W := op(T) W, C -= Y W; from the right the same, transposed (real
+// tiles: Y^H = Y^T). The Cholesky QR's own factorization and the panel tree's trailing updates (s, d, c, z) use them.
 #ifdef STARFACT_HAVE_CUDA
 #include <algorithm>
+#include <complex>
 
 #include "codelets/cholqr_cuda_common.hpp"
 #include "codelets/cholqr_impl.hpp"
@@ -27,7 +28,7 @@ void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right,
         if (right)
             ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, q, p, d, T(1), b, ldb, a, lda, bt, W, ldw), "gemm");
         else
-            ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, p, q, d, T(1), a, lda, b, ldb, bt, W, ldw), "gemm");
+            ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, p, q, d, T(1), a, lda, b, ldb, bt, W, ldw), "gemm");
     };
     if (chunks == 1) return direct(depth, A, B, beta);
     const int len = depth / chunks, rest = depth - chunks * len;
@@ -38,8 +39,8 @@ void deep_product(const gpu::WorkerStream& ws, CudaWorkerContext& c, bool right,
                                      T(0), P, wr, area, chunks),
            "gemm (strided batched)");
     else
-        ok(gpu::gemm_strided_batched(ws.cublas, Op::Trans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb, step_b,
-                                     T(0), P, wr, area, chunks),
+        ok(gpu::gemm_strided_batched(ws.cublas, Op::ConjTrans, Op::NoTrans, p, q, len, T(1), A, lda, len, B, ldb,
+                                     step_b, T(0), P, wr, area, chunks),
            "gemm (strided batched)");
     gpu::launch_cholqr_sum(P, chunks, wr, wc, W, ldw, beta != T(0), false, ws.stream);
     if (rest > 0)
@@ -61,8 +62,8 @@ void ytc_cuda(void* buffers[], void* cl_arg) {
         const int cols = C.cols;
         T beta = T(0);
         if (a->unit) {
-            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::Trans, Diag::Unit, n, cols, T(1), y, Y.ld, c, C.ld, w,
-                         W.ld),
+            ok(gpu::trmm(ws.cublas, Side::Left, Uplo::Lower, Op::ConjTrans, Diag::Unit, n, cols, T(1), y, Y.ld, c,
+                         C.ld, w, W.ld),
                "trmm");
             beta = T(1);
         }
@@ -87,7 +88,7 @@ void tmul_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
     const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
-    ok(gpu::trmm(ws.cublas, a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans,
+    ok(gpu::trmm(ws.cublas, a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans,
                  Diag::NonUnit, W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld, ptr<T>(W), W.ld),
        "trmm");
 }
@@ -118,13 +119,13 @@ void update_cuda(void* buffers[], void* cl_arg) {
         const int rows = C.rows;
         if (a->unit) {
             const Tile Z = tile(buffers[3]);
-            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, w, W.ld,
-                         ptr<T>(Z), Z.ld),
+            ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Lower, Op::ConjTrans, Diag::Unit, rows, n, T(1), y, Y.ld, w,
+                         W.ld, ptr<T>(Z), Z.ld),
                "trmm");
             ok(gpu::geam(ws.cublas, rows, n, T(1), c, C.ld, T(-1), ptr<T>(Z), Z.ld, c, C.ld), "geam");
         }
         if (r > k)
-            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1),
+            ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::ConjTrans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1),
                          c + at(0, k, C.ld), C.ld),
                "gemm");
     }
@@ -136,6 +137,8 @@ void update_cuda(void* buffers[], void* cl_arg) {
     template void update_cuda<T>(void*[], void*);
 STARFACT_CHOLQR_APPLY_CUDA(float)
 STARFACT_CHOLQR_APPLY_CUDA(double)
+STARFACT_CHOLQR_APPLY_CUDA(std::complex<float>)
+STARFACT_CHOLQR_APPLY_CUDA(std::complex<double>)
 #undef STARFACT_CHOLQR_APPLY_CUDA
 
 }  // namespace starfact::detail::cholqr

@@ -1,6 +1,7 @@
 // The Cholesky QR's CPU implementations (codelets/cholqr_impl.hpp; the codelets and their buffers:
 // codelets/qr_cholqr.cpp): CBLAS and LAPACKE through kernels/cpu_blas.hpp and kernels/qr/cholqr_cpu.hpp.
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <vector>
 
@@ -211,16 +212,16 @@ void ytc_cpu(void* buffers[], void* cl_arg) {
     const T* y = ptr<T>(Y);
     const T* c = ptr<T>(C);
     T* w = ptr<T>(W);
-    if (!a->right) {  // W (n x C.cols) := Y^T C
+    if (!a->right) {  // W (n x C.cols) := Y^H C
         const int cols = C.cols;
         T beta = T(0);
         if (a->unit) {
             copy(n, cols, c, C.ld, w, W.ld);
-            cpu::trmm(Side::Left, Uplo::Lower, Op::Trans, Diag::Unit, n, cols, T(1), y, Y.ld, w, W.ld);
+            cpu::trmm(Side::Left, Uplo::Lower, Op::ConjTrans, Diag::Unit, n, cols, T(1), y, Y.ld, w, W.ld);
             beta = T(1);
         }
         if (r > k)
-            cpu::gemm(Op::Trans, Op::NoTrans, n, cols, r - k, T(1), y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
+            cpu::gemm(Op::ConjTrans, Op::NoTrans, n, cols, r - k, T(1), y + k, Y.ld, c + k, C.ld, beta, w, W.ld);
         else if (beta == T(0))
             for (int j = 0; j < cols; ++j) std::fill(w + at(0, j, W.ld), w + at(0, j, W.ld) + n, T(0));
     } else {  // W (C.rows x n) := C Y
@@ -243,7 +244,7 @@ template <typename T>
 void tmul_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
-    cpu::trmm(a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans, Diag::NonUnit,
+    cpu::trmm(a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans, Diag::NonUnit,
               W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld);
 }
 
@@ -265,17 +266,17 @@ void update_cpu(void* buffers[], void* cl_arg) {
                 for (int i = 0; i < n; ++i) c[at(i, j, C.ld)] -= z[at(i, j, n)];
         }
         if (r > k) cpu::gemm(Op::NoTrans, Op::NoTrans, r - k, cols, n, T(-1), y + k, Y.ld, w, W.ld, T(1), c + k, C.ld);
-    } else {  // C (rows x r) -= W Y^T
+    } else {  // C (rows x r) -= W Y^H
         const int rows = C.rows;
         if (a->unit) {
             T* z = qr_cpu_work<T>(static_cast<size_t>(rows) * n);
             copy(rows, n, w, W.ld, z, rows);
-            cpu::trmm(Side::Right, Uplo::Lower, Op::Trans, Diag::Unit, rows, n, T(1), y, Y.ld, z, rows);
+            cpu::trmm(Side::Right, Uplo::Lower, Op::ConjTrans, Diag::Unit, rows, n, T(1), y, Y.ld, z, rows);
             for (int j = 0; j < n; ++j)
                 for (int i = 0; i < rows; ++i) c[at(i, j, C.ld)] -= z[at(i, j, rows)];
         }
         if (r > k)
-            cpu::gemm(Op::NoTrans, Op::Trans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1), c + at(0, k, C.ld),
+            cpu::gemm(Op::NoTrans, Op::ConjTrans, rows, r - k, n, T(-1), w, W.ld, y + k, Y.ld, T(1), c + at(0, k, C.ld),
                       C.ld);
     }
 }
@@ -294,5 +295,14 @@ void update_cpu(void* buffers[], void* cl_arg) {
 STARFACT_CHOLQR_CPU(float)
 STARFACT_CHOLQR_CPU(double)
 #undef STARFACT_CHOLQR_CPU
+// The products that apply a block reflector (the panel tree's updates) serve complex tiles too.
+#define STARFACT_CHOLQR_APPLY_CPU(T)          \
+    template void add_cpu<T>(void*[], void*);  \
+    template void ytc_cpu<T>(void*[], void*);  \
+    template void tmul_cpu<T>(void*[], void*); \
+    template void update_cpu<T>(void*[], void*);
+STARFACT_CHOLQR_APPLY_CPU(std::complex<float>)
+STARFACT_CHOLQR_APPLY_CPU(std::complex<double>)
+#undef STARFACT_CHOLQR_APPLY_CPU
 
 }  // namespace starfact::detail::cholqr

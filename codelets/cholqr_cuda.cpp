@@ -6,6 +6,7 @@
 // for the shift, the factorization's info, the rank check): they wait for their stream.
 #ifdef STARFACT_HAVE_CUDA
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -342,6 +343,13 @@ Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
 STARFACT_CHOLQR_CUDA(float)
 STARFACT_CHOLQR_CUDA(double)
 #undef STARFACT_CHOLQR_CUDA
+// The panel tree's updates (block reflectors applied by ytc, tmul, update and their sums) serve complex tiles too.
+template void add_cuda<std::complex<float>>(void*[], void*);
+template void add_cuda<std::complex<double>>(void*[], void*);
+template Workspace cholqr_workspace<std::complex<float>>(cusolverDnHandle_t, int);
+template Workspace cholqr_workspace<std::complex<double>>(cusolverDnHandle_t, int);
+template Workspace cholqr_scratch<std::complex<float>>(cusolverDnHandle_t, int);
+template Workspace cholqr_scratch<std::complex<double>>(cusolverDnHandle_t, int);
 
 }  // namespace starfact::detail::cholqr
 #endif

@@ -14,6 +14,7 @@
 // when the second pass decided that two passes suffice (CholqrPasses).
 // Their implementations: codelets/cholqr_cpu.cpp (CBLAS, LAPACKE) and codelets/cholqr_cuda.cpp (cuBLAS, cuSOLVER and
 // kernels/qr/cholqr_kernels.cu).
+#include <complex>
 #include <vector>
 
 #include "codelets/cholqr_impl.hpp"
@@ -29,7 +30,9 @@ using namespace cholqr;
 #define STARFACT_CHOLQR_DEFINE(NAME, SYMBOL, CPU, CUDA, ...)                                                   \
     template <typename T>                                                                                      \
     void define_##NAME(Kernel& k) {                                                                            \
-        define_kernel(k, "cholqr_" #NAME, by_precision<T>("starfact_scholqr_" SYMBOL, "starfact_dcholqr_" SYMBOL), \
+        define_kernel(k, "cholqr_" #NAME,                                                                     \
+                      by_letter<T>("starfact_scholqr_" SYMBOL, "starfact_dcholqr_" SYMBOL,                     \
+                                   "starfact_ccholqr_" SYMBOL, "starfact_zcholqr_" SYMBOL),                    \
                       CPU<T>, STARFACT_CUDA_IMPL(CUDA<T>), {__VA_ARGS__});                                     \
     }
 STARFACT_CHOLQR_DEFINE(gram, "gram", gram_cpu, gram_cuda, STARPU_R, STARPU_W)
@@ -47,8 +50,10 @@ STARFACT_CHOLQR_DEFINE(update_unit, "update_unit", update_cpu, update_cuda, STAR
 // Modes per task (dyn_modes): Wp, then the Wi.
 template <typename T>
 void define_add(Kernel& k) {
-    define_kernel(k, "cholqr_add", by_precision<T>("starfact_scholqr_add", "starfact_dcholqr_add"), add_cpu<T>,
-                  STARFACT_CUDA_IMPL(add_cuda<T>), {});
+    define_kernel(k, "cholqr_add",
+                  by_letter<T>("starfact_scholqr_add", "starfact_dcholqr_add", "starfact_ccholqr_add",
+                               "starfact_zcholqr_add"),
+                  add_cpu<T>, STARFACT_CUDA_IMPL(add_cuda<T>), {});
 }
 // More buffers than STARPU_NMAXBUFS: modes per task (dyn_modes).
 template <typename T>
@@ -64,21 +69,25 @@ void define_add_3(Kernel& k) {
 }
 
 /// The Cholesky QR's codelets of precision T, one extension slot of the Runtime for all of them (the slots are few).
+/// Complex T: only those that apply a block reflector (add, ytc, tmul, update), which the panel tree's updates use;
+/// the factorization's are real.
 template <typename T>
 struct CholqrKernels {
     Kernel gram, solve_gram, solve_gram_3, solve, add, add_3, potrf, potrf_3, householder, store, ytc, tmul, update,
         update_unit;
     CholqrKernels() {
-        define_gram<T>(gram);
-        define_solve_gram<T>(solve_gram);
-        define_solve_gram_3<T>(solve_gram_3);
-        define_solve<T>(solve);
+        if constexpr (!is_complex_v<T>) {
+            define_gram<T>(gram);
+            define_solve_gram<T>(solve_gram);
+            define_solve_gram_3<T>(solve_gram_3);
+            define_solve<T>(solve);
+            define_add_3<T>(add_3);
+            define_potrf<T>(potrf);
+            define_potrf_3<T>(potrf_3);
+            define_householder<T>(householder);
+            define_store<T>(store);
+        }
         define_add<T>(add);
-        define_add_3<T>(add_3);
-        define_potrf<T>(potrf);
-        define_potrf_3<T>(potrf_3);
-        define_householder<T>(householder);
-        define_store<T>(store);
         define_ytc<T>(ytc);
         define_tmul<T>(tmul);
         define_update<T>(update);
@@ -137,7 +146,7 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vecto
     a.passes = const_cast<CholqrPasses*>(third);
     a.inputs = static_cast<int>(Wi.size());
     const auto& k = kernels<T>(rt);
-    starpu_task* t = qr_packed_task(third ? k.add_3 : k.add, a, m * n * a.inputs);
+    starpu_task* t = qr_packed_task(third ? k.add_3 : k.add, a, (is_complex_v<T> ? 2.0 : 1.0) * m * n * a.inputs);
     std::vector<starpu_data_handle_t> handles{Wp};
     handles.insert(handles.end(), Wi.begin(), Wi.end());
     std::vector<starpu_data_access_mode> modes(handles.size(), STARPU_R);
@@ -189,7 +198,7 @@ void insert_cholqr_ytc(const Runtime& rt, const TaskOptions& o, Side side, bool 
     a.right = side == Side::Right;
     a.unit = unit;
     const double r = tile_rows(Y), n = tile_cols(Y), other = a.right ? tile_rows(C) : tile_cols(C);
-    submit(task_of(kernels<T>(rt).ytc, a, {Y, C, W}, 2 * r * n * other), o, "cholqr_ytc");
+    submit(task_of(kernels<T>(rt).ytc, a, {Y, C, W}, flop_scale<T>() * 2 * r * n * other), o, "cholqr_ytc");
 }
 
 template <typename T>
@@ -199,7 +208,7 @@ void insert_cholqr_tmul(const Runtime& rt, const TaskOptions& o, Side side, bool
     a.right = side == Side::Right;
     a.trans = trans;
     const double r = tile_rows(W), c = tile_cols(W);
-    submit(task_of(kernels<T>(rt).tmul, a, {Tf, W}, r * c * (a.right ? c : r)), o, "cholqr_tmul");
+    submit(task_of(kernels<T>(rt).tmul, a, {Tf, W}, flop_scale<T>() * r * c * (a.right ? c : r)), o, "cholqr_tmul");
 }
 
 template <typename T>
@@ -210,9 +219,10 @@ void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, st
     a.unit = Z != nullptr;
     const double r = tile_rows(Y), n = tile_cols(Y), other = a.right ? tile_rows(C) : tile_cols(C);
     if (Z)
-        submit(task_of(kernels<T>(rt).update_unit, a, {Y, W, C, Z}, 2 * r * n * other), o, "cholqr_update");
+        submit(task_of(kernels<T>(rt).update_unit, a, {Y, W, C, Z}, flop_scale<T>() * 2 * r * n * other), o,
+               "cholqr_update");
     else
-        submit(task_of(kernels<T>(rt).update, a, {Y, W, C}, 2 * r * n * other), o, "cholqr_update");
+        submit(task_of(kernels<T>(rt).update, a, {Y, W, C}, flop_scale<T>() * 2 * r * n * other), o, "cholqr_update");
 }
 
 template <typename T>
@@ -253,5 +263,19 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
 STARFACT_CHOLQR(float)
 STARFACT_CHOLQR(double)
 #undef STARFACT_CHOLQR
+// A block reflector applied to complex tiles (the panel tree's updates).
+#define STARFACT_CHOLQR_APPLY(T)                                                                                     \
+    template void insert_cholqr_add<T>(const Runtime&, const TaskOptions&, const std::vector<starpu_data_handle_t>&,  \
+                                       starpu_data_handle_t, const CholqrPasses*);                                   \
+    template void insert_cholqr_ytc<T>(const Runtime&, const TaskOptions&, Side, bool, starpu_data_handle_t,         \
+                                       starpu_data_handle_t, starpu_data_handle_t);                                  \
+    template void insert_cholqr_tmul<T>(const Runtime&, const TaskOptions&, Side, bool, starpu_data_handle_t,        \
+                                        starpu_data_handle_t);                                                       \
+    template void insert_cholqr_update<T>(const Runtime&, const TaskOptions&, Side, starpu_data_handle_t,            \
+                                          starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t);         \
+    template void reserve_cholqr_workspace<T>(const Runtime&, int64_t, int64_t);
+STARFACT_CHOLQR_APPLY(std::complex<float>)
+STARFACT_CHOLQR_APPLY(std::complex<double>)
+#undef STARFACT_CHOLQR_APPLY
 
 }  // namespace starfact::detail

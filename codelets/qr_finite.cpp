@@ -1,13 +1,14 @@
 // The QR's check of R (algorithms/geqrf.cpp, every tree): one task per tile column of R reads its tiles (the
 // diagonal one's upper triangle) and, if one holds NaN or Inf, sets the operation's info to the first such column
 // (1-based) and records QrBreakdown::NotFinite. Householder reflections spread a NaN or Inf of A's column k over
-// R's column k at least, and never into the columns before it.
+// R's column k at least, and never into the columns before it. A complex entry is finite when both its parts are.
 //   qr_finite: 0 = info (RW, one int), 1.. = the tiles (R), top to bottom
 // CPU: a loop; CUDA: kernels/qr/qr_range.cu's first_nonfinite into the worker's devInfo scratch, read back (the task
 // waits for its stream once) so that the reason is known on the host.
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "codelets/qr_codelets.hpp"
@@ -43,7 +44,7 @@ void finite_cpu(void* buffers[], void* cl_arg) {
             const int rows = upper ? std::min(j + 1, R.rows) : R.rows;
             const T* r = ptr<T>(R) + static_cast<int64_t>(j) * R.ld;
             for (int i = 0; i < rows; ++i)
-                if (!std::isfinite(r[i])) {
+                if (!std::isfinite(real_of(r[i])) || !std::isfinite(imag_of(r[i]))) {
                     *info = static_cast<int>(a->column0 + j + 1);
                     a->status->record(QrBreakdown::NotFinite, *info);
                     return;
@@ -82,8 +83,9 @@ void finite_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_finite(Kernel& k) {
-    define_kernel(k, "qr_finite", by_precision<T>("starfact_sqr_finite", "starfact_dqr_finite"), finite_cpu<T>,
-                  STARFACT_CUDA_IMPL(finite_cuda<T>), {});
+    define_kernel(k, "qr_finite",
+                  by_letter<T>("starfact_sqr_finite", "starfact_dqr_finite", "starfact_cqr_finite", "starfact_zqr_finite"),
+                  finite_cpu<T>, STARFACT_CUDA_IMPL(finite_cuda<T>), {});
 }
 
 }  // namespace
@@ -102,11 +104,14 @@ void insert_qr_finite_check(const Runtime& rt, const TaskOptions& o, const std::
     submit(t, o, "qr_finite");
 }
 
-template void insert_qr_finite_check<float>(const Runtime&, const TaskOptions&,
-                                            const std::vector<starpu_data_handle_t>&, bool, int64_t,
+#define STARFACT_QR_FINITE(T)                                                                                      \
+    template void insert_qr_finite_check<T>(const Runtime&, const TaskOptions&,                                    \
+                                            const std::vector<starpu_data_handle_t>&, bool, int64_t,               \
                                             starpu_data_handle_t, QrStatus*);
-template void insert_qr_finite_check<double>(const Runtime&, const TaskOptions&,
-                                             const std::vector<starpu_data_handle_t>&, bool, int64_t,
-                                             starpu_data_handle_t, QrStatus*);
+STARFACT_QR_FINITE(float)
+STARFACT_QR_FINITE(double)
+STARFACT_QR_FINITE(std::complex<float>)
+STARFACT_QR_FINITE(std::complex<double>)
+#undef STARFACT_QR_FINITE
 
 }  // namespace starfact::detail

@@ -8,12 +8,15 @@
 // per column) by the Cholesky QR with the Householder form rebuilt (codelets/cholqr_panel.hpp), or, when that breaks
 // down, gathered again and by cuSOLVER <t>geqrf; in double, a panel too square for it by recursive halving
 // (factor_panel: the halves tall enough take the Cholesky QR, the others halve again down to cuSOLVER's geqrf on
-// kPanelMinWidth to 2 kPanelMinWidth columns), in float by cuSOLVER's geqrf whole. cuSOLVER's parts form T by the UT
+// kPanelMinWidth to 2 kPanelMinWidth columns), in float by cuSOLVER's geqrf whole. Complex panels: no Cholesky QR
+// (its kernels are real); complex<double> halves as double does, down to cuSOLVER's geqrf, complex<float> takes
+// geqrf whole as float does; every transpose is the conjugate one. cuSOLVER's parts form T by the UT
 // transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS 32(2), 2006) as the GEQRT codelet forms it:
-// T^-1 = striu(Y^T Y) + diag(1 / tau), Y^T Y by two syrks (the unit lower top block copied, then the rows below in
+// T^-1 = striu(Y^H Y) + diag(1 / tau), Y^H Y by two herks (the unit lower top block copied, then the rows below in
 // place), one trsm against the identity; on the worker's highest-priority stream when the task is urgent.
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstdlib>
 #include <type_traits>
 #include <utility>
@@ -22,7 +25,7 @@
 #include "codelets/cholqr_panel.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
-#include "kernels/qr/qr_cpu.hpp"
+#include "kernels/cpu_lapack.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
@@ -140,11 +143,13 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
         STARPU_ABORT_MSG("starfact: qr panel: cuSOLVER's geqrf workspace for a part exceeds the panel's");
     if (gpu::geqrf(solver, rows, w, P, ldp, pw.tau, pw.work, lwork, pw.info) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>geqrf failed");
-    // Y^T Y = Y1^T Y1 + Y2^T Y2: Y1 the unit lower top w x w block, Y2 the rows - w rows below it.
+    // Y^H Y = Y1^H Y1 + Y2^H Y2: Y1 the unit lower top w x w block, Y2 the rows - w rows below it.
+    using R = real_t<T>;
     gpu::launch_copy_unit_lower(P, ldp, pw.top, w, w, w, ws.stream);
-    cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, w, T(1), pw.top, w, T(0), pw.yty, w), "syrk");
+    cublas_ok(gpu::herk(ws.cublas, Uplo::Upper, Op::ConjTrans, w, w, R(1), pw.top, w, R(0), pw.yty, w), "herk");
     if (rows > w)
-        cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, w, rows - w, T(1), P + w, ldp, T(1), pw.yty, w), "syrk");
+        cublas_ok(gpu::herk(ws.cublas, Uplo::Upper, Op::ConjTrans, w, rows - w, R(1), P + w, ldp, R(1), pw.yty, w),
+                  "herk");
     gpu::launch_qr_ut_triangle(pw.yty, w, pw.tau, w, Tm, ldt, ws.stream);
     cublas_ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, w, w, T(1), pw.yty, w, Tm, ldt),
               "trsm");
@@ -156,21 +161,30 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
 template <typename T>
 bool cholqr_part(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, int rows, int w, int ldp, T* Tm,
                  int ldt) {
-    T* Q = nullptr;
-    const size_t pitch = static_cast<size_t>(rows) * sizeof(T);
-    if (cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream) != cudaSuccess) {
-        cudaGetLastError();  // no room for the copy: the caller's Householder leaf
+    if constexpr (is_complex_v<T>) {  // (the Cholesky QR's kernels are real)
         return false;
+    } else {
+        T* Q = nullptr;
+        const size_t pitch = static_cast<size_t>(rows) * sizeof(T);
+        if (cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream) != cudaSuccess) {
+            cudaGetLastError();  // no room for the copy: the caller's Householder leaf
+            return false;
+        }
+        cuda_ok(cudaMemcpy2DAsync(Q, pitch, P, sizeof(T) * ldp, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
+        const bool done = cholqr::panel_cholqr_cuda<T>(ws, c, Q, rows, w, Tm, ldt);
+        if (done)
+            cuda_ok(cudaMemcpy2DAsync(P, sizeof(T) * ldp, Q, pitch, pitch, w, cudaMemcpyDeviceToDevice, ws.stream),
+                    "copy");
+        cuda_ok(cudaFreeAsync(Q, ws.stream), "cudaFreeAsync");
+        return done;
     }
-    cuda_ok(cudaMemcpy2DAsync(Q, pitch, P, sizeof(T) * ldp, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
-    const bool done = cholqr::panel_cholqr_cuda<T>(ws, c, Q, rows, w, Tm, ldt);
-    if (done)
-        cuda_ok(cudaMemcpy2DAsync(P, sizeof(T) * ldp, Q, pitch, pitch, w, cudaMemcpyDeviceToDevice, ws.stream), "copy");
-    cuda_ok(cudaFreeAsync(Q, ws.stream), "cudaFreeAsync");
-    return done;
 }
 
-inline bool tall_panel(int rows, int w) { return rows >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth; }
+/// Whether a rows x w panel of T's is factored by the Cholesky QR (real T only).
+template <typename T>
+bool tall_panel(int rows, int w) {
+    return !is_complex_v<T> && rows >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth;
+}
 
 /// The rows x w panel P (leading dimension ldp, rows >= w) factored in place: R above its diagonal, the reflectors
 /// below (unit diagonal implicit), T (w x w, upper, zeros below: Q = I - Y T Y^T) into Tm. A tall panel
@@ -181,7 +195,7 @@ inline bool tall_panel(int rows, int w) { return rows >= cholqr::kPanelAspect * 
 template <typename T>
 void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusolverDnHandle_t solver,
                   const PanelWorkspace<T>& pw, int lwork, T* P, int rows, int w, int ldp, T* Tm, int ldt) {
-    const bool tall = tall_panel(rows, w);
+    const bool tall = tall_panel<T>(rows, w);
     if (tall && cholqr_part<T>(ws, c, P, rows, w, ldp, Tm, ldt)) return;
     if (tall || w < 2 * cholqr::kPanelMinWidth) {
         householder_leaf<T>(ws, solver, pw, lwork, P, rows, w, ldp, Tm, ldt);
@@ -189,29 +203,34 @@ void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusol
     }
     const int w1 = (w / 2 + 31) / 32 * 32, w2 = w - w1;
     factor_panel<T>(ws, c, solver, pw, lwork, P, rows, w1, ldp, Tm, ldt);
-    // C := Q1^T C = C - Y1 T1^T (Y1^T C), C the right half; Y1's unit lower top block copied into pw.top
+    // C := Q1^H C = C - Y1 T1^H (Y1^H C), C the right half; Y1's unit lower top block copied into pw.top
     T* C = P + static_cast<size_t>(w1) * ldp;
     T* Y1top = pw.top;
     T* W = pw.yty;                                  // w1 x w2
     T* W2 = pw.top + static_cast<size_t>(w1) * w1;  // w1 x w2, beside Y1top
     gpu::launch_copy_unit_lower(P, ldp, Y1top, w1, w1, w1, ws.stream);
-    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w1, T(1), Y1top, w1, C, ldp, T(0), W, w1), "gemm");
-    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, rows - w1, T(1), P + w1, ldp, C + w1, ldp, T(1), W,
-                        w1), "gemm");
-    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w1, T(1), Tm, ldt, W, w1, T(0), W2, w1), "gemm");
-    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w1, T(-1), Y1top, w1, W2, w1, T(1), C, ldp), "gemm");
-    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows - w1, w2, w1, T(-1), P + w1, ldp, W2, w1, T(1), C + w1,
-                        ldp), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, w1, w2, w1, T(1), Y1top, w1, C, ldp, T(0), W, w1),
+              "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, w1, w2, rows - w1, T(1), P + w1, ldp, C + w1, ldp,
+                        T(1), W, w1),
+              "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, w1, w2, w1, T(1), Tm, ldt, W, w1, T(0), W2, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w1, T(-1), Y1top, w1, W2, w1, T(1), C, ldp),
+              "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, rows - w1, w2, w1, T(-1), P + w1, ldp, W2, w1, T(1),
+                        C + w1, ldp),
+              "gemm");
     T* T2 = Tm + w1 + static_cast<size_t>(w1) * ldt;
     factor_panel<T>(ws, c, solver, pw, lwork, C + w1, rows - w1, w2, ldp, T2, ldt);
-    // T12 = -T1 S T2, S = Y1^T Y2 over the rows from w1 on (Y2 is zero above them): Y2's unit lower top in pw.top
+    // T12 = -T1 S T2, S = Y1^H Y2 over the rows from w1 on (Y2 is zero above them): Y2's unit lower top in pw.top
     T* Y2top = pw.top;
     T* S = pw.yty;                                  // w1 x w2
     T* X = pw.top + static_cast<size_t>(w2) * w2;   // w1 x w2, beside Y2top
     gpu::launch_copy_unit_lower(C + w1, ldp, Y2top, w2, w2, w2, ws.stream);
-    cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, w2, T(1), P + w1, ldp, Y2top, w2, T(0), S, w1), "gemm");
+    cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, w1, w2, w2, T(1), P + w1, ldp, Y2top, w2, T(0), S,
+                        w1), "gemm");
     if (rows - w1 > w2)
-        cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, w1, w2, rows - w1 - w2, T(1), P + w1 + w2, ldp,
+        cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, w1, w2, rows - w1 - w2, T(1), P + w1 + w2, ldp,
                             C + w1 + w2, ldp, T(1), S, w1), "gemm");
     cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w1, T(1), Tm, ldt, S, w1, T(0), X, w1), "gemm");
     cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, w1, w2, w2, T(-1), X, w1, T2, ldt, T(0),
@@ -259,14 +278,15 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     };
     copy(true);
     T* Tm = ptr<T>(Tt);
-    if (tall_panel(M, w)) {  // tall: the Cholesky QR in place, else (a breakdown) gathered again, by Householder
-        if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld)) {
-            copy(false);
-            return;
-        }
+    if (tall_panel<T>(M, w)) {  // tall: the Cholesky QR in place, else (a breakdown) gathered again, by Householder
+        if constexpr (!is_complex_v<T>)
+            if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld)) {
+                copy(false);
+                return;
+            }
         copy(true);
         householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
-    } else if (std::is_same<T, double>::value) {
+    } else if (std::is_same<real_t<T>, double>::value) {
         // too square for the Cholesky QR: halved (in float its parts take three passes, and ran slower than geqrf)
         factor_panel<T>(ws, c, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
     } else {
@@ -295,8 +315,9 @@ constexpr std::array<Workspace (*)(cusolverDnHandle_t, int), sizeof...(L)> qr_pa
 
 template <typename T>
 void define_qr_panel(Kernel& k) {
-    define_kernel(k, "qr_panel", by_precision<T>("starfact_sqr_panel", "starfact_dqr_panel"), qr_panel_cpu<T>,
-                  STARFACT_CUDA_IMPL(qr_panel_cuda<T>), {});  // modes per task (dyn_modes)
+    define_kernel(k, "qr_panel",
+                  by_letter<T>("starfact_sqr_panel", "starfact_dqr_panel", "starfact_cqr_panel", "starfact_zqr_panel"),
+                  qr_panel_cpu<T>, STARFACT_CUDA_IMPL(qr_panel_cuda<T>), {});  // modes per task (dyn_modes)
 }
 
 }  // namespace
@@ -313,7 +334,7 @@ void insert_qr_panel(const Runtime& rt, const TaskOptions& o, const std::vector<
     for (starpu_data_handle_t h : panel) m += tile_rows(h);
     const double n = count > 0 ? tile_cols(panel[0]) : 0;
     starpu_task* t = qr_packed_task(kernel<define_qr_panel<T>>(rt), QrPanelArgs{count, o.urgent, cuda_contexts(rt)},
-                                    2 * m * n * n - 2 * n * n * n / 3 + m * n * n);  // geqrf and T
+                                    flop_scale<T>() * (2 * m * n * n - 2 * n * n * n / 3 + m * n * n));  // geqrf, T
     set_dynamic_buffers(t, handles.data(), modes.data(), count + 1);
     submit(t, o, "qr_panel");
 }
@@ -339,6 +360,8 @@ void reserve_qr_panel_workspace(const Runtime& rt, int64_t rows, int64_t w) {
     template void reserve_qr_panel_workspace<T>(const Runtime&, int64_t, int64_t);
 STARFACT_QR_PANEL(float)
 STARFACT_QR_PANEL(double)
+STARFACT_QR_PANEL(std::complex<float>)
+STARFACT_QR_PANEL(std::complex<double>)
 #undef STARFACT_QR_PANEL
 
 }  // namespace starfact::detail

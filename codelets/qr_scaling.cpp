@@ -9,9 +9,11 @@
 //   distributed matrix owns)
 //   qr_absmax_merge: 0 = M (RW; W with init), 1 = another M (R): the element-wise largest (NaN wins), or a copy; the
 //   distributed gels' maxima, each rank's brought to every rank (CPU)
+// Complex entries: the magnitude is the modulus (LAPACK's zlange 'M'), both parts scaled.
 // CPU: loops; CUDA: kernels/qr/qr_range.cu.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "codelets/qr_codelets.hpp"
@@ -35,6 +37,25 @@ struct ScalingArgs {
     int64_t first_tile = 0, tile_step = 1;  // the tiles' tile rows: first_tile + t * tile_step
 };
 
+/// |x| in double (the modulus of a complex x).
+template <typename T>
+double magnitude_of(const T& x) {
+    if constexpr (is_complex_v<T>)
+        return std::hypot(static_cast<double>(x.real()), static_cast<double>(x.imag()));
+    else
+        return std::abs(static_cast<double>(x));
+}
+/// x 2^k, computed in double (both parts of a complex x).
+template <typename T>
+T times_power_of_two(const T& x, int k) {
+    using R = real_t<T>;
+    if constexpr (is_complex_v<T>)
+        return T(static_cast<R>(std::ldexp(static_cast<double>(x.real()), k)),
+                 static_cast<R>(std::ldexp(static_cast<double>(x.imag()), k)));
+    else
+        return static_cast<T>(std::ldexp(static_cast<double>(x), k));
+}
+
 double* maxima(void* buffer) { return reinterpret_cast<double*>(STARPU_VECTOR_GET_PTR(buffer)); }
 
 /// The rows [from, to) of tile t of the column that lie in the global rows [first, last).
@@ -55,7 +76,7 @@ void absmax_cpu(void* buffers[], void* cl_arg) {
         rows_of(a, t, A.rows, &from, &to);
         for (int j = 0; j < A.cols; ++j)
             for (int i = from; i < to; ++i) {
-                const double v = std::abs(static_cast<double>(ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld]));
+                const double v = magnitude_of(ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld]);
                 if (!(v <= best)) best = v;  // NaN wins
             }
     }
@@ -73,7 +94,7 @@ void rescale_cpu(void* buffers[], void* cl_arg) {
         for (int j = 0; j < A.cols; ++j)
             for (int i = from; i < to; ++i) {
                 T& x = ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld];
-                x = static_cast<T>(std::ldexp(static_cast<double>(x), k));
+                x = times_power_of_two(x, k);
             }
     }
 }
@@ -121,12 +142,14 @@ void define_absmax_merge(Kernel& k) {
 
 template <typename T>
 void define_absmax(Kernel& k) {
-    define_kernel(k, "qr_absmax", by_precision<T>("starfact_sqr_absmax", "starfact_dqr_absmax"), absmax_cpu<T>,
+    define_kernel(k, "qr_absmax", by_letter<T>("starfact_sqr_absmax", "starfact_dqr_absmax", "starfact_cqr_absmax",
+                                                  "starfact_zqr_absmax"), absmax_cpu<T>,
                   STARFACT_CUDA_IMPL(absmax_cuda<T>), {});
 }
 template <typename T>
 void define_rescale(Kernel& k) {
-    define_kernel(k, "qr_rescale", by_precision<T>("starfact_sqr_rescale", "starfact_dqr_rescale"), rescale_cpu<T>,
+    define_kernel(k, "qr_rescale", by_letter<T>("starfact_sqr_rescale", "starfact_dqr_rescale", "starfact_cqr_rescale",
+                                                  "starfact_zqr_rescale"), rescale_cpu<T>,
                   STARFACT_CUDA_IMPL(rescale_cuda<T>), {});
 }
 
@@ -181,6 +204,8 @@ void insert_qr_absmax_merge(const Runtime& rt, const TaskOptions& o, starpu_data
                                        starpu_data_handle_t, int64_t, int64_t);
 STARFACT_QR_SCALING(float)
 STARFACT_QR_SCALING(double)
+STARFACT_QR_SCALING(std::complex<float>)
+STARFACT_QR_SCALING(std::complex<double>)
 #undef STARFACT_QR_SCALING
 
 }  // namespace starfact::detail

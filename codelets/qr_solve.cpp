@@ -1,6 +1,7 @@
 // The tile QR's small codelets: the exactly-zero diagonal of R (gels' info), the identity pattern of a tile
 // (orgqr's start), the triangular solves with R or R^T on the leading rows of a tile and the update that goes with
-// R^T (gels), the transpose of a tile and the zeroing of a tile's last rows (gels of a wide matrix).
+// R^T (gels), the transpose of a tile and the zeroing of a tile's last rows (gels of a wide matrix). For complex
+// tiles every transpose is the conjugate one (R^H, A^H).
 //   qr_diag_info: 0 = R (R), 1 = info (RW, one int)
 //   qr_laset:     0 = A (W)
 //   qr_trsm:      0 = R (R), 1 = B (RW)
@@ -8,6 +9,7 @@
 //   qr_transpose: 0 = A (R), 1 = B (W)
 //   qr_zero_rows: 0 = A (RW)
 #include <algorithm>
+#include <complex>
 
 #include "codelets/qr_codelets.hpp"
 #include "codelets/qr_status.hpp"
@@ -24,7 +26,7 @@ struct OffsetArgs {
     int64_t r0, c0;      // qr_diag_info: r0 = the global offset of the tile's diagonal; qr_laset: its first row,
                          // column; qr_zero_rows: r0 = the first row zeroed
     CudaContexts* cuda;  // per-worker streams (CUDA implementation)
-    bool trans = false;  // qr_trsm: solve with R^T
+    bool trans = false;  // qr_trsm: solve with R^T (complex: R^H)
     QrStatus* status = nullptr;  // qr_diag_info: where the breakdown is recorded
 };
 
@@ -61,18 +63,18 @@ void qr_trsm_cpu(void* buffers[], void* cl_arg) {
     const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
     if (k == 0 || n == 0) return;
-    cpu::trsm(Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, k, n, T(1),
+    cpu::trsm(Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans, Diag::NonUnit, k, n, T(1),
               reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
               static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])), reinterpret_cast<T*>(STARPU_MATRIX_GET_PTR(buffers[1])),
               static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1])));
 }
 
-/// C(0:r, :) -= A^T B(0:k, :), A k x r: only C's first r rows (A's columns) take part.
+/// C(0:r, :) -= A^H B(0:k, :), A k x r: only C's first r rows (A's columns) take part.
 template <typename T>
 void gemm_t_cpu(void* buffers[], void*) {
     const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]), C = qr_tile(buffers[2]);
     if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
-    cpu::gemm(Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A), A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C),
+    cpu::gemm(Op::ConjTrans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A), A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C),
               C.ld);
 }
 
@@ -81,7 +83,7 @@ void transpose_cpu(void* buffers[], void*) {
     const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]);
     for (int j = 0; j < A.cols; ++j)
         for (int i = 0; i < A.rows; ++i)
-            ptr<T>(B)[j + static_cast<int64_t>(i) * B.ld] = ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld];
+            ptr<T>(B)[j + static_cast<int64_t>(i) * B.ld] = conj_of(ptr<T>(A)[i + static_cast<int64_t>(j) * A.ld]);
 }
 
 template <typename T>
@@ -129,7 +131,7 @@ void qr_trsm_cuda(void* buffers[], void* cl_arg) {
     const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
     const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
     if (k == 0 || n == 0) return;
-    const cublasStatus_t s = gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, a->trans ? Op::Trans : Op::NoTrans,
+    const cublasStatus_t s = gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans,
                                        Diag::NonUnit, k, n, T(1),
                                        reinterpret_cast<const T*>(STARPU_MATRIX_GET_PTR(buffers[0])),
                                        static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0])),
@@ -144,7 +146,7 @@ void gemm_t_cuda(void* buffers[], void* cl_arg) {
     const gpu::WorkerStream ws(a->cuda, false);
     const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]), C = qr_tile(buffers[2]);
     if (A.rows == 0 || A.cols == 0 || C.cols == 0) return;
-    const cublasStatus_t s = gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A),
+    const cublasStatus_t s = gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, A.cols, C.cols, A.rows, T(-1), ptr<T>(A),
                                        A.ld, ptr<T>(B), B.ld, T(1), ptr<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
@@ -155,7 +157,8 @@ void transpose_cuda(void* buffers[], void* cl_arg) {
     const gpu::WorkerStream ws(a->cuda, false);
     const QrTile A = qr_tile(buffers[0]), B = qr_tile(buffers[1]);
     if (A.rows == 0 || A.cols == 0) return;
-    const cublasStatus_t s = gpu::geam_transpose(ws.cublas, A.cols, A.rows, ptr<T>(A), A.ld, ptr<T>(B), B.ld);
+    const cublasStatus_t s = gpu::geam<T>(ws.cublas, Op::ConjTrans, Op::NoTrans, A.cols, A.rows, T(1), ptr<T>(A), A.ld,
+                                          T(0), ptr<T>(B), B.ld, ptr<T>(B), B.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
@@ -173,32 +176,38 @@ void zero_rows_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_diag_info(Kernel& k) {
-    define_kernel(k, "qr_diag_info", by_precision<T>("starfact_sqr_diag_info", "starfact_dqr_diag_info"),
+    define_kernel(k, "qr_diag_info", by_letter<T>("starfact_sqr_diag_info", "starfact_dqr_diag_info",
+                                                  "starfact_cqr_diag_info", "starfact_zqr_diag_info"),
                   diag_info_cpu<T>, STARFACT_CUDA_IMPL(diag_info_cuda<T>), {STARPU_R, STARPU_RW});
 }
 template <typename T>
 void define_laset(Kernel& k) {
-    define_kernel(k, "qr_laset", by_precision<T>("starfact_sqr_laset", "starfact_dqr_laset"), laset_cpu<T>,
+    define_kernel(k, "qr_laset", by_letter<T>("starfact_sqr_laset", "starfact_dqr_laset",
+                                              "starfact_cqr_laset", "starfact_zqr_laset"), laset_cpu<T>,
                   STARFACT_CUDA_IMPL(laset_cuda<T>), {STARPU_W});
 }
 template <typename T>
 void define_qr_trsm(Kernel& k) {
-    define_kernel(k, "qr_trsm", by_precision<T>("starfact_sqr_trsm", "starfact_dqr_trsm"), qr_trsm_cpu<T>,
+    define_kernel(k, "qr_trsm", by_letter<T>("starfact_sqr_trsm", "starfact_dqr_trsm",
+                                             "starfact_cqr_trsm", "starfact_zqr_trsm"), qr_trsm_cpu<T>,
                   STARFACT_CUDA_IMPL(qr_trsm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 template <typename T>
 void define_gemm_t(Kernel& k) {
-    define_kernel(k, "qr_gemm_t", by_precision<T>("starfact_sqr_gemm_t", "starfact_dqr_gemm_t"), gemm_t_cpu<T>,
+    define_kernel(k, "qr_gemm_t", by_letter<T>("starfact_sqr_gemm_t", "starfact_dqr_gemm_t",
+                                               "starfact_cqr_gemm_t", "starfact_zqr_gemm_t"), gemm_t_cpu<T>,
                   STARFACT_CUDA_IMPL(gemm_t_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 template <typename T>
 void define_transpose(Kernel& k) {
-    define_kernel(k, "qr_transpose", by_precision<T>("starfact_sqr_transpose", "starfact_dqr_transpose"),
+    define_kernel(k, "qr_transpose", by_letter<T>("starfact_sqr_transpose", "starfact_dqr_transpose",
+                                                  "starfact_cqr_transpose", "starfact_zqr_transpose"),
                   transpose_cpu<T>, STARFACT_CUDA_IMPL(transpose_cuda<T>), {STARPU_R, STARPU_W});
 }
 template <typename T>
 void define_zero_rows(Kernel& k) {
-    define_kernel(k, "qr_zero_rows", by_precision<T>("starfact_sqr_zero_rows", "starfact_dqr_zero_rows"),
+    define_kernel(k, "qr_zero_rows", by_letter<T>("starfact_sqr_zero_rows", "starfact_dqr_zero_rows",
+                                                  "starfact_cqr_zero_rows", "starfact_zqr_zero_rows"),
                   zero_rows_cpu<T>, STARFACT_CUDA_IMPL(zero_rows_cuda<T>), {STARPU_RW});
 }
 
@@ -226,7 +235,8 @@ void insert_qr_trsm(const Runtime& rt, const TaskOptions& o, starpu_data_handle_
                     bool trans) {
     const double k = tile_cols(R), n = tile_cols(B);
     starpu_task* t =
-        qr_packed_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt), trans}, k * k * n);
+        qr_packed_task(kernel<define_qr_trsm<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt), trans},
+                                    flop_scale<T>() * k * k * n);
     t->handles[0] = R;
     t->handles[1] = B;
     submit(t, o, "qr_trsm");
@@ -236,7 +246,7 @@ template <typename T>
 void insert_qr_gemm_t(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t B,
                       starpu_data_handle_t C) {
     starpu_task* t = qr_packed_task(kernel<define_gemm_t<T>>(rt), OffsetArgs{0, 0, cuda_contexts(rt)},
-                                    2.0 * tile_rows(A) * tile_cols(A) * tile_cols(C));
+                                    flop_scale<T>() * 2.0 * tile_rows(A) * tile_cols(A) * tile_cols(C));
     t->handles[0] = A;
     t->handles[1] = B;
     t->handles[2] = C;
@@ -271,6 +281,8 @@ void insert_qr_zero_rows(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     template void insert_qr_zero_rows<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, int64_t);
 STARFACT_QR_SOLVE(float)
 STARFACT_QR_SOLVE(double)
+STARFACT_QR_SOLVE(std::complex<float>)
+STARFACT_QR_SOLVE(std::complex<double>)
 #undef STARFACT_QR_SOLVE
 
 }  // namespace starfact::detail

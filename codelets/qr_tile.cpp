@@ -5,6 +5,8 @@
 //   tpmqrt: 0 = V (R, the bottom tile of tpqrt), 1 = T (R), 2 = C1 (RW, top / left), 3 = C2 (RW, bottom / right)
 // The applications take a side: op(Q) C (left: Q acts on C's rows, C1 above C2) or C op(Q) (right: on its columns,
 // C1 beside C2).
+// Every precision: s, d, c, z (Q^T of a real Q, Q^H of a complex one: LAPACK's trans 'T' or 'C', cuBLAS's
+// transposes conjugated through Op::ConjTrans, V^H V by herk).
 // CPU: LAPACKE's geqrt, gemqrt, tpqrt (l = 0 for TS, l = rows for TT) and tpmqrt with inner blocking ib.
 // CUDA: cuSOLVER's geqrf on the tile (GEQRT), or on [triu(R1); A2] stacked in the worker's workspace (TS, TT: R1
 // is upper triangular, so the reflectors' top block comes out as the identity and the bottom block is what
@@ -15,12 +17,13 @@
 // kind of worker serve the other.
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <utility>
 #include <vector>
 
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
-#include "kernels/qr/qr_cpu.hpp"
+#include "kernels/cpu_lapack.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
@@ -31,7 +34,7 @@ namespace {
 struct QrArgs {
     int ib;              // inner blocking of the CPU kernels
     bool tt;             // tpqrt/tpmqrt: triangle on triangle (TT) rather than triangle on square (TS)
-    bool trans;          // unmqr/tpmqrt: apply Q^T
+    bool trans;          // unmqr/tpmqrt: apply Q^T (complex: Q^H)
     bool right;          // unmqr/tpmqrt: C op(Q) rather than op(Q) C
     CudaContexts* cuda;  // per-worker cuSOLVER handles and workspaces (CUDA implementation)
 };
@@ -42,9 +45,12 @@ inline Tile tile(void* buffer) { return qr_tile(buffer); }
 /// Rows of the bottom tile that take part in a TS (all) or TT (its upper trapezoid) kernel with n columns.
 inline int bottom_rows(bool tt, int rows, int n) { return tt ? std::min(rows, n) : rows; }
 
-/// LAPACK's side and trans characters of an application.
+/// LAPACK's side and trans characters of an application on T's tiles (the adjoint: 'T' real, 'C' complex).
 inline char side_char(const QrArgs& a) { return a.right ? 'R' : 'L'; }
-inline char trans_char(const QrArgs& a) { return a.trans ? 'T' : 'N'; }
+template <typename T>
+char trans_char(const QrArgs& a) {
+    return a.trans ? (is_complex_v<T> ? 'C' : 'T') : 'N';
+}
 inline Side side_of(const QrArgs& a) { return a.right ? Side::Right : Side::Left; }
 
 [[noreturn]] inline void lapack_failed(const char* what, int info) {
@@ -72,7 +78,7 @@ void unmqr_cpu(void* buffers[], void* cl_arg) {
     const int k = std::min(V.rows, V.cols);
     if (k == 0 || C.cols == 0 || C.rows == 0) return;
     const int ib = std::min(a->ib, k);
-    const int info = cpu::gemqrt(side_char(*a), trans_char(*a), C.rows, C.cols, k, ib, ptr<T>(V), V.ld, ptr<T>(Tt),
+    const int info = cpu::gemqrt(side_char(*a), trans_char<T>(*a), C.rows, C.cols, k, ib, ptr<T>(V), V.ld, ptr<T>(Tt),
                                  Tt.ld, ptr<T>(C), C.ld,
                                  qr_cpu_work<T>(static_cast<size_t>(ib) * (a->right ? C.rows : C.cols)));
     if (info != 0) lapack_failed("gemqrt", info);
@@ -101,7 +107,7 @@ void tpmqrt_cpu(void* buffers[], void* cl_arg) {
     if (k == 0 || m == 0 || other == 0) return;
     const int ib = std::min(a->ib, k);
     const int rows = a->right ? other : m, cols = a->right ? m : other;  // LAPACK's m, n: those of C2's block
-    const int info = cpu::tpmqrt(side_char(*a), trans_char(*a), rows, cols, k, a->tt ? m : 0, ib, ptr<T>(V), V.ld,
+    const int info = cpu::tpmqrt(side_char(*a), trans_char<T>(*a), rows, cols, k, a->tt ? m : 0, ib, ptr<T>(V), V.ld,
                                  ptr<T>(Tt), Tt.ld, ptr<T>(C1), C1.ld, ptr<T>(C2), C2.ld,
                                  qr_cpu_work<T>(static_cast<size_t>(ib) * other));
     if (info != 0) lapack_failed("tpmqrt", info);
@@ -163,12 +169,12 @@ void device_geqrf(CudaWorkerContext& c, const QrWorkspace<T>& w, int m, int n, T
         STARPU_ABORT_MSG("cusolverDn<t>geqrf failed");
 }
 
-/// T (k x k) of the reflectors V (dense m x k, unit part explicit) and w.tau: W = V^T V (syrk into w.Y), then the
+/// T (k x k) of the reflectors V (dense m x k, unit part explicit) and w.tau: W = V^H V (herk into w.Y), then the
 /// UT triangle and T := W^-1 (trsm).
 template <typename T>
 void device_build_t(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, int m, int k, const T* V, int ldv, T* Tm,
                     int ldt) {
-    cublas_ok(gpu::syrk(ws.cublas, Uplo::Upper, Op::Trans, k, m, T(1), V, ldv, T(0), w.Y, k));
+    cublas_ok(gpu::herk(ws.cublas, Uplo::Upper, Op::ConjTrans, k, m, real_t<T>(1), V, ldv, real_t<T>(0), w.Y, k));
     gpu::launch_qr_ut_triangle(w.Y, k, w.tau, k, Tm, ldt, ws.stream);
     cublas_ok(gpu::trsm(ws.cublas, Side::Left, Uplo::Upper, Op::NoTrans, Diag::NonUnit, k, k, T(1), w.Y, k, Tm, ldt));
     gpu::launch_qr_fix_identity(Tm, ldt, w.tau, k, ws.stream);
@@ -188,9 +194,10 @@ void geqrt_cuda(void* buffers[], void* cl_arg) {
     device_build_t(ws, w, A.rows, k, w.X, A.rows, ptr<T>(Tt), Tt.ld);
 }
 
-/// Q or Q^T applied in the UT form: from the left [C1; C2] -= V op(T) (V^T [C1; C2]), from the right the same steps
-/// with the operands' roles transposed, [C1 C2] -= (([C1 C2] V) op(T)) V^T; V = [I; V2] (TS, TT: C1 has k rows, from
-/// the right k columns) or V dense and no C1 (GEQRT's reflectors). m x n: C2's shape; `trans`: op(T) = T^T.
+/// Q or Q^H applied in the UT form: from the left [C1; C2] -= V op(T) (V^H [C1; C2]), from the right the same steps
+/// with the operands' roles transposed, [C1 C2] -= (([C1 C2] V) op(T)) V^H; V = [I; V2] (TS, TT: C1 has k rows, from
+/// the right k columns) or V dense and no C1 (GEQRT's reflectors). m x n: C2's shape; `trans`: op(T) = T^H (real
+/// T: the transposes).
 template <typename T>
 void device_apply(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, Side side, bool trans, int m, int n, int k,
                   const T* V, int ldv, const T* Tm, int ldt, T* C1, int ldc1, T* C2, int ldc2) {
@@ -204,16 +211,16 @@ void device_apply(const gpu::WorkerStream& ws, const QrWorkspace<T>& w, Side sid
         beta = T(1);
     }
     if (left)
-        cublas_ok(gpu::gemm(ws.cublas, Op::Trans, Op::NoTrans, k, n, m, T(1), V, ldv, C2, ldc2, beta, w.Y, k));
+        cublas_ok(gpu::gemm(ws.cublas, Op::ConjTrans, Op::NoTrans, k, n, m, T(1), V, ldv, C2, ldc2, beta, w.Y, k));
     else
         cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, k, n, T(1), C2, ldc2, V, ldv, beta, w.Y, m));
-    cublas_ok(gpu::trmm(ws.cublas, side, Uplo::Upper, trans ? Op::Trans : Op::NoTrans, Diag::NonUnit, wr, wc, T(1), Tm,
-                        ldt, w.Y, wr, w.Z, wr));
+    cublas_ok(gpu::trmm(ws.cublas, side, Uplo::Upper, trans ? Op::ConjTrans : Op::NoTrans, Diag::NonUnit, wr, wc, T(1),
+                        Tm, ldt, w.Y, wr, w.Z, wr));
     if (C1) cublas_ok(gpu::geam(ws.cublas, wr, wc, T(1), C1, ldc1, T(-1), w.Z, wr, C1, ldc1));
     if (left)
         cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::NoTrans, m, n, k, T(-1), V, ldv, w.Z, k, T(1), C2, ldc2));
     else
-        cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::Trans, m, n, k, T(-1), w.Z, m, V, ldv, T(1), C2, ldc2));
+        cublas_ok(gpu::gemm(ws.cublas, Op::NoTrans, Op::ConjTrans, m, n, k, T(-1), w.Z, m, V, ldv, T(1), C2, ldc2));
 }
 
 template <typename T>
@@ -258,7 +265,7 @@ void tpqrt_cuda(void* buffers[], void* cl_arg) {
                                  cudaMemcpyDeviceToDevice, ws.stream) != cudaSuccess) {
         STARPU_ABORT_MSG("tpqrt: scatter failed");
     }
-    // V = [I; V2]: V^T V = I + V2^T V2, whose strictly upper part is V2^T V2's (TT: zeros below V2's trapezoid).
+    // V = [I; V2]: V^H V = I + V2^H V2, whose strictly upper part is V2^H V2's (TT: zeros below V2's trapezoid).
     device_build_t(ws, w, m, n, S2, lds, ptr<T>(Tt), Tt.ld);
 }
 
@@ -306,26 +313,28 @@ constexpr std::array<Workspace (*)(cusolverDnHandle_t, int), sizeof...(L)> qr_ne
 
 template <typename T>
 void define_geqrt(Kernel& k) {
-    define_kernel(k, "geqrt", by_precision<T>("starfact_sgeqrt", "starfact_dgeqrt"), geqrt_cpu<T>,
+    define_kernel(k, "geqrt", by_letter<T>("starfact_sgeqrt", "starfact_dgeqrt",
+                                           "starfact_cgeqrt", "starfact_zgeqrt"), geqrt_cpu<T>,
                   STARFACT_CUDA_IMPL(geqrt_cuda<T>), {STARPU_RW, STARPU_W});
 }
 template <typename T>
 void define_unmqr(Kernel& k) {
-    define_kernel(k, "unmqr", by_precision<T>("starfact_sunmqr", "starfact_dunmqr"), unmqr_cpu<T>,
+    define_kernel(k, "unmqr", by_letter<T>("starfact_sunmqr", "starfact_dunmqr",
+                                           "starfact_cunmqr", "starfact_zunmqr"), unmqr_cpu<T>,
                   STARFACT_CUDA_IMPL(unmqr_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 template <typename T, bool TT>
 void define_tpqrt(Kernel& k) {
     define_kernel(k, TT ? "ttqrt" : "tsqrt",
-                  TT ? by_precision<T>("starfact_sttqrt", "starfact_dttqrt")
-                     : by_precision<T>("starfact_stsqrt", "starfact_dtsqrt"),
+                  TT ? by_letter<T>("starfact_sttqrt", "starfact_dttqrt", "starfact_cttqrt", "starfact_zttqrt")
+                     : by_letter<T>("starfact_stsqrt", "starfact_dtsqrt", "starfact_ctsqrt", "starfact_ztsqrt"),
                   tpqrt_cpu<T>, STARFACT_CUDA_IMPL(tpqrt_cuda<T>), {STARPU_RW, STARPU_RW, STARPU_W});
 }
 template <typename T, bool TT>
 void define_tpmqrt(Kernel& k) {
     define_kernel(k, TT ? "ttmqr" : "tsmqr",
-                  TT ? by_precision<T>("starfact_sttmqr", "starfact_dttmqr")
-                     : by_precision<T>("starfact_stsmqr", "starfact_dtsmqr"),
+                  TT ? by_letter<T>("starfact_sttmqr", "starfact_dttmqr", "starfact_cttmqr", "starfact_zttmqr")
+                     : by_letter<T>("starfact_stsmqr", "starfact_dtsmqr", "starfact_ctsmqr", "starfact_ztsmqr"),
                   tpmqrt_cpu<T>, STARFACT_CUDA_IMPL(tpmqrt_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW, STARPU_RW});
 }
 
@@ -335,7 +344,7 @@ template <typename T>
 void insert_geqrt(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t Tf, int ib) {
     const double m = tile_rows(A), n = tile_cols(A), k = std::min(m, n);
     starpu_task* t = qr_packed_task(kernel<define_geqrt<T>>(rt), QrArgs{ib, false, false, false, cuda_contexts(rt)},
-                                    2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3);
+                                    flop_scale<T>() * (2 * m * n * k - (m + n) * k * k + 2 * k * k * k / 3));
     t->handles[0] = A;
     t->handles[1] = Tf;
     submit(t, o, "geqrt");
@@ -349,7 +358,7 @@ void insert_unmqr(const Runtime& rt, const TaskOptions& o, Side side, bool trans
     const double m = right ? tile_cols(C) : tile_rows(C), n = right ? tile_rows(C) : tile_cols(C),
                  k = std::min(tile_rows(V), tile_cols(V));
     starpu_task* t = qr_packed_task(kernel<define_unmqr<T>>(rt), QrArgs{ib, false, trans, right, cuda_contexts(rt)},
-                                    4 * m * n * k - 2 * n * k * k);
+                                    flop_scale<T>() * (4 * m * n * k - 2 * n * k * k));
     t->handles[0] = V;
     t->handles[1] = Tf;
     t->handles[2] = C;
@@ -362,7 +371,8 @@ void insert_tpqrt(const Runtime& rt, const TaskOptions& o, bool tt, starpu_data_
     const double n = tile_cols(A2), m = bottom_rows(tt, tile_rows(A2), tile_cols(A2));
     const Kernel& k = tt ? kernel<define_tpqrt<T, true>>(rt) : kernel<define_tpqrt<T, false>>(rt);
     starpu_task* t =
-        qr_packed_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)}, tt ? 2 * n * n * n / 3 : 2 * m * n * n);
+        qr_packed_task(k, QrArgs{ib, tt, false, false, cuda_contexts(rt)},
+                       flop_scale<T>() * (tt ? 2 * n * n * n / 3 : 2 * m * n * n));
     t->handles[0] = A1;
     t->handles[1] = A2;
     t->handles[2] = Tf;
@@ -377,7 +387,8 @@ void insert_tpmqrt(const Runtime& rt, const TaskOptions& o, bool tt, Side side, 
                  n = right ? tile_rows(C1) : tile_cols(C1);
     const Kernel& kk = tt ? kernel<define_tpmqrt<T, true>>(rt) : kernel<define_tpmqrt<T, false>>(rt);
     starpu_task* t =
-        qr_packed_task(kk, QrArgs{ib, tt, trans, right, cuda_contexts(rt)}, tt ? 2 * k * k * n : 4 * m * n * k);
+        qr_packed_task(kk, QrArgs{ib, tt, trans, right, cuda_contexts(rt)},
+                       flop_scale<T>() * (tt ? 2 * k * k * n : 4 * m * n * k));
     t->handles[0] = V;
     t->handles[1] = Tf;
     t->handles[2] = C1;
@@ -411,6 +422,8 @@ void reserve_qr_workspace(const Runtime& rt, int64_t nb, int64_t k) {
     template void reserve_qr_workspace<T>(const Runtime&, int64_t, int64_t);
 STARFACT_QR_TILE(float)
 STARFACT_QR_TILE(double)
+STARFACT_QR_TILE(std::complex<float>)
+STARFACT_QR_TILE(std::complex<double>)
 #undef STARFACT_QR_TILE
 
 }  // namespace starfact::detail

@@ -131,9 +131,25 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
         Request r;
         r.element = element;
         r.m = r.n = 500;
-        for (Operation op : {Operation::Potri, Operation::Geqrf, Operation::Gels}) {
-            r.op = op;
-            CHECK(refusal(r, gpu) == "element");
+        r.op = Operation::Potri;
+        CHECK(refusal(r, gpu) == "element");
+        for (Operation op : {Operation::Geqrf, Operation::Gels}) {  // the real QR's plan, without the Cholesky QR
+            Request qr = r;
+            qr.op = op;
+            qr.m = op == Operation::Gels ? 300000 : 500;
+            qr.n = op == Operation::Gels ? 100 : 500;
+            CHECK(refusal(qr, gpu).empty());
+            CHECK(plan(qr, gpu).tree.kind != QrTree::Kind::Cholqr);
+            if (op == Operation::Gels) {  // where the real matrix's plan takes it
+                Request real = qr;
+                real.element = Precision::Fp64;
+                CHECK(plan(real, gpu).tree.kind == QrTree::Kind::Cholqr);
+            }
+            qr.tree = QrTree::parse("cholqr");
+            CHECK(refusal(qr, gpu) == "tree");
+            qr.tree = QrTree{};
+            qr.options.variant = Variant::parse("noprio");
+            CHECK(refusal(qr, gpu).empty());
         }
         r.op = Operation::Posv;
         r.nrhs = 2;

@@ -1,12 +1,13 @@
 // The complex tile QR on CPU workers [complex][qr][cpu]: geqrf, orgqr, ormqr from both sides with Q and Q^H, and gels
 // (least squares for m >= n, the minimum-norm solution for m < n) on fresh random complex matrices (real and
-// imaginary parts uniform in [-1, 1)), over the flat, binary, domains and auto trees and several inner blockings;
+// imaginary parts uniform in [-1, 1)), over the flat, binary, domains, panel and auto trees and several inner blockings;
 // shapes tall, square and wide, with partial last tiles, one column, and fewer rows than a tile. Every check is a
 // scaled residual < 60 computed here in complex<double> (tests/complex_qr_checks.hpp): ||A - Q R||_1 / (||A||_1 m
 // eps), ||I - Q^H Q||_1 / (m eps) for the thin Q of orgqr and the full Q of ormqr applied to I, ormqr's products
 // against the explicit Q, the normal equations of gels ||A^H (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1)
 // m eps), and for a wide A the residual of A X = B and X's distance from A's row space (the minimum norm). Then
-// gels' info on an exactly rank-deficient A, NaN input (no hang), and the arguments the calls refuse.
+// gels' info on an exactly rank-deficient A, NaN and Inf input reported as the real QR reports them, and the arguments
+// the calls refuse.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -78,7 +79,8 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr and ormqr: scaled residuals < 60", "[co
                             {45, 27, "flat", 4},      {45, 27, "domains=2", 0}, {32, 32, "auto", 0},
                             {29, 29, "binary", 5},    {27, 45, "flat", 0},   {27, 45, "domains=2", 3},
                             {9, 5, "auto", 0},        {5, 9, "flat", 0},     {90, 10, "auto", 0},
-                            {130, 40, "domains=2", 7}};  // five domains: merges at distances 1, 2 and 4
+                            {130, 40, "domains=2", 7},  // five domains: merges at distances 1, 2 and 4
+                            {70, 40, "panel", 0},       {40, 70, "panel", 0}};
     int round = 0;
     for (const Shape& s : shapes) {
         const int64_t m = s.m, n = s.n, k = std::min(m, n), nrhs = round == 3 ? nb + 3 : 3;
@@ -187,28 +189,37 @@ TEMPLATE_TEST_CASE("complex gels reports an exactly zero R(k, k) as its info", "
     }
 }
 
-TEMPLATE_TEST_CASE("complex geqrf and gels return on NaN and Inf input", "[complex][qr][cpu]", std::complex<float>,
-                   std::complex<double>) {
+TEMPLATE_TEST_CASE("complex geqrf and gels report NaN and Inf in A at its column", "[complex][qr][cpu]",
+                   std::complex<float>, std::complex<double>) {
     using C = TestType;
     using R = typename C::value_type;
     const int64_t m = 40, n = 21, nb = 16;
     const uint64_t seed = fresh_seed();
     std::mt19937_64 g(seed);
     INFO("seed=" << seed);
-    for (C bad : {C(std::numeric_limits<R>::quiet_NaN(), 0), C(0, std::numeric_limits<R>::infinity())}) {
-        std::vector<C> A = random_block<C>(m, n, g);
-        A[static_cast<size_t>(3 + 17 * m)] = bad;
-        auto tA = tiles(A, m, n, nb);
-        QRFactors<C> f(*tA, tree_of("binary"));
-        geqrf(*tA, f);
-        const cq::Mat F = exported(*tA);
-        CHECK(!std::isfinite(std::abs(F(17, 17))));  // spread into R from column 17 on
-        auto tA2 = tiles(A, m, n, nb);
-        auto tB = tiles(random_block<C>(m, 1, g), m, 1, nb);
-        QRFactors<C> f2(*tA2);
-        CHECK(gels(*tA2, f2, *tB) >= 0);
-        CHECK(settled_pending_tasks(runtime()) == 0);
-    }
+    for (const char* tree : {"binary", "flat", "panel"})
+        for (C bad : {C(std::numeric_limits<R>::quiet_NaN(), 0), C(0, std::numeric_limits<R>::infinity())}) {
+            INFO("tree=" << tree << " bad=(" << bad.real() << ", " << bad.imag() << ")");
+            std::vector<C> A = random_block<C>(m, n, g);
+            A[static_cast<size_t>(3 + 17 * m)] = bad;  // column 17: info 18
+            auto tA = tiles(A, m, n, nb);
+            QRFactors<C> f(*tA, tree_of(tree));
+            std::string argument;
+            try {
+                geqrf(*tA, f);
+            } catch (const InvalidArgument& e) {
+                argument = e.argument();
+            }
+            CHECK(argument == "A");
+            CHECK(f.breakdown() == QrBreakdown::NotFinite);
+            CHECK(f.breakdown_column() == 18);
+            CHECK_FALSE(f.factored());
+            auto tA2 = tiles(A, m, n, nb);
+            auto tB = tiles(random_block<C>(m, 1, g), m, 1, nb);
+            QRFactors<C> f2(*tA2, tree_of(tree));
+            CHECK(gels(*tA2, f2, *tB) == 18);
+            CHECK(settled_pending_tasks(runtime()) == 0);
+        }
 }
 
 TEST_CASE("complex geqrf, ormqr, orgqr and gels name their bad arguments", "[complex][qr][cpu][errors]") {
@@ -234,8 +245,7 @@ TEST_CASE("complex geqrf, ormqr, orgqr and gels name their bad arguments", "[com
     lookahead.variant = Variant::parse("lookahead=2");
     CHECK(argument_of([&] { geqrf(A, f_other); }) == "T");
     CHECK(argument_of([&] { geqrf(A, f_cholqr); }) == "tree");
-    CHECK(argument_of([&] { geqrf(A, f_panel); }) == "tree");
-    CHECK(argument_of([&] { geqrf(A, f, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { geqrf(A, f, on(Mapping::GpuOnly)); }) == "mapping");  // (no CUDA worker here)
     CHECK(argument_of([&] { geqrf(A, f, lookahead); }) == "variant");
     CHECK(argument_of([&] { ormqr(Side::Left, Trans::NoTrans, A, f_unfactored, Cm); }) == "T");
     geqrf(A, f, on(Mapping::CpuOnly));
@@ -244,15 +254,16 @@ TEST_CASE("complex geqrf, ormqr, orgqr and gels name their bad arguments", "[com
     CHECK(argument_of([&] { ormqr(Side::Left, Trans::NoTrans, A, f, short_C); }) == "C");
     CHECK(argument_of([&] { ormqr(Side::Left, Trans::ConjTranspose, A, f, C_nb); }) == "C");
     CHECK(argument_of([&] { ormqr(Side::Right, Trans::NoTrans, A, f, Cm); }) == "C");
-    CHECK(argument_of([&] { ormqr(Side::Left, Trans::NoTrans, A, f, Cm, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { ormqr(Side::Left, Trans::NoTrans, A, f, Cm, on(Mapping::GpuOnly)); }) == "mapping");
     CHECK(argument_of([&] { ormqr(Side::Right, Trans::ConjTranspose, A, f, right_C); }) == "(accepted)");
     CHECK(argument_of([&] { orgqr(A, f, wide_Q); }) == "Q");
     CHECK(argument_of([&] { orgqr(A, f_other, Q); }) == "T");
-    CHECK(argument_of([&] { orgqr(A, f, Q, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { orgqr(A, f, Q, on(Mapping::GpuOnly)); }) == "mapping");
     CHECK(argument_of([&] { gels(A, f, short_B); }) == "B");
     CHECK(argument_of([&] { gels(wide, f_wide_as_is, wide_B); }) == "T");  // a wide A's T is shaped for A^H
-    CHECK(argument_of([&] { gels(A, f, B, on(Mapping::GpuOnly)); }) == "opts.mapping");
+    CHECK(argument_of([&] { gels(A, f, B, on(Mapping::GpuOnly)); }) == "mapping");
     CHECK(argument_of([&] { gels(A, f, B); }) == "(accepted)");
+    CHECK(argument_of([&] { geqrf(A, f_panel); }) == "(accepted)");  // the panel tree takes complex tiles
 }
 
 TEST_CASE("Trans::ConjTranspose applies Q^T to real matrices", "[complex][qr][cpu]") {

@@ -1,7 +1,9 @@
 // The element-wise CUDA kernels of the Cholesky QR (kernels/qr/cholqr_kernels.hpp).
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 
+#include "kernels/device_complex.cuh"
 #include "kernels/qr/cholqr_kernels.hpp"
 
 namespace starfact::detail::gpu {
@@ -129,8 +131,8 @@ void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool 
                        cudaStream_t stream) {
     const int64_t mn = static_cast<int64_t>(m) * n;
     if (mn > 0)
-        sum_kernel<T><<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
-                        stream>>>(P, count, m, n, W, ldw, accumulate, symmetric);
+        sum_kernel<<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
+                     stream>>>(on_device(P), count, m, n, on_device(W), ldw, accumulate, symmetric);
 }
 template <typename T>
 void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStream_t stream) {
@@ -147,5 +149,10 @@ void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStrea
 STARFACT_CHOLQR_KERNELS(float)
 STARFACT_CHOLQR_KERNELS(double)
 #undef STARFACT_CHOLQR_KERNELS
+// The sums of partial products that apply a block reflector serve complex tiles too (not `symmetric`: a real Gram).
+template void launch_cholqr_sum<std::complex<float>>(const std::complex<float>*, int, int, int, std::complex<float>*,
+                                                     int, bool, bool, cudaStream_t);
+template void launch_cholqr_sum<std::complex<double>>(const std::complex<double>*, int, int, int,
+                                                      std::complex<double>*, int, bool, bool, cudaStream_t);
 
 }  // namespace starfact::detail::gpu

@@ -1,6 +1,9 @@
-// The CUDA kernels of the QR's range checks and scalings (kernels/qr/qr_range.hpp).
+// The CUDA kernels of the QR's range checks and scalings (kernels/qr/qr_range.hpp); complex tiles through
+// kernels/device_complex.cuh (finite: both parts; magnitude: the modulus).
+#include <complex>
 #include <cstdint>
 
+#include "kernels/device_complex.cuh"
 #include "kernels/qr/qr_range.hpp"
 
 namespace starfact::detail::gpu {
@@ -16,7 +19,7 @@ __global__ void first_nonfinite_kernel(const T* A, int ld, int rows, int cols, P
         const int top = part == Part::All ? rows : (j + 1 < rows ? j + 1 : rows);
         bool bad = false;
         for (int i = static_cast<int>(threadIdx.x); i < top; i += blockDim.x)
-            bad = bad || !isfinite(static_cast<double>(A[i + static_cast<int64_t>(j) * ld]));
+            bad = bad || !finite_of(A[i + static_cast<int64_t>(j) * ld]);
         if (bad) atomicMin(first, j);
     }
 }
@@ -27,7 +30,7 @@ __global__ void absmax_kernel(const T* A, int ld, int rows, int cols, double* ou
     double best = 0;
     for (int j = blockIdx.x; j < cols; j += gridDim.x)
         for (int i = threadIdx.x; i < rows; i += blockDim.x) {
-            const double v = fabs(static_cast<double>(A[i + static_cast<int64_t>(j) * ld]));
+            const double v = magnitude(A[i + static_cast<int64_t>(j) * ld]);
             if (!(v <= best)) best = v;  // NaN wins
         }
     part[threadIdx.x] = best;
@@ -50,7 +53,7 @@ __global__ void rescale_kernel(T* A, int ld, int first, int last, int cols, cons
     for (int j = blockIdx.x; j < cols; j += gridDim.x)
         for (int i = first + static_cast<int>(threadIdx.x); i < last; i += blockDim.x) {
             T& x = A[i + static_cast<int64_t>(j) * ld];
-            x = static_cast<T>(ldexp(static_cast<double>(x), k));
+            x = times_power_of_two(x, k);
         }
 }
 
@@ -58,18 +61,20 @@ __global__ void rescale_kernel(T* A, int ld, int first, int last, int cols, cons
 
 template <typename T>
 void launch_qr_first_nonfinite(const T* A, int ld, int rows, int cols, Part part, int* first, cudaStream_t stream) {
-    if (rows > 0 && cols > 0) first_nonfinite_kernel<T><<<blocks_for(cols), kThreads, 0, stream>>>(A, ld, rows, cols,
-                                                                                                    part, first);
+    if (rows > 0 && cols > 0)
+        first_nonfinite_kernel<<<blocks_for(cols), kThreads, 0, stream>>>(on_device(A), ld, rows, cols, part, first);
 }
 template <typename T>
 void launch_qr_absmax(const T* A, int ld, int rows, int cols, double* out, cudaStream_t stream) {
-    if (rows > 0 && cols > 0) absmax_kernel<T><<<blocks_for(cols), kThreads, 0, stream>>>(A, ld, rows, cols, out);
+    if (rows > 0 && cols > 0)
+        absmax_kernel<<<blocks_for(cols), kThreads, 0, stream>>>(on_device(A), ld, rows, cols, out);
 }
 template <typename T>
 void launch_qr_rescale(T* A, int ld, int first, int last, int cols, const double* m, const QrScaleRanges& ranges,
                        QrRescale which, cudaStream_t stream) {
     if (first < last && cols > 0)
-        rescale_kernel<T><<<blocks_for(cols), kThreads, 0, stream>>>(A, ld, first, last, cols, m, ranges, which);
+        rescale_kernel<<<blocks_for(cols), kThreads, 0, stream>>>(on_device(A), ld, first, last, cols, m, ranges,
+                                                                  which);
 }
 
 #define STARFACT_QR_RANGE(T)                                                                                  \
@@ -79,6 +84,8 @@ void launch_qr_rescale(T* A, int ld, int first, int last, int cols, const double
                                        cudaStream_t);
 STARFACT_QR_RANGE(float)
 STARFACT_QR_RANGE(double)
+STARFACT_QR_RANGE(std::complex<float>)
+STARFACT_QR_RANGE(std::complex<double>)
 #undef STARFACT_QR_RANGE
 
 }  // namespace starfact::detail::gpu

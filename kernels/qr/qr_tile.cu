@@ -1,5 +1,9 @@
-// The element-wise CUDA kernels of the tile QR (kernels/qr/qr_kernels.hpp).
+// The element-wise CUDA kernels of the tile QR (kernels/qr/qr_kernels.hpp). Complex tiles reach the kernels as
+// kernels/device_complex.cuh's Cx (std::complex has no device code).
+#include <complex>
 #include <cstdint>
+
+#include "kernels/device_complex.cuh"
 
 #include "kernels/qr/qr_kernels.hpp"
 
@@ -67,27 +71,31 @@ __global__ void diag_info_kernel(const T* R, int ld, int k, int* info, int64_t o
 template <typename T>
 void launch_copy_upper(const T* src, int lds, T* dst, int ldd, int m, int n, Below below, cudaStream_t stream) {
     if (m > 0 && n > 0)
-        copy_upper_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(src, lds, dst, ldd, m, n, below == Below::Zero);
+        copy_upper_kernel<<<blocks_for(n), kThreads, 0, stream>>>(on_device(src), lds, on_device(dst), ldd, m, n,
+                                                                    below == Below::Zero);
 }
 template <typename T>
 void launch_copy_unit_lower(const T* src, int lds, T* dst, int ldd, int m, int k, cudaStream_t stream) {
-    if (m > 0 && k > 0) copy_unit_lower_kernel<T><<<blocks_for(k), kThreads, 0, stream>>>(src, lds, dst, ldd, m, k);
+    if (m > 0 && k > 0)
+        copy_unit_lower_kernel<<<blocks_for(k), kThreads, 0, stream>>>(on_device(src), lds, on_device(dst), ldd, m, k);
 }
 template <typename T>
 void launch_qr_ut_triangle(T* W, int ldw, const T* tau, int k, T* Tm, int ldt, cudaStream_t stream) {
-    if (k > 0) ut_triangle_kernel<T><<<blocks_for(k), kThreads, 0, stream>>>(W, ldw, tau, k, Tm, ldt);
+    if (k > 0) ut_triangle_kernel<<<blocks_for(k), kThreads, 0, stream>>>(on_device(W), ldw, on_device(tau), k,
+                                                                       on_device(Tm), ldt);
 }
 template <typename T>
 void launch_qr_fix_identity(T* Tm, int ldt, const T* tau, int k, cudaStream_t stream) {
-    if (k > 0) fix_identity_kernel<T><<<(k + kThreads - 1) / kThreads, kThreads, 0, stream>>>(Tm, ldt, tau, k);
+    if (k > 0) fix_identity_kernel<<<(k + kThreads - 1) / kThreads, kThreads, 0, stream>>>(on_device(Tm), ldt,
+                                                                                        on_device(tau), k);
 }
 template <typename T>
 void launch_qr_laset(T* A, int ld, int m, int n, int64_t offset, cudaStream_t stream) {
-    if (m > 0 && n > 0) laset_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(A, ld, m, n, offset);
+    if (m > 0 && n > 0) laset_kernel<<<blocks_for(n), kThreads, 0, stream>>>(on_device(A), ld, m, n, offset);
 }
 template <typename T>
 void launch_qr_diag_info(const T* R, int ld, int k, int* info, int64_t offset, cudaStream_t stream) {
-    if (k > 0) diag_info_kernel<T><<<1, 256, 0, stream>>>(R, ld, k, info, offset);
+    if (k > 0) diag_info_kernel<<<1, 256, 0, stream>>>(on_device(R), ld, k, info, offset);
 }
 
 #define STARFACT_QR_KERNELS(T)                                                                               \
@@ -99,6 +107,8 @@ void launch_qr_diag_info(const T* R, int ld, int k, int* info, int64_t offset, c
     template void launch_qr_diag_info<T>(const T*, int, int, int*, int64_t, cudaStream_t);
 STARFACT_QR_KERNELS(float)
 STARFACT_QR_KERNELS(double)
+STARFACT_QR_KERNELS(std::complex<float>)
+STARFACT_QR_KERNELS(std::complex<double>)
 #undef STARFACT_QR_KERNELS
 
 }  // namespace starfact::detail::gpu

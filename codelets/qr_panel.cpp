@@ -238,6 +238,27 @@ void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusol
     cuda_ok(cudaMemset2DAsync(Tm + w1, sizeof(T) * ldt, 0, sizeof(T) * w2, w1, ws.stream), "memset");
 }
 
+/// Whether a rows x w panel (not tall) is halved by factor_panel: double and complex<double> panels wide enough.
+template <typename T>
+bool halved(int rows, int w) {
+    return std::is_same<real_t<T>, double>::value && !tall_panel<T>(rows, w) && w >= 2 * cholqr::kPanelMinWidth;
+}
+
+/// The largest cuSOLVER geqrf workspace (elements) among the parts that factoring a rows x w panel may give
+/// cuSOLVER: the whole panel and, where factor_panel halves it, its halves' parts (cuSOLVER's workspace need not
+/// shrink with the part: complex parts of a few hundred columns ask for more than the whole panel).
+template <typename T>
+int panel_lwork(cusolverDnHandle_t h, int rows, int w) {
+    int need = 0;
+    if (gpu::geqrf_buffer_size(h, rows, w, static_cast<T*>(nullptr), rows, &need) != CUSOLVER_STATUS_SUCCESS)
+        STARPU_ABORT_MSG("cusolverDn<t>geqrf_bufferSize failed");
+    if (halved<T>(rows, w)) {
+        const int w1 = (w / 2 + 31) / 32 * 32;
+        need = std::max({need, panel_lwork<T>(h, rows, w1), panel_lwork<T>(h, rows - w1, w - w1)});
+    }
+    return need;
+}
+
 template <typename T>
 void qr_panel_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const QrPanelArgs*>(cl_arg);
@@ -256,9 +277,7 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     const QrTile Tt = qr_tile(buffers[a->count]);
     const int M = s.rows, w = s.cols;
     if (w == 0) return;
-    int lwork = 0;
-    if (gpu::geqrf_buffer_size(c.solver, M, w, static_cast<T*>(c.scratch), M, &lwork) != CUSOLVER_STATUS_SUCCESS)
-        STARPU_ABORT_MSG("cusolverDn<t>geqrf_bufferSize failed");
+    const int lwork = panel_lwork<T>(c.solver, M, w);
     const PanelWorkspace<T> pw(c, M, w, lwork);
     T* P = pw.panel;
     auto copy = [&](bool gather) {
@@ -286,7 +305,7 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
             }
         copy(true);
         householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
-    } else if (std::is_same<real_t<T>, double>::value) {
+    } else if (halved<T>(M, w)) {
         // too square for the Cholesky QR: halved (in float its parts take three passes, and ran slower than geqrf)
         factor_panel<T>(ws, c, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
     } else {

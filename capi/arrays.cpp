@@ -75,7 +75,9 @@ Elements elements_of(Operation op) {
         case Operation::Posv:
         case Operation::Getrf:
         case Operation::Getrs:
-        case Operation::Gesv: return Elements::RealOrComplex;
+        case Operation::Gesv:
+        case Operation::Geqrf:
+        case Operation::Gels: return Elements::RealOrComplex;
         default: return Elements::Real;
     }
 }
@@ -86,7 +88,7 @@ void require_dtype(const char* function, const char* argument, int32_t dtype, El
     if (is_complex_dtype(dtype))
         require(elements == Elements::RealOrComplex, function, argument, [&] {
             return std::string("holds ") + dtype_name(dtype) + " elements, but " + (operation ? operation : function) +
-                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv)";
+                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, ormqr, orgqr, gels)";
         });
     else
         require(real, function, argument, [&] {

@@ -1,6 +1,8 @@
-// The C ABI's QR operations: geqrf (the T factors as a handle), ormqr, orgqr and gels, as submit forms.
+// The C ABI's QR operations: geqrf (the T factors as a handle), ormqr, orgqr and gels, as submit forms; of real and
+// complex matrices (qr_complex.hpp: the same templates, planned alike).
 #include <algorithm>
 #include <atomic>
+#include <complex>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -10,6 +12,7 @@
 #include "capi/tiles.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/qr.hpp"
+#include "starfact/qr_complex.hpp"
 
 namespace starfact::capi {
 namespace {
@@ -21,6 +24,8 @@ struct QrState {
     int32_t dtype = STARFACT_C_FLOAT64;
     std::unique_ptr<QRFactors<float>> f32;
     std::unique_ptr<QRFactors<double>> f64;
+    std::unique_ptr<QRFactors<std::complex<float>>> c64;
+    std::unique_ptr<QRFactors<std::complex<double>>> c128;
     std::atomic<bool> ready{false};
     std::atomic<int> broken{0};
     std::atomic<int> reason{static_cast<int>(QrBreakdown::None)};
@@ -29,12 +34,16 @@ struct QrState {
     template <typename T>
     QRFactors<T>& get() const {
         if constexpr (std::is_same_v<T, float>) return *f32;
-        else return *f64;
+        else if constexpr (std::is_same_v<T, double>) return *f64;
+        else if constexpr (std::is_same_v<T, std::complex<float>>) return *c64;
+        else return *c128;
     }
     template <typename T>
     void set(std::unique_ptr<QRFactors<T>> f) {
         if constexpr (std::is_same_v<T, float>) f32 = std::move(f);
-        else f64 = std::move(f);
+        else if constexpr (std::is_same_v<T, double>) f64 = std::move(f);
+        else if constexpr (std::is_same_v<T, std::complex<float>>) c64 = std::move(f);
+        else c128 = std::move(f);
     }
 };
 
@@ -47,6 +56,24 @@ struct starfact_c_qr_factors {
 
 namespace starfact::capi {
 namespace {
+
+/// The C names of the C++ QR's arguments (its errors in a complex call: the plan's, the complex forms').
+constexpr CName kQrNames[] = {{"A", "a"}, {"B", "b"}, {"C", "c"}, {"Q", "q_out"}, {"T", "factors"},
+                              {"opts.mapping", "mapping"}};
+
+/// Calls body(T{}) with T the element type of `dtype`, real or complex; a complex call runs as the C ABI's
+/// `function` (as_c_call: the C++ API's errors in the C ABI's names).
+template <typename Body>
+void dispatch_qr(const char* function, int32_t dtype, Body&& body) {
+    if (is_complex_dtype(dtype)) as_c_call(function, kQrNames, [&] { dispatch_complex(dtype, body); });
+    else dispatch(dtype, body);
+}
+/// The same without a function (reading the factors: nothing to refuse).
+template <typename Body>
+void dispatch_any(int32_t dtype, Body&& body) {
+    if (is_complex_dtype(dtype)) dispatch_complex(dtype, body);
+    else dispatch(dtype, body);
+}
 
 /// The blocking geqrf on A's tiles (the Householder fall-back needs it: it decides on the Cholesky QR's outcome): its
 /// info, 0 or the breakdown's column.
@@ -71,7 +98,7 @@ const QrState& checked_factors(const char* function, const starfact_c_qr_factors
     bool same_runtime = false;
     int64_t m = 0, n = 0;
     try {
-        dispatch(s.dtype, [&](auto tag) {
+        dispatch_any(s.dtype, [&](auto tag) {
             const auto& f = s.get<decltype(tag)>();
             m = f.m();
             n = f.n();
@@ -109,7 +136,7 @@ int64_t factors_nb(const char* function, const QRFactors<T>& f, const ParsedOpti
 /// qr's dtype.
 void check_applied(const char* function, const char* name, const starfact_c_matrix* c, const starfact_c_matrix& qr,
                    const Runtime& rt, bool right = false) {
-    check_matrix(function, name, c, &rt);
+    check_matrix(function, name, c, &rt, false, Elements::RealOrComplex);
     const int64_t got = right ? c->cols : c->rows;
     require(got == qr.rows, function, name, [&] {
         return "must have " + std::to_string(qr.rows) +
@@ -132,13 +159,13 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
     if (factors) *factors = nullptr;
     return submit("geqrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         require(factors != nullptr, "geqrf", "factors", "is null (no place for the handle)");
-        check_matrix("geqrf", "a", a, &rt);
-        const Output out = output_like("geqrf", "a_out", a_out, *a, "a", rt);
+        check_matrix("geqrf", "a", a, &rt, false, Elements::RealOrComplex);
+        const Output out = output_like("geqrf", "a_out", a_out, *a, "a", rt, Elements::RealOrComplex);
         const ParsedOptions p = parse_options("geqrf", options);
         const Residency where = residency_for(p, {a, a_out});
         auto state = std::make_shared<QrState>();
         state->dtype = a->dtype;
-        dispatch(a->dtype, [&](auto tag) {
+        dispatch_qr("geqrf", a->dtype, [&](auto tag) {
             using T = decltype(tag);
             const Plan planned = plan_of(Operation::Geqrf, a->dtype, a->rows, a->cols, 0, p, where, Machine::of(rt));
             const int64_t nb = planned.nb;
@@ -176,23 +203,33 @@ int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t t
     return submit("ormqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         require(side == STARFACT_C_LEFT || side == STARFACT_C_RIGHT, "ormqr", "side",
                 [&] { return "must be STARFACT_C_LEFT or STARFACT_C_RIGHT (got " + std::to_string(side) + ")"; });
-        require(trans == STARFACT_C_NOTRANS || trans == STARFACT_C_TRANS, "ormqr", "trans",
-                [&] { return "must be STARFACT_C_NOTRANS or STARFACT_C_TRANS (got " + std::to_string(trans) + ")"; });
-        check_matrix("ormqr", "qr", qr, &rt);
+        require(trans == STARFACT_C_NOTRANS || trans == STARFACT_C_TRANS || trans == STARFACT_C_CONJTRANS, "ormqr",
+                "trans", [&] {
+                    return "must be STARFACT_C_NOTRANS, STARFACT_C_TRANS or STARFACT_C_CONJTRANS (got " +
+                           std::to_string(trans) + ")";
+                });
+        check_matrix("ormqr", "qr", qr, &rt, false, Elements::RealOrComplex);
+        require(trans != STARFACT_C_TRANS || !is_complex_dtype(qr->dtype), "ormqr", "trans", [&] {
+            return std::string("is STARFACT_C_TRANS, but the Q of a complex qr (") + dtype_name(qr->dtype) +
+                   ") serves Q (STARFACT_C_NOTRANS) and Q^H (STARFACT_C_CONJTRANS) only, as LAPACK's unmqr";
+        });
         const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
         checked_factors("ormqr", factors, rt, *qr);
         check_applied("ormqr", "c", c, *qr, rt, side == STARFACT_C_RIGHT);
-        const Output out = output_like("ormqr", "c_out", c_out, *c, "c", rt);
+        const Output out = output_like("ormqr", "c_out", c_out, *c, "c", rt, Elements::RealOrComplex);
         const ParsedOptions p = parse_options("ormqr", options);
         const Residency where = residency_for(p, {qr, c, c_out});
-        dispatch(qr->dtype, [&](auto tag) {
+        // Q^H: the conjugate transpose of a complex Q, the transpose of a real one (STARFACT_C_TRANS or CONJTRANS).
+        const Trans op = trans == STARFACT_C_NOTRANS ? Trans::NoTrans
+                         : is_complex_dtype(qr->dtype) ? Trans::ConjTranspose
+                                                       : Trans::Transpose;
+        dispatch_qr("ormqr", qr->dtype, [&](auto tag) {
             using T = decltype(tag);
             const QRFactors<T>& F = state->get<T>();
             const int64_t nb = factors_nb("ormqr", F, p);
             auto Q = argument_tiles<T>(rt, *qr, Output{}, false, false, nb, where);
             auto C = argument_tiles<T>(rt, *c, out, true, false, nb, where, {qr});
-            async::ormqr(side == STARFACT_C_RIGHT ? Side::Right : Side::Left,
-                         trans == STARFACT_C_TRANS ? Trans::Transpose : Trans::NoTrans, Q->tiles(), F, C->tiles(),
+            async::ormqr(side == STARFACT_C_RIGHT ? Side::Right : Side::Left, op, Q->tiles(), F, C->tiles(),
                          *j.sequence, p.options);
             j.finish = [Q, C, state, out](int info) {
                 Q->deliver(false);
@@ -208,10 +245,10 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("orgqr", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        check_matrix("orgqr", "qr", qr, &rt);
+        check_matrix("orgqr", "qr", qr, &rt, false, Elements::RealOrComplex);
         const std::shared_ptr<QrState> state = factors != nullptr ? factors->state : nullptr;
         checked_factors("orgqr", factors, rt, *qr);
-        check_matrix("orgqr", "q_out", q_out, &rt);
+        check_matrix("orgqr", "q_out", q_out, &rt, false, Elements::RealOrComplex);
         require_shape("orgqr", "q_out", *q_out, qr->rows, std::min(qr->rows, qr->cols));
         require_same_dtype("orgqr", "q_out", q_out->dtype, qr->dtype, "qr");
         const ParsedOptions p = parse_options("orgqr", options);
@@ -219,7 +256,7 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         Output out;
         out.matrix = *q_out;
         out.present = true;
-        dispatch(qr->dtype, [&](auto tag) {
+        dispatch_qr("orgqr", qr->dtype, [&](auto tag) {
             using T = decltype(tag);
             const QRFactors<T>& F = state->get<T>();
             const int64_t nb = factors_nb("orgqr", F, p);
@@ -241,8 +278,8 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            starfact_c_job** job) {
     return submit("gels", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        check_matrix("gels", "a", a, &rt);
-        check_matrix("gels", "b", b, &rt);
+        check_matrix("gels", "a", a, &rt, false, Elements::RealOrComplex);
+        check_matrix("gels", "b", b, &rt, false, Elements::RealOrComplex);
         // The factored matrix: a (m >= n) or a^T (m < n, the minimum-norm solution); b has its rows.
         const int64_t rows = std::max(a->rows, a->cols), k = std::min(a->rows, a->cols);
         require(b->rows == rows, "gels", "b", [&] {
@@ -250,11 +287,11 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                    " x " + std::to_string(a->cols) + " (got " + std::to_string(b->rows) + ")";
         });
         require_same_dtype("gels", "b", b->dtype, a->dtype, "a");
-        const Output aout = output_like("gels", "a_out", a_out, *a, "a", rt);
-        const Output bout = output_like("gels", "b_out", b_out, *b, "b", rt);
+        const Output aout = output_like("gels", "a_out", a_out, *a, "a", rt, Elements::RealOrComplex);
+        const Output bout = output_like("gels", "b_out", b_out, *b, "b", rt, Elements::RealOrComplex);
         const ParsedOptions p = parse_options("gels", options);
         const Residency where = residency_for(p, {a, a_out, b, b_out});
-        dispatch(a->dtype, [&](auto tag) {
+        dispatch_qr("gels", a->dtype, [&](auto tag) {
             using T = decltype(tag);
             // the plan of gels itself (of the QR of a or a^T): its tile size
             const Plan planned = plan_of(Operation::Gels, a->dtype, a->rows, a->cols, b->cols, p, where, Machine::of(rt));
@@ -283,7 +320,7 @@ int starfact_c_qr_factors_info(const starfact_c_qr_factors* factors, starfact_c_
         require(info != nullptr, "qr_factors_info", "info", "is null");
         const QrState& s = *factors->state;
         *info = starfact_c_qr_info{};
-        dispatch(s.dtype, [&](auto tag) {
+        dispatch_any(s.dtype, [&](auto tag) {
             const auto& f = s.get<decltype(tag)>();
             info->rows = f.m();
             info->cols = f.n();

@@ -44,10 +44,11 @@ enum starfact_c_status {
 
 /** Element types. The complex ones are interleaved (real part, then imaginary part: C99's float complex and double
  * complex, C++'s std::complex), in the same column-major matrices with the same leading-dimension rules (ld counts
- * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H) and getrf, getrs and
- * gesv take them, planned as starfact_c_plan says; the other operations (potri, logdet,
- * potrf_logdet, the QR, the batched ones) and the mixed-precision solve (a refinement, or a factor other than
- * "native") refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. Their *_submit returns once the
+ * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H), getrf, getrs and
+ * gesv, and the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") take them, planned as
+ * starfact_c_plan says; the other operations (potri, logdet, potrf_logdet, the batched ones) and the
+ * mixed-precision solve (a refinement, or a factor other than "native") refuse them with
+ * STARFACT_C_INVALID_ARGUMENT naming the argument. Their *_submit returns once the
  * tasks are submitted, as for real matrices. */
 enum starfact_c_dtype {
     STARFACT_C_FLOAT32 = 0,
@@ -171,9 +172,11 @@ typedef struct starfact_c_job starfact_c_job;
  * freed by starfact_c_qr_factors_destroy. */
 typedef struct starfact_c_qr_factors starfact_c_qr_factors;
 
-/** Which side of C the orthogonal factor multiplies, and whether it is transposed (ormqr). */
+/** Which side of C the orthogonal (unitary) factor multiplies, and whether it is transposed (ormqr): Q, Q^T or Q^H.
+ * Real matrices: STARFACT_C_TRANS and STARFACT_C_CONJTRANS both apply Q^T; complex ones: STARFACT_C_CONJTRANS
+ * applies Q^H, and STARFACT_C_TRANS is refused (LAPACK's unmqr takes 'N' and 'C' only). */
 enum starfact_c_side { STARFACT_C_LEFT = 0, STARFACT_C_RIGHT = 1 };
-enum starfact_c_trans { STARFACT_C_NOTRANS = 0, STARFACT_C_TRANS = 1 };
+enum starfact_c_trans { STARFACT_C_NOTRANS = 0, STARFACT_C_TRANS = 1, STARFACT_C_CONJTRANS = 2 };
 
 /** What a QR's factors are (starfact_c_qr_factors_info). */
 typedef struct starfact_c_qr_info {
@@ -319,8 +322,8 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 
 /* ---- QR, least squares ------------------------------------------------------------------------------------ */
 
-/** geqrf: a (m x n) = Q R (tile Householder QR, docs/qr.md; m < n: R upper trapezoidal, min(m, n) reflectors).
- * R (upper triangle) and the Householder vectors
+/** geqrf: a (m x n) = Q R (tile Householder QR, docs/qr.md; m < n: R upper trapezoidal, min(m, n) reflectors; a
+ * complex a: Q unitary, the factors complex, every tree but "cholqr", refused naming tree). R (upper triangle) and the Householder vectors
  * (below it) go to a_out (may be a; NULL data: not wanted); the T factors to *factors, set at submission: they serve
  * ormqr and orgqr once this job has been waited for with info 0 (with a_out's contents), and are freed with
  * starfact_c_qr_factors_destroy (at any time: the jobs using them keep them alive). info k > 0: the factorization
@@ -338,8 +341,8 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_options* options, starfact_c_qr_factors** factors,
                             starfact_c_job** job);
 /** ormqr: with the m x m Q of geqrf's qr (its a_out, m x n, only read) and factors, side STARFACT_C_LEFT: c (m x nrhs)
- * := op(Q) c, side STARFACT_C_RIGHT: c (nrhs x m) := c op(Q); trans STARFACT_C_NOTRANS (Q) or STARFACT_C_TRANS (Q^T).
- * The result goes to c_out (may be c). options->nb must be 0 or the factors' (tree and ib are theirs). */
+ * := op(Q) c, side STARFACT_C_RIGHT: c (nrhs x m) := c op(Q); trans STARFACT_C_NOTRANS (Q), STARFACT_C_TRANS (Q^T,
+ * real qr only: refused naming trans for a complex one) or STARFACT_C_CONJTRANS (Q^H; Q^T for a real qr). The result goes to c_out (may be c). options->nb must be 0 or the factors' (tree and ib are theirs). */
 int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t trans, const starfact_c_matrix* qr,
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* c,
                             const starfact_c_matrix* c_out, const starfact_c_options* options, starfact_c_job** job);
@@ -349,7 +352,8 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_qr_factors* factors, const starfact_c_matrix* q_out,
                             const starfact_c_options* options, starfact_c_job** job);
 /** gels: for a full-rank a (m x n) and b (max(m, n) x nrhs, as LAPACK's gels), m >= n: least squares
- * min ||a x - b||_2: geqrf, Q^T b and R x = (Q^T b)(0:n) in one task graph; a's QR factors go to a_out (may be a; NULL
+ * min ||a x - b||_2: geqrf, Q^T b and R x = (Q^T b)(0:n) in one task graph (a complex a: Q^H b, and for m < n the QR
+ * of a^H, x = Q [R^-H b; 0], a_out holding the factors of a^H conjugate-transposed); a's QR factors go to a_out (may be a; NULL
  * data: not wanted), Q^T b with x in its first n rows (the rows below: the residual's components) to b_out (may be
  * b). m < n: the minimum-norm solution of a x = b (b's first m rows; the rows below are ignored): the QR of a^T,
  * a^T = Q R, x = Q [R^-T b; 0]; a_out gets the factors of a^T transposed (L = R^T on and below the diagonal), b_out

@@ -301,7 +301,7 @@ void test_qr_failures(starfact_c_runtime* rt) {
         {starfact_c_orgqr_submit(rt, &mg, factors, &mq, &bad_nb, &job), "nb", "another tile size"},
         {starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_TRANS, &mg, factors, &mb, NULL, &opts, &job), "c",
          "right side: c of m rows, not m columns"},
-        {starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, 2, &mg, factors, &mb, NULL, &opts, &job), "trans", "bad trans"},
+        {starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, 3, &mg, factors, &mb, NULL, &opts, &job), "trans", "bad trans"},
         {starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, STARFACT_C_TRANS, &short_q, factors, &mb, NULL, &opts, &job), "qr",
          "qr of another shape"},
     };
@@ -325,7 +325,7 @@ void test_qr_failures(starfact_c_runtime* rt) {
                 status = starfact_c_ormqr_submit(rt, STARFACT_C_RIGHT, STARFACT_C_TRANS, &mg, factors, &mb, NULL, &opts,
                                                  &job);
                 break;
-            case 9: status = starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, 2, &mg, factors, &mb, NULL, &opts, &job); break;
+            case 9: status = starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, 3, &mg, factors, &mb, NULL, &opts, &job); break;
             default:
                 status = starfact_c_ormqr_submit(rt, STARFACT_C_LEFT, STARFACT_C_TRANS, &short_q, factors, &mb, NULL,
                                                  &opts, &job);

@@ -115,8 +115,8 @@ def column_major_ld(rows, cols, srow, scol):
 
 FLOATS = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
 COMPLEX = (numpy.dtype(numpy.complex64), numpy.dtype(numpy.complex128))
-# What the Cholesky and the LU take (cholesky.py, lu.py: potrf, potrs, posv, getrf, getrs, gesv); every other
-# function takes FLOATS only.
+# What the Cholesky, the LU and the QR take (cholesky.py, lu.py: potrf, potrs, posv, getrf, getrs, gesv; qr.py: qr,
+# geqrf, ormqr, orgqr, gels, lstsq); every other function takes FLOATS only.
 NUMBERS = FLOATS + COMPLEX
 
 
@@ -139,8 +139,8 @@ def host_array(v):
 def _dtype_error(dtype, name, dtypes):
     got = "dtype %s" % dtype
     if isinstance(dtype, numpy.dtype) and dtype.kind == "c" and not any(d.kind == "c" for d in dtypes):
-        got += ("; complex matrices go to potrf, potrs, posv, getrf, getrs and gesv only, this function takes real "
-                "ones")
+        got += ("; complex matrices go to potrf, potrs, posv, getrf, getrs, gesv and the QR (qr, geqrf, ormqr, "
+                "orgqr, gels, lstsq) only, this function takes real ones")
     return argument_type_error(name, "an array of " + " or ".join(str(d) for d in dtypes), got)
 
 

@@ -74,8 +74,8 @@ class Backend:
         return numpy.triu(x)
 
     def sum_squares(self, x):
-        """The sums of the squares of x's columns (of its entries for a 1-D x)."""
-        return (x * x).sum(0)
+        """The sums of the squared moduli of x's columns (of its entries for a 1-D x), real for a complex x."""
+        return (x * x.conj()).real.sum(0)
 
 
 class Torch(Backend):
@@ -186,7 +186,7 @@ class CuPy(Backend):
 
     def sum_squares(self, x):
         with x.device:
-            return (x * x).sum(0)
+            return (x * x.conj()).real.sum(0)
 
     def conj(self, x):
         with x.device:

@@ -65,7 +65,7 @@ class QRInfo(Structure):
 
 
 LEFT, RIGHT = 0, 1
-NOTRANS, TRANS = 0, 1
+NOTRANS, TRANS, CONJTRANS = 0, 1, 2
 
 
 class RuntimeConfig(Structure):

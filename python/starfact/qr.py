@@ -2,7 +2,11 @@
 
 ``qr(a)`` is ``scipy.linalg.qr(a, mode="economic")``: ``(q, r)`` with q m x k orthonormal and r k x n upper triangular
 (trapezoidal), k = min(m, n). ``geqrf(a)`` returns a :class:`QRFactors` holding the factorization, which ``ormqr`` (q c,
-q^T c, c q or c q^T) and ``orgqr`` (the thin q) use. ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x,
+q^T c, c q or c q^T) and ``orgqr`` (the thin q) use.
+
+float32, float64, complex64 and complex128 matrices. A complex a has a unitary q (q^H q = I): ``ormqr`` applies q
+(trans "N") or q^H (trans "C", as LAPACK's unmqr; "T" is refused naming ``trans``), gels and lstsq solve with R^H
+where the real ones solve with R^T, and every tree but "cholqr" factors it (docs/qr.md, "Complex matrices"). ``lstsq(a, b)`` is ``scipy.linalg.lstsq`` for a full-rank a: ``(x,
 residues, rank, None)``, the least-squares solution of a tall a and the minimum-norm one of a wide a; ``gels(a, b)``
 returns x alone. The operations of one matrix have ``_async`` forms returning a :class:`starfact.Job`.
 
@@ -179,7 +183,7 @@ def _factors(factors):
 def geqrf_async(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, variant=None, residency=None,
                 runtime=None, fallback=False):
     """Submits :func:`geqrf`; returns a :class:`starfact.Job` whose ``wait()`` returns the :class:`QRFactors`."""
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     wa = Work(va, transpose=False, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency, tree=_tree(tree, fallback),
                         ib=ib)
@@ -207,11 +211,12 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
     reflectors).
 
     Args:
-        a: (m, n) float32 or float64 array (NumPy, or any array through DLPack / the CUDA Array Interface).
+        a: (m, n) float32, float64, complex64 or complex128 array (NumPy, or any array through DLPack / the CUDA
+            Array Interface).
         overwrite_a: a may be overwritten with the factors (in place when it is Fortran-ordered).
         tree: the reduction tree over the tile rows of each panel: "auto" (default: flat for matrices of at most
-            2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A", "cholqr", "panel"
-            (docs/qr.md).
+            2 nt tile rows, else about two domains per worker), "flat", "binary", "domains=A", "cholqr" (real
+            matrices only), "panel" (docs/qr.md).
         fallback: when the Cholesky QR ("cholqr", or "auto" choosing it) breaks down, factor a again by the
             plan's Householder tree from its original contents (kept in a copy: one more array of a's size) instead
             of raising; :attr:`QRFactors.fallback` says why. The job then runs when waited for.
@@ -241,43 +246,71 @@ def _code(name, value, codes):
     return code
 
 
+def _trans(trans, complex_q):
+    """The C trans of ormqr's `trans`: "N" (Q), "T" (Q^T: real Q only) or "C" (Q^H; of a real Q, Q^T)."""
+    code = _code("trans", trans, {"n": _clib.NOTRANS, "t": _clib.TRANS, "c": _clib.CONJTRANS})
+    if code == _clib.TRANS and complex_q:
+        raise argument_value_error("trans", "must be 'N' (Q) or 'C' (Q^H) for a complex Q, as LAPACK's unmqr (got "
+                                   "%r: Q^T)" % trans)
+    if code == _clib.CONJTRANS and not complex_q:
+        return _clib.TRANS
+    return code
+
+
 def ormqr_async(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mapping=None, variant=None,
                 residency=None, runtime=None):
     """Submits :func:`ormqr`; returns a :class:`starfact.Job` whose ``wait()`` returns the product."""
     f = _factors(factors)
     side = _code("side", side, {"l": _clib.LEFT, "left": _clib.LEFT, "r": _clib.RIGHT, "right": _clib.RIGHT})
-    trans = _code("trans", trans, {"n": _clib.NOTRANS, "t": _clib.TRANS})
-    vq = _arrays.view(f.qr, "factors", (2,))
+    vq = _arrays.view(f.qr, "factors", (2,), _arrays.NUMBERS)
+    complex_q = vq.dtype.kind == "c"
+    trans = _trans(trans, complex_q)
     m = vq.shape[0]
-    vc = _arrays.view(c, "c", (1, 2))
+    vc = _arrays.view(c, "c", (1, 2), _arrays.NUMBERS)
     _ops.same_dtype(vc, vq)
+    overwrite_c = _ops.check_bool("overwrite_c", overwrite_c)
     right = side == _clib.RIGHT
+    conjugated = False
     if right and vc.ndim == 1:
-        # A vector from the right is a row: c op(Q) holds the entries of op(Q)^T c.
-        side, trans, right = _clib.LEFT, _clib.TRANS if trans == _clib.NOTRANS else _clib.NOTRANS, False
+        # A vector from the right is a row: c op(Q) holds the entries of op(Q)^T c; for a complex Q, op(Q)^T c =
+        # conj(op(Q)^H conj(c)): c goes in, and the product comes out, conjugated (a new array of c's library).
+        side, right = _clib.LEFT, False
+        if complex_q:
+            trans, conjugated = _clib.CONJTRANS if trans == _clib.NOTRANS else _clib.NOTRANS, True
+        else:
+            trans = _clib.TRANS if trans == _clib.NOTRANS else _clib.NOTRANS
     if right and vc.shape[1] != m:
         raise argument_value_error("c", "must have %d columns from the right, as the factored matrix has rows (got "
                                    "shape %s)" % (m, vc.shape))
     if not right and vc.shape[0] != m:
         raise argument_value_error("c", "must have %d rows, as the factored matrix (got shape %s)" % (m, vc.shape))
+    if conjugated:  # a new array of c's library: the library's to write
+        vc = _arrays.view(vc.backend.conj(vc.obj), "c", (1,), _arrays.NUMBERS)
+        overwrite_c = True
     wq = Work(vq, transpose=False, overwrite=False, output=False)
-    wc = Work(vc, transpose=False, overwrite=_ops.check_bool("overwrite_c", overwrite_c), output=True)
+    wc = Work(vc, transpose=False, overwrite=overwrite_c, output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
+
+    def finish(_info, _report):
+        return vc.backend.conj(wc.result()) if conjugated else wc.result()
+
     return f._submit(_clib.lib.starfact_c_ormqr_submit, runtime, [wq, wc],  # pylint: disable=protected-access
                      (side, trans, _ops.pointer(wq.src), _HANDLE, _ops.pointer(wc.src), _ops.pointer(wc.dst),
-                      _ops.pointer(opts)), lambda info, report: wc.result())
+                      _ops.pointer(opts)), finish)
 
 
 def ormqr(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mapping=None, variant=None, residency=None,
           runtime=None):
-    """Multiplies c by the m x m orthogonal Q of a QR (LAPACK's ormqr): Q c or Q^T c (side "L"), c Q or c Q^T
-    (side "R").
+    """Multiplies c by the m x m orthogonal Q of a QR (LAPACK's ormqr; complex: the unitary Q, LAPACK's unmqr): Q c
+    or Q^T c (side "L"), c Q or c Q^T (side "R"); for a complex Q, Q^H in place of Q^T.
 
     Args:
         factors: the :class:`QRFactors` of :func:`geqrf` (a is m x n).
         c: side "L": (m,) or (m, k) array of a's dtype; side "R": (k, m), or (m,) (a row: c Q as Q^T c).
-        trans: "N" (Q) or "T" (Q^T).
-        overwrite_c: c may be overwritten with the product (in place when c is a vector or Fortran-ordered).
+        trans: "N" (Q), "T" (Q^T: real Q only; a complex Q raises ValueError naming trans) or "C" (Q^H; of a real
+            Q, Q^T).
+        overwrite_c: c may be overwritten with the product (in place when c is a vector or Fortran-ordered; a
+            complex row vector from the right is conjugated into a new array, which is the product).
         side: "L" (the default; or "left"): Q from the left; "R" ("right"): from the right.
         nb: None, or the factors' tile size; mapping, variant, residency, runtime: as for :func:`geqrf` (runtime
             None: the factors').
@@ -294,12 +327,12 @@ def ormqr(factors, c, trans="N", overwrite_c=False, *, side="L", nb=None, mappin
 def orgqr_async(factors, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
     """Submits :func:`orgqr`; returns a :class:`starfact.Job` whose ``wait()`` returns Q."""
     f = _factors(factors)
-    vq = _arrays.view(f.qr, "factors", (2,))
+    vq = _arrays.view(f.qr, "factors", (2,), _arrays.NUMBERS)
     m, n = vq.shape
     k = min(m, n)
     be = vq.backend
     buf = be.empty(vq.obj, (k, m), vq.dtype)  # C-ordered (k, m): column-major m x k
-    bv = _arrays.view(buf, "q", (2,))
+    bv = _arrays.view(buf, "q", (2,), (vq.dtype,))
     wq = Work(vq, transpose=False, overwrite=False, output=False)
     wq.views.append(bv)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, residency=residency)
@@ -310,7 +343,8 @@ def orgqr_async(factors, *, nb=None, mapping=None, variant=None, residency=None,
 
 
 def orgqr(factors, *, nb=None, mapping=None, variant=None, residency=None, runtime=None):
-    """The thin Q of a QR: the first k = min(m, n) columns of Q, m x k with orthonormal columns (LAPACK's orgqr).
+    """The thin Q of a QR: the first k = min(m, n) columns of Q, m x k with orthonormal columns (LAPACK's orgqr;
+    complex: unmqr's Q, Q^H Q = I).
 
     Args:
         factors: the :class:`QRFactors` of :func:`geqrf`.
@@ -358,7 +392,7 @@ def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, ma
     """QR decomposition a = Q R (``scipy.linalg.qr``, without pivoting).
 
     Args:
-        a: (m, n) float32 or float64 array.
+        a: (m, n) float32, float64, complex64 or complex128 array.
         mode: "economic" (the default, as ``numpy.linalg.qr``'s "reduced"; SciPy's default is "full"): Q m x k,
             R k x n, k = min(m, n); "full": Q m x m (Q applied to the identity by :func:`ormqr`), R m x n; "r":
             ``(R,)``, R m x n, as SciPy's. ("raw": use :func:`geqrf`.)
@@ -366,7 +400,8 @@ def qr(a, mode="economic", overwrite_a=False, *, tree=None, nb=None, ib=None, ma
         tree, nb, ib, mapping, variant, residency, runtime, fallback: as for :func:`geqrf`.
 
     Returns:
-        (q, r), or (r,) for mode "r": new arrays of a's type and device; r upper triangular.
+        (q, r), or (r,) for mode "r": new arrays of a's type and device; r upper triangular (complex a: q
+        unitary).
 
     Raises:
         starfact.LinAlgError: as :func:`geqrf`, when the factorization breaks down.
@@ -385,9 +420,9 @@ def gels_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None
 
 
 def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, result):
-    va = _arrays.view(a, "a", (2,))
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     m, n = va.shape
-    vb = _arrays.view(b, "b", (1, 2))
+    vb = _arrays.view(b, "b", (1, 2), _arrays.NUMBERS)
     _ops.right_hand_sides(vb, m, va)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
     overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
@@ -397,7 +432,7 @@ def _gels_job(function, a, b, overwrite_a, overwrite_b, keywords, runtime, resul
         host = vb.backend.to_numpy(vb.obj)
         padded = numpy.zeros((n,) + tuple(host.shape[1:]), dtype=host.dtype, order="F")
         padded[:m] = host
-        vb = _arrays.view(vb.backend.from_numpy(vb.obj, padded), "b", (1, 2))
+        vb = _arrays.view(vb.backend.from_numpy(vb.obj, padded), "b", (1, 2), _arrays.NUMBERS)
         overwrite_b = True  # our own array
     wa = Work(va, transpose=False, overwrite=overwrite_a, output=overwrite_a,
               overwritten=True)
@@ -418,14 +453,14 @@ def gels(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=N
          residency=None, runtime=None, fallback=False):
     """LAPACK's gels ('N') for a full-rank a: the least-squares solution of min ||a x - b||_2 for m >= n (QR of a,
     Q^T b and the triangular solve as one task graph), the minimum-norm solution of a x = b for m < n (QR of a^T,
-    a^T = Q R, x = Q [R^-T b; 0]).
+    a^T = Q R, x = Q [R^-T b; 0]). Complex a: Q^H, a^H and R^-H in their places.
 
     Args:
-        a: (m, n) float32 or float64 array of full rank.
+        a: (m, n) float32, float64, complex64 or complex128 array of full rank.
         b: (m,) or (m, k) array of a's dtype.
         overwrite_a, overwrite_b: a (with its QR factors; m < n: those of a^T, transposed) and b (m >= n: with
             Q^T b, x in its first n rows) may be overwritten, in place when they are Fortran-ordered (b: or a
-            vector). For m < n, x has more rows than b: b is read into a new array of n rows (through the host
+            vector). (Complex a, m < n: a holds the factors of a^H, conjugate-transposed.) For m < n, x has more rows than b: b is read into a new array of n rows (through the host
             for device arrays), x is that array.
         tree, nb, ib, mapping, variant, residency, runtime, fallback: as for :func:`geqrf` (with fallback, a and b
             are copied for the Householder redo).
@@ -455,8 +490,8 @@ def lstsq_async(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=Non
         be = _backends.of(w)
         if w.shape[0] > n:
             residues = be.sum_squares(w[n:])
-        else:
-            residues = be.from_numpy(w, numpy.empty((0,), dtype=dtype))
+        else:  # of the real type, as the residues (NumPy's and SciPy's lstsq)
+            residues = be.from_numpy(w, numpy.empty((0,), dtype=numpy.finfo(dtype).dtype))
         return w[:n], residues, min(m, n), None
 
     return _gels_job("lstsq", a, b, overwrite_a, overwrite_b,
@@ -476,7 +511,7 @@ def lstsq(a, b, overwrite_a=False, overwrite_b=False, *, tree=None, nb=None, ib=
 
     Returns:
         (x, residues, rank, s) as SciPy's: x (n,) or (n, k); residues the squared 2-norms of the columns of
-        b - a x when m > n ((k,), or a 0-d array for a 1-D b), else an empty (0,) array; rank min(m, n) (a is of
+        b - a x (of a's real type for a complex a) when m > n ((k,), or a 0-d array for a 1-D b), else an empty (0,) array; rank min(m, n) (a is of
         full rank, or LinAlgError is raised); s None (no singular values: the solution is a QR's, not an SVD's).
 
     Raises:

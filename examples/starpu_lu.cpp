@@ -4,31 +4,24 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <memory>
 #include <string>
 #include <utility>
-#include <vector>
 
 // StarPU's SimGrid build renames main (starpu_simgrid_wrap.h) so that SimGrid starts first and takes its own
 // --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
 #include <starpu.h>
 
 #include "examples/starpu_lu.hpp"
+#include "examples/starpu_lu_factor.hpp"
 #include "starfact/starfact.hpp"
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"
-#include "support/reference.hpp"
 
 namespace {
 
 using namespace starfact;
 using starfact::lu_driver::Settings;
 using starfact::support::Cli;
-using starfact::support::fmt;
-using starfact::support::median;
-using starfact::support::residual_text;
-using starfact::support::Table;
-using starfact::support::VendorRun;
 
 /// --help: the common flags' lines come from support::common_flags_help().
 std::string help() {
@@ -186,142 +179,6 @@ Settings parse(int argc, char** argv) {
     return s;
 }
 
-/// The vendor's getrf on the same matrix: cuSOLVER on a device copy when a GPU is in use, else LAPACKE.
-template <typename T>
-struct Reference : support::DeviceCopy<T> {
-    using support::DeviceCopy<T>::DeviceCopy;
-    VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check) const {
-#ifdef STARFACT_HAVE_CUDA
-        if (this->dev) return this->dev->cusolver_getrf(warmup, repeat);
-#endif
-        Runtime::Paused quiet(rt);
-        return support::lapacke_getrf<T>(n, A, warmup, repeat, check);
-    }
-};
-
-template <typename T>
-int run(const Settings& s, Runtime& rt, Mapping mapping) {
-    const int64_t n = s.n > 0 ? s.n : (rt.cuda_workers() > 0 ? 16384 : 2000);
-    const bool gpu = mapping != Mapping::CpuOnly && rt.cuda_workers() > 0;
-    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
-    Request request;
-    request.op = Operation::Getrf;
-    request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
-    request.m = request.n = n;
-    request.options.mapping = mapping;
-    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
-    const Plan planned = plan(request, Machine::of(rt));
-    const int64_t nb = planned.nb;
-    const Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "residency", "run", "seconds", "GFLOP/s",
-                              "residual", "info"});
-    table.note("starpu_lu: " + rt.describe());
-    table.note("plan: " + planned.to_string());
-    if (support::model_based(rt.scheduler()) &&
-        !support::models_present(rt, s.prec, {"getrf_panel", "laswp", "trsm", "gemm"}))
-        table.note("note: performance models not yet calibrated on this machine: the " + std::to_string(s.warmup) +
-                   " warm-up run(s) calibrate them" + (s.warmup == 0 ? " (none requested: dmda* timings are uncalibrated)" : ""));
-
-    // A simulated run (docs/simulation.md) computes nothing: no n x n host array; each run only makes the tiles valid
-    // where they live (random_symmetric on tiles does nothing else there).
-    std::vector<T> A;
-    if (support::kRunComputes) {
-        A = support::host_matrix<T>(n, "starpu_lu");
-        random_matrix<T>(n, n, A.data(), n, s.seed);
-    }
-    // The device copy serves the cuSOLVER baseline (and the device-resident imports): without the baseline the
-    // tiles come from the host array, and the first GPU keeps its memory for them.
-    const Reference<T> ref(gpu && s.vendor, n, A.data());
-    TileMatrix<T> tiles(rt, n, nb, residency);
-    Pivots piv(tiles);
-    Options opts;
-    opts.mapping = mapping;
-    opts.variant = Variant::parse(s.priorities ? "right" : "noprio");
-    table.header();
-    const std::vector<std::string> prefix = {"starfact", std::to_string(n), std::to_string(nb), std::string(1, s.prec),
-                                             to_string(mapping), rt.scheduler(), to_string(residency)};
-    int info = 0;
-    double residual = -1;
-    RunStats stats;
-    Runtime::Transfers moved;  // in the last run
-    const std::vector<double> seconds = support::timed_runs(
-        "starpu_lu", s.warmup, s.repeat,
-        [&](const support::Run&) {
-            if (support::kRunComputes) {
-                const T* src = residency == Residency::Device && ref.device_copy() ? ref.device_copy() : A.data();
-                tiles.import(src, n);
-            } else {
-                random_symmetric(tiles, s.seed, 0.0);
-            }
-            rt.transfers();  // resets StarPU's bus counters
-            stats.tasks = 0;
-        },
-        [&](const support::Run& r) {
-            const bool trace = r.last && !s.trace_dir.empty();
-            if (trace) rt.trace_start();
-            info = getrf(tiles, piv, opts, stats);
-            if (trace) rt.trace_stop();
-            moved = rt.transfers();
-        },
-        [&](const support::Run& r, double sec) {
-            if (r.last && s.check && info == 0) {
-                std::vector<T> LU(A.size());
-                tiles.export_to(LU.data(), n);
-                const std::vector<int64_t> ipiv = piv.ipiv();
-                Runtime::Paused quiet(rt);
-                residual = getrf_residual<T>(n, A.data(), n, LU.data(), n, ipiv.data());
-            }
-            std::vector<std::string> cells = prefix;
-            cells.push_back(std::to_string(r.timed_index));
-            cells.push_back(fmt("%.4f", sec));
-            cells.push_back(fmt("%.1f", getrf_flops(n) / sec * 1e-9));
-            cells.push_back(residual_text(r.last ? residual : -1));
-            cells.push_back(std::to_string(info));
-            table.row(cells);
-            return info == 0;
-        });
-    if (info != 0) {
-        table.note("matrix is singular: info = " + std::to_string(info));
-        return 2;
-    }
-    double solve_residual = -1;
-    if (s.check) {  // A X = B with the factors of the last run
-        std::vector<T> B(static_cast<size_t>(n) * s.nrhs), X(B.size());
-        random_matrix<T>(n, s.nrhs, B.data(), n, s.seed + 1);
-        TileMatrix<T> b(rt, n, s.nrhs, nb, residency);
-        b.import(B.data(), n);
-        getrs(tiles, piv, b, opts);
-        b.export_to(X.data(), n);
-        Runtime::Paused quiet(rt);
-        solve_residual = gesv_residual<T>(n, s.nrhs, A.data(), n, X.data(), n, B.data(), n);
-        table.note("solve: nrhs = " + std::to_string(s.nrhs) + ", residual ||A X - B|| / (||A|| ||X|| n eps) = " +
-                   residual_text(solve_residual));
-    }
-    const double ours = median(seconds);
-    std::string summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " +
-                          fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(stats.tasks) +
-                          " tasks";
-    if (gpu && support::counts_transfers(s, false))
-        summary += support::transfer_summary(moved, seconds.empty() ? 0.0 : seconds.back());
-    if (s.vendor) {
-        const VendorRun v = ref.vendor(rt, n, A.data(), s.warmup, s.repeat, s.check);
-        if (ref.device() >= 0)
-            table.note("vendor: cusolverDnXgetrf on GPU " + std::to_string(ref.device()) +
-                       " alone, on its own copy of the matrix");
-        for (size_t i = 0; i < v.seconds.size(); ++i)
-            table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-",
-                       v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
-                       fmt("%.1f", getrf_flops(n) / v.seconds[i] * 1e-9),
-                       residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
-        summary += support::vendor_summary(v, getrf_flops(n), ours);
-    }
-    table.note(summary);
-    if (residual >= 60 || solve_residual >= 60) {
-        table.note("residual check FAILED (>= 60)");
-        return 3;
-    }
-    return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -347,6 +204,7 @@ int main(int argc, char** argv) {
         [&](Runtime& rt, Mapping mapping) {
             if (s.solve) return starfact::lu_driver::run_gesv(s, rt, mapping);
             if (support::complex_prec(s.prec)) return starfact::lu_driver::run_complex(s, rt, mapping);
-            return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+            return s.prec == 's' ? starfact::lu_driver::run_factor<float>(s, rt, mapping)
+                                 : starfact::lu_driver::run_factor<double>(s, rt, mapping);
         });
 }

@@ -1,5 +1,6 @@
-// starpu_lu's settings and run modes (examples/starpu_lu.cpp: the factorization; examples/starpu_lu_gesv.cpp: the
-// mixed-precision solve of --factor-prec). See docs/starpu_lu.md.
+// starpu_lu's settings and run modes (examples/starpu_lu.cpp: the flags and main; examples/starpu_lu_factor.hpp: the
+// factorization run of every precision; examples/starpu_lu_gesv.cpp: the mixed-precision solve of --factor-prec). See
+// docs/starpu_lu.md.
 #pragma once
 #include <cstdint>
 
@@ -27,7 +28,8 @@ struct Settings : support::DriverFlags {
 int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
 
 /// starpu_lu --prec c|z: the complex LU (starfact/lu_complex.hpp) of a random complex matrix with its residual, a
-/// solve with the factors (getrs) and its residual, then the vendor's c/z getrf on the same matrix
+/// solve with the factors (getrs) and its residual, then the vendor's c/z getrf on the same matrix: run_factor
+/// (examples/starpu_lu_factor.hpp, the run of every precision) on std::complex<float> or std::complex<double>
 /// (examples/starpu_lu_complex.cpp).
 int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
 

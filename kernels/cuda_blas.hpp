@@ -193,20 +193,6 @@ cublasStatus_t trsm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n
         return cublasCtrsm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb);
     else return cublasZtrsm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb);
 }
-/// B := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular, in place (cuBLAS's trmm writes its C: B here).
-template <typename T>
-cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
-                    T* B, int ldb) {
-    const cublasOperation_t oo = op_of<T>(o);
-    if constexpr (letter<T> == 's')
-        return cublasStrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
-    else if constexpr (letter<T> == 'd')
-        return cublasDtrmm(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, B, ldb);
-    else if constexpr (letter<T> == 'c')
-        return cublasCtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(B), ldb);
-    else
-        return cublasZtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(B), ldb);
-}
 /// C := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular, out of place.
 template <typename T>
 cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
@@ -220,6 +206,12 @@ cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n
         return cublasCtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(C), ldc);
     else
         return cublasZtrmm(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(C), ldc);
+}
+/// B := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular, in place (cuBLAS's trmm writes its C: B here).
+template <typename T>
+cublasStatus_t trmm(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha, const T* A, int lda,
+                    T* B, int ldb) {
+    return trmm<T>(h, s, u, o, d, m, n, alpha, A, lda, B, ldb, B, ldb);
 }
 /// C := alpha op(A) + beta op(B) (C may be A or B when its op is NoTrans).
 template <typename T>

@@ -13,6 +13,7 @@
 
 #include "support/cli.hpp"
 #include "support/reference.hpp"
+#include "support/reference_complex.hpp"
 #include "starfact/mapping.hpp"
 #include "starfact/options.hpp"
 #include "starfact/runtime.hpp"
@@ -139,25 +140,26 @@ std::vector<double> timed_runs(const char* tag, int warmup, int repeat, Before b
     return seconds;
 }
 
-/// The run's matrix copied to the GPU when one is in use (DeviceReference: the cuSOLVER baselines and the
-/// residuals computed on the device); nothing without. Each driver derives its Reference from it.
+/// The run's matrix copied to the GPU when one is in use (DeviceReferenceOf<T>: DeviceReference for float and
+/// double, ComplexDeviceReference for the complex types; the cuSOLVER baselines, the residuals computed on the
+/// device and the source of device-resident tiles); nothing without. Each driver derives its Reference from it.
 template <typename T>
 struct DeviceCopy {
 #ifdef STARFACT_HAVE_CUDA
-    std::unique_ptr<DeviceReference<T>> dev;
+    std::unique_ptr<DeviceReferenceOf<T>> dev;
 #endif
     DeviceCopy(bool gpu, int64_t n, const T* A) {
 #ifdef STARFACT_HAVE_CUDA
-        if (gpu) dev = std::make_unique<DeviceReference<T>>(n, A);
+        if (gpu) dev = std::make_unique<DeviceReferenceOf<T>>(n, A);
 #else
         (void)gpu, (void)n, (void)A;
 #endif
     }
     /// random_symmetric(seed, shift) generated on the GPU, for the vendor baseline of a run whose tiles are
-    /// generated too (no host array, no residuals).
+    /// generated too (no host array, no residuals; float and double).
     DeviceCopy(bool gpu, int64_t n, uint64_t seed, double shift) {
 #ifdef STARFACT_HAVE_CUDA
-        if (gpu) dev = std::make_unique<DeviceReference<T>>(n, seed, shift);
+        if (gpu) dev = std::make_unique<DeviceReferenceOf<T>>(n, seed, shift);
 #else
         (void)gpu, (void)n, (void)seed, (void)shift;
 #endif

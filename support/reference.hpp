@@ -15,7 +15,9 @@ struct VendorRun {
     double residual = -1;         // < 0: not computed
 };
 
-/// LAPACKE potrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run.
+/// LAPACKE potrf (lower; multithreaded OpenBLAS) on a copy of the host matrix, one call per run; with `check`, the
+/// factor's residual (support::cholesky_residual, host_checks.hpp) of the last run. T: float, double,
+/// std::complex<float> (A Hermitian) or std::complex<double>.
 template <typename T>
 VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check);
 
@@ -25,7 +27,8 @@ template <typename T>
 VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool check);
 
 /// LAPACKE getrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run; with `check`, the
-/// residual ||P A - L U||_1 / (||A||_1 n eps) of the last run.
+/// residual ||P A - L U||_1 / (||A||_1 n eps) of the last run. T: float, double, std::complex<float> or
+/// std::complex<double>.
 template <typename T>
 VendorRun lapacke_getrf(int64_t n, const T* A, int warmup, int repeat, bool check);
 

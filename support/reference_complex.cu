@@ -192,7 +192,7 @@ VendorRun ComplexDeviceReference<C>::cusolver_getrf(int warmup, int repeat) {
 }
 
 template <typename C>
-double ComplexDeviceReference<C>::hermitian_residual_of(const TileMatrix<C>& L) {
+double ComplexDeviceReference<C>::residual_of(const TileMatrix<C>& L) {
     const DeviceGuard on(device_);
     L.export_to(work_, n_);
     ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize(export)");  // the export's copies complete before the checks

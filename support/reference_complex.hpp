@@ -1,13 +1,14 @@
 // Complex matrices for the drivers' --prec c|z (starpu_chol, starpu_lu; not part of the library API): the random
 // Hermitian positive definite and general test matrices on the host, the host residuals of a Hermitian factor, an LU
-// and a solve, the vendor baselines (one LAPACKE c/z potrf or getrf call per run through the scalar layer; with a GPU,
-// cusolverDnXpotrf and cusolverDnXgetrf on CUDA_C_32F / CUDA_C_64F device copies) and the Hermitian factor's residual
-// computed on the device.
+// and a solve, the GPU baselines (cusolverDnXpotrf and cusolverDnXgetrf on CUDA_C_32F / CUDA_C_64F device copies) and
+// the Hermitian factor's residual computed on the device. The LAPACKE baselines of every precision are reference.hpp's;
+// support::DeviceCopy (driver_common.hpp) holds the device copy of any precision.
 #pragma once
 #include <complex>
 #include <cstdint>
-#include <memory>
+#include <type_traits>
 
+#include "kernels/scalar.hpp"
 #include "starfact/tile_matrix.hpp"
 #include "support/reference.hpp"
 
@@ -41,16 +42,6 @@ double lu_factor_residual(int64_t n, const C* A, const C* LU, const int64_t* ipi
 template <typename C>
 double complex_solve_residual(int64_t n, int64_t nrhs, const C* A, const C* X, const C* B);
 
-/// LAPACKE c/z potrf (lower; multithreaded OpenBLAS) on a copy of the host matrix, one call per run; `check`: the
-/// factor residual (hermitian_factor_residual) of the last run.
-template <typename C>
-VendorRun lapacke_complex_potrf(int64_t n, const C* A, int warmup, int repeat, bool check);
-
-/// LAPACKE c/z getrf (multithreaded OpenBLAS) on a copy of the host matrix, one call per run; `check`: the residual
-/// lu_factor_residual of the last run.
-template <typename C>
-VendorRun lapacke_complex_getrf(int64_t n, const C* A, int warmup, int repeat, bool check);
-
 #ifdef STARFACT_HAVE_CUDA
 /// The complex matrix of a run in the memory of one GPU (`device`): cusolverDnXpotrf and cusolverDnXgetrf on
 /// CUDA_C_32F / CUDA_C_64F copies of it, timed with CUDA events, and the Hermitian factor's residual computed there
@@ -73,8 +64,9 @@ public:
     VendorRun cusolver_potrf(int warmup, int repeat, bool check, bool host_path = false);
     /// cusolverDnXgetrf (partial pivoting) on a fresh device copy per run (no residual).
     VendorRun cusolver_getrf(int warmup, int repeat);
-    /// ||A - L L^H||_1 / (||A||_1 n eps) with L exported from the tiles into device memory.
-    double hermitian_residual_of(const TileMatrix<C>& L);
+    /// ||A - L L^H||_1 / (||A||_1 n eps) with L exported from the tiles into device memory (DeviceReference's
+    /// residual_of for a Hermitian A).
+    double residual_of(const TileMatrix<C>& L);
 
 private:
     double hermitian_residual_of_work();  // of the factor held in work_
@@ -84,36 +76,12 @@ private:
     C* work_ = nullptr;  // the factorization
     C* tmp_ = nullptr;   // A - L L^H, allocated on first use
 };
-#endif
 
-/// The run's complex matrix copied to the GPU when one is in use (`gpu`): the cuSOLVER baselines, the device-side
-/// residual and the source of device-resident tiles; nothing without.
-template <typename C>
-struct ComplexReference {
-#ifdef STARFACT_HAVE_CUDA
-    std::unique_ptr<ComplexDeviceReference<C>> dev;
+/// The device reference of a run's scalar type (support::DeviceCopy holds one): DeviceReference for float and double,
+/// ComplexDeviceReference for std::complex<float> and std::complex<double>.
+template <typename T>
+using DeviceReferenceOf =
+    std::conditional_t<detail::is_complex_v<T>, ComplexDeviceReference<T>, DeviceReference<T>>;
 #endif
-    ComplexReference(bool gpu, int64_t n, const C* A) {
-#ifdef STARFACT_HAVE_CUDA
-        if (gpu) dev = std::make_unique<ComplexDeviceReference<C>>(n, A);
-#else
-        (void)gpu, (void)n, (void)A;
-#endif
-    }
-    /// The CUDA device of the vendor baselines, or -1 without one.
-    int device() const {
-#ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->device();
-#endif
-        return -1;
-    }
-    /// The device copy of the matrix, or nullptr.
-    const C* device_copy() const {
-#ifdef STARFACT_HAVE_CUDA
-        if (dev) return dev->original();
-#endif
-        return nullptr;
-    }
-};
 
 }  // namespace starfact::support

@@ -1,10 +1,9 @@
 // The drivers' complex matrices on the host (reference_complex.hpp): the random Hermitian positive definite and
-// general test matrices, the residuals of a Hermitian factor, an LU and a solve, and the LAPACKE c/z baselines, all
-// through the scalar layer (kernels/cpu_blas.hpp, kernels/cpu_lapack.hpp).
+// general test matrices and the residuals of a Hermitian factor, an LU and a solve, through the scalar layer
+// (kernels/cpu_blas.hpp). The LAPACKE c/z baselines are reference_cpu.cpp's, with the s/d ones.
 #include <cblas.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -94,24 +93,6 @@ double scaled(double num, double den, int64_t n) {
     return num / d;
 }
 
-/// warmup + repeat runs of call(W) on a fresh copy W of the n x n A, with all OpenBLAS threads; the timed seconds and
-/// the last info in the result, W left with the last run's output.
-template <typename C, typename Call>
-VendorRun lapacke_runs(int64_t n, const C* A, int warmup, int repeat, std::vector<C>& W, Call call) {
-    VendorRun r;
-    r.name = "lapacke";
-    const AllThreads threads;
-    W.resize(static_cast<size_t>(n) * static_cast<size_t>(n));
-    for (int run = 0; run < warmup + repeat; ++run) {
-        std::copy(A, A + W.size(), W.begin());
-        const auto t0 = std::chrono::steady_clock::now();
-        r.info = call(W.data());
-        const auto t1 = std::chrono::steady_clock::now();
-        if (run >= warmup) r.seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
-    }
-    return r;
-}
-
 }  // namespace
 
 template <typename C>
@@ -195,35 +176,12 @@ double complex_solve_residual(int64_t n, int64_t nrhs, const C* A, const C* X, c
     return scaled<C>(general_norm1(n, nrhs, R.data()), general_norm1(n, n, A) * general_norm1(n, nrhs, X), n);
 }
 
-template <typename C>
-VendorRun lapacke_complex_potrf(int64_t n, const C* A, int warmup, int repeat, bool check) {
-    std::vector<C> W;
-    VendorRun r = lapacke_runs(n, A, warmup, repeat, W, [n](C* w) { return detail::cpu::potrf<C>(int(n), w, int(n)); });
-    if (check && r.info == 0) r.residual = hermitian_factor_residual<C>(n, A, W.data());
-    return r;
-}
-
-template <typename C>
-VendorRun lapacke_complex_getrf(int64_t n, const C* A, int warmup, int repeat, bool check) {
-    std::vector<C> W;
-    std::vector<lapack_int> ipiv(static_cast<size_t>(std::max<int64_t>(n, 1)));
-    VendorRun r = lapacke_runs(n, A, warmup, repeat, W,
-                               [&](C* w) { return detail::cpu::getrf<C>(int(n), int(n), w, int(n), ipiv.data()); });
-    if (check && r.info == 0) {
-        const std::vector<int64_t> p(ipiv.begin(), ipiv.begin() + n);
-        r.residual = lu_factor_residual<C>(n, A, W.data(), p.data());
-    }
-    return r;
-}
-
 #define STARFACT_COMPLEX_REFERENCE(C)                                                                 \
     template void random_hermitian<C>(int64_t, C*, int64_t, uint64_t, double);                        \
     template void random_complex<C>(int64_t, int64_t, C*, int64_t, uint64_t);                         \
     template double hermitian_factor_residual<C>(int64_t, const C*, const C*);                        \
     template double lu_factor_residual<C>(int64_t, const C*, const C*, const int64_t*);               \
-    template double complex_solve_residual<C>(int64_t, int64_t, const C*, const C*, const C*);        \
-    template VendorRun lapacke_complex_potrf<C>(int64_t, const C*, int, int, bool);                   \
-    template VendorRun lapacke_complex_getrf<C>(int64_t, const C*, int, int, bool);
+    template double complex_solve_residual<C>(int64_t, int64_t, const C*, const C*, const C*);
 STARFACT_COMPLEX_REFERENCE(std::complex<float>)
 STARFACT_COMPLEX_REFERENCE(std::complex<double>)
 #undef STARFACT_COMPLEX_REFERENCE

@@ -1,5 +1,6 @@
-// What the MPI test binaries (test_mpi, test_mpi_lu) share: seeds and values every rank agrees on, grid names, and
-// their main's body, which holds one Runtime over the ranks and fails every rank when one rank fails.
+// What the MPI test binaries (test_mpi, test_mpi_lu, test_mpi_qr) share: seeds and values every rank agrees on, grid
+// names, the options of their runs (CPU workers), and their main's body, which holds one Runtime over the ranks and
+// fails every rank when one rank fails (tests/main_mpi.cpp: the main of test_mpi_lu and test_mpi_qr).
 #pragma once
 #include <mpi.h>
 
@@ -30,6 +31,9 @@ inline std::vector<int> gather_all(int x) {
 }
 
 inline std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
+
+/// The options of the distributed calls: CPU workers only (the Runtime has no CUDA worker).
+inline Options cpu_only() { return on(Mapping::CpuOnly); }
 
 /// Between MPI_Init_thread and MPI_Finalize: a Runtime over every rank (CPU workers only) in `holder`, the Catch
 /// session, then the worst status of every rank, so that a failure on one rank fails them all.

@@ -2,7 +2,8 @@
 // applies Q and Q^T and checks every scaled residual: ||I - Q^T Q|| / (m eps), ||A - Q R|| / (||A|| m eps),
 // ||Q (Q^T C) - C|| / (||C|| m eps), ||Q^T A - [R; 0]|| / (||A|| m eps), each < 60; another for ormqr from the right:
 // C Q and C Q^T against the products with the explicit m x m Q (itself checked), by rows (Q acts on C's rows):
-// ||C op(Q) - ref||_inf / (||C||_inf m eps).
+// ||C op(Q) - ref||_inf / (||C||_inf m eps); the least-squares residuals of gels: the normal equations' (tall A) and
+// the system's (wide A).
 #pragma once
 #include <cblas.h>
 #include <lapacke.h>
@@ -210,20 +211,25 @@ RightCheck check_ormqr_right(Runtime& rt, int64_t m, int64_t n, int64_t k, int64
     return c;
 }
 
+/// The 1-norm (the largest column sum of moduli, in double) of the rows x cols block X with leading dimension ld;
+/// NaN when a column sum is NaN.
+template <typename M>
+double one_norm(int64_t rows, int64_t cols, const M* X, int64_t ld) {
+    double best = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+        double s = 0;
+        for (int64_t i = 0; i < rows; ++i) s += std::abs(double(X[i + j * ld]));
+        if (std::isnan(s)) return s;
+        best = std::max(best, s);
+    }
+    return best;
+}
+
 /// The normal equations' scaled residual of a least-squares solution X (n x nrhs, ldx):
 /// ||A^T (A X - B)||_1 / (||A||_1 (||A||_1 ||X||_1 + ||B||_1) m eps).
 template <typename T>
 double normal_equations_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx, const T* B,
                      int64_t ldb) {
-    auto norm = [](int64_t r, int64_t c, const auto* M, int64_t ld) {
-        double best = 0;
-        for (int64_t j = 0; j < c; ++j) {
-            double s = 0;
-            for (int64_t i = 0; i < r; ++i) s += std::abs(double(M[i + j * ld]));
-            best = std::max(best, s);
-        }
-        return best;
-    };
     std::vector<double> Rr(static_cast<size_t>(m * nrhs)), G(static_cast<size_t>(n * nrhs), 0.0);
     for (int64_t j = 0; j < nrhs; ++j)
         for (int64_t i = 0; i < m; ++i) {
@@ -237,9 +243,35 @@ double normal_equations_residual(int64_t m, int64_t n, int64_t nrhs, const T* A,
             for (int64_t i = 0; i < m; ++i) s += double(A[i + k * lda]) * Rr[static_cast<size_t>(i + j * m)];
             G[static_cast<size_t>(k + j * n)] = s;
         }
-    const double na = norm(m, n, A, lda), nx = norm(n, nrhs, X, ldx), nb = norm(m, nrhs, B, ldb);
+    const double na = one_norm(m, n, A, lda), nx = one_norm(n, nrhs, X, ldx), nb = one_norm(m, nrhs, B, ldb);
     const double den = na * (na * nx + nb) * double(m) * std::numeric_limits<T>::epsilon();
-    return norm(n, nrhs, G.data(), n) / (den > 0 ? den : 1.0);
+    return one_norm(n, nrhs, G.data(), n) / (den > 0 ? den : 1.0);
+}
+
+/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) (A m x n, X n x nrhs): the backward error of a consistent system (gels'
+/// minimum-norm solution of a wide A).
+template <typename T>
+double system_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx,
+                       const T* B, int64_t ldb) {
+    double nr = 0, na = 0, nx = 0;
+    for (int64_t j = 0; j < nrhs; ++j) {
+        double s = 0, sx = 0;
+        for (int64_t i = 0; i < m; ++i) {
+            double r = -double(B[i + j * ldb]);
+            for (int64_t k = 0; k < n; ++k) r += double(A[i + k * lda]) * double(X[k + j * ldx]);
+            s += std::abs(r);
+        }
+        for (int64_t k = 0; k < n; ++k) sx += std::abs(double(X[k + j * ldx]));
+        nr = std::isnan(s) ? s : std::max(nr, s);
+        nx = std::max(nx, sx);
+    }
+    for (int64_t k = 0; k < n; ++k) {
+        double s = 0;
+        for (int64_t i = 0; i < m; ++i) s += std::abs(double(A[i + k * lda]));
+        na = std::max(na, s);
+    }
+    const double den = na * nx * double(n) * std::numeric_limits<T>::epsilon();
+    return nr / (den > 0 ? den : 1.0);
 }
 
 }  // namespace starfact::test::qr

@@ -22,9 +22,7 @@ std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
 starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
 
 using namespace starfact::test::prelude;
-using starfact::test::mpi::gather_all;
-using starfact::test::mpi::grid_name;
-using starfact::test::mpi::shared_seed;
+using namespace starfact::test::mpi;
 
 namespace {
 
@@ -60,6 +58,15 @@ void check_disagreement(Call&& call, const std::string& report) {
     FAIL("no exception on this rank");
 }
 
+/// potrf on CPU workers of `tiles` filled with the n x n SPD A, then the scaled residual of the gathered factor.
+void check_potrf_of(TileMatrix<double>& tiles, const std::vector<double>& A, int64_t n) {
+    tiles.import(A.data(), n);
+    CHECK(potrf(tiles, cpu_only()) == 0);
+    std::vector<double> L(A);
+    tiles.export_to(L.data(), n);
+    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+}
+
 /// A distributed factorization every rank makes alike: after a disagreement, the ranks still work together.
 void check_ranks_work_together() {
     const int64_t n = 150, nb = 48;
@@ -67,13 +74,7 @@ void check_ranks_work_together() {
     INFO("seed=" << seed);
     const std::vector<double> A = spd_matrix<double>(n, n, seed);
     TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{Grid::square(runtime().mpi_size()), true});
-    tiles.import(A.data(), n);
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
-    CHECK(potrf(tiles, opts) == 0);
-    std::vector<double> L(A);
-    tiles.export_to(L.data(), n);
-    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    check_potrf_of(tiles, A, n);
 }
 
 /// Factors a fresh SPD matrix distributed over `grid`, gathers the factor, checks the scaled residual.
@@ -86,8 +87,7 @@ void check_potrf(int64_t n, int64_t nb, const Grid& grid, const Variant& variant
     TileMatrix<T> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, lower_only});
     REQUIRE(tiles.distributed());
     tiles.import(A.data(), n);
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
+    Options opts = cpu_only();
     opts.variant = variant;
     RunStats stats;
     const int info = potrf(tiles, opts, stats);
@@ -135,8 +135,7 @@ TEMPLATE_TEST_CASE("distributed posv: solve residual < 60", "[mpi][potrs]", floa
                 TileMatrix<TestType> b(runtime(), n, nrhs, nb, Residency::Host, TileLayout{grid, false});
                 a.import(A.data(), n);
                 b.import(B.data(), n);
-                Options opts;
-                opts.mapping = Mapping::CpuOnly;
+                Options opts = cpu_only();
                 CHECK(posv(a, b, opts) == 0);
                 b.export_to(X.data(), n);
                 const double res = solve_residual<TestType>(n, nrhs, A.data(), n, X.data(), n, B.data(), n);
@@ -175,8 +174,7 @@ TEST_CASE("distributed async posv: one sequence, potrf then potrs", "[mpi][potrs
     TileMatrix<double> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
     a.import(A.data(), n);
     b.import(B.data(), n);
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
+    Options opts = cpu_only();
     Sequence seq(runtime());
     const int op = async::posv(a, b, seq, opts);
     CHECK(seq.wait() == 0);
@@ -192,8 +190,7 @@ TEST_CASE("distributed potrs with factors imported one after the other uses the 
     const TileLayout layout{Grid::square(runtime().mpi_size()), true};
     TileMatrix<double> L(runtime(), n, nb, Residency::Host, layout);
     TileMatrix<double> b(runtime(), n, nrhs, nb, Residency::Host, TileLayout{layout.grid, false});
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
+    Options opts = cpu_only();
     for (int round = 0; round < 2; ++round) {
         const uint64_t seed = shared_seed();
         INFO("round " << round << " seed " << seed);
@@ -229,8 +226,7 @@ TEMPLATE_TEST_CASE("distributed potrf of a matrix that is not SPD: LAPACK's info
         REQUIRE(expected == bad + 1);
         TileMatrix<TestType> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
         tiles.import(A.data(), n);
-        Options opts;
-        opts.mapping = Mapping::CpuOnly;
+        Options opts = cpu_only();
         const int info = potrf(tiles, opts);
         CHECK(info == expected);
         const std::vector<int> infos = gather_all(info);
@@ -310,8 +306,7 @@ TEST_CASE("ranks that make different distributed calls get an error naming them 
     TileMatrix<double> b5(runtime(), n, 5, nb, Residency::Host, TileLayout{grid, false});
     a.import(A.data(), n);
     a2.import(A.data(), n);
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
+    Options opts = cpu_only();
     // Every call below fails its check before any task: the right-hand sides' contents do not matter.
     const std::string potrf_or_posv = last_rank_differs("potrf", "posv", "is in", "are in");
     check_disagreement([&] { last ? posv(a, b3, opts) : potrf(a, opts); },
@@ -355,13 +350,7 @@ TEST_CASE("a 1 x 1 grid in an MPI run is this process's own matrix", "[mpi][loca
     const std::vector<double> A = spd_matrix<double>(n, n, seed);
     TileMatrix<double> tiles(runtime(), n, nb);
     CHECK_FALSE(tiles.distributed());
-    tiles.import(A.data(), n);
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
-    CHECK(potrf(tiles, opts) == 0);
-    std::vector<double> L(A);
-    tiles.export_to(L.data(), n);
-    CHECK(potrf_residual<double>(n, A.data(), n, L.data(), n) < kResidualLimit);
+    check_potrf_of(tiles, A, n);
     runtime().barrier();
 }
 
@@ -398,8 +387,7 @@ int rank_failure(const std::string& mode) {
         const int64_t n = 200, nb = 64;
         const std::vector<double> A = spd_matrix<double>(n, n, 1);
         TileMatrix<double> tiles(rt, n, nb, Residency::Host, TileLayout{Grid::square(rt.mpi_size()), true});
-        Options opts;
-        opts.mapping = Mapping::CpuOnly;
+        Options opts = cpu_only();
         if (mode == "import") {
             tiles.import(A.data(), last ? 10 : n);
         } else if (mode == "caught") {

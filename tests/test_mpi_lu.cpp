@@ -6,8 +6,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,19 +13,9 @@
 #include "tests/mpi_support.hpp"
 #include "tests/support.hpp"
 
-namespace {
-std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
-}
-
-starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
-
 using namespace starfact::test::prelude;
-using starfact::test::mpi::gather_all;
-using starfact::test::mpi::grid_name;
-using starfact::test::mpi::shared_seed;
-using starfact::test::lu::general_solve_residual;
-using starfact::test::lu::lu_residual;
-using starfact::test::lu::random_general;
+using namespace starfact::test::mpi;
+using namespace starfact::test::lu;
 
 namespace {
 
@@ -40,12 +28,6 @@ std::vector<Grid> grids() {
     if (Grid{r, 1} != out.front()) out.push_back(Grid{r, 1});
     if (Grid{1, r} != out.front() && r == 2) out.push_back(Grid{1, r});
     return out;
-}
-
-Options cpu_only() {
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
-    return opts;
 }
 
 /// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots and info.
@@ -281,12 +263,4 @@ TEST_CASE("ranks that factor different matrices get an error naming it on every 
     std::vector<double> LU(A);
     a.export_to(LU.data(), n);
     CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, piv.ipiv()) < kResidualLimit);
-}
-
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    const int rc = starfact::test::mpi::run_tests(argc, argv, g_runtime);
-    MPI_Finalize();
-    return rc;
 }

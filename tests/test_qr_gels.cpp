@@ -56,32 +56,6 @@ int lapack_gels(int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int
     else
         return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
 }
-
-/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) (A m x n, X n x nrhs): the backward error of a consistent system.
-template <typename T>
-double system_residual(int64_t m, int64_t n, int64_t nrhs, const T* A, int64_t lda, const T* X, int64_t ldx,
-                       const T* B, int64_t ldb) {
-    double nr = 0, na = 0, nx = 0;
-    for (int64_t j = 0; j < nrhs; ++j) {
-        double s = 0, sx = 0;
-        for (int64_t i = 0; i < m; ++i) {
-            double r = -double(B[i + j * ldb]);
-            for (int64_t k = 0; k < n; ++k) r += double(A[i + k * lda]) * double(X[k + j * ldx]);
-            s += std::abs(r);
-        }
-        for (int64_t k = 0; k < n; ++k) sx += std::abs(double(X[k + j * ldx]));
-        nr = std::isnan(s) ? s : std::max(nr, s);
-        nx = std::max(nx, sx);
-    }
-    for (int64_t k = 0; k < n; ++k) {
-        double s = 0;
-        for (int64_t i = 0; i < m; ++i) s += std::abs(double(A[i + k * lda]));
-        na = std::max(na, s);
-    }
-    const double den = na * nx * double(n) * std::numeric_limits<T>::epsilon();
-    return nr / (den > 0 ? den : 1.0);
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("gels of a wide matrix: the minimum-norm solution, as LAPACK's", "[qr][cpu]", float, double) {

@@ -9,6 +9,7 @@
 #include "examples/starpu_chol/settings.hpp"
 #include "starfact/starfact.hpp"
 #include "support/driver_common.hpp"
+#include "support/host_checks.hpp"
 #include "support/profile.hpp"
 #include "support/reference.hpp"
 
@@ -42,7 +43,9 @@ Plan driver_plan(const Settings& s, Mapping m, int64_t n, const Runtime& rt, con
 /// Whether this machine already has history for the four Cholesky kernels of this precision (s, d, c or z).
 bool models_present(const Runtime& rt, char prec);
 
-/// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise).
+/// Device-side copy of A, cuSOLVER baseline and residuals when a GPU is in use (no-op otherwise); on the host
+/// (LAPACKE, BLAS) with StarPU's workers paused without one. Every precision: T real (A symmetric) or complex (A
+/// Hermitian, run_complex.cpp).
 template <typename T>
 struct Reference : support::DeviceCopy<T> {
     using support::DeviceCopy<T>::DeviceCopy;
@@ -50,16 +53,17 @@ struct Reference : support::DeviceCopy<T> {
 #ifdef STARFACT_HAVE_CUDA
         if (this->dev) return this->dev->residual_of(L);
 #endif
-        std::vector<T> Lh(static_cast<size_t>(n) * n);
+        std::vector<T> Lh(static_cast<size_t>(n) * static_cast<size_t>(n));
         L.export_to(Lh.data(), n);
         Runtime::Paused quiet(rt);
-        return potrf_residual<T>(n, A, n, Lh.data(), n);
+        return support::cholesky_residual<T>(n, A, Lh.data());
     }
     VendorRun vendor(const Runtime& rt, int64_t n, const T* A, int warmup, int repeat, bool check,
                      bool host_path = false) const {
 #ifdef STARFACT_HAVE_CUDA
         if (this->dev) return this->dev->cusolver_potrf(warmup, repeat, check, host_path);
 #endif
+        (void)host_path;
         Runtime::Paused quiet(rt);
         return support::lapacke_potrf<T>(n, A, warmup, repeat, check);
     }

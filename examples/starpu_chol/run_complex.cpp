@@ -16,31 +16,6 @@
 namespace starfact::chol_driver {
 namespace {
 
-/// The vendor's potrf and the factor's residual: on the GPU holding the device copy when there is one, else on the
-/// host (LAPACKE, BLAS) with StarPU's workers paused.
-template <typename C>
-struct ComplexReference : support::ComplexReference<C> {
-    using support::ComplexReference<C>::ComplexReference;
-    double residual(const Runtime& rt, const TileMatrix<C>& L, int64_t n, const C* A) const {
-#ifdef STARFACT_HAVE_CUDA
-        if (this->dev) return this->dev->hermitian_residual_of(L);
-#endif
-        std::vector<C> Lh(static_cast<size_t>(n) * static_cast<size_t>(n));
-        L.export_to(Lh.data(), n);
-        Runtime::Paused quiet(rt);
-        return support::hermitian_factor_residual<C>(n, A, Lh.data());
-    }
-    VendorRun vendor(const Runtime& rt, int64_t n, const C* A, int warmup, int repeat, bool check,
-                     bool host_path = false) const {
-#ifdef STARFACT_HAVE_CUDA
-        if (this->dev) return this->dev->cusolver_potrf(warmup, repeat, check, host_path);
-#endif
-        (void)host_path;
-        Runtime::Paused quiet(rt);
-        return support::lapacke_complex_potrf<C>(n, A, warmup, repeat, check);
-    }
-};
-
 /// What the timed runs of starfact's potrf left.
 struct Runs {
     std::vector<double> seconds;
@@ -80,7 +55,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     // host; with a GPU also on the device (the cuSOLVER baseline, the residual, and the device-resident tiles' source).
     std::vector<C> A = support::host_matrix<C>(n, "starpu_chol");
     support::random_hermitian<C>(n, A.data(), n, s.seed, static_cast<double>(n));
-    const ComplexReference<C> ref(gpu, n, A.data());
+    const Reference<C> ref(gpu, n, A.data());  // (run_common.hpp)
     TileMatrix<C> tiles(rt, n, nb, residency, layout_of(s, false));
     if (residency == Residency::Device) table.note(placement_text(tiles));
     Options opts;

@@ -101,8 +101,8 @@ gpu::Layout<T> array(T* const* p) {
 
 /// The launcher of operation K on T. Float and double: our batched kernels (kernels/batched_chol/). The complex
 /// types, which those kernels do not handle (they are real by design): the vendor's batched routines
-/// (kernels/batched_vendor/: cusolverDn<t>potrfBatched, cusolverDn<t>potrsBatched for one right-hand side,
-/// cublas<t>trsmBatched for more) with the calling thread's handles bound to the caller's stream.
+/// (kernels/batched_vendor/: cusolverDn<t>potrfBatched, two cublas<t>trsmBatched for the solves) with the calling
+/// thread's handles bound to the caller's stream.
 template <typename T, Kind K>
 bool launch(const gpu::Args<T>& a) {
     if constexpr (detail::is_complex_v<T>) {

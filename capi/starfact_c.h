@@ -381,7 +381,8 @@ void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
  * must be < 2^31 for a and b, and a device batch may hold at most 2^31 - 1 members. */
 
 /* Every dtype: complex members (Hermitian for the Cholesky) run on CPU workers through LAPACKE's c and z routines and
- * on GPUs through the vendor's batched routines (cuSOLVER's potrfBatched, cuBLAS's getrfBatched and their solves). */
+ * on GPUs through the vendor's batched routines (cuSOLVER's potrfBatched, cuBLAS's trsmBatched and getrfBatched,
+ * getrsBatched). */
 
 /** Cholesky of every member of a (lower triangle, orders up to 128), in place; and with b (may be NULL), the
  * solve of each member's right-hand sides in place (members that fail keep their b). info: `count` host ints.

@@ -2,7 +2,7 @@
 // contiguous chunk of a strided batch of small matrices. CPU: a loop of LAPACKE calls (the scalar layer's s, d, c,
 // z); CUDA: the batched kernels (launch.hpp) on StarPU's stream of the worker for float and double, and for the
 // complex types, which those kernels do not handle, the vendor's batched routines (kernels/batched_vendor/:
-// cusolverDn<t>potrfBatched, potrsBatched, cublas<t>trsmBatched) with the worker's handles on the same stream.
+// cusolverDn<t>potrfBatched, cublas<t>trsmBatched) with the worker's handles on the same stream.
 //   potrf: buffers 0 = A chunk (RW, vector of T), 1 = info chunk (W, vector of int)
 //   posv:  buffers 0 = A chunk (RW), 1 = B chunk (RW), 2 = info chunk (W)
 // Each codelet is owned by the Runtime (detail::kernel<define> in codelets/codelets.hpp), one per precision and operation.

@@ -337,7 +337,8 @@ cusolverStatus_t potrf_batched(cusolverDnHandle_t h, int n, T* const* A, int lda
     else if constexpr (letter<T> == 'c') return cusolverDnCpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
     else return cusolverDnZpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
 }
-/// B[i] := A_i^-1 B[i] from potrf_batched's lower factors L[i]; cuSOLVER takes one right-hand side only (nrhs = 1).
+/// B[i] := A_i^-1 B[i] from potrf_batched's lower factors L[i]; cuSOLVER takes one right-hand side only (nrhs = 1),
+/// and writes the upper triangle of L[i] (seen on an H200 with CUDA 13: the batched API solves with trsm_batched).
 /// *info (device, one int) reports a wrong argument.
 template <typename T>
 cusolverStatus_t potrs_batched(cusolverDnHandle_t h, int n, int nrhs, T* const* L, int lda, T* const* B, int ldb,

@@ -3,8 +3,7 @@
 // both layouts, on the default stream and on a stream of their own, and the StarPU chunk path on CUDA workers, on
 // fresh Hermitian positive definite members: scaled residuals, per-member info for a non-definite and a NaN member
 // with the others correct and the failed members' right-hand sides kept, untouched upper triangles and padding, one
-// and several right-hand sides (cuSOLVER's solve for one, cuBLAS's triangular solves for more), and the argument
-// checks. Skipped (exit 77) without a GPU.
+// and several right-hand sides (cuBLAS's batched triangular solves), and the argument checks. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
@@ -100,8 +99,8 @@ TEMPLATE_TEST_CASE("batched complex device potrf/posv (vendor path): residuals, 
         for (Layout l : {Layout::Strided, Layout::Array}) {
             const cudaStream_t s = l == Layout::Strided ? own.s : nullptr;
             check_cholesky<C>(n, -1, 40, fresh_seed(), device_cholesky<C>(l, false, s));  // potrf
-            check_cholesky<C>(n, 1, 9, fresh_seed(), device_cholesky<C>(l, false, s));   // posv, cuSOLVER's solve
-            check_cholesky<C>(n, 4, 11, fresh_seed(), device_cholesky<C>(l, false, s));  // posv, cuBLAS's solves
+            check_cholesky<C>(n, 1, 9, fresh_seed(), device_cholesky<C>(l, false, s));   // posv, one right-hand side
+            check_cholesky<C>(n, 4, 11, fresh_seed(), device_cholesky<C>(l, false, s));  // posv, several
             check_cholesky<C>(n, 1, 3, fresh_seed(), device_cholesky<C>(l, true, s));    // potrf, then potrs
             check_cholesky<C>(n, 3, 3, fresh_seed(), device_cholesky<C>(l, true, s));
         }

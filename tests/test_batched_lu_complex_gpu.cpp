@@ -20,6 +20,9 @@ using namespace starfact;
 using starfact::test::fresh_seed;
 using starfact::test::runtime;
 using starfact::test::batched::DeviceBuffer;
+using starfact::test::complex_letter;
+using starfact::test::random_block;
+using starfact::test::solve_residual;
 using starfact::test::batched::thrown_argument;
 using namespace starfact::test::batched_complex;
 

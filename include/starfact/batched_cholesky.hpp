@@ -6,8 +6,8 @@
 //   starfact::batched::device::potrf / potrs / posv (CUDA builds): the kernels themselves on device
 //       arrays, asynchronous on a CUDA stream, strided or pointer-array layouts, any batch count.
 // starfact's batched kernels are real: the complex types take the vendor's batched routines on GPUs
-// (cusolverDn<c|z>potrfBatched; potrsBatched for one right-hand side, two cublas<C|Z>trsmBatched for more;
-// docs/batched_cholesky.md, "Complex matrices"), with the same arguments, info rule and untouched upper triangle.
+// (cusolverDn<c|z>potrfBatched, then two cublas<C|Z>trsmBatched for the solves; docs/batched_cholesky.md,
+// "Complex matrices"), with the same arguments, info rule and untouched upper triangle.
 // Only the lower triangle of A is read and written (the upper triangle and any padding rows lda > n are
 // left untouched). info[i] = 0 on success, else the first (1-based) column j whose pivot is not a
 // positive finite number (complex: its real part; the leading minor of order j is not positive definite, or the

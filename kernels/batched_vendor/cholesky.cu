@@ -1,6 +1,6 @@
 // The vendor path of the batched Cholesky (vendor.hpp): cusolverDn<t>potrfBatched with the batched kernels' info
-// rule applied after it, cusolverDn<t>potrsBatched (one right-hand side) or two cublas<t>trsmBatched (more), on
-// pointer arrays built on the device, piece by piece.
+// rule applied after it, and two cublas<t>trsmBatched for the solve, on pointer arrays built on the device, piece by
+// piece.
 #include <complex>
 
 #include "kernels/batched_vendor/common.cuh"
@@ -55,31 +55,25 @@ void potrs(const Handles& h, const gpu::Args<T>& a) {
     Scratch<T*> lp(piece, h.stream), bp(piece, h.stream);
     // members whose info is not 0 solve into this matrix instead of their B (its contents are never read)
     Scratch<T> dummy(a.info ? static_cast<int64_t>(a.ldb) * a.nrhs : 0, h.stream);
-    Scratch<int> solve_info(1, h.stream);
     for (int64_t first = 0; first < a.batch; first += piece) {
         const int count = static_cast<int>(std::min(piece, a.batch - first));
         pointers<T>(lp.get(), a.A.base, a.A.stride, a.A.ptrs, first, count, nullptr, nullptr, h.stream);
         pointers<T>(bp.get(), a.B.base, a.B.stride, a.B.ptrs, first, count, a.info ? a.info + first : nullptr,
                     dummy.get(), h.stream);
-        if (a.nrhs == 1) {
-            // cuSOLVER's batched solve takes one right-hand side
-            check(detail::gpu::potrs_batched<T>(h.solver, a.n, 1, lp.get(), a.lda, bp.get(), a.ldb, solve_info.get(),
-                                                count),
-                  "cusolverDn<t>potrsBatched");
-        } else {
-            // more: L Y = B, then L^H X = Y, cuBLAS's batched triangular solves
-            using detail::Diag;
-            using detail::Op;
-            using detail::Side;
-            using detail::Uplo;
-            const T* const* L = lp.get();
-            check(detail::gpu::trsm_batched<T>(h.blas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, a.n,
-                                               a.nrhs, T(1), L, a.lda, bp.get(), a.ldb, count),
-                  "cublas<t>trsmBatched");
-            check(detail::gpu::trsm_batched<T>(h.blas, Side::Left, Uplo::Lower, Op::ConjTrans, Diag::NonUnit, a.n,
-                                               a.nrhs, T(1), L, a.lda, bp.get(), a.ldb, count),
-                  "cublas<t>trsmBatched");
-        }
+        // L Y = B, then L^H X = Y: cuBLAS's batched triangular solves, any nrhs. (cuSOLVER's potrsBatched, which
+        // takes one right-hand side, writes the upper triangle of the factors, seen on an H200 with CUDA 13: the
+        // factors are const here, and the batched API leaves that triangle untouched.)
+        using detail::Diag;
+        using detail::Op;
+        using detail::Side;
+        using detail::Uplo;
+        const T* const* L = lp.get();
+        check(detail::gpu::trsm_batched<T>(h.blas, Side::Left, Uplo::Lower, Op::NoTrans, Diag::NonUnit, a.n, a.nrhs,
+                                           T(1), L, a.lda, bp.get(), a.ldb, count),
+              "cublas<t>trsmBatched");
+        check(detail::gpu::trsm_batched<T>(h.blas, Side::Left, Uplo::Lower, Op::ConjTrans, Diag::NonUnit, a.n,
+                                           a.nrhs, T(1), L, a.lda, bp.get(), a.ldb, count),
+              "cublas<t>trsmBatched");
     }
 }
 

@@ -4,8 +4,8 @@
 // scalar layer's batched cuSOLVER and cuBLAS routines (kernels/cuda_blas.hpp):
 //   potrf    cusolverDn<t>potrfBatched, then one kernel that applies the batched kernels' info rule (the first
 //            column whose pivot's real part is not a positive finite number: NaN and Inf caught)
-//   potrs    cusolverDn<t>potrsBatched for one right-hand side (the only count it takes), two cublas<t>trsmBatched
-//            (L, then L^H) for more
+//   potrs    two cublas<t>trsmBatched (L, then L^H), any number of right-hand sides (cusolverDn<t>potrsBatched takes
+//            one only, and writes the upper triangle of the factors: seen on an H200 with CUDA 13)
 //   getrf    cublas<t>getrfBatched
 //   getrs    cublas<t>getrsBatched
 //   getri    cublas<t>getriBatched (out of place)

@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
                 continue;
             } else if (f == "--help") {
                 std::printf(
-                    "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]\n"
+                    "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both|c|z] [--no-cpu] [--quick]\n"
                     "                   [--lda-pad P | --lda-align16] [--csv FILE] [--warmup K] [--repeat R]\n"
                     "  --sizes     orders n (1..128), comma-separated, or all (default 5,8,16,24,32,33,48,64,80,95,96,100,128)\n"
                     "  --batches   batch counts (default 10000,100000)\n"

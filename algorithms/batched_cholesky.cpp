@@ -4,6 +4,7 @@
 // (codelets/batched_chol_chunk.*); the caller waits for its own tasks, then unregistering
 // brings results and info home.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 
 #include "algorithms/batched_chunks.hpp"
@@ -94,5 +95,14 @@ template int64_t posv<float>(Runtime&, int64_t, int64_t, float*, int64_t, int64_
                              int64_t, const Options&);
 template int64_t posv<double>(Runtime&, int64_t, int64_t, double*, int64_t, int64_t, double*, int64_t, int64_t, int*,
                               int64_t, const Options&);
+// The complex types: the same chunks, whose CPU workers run the scalar layer's c and z LAPACKE calls and whose CUDA
+// workers the vendor's batched routines (codelets/batched_chol_chunk.cpp).
+#define STARFACT_BATCHED_CHOL_COMPLEX(C)                                                                         \
+    template int64_t potrf<C>(Runtime&, int64_t, C*, int64_t, int64_t, int*, int64_t, const Options&);          \
+    template int64_t posv<C>(Runtime&, int64_t, int64_t, C*, int64_t, int64_t, C*, int64_t, int64_t, int*, int64_t, \
+                             const Options&);
+STARFACT_BATCHED_CHOL_COMPLEX(std::complex<float>)
+STARFACT_BATCHED_CHOL_COMPLEX(std::complex<double>)
+#undef STARFACT_BATCHED_CHOL_COMPLEX
 
 }  // namespace starfact::batched

@@ -1,13 +1,17 @@
 // The public starfact::batched::device API of the batched Cholesky, with its argument checks, on top of
-// the launchers of kernels/batched_chol/launch.hpp.
+// the launchers of kernels/batched_chol/launch.hpp (float, double) and of the vendor path
+// (kernels/batched_vendor/vendor.hpp: the complex types).
 #include "kernels/batched_chol/launch.hpp"
 
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <complex>
 #include <cstddef>
 #include <string>
 
+#include "kernels/batched_vendor/vendor.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/error.hpp"
 
@@ -95,6 +99,25 @@ gpu::Layout<T> array(T* const* p) {
     return l;
 }
 
+/// The launcher of operation K on T. Float and double: our batched kernels (kernels/batched_chol/). The complex
+/// types, which those kernels do not handle (they are real by design): the vendor's batched routines
+/// (kernels/batched_vendor/: cusolverDn<t>potrfBatched, two cublas<t>trsmBatched for the solves) with the calling
+/// thread's handles bound to the caller's stream.
+template <typename T, Kind K>
+bool launch(const gpu::Args<T>& a) {
+    if constexpr (detail::is_complex_v<T>) {
+        const vendor::Handles h = vendor::thread_handles(a.stream);
+        if constexpr (K == Kind::Potrf) vendor::potrf<T>(h, a);
+        else if constexpr (K == Kind::Potrs) vendor::potrs<T>(h, a);
+        else vendor::posv<T>(h, a);
+        return true;
+    } else {
+        if constexpr (K == Kind::Potrf) return gpu::launch_potrf<T>(a);
+        else if constexpr (K == Kind::Potrs) return gpu::launch_potrs<T>(a);
+        else return gpu::launch_posv<T>(a);
+    }
+}
+
 /// Checks, then launches a batch; an empty order still reports info = 0 for every member, and
 /// solves with nrhs = 0 do nothing.
 template <typename T>
@@ -114,13 +137,13 @@ void run(const char* f, bool (*launch)(const gpu::Args<T>&), const Call<T>& c, S
 
 template <typename T>
 void potrf(int64_t n, T* A, int64_t lda, int64_t strideA, int* info, int64_t batch, Stream stream) {
-    run<T>("batched::device::potrf", gpu::launch_potrf<T>,
+    run<T>("batched::device::potrf", launch<T, Kind::Potrf>,
            Call<T>{Kind::Potrf, n, 0, lda, 0, batch, strided(A, strideA), {}, A, nullptr, strideA, 0, info}, stream);
 }
 
 template <typename T>
 void potrf(int64_t n, T* const* A, int64_t lda, int* info, int64_t batch, Stream stream) {
-    run<T>("batched::device::potrf", gpu::launch_potrf<T>,
+    run<T>("batched::device::potrf", launch<T, Kind::Potrf>,
            Call<T>{Kind::Potrf, n, 0, lda, 0, batch, array(A), {}, A, nullptr, 0, 0, info}, stream);
 }
 
@@ -128,7 +151,7 @@ template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* L, int64_t lda, int64_t strideL, T* B, int64_t ldb, int64_t strideB,
            int64_t batch, Stream stream) {
     T* l = const_cast<T*>(L);  // the kernels only read it
-    run<T>("batched::device::potrs", gpu::launch_potrs<T>,
+    run<T>("batched::device::potrs", launch<T, Kind::Potrs>,
            Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, strided(l, strideL), strided(B, strideB), L, B, strideL,
                    strideB, nullptr},
            stream);
@@ -138,14 +161,14 @@ template <typename T>
 void potrs(int64_t n, int64_t nrhs, const T* const* L, int64_t lda, T* const* B, int64_t ldb, int64_t batch,
            Stream stream) {
     T* const* l = const_cast<T* const*>(L);  // the kernels only read the factors
-    run<T>("batched::device::potrs", gpu::launch_potrs<T>,
+    run<T>("batched::device::potrs", launch<T, Kind::Potrs>,
            Call<T>{Kind::Potrs, n, nrhs, lda, ldb, batch, array(l), array(B), L, B, 0, 0, nullptr}, stream);
 }
 
 template <typename T>
 void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int64_t ldb, int64_t strideB, int* info,
           int64_t batch, Stream stream) {
-    run<T>("batched::device::posv", gpu::launch_posv<T>,
+    run<T>("batched::device::posv", launch<T, Kind::Posv>,
            Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, strided(A, strideA), strided(B, strideB), A, B, strideA,
                    strideB, info},
            stream);
@@ -154,7 +177,7 @@ void posv(int64_t n, int64_t nrhs, T* A, int64_t lda, int64_t strideA, T* B, int
 template <typename T>
 void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_t ldb, int* info, int64_t batch,
           Stream stream) {
-    run<T>("batched::device::posv", gpu::launch_posv<T>,
+    run<T>("batched::device::posv", launch<T, Kind::Posv>,
            Call<T>{Kind::Posv, n, nrhs, lda, ldb, batch, array(A), array(B), A, B, 0, 0, info}, stream);
 }
 
@@ -167,6 +190,8 @@ void posv(int64_t n, int64_t nrhs, T* const* A, int64_t lda, T* const* B, int64_
     template void posv<T>(int64_t, int64_t, T* const*, int64_t, T* const*, int64_t, int*, int64_t, Stream);
 STARFACT_BATCHED_INSTANTIATE(float)
 STARFACT_BATCHED_INSTANTIATE(double)
+STARFACT_BATCHED_INSTANTIATE(std::complex<float>)
+STARFACT_BATCHED_INSTANTIATE(std::complex<double>)
 #undef STARFACT_BATCHED_INSTANTIATE
 
 }  // namespace starfact::batched::device

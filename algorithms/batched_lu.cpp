@@ -3,6 +3,7 @@
 // LAPACKE loop; CUDA workers: the batched kernels; codelets/batched_lu_chunk.*). The flop counts are in
 // codelets/batched_lu_flops.cpp.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 
 #include "algorithms/batched_chunks.hpp"
@@ -78,5 +79,14 @@ template int64_t getrf<double>(Runtime&, int64_t, double*, int64_t, int64_t, int
                                const Options&);
 template int64_t inverse<float>(Runtime&, int64_t, float*, int64_t, int64_t, int*, int64_t, const Options&);
 template int64_t inverse<double>(Runtime&, int64_t, double*, int64_t, int64_t, int*, int64_t, const Options&);
+// The complex types: the same chunks, whose CPU workers run the scalar layer's c and z LAPACKE calls and whose CUDA
+// workers the vendor's batched routines (codelets/batched_lu_chunk.cpp).
+#define STARFACT_BATCHED_LU_COMPLEX(C)                                                                         \
+    template int64_t getrf<C>(Runtime&, int64_t, C*, int64_t, int64_t, int*, int64_t, int*, int64_t,          \
+                              const Options&);                                                                \
+    template int64_t inverse<C>(Runtime&, int64_t, C*, int64_t, int64_t, int*, int64_t, const Options&);
+STARFACT_BATCHED_LU_COMPLEX(std::complex<float>)
+STARFACT_BATCHED_LU_COMPLEX(std::complex<double>)
+#undef STARFACT_BATCHED_LU_COMPLEX
 
 }  // namespace starfact::batched

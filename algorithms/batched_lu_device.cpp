@@ -1,11 +1,15 @@
 // Host side of the batched LU kernels: the public starfact::batched::device API (getrf, getrs, getri,
-// inverse) with its argument checks, on top of the launchers of launch.hpp. Each operation has one
-// implementation for both layouts (Matrices: strided, or a device array of pointers).
+// inverse) with its argument checks, on top of the launchers of launch.hpp (float, double) and of the vendor path
+// (kernels/batched_vendor/vendor.hpp: the complex types). Each operation has one implementation for both layouts
+// (Matrices: strided, or a device array of pointers).
 #include "kernels/batched_lu/launch.hpp"
 
 #include <climits>
+#include <complex>
 #include <string>
 
+#include "kernels/batched_vendor/vendor.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/batched_lu.hpp"
 #include "starfact/error.hpp"
 
@@ -68,6 +72,40 @@ struct Checks {
     }
 };
 
+// The starts of the operations. Float and double: our batched kernels (kernels/batched_lu/). The complex types, which those kernels
+// do not handle (they are real by design): the vendor's batched routines (kernels/batched_vendor/:
+// cublas<t>getrfBatched, getrsBatched, getriBatched; the fused inverse as a copy, getrfBatched and getriBatched)
+// with the calling thread's cuBLAS handle bound to the caller's stream.
+template <typename T>
+cudaError_t start_getrf(int n, LuBatch<T> A, int* ipiv, int64_t stride_piv, int* info, int64_t batch, Stream s) {
+    if constexpr (detail::is_complex_v<T>) {
+        vendor::getrf<T>(vendor::thread_handles(s), n, A, ipiv, stride_piv, info, batch);
+        return cudaGetLastError();
+    } else {
+        return gpu::launch_getrf<T>(n, A, ipiv, stride_piv, info, batch, s);
+    }
+}
+template <typename T>
+cudaError_t start_getrs(int n, LuBatch<T> LU, const int* ipiv, int64_t stride_piv, LuBatch<T> B, int nrhs,
+                         bool identity, int64_t batch, Stream s) {
+    if constexpr (detail::is_complex_v<T>) {
+        vendor::getrs<T>(vendor::thread_handles(s), n, LU, ipiv, stride_piv, B, nrhs, identity, batch);
+        return cudaGetLastError();
+    } else {
+        return gpu::launch_getrs<T>(n, LU, ipiv, stride_piv, B, B, nrhs, identity, batch, s);
+    }
+}
+template <typename T>
+cudaError_t start_inverse(int n, LuBatch<T> A, LuBatch<T> C, int* ipiv, int64_t stride_piv, int* info, int64_t batch,
+                           Stream s) {
+    if constexpr (detail::is_complex_v<T>) {
+        vendor::inverse<T>(vendor::thread_handles(s), n, A, C, ipiv, stride_piv, info, batch);
+        return cudaGetLastError();
+    } else {
+        return gpu::launch_inverse<T>(n, A, C, ipiv, stride_piv, info, batch, s);
+    }
+}
+
 template <typename T>
 void getrf_(int64_t n, const Matrices<T>& A, int* ipiv, int64_t stride_piv, int* info, int64_t batch, Stream s) {
     const Checks c("batched::device::getrf", n, batch);
@@ -77,7 +115,7 @@ void getrf_(int64_t n, const Matrices<T>& A, int* ipiv, int64_t stride_piv, int*
     c.pointer("A", A.pointer());
     c.pointer("ipiv", ipiv);
     c.pointer("info", info);
-    c.launched(gpu::launch_getrf<T>(int(n), A.batch(), ipiv, stride_piv, info, batch, s));
+    c.launched(start_getrf<T>(int(n), A.batch(), ipiv, stride_piv, info, batch, s));
 }
 
 /// getrs (nrhs columns of B) or getri (identity: B is the output C, n columns of the identity).
@@ -96,7 +134,7 @@ void getrs_(const char* f, bool identity, int64_t n, int64_t nrhs, const Matrice
     c.pointer(b, B.pointer());
     if (identity && LU.strided()) require(B.pointer() != LU.pointer(), f, "C", "must not alias LU (out of place)");
     const LuBatch<T> out = B.batch();
-    c.launched(gpu::launch_getrs<T>(int(n), LU.batch(), ipiv, stride_piv, out, out, int(nrhs), identity, batch, s));
+    c.launched(start_getrs<T>(int(n), LU.batch(), ipiv, stride_piv, out, int(nrhs), identity, batch, s));
 }
 
 template <typename T>
@@ -113,7 +151,7 @@ void inverse_(int64_t n, const Matrices<T>& A, const Matrices<T>& C, int* ipiv, 
     if (A.strided() && A.pointer() == C.pointer())
         require(A.ld == C.ld && A.stride == C.stride, c.f, "C",
                 "may alias A only with ldc == lda and strideC == strideA");
-    c.launched(gpu::launch_inverse<T>(int(n), A.batch(), C.batch(), ipiv, stride_piv, info, batch, s));
+    c.launched(start_inverse<T>(int(n), A.batch(), C.batch(), ipiv, stride_piv, info, batch, s));
 }
 
 }  // namespace
@@ -183,6 +221,8 @@ void inverse(int64_t n, const T* const* A, int64_t lda, T* const* C, int64_t ldc
                              Stream);
 STARFACT_BATCHED_LU_DEVICE(float)
 STARFACT_BATCHED_LU_DEVICE(double)
+STARFACT_BATCHED_LU_DEVICE(std::complex<float>)
+STARFACT_BATCHED_LU_DEVICE(std::complex<double>)
 #undef STARFACT_BATCHED_LU_DEVICE
 
 }  // namespace starfact::batched::device

@@ -4,8 +4,10 @@
 // hardware threads, on a sample of the batch, scaled to the batch). GFLOP/s use LAWN 41 counts;
 // GB/s count the matrix bytes read + written once, against a device-to-device copy of the same
 // bytes timed in the same run. Warm-up, then medians of CUDA-event timings.
-//   bench_batched_lu [--n 2,4,...|2-32] [--batch 1000000] [--prec s|d|both] [--warmup 2] [--repeat 5]
+//   bench_batched_lu [--n 2,4,...|2-32] [--batch 1000000] [--prec s|d|both|c|z] [--warmup 2] [--repeat 5]
 //                    [--cpu-batch 20000] [--csv FILE] [--no-vendor] [--sweep]
+// --prec c|z times the complex batched API (the vendor path, kernels/batched_vendor/) against the bare cuBLAS
+// routines instead (bench/batched_complex.cuh; --n, --batch, --warmup, --repeat apply).
 // --sweep (builds configured with -DSTARFACT_BATCHED_LU_SWEEP=ON) times the variants of the getrf
 // and inverse kernels (nFTB, staging, pivot search, look-ahead) for n = 8, 16, 32 instead
 // (tools/tune_batched_lu.sh).
@@ -18,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/batched_complex.cuh"
 #include "bench/common.hpp"
 #include "starfact/batched_lu.hpp"
 #include "support/cli.hpp"
@@ -72,7 +75,7 @@ Options parse(int argc, char** argv) {
         const std::string f = cli.next();
         if (f == "--n") o.sizes = parse_sizes(cli.value());
         else if (f == "--batch") o.batch = cli.integer(1, 2000000000);
-        else if (f == "--prec") o.prec = cli.choice({"s", "d", "both"});
+        else if (f == "--prec") o.prec = cli.choice({"s", "d", "both", "c", "z"});
         else if (f == "--warmup") o.warmup = int(cli.integer(0, 100));
         else if (f == "--repeat") o.repeat = int(cli.integer(1, 1000));
         else if (f == "--cpu-batch") o.cpu_batch = cli.integer(0, 100000000);
@@ -80,7 +83,7 @@ Options parse(int argc, char** argv) {
         else if (f == "--no-vendor") { cli.no_value(); o.vendor = false; }
         else if (f == "--sweep") { cli.no_value(); o.sweep = true; }
         else if (f == "--help") {
-            std::printf("bench_batched_lu [--n 2-32] [--batch 1000000] [--prec s|d|both] [--warmup 2] [--repeat 5]\n"
+            std::printf("bench_batched_lu [--n 2-32] [--batch 1000000] [--prec s|d|both|c|z] [--warmup 2] [--repeat 5]\n"
                         "                 [--cpu-batch 20000] [--csv FILE] [--no-vendor] [--sweep]\n");
             std::exit(0);
         } else cli.unknown();
@@ -356,6 +359,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_batched_lu: --sweep needs a build with -DSTARFACT_BATCHED_LU_SWEEP=ON\n");
         return 2;
 #endif
+    }
+    if (o.prec == "c" || o.prec == "z") {  // the complex API against the bare vendor routines
+        if (o.prec == "c") starfact::bench::complex_batched::lu<std::complex<float>>(o.sizes, o.batch, o.warmup, o.repeat, st);
+        else starfact::bench::complex_batched::lu<std::complex<double>>(o.sizes, o.batch, o.warmup, o.repeat, st);
+        cudaStreamDestroy(st);
+        return 0;
     }
     cublasHandle_t h;
     STARFACT_BENCH_STATUS(cublasCreate(&h));

@@ -88,7 +88,8 @@ void require_dtype(const char* function, const char* argument, int32_t dtype, El
     if (is_complex_dtype(dtype))
         require(elements == Elements::RealOrComplex, function, argument, [&] {
             return std::string("holds ") + dtype_name(dtype) + " elements, but " + (operation ? operation : function) +
-                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, ormqr, orgqr, gels)";
+                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, "
+                   "ormqr, orgqr, gels and the batched ones)";
         });
     else
         require(real, function, argument, [&] {
@@ -117,9 +118,9 @@ bool check_matrix(const char* function, const char* argument, const starfact_c_m
     return true;
 }
 
-void check_batch(const char* function, const char* argument, const starfact_c_batch* b) {
+void check_batch(const char* function, const char* argument, const starfact_c_batch* b, Elements elements) {
     require(b != nullptr, function, argument, "is missing (null descriptor)");
-    require_dtype(function, argument, b->dtype, Elements::Real);
+    require_dtype(function, argument, b->dtype, elements);
     require(b->rows >= 0 && b->cols >= 0, function, argument, "must have rows and columns >= 0");
     require(b->count >= 0, function, argument, [&] { return "must have a member count >= 0" + got(b->count); });
     require(b->ld >= std::max<int64_t>(1, b->rows), function, argument, [&] {

@@ -40,7 +40,8 @@ bool check_matrix(const char* function, const char* argument, const starfact_c_m
                   bool optional = false, Elements elements = Elements::Real);
 /// The same for a batch (stride >= ld * cols, count >= 0), and for what the batched kernels address: ld * cols < 2^31,
 /// the whole batch within 2^63 - 1 bytes.
-void check_batch(const char* function, const char* argument, const starfact_c_batch* b);
+void check_batch(const char* function, const char* argument, const starfact_c_batch* b,
+                 Elements elements = Elements::Real);
 /// The member stride of a batch's pivots ('piv'): >= n, the `count` members within 2^63 - 1 bytes.
 void check_pivot_stride(const char* function, int64_t stride, int64_t n, int64_t count);
 
@@ -63,6 +64,16 @@ template <typename Body>
 void dispatch(int32_t dtype, Body&& body) {
     if (dtype == STARFACT_C_FLOAT32) body(float{});
     else body(double{});
+}
+/// Calls body(T{}) with T any of the four element types `dtype` names (the callers checked it).
+template <typename Body>
+void dispatch_any(int32_t dtype, Body&& body) {
+    switch (dtype) {
+        case STARFACT_C_FLOAT32: body(float{}); break;
+        case STARFACT_C_COMPLEX64: body(std::complex<float>{}); break;
+        case STARFACT_C_COMPLEX128: body(std::complex<double>{}); break;
+        default: body(double{}); break;
+    }
 }
 /// Calls body(T{}) with T the complex element type `dtype` names (std::complex<float> or std::complex<double>).
 template <typename Body>

@@ -1,19 +1,21 @@
 // The C ABI's batched solves: Cholesky (orders up to 128) and LU with partial pivoting (orders up to 32) of every
 // member of a strided batch, in place. Host batches run the StarPU entry points (starfact::batched::potrf, posv,
 // getrf; the LU's solve with the factors is a LAPACKE loop here, the StarPU API having no batched getrs); device
-// batches run the batched kernels (starfact::batched::device) on the legacy default stream of their device.
-#include <lapacke.h>
+// batches run the batched kernels (starfact::batched::device) on the legacy default stream of their device. Every
+// element type: float32, float64, and complex64 and complex128 (Hermitian for the Cholesky), whose GPU path is the
+// vendor's batched routines (include/starfact/batched_cholesky.hpp, batched_lu.hpp).
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "capi/arrays.hpp"
 #include "capi/errors.hpp"
 #include "capi/options.hpp"
 #include "capi/runtime.hpp"
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/starfact.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -51,7 +53,7 @@ void check_kernel_bounds(const char* function, const char* argument, const starf
 /// (as many members, as many rows, the same dtype and memory), each failure naming the C ABI's argument.
 void check_batches(const char* function, const char* a_name, const starfact_c_batch* a, int64_t max_order,
                    const starfact_c_batch* b) {
-    check_batch(function, a_name, a);
+    check_batch(function, a_name, a, Elements::RealOrComplex);
     require(a->rows == a->cols, function, a_name, [&] {
         return "must hold square matrices (got " + std::to_string(a->rows) + " x " + std::to_string(a->cols) + ")";
     });
@@ -61,7 +63,7 @@ void check_batches(const char* function, const char* a_name, const starfact_c_ba
     });
     check_kernel_bounds(function, a_name, *a);
     if (!b) return;
-    check_batch(function, "b", b);
+    check_batch(function, "b", b, Elements::RealOrComplex);
     require(b->count == a->count, function, "b", [&] {
         return "must have as many members as " + std::string(a_name) + " (" + std::to_string(a->count) + "; got " +
                std::to_string(b->count) + ")";
@@ -128,13 +130,8 @@ template <typename T>
         const T* f = data<T>(lu) + k * lu.stride;
         const lapack_int* p = ipiv + k * stride_piv;
         T* x = data<T>(b) + k * b.stride;
-        lapack_int r;
-        if constexpr (std::is_same<T, float>::value)
-            r = LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
-                                    static_cast<lapack_int>(b.ld));
-        else
-            r = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
-                                    static_cast<lapack_int>(b.ld));
+        const lapack_int r = detail::cpu::getrs('N', n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
+                                                static_cast<lapack_int>(b.ld));
         if (r != 0) throw RuntimeError("starfact: LAPACKE getrs of batch member " + std::to_string(k) + " failed (" +
                                        std::to_string(r) + ")");
     }
@@ -198,7 +195,7 @@ int starfact_c_batched_posv(starfact_c_runtime* runtime, const starfact_c_batch*
         int64_t bad = 0;
 #ifdef STARFACT_HAVE_BATCHED_CHOL
         as_c_call(f, batched_names("a"), [&] {
-            dispatch(a->dtype, [&](auto tag) {
+            dispatch_any(a->dtype, [&](auto tag) {
                 using T = decltype(tag);
                 if (a->device == STARFACT_C_HOST) {
                     bad = b ? batched::posv<T>(rt, ma.rows, mb.cols, data<T>(ma), ma.ld, ma.stride, data<T>(mb), mb.ld,
@@ -243,7 +240,7 @@ int starfact_c_batched_gesv(starfact_c_runtime* runtime, const starfact_c_batch*
         int64_t bad = 0;
 #ifdef STARFACT_HAVE_BATCHED_LU
         as_c_call(f, batched_names("a"), [&] {
-            dispatch(a->dtype, [&](auto tag) {
+            dispatch_any(a->dtype, [&](auto tag) {
                 using T = decltype(tag);
                 if (a->device == STARFACT_C_HOST) {
                     bad = batched::getrf<T>(rt, ma.rows, data<T>(ma), ma.ld, ma.stride, ipiv, stride_piv, info,
@@ -286,7 +283,7 @@ int starfact_c_batched_getrs(starfact_c_runtime* runtime, const starfact_c_batch
         const starfact_c_batch ml = members(*lu), mb = members(*b);
 #ifdef STARFACT_HAVE_BATCHED_LU
         as_c_call(f, batched_names("lu"), [&] {
-            dispatch(lu->dtype, [&](auto tag) {
+            dispatch_any(lu->dtype, [&](auto tag) {
                 using T = decltype(tag);
                 if (lu->device == STARFACT_C_HOST) {
                     host_getrs<T>(ml, ipiv, stride_piv, mb, nullptr);

@@ -45,9 +45,9 @@ enum starfact_c_status {
 /** Element types. The complex ones are interleaved (real part, then imaginary part: C99's float complex and double
  * complex, C++'s std::complex), in the same column-major matrices with the same leading-dimension rules (ld counts
  * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H), getrf, getrs and
- * gesv, and the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") take them, planned as
- * starfact_c_plan says; the other operations (potri, logdet, potrf_logdet, the batched ones) and the
- * mixed-precision solve (a refinement, or a factor other than "native") refuse them with
+ * gesv, the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") and the batched ones (batched_posv:
+ * Hermitian members) take them, planned as starfact_c_plan says; the other operations (potri, logdet, potrf_logdet)
+ * and the mixed-precision solve (a refinement, or a factor other than "native") refuse them with
  * STARFACT_C_INVALID_ARGUMENT naming the argument. Their *_submit returns once the
  * tasks are submitted, as for real matrices. */
 enum starfact_c_dtype {
@@ -383,6 +383,10 @@ void starfact_c_qr_factors_destroy(starfact_c_qr_factors* factors);
 /* Errors name the arguments below (a, b, lu, ipiv, stride_piv, info, an options field), the message the function
  * without its prefix (batched_posv). The batched kernels address members with 32-bit offsets: ld * max(rows, cols)
  * must be < 2^31 for a and b, and a device batch may hold at most 2^31 - 1 members. */
+
+/* Every dtype: complex members (Hermitian for the Cholesky) run on CPU workers through LAPACKE's c and z routines and
+ * on GPUs through the vendor's batched routines (cuSOLVER's potrfBatched, cuBLAS's trsmBatched and getrfBatched,
+ * getrsBatched). */
 
 /** Cholesky of every member of a (lower triangle, orders up to 128), in place; and with b (may be NULL), the
  * solve of each member's right-hand sides in place (members that fail keep their b). info: `count` host ints.

@@ -1,7 +1,7 @@
 // Internal: the StarPU chunk codelet of the batched LU (batched_lu_chunk.cpp). One task factors (getrf) or
 // inverts in place (inverse) a chunk of consecutive members of a strided batch held in StarPU vector
-// handles; CPU workers run a LAPACKE loop, CUDA workers the batched kernels. Plain C++ (also built
-// without CUDA); used by algorithms/batched_lu.cpp.
+// handles; CPU workers run a LAPACKE loop, CUDA workers the batched kernels (complex types: the vendor's batched
+// routines, kernels/batched_vendor/). Plain C++ (also built without CUDA); used by algorithms/batched_lu.cpp.
 #pragma once
 #include <starpu.h>
 

@@ -306,6 +306,91 @@ cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* A, int lda, T* wor
     else return cusolverDnZgetrf(h, m, n, dev(A), lda, dev(work), ipiv, info);
 }
 
+// ---- batched routines (pointer arrays in device memory; the batched API's vendor path, kernels/batched_vendor/) ----
+
+/// T's device pointer arrays as cuBLAS's and cuSOLVER's (the routines take them with their own constness).
+template <typename T>
+auto dev_array(T* const* p) {
+    using D = std::remove_pointer_t<decltype(dev(static_cast<T*>(nullptr)))>;
+    return const_cast<D**>(reinterpret_cast<D* const*>(p));
+}
+template <typename T>
+auto dev_array(const T* const* p) {
+    using D = std::remove_pointer_t<decltype(dev(static_cast<const T*>(nullptr)))>;
+    return reinterpret_cast<D* const*>(p);
+}
+
+/// A_i = L_i L_i^H of the lower triangle of each n x n A[i]; infoArray[i] (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t potrf_batched(cusolverDnHandle_t h, int n, T* const* A, int lda, int* info, int batch) {
+    constexpr cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+    if constexpr (letter<T> == 's') return cusolverDnSpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
+    else if constexpr (letter<T> == 'd') return cusolverDnDpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
+    else if constexpr (letter<T> == 'c') return cusolverDnCpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
+    else return cusolverDnZpotrfBatched(h, lo, n, dev_array(A), lda, info, batch);
+}
+/// B[i] := A_i^-1 B[i] from potrf_batched's lower factors L[i]; cuSOLVER takes one right-hand side only (nrhs = 1),
+/// and writes the upper triangle of L[i] (seen on an H200 with CUDA 13: the batched API solves with trsm_batched).
+/// *info (device, one int) reports a wrong argument.
+template <typename T>
+cusolverStatus_t potrs_batched(cusolverDnHandle_t h, int n, int nrhs, T* const* L, int lda, T* const* B, int ldb,
+                               int* info, int batch) {
+    constexpr cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+    if constexpr (letter<T> == 's')
+        return cusolverDnSpotrsBatched(h, lo, n, nrhs, dev_array(L), lda, dev_array(B), ldb, info, batch);
+    else if constexpr (letter<T> == 'd')
+        return cusolverDnDpotrsBatched(h, lo, n, nrhs, dev_array(L), lda, dev_array(B), ldb, info, batch);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCpotrsBatched(h, lo, n, nrhs, dev_array(L), lda, dev_array(B), ldb, info, batch);
+    else return cusolverDnZpotrsBatched(h, lo, n, nrhs, dev_array(L), lda, dev_array(B), ldb, info, batch);
+}
+/// B[i] := alpha op(A[i])^-1 B[i] (Left) or alpha B[i] op(A[i])^-1 (Right), A[i] triangular.
+template <typename T>
+cublasStatus_t trsm_batched(cublasHandle_t h, Side s, Uplo u, Op o, Diag d, int m, int n, arg_t<T> alpha,
+                            const T* const* A, int lda, T* const* B, int ldb, int batch) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cublasStrsmBatched(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, batch);
+    else if constexpr (letter<T> == 'd')
+        return cublasDtrsmBatched(h, side(s), uplo(u), oo, diag(d), m, n, &alpha, A, lda, B, ldb, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCtrsmBatched(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev_array(A), lda,
+                                  dev_array(B), ldb, batch);
+    else
+        return cublasZtrsmBatched(h, side(s), uplo(u), oo, diag(d), m, n, dev(&alpha), dev_array(A), lda,
+                                  dev_array(B), ldb, batch);
+}
+/// P_i A_i = L_i U_i of each n x n A[i]; the 1-based pivots of member i at piv + i * n, info[i] (device) as LAPACK's.
+template <typename T>
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const* A, int lda, int* piv, int* info, int batch) {
+    if constexpr (letter<T> == 's') return cublasSgetrfBatched(h, n, A, lda, piv, info, batch);
+    else if constexpr (letter<T> == 'd') return cublasDgetrfBatched(h, n, A, lda, piv, info, batch);
+    else if constexpr (letter<T> == 'c') return cublasCgetrfBatched(h, n, dev_array(A), lda, piv, info, batch);
+    else return cublasZgetrfBatched(h, n, dev_array(A), lda, piv, info, batch);
+}
+/// B[i] := op(A_i)^-1 B[i] from getrf_batched's factors and pivots (piv + i * n); *info (host) reports a wrong
+/// argument.
+template <typename T>
+cublasStatus_t getrs_batched(cublasHandle_t h, Op o, int n, int nrhs, const T* const* LU, int lda, const int* piv,
+                             T* const* B, int ldb, int* info, int batch) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's') return cublasSgetrsBatched(h, oo, n, nrhs, LU, lda, piv, B, ldb, info, batch);
+    else if constexpr (letter<T> == 'd') return cublasDgetrsBatched(h, oo, n, nrhs, LU, lda, piv, B, ldb, info, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgetrsBatched(h, oo, n, nrhs, dev_array(LU), lda, piv, dev_array(B), ldb, info, batch);
+    else return cublasZgetrsBatched(h, oo, n, nrhs, dev_array(LU), lda, piv, dev_array(B), ldb, info, batch);
+}
+/// C[i] := A_i^-1 from getrf_batched's factors LU[i] and pivots (out of place); info[i] (device).
+template <typename T>
+cublasStatus_t getri_batched(cublasHandle_t h, int n, const T* const* LU, int lda, const int* piv, T* const* C,
+                             int ldc, int* info, int batch) {
+    if constexpr (letter<T> == 's') return cublasSgetriBatched(h, n, LU, lda, piv, C, ldc, info, batch);
+    else if constexpr (letter<T> == 'd') return cublasDgetriBatched(h, n, LU, lda, piv, C, ldc, info, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgetriBatched(h, n, dev_array(LU), lda, piv, dev_array(C), ldc, info, batch);
+    else return cublasZgetriBatched(h, n, dev_array(LU), lda, piv, dev_array(C), ldc, info, batch);
+}
+
 /// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
 template <typename T>
 void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);

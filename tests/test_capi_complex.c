@@ -4,8 +4,9 @@
  * against scaled residuals computed here in double complex (< 60); only the lower triangle of a Hermitian matrix is
  * read (NaN above it, and an imaginary part on its diagonal, change nothing); LAPACK's info of a matrix that is not
  * positive definite and of a singular one; arrays with a leading dimension of 2^31 or more (mapped without reserving
- * memory); the plan's line for complex calls; and the operations that take no complex matrix yet refusing them,
- * naming the argument (the complex QR: test_capi_qr_complex.c). Exit status 0 when every check holds; each failed check prints a line. */
+ * memory); the plan's line for complex calls; the batched posv, gesv and getrs (scaled residuals, a failing member's
+ * info); and the operations that take no complex matrix yet refusing them, naming the argument (the complex QR:
+ * test_capi_qr_complex.c). Exit status 0 when every check holds; each failed check prints a line. */
 #define _DEFAULT_SOURCE
 #include <complex.h>
 #include <float.h>
@@ -413,6 +414,104 @@ static void test_wide(starfact_c_runtime* rt, int32_t dtype) {
 }
 
 /* Whether `status` is STARFACT_C_INVALID_ARGUMENT naming `argument`, the message holding `text`. */
+/* The batched posv, gesv and getrs of `count` members of order n (ld n + 1, members ld * n + 3 apart, right-hand sides
+ * of 2 columns): scaled residuals < 60 of every member that succeeded, the info of a member made non-definite
+ * (Cholesky: member 2, column n / 2) or singular (LU: member 1, a zero column n / 2) with the others unaffected, the
+ * failed member's b kept. */
+static void test_batched(starfact_c_runtime* rt, int32_t dtype, int64_t n, int64_t count) {
+    if (!starfact_c_has_batched(0) || !starfact_c_has_batched(1)) return;
+    const int64_t ld = n + 1, stride = ld * n + 3, nrhs = 2, bstride = n * nrhs;
+    const double eps = eps_of(dtype);
+    zc** a = malloc(sizeof(zc*) * (size_t)count);
+    zc** b = malloc(sizeof(zc*) * (size_t)count);
+    void* da = calloc((size_t)(count * stride), size_of(dtype));
+    void* db = calloc((size_t)(count * bstride), size_of(dtype));
+    void* d0 = calloc((size_t)(count * bstride), size_of(dtype));
+    int32_t* info = malloc(sizeof(int32_t) * (size_t)count);
+    int32_t* ipiv = malloc(sizeof(int32_t) * (size_t)(count * n));
+    int64_t failed = -1;
+    starfact_c_options opts;
+    starfact_c_options_init(&opts);
+    opts.chunk = 2;
+    for (int lu = 0; lu < 2; ++lu) {
+        const int64_t bad = lu ? 1 : 2, col = n / 2;
+        for (int64_t m = 0; m < count; ++m) {
+            a[m] = lu ? general(n, n, dtype) : hermitian(n, dtype);
+            if (m == bad && lu)
+                for (int64_t i = 0; i < n; ++i) a[m][i + col * n] = 0;
+            if (m == bad && !lu) a[m][col + col * n] = -(double)n;
+            b[m] = general(n, nrhs, dtype);
+            for (int64_t k = 0; k < stride; ++k) {
+                const int64_t i = k % ld, j = k / ld;
+                set_entry(da, m * stride + k, dtype, i < n && j < n ? a[m][i + j * n] : 7.0);
+            }
+            for (int64_t k = 0; k < bstride; ++k) set_entry(db, m * bstride + k, dtype, b[m][k]);
+        }
+        memcpy(d0, db, size_of(dtype) * (size_t)(count * bstride));
+        starfact_c_batch ba = {da, n, n, ld, stride, count, dtype, STARFACT_C_HOST};
+        starfact_c_batch bb = {db, n, nrhs, n, bstride, count, dtype, STARFACT_C_HOST};
+        const int status = lu ? starfact_c_batched_gesv(rt, &ba, ipiv, n, &bb, info, &opts, &failed)
+                              : starfact_c_batched_posv(rt, &ba, &bb, info, &opts, &failed);
+        CHECK(status == 0, "batched %s of %s: %s", lu ? "gesv" : "posv", name_of(dtype), starfact_c_error_message());
+        CHECK(failed == 1 && info[bad] == col + 1, "batched %s of %s, n %lld: %lld failed, info %d", lu ? "gesv" : "posv",
+              name_of(dtype), (long long)n, (long long)failed, info[bad]);
+        for (int64_t m = 0; m < count; ++m) {
+            zc* f = from_array((char*)da + size_of(dtype) * (size_t)(m * stride), n, n, ld, dtype);
+            zc* x = from_array((char*)db + size_of(dtype) * (size_t)(m * bstride), n, nrhs, n, dtype);
+            if (m == bad) {
+                CHECK(memcmp((char*)db + size_of(dtype) * (size_t)(m * bstride),
+                             (char*)d0 + size_of(dtype) * (size_t)(m * bstride), size_of(dtype) * (size_t)bstride) == 0,
+                      "batched %s of %s: the failed member's b changed", lu ? "gesv" : "posv", name_of(dtype));
+            } else {
+                double fr;
+                if (lu) {
+                    int64_t* p = malloc(sizeof(int64_t) * (size_t)(n + 1));
+                    for (int64_t i = 0; i < n; ++i) p[i] = ipiv[m * n + i];
+                    fr = lu_residual(a[m], f, p, n, eps);
+                    free(p);
+                } else {
+                    fr = cholesky_residual(a[m], f, n, eps);
+                }
+                const double sr = solve_residual(a[m], x, b[m], n, nrhs, eps);
+                CHECK(fr < 60 && sr < 60, "batched %s of %s, n %lld, member %lld: residuals %g %g",
+                      lu ? "gesv" : "posv", name_of(dtype), (long long)n, (long long)m, fr, sr);
+            }
+            free(f);
+            free(x);
+        }
+        if (lu) { /* getrs with the factors on fresh right-hand sides, the singular member left out of the check */
+            memcpy(db, d0, size_of(dtype) * (size_t)(count * bstride));
+            CHECK(starfact_c_batched_getrs(rt, &ba, ipiv, n, &bb, &opts) == 0, "batched getrs of %s: %s",
+                  name_of(dtype), starfact_c_error_message());
+            for (int64_t m = 0; m < count; ++m) {
+                if (m == bad) continue;
+                zc* x = from_array((char*)db + size_of(dtype) * (size_t)(m * bstride), n, nrhs, n, dtype);
+                const double sr = solve_residual(a[m], x, b[m], n, nrhs, eps);
+                CHECK(sr < 60, "batched getrs of %s, n %lld, member %lld: residual %g", name_of(dtype), (long long)n,
+                      (long long)m, sr);
+                free(x);
+            }
+        }
+        for (int64_t m = 0; m < count; ++m) {
+            free(a[m]);
+            free(b[m]);
+        }
+    }
+    /* a float32 b with complex members: refused, naming b */
+    starfact_c_batch ba = {da, n, n, ld, stride, count, dtype, STARFACT_C_HOST};
+    starfact_c_batch bf = {db, n, nrhs, n, bstride, count, STARFACT_C_FLOAT32, STARFACT_C_HOST};
+    CHECK(starfact_c_batched_posv(rt, &ba, &bf, info, NULL, &failed) == STARFACT_C_INVALID_ARGUMENT &&
+              strcmp(starfact_c_error_argument(), "b") == 0,
+          "batched posv of %s with float32 b names %s", name_of(dtype), starfact_c_error_argument());
+    free(ipiv);
+    free(info);
+    free(d0);
+    free(db);
+    free(da);
+    free(b);
+    free(a);
+}
+
 static int refused(int status, const char* argument, const char* text) {
     return status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), argument) == 0 &&
            strstr(starfact_c_error_message(), text) != NULL;
@@ -435,11 +534,6 @@ static void test_refusals(starfact_c_runtime* rt, int32_t dtype) {
           "logdet of %s: %s", complex_name, starfact_c_error_message());
     CHECK(refused(starfact_c_potrf_logdet_submit(rt, &ma, NULL, NULL, &sign, &logabsdet, &job), "a", complex_name),
           "potrf_logdet of %s: %s", complex_name, starfact_c_error_message());
-    starfact_c_batch batch = {da, n, n, n, n * n, 1, dtype, STARFACT_C_HOST};
-    int32_t infos[1] = {0};
-    int64_t failed = 0;
-    CHECK(refused(starfact_c_batched_posv(rt, &batch, NULL, infos, NULL, &failed), "a", complex_name),
-          "batched posv of %s: %s", complex_name, starfact_c_error_message());
 
     /* the mixed-precision solve, and the options of the real factorizations only */
     starfact_c_refinement refinement;
@@ -523,6 +617,9 @@ int main(void) {
             test_lu(rt, dtype, orders[k][0], orders[k][1]);
         }
         test_infos(rt, dtype);
+        test_batched(rt, dtype, 1, 4);
+        test_batched(rt, dtype, 7, 5);
+        test_batched(rt, dtype, 29, 6);
         test_wide(rt, dtype);
         test_refusals(rt, dtype);
     }

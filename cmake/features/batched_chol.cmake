@@ -51,6 +51,8 @@ if(STARFACT_HAVE_CUDA)
   starfact_part(batched_chol ${batched_chol_dir}/launch.cpp
                                        ${PROJECT_SOURCE_DIR}/algorithms/batched_cholesky_device.cpp
                                        ${batched_chol_library_sources})
+  # The complex types' vendor path (cuSOLVER's and cuBLAS's batched routines; kernels/batched_vendor/vendor.hpp).
+  starfact_part(batched_chol ${PROJECT_SOURCE_DIR}/kernels/batched_vendor/cholesky.cu)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${batched_chol_dir}/ranges.hpp)
 
   # The other resident variants of the tuning space (tools/tune/batched_chol/variants.hpp): not in the
@@ -70,13 +72,15 @@ endif()
 
 if(STARFACT_BUILD_TESTS)
   # CPU-side: the chunk codelet's LAPACKE path and the argument checks (runs in CI).
-  add_executable(test_batched_chol_cpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_cpu.cpp)
+  add_executable(test_batched_chol_cpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_cpu.cpp
+                                      ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_complex_cpu.cpp)
   target_link_libraries(test_batched_chol_cpu PRIVATE starfact_test_main_cpu starfact_test_support)
   add_test(NAME batched_chol.cpu COMMAND test_batched_chol_cpu)
   set_tests_properties(batched_chol.cpu PROPERTIES
     ENVIRONMENT "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home;STARPU_SILENT=1" TIMEOUT 900 LABELS cpu)
   if(STARFACT_HAVE_CUDA)
-    add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp)
+    add_executable(test_batched_chol_gpu ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_gpu.cpp
+                                        ${PROJECT_SOURCE_DIR}/tests/test_batched_chol_complex_gpu.cpp)
     target_link_libraries(test_batched_chol_gpu PRIVATE starfact_test_main_gpu starfact_test_support CUDA::cudart)
     add_test(NAME batched_chol.gpu COMMAND test_batched_chol_gpu)
     set_tests_properties(batched_chol.gpu PROPERTIES

@@ -19,17 +19,21 @@ if(STARFACT_HAVE_CUDA)
     endforeach()
   endforeach()
   starfact_part(batched_lu ${PROJECT_SOURCE_DIR}/algorithms/batched_lu_device.cpp ${batched_lu_instances})
+  # The complex types' vendor path (cuBLAS's batched routines; kernels/batched_vendor/vendor.hpp).
+  starfact_part(batched_lu ${PROJECT_SOURCE_DIR}/kernels/batched_vendor/lu.cu)
 endif()
 
 set(batched_lu_env "STARPU_HOME=${PROJECT_BINARY_DIR}/tests/starpu-home-batched_lu" "STARPU_SILENT=1")
 if(STARFACT_BUILD_TESTS)
   # CPU workers only (LAPACKE loop through StarPU): runs in CI.
-  add_executable(test_batched_lu_cpu ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_cpu.cpp)
+  add_executable(test_batched_lu_cpu ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_cpu.cpp
+                                    ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_complex_cpu.cpp)
   target_link_libraries(test_batched_lu_cpu PRIVATE starfact_test_main_cpu starfact_test_support)
   add_test(NAME batched_lu.cpu COMMAND test_batched_lu_cpu)
   set_tests_properties(batched_lu.cpu PROPERTIES ENVIRONMENT "${batched_lu_env}" TIMEOUT 600 LABELS cpu)
   if(STARFACT_HAVE_CUDA)
-    add_executable(test_batched_lu_gpu ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_gpu.cpp)
+    add_executable(test_batched_lu_gpu ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_gpu.cpp
+                                      ${PROJECT_SOURCE_DIR}/tests/test_batched_lu_complex_gpu.cpp)
     target_link_libraries(test_batched_lu_gpu PRIVATE starfact_test_main_gpu starfact_test_support CUDA::cudart)
     add_test(NAME batched_lu.gpu COMMAND test_batched_lu_gpu)
     set_tests_properties(batched_lu.gpu PROPERTIES ENVIRONMENT "${batched_lu_env}" SKIP_RETURN_CODE 77 TIMEOUT 900

@@ -1,13 +1,17 @@
 // Batched small Cholesky factorizations and solves (lower, A_i = L_i L_i^T, orders 0..128), float and
-// double, in namespace starfact::batched (conventions: batched_options.hpp):
+// double, and Hermitian ones (A_i = L_i L_i^H) of std::complex<float> and std::complex<double>, in namespace
+// starfact::batched (conventions: batched_options.hpp):
 //   starfact::batched::potrf / posv (Runtime&, host arrays): the batch is cut into chunks, one StarPU
 //       task per chunk, so CPU workers (a LAPACKE loop) and every GPU (the batched kernels) share it.
 //   starfact::batched::device::potrf / potrs / posv (CUDA builds): the kernels themselves on device
 //       arrays, asynchronous on a CUDA stream, strided or pointer-array layouts, any batch count.
+// starfact's batched kernels are real: the complex types take the vendor's batched routines on GPUs
+// (cusolverDn<c|z>potrfBatched, then two cublas<C|Z>trsmBatched for the solves; docs/batched_cholesky.md,
+// "Complex matrices"), with the same arguments, info rule and untouched upper triangle.
 // Only the lower triangle of A is read and written (the upper triangle and any padding rows lda > n are
 // left untouched). info[i] = 0 on success, else the first (1-based) column j whose pivot is not a
-// positive finite number (the leading minor of order j is not positive definite, or the data holds
-// NaN/Inf); the factor of such a member is then meaningless and posv leaves its B unchanged.
+// positive finite number (complex: its real part; the leading minor of order j is not positive definite, or the
+// data holds NaN/Inf); the factor of such a member is then meaningless and posv leaves its B unchanged.
 #pragma once
 #include <cstdint>
 

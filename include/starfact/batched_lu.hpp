@@ -1,9 +1,12 @@
-// Batched LU with partial pivoting, solve and inversion for many tiny matrices (n = 0..32), float and
-// double, in namespace starfact::batched (conventions: batched_options.hpp):
+// Batched LU with partial pivoting, solve and inversion for many tiny matrices (n = 0..32), float, double,
+// std::complex<float> and std::complex<double>, in namespace starfact::batched (conventions: batched_options.hpp):
 //   starfact::batched::getrf / inverse (Runtime&, host arrays): the batch is cut into chunks, one StarPU
 //       task per chunk, run by CPU workers (a LAPACKE loop) and CUDA workers (the kernels below).
 //   starfact::batched::device::getrf / getrs / getri / inverse (CUDA builds): the kernels themselves on
 //       device arrays, asynchronous on a CUDA stream, strided or pointer-array layouts.
+// starfact's batched kernels are real: the complex types take the vendor's batched routines on GPUs
+// (cublas<C|Z>getrfBatched, getrsBatched, getriBatched; the fused inverse as getrfBatched on a copy of A, then
+// getriBatched into C; docs/batched_lu.md, "Complex matrices"), with the same arguments and results.
 // Pivots are LAPACK's (1-based, row k swapped with ipiv[k] - 1, first maximum on ties) and stored at
 // ipiv + i * stride_piv (stride_piv >= n). info[i] is LAPACK's: 0, or k > 0 when U(k,k) is exactly zero
 // (that member alone is affected).

@@ -1,7 +1,9 @@
 """Batched factorizations and solves of many small matrices, given as 3-D arrays (batch, n, n).
 
 Cholesky up to order 128 (``posv_batched``, ``potrf_batched``), LU with partial pivoting up to order 32
-(``gesv_batched``, ``getrf_batched``, ``getrs_batched``). Host arrays are cut into chunks, one StarPU task per chunk,
+(``gesv_batched``, ``getrf_batched``, ``getrs_batched``), in float32, float64, complex64 and complex128 (complex
+Cholesky members are Hermitian positive definite: a[k] = L L^H; on GPUs, complex batches run the vendor's batched
+routines, cuSOLVER's and cuBLAS's, starfact's own batched kernels being real). Host arrays are cut into chunks, one StarPU task per chunk,
 run by the CPU workers (a LAPACKE loop) and the GPUs (starfact's batched kernels); CUDA device arrays run the batched
 kernels directly, on the legacy default stream of their device. The LU's solve of host batches is a LAPACKE loop.
 
@@ -21,14 +23,14 @@ from .errors import LinAlgError, NotBuiltError, argument_value_error
 
 
 def _batch(a, name="a"):
-    va = _arrays.view(a, name, (3,))
+    va = _arrays.view(a, name, (3,), _arrays.NUMBERS)
     if va.shape[1] != va.shape[2]:
         raise argument_value_error(name, "must hold square matrices, shape (batch, n, n) (got %s)" % (va.shape,))
     return va
 
 
 def _rhs(b, va):
-    vb = _arrays.view(b, "b", (2, 3))
+    vb = _arrays.view(b, "b", (2, 3), _arrays.NUMBERS)
     _ops.same_dtype(vb, va)
     if vb.shape[0] != va.shape[0] or vb.shape[1] != va.shape[1]:
         raise argument_value_error("b", "must have shape (%d, %d) or (%d, %d, nrhs), as a (got %s)"
@@ -68,7 +70,8 @@ def posv_batched(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, che
     """Solves a[k] x[k] = b[k] for every member of a batch of symmetric positive definite matrices (order <= 128).
 
     Args:
-        a: (batch, n, n) float32 or float64 array; the `lower` triangle of each member is read.
+        a: (batch, n, n) float32, float64, complex64 or complex128 array (complex: Hermitian members); the `lower`
+            triangle of each member is read.
         b: (batch, n) or (batch, n, nrhs) array of a's dtype.
         lower: which triangle of each member is read.
         overwrite_a, overwrite_b: a (with the factors) and b (with x) may be overwritten.
@@ -85,15 +88,23 @@ def posv_batched(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, che
     lower = _ops.check_bool("lower", lower)
     va = _batch(a)
     vb = _rhs(b, va)
+    overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
+    # the upper triangle of complex members is read as the lower one of a[k]^T = conj(a[k]): b goes in, and x comes
+    # out, conjugated (as posv does)
+    conjugated = not lower and va.dtype.kind == "c"
+    if conjugated:  # a new array of b's library: the library's to write
+        vb = _arrays.view(vb.backend.conj(vb.obj), "b", (2, 3), _arrays.NUMBERS)
+        overwrite_b = True
     wa = Work(va, transpose=not lower, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True,
               batch=True)
-    wb = Work(vb, transpose=False, overwrite=_ops.check_bool("overwrite_b", overwrite_b), output=True, batch=True)
+    wb = Work(vb, transpose=False, overwrite=overwrite_b, output=True, batch=True)
     opts = _ops.options(mapping=mapping, chunk=chunk)
     infos = numpy.zeros(max(1, va.shape[0]), dtype=numpy.int32)
     failed = ctypes.c_int64()
     _run("posv_batched", _clib.lib.starfact_c_batched_posv, runtime, [wa, wb], ctypes.byref(wa.src),
          ctypes.byref(wb.src), infos.ctypes.data, ctypes.byref(opts), ctypes.byref(failed))
-    return _check("posv_batched", infos[:va.shape[0]], check, wb.result())
+    x = vb.backend.conj(wb.result()) if conjugated else wb.result()
+    return _check("posv_batched", infos[:va.shape[0]], check, x)
 
 
 def potrf_batched(a, lower=False, overwrite_a=False, *, check=True, mapping=None, chunk=None, runtime=None):

@@ -229,12 +229,9 @@ def test_refused_elsewhere(rng, dtype):
     n = 6
     a = hermitian(rng, n, dtype)
     b = general(rng, n, dtype)
-    batch, batch_b = numpy.stack([a, a]), numpy.stack([b, b])
     refusals = [
         (lambda: starfact.potri(a), "a"), (lambda: starfact.slogdet(a), "a"),
         (lambda: starfact.cho_logdet((a, True)), "c"),
-        (lambda: starfact.posv_batched(batch, batch_b), "a"), (lambda: starfact.gesv_batched(batch, batch_b), "a"),
-        (lambda: starfact.potrf_batched(batch), "a"), (lambda: starfact.getrf_batched(batch), "a"),
         (lambda: starfact.potri_async(a), "a"),
     ]
     for call, name in refusals:

@@ -11,8 +11,10 @@
 // against a copy of its own traffic), and the time of an empty kernel (the launch floor of a timed run).
 //   bytes (brief):   potrf 2 n^2 (each matrix read once, written once); potrs n^2 + 2 n
 //   bytes (touched): what the kernels really move: potrf 2 * n(n+1)/2 (lower triangle), potrs n(n+1)/2 + 2 n
-//   bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]
+//   bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both|c|z] [--no-cpu] [--quick]
 //                      [--lda-pad P | --lda-align16] [--csv FILE] [--warmup K] [--repeat R]        (--help describes each flag)
+// --prec c|z times the complex batched API (the vendor path, kernels/batched_vendor/) against the bare cuSOLVER and
+// cuBLAS routines instead (bench/batched_complex.cuh; --sizes, --batches, --warmup, --repeat apply).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 #include <lapacke.h>
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/batched_complex.cuh"
 #include "bench/common.hpp"
 #include "bench/spd_batch.cuh"
 #include "kernels/batched_chol/dispatch.cuh"
@@ -270,6 +273,7 @@ void print(const Row& w, size_t word, std::FILE* csv) {
 
 int main(int argc, char** argv) {
     Config cfg;
+    char complex_prec = 0;  // 'c' or 'z': the complex rows only
     try {
         starfact::support::Cli cli(argc, argv);
         while (!cli.done()) {
@@ -285,9 +289,10 @@ int main(int argc, char** argv) {
             } else if (f == "--batches") {
                 cfg.batches = starfact::support::int_list(cli.value(), f, 1, 2000000);
             } else if (f == "--prec") {
-                const std::string p = cli.choice({"s", "d", "both"});
-                cfg.single = p != "d";
-                cfg.dbl = p != "s";
+                const std::string p = cli.choice({"s", "d", "both", "c", "z"});
+                cfg.single = p == "s" || p == "both";
+                cfg.dbl = p == "d" || p == "both";
+                complex_prec = p == "c" || p == "z" ? p[0] : 0;
             } else if (f == "--lda-pad") {
                 cfg.lda_pad = static_cast<int>(cli.integer(0, 64));
             } else if (f == "--lda-align16") {
@@ -305,11 +310,12 @@ int main(int argc, char** argv) {
                 continue;
             } else if (f == "--help") {
                 std::printf(
-                    "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both] [--no-cpu] [--quick]\n"
+                    "bench_batched_chol [--sizes 5,8,...|all] [--batches 10000,100000] [--prec s|d|both|c|z] [--no-cpu] [--quick]\n"
                     "                   [--lda-pad P | --lda-align16] [--csv FILE] [--warmup K] [--repeat R]\n"
                     "  --sizes     orders n (1..128), comma-separated, or all (default 5,8,16,24,32,33,48,64,80,95,96,100,128)\n"
                     "  --batches   batch counts (default 10000,100000)\n"
-                    "  --prec      s, d or both (default both)\n"
+                    "  --prec      s, d or both (default both); c or z: the complex API (the vendor path) against the\n"
+                    "              bare cuSOLVER/cuBLAS batched routines\n"
                     "  --no-cpu    skip the LAPACKE loop on the CPU (it runs for batches <= 10000)\n"
                     "  --lda-pad P leading dimension n + P instead of n (0..64, default 0): e.g. 1 puts odd n on 16-byte column\n"
                     "              boundaries in float, to separate the cost of unaligned columns from that of the order\n"
@@ -343,6 +349,14 @@ int main(int argc, char** argv) {
                           "posv_fused_us,posv_two_pass_us,copy_potrs_GBs,empty_kernel_us,lda\n");
     cudaStream_t st;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&st));
+    if (complex_prec) {
+        namespace cb = starfact::bench::complex_batched;
+        if (complex_prec == 'c') cb::cholesky<std::complex<float>>(cfg.sizes, cfg.batches, cfg.warmup, cfg.repeat, st);
+        else cb::cholesky<std::complex<double>>(cfg.sizes, cfg.batches, cfg.warmup, cfg.repeat, st);
+        cudaStreamDestroy(st);
+        if (csv) std::fclose(csv);
+        return 0;
+    }
     cusolverDnHandle_t sol;
     STARFACT_BENCH_STATUS(cusolverDnCreate(&sol));
     STARFACT_BENCH_STATUS(cusolverDnSetStream(sol, st));

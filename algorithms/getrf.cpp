@@ -1,4 +1,5 @@
-// Tile LU with partial pivoting, P A = L U, right-looking (docs/algorithms.md):
+// Tile LU with partial pivoting, P A = L U, right-looking (docs/algorithms.md), for the four element types (complex
+// tiles through the complex tile helpers of codelets/complex_tiles.cpp):
 //
 //   for k = 0 .. mt-1
 //     getrf_panel  A[k..mt-1][k], piv[k]            (partial pivoting over the whole tile column)
@@ -10,6 +11,7 @@
 // Without pivoting (getrf_nopiv), step k: getrf_nopiv A[k][k]; trsm A[k][j] (left, lower, unit) for j > k;
 // trsm A[m][k] := A[m][k] U[k][k]^-1 (right, upper) for m > k; gemm A[m][j] -= A[m][k] A[k][j].
 #include <algorithm>
+#include <complex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -255,6 +257,10 @@ template int submit_getrf<float>(TileMatrix<float>&, Pivots*, Sequence&, const O
                                  const Plan&);
 template int submit_getrf<double>(TileMatrix<double>&, Pivots*, Sequence&, const Options&, RunStats*, const char*,
                                   const Plan&);
+template int submit_getrf<std::complex<float>>(TileMatrix<std::complex<float>>&, Pivots*, Sequence&, const Options&,
+                                               RunStats*, const char*, const Plan&);
+template int submit_getrf<std::complex<double>>(TileMatrix<std::complex<double>>&, Pivots*, Sequence&,
+                                                const Options&, RunStats*, const char*, const Plan&);
 }  // namespace detail
 
 template <typename T>

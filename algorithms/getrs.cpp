@@ -1,4 +1,4 @@
-// Tile LU solve with the factors of getrf: A X = B  <=>  L U X = P B.
+// Tile LU solve with the factors of getrf: A X = B  <=>  L U X = P B, for the four element types.
 //
 //   interchanges:  for every tile column j of B, k = 0 .. mt-1:  laswp  B[k..mt-1][j] by piv[k]
 //   forward:       for k = 0 .. mt-1, every j:
@@ -8,6 +8,7 @@
 //                    trsm  B[k][j] := U[k][k]^-1 B[k][j]               (left, upper, non-unit)
 //                    for m = 0 .. k-1:     gemm  B[m][j] -= U[m][k] B[k][j]
 #include <algorithm>
+#include <complex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,12 @@ template void submit_getrs<float>(const TileMatrix<float>&, const Pivots&, TileM
                                   const Options&, RunStats*, const char*, const Plan&);
 template void submit_getrs<double>(const TileMatrix<double>&, const Pivots&, TileMatrix<double>&, Sequence&,
                                    const Options&, RunStats*, const char*, const Plan&);
+template void submit_getrs<std::complex<float>>(const TileMatrix<std::complex<float>>&, const Pivots&,
+                                                TileMatrix<std::complex<float>>&, Sequence&, const Options&, RunStats*,
+                                                const char*, const Plan&);
+template void submit_getrs<std::complex<double>>(const TileMatrix<std::complex<double>>&, const Pivots&,
+                                                 TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                 RunStats*, const char*, const Plan&);
 
 template <typename T>
 void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& LU, const Pivots& piv,
@@ -120,6 +127,12 @@ template void submit_getrs_tasks<float>(const Runtime&, TaskOptions, const TileM
                                         TileMatrix<float>&, bool);
 template void submit_getrs_tasks<double>(const Runtime&, TaskOptions, const TileMatrix<double>&, const Pivots&,
                                          TileMatrix<double>&, bool);
+template void submit_getrs_tasks<std::complex<float>>(const Runtime&, TaskOptions,
+                                                      const TileMatrix<std::complex<float>>&, const Pivots&,
+                                                      TileMatrix<std::complex<float>>&, bool);
+template void submit_getrs_tasks<std::complex<double>>(const Runtime&, TaskOptions,
+                                                       const TileMatrix<std::complex<double>>&, const Pivots&,
+                                                       TileMatrix<std::complex<double>>&, bool);
 
 namespace {
 /// gesv on distributed data: every rank, before any check one rank could fail alone (docs/mpi.md).
@@ -135,6 +148,7 @@ void agree_gesv(const TileMatrix<T>& A, const Pivots& piv, const TileMatrix<T>& 
 template <typename T>
 int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
     agree_gesv(A, piv, B);
+    require_square("gesv", "A", A);  // a rectangular A named as such, before B is checked against it
     require_right_hand_sides("gesv", A, B);
     Sequence seq(A.runtime());
     submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
@@ -147,12 +161,16 @@ int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options&
 }
 template int gesv_planned<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, const Options&, const Plan&);
 template int gesv_planned<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, const Options&, const Plan&);
+template int gesv_planned<std::complex<float>>(TileMatrix<std::complex<float>>&, Pivots&,
+                                               TileMatrix<std::complex<float>>&, const Options&, const Plan&);
+template int gesv_planned<std::complex<double>>(TileMatrix<std::complex<double>>&, Pivots&,
+                                                TileMatrix<std::complex<double>>&, const Options&, const Plan&);
 
-namespace {
 template <typename T>
 int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
                 const Plan& plan) {
     agree_gesv(A, piv, B);
+    require_square("gesv", "A", A);  // a rectangular A named as such, before B is checked against it
     require_right_hand_sides("gesv", A, B);
     // never the double LU where a refined solve was asked for (the refinement decides on the host: no submit form)
     require(!lower_factor<T>(opts.factor), "async::gesv", "factor",
@@ -162,7 +180,15 @@ int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, 
     submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);
     return op;
 }
-}  // namespace
+template int submit_gesv<float>(TileMatrix<float>&, Pivots&, TileMatrix<float>&, Sequence&, const Options&,
+                                const Plan&);
+template int submit_gesv<double>(TileMatrix<double>&, Pivots&, TileMatrix<double>&, Sequence&, const Options&,
+                                 const Plan&);
+template int submit_gesv<std::complex<float>>(TileMatrix<std::complex<float>>&, Pivots&,
+                                              TileMatrix<std::complex<float>>&, Sequence&, const Options&, const Plan&);
+template int submit_gesv<std::complex<double>>(TileMatrix<std::complex<double>>&, Pivots&,
+                                               TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                               const Plan&);
 }  // namespace detail
 
 template <typename T>

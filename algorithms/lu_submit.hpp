@@ -38,5 +38,9 @@ void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& L
 /// gesv on tiles, blocking (getrf, then getrs when the factorization succeeded), with the call's plan.
 template <typename T>
 int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options& opts, const Plan& plan);
+/// The submit form of gesv with the call's plan (getrf, then getrs, into `seq`); returns getrf's operation index.
+template <typename T>
+int submit_gesv(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                const Plan& plan);
 
 }  // namespace starfact::detail

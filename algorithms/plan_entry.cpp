@@ -92,8 +92,9 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
 }
 
 /// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp and the QR of
-/// qr.hpp: right-looking (the QR: or without priorities), in the matrix's own arithmetic, on one process; no Cholesky
-/// QR), each refusal an InvalidArgument naming the field.
+/// qr.hpp: right-looking (the QR: or without priorities), in the matrix's own arithmetic, no Cholesky QR; on one
+/// process or distributed over MPI ranks, as the real ones, whose graphs they run on), each refusal an
+/// InvalidArgument naming the field.
 void require_complex_request(const Request& r) {
     const std::string element = to_string(r.element);
     require(r.op != Operation::Potri, "plan", "element", [&] {
@@ -119,7 +120,6 @@ void require_complex_request(const Request& r) {
             std::string("must be auto or cusolver for complex matrices (their diagonal tiles are LAPACK's and "
                         "cuSOLVER's potrf; got ") +
                 to_string(r.options.diag) + ")");
-    require(!r.distributed, "plan", "distributed", "complex factorizations run on one process");
 }
 
 /// A complex request (R: the elements' real type): the real type's tile tables, then, for device-resident tiles on
@@ -309,6 +309,10 @@ Plan plan_tiles(Operation op, const TileMatrix<T>& A, const Options& opts, int64
 }
 template Plan plan_tiles<float>(Operation, const TileMatrix<float>&, const Options&, int64_t, bool);
 template Plan plan_tiles<double>(Operation, const TileMatrix<double>&, const Options&, int64_t, bool);
+template Plan plan_tiles<std::complex<float>>(Operation, const TileMatrix<std::complex<float>>&, const Options&,
+                                              int64_t, bool);
+template Plan plan_tiles<std::complex<double>>(Operation, const TileMatrix<std::complex<double>>&, const Options&,
+                                               int64_t, bool);
 
 template <typename T>
 void require_plan(const char* function, const Plan& p, Operation op, const TileMatrix<T>& A, const Options& opts,
@@ -333,6 +337,10 @@ template void require_plan<float>(const char*, const Plan&, Operation, const Til
                                   int64_t);
 template void require_plan<double>(const char*, const Plan&, Operation, const TileMatrix<double>&, const Options&,
                                    int64_t);
+template void require_plan<std::complex<float>>(const char*, const Plan&, Operation,
+                                                const TileMatrix<std::complex<float>>&, const Options&, int64_t);
+template void require_plan<std::complex<double>>(const char*, const Plan&, Operation,
+                                                 const TileMatrix<std::complex<double>>&, const Options&, int64_t);
 
 Plan plan_qr_tiles(Precision element, int64_t m, int64_t n, int64_t nb, int64_t ib, const QrTree& tree,
                    const Options& opts, const Machine& machine) {

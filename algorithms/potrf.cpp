@@ -1,4 +1,6 @@
-// Tile Cholesky (lower), A = L L^T, as one DAG with several submission policies (docs/variants.md).
+// Tile Cholesky (lower), A = L L^T (L L^H on complex tiles), as one DAG with several submission policies
+// (docs/variants.md), for the four element types: on complex tiles ^T reads ^H (the conjugate transpose,
+// adjoint_op) and syrk is the Hermitian herk (the complex tile helpers of codelets/complex_tiles.cpp).
 //
 // Right-looking, step k:
 //     potrf  A[k][k]
@@ -11,6 +13,7 @@
 // Left-looking coarse, column k: one tile_update task per tile of the column applies all its updates.
 // The argument checks and the blocking, async and array forms that lead here are in algorithms/potrf_api.cpp.
 #include <algorithm>
+#include <complex>
 #include <deque>
 #include <string>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "algorithms/submit.hpp"
 #include "algorithms/tile_arithmetic.hpp"
 #include "codelets/codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/error.hpp"
@@ -34,6 +38,10 @@ using detail::Uplo;
 namespace {
 
 enum class Task { Potrf, Trsm, Syrk, Gemm };
+
+/// The transposition of the graph's ^T: the conjugate transpose on complex tiles.
+template <typename T>
+constexpr Op kAdjoint = detail::adjoint_op<detail::is_complex_v<T>>();
 
 template <typename T>
 class CholeskyDag {
@@ -67,7 +75,7 @@ public:
             for (int64_t n = k + 1; n < m; ++n) {
                 set(raw(Task::Gemm, m, n), names_("gemm", m, n, k), n);
                 on(m, n);
-                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
+                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, kAdjoint<T>, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
                                        A_.tile(m, n));
             }
         }
@@ -79,7 +87,35 @@ public:
         step_ = k;
         const int col = static_cast<int>(3 * (mt_ - k));  // earlier columns first
         if (coarse && k > 0) {
-            std::vector<starpu_data_handle_t> a, b;
+            coarse_updates(k, col);
+        } else {
+            for (int64_t j = 0; j < k; ++j) {
+                set(col, names_("syrk", k, j));
+                on(k, k);
+                detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(k, j), T(1), A_.tile(k, k));
+            }
+            for (int64_t m = k + 1; m < mt_; ++m)
+                for (int64_t j = 0; j < k; ++j) {
+                    set(col - 1, names_("gemm", m, k, j));
+                    on(m, k);
+                    detail::insert_gemm<T>(rt_, o_, Op::NoTrans, kAdjoint<T>, T(-1), A_.tile(m, j), A_.tile(k, j), T(1),
+                                           A_.tile(m, k));
+                }
+        }
+        potrf(k, col + 2);
+        panel(k, [&](int64_t) { return col + 1; }, col + 2);
+    }
+
+private:
+    /// Left-looking coarse, column k > 0: one tile_update task per tile of the column (real tiles; the complex
+    /// factorizations run right-looking, plan_complex).
+    void coarse_updates(int64_t k, int col) {
+        if constexpr (detail::is_complex_v<T>) {
+            (void)k;
+            (void)col;
+            throw RuntimeError("starfact::potrf: the left-coarse variant takes real matrices only");
+        } else {
+            std::vector<starpu_data_handle_t> a;
             for (int64_t j = 0; j < k; ++j) a.push_back(A_.tile(k, j));
             set(col, names_("tile_update", k, k));
             on(k, k);
@@ -91,25 +127,8 @@ public:
                 on(m, k);
                 detail::insert_tile_update<T>(rt_, o_, A_.tile(m, k), am, a);
             }
-        } else {
-            for (int64_t j = 0; j < k; ++j) {
-                set(col, names_("syrk", k, j));
-                on(k, k);
-                detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(k, j), T(1), A_.tile(k, k));
-            }
-            for (int64_t m = k + 1; m < mt_; ++m)
-                for (int64_t j = 0; j < k; ++j) {
-                    set(col - 1, names_("gemm", m, k, j));
-                    on(m, k);
-                    detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::Trans, T(-1), A_.tile(m, j), A_.tile(k, j), T(1),
-                                           A_.tile(m, k));
-                }
         }
-        potrf(k, col + 2);
-        panel(k, [&](int64_t) { return col + 1; }, col + 2);
     }
-
-private:
     /// Priority and trace name of the next task, which writes tile column `col` (urgency: set_urgent_depth).
     void set(int raw, const char* name, int64_t col = -1) {
         o_.priority = prio_(raw);
@@ -135,11 +154,19 @@ private:
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(raw(m), names_("trsm", m, k), k);
                 on(m, k);
-                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1),
+                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, kAdjoint<T>, Diag::NonUnit, T(1),
                                        A_.tile(k, k), A_.tile(m, k));
             }
             return;
         }
+        if constexpr (detail::is_complex_v<T>) {
+            throw RuntimeError("starfact::potrf: the inverse panel solve takes real matrices only");
+        } else {
+            inverse_panel(k, raw, inverse_raw);
+        }
+    }
+    template <typename Raw>
+    void inverse_panel(int64_t k, Raw raw, int inverse_raw) {
         const uint32_t nbk = static_cast<uint32_t>(A_.tile_rows(k));
         starpu_data_handle_t inv;
         starpu_matrix_data_register(&inv, -1, 0, nbk, nbk, nbk, sizeof(T));  // temporary: StarPU allocates it
@@ -236,6 +263,12 @@ template void submit_potrf_dag<float>(TileMatrix<float>&, const std::vector<star
                                       RunStats*, SequenceState*, const TileArithmetic*, BreakdownWatch*);
 template void submit_potrf_dag<double>(TileMatrix<double>&, const std::vector<starpu_data_handle_t>&, const Options&,
                                        RunStats*, SequenceState*, const TileArithmetic*, BreakdownWatch*);
+template void submit_potrf_dag<std::complex<float>>(TileMatrix<std::complex<float>>&,
+                                                    const std::vector<starpu_data_handle_t>&, const Options&, RunStats*,
+                                                    SequenceState*, const TileArithmetic*, BreakdownWatch*);
+template void submit_potrf_dag<std::complex<double>>(TileMatrix<std::complex<double>>&,
+                                                     const std::vector<starpu_data_handle_t>&, const Options&,
+                                                     RunStats*, SequenceState*, const TileArithmetic*, BreakdownWatch*);
 }  // namespace detail
 
 }  // namespace starfact

@@ -2,6 +2,7 @@
 // and the option parsers (Variant, PanelSolve, DiagKernel). The DAG (the loops) is in algorithms/potrf.cpp;
 // the choices of tile size and kernels in algorithms/plan.cpp.
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -81,8 +82,8 @@ int submit_potrf(TileMatrix<T>& A, Sequence& seq, const Options& opts, RunStats*
     if (opts.mapping != Mapping::CpuOnly) {
         const int64_t diag_order = std::min(A.nb(), A.n());
         reserve_potrf_workspace<T>(rt, static_cast<int>(diag_order), p.diag);
-        if (panel == PanelSolve::Inverse)
-            reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
+        if constexpr (!is_complex_v<T>)  // complex panels are triangular solves (plan_complex)
+            if (panel == PanelSolve::Inverse) reserve_inverse_workspace<T>(rt, static_cast<int>(A.nb()));
     }
     Options planned = opts;  // the DAG takes the plan's kernels
     planned.panel = p.panel;
@@ -96,6 +97,14 @@ template int submit_potrf<float>(TileMatrix<float>&, Sequence&, const Options&, 
                                  const TileArithmetic*, BreakdownWatch*);
 template int submit_potrf<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*, const Plan&,
                                   const TileArithmetic*, BreakdownWatch*);
+template int submit_potrf<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&,
+                                               RunStats*);
+template int submit_potrf<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                RunStats*);
+template int submit_potrf<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&,
+                                               RunStats*, const Plan&, const TileArithmetic*, BreakdownWatch*);
+template int submit_potrf<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                RunStats*, const Plan&, const TileArithmetic*, BreakdownWatch*);
 }  // namespace detail
 
 namespace async {

@@ -1,4 +1,5 @@
-// Tile Cholesky solve with the factor L from potrf: A X = B  <=>  L Y = B, then L^T X = Y.
+// Tile Cholesky solve with the factor L from potrf: A X = B  <=>  L Y = B, then L^T X = Y (L^H on complex tiles, as
+// every ^T below).
 //
 //   forward:   for k = 0 .. mt-1, for each tile column j of B:
 //                trsm  B[k][j] := L[k][k]^-1 B[k][j]
@@ -7,6 +8,7 @@
 //                trsm  B[k][j] := L[k][k]^-T B[k][j]
 //                for m = 0 .. k-1:     gemm  B[m][j] -= L[k][m]^T B[k][j]
 #include <algorithm>
+#include <complex>
 #include <string>
 
 #include "algorithms/arguments.hpp"
@@ -68,6 +70,7 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
     const detail::PriorityScale prio(opts.variant.kind != Variant::Kind::NoPrio, static_cast<int>(2 * mt + 1));
     detail::TaskNames name(SequenceAccess::state(seq));
     detail::TaskOptions o = detail::operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq));
+    constexpr Op adjoint = adjoint_op<is_complex_v<T>>();  // L^T, or L^H on complex tiles
     for (int64_t k = 0; k < mt; ++k) {
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * mt - 2 * k));
@@ -86,12 +89,12 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
         for (int64_t j = 0; j < nt; ++j) {
             o.priority = prio(static_cast<int>(2 * k + 1));
             o.name = name("trsm_bwd", k, j);
-            detail::insert_trsm<T>(rt, o, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), L.tile(k, k),
+            detail::insert_trsm<T>(rt, o, Side::Left, Uplo::Lower, adjoint, Diag::NonUnit, T(1), L.tile(k, k),
                                    B.tile(k, j));
             for (int64_t m = 0; m < k; ++m) {
                 o.priority = prio(static_cast<int>(2 * k - (k - m)));
                 o.name = name("gemm_bwd", m, j, k);
-                detail::insert_gemm<T>(rt, o, Op::Trans, Op::NoTrans, T(-1), L.tile(k, m), B.tile(k, j), T(1),
+                detail::insert_gemm<T>(rt, o, adjoint, Op::NoTrans, T(-1), L.tile(k, m), B.tile(k, j), T(1),
                                        B.tile(m, j));
             }
         }
@@ -101,6 +104,12 @@ template void submit_potrs<float>(const TileMatrix<float>&, TileMatrix<float>&, 
                                   const Plan&);
 template void submit_potrs<double>(const TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&,
                                    RunStats*, const Plan&);
+template void submit_potrs<std::complex<float>>(const TileMatrix<std::complex<float>>&,
+                                                TileMatrix<std::complex<float>>&, Sequence&, const Options&, RunStats*,
+                                                const Plan&);
+template void submit_potrs<std::complex<double>>(const TileMatrix<std::complex<double>>&,
+                                                 TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                 RunStats*, const Plan&);
 
 template <typename T>
 int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
@@ -108,6 +117,7 @@ int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const 
         agree(A.runtime(), "posv",
               {{"n", A.n()}, {"nb", A.nb()}, {"nrhs", B.n()}, {"A (tag of its first tile)", first_tag(A)},
                {"B (tag of its first tile)", first_tag(B)}});
+    require_square("posv", "A", A);  // a rectangular A named as such, before B is checked against it
     require_right_hand_sides("posv", A, B);
     Sequence seq(A.runtime());
     submit_potrf(A, seq, opts, nullptr, plan);
@@ -120,10 +130,11 @@ int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const 
 }
 template int posv_planned<float>(TileMatrix<float>&, TileMatrix<float>&, const Options&, const Plan&);
 template int posv_planned<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&, const Plan&);
+template int posv_planned<std::complex<float>>(TileMatrix<std::complex<float>>&, TileMatrix<std::complex<float>>&,
+                                               const Options&, const Plan&);
+template int posv_planned<std::complex<double>>(TileMatrix<std::complex<double>>&, TileMatrix<std::complex<double>>&,
+                                                const Options&, const Plan&);
 
-namespace {
-/// The submit form of posv with the call's plan: the mixed-precision solve where the plan refines, else potrf and
-/// potrs (a double solve asked in a lower precision that the plan runs in double: in double).
 template <typename T>
 int submit_posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
     if (A.distributed() || B.distributed())  // every rank, before any communication (docs/mpi.md)
@@ -138,12 +149,18 @@ int submit_posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options
             plain.factor = Precision::Native;  // the plan runs the double path here
         }
     }
+    require_square("posv", "A", A);  // a rectangular A named as such, before B is checked against it
     require_right_hand_sides("posv", A, B);
     const int op = submit_potrf(A, seq, plain, nullptr, plan);
     submit_potrs(A, B, seq, plain, nullptr, plan);
     return op;
 }
-}  // namespace
+template int submit_posv<float>(TileMatrix<float>&, TileMatrix<float>&, Sequence&, const Options&, const Plan&);
+template int submit_posv<double>(TileMatrix<double>&, TileMatrix<double>&, Sequence&, const Options&, const Plan&);
+template int submit_posv<std::complex<float>>(TileMatrix<std::complex<float>>&, TileMatrix<std::complex<float>>&,
+                                              Sequence&, const Options&, const Plan&);
+template int submit_posv<std::complex<double>>(TileMatrix<std::complex<double>>&, TileMatrix<std::complex<double>>&,
+                                               Sequence&, const Options&, const Plan&);
 }  // namespace detail
 
 namespace async {

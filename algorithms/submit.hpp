@@ -42,5 +42,10 @@ void submit_potrs(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const
 /// potrf's info.
 template <typename T>
 int posv_planned(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const Plan& plan);
+/// The submit form of posv with the call's plan: the mixed-precision solve where the plan refines (double A), else
+/// potrf and potrs (a double solve asked in a lower precision that the plan runs in double: in double); returns
+/// potrf's operation index.
+template <typename T>
+int submit_posv(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan);
 
 }  // namespace starfact::detail

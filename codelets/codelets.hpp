@@ -3,6 +3,7 @@
 #pragma once
 #include <starpu.h>
 
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -213,6 +214,29 @@ void insert_tile_update(const Runtime& rt, const TaskOptions& o, starpu_data_han
 template <typename T>
 void insert_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
                  starpu_data_handle_t B, T beta, starpu_data_handle_t C);
+
+// The complex instances of the tile helpers above (codelets/complex_tiles.cpp), so that one graph serves the four
+// element types: their CPU implementations call the scalar layer's c and z routines, their CUDA ones cuSOLVER's potrf
+// and cuBLAS. potrf takes LAPACK's and cuSOLVER's potrf whatever `kind` says (the plan's complex rows ask for
+// cusolver); syrk is the Hermitian rank-k update (herk: C := alpha op(A) op(A)^H + beta C, alpha and beta real, op
+// NoTrans or ConjTrans). TaskOptions::compute and ::watch, which concern float and mixed-precision factorizations,
+// do not apply.
+#define STARFACT_COMPLEX_TILE_HELPER(C)                                                                               \
+    template <>                                                                                                      \
+    void insert_potrf<C>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, int64_t,   \
+                         DiagKernel);                                                                                \
+    template <>                                                                                                      \
+    void insert_trsm<C>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, C, starpu_data_handle_t,          \
+                        starpu_data_handle_t);                                                                       \
+    template <>                                                                                                      \
+    void insert_syrk<C>(const Runtime&, const TaskOptions&, Uplo, Op, C, starpu_data_handle_t, C,                   \
+                        starpu_data_handle_t);                                                                       \
+    template <>                                                                                                      \
+    void insert_gemm<C>(const Runtime&, const TaskOptions&, Op, Op, C, starpu_data_handle_t, starpu_data_handle_t,  \
+                        C, starpu_data_handle_t);
+STARFACT_COMPLEX_TILE_HELPER(std::complex<float>)
+STARFACT_COMPLEX_TILE_HELPER(std::complex<double>)
+#undef STARFACT_COMPLEX_TILE_HELPER
 
 /// Tile dimensions from a StarPU matrix interface (column-major: nx rows, ny columns).
 inline int tile_rows(starpu_data_handle_t h) { return static_cast<int>(starpu_matrix_get_nx(h)); }

@@ -1,14 +1,16 @@
-// The complex tile codelets (complex_codelets.hpp) of the complex Cholesky and LU: potrf, trsm, herk and gemm on tiles
-// of std::complex<float> or std::complex<double>, each with a CPU implementation (the scalar layer's CBLAS/LAPACKE
-// calls, kernels/cpu_blas.hpp) and, in a CUDA build, a CUDA one on the worker's stream (cuSOLVER's potrf with the
-// worker's workspace and the info merged on the device; cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The
-// LU's panel and interchanges are the real LU's codelets (codelets/getrf_panel.cpp, codelets/laswp.cpp). Performance
-// models starfact_<c|z><name>_tile.
+// The complex instances of the tile helpers of codelets/codelets.hpp (insert_potrf, insert_trsm, insert_syrk,
+// insert_gemm on std::complex<float> and std::complex<double> tiles), through which the Cholesky and LU graphs
+// (algorithms/potrf.cpp, potrs.cpp, getrf.cpp, getrs.cpp) run on complex matrices: potrf, trsm, herk and gemm, each
+// with a CPU implementation (the scalar layer's CBLAS/LAPACKE calls, kernels/cpu_blas.hpp) and, in a CUDA build, a
+// CUDA one on the worker's stream (cuSOLVER's potrf with the worker's workspace and the info merged on the device;
+// cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The LU's panel and interchanges are the real LU's codelets
+// (codelets/getrf_panel.cpp, codelets/laswp.cpp, codelets/laswp_tile.cpp). Performance models
+// starfact_<c|z><name>_tile.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
 
-#include "codelets/complex_codelets.hpp"
+#include "codelets/codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
@@ -31,18 +33,21 @@ T* data(const Tile& t) {
     return static_cast<T*>(t.p);
 }
 
+template <typename T>
 struct ComplexArgs {
-    Side side;
-    Op a, b;
-    int64_t offset;  // potrf: the tile's first global column
-    Uplo uplo = Uplo::Lower;  // trsm: the triangle of L
+    Side side = Side::Left;
+    Op a = Op::NoTrans, b = Op::NoTrans;  // trsm: op(L) in a; herk: op(A) in a
+    int64_t offset = 0;                   // potrf: the tile's first global column
+    Uplo uplo = Uplo::Lower;              // trsm: the triangle of L; herk: C's
     Diag diag = Diag::NonUnit;
-    CudaContexts* cuda = nullptr;  // per-worker streams, cuSOLVER handles and workspaces (set by insert)
+    T alpha = T(1), beta = T(1);          // herk: their real parts
+    bool urgent = false;                  // CUDA: on the worker's highest-priority stream
+    CudaContexts* cuda = nullptr;         // per-worker streams, cuSOLVER handles and workspaces (set by insert)
 };
 
 template <typename T>
 void complex_potrf_cpu(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
     T* L = data<T>(A);
@@ -61,24 +66,26 @@ void complex_potrf_cpu(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void complex_trsm_cpu(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
-    cpu::trsm(a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1), data<T>(L), L.ld, data<T>(B), B.ld);
+    cpu::trsm(a->side, a->uplo, a->a, a->diag, B.rows, B.cols, a->alpha, data<T>(L), L.ld, data<T>(B), B.ld);
 }
 
 template <typename T>
-void complex_herk_cpu(void* buffers[], void*) {
+void complex_herk_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
-    cpu::herk(Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A), A.ld, real_t<T>(1), data<T>(C),
-              C.ld);
+    const int k = a->a == Op::NoTrans ? A.cols : A.rows;
+    cpu::herk(a->uplo, a->a, C.rows, k, real_of(a->alpha), data<T>(A), A.ld, real_of(a->beta), data<T>(C), C.ld);
 }
 
 template <typename T>
 void complex_gemm_cpu(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
-    cpu::gemm(a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B), B.ld, T(1), data<T>(C), C.ld);
+    cpu::gemm(a->a, a->b, C.rows, C.cols, k, a->alpha, data<T>(A), A.ld, data<T>(B), B.ld, a->beta, data<T>(C),
+              C.ld);
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -86,7 +93,7 @@ void complex_gemm_cpu(void* buffers[], void* cl_arg) {
 /// and the diagonal's check (not a positive finite real part: NaN and Inf caught) into *info, first failure kept.
 template <typename T>
 void complex_potrf_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
     CudaWorkerContext& c = a->cuda->local();
@@ -103,32 +110,33 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void complex_trsm_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
-    gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1),
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s = gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, a->alpha,
                                        data<T>(L), L.ld, data<T>(B), B.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
 template <typename T>
 void complex_herk_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
-    gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::herk(ws.cublas, Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A),
-                                       A.ld, real_t<T>(1), data<T>(C), C.ld);
+    const int k = a->a == Op::NoTrans ? A.cols : A.rows;
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s = gpu::herk(ws.cublas, a->uplo, a->a, C.rows, k, real_of(a->alpha), data<T>(A), A.ld,
+                                       real_of(a->beta), data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
 template <typename T>
 void complex_gemm_cuda(void* buffers[], void* cl_arg) {
-    const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
-    gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B),
-                                       B.ld, T(1), data<T>(C), C.ld);
+    gpu::WorkerStream ws(a->cuda, a->urgent);
+    const cublasStatus_t s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, a->alpha, data<T>(A), A.ld,
+                                       data<T>(B), B.ld, a->beta, data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
@@ -156,64 +164,93 @@ void define_complex_gemm(Kernel& k) {
                   complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 
-/// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts), submitted with o.
+/// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts and o.urgent), submitted with o.
+template <typename T>
 void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
-            ComplexArgs args, double flops, const char* what) {
+            ComplexArgs<T> args, double flops, const char* what) {
     starpu_task* t = starpu_task_create();
     t->cl = &k.cl;
     int i = 0;
     for (starpu_data_handle_t h : handles) t->handles[i++] = h;
+    args.urgent = o.urgent;
     args.cuda = cuda_contexts(rt);
     t->cl_arg = pack(args);
-    t->cl_arg_size = sizeof(ComplexArgs);
+    t->cl_arg_size = sizeof(ComplexArgs<T>);
     t->cl_arg_free = 1;
     t->flops = flops;
     submit(t, o, what);
 }
 
-}  // namespace
-
 // Flop counts in real operations: a complex multiply-add is 8 of them, 4 times the real count's 2.
 template <typename T>
-void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
-                          int64_t offset) {
-    static_assert(is_complex_v<T>, "the complex Cholesky's codelets take complex tiles");
+void complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                   int64_t offset) {
     const double n = tile_rows(A);
-    insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info},
-           ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, offset}, 4.0 * n * n * n / 3.0, "potrf");
+    ComplexArgs<T> args;
+    args.offset = offset;
+    insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info}, args, 4.0 * n * n * n / 3.0, "potrf");
 }
 template <typename T>
-void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
-                         starpu_data_handle_t L, starpu_data_handle_t B) {
+void complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, T alpha,
+                  starpu_data_handle_t L, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
-    insert(rt, kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
-           4.0 * m * n * (side == Side::Left ? m : n), "trsm");
+    ComplexArgs<T> args;
+    args.side = side;
+    args.uplo = uplo;
+    args.a = op;
+    args.diag = diag;
+    args.alpha = alpha;
+    insert(rt, kernel<define_complex_trsm<T>>(rt), o, {L, B}, args, 4.0 * m * n * (side == Side::Left ? m : n),
+           "trsm");
 }
 template <typename T>
-void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C) {
-    const double n = tile_rows(C), k = tile_cols(A);
-    insert(rt, kernel<define_complex_herk<T>>(rt), o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
-           4.0 * n * n * k, "herk");
+void complex_herk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A, T beta,
+                  starpu_data_handle_t C) {
+    const double n = tile_rows(C), k = op == Op::NoTrans ? tile_cols(A) : tile_rows(A);
+    ComplexArgs<T> args;
+    args.uplo = uplo;
+    args.a = op;
+    args.alpha = alpha;
+    args.beta = beta;
+    insert(rt, kernel<define_complex_herk<T>>(rt), o, {A, C}, args, 4.0 * n * n * k, "herk");
 }
 template <typename T>
-void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
-                         starpu_data_handle_t B, starpu_data_handle_t C) {
-    const double m = tile_rows(C), n = tile_cols(C), k = a == Op::NoTrans ? tile_cols(A) : tile_rows(A);
-    insert(rt, kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k,
-           "gemm");
+void complex_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
+                  starpu_data_handle_t B, T beta, starpu_data_handle_t C) {
+    const double m = tile_rows(C), n = tile_cols(C), k = opa == Op::NoTrans ? tile_cols(A) : tile_rows(A);
+    ComplexArgs<T> args;
+    args.a = opa;
+    args.b = opb;
+    args.alpha = alpha;
+    args.beta = beta;
+    insert(rt, kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, args, 8.0 * m * n * k, "gemm");
 }
 
-#define STARFACT_COMPLEX_TILE_CODELETS(T)                                                                          \
-    template void insert_complex_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
-                                          starpu_data_handle_t, int64_t);                                              \
-    template void insert_complex_trsm<T>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag,                    \
-                                         starpu_data_handle_t, starpu_data_handle_t);                                  \
-    template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                    \
-                                         starpu_data_handle_t);                                                        \
-    template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,            \
-                                         starpu_data_handle_t, starpu_data_handle_t);
-STARFACT_COMPLEX_TILE_CODELETS(std::complex<float>)
-STARFACT_COMPLEX_TILE_CODELETS(std::complex<double>)
-#undef STARFACT_COMPLEX_TILE_CODELETS
+}  // namespace
+
+#define STARFACT_COMPLEX_TILE_HELPER(C)                                                                               \
+    template <>                                                                                                      \
+    void insert_potrf<C>(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info, \
+                         int64_t offset, DiagKernel) {                                                               \
+        complex_potrf<C>(rt, o, A, info, offset);                                                                    \
+    }                                                                                                                \
+    template <>                                                                                                      \
+    void insert_trsm<C>(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag, C alpha,   \
+                        starpu_data_handle_t L, starpu_data_handle_t B) {                                            \
+        complex_trsm<C>(rt, o, side, uplo, op, diag, alpha, L, B);                                                   \
+    }                                                                                                                \
+    template <>                                                                                                      \
+    void insert_syrk<C>(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, C alpha, starpu_data_handle_t A, \
+                        C beta, starpu_data_handle_t Ct) {                                                           \
+        complex_herk<C>(rt, o, uplo, op, alpha, A, beta, Ct);                                                        \
+    }                                                                                                                \
+    template <>                                                                                                      \
+    void insert_gemm<C>(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, C alpha, starpu_data_handle_t A,    \
+                        starpu_data_handle_t B, C beta, starpu_data_handle_t Ct) {                                   \
+        complex_gemm<C>(rt, o, opa, opb, alpha, A, B, beta, Ct);                                                     \
+    }
+STARFACT_COMPLEX_TILE_HELPER(std::complex<float>)
+STARFACT_COMPLEX_TILE_HELPER(std::complex<double>)
+#undef STARFACT_COMPLEX_TILE_HELPER
 
 }  // namespace starfact::detail

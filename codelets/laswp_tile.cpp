@@ -17,6 +17,7 @@
 // a step moves at most p - 1 such buffers up and the top tile to at most p - 1 ranks, per tile column.
 // CPU only: the tasks move rows; on a GPU mapping StarPU brings the tiles to the CPU workers.
 #include <algorithm>
+#include <complex>
 #include <unordered_map>
 #include <vector>
 
@@ -122,7 +123,8 @@ void laswp_tile_cpu(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_laswp_tile(Kernel& k) {
-    define_kernel(k, "laswp_tile", by_precision<T>("starfact_slaswp_tile", "starfact_dlaswp_tile"), laswp_tile_cpu<T>,
+    define_kernel(k, "laswp_tile", by_letter<T>("starfact_slaswp_tile", "starfact_dlaswp_tile", "starfact_claswp_tile",
+                                                  "starfact_zlaswp_tile"), laswp_tile_cpu<T>,
                   nullptr, {});  // modes per task (dyn_modes)
 }
 
@@ -159,5 +161,11 @@ template void insert_laswp_tile<float>(const Runtime&, const TaskOptions&, Laswp
 template void insert_laswp_tile<double>(const Runtime&, const TaskOptions&, LaswpTilePhase,
                                         const std::vector<std::pair<starpu_data_handle_t, starpu_data_access_mode>>&,
                                         int64_t, int64_t, int64_t, int);
+template void insert_laswp_tile<std::complex<float>>(
+    const Runtime&, const TaskOptions&, LaswpTilePhase,
+    const std::vector<std::pair<starpu_data_handle_t, starpu_data_access_mode>>&, int64_t, int64_t, int64_t, int);
+template void insert_laswp_tile<std::complex<double>>(
+    const Runtime&, const TaskOptions&, LaswpTilePhase,
+    const std::vector<std::pair<starpu_data_handle_t, starpu_data_access_mode>>&, int64_t, int64_t, int64_t, int);
 
 }  // namespace starfact::detail

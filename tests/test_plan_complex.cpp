@@ -179,9 +179,14 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
         Request cusolver = r;
         cusolver.options.diag = DiagKernel::Cusolver;
         CHECK(refusal(cusolver, gpu).empty());
-        Request spread = r;
+        Request spread = r;  // distributed tiles: the real graphs run the complex factorizations over MPI ranks
         spread.distributed = true;
-        CHECK(refusal(spread, gpu) == "distributed");
+        CHECK(refusal(spread, gpu).empty());
+        for (Operation op : {Operation::Potrf, Operation::Potrs, Operation::Getrf, Operation::Getrs,
+                             Operation::Gesv}) {
+            spread.op = op;
+            CHECK(refusal(spread, gpu).empty());
+        }
         Request lu = r;
         lu.op = Operation::Gesv;
         lu.options.variant = Variant::parse("noprio");

@@ -1,0 +1,424 @@
+// Distributed complex Cholesky and LU (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks (mpi.complex.np2,
+// mpi.complex.np4; grids 1x2 and 2x1, 2x2, and 4x1 for getrf's pivots), in c and z: potrf's scaled residual
+// ||A - L L^H||_F / (||A||_F n eps), getrf's ||P A - L U||_F / (||A||_F n eps) and the solves' ||A X - B||_F /
+// (||A||_F ||X||_F n eps) (potrs, posv, getrs, gesv, blocking and async) < 60 on fresh random matrices at orders 1,
+// below the tile size and not a multiple of it; getrf's pivots equal to the same factorization in one process (and to
+// LAPACK's) on a matrix whose pivots lead by a wide margin, so that no near tie can order them differently; a matrix
+// that is not positive definite and a singular one report LAPACK's info on every rank; bad grids and data on another
+// grid are refused naming the argument. Every rank runs every test case in the same order (the operations are
+// collective).
+//
+// The set-up (shared seeds, grid names, main's body) is a minimal copy of what tests/mpi_support.hpp gives the other
+// MPI binaries, kept here so that this binary does not depend on that header's shape.
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+
+#include <complex>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "starfact/cholesky_complex.hpp"
+#include "starfact/lu_complex.hpp"
+#include "tests/catch_session.hpp"
+#include "tests/complex_matrices.hpp"
+#include "tests/hermitian_matrices.hpp"
+#include "tests/lu_complex_checks.hpp"
+#include "tests/seeds.hpp"
+#include "tests/support.hpp"
+
+namespace {
+std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
+}
+
+starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
+
+using namespace starfact::test::prelude;
+using starfact::test::complex_letter;
+using starfact::test::getrf_residual;
+using starfact::test::hermitian_factor_residual;
+using starfact::test::hpd_matrix;
+using starfact::test::lapack_getrf;
+using starfact::test::permuted_dominant;
+using starfact::test::random_block;
+using starfact::test::solve_residual;
+
+namespace {
+
+/// The next seed, the same on every rank (rank 0's).
+uint64_t shared_seed() {
+    uint64_t seed = fresh_seed();
+    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    return seed;
+}
+
+/// Every rank's value of x, in rank order.
+std::vector<int> gather_all(int x) {
+    std::vector<int> all(static_cast<size_t>(runtime().mpi_size()));
+    MPI_Allgather(&x, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    return all;
+}
+
+/// Whether every rank holds the same ipiv.
+bool same_on_every_rank(const std::vector<int64_t>& ipiv) {
+    int differs = 0;
+    for (int64_t mine : ipiv) {
+        int64_t lowest = 0, highest = 0;
+        MPI_Allreduce(&mine, &lowest, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &highest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        differs |= lowest != highest;
+    }
+    return differs == 0;
+}
+
+std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
+
+/// The grids a case runs on: the default (most square: 1x2 on two ranks, 2x2 on four) and, on two ranks, 2x1 (every
+/// tile column over every rank: the LU's panel and interchanges cross ranks). Four ranks add 4x1 to getrf's pivots
+/// only (their time on a small machine: the ranks share its cores).
+std::vector<Grid> grids() {
+    const int r = runtime().mpi_size();
+    std::vector<Grid> out{Grid::square(r)};
+    if (r == 2) out.push_back(Grid{r, 1});
+    return out;
+}
+
+Options cpu_only() {
+    Options opts;
+    opts.mapping = Mapping::CpuOnly;
+    return opts;
+}
+
+/// potrf on a distributed copy of a fresh Hermitian positive definite A (lower_only: only the lower tiles stored),
+/// posv with a second copy, potrs with the first factor (async: potrf and potrs submitted into one Sequence).
+template <typename C>
+void check_cholesky(int64_t n, int64_t nb, const Grid& grid, bool lower_only, bool async_form) {
+    const uint64_t seed = shared_seed();
+    std::mt19937_64 g(seed);
+    const int64_t nrhs = n % 2 == 0 ? 1 : 3;
+    INFO("n=" << n << " nb=" << nb << " nrhs=" << nrhs << " grid=" << grid_name(grid) << " lower_only=" << lower_only
+              << " async=" << async_form << " seed=" << seed << " prec=" << complex_letter<C>());
+    const std::vector<C> A = hpd_matrix<C>(n, g);
+    const std::vector<C> B = random_block<C>(n, nrhs, g);
+    TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{grid, lower_only});
+    REQUIRE(a.distributed());
+    a.import(A.data(), n);
+    TileMatrix<C> b(runtime(), n, nrhs, nb, Residency::Host, TileLayout{grid, false});
+    b.import(B.data(), n);
+    std::vector<C> X(B.size());
+    if (async_form) {
+        Sequence seq(runtime());
+        const int op = async::potrf(a, seq, cpu_only());
+        async::potrs(a, b, seq, cpu_only());
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+    } else {
+        REQUIRE(potrf(a, cpu_only()) == 0);
+        potrs(a, b, cpu_only());
+    }
+    std::vector<C> F(A.size(), C(0));
+    a.export_to(F.data(), n);
+    const double factor = hermitian_factor_residual(A, F, n);
+    b.export_to(X.data(), n);
+    const double solve = solve_residual(A, X, B, n, nrhs);
+    INFO("potrf residual=" << factor << " potrs residual=" << solve);
+    CHECK(factor < kResidualLimit);
+    CHECK(solve < kResidualLimit);
+
+    TileMatrix<C> s(runtime(), n, nb, Residency::Host, TileLayout{grid, lower_only});
+    TileMatrix<C> b2(runtime(), n, nrhs, nb, Residency::Host, TileLayout{grid, false});
+    s.import(A.data(), n);
+    b2.import(B.data(), n);
+    if (async_form) {
+        Sequence seq(runtime());
+        const int op = async::posv(s, b2, seq, cpu_only());
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+    } else {
+        REQUIRE(posv(s, b2, cpu_only()) == 0);
+    }
+    b2.export_to(X.data(), n);
+    const double posv = solve_residual(A, X, B, n, nrhs);
+    INFO("posv residual=" << posv);
+    CHECK(posv < kResidualLimit);
+}
+
+/// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots.
+template <typename C>
+std::vector<int64_t> local_pivots(const std::vector<C>& A, int64_t n, int64_t nb) {
+    TileMatrix<C> local(runtime(), n, nb);
+    local.import(A.data(), n);
+    Pivots piv(local);
+    REQUIRE(getrf(local, piv, cpu_only()) == 0);
+    return piv.ipiv();
+}
+
+/// getrf of a distributed copy of A: its residual; with `compare_pivots`, its pivots against one process's and
+/// LAPACK's (A's pivots must not depend on rounding: permuted_dominant).
+template <typename C>
+void check_getrf(const std::vector<C>& A, int64_t n, int64_t nb, const Grid& grid, bool compare_pivots) {
+    TileMatrix<C> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    REQUIRE(tiles.distributed());
+    tiles.import(A.data(), n);
+    Pivots piv(tiles);
+    CHECK(piv.distributed());
+    CHECK(getrf(tiles, piv, cpu_only()) == 0);
+    std::vector<C> LU(A);
+    tiles.export_to(LU.data(), n);
+    const std::vector<int64_t> ipiv = piv.ipiv();
+    const double res = getrf_residual(A, LU, ipiv, n);
+    INFO("getrf residual=" << res);
+    CHECK(res < kResidualLimit);
+    CHECK(same_on_every_rank(ipiv));
+    if (!compare_pivots) return;
+    CHECK(ipiv == local_pivots(A, n, nb));
+    const auto [info, lapack] = lapack_getrf(A, n);
+    CHECK(info == 0);
+    CHECK(ipiv == lapack);
+}
+
+/// getrs after getrf, and gesv (blocking or async), on distributed copies of a fresh random A.
+template <typename C>
+void check_lu_solves(int64_t n, int64_t nrhs, int64_t nb, const Grid& grid, bool async_form) {
+    const uint64_t seed = shared_seed();
+    std::mt19937_64 g(seed);
+    INFO("n=" << n << " nrhs=" << nrhs << " nb=" << nb << " grid=" << grid_name(grid) << " async=" << async_form
+              << " seed=" << seed << " prec=" << complex_letter<C>());
+    const std::vector<C> A = random_block<C>(n, n, g);
+    const std::vector<C> B = random_block<C>(n, nrhs, g);
+    const TileLayout layout{grid, false};
+    std::vector<C> X(B.size());
+    {
+        TileMatrix<C> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
+        a.import(A.data(), n);
+        b.import(B.data(), n);
+        Pivots piv(a);
+        if (async_form) {
+            Sequence seq(runtime());
+            const int op = async::getrf(a, piv, seq, cpu_only());
+            async::getrs(a, piv, b, seq, cpu_only());
+            CHECK(seq.wait() == 0);
+            CHECK(seq.info(op) == 0);
+        } else {
+            REQUIRE(getrf(a, piv, cpu_only()) == 0);
+            getrs(a, piv, b, cpu_only());
+        }
+        b.export_to(X.data(), n);
+        const double res = solve_residual(A, X, B, n, nrhs);
+        INFO("getrs residual=" << res);
+        CHECK(res < kResidualLimit);
+    }
+    TileMatrix<C> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
+    a.import(A.data(), n);
+    b.import(B.data(), n);
+    Pivots piv(a);
+    if (async_form) {
+        Sequence seq(runtime());
+        const int op = async::gesv(a, piv, b, seq, cpu_only());
+        CHECK(seq.wait() == 0);
+        CHECK(seq.info(op) == 0);
+    } else {
+        REQUIRE(gesv(a, piv, b, cpu_only()) == 0);
+    }
+    b.export_to(X.data(), n);
+    const double res = solve_residual(A, X, B, n, nrhs);
+    INFO("gesv residual=" << res);
+    CHECK(res < kResidualLimit);
+}
+
+std::string argument_of(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const InvalidArgument& e) {
+        return e.argument();
+    }
+    return "(no exception)";
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("distributed complex potrf, potrs and posv: scaled residuals < 60", "[mpi][complex][cholesky]",
+                   std::complex<float>, std::complex<double>) {
+    const int64_t nb = 32;
+    for (const Grid& grid : grids())
+        for (int64_t n : {int64_t(1), nb - 5, 3 * nb + 7}) check_cholesky<TestType>(n, nb, grid, false, false);
+    const Grid square = Grid::square(runtime().mpi_size());
+    check_cholesky<TestType>(2 * nb + 9, nb, square, true, false);  // only the lower tiles stored
+    check_cholesky<TestType>(2 * nb + 3, nb, square, false, true);  // async, one Sequence
+}
+
+TEMPLATE_TEST_CASE("distributed complex potrf of a matrix that is not positive definite: its info on every rank",
+                   "[mpi][complex][cholesky][info]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t n = 103, nb = 32;
+    for (const Grid& grid : grids())
+        // The leading minor of order bad + 1 is the first one not positive definite: info = bad + 1, found by the
+        // potrf task of whichever rank owns that diagonal tile.
+        for (int64_t bad : {int64_t(0), nb + 9, 2 * nb + 2, n - 1}) {
+            if (grid != Grid::square(runtime().mpi_size()) && bad != nb + 9) continue;  // the other grids: one
+            const uint64_t seed = shared_seed();
+            std::mt19937_64 g(seed);
+            std::vector<C> A = hpd_matrix<C>(n, g);
+            A[static_cast<size_t>(bad + bad * n)] = C(-1);
+            INFO("grid " << grid_name(grid) << ", negative diagonal entry " << bad << ", on rank "
+                         << grid.owner(bad / nb, bad / nb) << ", seed " << seed << ", prec " << complex_letter<C>());
+            TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            a.import(A.data(), n);
+            const int info = potrf(a, cpu_only());
+            CHECK(info == bad + 1);
+            for (int i : gather_all(info)) CHECK(i == info);
+            if (bad != nb + 9) continue;
+            // posv stops after the factorization, with the same info everywhere, and leaves B as it was.
+            TileMatrix<C> s(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+            s.import(A.data(), n);
+            const std::vector<C> B = random_block<C>(n, 2, g);
+            b.import(B.data(), n);
+            const int posv_info = posv(s, b, cpu_only());
+            CHECK(posv_info == bad + 1);
+            for (int i : gather_all(posv_info)) CHECK(i == posv_info);
+            std::vector<C> X(B.size());
+            b.export_to(X.data(), n);
+            CHECK(X == B);
+        }
+}
+
+TEMPLATE_TEST_CASE("distributed complex getrf: scaled residual < 60, pivots as in one process", "[mpi][complex][lu]",
+                   std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t nb = 16;
+    for (const Grid& grid : grids())
+        for (int64_t n : {int64_t(1), nb - 3, 3 * nb + 5}) {
+            const uint64_t seed = shared_seed();
+            std::mt19937_64 g(seed);
+            INFO("n=" << n << " nb=" << nb << " grid=" << grid_name(grid) << " seed=" << seed
+                      << " prec=" << complex_letter<C>());
+            // Pivots: a permuted dominant matrix, each step's pivot ahead of the others by a wide margin.
+            const std::vector<C> D = permuted_dominant<C>(n, g);
+            check_getrf(D, n, nb, grid, true);
+            // Residual: a random matrix, whose pivoting is as the data has it.
+            const std::vector<C> A = random_block<C>(n, n, g);
+            check_getrf(A, n, nb, grid, false);
+        }
+    const int r = runtime().mpi_size();
+    if (r > 2) {  // every tile column over the r ranks
+        const uint64_t seed = shared_seed();
+        std::mt19937_64 g(seed);
+        const int64_t n = 4 * nb + 5;
+        INFO("n=" << n << " nb=" << nb << " grid=" << r << "x1 seed=" << seed << " prec=" << complex_letter<C>());
+        check_getrf(permuted_dominant<C>(n, g), n, nb, Grid{r, 1}, true);
+    }
+}
+
+TEMPLATE_TEST_CASE("distributed complex getrs and gesv: solve residuals < 60", "[mpi][complex][lu]",
+                   std::complex<float>, std::complex<double>) {
+    const int64_t nb = 32;
+    for (const Grid& grid : grids()) {
+        check_lu_solves<TestType>(nb - 5, 1, nb, grid, false);
+        check_lu_solves<TestType>(3 * nb + 3, nb + 7, nb, grid, false);
+    }
+    check_lu_solves<TestType>(2 * nb + 1, 3, nb, Grid::square(runtime().mpi_size()), true);
+}
+
+TEMPLATE_TEST_CASE("distributed complex getrf of a singular matrix: LAPACK's info on every rank",
+                   "[mpi][complex][lu][info]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    const int64_t n = 103, nb = 32;
+    for (const Grid& grid : grids())
+        // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins.
+        for (int64_t bad : {int64_t(4), nb + 9, 2 * nb + 2, n - 1}) {
+            if (grid != Grid::square(runtime().mpi_size()) && bad != nb + 9) continue;  // the other grids: one
+            const uint64_t seed = shared_seed();
+            std::mt19937_64 g(seed);
+            std::vector<C> A = random_block<C>(n, n, g);
+            for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + bad * n)] = C(0);
+            const int expected = lapack_getrf(A, n).first;
+            INFO("grid " << grid_name(grid) << ", zero column " << bad << ", LAPACK info " << expected << ", seed "
+                         << seed << ", prec " << complex_letter<C>());
+            REQUIRE(expected == bad + 1);
+            TileMatrix<C> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            tiles.import(A.data(), n);
+            Pivots piv(tiles);
+            const int info = getrf(tiles, piv, cpu_only());
+            CHECK(info == expected);
+            for (int i : gather_all(info)) CHECK(i == info);
+            if (bad != nb + 9) continue;
+            // gesv stops after the factorization, with the same info everywhere.
+            TileMatrix<C> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+            again.import(A.data(), n);
+            const std::vector<C> B = random_block<C>(n, 2, g);
+            b.import(B.data(), n);
+            Pivots piv2(again);
+            const int gesv_info = gesv(again, piv2, b, cpu_only());
+            CHECK(gesv_info == expected);
+            for (int i : gather_all(gesv_info)) CHECK(i == gesv_info);
+        }
+}
+
+TEST_CASE("distributed complex: bad grids and data on another grid are refused, naming the argument",
+          "[mpi][complex][errors]") {
+    using C = std::complex<double>;
+    const int r = runtime().mpi_size();
+    const int64_t n = 100, nb = 32;
+    for (const Grid& g : {Grid{r + 1, 1}, Grid{1, 2 * r}, Grid{0, r}}) {
+        INFO("grid " << grid_name(g));
+        CHECK(argument_of([&] { TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{g, false}); }) ==
+              "layout");
+        CHECK(argument_of([&] { Pivots piv(runtime(), n, nb, g); }) == "grid");
+    }
+    const Grid grid = Grid::square(r);
+    const Grid other = Grid{r, 1} != grid ? Grid{r, 1} : Grid{1, r};
+    std::mt19937_64 gen(shared_seed());
+    const std::vector<C> A = hpd_matrix<C>(n, gen);
+    TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    a.import(A.data(), n);
+    // Right-hand sides over another grid.
+    REQUIRE(potrf(a, cpu_only()) == 0);
+    TileMatrix<C> b(runtime(), n, 3, nb, Residency::Host, TileLayout{other, false});
+    CHECK(argument_of([&] { potrs(a, b, cpu_only()); }) == "B");
+    // Pivots of this process alone, or of another grid, for a distributed A; a lower_only A has no U.
+    TileMatrix<C> g2(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+    g2.import(A.data(), n);
+    Pivots local(runtime(), n, nb);
+    CHECK(argument_of([&] { getrf(g2, local, cpu_only()); }) == "piv");
+    Pivots elsewhere(runtime(), n, nb, other);
+    CHECK(argument_of([&] { getrf(g2, elsewhere, cpu_only()); }) == "piv");
+    TileMatrix<C> lower(runtime(), n, nb, Residency::Host, TileLayout{grid, true});
+    Pivots lower_piv(lower);
+    CHECK(argument_of([&] { getrf(lower, lower_piv, cpu_only()); }) == "A");
+    Pivots piv(g2);
+    REQUIRE(getrf(g2, piv, cpu_only()) == 0);
+    CHECK(argument_of([&] { getrs(g2, piv, b, cpu_only()); }) == "B");
+    // What the complex factorizations refuse on one process they refuse distributed (the plan's complex rows).
+    Options left = cpu_only();
+    left.variant = Variant::parse("left");
+    CHECK(argument_of([&] { potrf(a, left); }) == "variant");
+}
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    // A Runtime over every rank (CPU workers only), the Catch session, then the worst status of every rank, so that a
+    // failure on one rank fails them all.
+    int rc = 0;
+    {
+        RuntimeConfig cfg;
+        cfg.ncuda = 0;
+        cfg.mpi = true;
+        g_runtime = std::make_unique<Runtime>(cfg);
+        if (g_runtime->mpi_rank() == 0) {
+            starfact::test::print_seed_banner();
+            std::printf("%s\n", g_runtime->describe().c_str());
+        }
+        rc = starfact::test::run_catch_session(argc, argv);
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        g_runtime.reset();
+    }
+    MPI_Finalize();
+    return rc;
+}

@@ -4,6 +4,15 @@
 // worker's workspace and the info merged on the device; cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The
 // LU's panel and interchanges are the real LU's codelets (codelets/getrf_panel.cpp, codelets/laswp.cpp). Performance
 // models starfact_<c|z><name>_tile.
+//
+// The mixed-precision Hermitian solve's complex<float> factor (algorithms/mixed_complex_ops.cpp) submits them with
+// TaskOptions::compute 1 (Precision::Tf32): its own codelets (models starfact_c<name>_tf32_tile) whose CUDA gemm and
+// herk run cublasGemmEx on CUDA_C_32F with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores; the herk as a gemm over the
+// whole diagonal tile, whose strictly upper part then holds A A^H's, never read), and whose panel trsm (Right, Lower,
+// ConjTrans) recurses into those gemms (kernels/trsm_recursive.hpp). TF32 rather than cublasCgemm3m: 3M saves a
+// quarter of the float flops on the FP32 units, while TF32 tensor cores run several times the FP32 rate, and the
+// refinement to complex<double> accuracy absorbs TF32's rounding (and would 3M's weaker componentwise bound alike).
+// CPU workers compute in complex<float>.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
@@ -12,6 +21,7 @@
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
+#include "kernels/trsm_recursive.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -38,6 +48,7 @@ struct ComplexArgs {
     Uplo uplo = Uplo::Lower;  // trsm: the triangle of L
     Diag diag = Diag::NonUnit;
     CudaContexts* cuda = nullptr;  // per-worker streams, cuSOLVER handles and workspaces (set by insert)
+    int compute = 0;  // TaskOptions::compute: 1 (TF32 tensor cores) for complex<float> tiles on CUDA workers
 };
 
 template <typename T>
@@ -106,8 +117,13 @@ void complex_trsm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
     gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1),
-                                       data<T>(L), L.ld, data<T>(B), B.ld);
+    // The Cholesky's panel on tensor cores: recursive halving into TF32 gemms
+    const bool panel = is_single_v<T> && a->compute != 0 && a->side == Side::Right && a->uplo == Uplo::Lower &&
+                       a->a == Op::ConjTrans && a->diag == Diag::NonUnit && B.cols > gpu::kTrsmRecursiveBase;
+    const cublasStatus_t s =
+        panel ? gpu::trsm_right_lower_trans(ws.cublas, a->compute, B.rows, B.cols, data<T>(L), L.ld, data<T>(B), B.ld)
+              : gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1), data<T>(L), L.ld,
+                          data<T>(B), B.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
@@ -116,8 +132,17 @@ void complex_herk_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
     gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::herk(ws.cublas, Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A),
-                                       A.ld, real_t<T>(1), data<T>(C), C.ld);
+    cublasStatus_t s;
+    if constexpr (is_single_v<T>) {
+        if (a->compute != 0) {  // a gemm over the whole tile on tensor cores (cuBLAS has no tensor-core herk)
+            s = gpu::gemm_fast(ws.cublas, a->compute, Op::NoTrans, Op::ConjTrans, C.rows, C.cols, A.cols, T(-1),
+                               data<T>(A), A.ld, data<T>(A), A.ld, T(1), data<T>(C), C.ld);
+            if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+            return;
+        }
+    }
+    s = gpu::herk(ws.cublas, Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A), A.ld, real_t<T>(1),
+                  data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
@@ -127,8 +152,17 @@ void complex_gemm_cuda(void* buffers[], void* cl_arg) {
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     gpu::WorkerStream ws(a->cuda, false);
-    const cublasStatus_t s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B),
-                                       B.ld, T(1), data<T>(C), C.ld);
+    cublasStatus_t s;
+    if constexpr (is_single_v<T>) {
+        if (a->compute != 0) {
+            s = gpu::gemm_fast(ws.cublas, a->compute, a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld,
+                               data<T>(B), B.ld, T(1), data<T>(C), C.ld);
+            if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+            return;
+        }
+    }
+    s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B), B.ld, T(1),
+                  data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
@@ -156,6 +190,29 @@ void define_complex_gemm(Kernel& k) {
                   complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 
+// The complex<float> codelets in TF32 (TaskOptions::compute 1): their own models (the tensor cores' timings).
+template <typename T>
+void define_complex_trsm_tf32(Kernel& k) {
+    define_kernel(k, "trsm", "starfact_ctrsm_tf32_tile", complex_trsm_cpu<T>, STARFACT_CUDA_IMPL(complex_trsm_cuda<T>),
+                  {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_herk_tf32(Kernel& k) {
+    define_kernel(k, "herk", "starfact_cherk_tf32_tile", complex_herk_cpu<T>, STARFACT_CUDA_IMPL(complex_herk_cuda<T>),
+                  {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_gemm_tf32(Kernel& k) {
+    define_kernel(k, "gemm", "starfact_cgemm_tf32_tile", complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>),
+                  {STARPU_R, STARPU_R, STARPU_RW});
+}
+
+/// Whether a task on T tiles takes the tensor-core codelets: complex<float> with TaskOptions::compute set.
+template <typename T>
+bool fast_tiles(const TaskOptions& o) {
+    return is_single_v<T> && o.compute != 0;
+}
+
 /// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts), submitted with o.
 void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
             ComplexArgs args, double flops, const char* what) {
@@ -164,6 +221,7 @@ void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer
     int i = 0;
     for (starpu_data_handle_t h : handles) t->handles[i++] = h;
     args.cuda = cuda_contexts(rt);
+    args.compute = o.compute;
     t->cl_arg = pack(args);
     t->cl_arg_size = sizeof(ComplexArgs);
     t->cl_arg_free = 1;
@@ -186,20 +244,23 @@ template <typename T>
 void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
                          starpu_data_handle_t L, starpu_data_handle_t B) {
     const double m = tile_rows(B), n = tile_cols(B);
-    insert(rt, kernel<define_complex_trsm<T>>(rt), o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
+    Kernel& k = fast_tiles<T>(o) ? kernel<define_complex_trsm_tf32<T>>(rt) : kernel<define_complex_trsm<T>>(rt);
+    insert(rt, k, o, {L, B}, ComplexArgs{side, op, Op::NoTrans, 0, uplo, diag},
            4.0 * m * n * (side == Side::Left ? m : n), "trsm");
 }
 template <typename T>
 void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C) {
     const double n = tile_rows(C), k = tile_cols(A);
-    insert(rt, kernel<define_complex_herk<T>>(rt), o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
+    Kernel& kk = fast_tiles<T>(o) ? kernel<define_complex_herk_tf32<T>>(rt) : kernel<define_complex_herk<T>>(rt);
+    insert(rt, kk, o, {A, C}, ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, 0},
            4.0 * n * n * k, "herk");
 }
 template <typename T>
 void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
                          starpu_data_handle_t B, starpu_data_handle_t C) {
     const double m = tile_rows(C), n = tile_cols(C), k = a == Op::NoTrans ? tile_cols(A) : tile_rows(A);
-    insert(rt, kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k,
+    Kernel& kk = fast_tiles<T>(o) ? kernel<define_complex_gemm_tf32<T>>(rt) : kernel<define_complex_gemm<T>>(rt);
+    insert(rt, kk, o, {A, B, C}, ComplexArgs{Side::Left, a, b, 0}, 8.0 * m * n * k,
            "gemm");
 }
 

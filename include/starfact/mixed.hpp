@@ -18,6 +18,13 @@ constexpr bool refines_double(Precision factor) {
     return factor != Precision::Native && factor != Precision::Fp64;
 }
 
+/// Whether a complex<double> solve with this factor precision takes the refined path: Fp32 or Tf32, a complex<float>
+/// factor (on CUDA workers Tf32 runs the trailing updates on tensor cores). The other lower precisions are refused
+/// for complex matrices (naming the factor); Native and Auto are the complex<double> factorization.
+constexpr bool refines_complex_double(Precision factor) {
+    return factor == Precision::Fp32 || factor == Precision::Tf32;
+}
+
 /// Stopping rules of the refinement.
 struct Refinement {
     /// Classical refinement steps (x += M^-1 (b - A x), the correction through the low-precision factor M) before

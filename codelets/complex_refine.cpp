@@ -10,6 +10,7 @@
 //                     Out_0..Out_{mt-1} (RW), then F's lower tiles column by column (R)
 //   residual          buffers: R_0..R_{mt-1} (W), [B0_0..B0_{mt-1} (R)], X_0..X_{mt-1} (R), then A's lower tiles
 //                     column by column (R)
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <vector>
@@ -148,7 +149,7 @@ void residual_cpu(void* b[], void* cl_arg) {
         for (int c = 0; c < r.n; ++c) {
             Z* col = r.p + static_cast<int64_t>(c) * r.ld;
             if (a.has_b) std::memcpy(col, t.b0[i].p + static_cast<int64_t>(c) * t.b0[i].ld, sizeof(Z) * r.m);
-            else std::memset(col, 0, sizeof(Z) * r.m);
+            else std::fill(col, col + r.m, Z(0));
         }
     }
     for (int k = 0; k < t.mt; ++k)

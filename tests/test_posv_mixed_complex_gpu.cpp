@@ -133,3 +133,23 @@ TEST_CASE("mixed-precision complex posv on CUDA workers: singular in complex<flo
     CHECK(report.path != SolveReport::Path::Failed);
     CHECK(solve_residual(A, X, B, n, 1) < kResidualLimit);
 }
+
+TEST_CASE("mixed-precision complex posv on CUDA workers: condition 1e7 in tf32, GMRES or the fall-back",
+          "[gpu][mixed][complex]") {
+    std::mt19937_64 g(fresh_seed());
+    const int64_t n = 600, nb = 256;  // kappa u_tf32 = 5e3: no classical refinement from a TF32 factor
+    const std::vector<Z> A = hpd_conditioned(n, n, 1e7, g);
+    const std::vector<Z> B = random_block<Z>(n, 2, g);
+    std::vector<Z> F = A, X = B;
+    Options opts;
+    opts.mapping = Mapping::GpuOnly;
+    opts.factor = Precision::Tf32;
+    Refinement refine;
+    refine.always_low = true;
+    SolveReport report;
+    REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
+    INFO("path=" << to_string(report.path) << " reason=" << report.reason << " gmres=" << report.gmres_iterations);
+    CHECK((report.path == SolveReport::Path::Gmres || report.path == SolveReport::Path::Fallback));
+    CHECK(solve_residual(A, X, B, n, 2) < kResidualLimit);
+    if (report.path == SolveReport::Path::Gmres) CHECK(backward_error(A, n, X, n, B, n, n, 2) <= 2 * report.tolerance);
+}

@@ -16,6 +16,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/mixed_tiles.hpp"
+#include "codelets/breakdown.hpp"
 #include "codelets/complex_codelets.hpp"
 #include "codelets/complex_refine_codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
@@ -33,6 +34,8 @@ ComplexMixedOps::ComplexMixedOps(TileMatrix<Z>& A, TileMatrix<Z>& B, const Optio
       s_(A.runtime(), A.n(), 1, A.nb(), vector_residency(A.runtime(), opts.mapping)) {}
 
 ComplexMixedOps::~ComplexMixedOps() = default;
+
+int64_t ComplexMixedOps::skipped_tasks() const { return watch_ ? watch_->skipped_tasks() : 0; }
 
 std::string ComplexMixedOps::unusable() const {
     if (!diagonal_positive_) return "A has a diagonal entry whose real part is not positive and finite";
@@ -73,6 +76,10 @@ int ComplexMixedOps::submit_low_potrf(Sequence& seq) {
     starpu_data_handle_t info = nullptr;
     const int op = o.sequence->add_operation(&info);
     const int64_t mt = F.mt();
+    // F is discarded when its factorization breaks down: the watch stops the rest of its graph there
+    if (!watch_ && breakdown_stop()) watch_ = std::make_unique<BreakdownWatch>(rt, mt);
+    if (watch_) watch_->reset();
+    o.watch = watch_.get();
     for (int64_t k = 0; k < mt; ++k) {
         o.priority = static_cast<int>(2 * (mt - k));  // the panel first
         insert_complex_potrf<C>(rt, o, F.tile(k, k), info, k * F.nb());

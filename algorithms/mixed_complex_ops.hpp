@@ -4,9 +4,9 @@
 // with F. The refinement that iterates with them is the one driver of algorithms/refine_ops.hpp, as for the real SPD
 // solve (MixedOps, algorithms/mixed_ops.hpp); its products and solves are whole-matrix tasks everywhere
 // (codelets/complex_refine.cpp), and the factorization is the complex tile Cholesky's graph over codelets that take
-// TF32 tensor cores for Tf32 (codelets/complex_tiles.cpp). Not here: the early stop of a factorization that breaks
-// down (each runs to its end), per-tile arithmetic (Refinement::tile_tolerance is refused for complex matrices) and
-// the ladder (Auto is the complex<double> factorization).
+// TF32 tensor cores for Tf32 (codelets/complex_tiles.cpp), stopped at its breakdown as the real one is
+// (codelets/breakdown.hpp). Not here: per-tile arithmetic (Refinement::tile_tolerance is refused for complex matrices)
+// and the ladder (Auto is the complex<double> factorization).
 #pragma once
 #include <complex>
 #include <memory>
@@ -19,6 +19,8 @@
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
+
+class BreakdownWatch;
 
 class ComplexMixedOps final : public RefineOps<std::complex<double>> {
 public:
@@ -40,6 +42,7 @@ public:
     const char* factorization_name() const override { return "factorization"; }
     /// A diagonal entry whose real part is not positive and finite.
     std::string unusable() const override;
+    int64_t skipped_tasks() const override;
     /// factor() in two halves (the submit form): the graph submitted into seq (returns potrf(F)'s operation), then,
     /// after seq.wait(), d and ||A|| gathered and potrf(F)'s info returned.
     int submit_factor(Sequence& seq, double shift);
@@ -56,6 +59,7 @@ private:
     std::unique_ptr<TileMatrix<C>> F_;
     TileMatrix<double> d2_, s_;  // the scaling, each entry twice (2n x 1, tiles of 2 nb); the row sums of |A| (n x 1)
     bool diagonal_positive_ = true;
+    std::unique_ptr<BreakdownWatch> watch_;  // stops each factorization of F at its breakdown
 };
 
 }  // namespace starfact::detail

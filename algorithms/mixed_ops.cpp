@@ -127,12 +127,10 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
         }
 }
 
-namespace {
 bool breakdown_stop() {
     const char* env = std::getenv("STARFACT_BREAKDOWN_STOP");
     return !(env && std::string(env) == "off");
 }
-}  // namespace
 
 int MixedOps::factor(double shift) {
     Sequence seq(A_.runtime());

@@ -57,6 +57,10 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
 /// each GPU works on the tiles it holds.
 bool whole_matrix_refinement(const Runtime& rt, Mapping mapping);
 
+/// Whether a low-precision factorization stops at its breakdown (codelets/breakdown.hpp): yes, unless
+/// STARFACT_BREAKDOWN_STOP=off (every factorization to its end, for comparisons).
+bool breakdown_stop();
+
 /// o for a task of the refinement that works on the solve's own tiles: on the GPUs when GPUs work on the solve (the
 /// tiles are there, and a CPU worker would take a whole-matrix task's time).
 TaskOptions on_solve_memory(const Runtime& rt, TaskOptions o);

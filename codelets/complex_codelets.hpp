@@ -11,6 +11,8 @@
 namespace starfact::detail {
 
 /// A := L with A = L L^H (the tile's lower triangle); on failure *info (if 0) := offset + the tile's LAPACK info.
+/// With o.watch (the mixed-precision solve's factor), a failure is reported there, and this and the trsm, herk and
+/// gemm tasks of that factorization return without computing once one was (codelets/breakdown.hpp).
 ///   buffers: 0 = A (RW), 1 = info (RW, one int)
 template <typename T>
 void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,

@@ -12,11 +12,14 @@
 // ConjTrans) recurses into those gemms (kernels/trsm_recursive.hpp). TF32 rather than cublasCgemm3m: 3M saves a
 // quarter of the float flops on the FP32 units, while TF32 tensor cores run several times the FP32 rate, and the
 // refinement to complex<double> accuracy absorbs TF32's rounding (and would 3M's weaker componentwise bound alike).
-// CPU workers compute in complex<float>.
+// CPU workers compute in complex<float>. That factorization also carries a BreakdownWatch (TaskOptions::watch,
+// codelets/breakdown.hpp): its diagonal tiles report a breakdown as soon as they see it, and its tasks return without
+// computing from then on.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
 
+#include "codelets/breakdown.hpp"
 #include "codelets/complex_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -49,6 +52,8 @@ struct ComplexArgs {
     Diag diag = Diag::NonUnit;
     CudaContexts* cuda = nullptr;  // per-worker streams, cuSOLVER handles and workspaces (set by insert)
     int compute = 0;  // TaskOptions::compute: 1 (TF32 tensor cores) for complex<float> tiles on CUDA workers
+    BreakdownWatch* watch = nullptr;  // TaskOptions::watch: a breakdown reported there; nothing done after one
+    int slot = -1;                    // potrf: the watch's slot for this tile's info (CUDA), -1 without
 };
 
 template <typename T>
@@ -56,6 +61,7 @@ void complex_potrf_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (skip_after_breakdown(a->watch)) return;
     T* L = data<T>(A);
     int local = cpu::potrf(A.rows, L, A.ld);
     // A NaN on the diagonal passes LAPACK's test (NaN <= 0 is false): check what was computed, as the real potrf does.
@@ -68,17 +74,20 @@ void complex_potrf_cpu(void* buffers[], void* cl_arg) {
         }
     }
     if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
+    if (a->watch) a->watch->report(*info);
 }
 
 template <typename T>
 void complex_trsm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
     cpu::trsm(a->side, a->uplo, a->a, a->diag, B.rows, B.cols, T(1), data<T>(L), L.ld, data<T>(B), B.ld);
 }
 
 template <typename T>
-void complex_herk_cpu(void* buffers[], void*) {
+void complex_herk_cpu(void* buffers[], void* cl_arg) {
+    if (skip_after_breakdown(static_cast<const ComplexArgs*>(cl_arg)->watch)) return;
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
     cpu::herk(Uplo::Lower, Op::NoTrans, C.rows, A.cols, real_t<T>(-1), data<T>(A), A.ld, real_t<T>(1), data<T>(C),
               C.ld);
@@ -87,6 +96,7 @@ void complex_herk_cpu(void* buffers[], void*) {
 template <typename T>
 void complex_gemm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     cpu::gemm(a->a, a->b, C.rows, C.cols, k, T(-1), data<T>(A), A.ld, data<T>(B), B.ld, T(1), data<T>(C), C.ld);
@@ -100,6 +110,7 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (skip_after_breakdown(a->watch)) return;
     CudaWorkerContext& c = a->cuda->local();
     int lwork = 0;
     if (gpu::potrf_buffer_size(c.solver, A.rows, data<T>(A), A.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
@@ -110,11 +121,13 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
         CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<c|z>potrf failed");
     gpu::launch_potrf_info<T>(data<T>(A), A.rows, A.ld, c.dev_info, info, a->offset, c.stream);
+    if (a->watch) a->watch->watch_device_info(a->slot, info, c.stream);
 }
 
 template <typename T>
 void complex_trsm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
     gpu::WorkerStream ws(a->cuda, false);
     // The Cholesky's panel on tensor cores: recursive halving into TF32 gemms
@@ -130,6 +143,7 @@ void complex_trsm_cuda(void* buffers[], void* cl_arg) {
 template <typename T>
 void complex_herk_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
     gpu::WorkerStream ws(a->cuda, false);
     cublasStatus_t s;
@@ -149,6 +163,7 @@ void complex_herk_cuda(void* buffers[], void* cl_arg) {
 template <typename T>
 void complex_gemm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     gpu::WorkerStream ws(a->cuda, false);
@@ -222,6 +237,7 @@ void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer
     for (starpu_data_handle_t h : handles) t->handles[i++] = h;
     args.cuda = cuda_contexts(rt);
     args.compute = o.compute;
+    args.watch = o.watch;
     t->cl_arg = pack(args);
     t->cl_arg_size = sizeof(ComplexArgs);
     t->cl_arg_free = 1;
@@ -237,8 +253,9 @@ void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_h
                           int64_t offset) {
     static_assert(is_complex_v<T>, "the complex Cholesky's codelets take complex tiles");
     const double n = tile_rows(A);
-    insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info},
-           ComplexArgs{Side::Left, Op::NoTrans, Op::NoTrans, offset}, 4.0 * n * n * n / 3.0, "potrf");
+    ComplexArgs args{Side::Left, Op::NoTrans, Op::NoTrans, offset};
+    args.slot = o.watch ? o.watch->take_slot() : -1;
+    insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info}, args, 4.0 * n * n * n / 3.0, "potrf");
 }
 template <typename T>
 void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,

@@ -11,7 +11,7 @@
 // product Re(u^H v), the Euclidean one of the interleaved real and imaginary parts): A and M^-1 are R-linear, so the
 // flexible GMRES is the same algorithm, and the same Krylov codelets (real coefficients; a tile of m complex rows read
 // as 2m real ones) and Hessenberg matrix on the host serve both. Its Krylov space over R lies in the complex one of the
-// same dimension, so it may need more iterations than complex GMRES would, never a different answer.
+// same dimension, so it may need more iterations than a complex GMRES would (each iteration costs the same).
 #pragma once
 #include <cstdint>
 #include <functional>

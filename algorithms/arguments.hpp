@@ -67,9 +67,27 @@ void require_pivots_shaped_for(const char* function, const Pivots& piv, const Ti
 
 /// The factor precisions an operation on T tiles takes: potrf on double only its own (Native, Fp64); potrf on float
 /// its own and the tensor-core arithmetics (Tf32, Bf16, Fp16); a solve (`solve`: posv, whose double form refines
-/// a lower-precision factor) on double any of them.
+/// a lower-precision factor) on double any of them. Complex: Native or Auto (their own precision), and a solve on
+/// complex<double> Fp32 or Tf32 (a complex<float> factor, refined).
 template <typename T>
 void require_factor_precision(const char* function, Precision p, bool solve) {
+    if constexpr (is_complex_v<T>) {
+        // complex: the matrix's own precision, or for a complex<double> solve a complex<float> factor (Fp32, Tf32)
+        if (p == Precision::Native || p == Precision::Auto) return;
+        if constexpr (is_double_v<T>) {
+            if (solve && refines_complex_double(p)) return;
+            throw InvalidArgument(function, "factor",
+                                  std::string("is ") + to_string(p) + ", but a complex<double> " +
+                                      (solve ? "solve factors natively or in complex<float> (fp32, or tf32 on tensor "
+                                               "cores; no other lower factor of complex matrices)"
+                                             : "factorization runs in its own precision (posv refines a complex<float> "
+                                               "factor)"));
+        } else {
+            throw InvalidArgument(function, "factor",
+                                  std::string("is ") + to_string(p) +
+                                      ", but a complex<float> matrix is factored in its own precision (native)");
+        }
+    }
     const bool is_double = is_double_v<T>;
     if (is_double && !solve && refines_double(p) && p != Precision::Auto)
         throw InvalidArgument(function, "factor",

@@ -22,7 +22,6 @@
 #include "algorithms/element_precision.hpp"
 #include "algorithms/qr_dag.hpp"
 #include "algorithms/qr_fallback.hpp"
-#include "codelets/complex_codelets.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
@@ -49,11 +48,7 @@ void submit_gels_solve(const TileMatrix<T>& A, TileMatrix<T>& B, SequenceState* 
             insert_qr_trsm<T>(rt, o, A.tile(k, k), B.tile(k, j));
             for (int64_t i = 0; i < k; ++i) {
                 o.name = names("gemm", i, j, k);
-                if constexpr (is_complex_v<T>)  // (the complex tiles' gemm codelet: C -= A B)
-                    insert_complex_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, A.tile(i, k), B.tile(k, j), B.tile(i, j));
-                else
-                    insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1),
-                                   B.tile(i, j));
+                insert_gemm<T>(rt, o, Op::NoTrans, Op::NoTrans, T(-1), A.tile(i, k), B.tile(k, j), T(1), B.tile(i, j));
             }
         }
 }

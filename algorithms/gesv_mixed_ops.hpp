@@ -13,7 +13,7 @@
 
 namespace starfact::detail {
 
-class LuRefineOps final : public RefineOps {
+class LuRefineOps final : public RefineOps<double> {
 public:
     /// A (n x n, read only), piv (shaped for A: it receives the float LU's interchanges) and B (its columns become
     /// the solution X) of one solve; opts.factor is the arithmetic of the float LU's trailing updates. `plan`: the

@@ -13,6 +13,7 @@
 // then X += Z y (y from the Hessenberg matrix, on the host) and, before the next cycle, the true residual.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "algorithms/mixed_ops.hpp"
@@ -78,7 +79,8 @@ struct Hessenberg {
 
 }  // namespace
 
-KrylovSpace::KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_t c0_, int g_, int m_, Residency r)
+template <typename T>
+KrylovSpace<T>::KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_t c0_, int g_, int m_, Residency r)
     : jc(jc_),
       c0(c0_),
       g(g_),
@@ -100,8 +102,11 @@ KrylovSpace::KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_
     ones.import(v.data(), 1);
 }
 
-int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r,
-                    int restart, int budget, const std::function<bool()>& out_of_time) {
+template <typename T>
+int RefineOps<T>::gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<T> r,
+                        int restart, int budget, const std::function<bool()>& out_of_time) {
+    // real entries per element: a complex tile of m rows is read as 2m real rows by the Krylov codelets
+    constexpr int reals = is_complex_v<T> ? 2 : 1;
     Runtime& rt = A_.runtime();
     const int64_t n = n_, nb = A_.nb(), mt = A_.mt();
     const size_t N = static_cast<size_t>(n);
@@ -115,14 +120,14 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
         for (int64_t jc = 0; jc < B_.nt(); ++jc) {
             const int64_t width = tile_cols(B_.tile(0, jc));
             for (int64_t c0 = 0; c0 < width; c0 += per)
-                krylov_.push_back(std::make_unique<KrylovSpace>(rt, n, nb, jc, c0,
+                krylov_.push_back(std::make_unique<KrylovSpace<T>>(rt, n, nb, jc, c0,
                                                                 static_cast<int>(std::min<int64_t>(per, width - c0)), m, where));
         }
     }
     std::vector<Hessenberg> col(static_cast<size_t>(c_));
     auto norm_of = [&](int64_t j) {
         double s = 0;
-        for (size_t e = 0; e < N; ++e) s += r[j * N + e] * r[j * N + e];
+        for (size_t e = 0; e < N; ++e) s += abs2_of(r[j * N + e]);
         return std::sqrt(s);
     };
     for (int64_t j = 0; j < c_; ++j) {
@@ -136,7 +141,7 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
         int cycle_used = 0;
         bool any = false;
         for (auto& space : krylov_) {
-            KrylovSpace& K = *space;
+            KrylovSpace<T>& K = *space;
             const int g = K.g;
             const int64_t first = K.jc * nb + K.c0;  // B's column of the group's column 0
             auto q = [&](int j) -> Hessenberg& { return col[static_cast<size_t>(first + j)]; };
@@ -154,7 +159,7 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
                     q(j).running = false;
                 }
             K.scale.import(scale.data(), 1);
-            auto panel = [&](TileMatrix<double>& P) {
+            auto panel = [&](TileMatrix<T>& P) {
                 std::vector<starpu_data_handle_t> h;
                 for (int64_t i = 0; i < mt; ++i) h.push_back(P.tile(i, 0));
                 return h;
@@ -165,7 +170,7 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
             TaskOptions o = on_solve_memory(rt, options(*seq));
             for (int64_t i = 0; i < mt; ++i)
                 insert_krylov_combine(rt, o, K.V.tile(i, 0), 0, v_->R.tile(i, K.jc), static_cast<int>(K.c0), 1, g,
-                                      K.scale.tile(0, 0), 0.0);
+                                      K.scale.tile(0, 0), 0.0, 1.0, reals);
             // The columns iterating, on the device for the normalisation (imported again when one stops)
             std::vector<double> mask(static_cast<size_t>(g));
             auto set_mask = [&] {
@@ -180,24 +185,30 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
                 if (!running || out_of_time()) break;
                 const int next = (k + 1) * g;
                 for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.in.tile(i, 0), 0, K.V.tile(i, 0), k * g, 1, g, K.ones.tile(0, 0), 0.0);
+                    insert_krylov_combine(rt, o, K.in.tile(i, 0), 0, K.V.tile(i, 0), k * g, 1, g, K.ones.tile(0, 0), 0.0,
+                                          1.0, reals);
                 submit_precondition(o, K.in, K.S, K.low, K.out, false);
                 for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
+                    insert_krylov_combine(rt, o, K.Z.tile(i, 0), k * g, K.out.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0,
+                                          1.0, reals);
                 // V_{k+1} := w = -A z (the Arnoldi vector with its sign flipped: the Hessenberg column and the
                 // normalisation take the sign back)
                 submit_product(o, nullptr, K.out, K.w);
                 for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0);
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, K.w.tile(i, 0), 0, 1, g, K.ones.tile(0, 0), 0.0,
+                                          1.0, reals);
                 // two passes of classical Gram-Schmidt on the device: h1 = V^T w, w -= V h1, h2 = V^T w, w -= V h2,
                 // v_{k+1} = -w / ||w|| (||w||^2 = h2[k+1] - |h2[0..k]|^2); then one read back of h1 and h2
-                insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next);
+                insert_krylov_dot(rt, o, K.H.tile(0, 0), vtiles, k + 2, g, next, reals);
                 for (int64_t i = 0; i < mt; ++i)
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H.tile(0, 0), 1.0, -1.0);
-                insert_krylov_dot(rt, o, K.H2.tile(0, 0), vtiles, k + 2, g, next);
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H.tile(0, 0), 1.0, -1.0,
+                                      reals);
+                insert_krylov_dot(rt, o, K.H2.tile(0, 0), vtiles, k + 2, g, next, reals);
                 for (int64_t i = 0; i < mt; ++i) {
-                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H2.tile(0, 0), 1.0, -1.0);
-                    insert_krylov_normalize(rt, o, K.V.tile(i, 0), next, g, k, K.H2.tile(0, 0), K.mask.tile(0, 0), -1.0);
+                    insert_krylov_combine(rt, o, K.V.tile(i, 0), next, nullptr, 0, k + 1, g, K.H2.tile(0, 0), 1.0, -1.0,
+                                          reals);
+                    insert_krylov_normalize(rt, o, K.V.tile(i, 0), next, g, k, K.H2.tile(0, 0), K.mask.tile(0, 0), -1.0,
+                                        reals);
                 }
                 seq->wait();
                 K.H.export_to(h1.data(), m + 2);
@@ -229,14 +240,14 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
             if (k > 0)
                 for (int64_t i = 0; i < mt; ++i)
                     insert_krylov_combine(rt, o, B_.tile(i, K.jc), static_cast<int>(K.c0), K.Z.tile(i, 0), 0, k, g,
-                                          K.y.tile(0, 0), 1.0);
+                                          K.y.tile(0, 0), 1.0, 1.0, reals);
             seq->wait();
             cycle_used = std::max(cycle_used, k);
         }
         used += cycle_used;
         if (!any || cycle_used == 0 || used >= budget || out_of_time()) break;
         // the next cycle from the true residual r - A d
-        std::vector<double> x;
+        std::vector<T> x;
         residual(r, x);
         bool more = false;
         for (int64_t j = 0; j < c_; ++j) {
@@ -250,5 +261,13 @@ int RefineOps::gmres(const std::vector<bool>& active, const std::vector<double>&
     }
     return used;
 }
+
+template struct KrylovSpace<double>;
+template struct KrylovSpace<std::complex<double>>;
+template int RefineOps<double>::gmres(const std::vector<bool>&, const std::vector<double>&, std::vector<double>, int,
+                                      int, const std::function<bool()>&);
+template int RefineOps<std::complex<double>>::gmres(const std::vector<bool>&, const std::vector<double>&,
+                                                    std::vector<std::complex<double>>, int, int,
+                                                    const std::function<bool()>&);
 
 }  // namespace starfact::detail

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <string>
 
@@ -21,8 +22,8 @@
 
 namespace starfact::detail {
 
-template <typename T>
-std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where, bool full) {
+template <typename T, typename S>
+std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<S>& A, Residency where, bool full) {
     Runtime& rt = A.runtime();
     const int64_t n = A.n(), nb = A.nb();
     TileLayout lower;  // on A's tiles' devices, when A's are device-resident
@@ -42,6 +43,10 @@ std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Reside
 }
 template std::unique_ptr<TileMatrix<float>> private_lower<float>(const TileMatrix<double>&, Residency, bool);
 template std::unique_ptr<TileMatrix<double>> private_lower<double>(const TileMatrix<double>&, Residency, bool);
+template std::unique_ptr<TileMatrix<std::complex<float>>> private_lower<std::complex<float>>(
+    const TileMatrix<std::complex<double>>&, Residency, bool);
+template std::unique_ptr<TileMatrix<std::complex<double>>> private_lower<std::complex<double>>(
+    const TileMatrix<std::complex<double>>&, Residency, bool);
 
 
 MixedOps::MixedOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts, const Plan& plan,
@@ -122,12 +127,10 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
         }
 }
 
-namespace {
 bool breakdown_stop() {
     const char* env = std::getenv("STARFACT_BREAKDOWN_STOP");
     return !(env && std::string(env) == "off");
 }
-}  // namespace
 
 int MixedOps::factor(double shift) {
     Sequence seq(A_.runtime());

@@ -19,7 +19,7 @@ namespace starfact::detail {
 class TileArithmetic;
 class BreakdownWatch;
 
-class MixedOps final : public RefineOps {
+class MixedOps final : public RefineOps<double> {
 public:
     /// A (lower triangle, read only) and B (its columns become the solution X) of one solve, as RefineOps. The
     /// solve's own tiles live in GPU memory when GPUs work on it (the float factor as a workspace when it would take
@@ -64,10 +64,12 @@ private:
     std::unique_ptr<BreakdownWatch> watch_;  // stops each factorization of F at its breakdown
 };
 
-/// Whether a solve of T in precision p takes the refined path (a double matrix factored in a lower precision).
+/// Whether a solve of T in precision p takes the refined path: a double matrix factored in a lower precision, or a
+/// complex<double> one factored in complex<float> (Fp32, Tf32: algorithms/mixed_complex_ops.hpp).
 template <typename T>
 constexpr bool lower_factor(Precision p) {
-    return is_real_double_v<T> && refines_double(p);
+    if constexpr (is_complex_v<T>) return is_double_v<T> && refines_complex_double(p);
+    else return is_real_double_v<T> && refines_double(p);
 }
 
 /// A lower-triangular n x n matrix of A's order and tiles, private to a solve (its float factor, or a copy of A):
@@ -75,13 +77,15 @@ constexpr bool lower_factor(Precision p) {
 /// per GPU, given back in one free, on A's tiles' devices), otherwise a workspace, whose tiles StarPU allocates
 /// where they are written and may evict to host memory (a matrix too large for the GPUs). `full`: the whole square
 /// (the LU's factor), not only the lower tiles.
-template <typename T>
-std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<double>& A, Residency where, bool full = false);
+/// (T: the private matrix's elements; S: A's, double or std::complex<double>.)
+template <typename T, typename S>
+std::unique_ptr<TileMatrix<T>> private_lower(const TileMatrix<S>& A, Residency where, bool full = false);
 
 /// The submit form of the mixed-precision solve (algorithms/posv_mixed_async.cpp) with the call's plan (refined);
-/// report null: its own, dropped.
-int submit_posv_mixed(TileMatrix<double>& A, TileMatrix<double>& B, Sequence& seq, const Options& opts,
-                      SolveReport* report, const Refinement& refine, const Plan& plan);
+/// report null: its own, dropped. T: double or std::complex<double>.
+template <typename T>
+int submit_posv_mixed(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, SolveReport* report,
+                      const Refinement& refine, const Plan& plan);
 
 /// posv with a report (mixed.hpp) on tiles, with the call's plan (posv's on A's tiles, B's columns as nrhs,
 /// refine.always_low): the blocking tile and array forms' common part.

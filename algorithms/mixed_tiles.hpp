@@ -6,6 +6,7 @@
 
 #include "algorithms/mixed_ops.hpp"
 #include "codelets/codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
@@ -31,12 +32,15 @@ struct MixedOps::Tiles {
 /// vector), Z = M^-1 V (m blocks), the blocks M^-1 and A are applied to (in, out, w, with their float scratch `low`
 /// and column scales S), and the small tiles the host exchanges with it: H and H2 (the two Gram-Schmidt passes' inner
 /// products, which the device also uses as coefficients, read back), scale, mask (the columns iterating) and y
-/// (written), ones (copies). Every panel is one column tile wide: (m + 1) g <= nb.
+/// (written), ones (copies). Every panel is one column tile wide: (m + 1) g <= nb. T: the solve's element type
+/// (RefineOps<T>); the coefficients are real (GMRES over the reals, refine_ops.hpp).
+template <typename T>
 struct KrylovSpace {
     int64_t jc, c0;
     int g, m;
-    TileMatrix<double> V, Z, in, out, w, S;
-    TileMatrix<float> low;
+    TileMatrix<T> V, Z, in, out, w;
+    TileMatrix<double> S;
+    TileMatrix<single_t<T>> low;
     TileMatrix<double> H, H2, mask, scale, y, ones;
     KrylovSpace(Runtime& rt, int64_t n, int64_t nb, int64_t jc_, int64_t c0_, int g_, int m_, Residency r);
 };
@@ -52,6 +56,10 @@ void submit_apply_low(const Runtime& rt, const TaskOptions& o, const TileMatrix<
 /// when one works on the solve: at most one GPU. On several GPUs they stay tasks per tile row and sweep step, so that
 /// each GPU works on the tiles it holds.
 bool whole_matrix_refinement(const Runtime& rt, Mapping mapping);
+
+/// Whether a low-precision factorization stops at its breakdown (codelets/breakdown.hpp): yes, unless
+/// STARFACT_BREAKDOWN_STOP=off (every factorization to its end, for comparisons).
+bool breakdown_stop();
 
 /// o for a task of the refinement that works on the solve's own tiles: on the GPUs when GPUs work on the solve (the
 /// tiles are there, and a CPU worker would take a whole-matrix task's time).

@@ -104,11 +104,19 @@ void require_complex_request(const Request& r) {
     require(r.tree.kind != QrTree::Kind::Cholqr, "plan", "tree",
             "is cholqr, which factors real matrices only (complex matrices: auto, flat, binary, domains=D, panel)");
     const Precision f = r.options.factor;
-    require(f == Precision::Native || f == Precision::Auto || f == r.element, "plan", "factor", [&] {
-        return std::string("must be native for complex matrices (no mixed-precision or tensor-core factorization of ") +
-               element + " matrices; got " + to_string(f) + ")";
+    // the mixed-precision Hermitian solve: a c128 posv factored in c64 (fp32, or tf32 on tensor cores)
+    const bool refined = r.op == Operation::Posv && r.element == Precision::C128 && refines_complex_double(f);
+    require(f == Precision::Native || f == Precision::Auto || f == r.element || refined, "plan", "factor", [&] {
+        if (r.op == Operation::Posv && r.element == Precision::C128)
+            return std::string("must be native, fp32 or tf32 for a c128 posv (the mixed-precision solve factors in "
+                               "c64; no other lower factor of complex matrices); got ") +
+                   to_string(f);
+        return std::string("must be native for complex matrices (a lower factor only for the c128 posv: fp32 or "
+                           "tf32); got ") +
+               to_string(f) + " for a " + element + " " + to_string(r.op);
     });
-    require(!r.always_low, "plan", "always_low", "applies to the mixed-precision solve, which complex matrices lack");
+    require(!r.always_low || refined, "plan", "always_low",
+            "applies to the mixed-precision solve (complex matrices: a c128 posv with factor fp32 or tf32)");
     const bool qr = r.op == Operation::Geqrf || r.op == Operation::Gels;
     require(r.options.variant.kind == Variant::Kind::Right || (qr && r.options.variant.kind == Variant::Kind::NoPrio),
             "plan", "variant",
@@ -134,6 +142,23 @@ void require_complex_request(const Request& r) {
 template <typename R>
 void plan_complex(const Request& r, const Machine& mc, Plan& p) {
     p.arithmetic = r.element;
+    if (r.op == Operation::Posv && r.element == Precision::C128 && refines_complex_double(r.options.factor)) {
+        // The mixed-precision Hermitian solve: solve_plan's rule and tiles, as for a double posv (a tensor-core
+        // factor pays on GPUs from kTensorCoreSolveMinOrder; fp32 and CPU mappings always refine); the double
+        // path, where the plan takes it, is the c128 factorization with this function's own tiles below.
+        const detail::SolvePlan s = detail::solve_plan(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices,
+                                                       r.options.factor);
+        if (s.low || r.always_low) {
+            p.refined = true;
+            p.arithmetic = r.options.factor;
+            p.nb = r.tiling.nb > 0 ? r.tiling.nb : detail::mixed_tile_size(r.n, r.options.mapping, mc.gpu(), r.options.factor);
+            p.streams_per_gpu =
+                detail::tile_plan<R>(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices).streams_per_gpu;
+            p.panel = PanelSolve::Trsm;
+            p.diag = DiagKernel::Cusolver;
+            return;
+        }
+    }
     if (is_cholesky(r.op)) {
         const detail::TilePlan tiles =
             detail::tile_plan<R>(r.n, r.options.mapping, p.residency, mc.gpu(), mc.cuda_devices);

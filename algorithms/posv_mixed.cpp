@@ -14,24 +14,30 @@
 //   then, if still above:  the double potrf + potrs on A (fallback)
 //
 // The refinement is the one driver of algorithms/refine_driver.cpp, over this solve's operator and preconditioner
-// (MixedOps, algorithms/mixed_ops.cpp).
+// (MixedOps, algorithms/mixed_ops.cpp). The same for a complex<double> Hermitian A with a complex<float> factor
+// (Options::factor Fp32 or Tf32; ComplexMixedOps, algorithms/mixed_complex_ops.cpp): D = diag(Re A)^-1/2, F^-H for
+// F^-T, the complex<double> factorization as the fallback.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms/arguments.hpp"
 #include "algorithms/array_tiles.hpp"
 #include "algorithms/dag.hpp"
 #include "algorithms/element_precision.hpp"
+#include "algorithms/mixed_complex_ops.hpp"
 #include "algorithms/mixed_ops.hpp"
 #include "algorithms/plan_tables.hpp"
 #include "algorithms/planned.hpp"
 #include "algorithms/submit.hpp"
 #include "kernels/scalar.hpp"
+#include "starfact/cholesky_complex.hpp"
 #include "starfact/error.hpp"
 #include "starfact/mixed.hpp"
 
@@ -50,6 +56,22 @@ const char* to_string(SolveReport::Path p) {
 
 namespace detail {
 
+/// The operator and preconditioner of a refined solve of T: the real SPD solve's, or the Hermitian one's.
+template <typename T>
+using MixedOpsOf = std::conditional_t<is_complex_v<T>, ComplexMixedOps, MixedOps>;
+
+/// The plain posv of T with the call's plan (the complex forms take the plan's task mapping).
+template <typename T>
+int posv_direct(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const Plan& plan) {
+    if constexpr (is_complex_v<T>) {
+        Options o = opts;
+        o.mapping = plan.task_mapping;
+        return posv(A, B, o);
+    } else {
+        return posv_planned(A, B, opts, plan);
+    }
+}
+
 template <typename T>
 int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report,
                   const Refinement& refine, const Plan& plan) {
@@ -63,11 +85,11 @@ int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, Solve
     require_factor_precision<T>("posv", opts.factor, true);
     if (!lower_factor<T>(opts.factor)) {  // the plain solve (a float one in a tensor-core arithmetic too)
         report.path = SolveReport::Path::Direct;
-        const int info = posv_planned(A, B, opts, plan);
+        const int info = posv_direct(A, B, opts, plan);
         if (info > 0) report.path = SolveReport::Path::Failed;
         return finish(info);
     }
-    if constexpr (detail::is_real_double_v<T>) {
+    if constexpr (is_double_v<T>) {  // double, or complex<double>
         require_mixed_solve("posv", A, B, opts, refine);
         const int64_t n = A.n(), c = B.n();
         if (n == 0 || c == 0) {
@@ -77,14 +99,14 @@ int posv_reported(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, Solve
         Options hi = opts;  // the double factorization's options
         hi.factor = Precision::Native;
         if (!low_factor_planned(plan, opts, report)) {  // the plan runs the double path here, as it planned it
-            const int info = posv_planned(A, B, hi, plan);
+            const int info = posv_direct(A, B, hi, plan);
             if (info > 0) report.path = SolveReport::Path::Failed;
             return finish(info);
         }
         report.tolerance = mixed_tolerance(refine, n);
         report.shift = first_shift(refine, opts.factor);
-        MixedOps ops(A, B, opts, plan);
-        ops.set_tile_tolerance(refine.tile_tolerance);
+        MixedOpsOf<T> ops(A, B, opts, plan);
+        if constexpr (!is_complex_v<T>) ops.set_tile_tolerance(refine.tile_tolerance);
         const int low_info = ops.factor(report.shift);  // F, D, ||A||, X0 = M^-1 B
         report.factorizations = 1;
         report.factor_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -107,6 +129,11 @@ template int posv_reported<float>(TileMatrix<float>&, TileMatrix<float>&, const 
                                   const Refinement&, const Plan&);
 template int posv_reported<double>(TileMatrix<double>&, TileMatrix<double>&, const Options&, SolveReport&,
                                    const Refinement&, const Plan&);
+template int posv_reported<std::complex<float>>(TileMatrix<std::complex<float>>&, TileMatrix<std::complex<float>>&,
+                                                const Options&, SolveReport&, const Refinement&, const Plan&);
+template int posv_reported<std::complex<double>>(TileMatrix<std::complex<double>>&,
+                                                 TileMatrix<std::complex<double>>&, const Options&, SolveReport&,
+                                                 const Refinement&, const Plan&);
 
 }  // namespace detail
 
@@ -140,5 +167,15 @@ template int posv<float>(Runtime&, int64_t, int64_t, float*, int64_t, float*, in
                          const Refinement&, const Tiling&);
 template int posv<double>(Runtime&, int64_t, int64_t, double*, int64_t, double*, int64_t, const Options&,
                           SolveReport&, const Refinement&, const Tiling&);
+template int posv<std::complex<float>>(TileMatrix<std::complex<float>>&, TileMatrix<std::complex<float>>&,
+                                       const Options&, SolveReport&, const Refinement&);
+template int posv<std::complex<double>>(TileMatrix<std::complex<double>>&, TileMatrix<std::complex<double>>&,
+                                        const Options&, SolveReport&, const Refinement&);
+template int posv<std::complex<float>>(Runtime&, int64_t, int64_t, std::complex<float>*, int64_t,
+                                       std::complex<float>*, int64_t, const Options&, SolveReport&, const Refinement&,
+                                       const Tiling&);
+template int posv<std::complex<double>>(Runtime&, int64_t, int64_t, std::complex<double>*, int64_t,
+                                        std::complex<double>*, int64_t, const Options&, SolveReport&,
+                                        const Refinement&, const Tiling&);
 
 }  // namespace starfact

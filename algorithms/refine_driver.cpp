@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -28,11 +29,13 @@ namespace starfact {
 
 namespace {
 
-/// Largest |v| of column j of an n x c column-major host array; NaN when the column holds one.
-double column_max(const std::vector<double>& v, int64_t n, int64_t j) {
+/// Largest |v| of column j of an n x c column-major host array (the modulus of complex entries); NaN when the column
+/// holds one.
+template <typename T>
+double column_max(const std::vector<T>& v, int64_t n, int64_t j) {
     double m = 0;
     for (int64_t i = 0; i < n; ++i) {
-        const double e = std::fabs(v[static_cast<size_t>(i + j * n)]);
+        const double e = std::abs(v[static_cast<size_t>(i + j * n)]);
         if (std::isnan(e)) return e;
         m = std::max(m, e);
     }
@@ -41,7 +44,8 @@ double column_max(const std::vector<double>& v, int64_t n, int64_t j) {
 
 /// Backward errors ||r_j|| / (||A|| ||x_j|| + ||b_j||) of every column (infinity norms); infinity where r_j or x_j
 /// is not finite.
-std::vector<double> backward_errors(const std::vector<double>& r, const std::vector<double>& x,
+template <typename T>
+std::vector<double> backward_errors(const std::vector<T>& r, const std::vector<T>& x,
                                     const std::vector<double>& bnorm, double anorm, int64_t n, int64_t c) {
     std::vector<double> e(static_cast<size_t>(c));
     for (int64_t j = 0; j < c; ++j) {
@@ -78,8 +82,9 @@ struct Deadline {
 
 namespace detail {
 
-void require_mixed_solve(const char* function, const TileMatrix<double>& A, const TileMatrix<double>& B,
-                         const Options& opts, const Refinement& refine) {
+template <typename T>
+void require_mixed_solve(const char* function, const TileMatrix<T>& A, const TileMatrix<T>& B, const Options& opts,
+                         const Refinement& refine) {
     require_right_hand_sides(function, A, B);
     require(!A.distributed() && !B.distributed(), function, "A",
             "is distributed over MPI ranks: the mixed-precision solve runs in one process (factor fp64 for the "
@@ -105,6 +110,10 @@ void require_mixed_solve(const char* function, const TileMatrix<double>& A, cons
     require(refine.tile_tolerance >= 0 && refine.tile_tolerance < 1, function, "refine.tile_tolerance",
             "must be in [0, 1) (got " + std::to_string(refine.tile_tolerance) + "; 0: every tile in the factor's "
             "arithmetic; 2^-24 about a float factor's accuracy)");
+    if constexpr (is_complex_v<T>)
+        require(refine.tile_tolerance == 0, function, "refine.tile_tolerance",
+                "must be 0 for complex matrices (per-tile arithmetic is the real solve's; got " +
+                    std::to_string(refine.tile_tolerance) + ")");
     A.runtime().require_mapping(opts.mapping, function);
 }
 
@@ -145,10 +154,11 @@ constexpr double kGmresHandover = 0.125;
 
 /// Classical refinement, then GMRES-IR for the columns still above `tolerance` (r, x: R and X of the last residual,
 /// err their backward errors). X is left in B. Returns whether every column reached the tolerance.
-bool refine_solution(RefineOps& ops, const Refinement& refine, double tolerance, const std::vector<double>& bnorm,
+template <typename T>
+bool refine_solution(RefineOps<T>& ops, const Refinement& refine, double tolerance, const std::vector<double>& bnorm,
                      const Deadline& deadline, SolveReport& report) {
     const int64_t n = ops.n(), c = ops.columns();
-    std::vector<double> x, r;
+    std::vector<T> x, r;
     ops.residual(r, x);  // R = B - A X, both on the host
     std::vector<double> err = backward_errors(r, x, bnorm, ops.anorm(), n, c);
     bool converged = false;
@@ -204,7 +214,8 @@ std::string sci(double v) {
 
 }  // namespace
 
-MixedOutcome refine_mixed(RefineOps& ops, int low_info, const Refinement& refine, Precision requested,
+template <typename T>
+MixedOutcome refine_mixed(RefineOps<T>& ops, int low_info, const Refinement& refine, Precision requested,
                           SolveReport& report, const char* function) {
     const int64_t n = ops.n(), c = ops.columns();
     const MixedOutcome unsolved = refine.fallback ? MixedOutcome::Fallback : MixedOutcome::Failed;
@@ -219,7 +230,7 @@ MixedOutcome refine_mixed(RefineOps& ops, int low_info, const Refinement& refine
     };
     note_tiles();
     // B, once, on the host: a column with NaN or Inf has no measurable backward error
-    std::vector<double> b;
+    std::vector<T> b;
     ops.b_host(b);
     std::vector<double> bnorm(static_cast<size_t>(c));
     for (int64_t j = 0; j < c; ++j) {
@@ -307,7 +318,16 @@ MixedOutcome refine_mixed(RefineOps& ops, int low_info, const Refinement& refine
     return unsolved;
 }
 
-}  // namespace detail
+template void require_mixed_solve<double>(const char*, const TileMatrix<double>&, const TileMatrix<double>&,
+                                          const Options&, const Refinement&);
+template void require_mixed_solve<std::complex<double>>(const char*, const TileMatrix<std::complex<double>>&,
+                                                        const TileMatrix<std::complex<double>>&, const Options&,
+                                                        const Refinement&);
+template MixedOutcome refine_mixed<double>(RefineOps<double>&, int, const Refinement&, Precision, SolveReport&,
+                                           const char*);
+template MixedOutcome refine_mixed<std::complex<double>>(RefineOps<std::complex<double>>&, int, const Refinement&,
+                                                         Precision, SolveReport&, const char*);
 
+}  // namespace detail
 
 }  // namespace starfact

@@ -4,6 +4,7 @@
 #include "algorithms/refine_ops.hpp"
 
 #include <algorithm>
+#include <complex>
 
 #include "algorithms/dag.hpp"
 #include "algorithms/mixed_tiles.hpp"
@@ -17,14 +18,16 @@ Residency vector_residency(const Runtime& rt, Mapping mapping) {
     return rt.cuda_workers() > 0 && mapping != Mapping::CpuOnly ? Residency::Device : Residency::Host;
 }
 
-RefineOps::Vectors::Vectors(const TileMatrix<double>& A, int64_t c, Residency r)
+template <typename T>
+RefineOps<T>::Vectors::Vectors(const TileMatrix<T>& A, int64_t c, Residency r)
     : B0(A.runtime(), A.n(), c, A.nb(), r),
       R(A.runtime(), A.n(), c, A.nb(), r),
       Z(A.runtime(), A.n(), c, A.nb(), r),
       S(A.runtime(), 1, c, A.nb(), r) {}
 
-RefineOps::RefineOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts,
-                     const TileMatrix<double>* source, bool a_unordered, bool a_lower)
+template <typename T>
+RefineOps<T>::RefineOps(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const TileMatrix<T>* source,
+                        bool a_unordered, bool a_lower)
     : A_(A), B_(B), source_(source ? *source : B), a_unordered_(a_unordered), hi_(opts), lo_(opts), n_(A.n()),
       c_(B.n()) {
     hi_.factor = Precision::Native;
@@ -37,27 +40,32 @@ RefineOps::RefineOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options
     }
 }
 
-RefineOps::~RefineOps() = default;
+template <typename T>
+RefineOps<T>::~RefineOps() = default;
 
-TaskOptions RefineOps::options(Sequence& seq) const {
+template <typename T>
+TaskOptions RefineOps<T>::options(Sequence& seq) const {
     TaskOptions o = operation_task_options(A_.runtime(), hi_, A_.nb(), nullptr, &SequenceAccess::state(seq));
     // After the first graph the submit form's gate holds A: read it outside its implicit dependencies.
     if (a_unordered_ && !first_) o.unordered_data = &a_tiles_;
     return o;
 }
 
-void RefineOps::submit_copy_b(const TaskOptions& o) {
+template <typename T>
+void RefineOps<T>::submit_copy_b(const TaskOptions& o) {
     Runtime& rt = A_.runtime();
     for (int64_t i = 0; i < A_.mt(); ++i)
         for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, source_.tile(i, jc), v_->B0.tile(i, jc));
 }
 
-void RefineOps::b_host(std::vector<double>& b) const {
+template <typename T>
+void RefineOps<T>::b_host(std::vector<T>& b) const {
     b.resize(static_cast<size_t>(n_ * c_));
     v_->B0.export_to(b.data(), std::max<int64_t>(1, n_));
 }
 
-void RefineOps::residual(std::vector<double>& r, std::vector<double>& x) {
+template <typename T>
+void RefineOps<T>::residual(std::vector<T>& r, std::vector<T>& x) {
     Sequence seq(A_.runtime());
     submit_product(options(seq), &v_->B0, B_, v_->R);
     seq.wait();
@@ -67,13 +75,15 @@ void RefineOps::residual(std::vector<double>& r, std::vector<double>& x) {
     B_.export_to(x.data(), std::max<int64_t>(1, n_));
 }
 
-void RefineOps::correct() {
+template <typename T>
+void RefineOps<T>::correct() {
     Sequence seq(A_.runtime());
     submit_precondition(options(seq), v_->R, v_->S, v_->Z, B_, true);  // X += M^-1 R
     seq.wait();  // (the next residual's graph could chain on it, but a Sequence's wait is what reports errors)
 }
 
-void RefineOps::restore_b() {
+template <typename T>
+void RefineOps<T>::restore_b() {
     Runtime& rt = A_.runtime();
     Sequence seq(rt);
     const TaskOptions o = options(seq);
@@ -81,5 +91,8 @@ void RefineOps::restore_b() {
         for (int64_t jc = 0; jc < B_.nt(); ++jc) insert_copy(rt, o, v_->B0.tile(i, jc), B_.tile(i, jc));
     seq.wait();
 }
+
+template class RefineOps<double>;
+template class RefineOps<std::complex<double>>;
 
 }  // namespace starfact::detail

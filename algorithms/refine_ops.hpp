@@ -4,6 +4,14 @@
 // with A (R := B0 - A X) and the solve with the low-precision factor (Out := M^-1 In); classical refinement, the
 // flexible GMRES (algorithms/mixed_gmres.cpp), the stopping rules, the time budget and the fall-back decision are
 // written once, over them. Host vectors are column-major n x c (c: B's columns).
+//
+// T is the solve's element type: double (the SPD and LU solves) or std::complex<double> (the Hermitian solve,
+// algorithms/mixed_complex_ops.cpp), whose low-precision factor holds std::complex<float> (single_t<T>). The backward
+// errors take the moduli of complex entries. GMRES runs over the reals on a complex solve (C^n as R^2n with the inner
+// product Re(u^H v), the Euclidean one of the interleaved real and imaginary parts): A and M^-1 are R-linear, so the
+// flexible GMRES is the same algorithm, and the same Krylov codelets (real coefficients; a tile of m complex rows read
+// as 2m real ones) and Hessenberg matrix on the host serve both. Its Krylov space over R lies in the complex one of the
+// same dimension, so it may need more iterations than a complex GMRES would (each iteration costs the same).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,26 +20,30 @@
 #include <vector>
 
 #include "codelets/codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "starfact/cholesky.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
 
+template <typename T>
 struct KrylovSpace;
 
 /// The operator (A, in double) and preconditioner (M^-1, through the low-precision factor) of one refined solve,
 /// and the vectors every refined solve keeps in its own memory: B0 (the right-hand sides), R (residual), Z (float
 /// right-hand sides of the solves with M), S (column scales of the block being converted), in device memory when
 /// GPUs work on the solve (vector_residency), else in host memory.
+template <typename T>
 class RefineOps {
 public:
+    using Low = single_t<T>;  ///< the low-precision factor's element type
     /// A (read only) and B (its columns become the solution X) of one solve; opts.factor is the arithmetic of the
     /// low-precision factorization. With `source`, the right-hand sides are read from it and B only receives X (the
     /// submit form: B is its private copy). With `a_unordered`, whatever reads A after the first graph runs outside
     /// A's implicit dependencies (the submit form holds A behind a gate, runtime/gate.hpp); `a_lower`: A's lower
     /// tiles are the ones read (the SPD solve).
-    RefineOps(TileMatrix<double>& A, TileMatrix<double>& B, const Options& opts, const TileMatrix<double>* source,
+    RefineOps(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, const TileMatrix<T>* source,
               bool a_unordered, bool a_lower);
     virtual ~RefineOps();
     RefineOps(const RefineOps&) = delete;
@@ -69,9 +81,9 @@ public:
     virtual int64_t skipped_tasks() const { return 0; }
 
     /// The original right-hand sides B0 on the host.
-    void b_host(std::vector<double>& b) const;
+    void b_host(std::vector<T>& b) const;
     /// R = B0 - A X; r and x receive R and X on the host.
-    void residual(std::vector<double>& r, std::vector<double>& x);
+    void residual(std::vector<T>& r, std::vector<T>& x);
     /// X += M^-1 R (R from the last residual()).
     void correct();
     /// Restarted flexible GMRES (right preconditioning, Saad, SIAM J. Sci. Comput. 14(2), 1993) on A d_j = r_j for
@@ -82,7 +94,7 @@ public:
     /// reads back of the inner products. The recurrence tracks ||r_j - A d_j||_2; a column stops once it is at most
     /// target[j]; all stop after `budget` iterations or once `out_of_time()`. Restarts every `restart` vectors (at
     /// most nb - 1 per cycle: a panel of Krylov vectors is one tile wide). Returns the iterations used.
-    int gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<double> r, int restart,
+    int gmres(const std::vector<bool>& active, const std::vector<double>& target, std::vector<T> r, int restart,
               int budget, const std::function<bool()>& out_of_time);
     /// B := B0 (before the fallback's double solve, or when B is refused).
     void restore_b();
@@ -90,25 +102,25 @@ public:
 protected:
     /// Out := M^-1 In (Out += M^-1 In when `accumulate`), without waiting: In converted to float column by column
     /// through power-of-two scales (S: 1 x In's columns, tiled like them; Z: the float scratch of In's shape).
-    virtual void submit_precondition(const TaskOptions& o, const TileMatrix<double>& In, TileMatrix<double>& S,
-                                     TileMatrix<float>& Z, TileMatrix<double>& Out, bool accumulate) = 0;
+    virtual void submit_precondition(const TaskOptions& o, const TileMatrix<T>& In, TileMatrix<double>& S,
+                                     TileMatrix<Low>& Z, TileMatrix<T>& Out, bool accumulate) = 0;
     /// R := B0 - A X (without B0: R := -A X), without waiting.
-    virtual void submit_product(const TaskOptions& o, const TileMatrix<double>* B0, const TileMatrix<double>& X,
-                                TileMatrix<double>& R) = 0;
+    virtual void submit_product(const TaskOptions& o, const TileMatrix<T>* B0, const TileMatrix<T>& X,
+                                TileMatrix<T>& R) = 0;
     /// An operation's task options (the refinement's, in double), A read as the submit form needs.
     TaskOptions options(Sequence& seq) const;
     /// B0 := B (or the submit form's source), into `seq`: the first factor()'s graph.
     void submit_copy_b(const TaskOptions& o);
 
     struct Vectors {
-        TileMatrix<double> B0, R;
-        TileMatrix<float> Z;
+        TileMatrix<T> B0, R;
+        TileMatrix<Low> Z;
         TileMatrix<double> S;
-        Vectors(const TileMatrix<double>& A, int64_t c, Residency r);
+        Vectors(const TileMatrix<T>& A, int64_t c, Residency r);
     };
-    TileMatrix<double>& A_;
-    TileMatrix<double>& B_;
-    const TileMatrix<double>& source_;
+    TileMatrix<T>& A_;
+    TileMatrix<T>& B_;
+    const TileMatrix<T>& source_;
     bool a_unordered_;
     std::vector<starpu_data_handle_t> a_tiles_;  // A's tiles read, sorted (TaskOptions::unordered_data)
     bool first_ = true;                          // until the first factor()'s graph is submitted
@@ -116,7 +128,7 @@ protected:
     int64_t n_, c_;
     double anorm_ = 0;
     std::unique_ptr<Vectors> v_;
-    std::vector<std::unique_ptr<KrylovSpace>> krylov_;  // per group of right-hand sides, made on first use
+    std::vector<std::unique_ptr<KrylovSpace<T>>> krylov_;  // per group of right-hand sides, made on first use
 };
 
 /// Where a refined solve keeps its vectors (right-hand sides, residuals, its private solution): device memory when
@@ -153,12 +165,14 @@ double first_shift(const Refinement& refine, Precision factor);
 /// which and why). Fills the report (path, factor, rungs, low_info, shift, attempts, iterations, gmres_iterations,
 /// backward_error, reason). Throws InvalidArgument from `function` naming B when B holds NaN or Inf (after restoring
 /// B).
-MixedOutcome refine_mixed(RefineOps& ops, int low_info, const Refinement& refine, Precision requested,
+template <typename T>
+MixedOutcome refine_mixed(RefineOps<T>& ops, int low_info, const Refinement& refine, Precision requested,
                           SolveReport& report, const char* function);
 
 /// The argument checks of a refined solve (after the factor precision's): B's shape, not distributed, the
 /// refinement settings, the mapping. Throws InvalidArgument naming the argument.
-void require_mixed_solve(const char* function, const TileMatrix<double>& A, const TileMatrix<double>& B,
-                         const Options& opts, const Refinement& refine);
+template <typename T>
+void require_mixed_solve(const char* function, const TileMatrix<T>& A, const TileMatrix<T>& B, const Options& opts,
+                         const Refinement& refine);
 
 }  // namespace starfact::detail

@@ -1,5 +1,6 @@
 // The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms; potrf,
 // potrs and posv of complex Hermitian matrices too.
+#include <complex>
 #include <memory>
 #include <type_traits>
 
@@ -80,13 +81,40 @@ void complex_potrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& l, c
     };
 }
 
+/// posv of a complex Hermitian a; with a refinement (not null) or factor fp32/tf32 on complex128, the mixed-precision
+/// solve (mixed.hpp: a complex64 factor refined to complex128 accuracy), which reports what it did as the real one.
 template <typename T>
 void complex_posv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const starfact_c_matrix& b,
-                  const starfact_c_matrix* a_out, const starfact_c_matrix* b_out, const Call& c) {
-    const Plan planned = plan_of(Operation::Posv, a.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
+                  const starfact_c_matrix* a_out, const starfact_c_matrix* b_out, const Call& c,
+                  const starfact_c_refinement* refinement) {
+    const bool double_complex = std::is_same<T, std::complex<double>>::value;
+    require(refinement == nullptr || double_complex, "posv", "refinement",
+            "applies to the mixed-precision solve, which complex64 matrices do not have (complex128: factor fp32 or "
+            "tf32)");
+    const Refinement refine = parse_refinement(refinement);
+    const bool mixed = double_complex && (refinement != nullptr || refines_complex_double(c.p.options.factor));
+    const Plan planned =
+        plan_of(Operation::Posv, a.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt), mixed && refine.always_low);
     const Output aout = c.a_out, bout = c.b_out;
     auto A = argument_tiles<T>(rt, a, aout, true, true, planned.nb, planned.residency, {&b, b_out});
     auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
+    if (mixed) {  // as the real mixed solve: A's tiles hold A unchanged unless it fell back (or ran directly)
+        j.has_report = true;
+        SolveReport* report = &j.report;
+        const bool same = aout.present && aout.matrix.data == a.data;
+        as_c_call("posv", {{"A", "a"}, {"B", "b"}}, [&] {
+            async::posv(A->tiles(), B->tiles(), *j.sequence, c.p.options, *report, refine, planned);
+        });
+        j.finish = [A, B, aout, bout, report, same](int info) {
+            const SolveReport::Path path = report->path;
+            A->deliver(!same || path == SolveReport::Path::Fallback || path == SolveReport::Path::Failed ||
+                       path == SolveReport::Path::Direct);
+            B->deliver(info == 0 && path != SolveReport::Path::Failed);
+            settle(aout, bout);
+            return info;
+        };
+        return;
+    }
     async::posv(A->tiles(), B->tiles(), *j.sequence, complex_options(planned));
     j.finish = [A, B, aout, bout](int info) {
         A->deliver(true);
@@ -153,12 +181,10 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_refinement* refinement, starfact_c_job** job) {
     return submit("posv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options, Elements::RealOrComplex);
-        if (is_complex_dtype(a->dtype)) {
-            require(refinement == nullptr, "posv", "refinement",
-                    "applies to the mixed-precision solve, which complex matrices do not have yet");
-            return complex_call("posv", a->dtype,
-                                    [&](auto tag) { complex_posv<decltype(tag)>(rt, j, *a, *b, a_out, b_out, c); });
-        }
+        if (is_complex_dtype(a->dtype))
+            return complex_call("posv", a->dtype, [&](auto tag) {
+                complex_posv<decltype(tag)>(rt, j, *a, *b, a_out, b_out, c, refinement);
+            });
         const Output aout = c.a_out, bout = c.b_out;
         const ParsedOptions& p = c.p;
         const int64_t n = c.n;

@@ -47,9 +47,10 @@ enum starfact_c_status {
  * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H), getrf, getrs and
  * gesv, the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") and the batched ones (batched_posv:
  * Hermitian members) take them, planned as starfact_c_plan says; the other operations (potri, logdet, potrf_logdet)
- * and the mixed-precision solve (a refinement, or a factor other than "native") refuse them with
- * STARFACT_C_INVALID_ARGUMENT naming the argument. Their *_submit returns once the
- * tasks are submitted, as for real matrices. */
+ * refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The mixed-precision solve takes complex128 posv
+ * with factor "fp32" or "tf32" (a complex64 factor refined to complex128 accuracy, reported as the real one's); a
+ * refinement, or another factor than "native", on complex64, or another lower factor on complex128, is refused naming
+ * it. Their *_submit returns once the tasks are submitted, as for real matrices. */
 enum starfact_c_dtype {
     STARFACT_C_FLOAT32 = 0,
     STARFACT_C_FLOAT64 = 1,
@@ -279,7 +280,8 @@ int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job);
 /** posv: potrf then potrs; a's factor goes to a_out and X to b_out (only when info is 0, unless b_out is viewed).
  * With a refinement (not
- * NULL), or a lower options->factor on double matrices, it is the solve of mixed.hpp, which reports what it did
+ * NULL), or a lower options->factor on double matrices (fp32 or tf32 on complex128), it is the solve of mixed.hpp,
+ * which reports what it did
  * (starfact_c_job_report): refined as `refinement` says (NULL: the defaults) when the factor is lower than the
  * matrix's precision, direct otherwise; a_out then receives A unchanged after a refined solve, its factor after a direct solve or
  * a fall-back to the double factorization. */

@@ -6,14 +6,27 @@
 // cuBLAS's trsm, herk and gemm, kernels/cuda_blas.hpp). The LU's panel and interchanges are the real LU's codelets
 // (codelets/getrf_panel.cpp, codelets/laswp.cpp, codelets/laswp_tile.cpp). Performance models
 // starfact_<c|z><name>_tile.
+//
+// The mixed-precision Hermitian solve's complex<float> factor (algorithms/mixed_complex_ops.cpp, through
+// insert_complex_potrf/trsm/herk/gemm of complex_codelets.hpp) submits them with TaskOptions::compute 1
+// (Precision::Tf32): its own codelets (models starfact_c<name>_tf32_tile) whose CUDA gemm and herk run cublasGemmEx
+// on CUDA_C_32F with CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores; the herk as a gemm over the whole diagonal tile,
+// whose strictly upper part then holds A A^H's, never read), and whose panel trsm (Right, Lower, ConjTrans) recurses
+// into those gemms (kernels/trsm_recursive.hpp). TF32 rather than cublasCgemm3m: 3M saves a quarter of the float
+// flops on the FP32 units, while TF32 tensor cores run several times the FP32 rate, and the refinement to
+// complex<double> accuracy absorbs TF32's rounding. CPU workers compute in complex<float>. That factorization also
+// carries a BreakdownWatch (TaskOptions::watch, codelets/breakdown.hpp): its diagonal tiles report a breakdown as soon
+// as they see it, and its tasks return without computing from then on.
 #include <cmath>
 #include <complex>
 #include <initializer_list>
 
-#include "codelets/codelets.hpp"
+#include "codelets/breakdown.hpp"
+#include "codelets/complex_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
+#include "kernels/trsm_recursive.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -43,6 +56,9 @@ struct ComplexArgs {
     T alpha = T(1), beta = T(1);          // herk: their real parts
     bool urgent = false;                  // CUDA: on the worker's highest-priority stream
     CudaContexts* cuda = nullptr;         // per-worker streams, cuSOLVER handles and workspaces (set by insert)
+    int compute = 0;                      // TaskOptions::compute: 1 (TF32 tensor cores) for complex<float> on CUDA
+    BreakdownWatch* watch = nullptr;      // TaskOptions::watch: a breakdown reported there; nothing done after one
+    int slot = -1;                        // potrf: the watch's slot for this tile's info (CUDA), -1 without
 };
 
 template <typename T>
@@ -50,6 +66,7 @@ void complex_potrf_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (skip_after_breakdown(a->watch)) return;
     T* L = data<T>(A);
     int local = cpu::potrf(A.rows, L, A.ld);
     // A NaN on the diagonal passes LAPACK's test (NaN <= 0 is false): check what was computed, as the real potrf does.
@@ -62,11 +79,13 @@ void complex_potrf_cpu(void* buffers[], void* cl_arg) {
         }
     }
     if (local > 0 && *info == 0) *info = static_cast<int>(a->offset + local);
+    if (a->watch) a->watch->report(*info);
 }
 
 template <typename T>
 void complex_trsm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
     cpu::trsm(a->side, a->uplo, a->a, a->diag, B.rows, B.cols, a->alpha, data<T>(L), L.ld, data<T>(B), B.ld);
 }
@@ -74,6 +93,7 @@ void complex_trsm_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void complex_herk_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     cpu::herk(a->uplo, a->a, C.rows, k, real_of(a->alpha), data<T>(A), A.ld, real_of(a->beta), data<T>(C), C.ld);
@@ -82,6 +102,7 @@ void complex_herk_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void complex_gemm_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     cpu::gemm(a->a, a->b, C.rows, C.cols, k, a->alpha, data<T>(A), A.ld, data<T>(B), B.ld, a->beta, data<T>(C),
@@ -96,6 +117,7 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
     const Tile A = tile_of(buffers[0]);
     int* info = reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffers[1]));
+    if (skip_after_breakdown(a->watch)) return;
     CudaWorkerContext& c = a->cuda->local();
     int lwork = 0;
     if (gpu::potrf_buffer_size(c.solver, A.rows, data<T>(A), A.ld, &lwork) != CUSOLVER_STATUS_SUCCESS)
@@ -106,24 +128,42 @@ void complex_potrf_cuda(void* buffers[], void* cl_arg) {
         CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<c|z>potrf failed");
     gpu::launch_potrf_info<T>(data<T>(A), A.rows, A.ld, c.dev_info, info, a->offset, c.stream);
+    if (a->watch) a->watch->watch_device_info(a->slot, info, c.stream);
 }
 
 template <typename T>
 void complex_trsm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile L = tile_of(buffers[0]), B = tile_of(buffers[1]);
     gpu::WorkerStream ws(a->cuda, a->urgent);
-    const cublasStatus_t s = gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, a->alpha,
-                                       data<T>(L), L.ld, data<T>(B), B.ld);
+    // The mixed solve's Cholesky panel on tensor cores: recursive halving into TF32 gemms
+    const bool panel = is_single_v<T> && a->compute != 0 && a->side == Side::Right && a->uplo == Uplo::Lower &&
+                       a->a == Op::ConjTrans && a->diag == Diag::NonUnit && a->alpha == T(1) &&
+                       B.cols > gpu::kTrsmRecursiveBase;
+    const cublasStatus_t s =
+        panel ? gpu::trsm_right_lower_trans(ws.cublas, a->compute, B.rows, B.cols, data<T>(L), L.ld, data<T>(B), B.ld)
+              : gpu::trsm(ws.cublas, a->side, a->uplo, a->a, a->diag, B.rows, B.cols, a->alpha, data<T>(L), L.ld,
+                          data<T>(B), B.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
 }
 
 template <typename T>
 void complex_herk_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), C = tile_of(buffers[1]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     gpu::WorkerStream ws(a->cuda, a->urgent);
+    if constexpr (is_single_v<T>) {
+        if (a->compute != 0 && a->a == Op::NoTrans) {  // a gemm over the whole tile (cuBLAS has no tensor-core herk)
+            const cublasStatus_t s = gpu::gemm_fast(ws.cublas, a->compute, Op::NoTrans, Op::ConjTrans, C.rows, C.cols,
+                                                    k, T(real_of(a->alpha)), data<T>(A), A.ld, data<T>(A), A.ld,
+                                                    T(real_of(a->beta)), data<T>(C), C.ld);
+            if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+            return;
+        }
+    }
     const cublasStatus_t s = gpu::herk(ws.cublas, a->uplo, a->a, C.rows, k, real_of(a->alpha), data<T>(A), A.ld,
                                        real_of(a->beta), data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
@@ -132,9 +172,18 @@ void complex_herk_cuda(void* buffers[], void* cl_arg) {
 template <typename T>
 void complex_gemm_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const ComplexArgs<T>*>(cl_arg);
+    if (skip_after_breakdown(a->watch)) return;
     const Tile A = tile_of(buffers[0]), B = tile_of(buffers[1]), C = tile_of(buffers[2]);
     const int k = a->a == Op::NoTrans ? A.cols : A.rows;
     gpu::WorkerStream ws(a->cuda, a->urgent);
+    if constexpr (is_single_v<T>) {
+        if (a->compute != 0) {
+            const cublasStatus_t s = gpu::gemm_fast(ws.cublas, a->compute, a->a, a->b, C.rows, C.cols, k, a->alpha,
+                                                    data<T>(A), A.ld, data<T>(B), B.ld, a->beta, data<T>(C), C.ld);
+            if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
+            return;
+        }
+    }
     const cublasStatus_t s = gpu::gemm(ws.cublas, a->a, a->b, C.rows, C.cols, k, a->alpha, data<T>(A), A.ld,
                                        data<T>(B), B.ld, a->beta, data<T>(C), C.ld);
     if (s != CUBLAS_STATUS_SUCCESS) STARPU_CUBLAS_REPORT_ERROR(s);
@@ -164,7 +213,31 @@ void define_complex_gemm(Kernel& k) {
                   complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>), {STARPU_R, STARPU_R, STARPU_RW});
 }
 
-/// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts and o.urgent), submitted with o.
+// The complex<float> codelets in TF32 (TaskOptions::compute 1): their own models (the tensor cores' timings).
+template <typename T>
+void define_complex_trsm_tf32(Kernel& k) {
+    define_kernel(k, "trsm", "starfact_ctrsm_tf32_tile", complex_trsm_cpu<T>, STARFACT_CUDA_IMPL(complex_trsm_cuda<T>),
+                  {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_herk_tf32(Kernel& k) {
+    define_kernel(k, "herk", "starfact_cherk_tf32_tile", complex_herk_cpu<T>, STARFACT_CUDA_IMPL(complex_herk_cuda<T>),
+                  {STARPU_R, STARPU_RW});
+}
+template <typename T>
+void define_complex_gemm_tf32(Kernel& k) {
+    define_kernel(k, "gemm", "starfact_cgemm_tf32_tile", complex_gemm_cpu<T>, STARFACT_CUDA_IMPL(complex_gemm_cuda<T>),
+                  {STARPU_R, STARPU_R, STARPU_RW});
+}
+
+/// Whether a task on T tiles takes the tensor-core codelets: complex<float> with TaskOptions::compute set.
+template <typename T>
+bool fast_tiles(const TaskOptions& o) {
+    return is_single_v<T> && o.compute != 0;
+}
+
+/// A task of codelet `k` on `handles`, its arguments copied (with rt's CUDA contexts, o.urgent, o.compute and
+/// o.watch), submitted with o.
 template <typename T>
 void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer_list<starpu_data_handle_t> handles,
             ComplexArgs<T> args, double flops, const char* what) {
@@ -174,6 +247,8 @@ void insert(const Runtime& rt, Kernel& k, const TaskOptions& o, std::initializer
     for (starpu_data_handle_t h : handles) t->handles[i++] = h;
     args.urgent = o.urgent;
     args.cuda = cuda_contexts(rt);
+    args.compute = o.compute;
+    args.watch = o.watch;
     t->cl_arg = pack(args);
     t->cl_arg_size = sizeof(ComplexArgs<T>);
     t->cl_arg_free = 1;
@@ -188,6 +263,7 @@ void complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t
     const double n = tile_rows(A);
     ComplexArgs<T> args;
     args.offset = offset;
+    args.slot = o.watch ? o.watch->take_slot() : -1;
     insert(rt, kernel<define_complex_potrf<T>>(rt), o, {A, info}, args, 4.0 * n * n * n / 3.0, "potrf");
 }
 template <typename T>
@@ -200,8 +276,8 @@ void complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo,
     args.a = op;
     args.diag = diag;
     args.alpha = alpha;
-    insert(rt, kernel<define_complex_trsm<T>>(rt), o, {L, B}, args, 4.0 * m * n * (side == Side::Left ? m : n),
-           "trsm");
+    Kernel& k = fast_tiles<T>(o) ? kernel<define_complex_trsm_tf32<T>>(rt) : kernel<define_complex_trsm<T>>(rt);
+    insert(rt, k, o, {L, B}, args, 4.0 * m * n * (side == Side::Left ? m : n), "trsm");
 }
 template <typename T>
 void complex_herk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T alpha, starpu_data_handle_t A, T beta,
@@ -212,7 +288,8 @@ void complex_herk(const Runtime& rt, const TaskOptions& o, Uplo uplo, Op op, T a
     args.a = op;
     args.alpha = alpha;
     args.beta = beta;
-    insert(rt, kernel<define_complex_herk<T>>(rt), o, {A, C}, args, 4.0 * n * n * k, "herk");
+    Kernel& kk = fast_tiles<T>(o) ? kernel<define_complex_herk_tf32<T>>(rt) : kernel<define_complex_herk<T>>(rt);
+    insert(rt, kk, o, {A, C}, args, 4.0 * n * n * k, "herk");
 }
 template <typename T>
 void complex_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alpha, starpu_data_handle_t A,
@@ -223,7 +300,8 @@ void complex_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alp
     args.b = opb;
     args.alpha = alpha;
     args.beta = beta;
-    insert(rt, kernel<define_complex_gemm<T>>(rt), o, {A, B, C}, args, 8.0 * m * n * k, "gemm");
+    Kernel& kk = fast_tiles<T>(o) ? kernel<define_complex_gemm_tf32<T>>(rt) : kernel<define_complex_gemm<T>>(rt);
+    insert(rt, kk, o, {A, B, C}, args, 8.0 * m * n * k, "gemm");
 }
 
 }  // namespace
@@ -252,5 +330,38 @@ void complex_gemm(const Runtime& rt, const TaskOptions& o, Op opa, Op opb, T alp
 STARFACT_COMPLEX_TILE_HELPER(std::complex<float>)
 STARFACT_COMPLEX_TILE_HELPER(std::complex<double>)
 #undef STARFACT_COMPLEX_TILE_HELPER
+
+// The mixed-precision solve's factor (complex_codelets.hpp): the updates C -= op(A) op(B), C -= A A^H.
+template <typename T>
+void insert_complex_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
+                          int64_t offset) {
+    complex_potrf<T>(rt, o, A, info, offset);
+}
+template <typename T>
+void insert_complex_trsm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, Op op, Diag diag,
+                         starpu_data_handle_t L, starpu_data_handle_t B) {
+    complex_trsm<T>(rt, o, side, uplo, op, diag, T(1), L, B);
+}
+template <typename T>
+void insert_complex_herk(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t C) {
+    complex_herk<T>(rt, o, Uplo::Lower, Op::NoTrans, T(-1), A, T(1), C);
+}
+template <typename T>
+void insert_complex_gemm(const Runtime& rt, const TaskOptions& o, Op a, Op b, starpu_data_handle_t A,
+                         starpu_data_handle_t B, starpu_data_handle_t C) {
+    complex_gemm<T>(rt, o, a, b, T(-1), A, B, T(1), C);
+}
+#define STARFACT_COMPLEX_TILE_CODELETS(T)                                                                          \
+    template void insert_complex_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                 \
+                                          starpu_data_handle_t, int64_t);                                            \
+    template void insert_complex_trsm<T>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag,                  \
+                                         starpu_data_handle_t, starpu_data_handle_t);                                \
+    template void insert_complex_herk<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                  \
+                                         starpu_data_handle_t);                                                      \
+    template void insert_complex_gemm<T>(const Runtime&, const TaskOptions&, Op, Op, starpu_data_handle_t,          \
+                                         starpu_data_handle_t, starpu_data_handle_t);
+STARFACT_COMPLEX_TILE_CODELETS(std::complex<float>)
+STARFACT_COMPLEX_TILE_CODELETS(std::complex<double>)
+#undef STARFACT_COMPLEX_TILE_CODELETS
 
 }  // namespace starfact::detail

@@ -23,18 +23,27 @@ struct KrylovArgs {
     bool in_place;
     double alpha, beta;
     int k;  // normalize: the last earlier block
+    int reals;  // real numbers per entry of the panels' tiles (2: complex, read as twice the rows)
     CudaContexts* cuda;
     bool urgent;
 };
 
 using View = MatrixView<double>;
-View view(void* buffer) { return matrix_view<double>(buffer); }
+/// A tile as doubles: `reals` real numbers per entry (a complex tile of m rows: 2m real rows, twice the leading
+/// dimension; its columns are what they were).
+View view(void* buffer, int reals = 1) {
+    View v = matrix_view<double>(buffer);
+    v.m *= reals;
+    v.ld *= reals;
+    return v;
+}
 const KrylovArgs& args(void* cl_arg) { return *static_cast<const KrylovArgs*>(cl_arg); }
 
 /// The three tiles of a combine: Out, C and X (Out when in place).
 struct Combine {
     View out, c, x;
-    Combine(void* b[], const KrylovArgs& a) : out(view(b[0])), c(view(b[1])), x(a.in_place ? out : view(b[2])) {}
+    Combine(void* b[], const KrylovArgs& a)
+        : out(view(b[0], a.reals)), c(view(b[1])), x(a.in_place ? out : view(b[2], a.reals)) {}
 };
 
 void combine_cpu(void* b[], void* cl_arg) {
@@ -48,7 +57,7 @@ void combine_cpu(void* b[], void* cl_arg) {
 
 void normalize_cpu(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
-    const View x = view(b[0]), h = view(b[1]), mask = view(b[2]);
+    const View x = view(b[0], a.reals), h = view(b[1]), mask = view(b[2]);
     cpu::krylov_normalize(x.m, a.g, x.p + static_cast<int64_t>(a.out_col) * x.ld, x.ld, h.p, h.ld, a.k, mask.p,
                           a.alpha);
 }
@@ -57,7 +66,7 @@ void dot_cpu(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     const View h = view(b[0]);
     for (int i = 0; i < a.tiles; ++i) {
-        const View p = view(b[1 + i]);
+        const View p = view(b[1 + i], a.reals);
         for (int j = 0; j < a.g; ++j)
             cpu::gemv(Op::Trans, p.m, a.blocks, 1.0, p.p + static_cast<int64_t>(j) * p.ld, a.g * p.ld,
                       p.p + static_cast<int64_t>(a.x_col + j) * p.ld, 1, i == 0 ? 0.0 : 1.0,
@@ -89,7 +98,7 @@ void dot_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(a.cuda, a.urgent);
     const View h = view(b[0]);
     for (int i = 0; i < a.tiles; ++i) {
-        const View p = view(b[1 + i]);
+        const View p = view(b[1 + i], a.reals);
         check_cublas(gpu::gemv_strided_batched(ws.cublas, Op::Trans, p.m, a.blocks, 1.0, p.p, a.g * p.ld, p.ld,
                                                p.p + static_cast<int64_t>(a.x_col) * p.ld, 1, p.ld,
                                                i == 0 ? 0.0 : 1.0, h.p, 1, h.ld, a.g),
@@ -100,7 +109,7 @@ void dot_cuda(void* b[], void* cl_arg) {
 void normalize_cuda(void* b[], void* cl_arg) {
     const KrylovArgs& a = args(cl_arg);
     gpu::WorkerStream ws(a.cuda, a.urgent);
-    const View x = view(b[0]), h = view(b[1]), mask = view(b[2]);
+    const View x = view(b[0], a.reals), h = view(b[1]), mask = view(b[2]);
     check_cuda(gpu::krylov_normalize(x.m, a.g, x.p + static_cast<int64_t>(a.out_col) * x.ld, x.ld, h.p, h.ld, a.k,
                                      mask.p, a.alpha, ws.stream),
                "krylov normalize");
@@ -134,7 +143,7 @@ void define_scale(Kernel& k) {
 
 void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t out, int out_col,
                            starpu_data_handle_t x, int x_col, int blocks, int g, starpu_data_handle_t c, double beta,
-                           double alpha) {
+                           double alpha, int reals) {
     std::vector<starpu_data_handle_t> h{out, c};
     std::vector<starpu_data_access_mode> m{STARPU_RW, STARPU_R};
     if (x) {
@@ -149,11 +158,13 @@ void insert_krylov_combine(const Runtime& rt, const TaskOptions& o, starpu_data_
     a.in_place = x == nullptr;
     a.alpha = alpha;
     a.beta = beta;
-    submit_variable(rt, o, kernel<define_combine>(rt), h, m, a, 2.0 * tile_rows(out) * blocks * g, "krylov_combine");
+    a.reals = reals;
+    submit_variable(rt, o, kernel<define_combine>(rt), h, m, a, 2.0 * reals * tile_rows(out) * blocks * g,
+                    "krylov_combine");
 }
 
 void insert_krylov_dot(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t h,
-                       const std::vector<starpu_data_handle_t>& panel, int blocks, int g, int y_col) {
+                       const std::vector<starpu_data_handle_t>& panel, int blocks, int g, int y_col, int reals) {
     std::vector<starpu_data_handle_t> hs{h};
     hs.insert(hs.end(), panel.begin(), panel.end());
     std::vector<starpu_data_access_mode> m(hs.size(), STARPU_R);
@@ -163,8 +174,9 @@ void insert_krylov_dot(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     a.blocks = blocks;
     a.g = g;
     a.tiles = static_cast<int>(panel.size());
+    a.reals = reals;
     double rows = 0;
-    for (starpu_data_handle_t p : panel) rows += tile_rows(p);
+    for (starpu_data_handle_t p : panel) rows += static_cast<double>(reals) * tile_rows(p);
     submit_variable(rt, o, kernel<define_dot>(rt), hs, m, a, 2.0 * rows * blocks * g, "krylov_dot");
 }
 
@@ -173,6 +185,7 @@ void insert_krylov_scale(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     KrylovArgs a{};
     a.out_col = col;
     a.g = g;
+    a.reals = 1;
     submit_variable(rt, o, kernel<define_scale>(rt), {x, c}, {STARPU_RW, STARPU_R}, a, 1.0 * tile_rows(x) * g, "krylov_scale");
 }
 
@@ -181,14 +194,15 @@ void insert_krylov_scale(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 namespace starfact::detail {
 
 void insert_krylov_normalize(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t x, int col, int g, int k,
-                             starpu_data_handle_t h, starpu_data_handle_t mask, double sign) {
+                             starpu_data_handle_t h, starpu_data_handle_t mask, double sign, int reals) {
     KrylovArgs a{};
     a.out_col = col;
     a.g = g;
     a.k = k;
     a.alpha = sign;
+    a.reals = reals;
     submit_variable(rt, o, kernel<define_normalize>(rt), {x, h, mask}, {STARPU_RW, STARPU_R, STARPU_R}, a,
-                    1.0 * tile_rows(x) * g, "krylov_normalize");
+                    1.0 * reals * tile_rows(x) * g, "krylov_normalize");
 }
 
 }  // namespace starfact::detail

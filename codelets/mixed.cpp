@@ -8,8 +8,8 @@
 //               the smallest power of two >= max_i |d_i X[i][b]| (NaN when a column holds NaN or Inf)
 //   to_low      buffers: 0 = X (R, double), 1 = d rows (R), 2 = S (R), 3 = F (W, float): F = float(D X S^-1)
 //   add_low     buffers: 0 = Z (R, float), 1 = d rows (R), 2 = S (R), 3 = X (RW, double): X += D Z S
-//   copy        buffers: 0 = X (R, double), 1 = Y (W, double)
-//   zero        buffers: 0 = X (W, double)
+//   copy        buffers: 0 = X (R), 1 = Y (W): any element type (bytes: the buffers' element size)
+//   zero        buffers: 0 = X (W): any element type
 //   widen       buffers: 0 = F (R, float), 1 = X (W, double): X = double(F)
 //   narrow      buffers: 0 = X (R, double), 1 = F (W, float): F = float(X)
 //   sum_squares buffers: 0 = F (R, float), 1 = out (W, 1 x 1 double): the tile's sum of squares (a lower-stored
@@ -87,11 +87,15 @@ void sum_squares_cpu(void* b[], void* cl_arg) {
     const Tile F = tile_of(b[0]);
     cpu::sum_squares(F.m, F.n, static_cast<const float*>(F.p), F.ld, args(cl_arg)->diagonal, vec_rw(b[1]));
 }
+/// The bytes of one entry of a matrix buffer (copy and zero move bytes: a complex<double> tile's as a double's).
+size_t entry_bytes(void* buffer) { return STARPU_MATRIX_GET_ELEMSIZE(buffer); }
+
 void copy_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
+    const size_t e = entry_bytes(b[0]);
     for (int j = 0; j < X.n; ++j)
-        std::memcpy(static_cast<double*>(Y.p) + static_cast<int64_t>(j) * Y.ld,
-                    static_cast<const double*>(X.p) + static_cast<int64_t>(j) * X.ld, sizeof(double) * X.m);
+        std::memcpy(static_cast<char*>(Y.p) + static_cast<int64_t>(j) * Y.ld * e,
+                    static_cast<const char*>(X.p) + static_cast<int64_t>(j) * X.ld * e, e * X.m);
 }
 void widen_cpu(void* b[], void*) {
     const Tile F = tile_of(b[0]), X = tile_of(b[1]);
@@ -103,8 +107,8 @@ void narrow_cpu(void* b[], void*) {
 }
 void zero_cpu(void* b[], void*) {
     const Tile X = tile_of(b[0]);
-    for (int j = 0; j < X.n; ++j)
-        std::memset(static_cast<double*>(X.p) + static_cast<int64_t>(j) * X.ld, 0, sizeof(double) * X.m);
+    const size_t e = entry_bytes(b[0]);
+    for (int j = 0; j < X.n; ++j) std::memset(static_cast<char*>(X.p) + static_cast<int64_t>(j) * X.ld * e, 0, e * X.m);
 }
 
 #ifdef STARFACT_HAVE_CUDA
@@ -162,8 +166,8 @@ void sum_squares_cuda(void* b[], void* cl_arg) {
 void copy_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
     const Tile X = tile_of(b[0]), Y = tile_of(b[1]);
-    check_cuda(cudaMemcpy2DAsync(Y.p, sizeof(double) * Y.ld, X.p, sizeof(double) * X.ld, sizeof(double) * X.m, X.n,
-                                 cudaMemcpyDeviceToDevice, ws.stream),
+    const size_t e = entry_bytes(b[0]);
+    check_cuda(cudaMemcpy2DAsync(Y.p, e * Y.ld, X.p, e * X.ld, e * X.m, X.n, cudaMemcpyDeviceToDevice, ws.stream),
                "copy");
 }
 void widen_cuda(void* b[], void* cl_arg) {
@@ -181,7 +185,8 @@ void narrow_cuda(void* b[], void* cl_arg) {
 void zero_cuda(void* b[], void* cl_arg) {
     gpu::WorkerStream ws(args(cl_arg)->cuda, args(cl_arg)->urgent);
     const Tile X = tile_of(b[0]);
-    check_cuda(cudaMemset2DAsync(X.p, sizeof(double) * X.ld, 0, sizeof(double) * X.m, X.n, ws.stream), "zero");
+    const size_t e = entry_bytes(b[0]);
+    check_cuda(cudaMemset2DAsync(X.p, e * X.ld, 0, e * X.m, X.n, ws.stream), "zero");
 }
 #endif
 

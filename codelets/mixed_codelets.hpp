@@ -30,13 +30,13 @@ void insert_to_low_sums(const Runtime& rt, const TaskOptions& o, starpu_data_han
 /// out (1 x 1) := the sum of squares of the float tile F (a lower-stored diagonal tile: of its symmetric tile).
 void insert_sum_squares(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, bool diagonal,
                         starpu_data_handle_t out);
-/// Y := X.
+/// Y := X (tiles of one element type, any: they are copied as bytes).
 void insert_copy(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t Y);
 /// X := double(F) (F a float tile, X a double tile of the same shape).
 void insert_widen(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t F, starpu_data_handle_t X);
 /// F := float(X), rounded to nearest, over X's rows and columns (F may have more rows: they are not written).
 void insert_narrow(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t F);
-/// X := 0.
+/// X := 0 (any element type).
 void insert_zero(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X);
 
 /// R(i, jc) := B0(i, jc) - (A X)(i, jc) in one task (codelets/refine_sweeps.cpp): A symmetric with its lower tiles

@@ -80,6 +80,19 @@ inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m
                         CUBLAS_GEMM_DEFAULT);
 }
 /// *result := ||x||_2 (unit stride; host pointer mode: waits for the handle's stream).
+/// The same for std::complex<float> tiles (the mixed-precision Hermitian solve's factor, algorithms/
+/// mixed_complex_ops.cpp): compute 1 is TF32 on tensor cores (cublasGemmEx on CUDA_C_32F with
+/// CUBLAS_COMPUTE_32F_FAST_TF32: cuBLAS rounds the inputs' real and imaginary parts to TF32, float accumulation), 0
+/// plain complex float (cublasCgemm's arithmetic). The other tensor-core arithmetics are not taken for complex tiles.
+inline cublasStatus_t gemm_fast(cublasHandle_t h, int compute, Op a, Op b, int m, int n, int k,
+                                std::complex<float> alpha, const std::complex<float>* A, int lda,
+                                const std::complex<float>* B, int ldb, std::complex<float> beta, std::complex<float>* C,
+                                int ldc) {
+    return cublasGemmEx(h, op(a), op(b), m, n, k, dev(&alpha), A, cuda_type<std::complex<float>>(), lda, B,
+                        cuda_type<std::complex<float>>(), ldb, dev(&beta), C, cuda_type<std::complex<float>>(), ldc,
+                        compute == 1 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 template <typename T>
 cublasStatus_t nrm2(cublasHandle_t h, int n, const T* x, real_t<T>* result) {
     if constexpr (letter<T> == 's') return cublasSnrm2(h, n, x, 1, result);
@@ -169,6 +182,16 @@ cublasStatus_t symm(cublasHandle_t h, Side s, Uplo u, int m, int n, arg_t<T> alp
     else if constexpr (letter<T> == 'c')
         return cublasCsymm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
     else return cublasZsymm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
+}
+/// C := alpha A B + beta C (Left) or alpha B A + beta C (Right), A Hermitian (its `u` triangle; the imaginary parts
+/// of its diagonal taken as zero); symm on the real types.
+template <typename T>
+cublasStatus_t hemm(cublasHandle_t h, Side s, Uplo u, int m, int n, arg_t<T> alpha, const T* A, int lda, const T* B,
+                    int ldb, arg_t<T> beta, T* C, int ldc) {
+    if constexpr (!is_complex_v<T>) return symm(h, s, u, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if constexpr (letter<T> == 'c')
+        return cublasChemm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
+    else return cublasZhemm(h, side(s), uplo(u), m, n, dev(&alpha), dev(A), lda, dev(B), ldb, dev(&beta), dev(C), ldc);
 }
 /// y := alpha A x + beta y, A symmetric (its uplo triangle), unit strides.
 template <typename T>

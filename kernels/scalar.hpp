@@ -58,6 +58,11 @@ constexpr bool is_real_single_v = std::is_same<T, float>::value;
 template <typename T>
 constexpr bool is_real_double_v = std::is_same<T, double>::value;
 
+/// The single-precision type of T's kind: float for the real types, std::complex<float> for the complex ones (the
+/// element type of a mixed-precision solve's low-precision factor).
+template <typename T>
+using single_t = std::conditional_t<ScalarTraits<T>::is_complex, std::complex<float>, float>;
+
 /// T's LAPACK letter: 's', 'd', 'c' or 'z'.
 template <typename T>
 constexpr char lapack_letter() {

@@ -21,22 +21,24 @@ namespace starfact::detail::gpu {
 constexpr int kTrsmRecursiveBase = 128;
 
 /// B := B L^-T by recursive halving of L down to `base` columns (runtime form; below 64 the halves lose their
-/// alignment: callers pass multiples of 64).
+/// alignment: callers pass multiples of 64). Complex T: B := B L^-H (the Hermitian Cholesky's panel; its gemms on
+/// tensor cores for std::complex<float> with compute 1, gemm_fast).
 template <typename T>
 cublasStatus_t trsm_right_lower_trans(cublasHandle_t h, int compute, int m, int n, const T* L, int ldl, T* B, int ldb,
                                       int base) {
+    constexpr Op t = is_complex_v<T> ? Op::ConjTrans : Op::Trans;
     if (m <= 0 || n <= 0) return CUBLAS_STATUS_SUCCESS;
-    if (n <= base) return trsm(h, Side::Right, Uplo::Lower, Op::Trans, Diag::NonUnit, m, n, T(1), L, ldl, B, ldb);
+    if (n <= base) return trsm(h, Side::Right, Uplo::Lower, t, Diag::NonUnit, m, n, T(1), L, ldl, B, ldb);
     const int n1 = ((n / 2 + 63) / 64) * 64, n2 = n - n1;
     cublasStatus_t s = trsm_right_lower_trans(h, compute, m, n1, L, ldl, B, ldb, base);
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     T* B2 = B + static_cast<int64_t>(n1) * ldb;
     const T* L21 = L + n1;
-    if constexpr (is_real_single_v<T>) {
-        s = compute ? gemm_fast(h, compute, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb)
-                    : gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, -1.0f, B, ldb, L21, ldl, 1.0f, B2, ldb);
+    if constexpr (is_single_v<T>) {
+        s = compute ? gemm_fast(h, compute, Op::NoTrans, t, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb)
+                    : gemm(h, Op::NoTrans, t, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb);
     } else {
-        s = gemm(h, Op::NoTrans, Op::Trans, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb);
+        s = gemm(h, Op::NoTrans, t, m, n2, n1, T(-1), B, ldb, L21, ldl, T(1), B2, ldb);
     }
     if (s != CUBLAS_STATUS_SUCCESS) return s;
     return trsm_right_lower_trans(h, compute, m, n2, L + n1 + static_cast<int64_t>(n1) * ldl, ldl, B2, ldb, base);

@@ -535,18 +535,62 @@ static void test_refusals(starfact_c_runtime* rt, int32_t dtype) {
     CHECK(refused(starfact_c_potrf_logdet_submit(rt, &ma, NULL, NULL, &sign, &logabsdet, &job), "a", complex_name),
           "potrf_logdet of %s: %s", complex_name, starfact_c_error_message());
 
-    /* the mixed-precision solve, and the options of the real factorizations only */
+    /* the mixed-precision solve (complex128 only: a complex64 factor, fp32 or tf32), and the options of the real
+     * factorizations only */
     starfact_c_refinement refinement;
     starfact_c_refinement_init(&refinement);
-    CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, NULL, &refinement, &job), "refinement", "complex"),
-          "posv of %s with a refinement: %s", complex_name, starfact_c_error_message());
     starfact_c_options opts;
     starfact_c_options_init(&opts);
     opts.factor = "tf32";
-    CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, &opts, NULL, &job), "factor", "complex"),
-          "posv of %s in tf32: %s", complex_name, starfact_c_error_message());
-    CHECK(strstr(starfact_c_error_message(), "starfact::posv:") == starfact_c_error_message(),
-          "the factor's refusal is posv's: %s", starfact_c_error_message());
+    if (dtype == STARFACT_C_COMPLEX64) {
+        CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, NULL, &refinement, &job), "refinement",
+                      "complex"),
+              "posv of %s with a refinement: %s", complex_name, starfact_c_error_message());
+        CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, &opts, NULL, &job), "factor", "complex"),
+              "posv of %s in tf32: %s", complex_name, starfact_c_error_message());
+        CHECK(strstr(starfact_c_error_message(), "starfact::posv:") == starfact_c_error_message(),
+              "the factor's refusal is posv's: %s", starfact_c_error_message());
+    } else {
+        int32_t info = -1;
+        starfact_c_solve_report report;
+        for (int k = 0; k < 2; ++k) {  /* a refinement with the native factor's plan: refined (always in fp32 on
+                                        * CPUs: the plan takes the low factor there); then tf32 */
+            starfact_c_options o;
+            starfact_c_options_init(&o);
+            o.factor = k == 0 ? "fp32" : "tf32";
+            void* dx = to_array(a, n, 1, n, dtype, 0);
+            starfact_c_matrix mx = {dx, n, 1, n, dtype, STARFACT_C_HOST};
+            int status = starfact_c_posv_submit(rt, &ma, NULL, &mx, &mx, &o, k == 0 ? &refinement : NULL, &job);
+            CHECK(status == STARFACT_C_OK, "mixed posv of %s in %s: %s", complex_name, o.factor,
+                  starfact_c_error_message());
+            if (status == STARFACT_C_OK) {
+                CHECK(starfact_c_job_wait(job, &info) == STARFACT_C_OK && info == 0, "mixed posv of %s: info %d",
+                      complex_name, info);
+                CHECK(starfact_c_job_report(job, &report) == STARFACT_C_OK &&
+                          (strcmp(report.path, "refined") == 0 || strcmp(report.path, "gmres") == 0) &&
+                          strcmp(report.factor, o.factor) == 0,
+                      "mixed posv of %s in %s: path %s, factor %s", complex_name, o.factor, report.path,
+                      report.factor);
+                zc* x = from_array(dx, n, 1, n, dtype);
+                CHECK(solve_residual(a, x, a, n, 1, eps_of(dtype)) < 60, "mixed posv of %s: residual %g",
+                      complex_name, solve_residual(a, x, a, n, 1, eps_of(dtype)));
+                free(x);
+                starfact_c_job_destroy(job);
+                job = NULL;
+            }
+            free(dx);
+        }
+        opts.factor = "bf16";
+        CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, &opts, NULL, &job), "factor", "c128 posv"),
+              "posv of %s in bf16: %s", complex_name, starfact_c_error_message());
+        CHECK(strstr(starfact_c_error_message(), "starfact::posv:") == starfact_c_error_message(),
+              "the factor's refusal is posv's: %s", starfact_c_error_message());
+        refinement.max_iterations = -1;
+        opts.factor = "fp32";
+        CHECK(refused(starfact_c_posv_submit(rt, &ma, NULL, &mb, &mb, &opts, &refinement, &job), "max_iterations",
+                      ">= 0"),
+              "posv of %s with max_iterations -1: %s", complex_name, starfact_c_error_message());
+    }
     starfact_c_options_init(&opts);
     opts.variant = "left";
     CHECK(refused(starfact_c_potrf_submit(rt, &ma, NULL, &opts, &job), "variant", "right"),

@@ -154,9 +154,14 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
         r.op = Operation::Posv;
         r.nrhs = 2;
         CHECK(refusal(r, gpu).empty());
-        for (Precision f : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp64}) {
+        for (Precision f : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::Fp16, Precision::Tf32x3,
+                            Precision::Fp64}) {
             Request low = r;
             low.options.factor = f;
+            // the c128 posv's mixed-precision solve factors in c64: fp32, or tf32 on tensor cores
+            const bool mixed = element == Precision::C128 && (f == Precision::Fp32 || f == Precision::Tf32);
+            CHECK(refusal(low, gpu) == (mixed ? "" : "factor"));
+            low.op = Operation::Potrf;
             CHECK(refusal(low, gpu) == "factor");
         }
         Request same = r;
@@ -202,4 +207,34 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
     Request r;
     r.element = Precision::Tf32;
     CHECK(refusal(r, gpu) == "element");
+}
+
+TEST_CASE("the c128 posv in a c64 factor is planned as the double posv in that factor is", "[cpu][plan][complex]") {
+    const Machine gpu{8, 4, 1}, cpu{8, 0, 0};
+    Request r;
+    r.op = Operation::Posv;
+    r.element = Precision::C128;
+    r.nrhs = 1;
+    r.tiling.residency = Residency::Device;
+    r.options.factor = Precision::Tf32;
+    r.m = r.n = 32768;
+    Plan p = plan(r, gpu);
+    CHECK(p.refined);
+    CHECK(p.arithmetic == Precision::Tf32);
+    CHECK(p.nb == 4096);  // mixed_tile_size: the tensor-core factor's tiles
+    r.m = r.n = 8192;     // below kTensorCoreSolveMinOrder: the c128 solve, its own tiles
+    p = plan(r, gpu);
+    CHECK_FALSE(p.refined);
+    CHECK(p.arithmetic == Precision::C128);
+    r.always_low = true;  // ... unless asked for
+    CHECK(plan(r, gpu).refined);
+    r.always_low = false;
+    r.options.factor = Precision::Fp32;  // fp32 and CPU mappings always refine
+    CHECK(plan(r, gpu).refined);
+    r.options.factor = Precision::Tf32;
+    r.m = r.n = 500;
+    r.tiling.residency = Residency::Host;
+    p = plan(r, cpu);
+    CHECK(p.refined);
+    CHECK(p.nb == 256);
 }

@@ -108,7 +108,8 @@ int run_local(const Settings& given) {
                 return 0;
             }
             if (s.op == "potri") rc = run_potri(s, rt, mapping);
-            else if (s.op == "posv" && s.factor != Precision::Native) rc = run_mixed(s, rt, mapping);
+            else if (s.op == "posv" && s.factor != Precision::Native)
+                rc = support::complex_prec(s.prec) ? run_mixed_complex(s, rt, mapping) : run_mixed(s, rt, mapping);
             else if (s.op == "posv") rc = run_grid(s, rt, mapping, Grid{});
             else rc = run_single(s, rt, mapping);
             workers = support::worker_names();

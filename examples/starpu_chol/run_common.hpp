@@ -97,6 +97,9 @@ int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
 int run_potri(const Settings& s, Runtime& rt, Mapping mapping);
 /// --op posv --factor-prec: the refined solve against cuSOLVER's double solves (run_mixed.cpp).
 int run_mixed(const Settings& s, Runtime& rt, Mapping mapping);
+/// --prec z --op posv --factor-prec fp32|tf32: the mixed-precision Hermitian solve against starfact's complex<double>
+/// posv and cuSOLVER's zpotrf (run_mixed_complex.cpp).
+int run_mixed_complex(const Settings& s, Runtime& rt, Mapping mapping);
 /// potrf, or posv (--op posv), on a matrix spread over `grid` (1 x 1: this process's own matrix).
 int run_grid(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid);
 /// --compare: every scheduler x mapping x variant on the same matrix, one table.

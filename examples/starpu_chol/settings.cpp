@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "starfact/mixed.hpp"
 #include "support/cli.hpp"
 
 namespace starfact::chol_driver {
@@ -77,7 +78,10 @@ problem
                     plan's tiles), solve A X = B with the factor on --nrhs random right-hand sides (residual
                     ||A X - B||_1 / (||A||_1 ||X||_1 n eps)), and time the vendor's c/z potrf on the same matrix
                     (cusolverDnXpotrf on CUDA_C_32F/CUDA_C_64F, or one LAPACKE call); GFLOP/s count 4x the real
-                    flops. Refused with c and z: --op potri/posv, --factor-prec (but native), --cond,
+                    flops. --prec z --op posv --factor-prec fp32|tf32: the mixed-precision Hermitian solve
+                    (a complex64 factor refined to complex128 accuracy; --shift, --always-low and
+                    --refine-budget apply) against starfact's complex128 posv and cuSOLVER's zpotrf.
+                    Refused with c and z otherwise: --op potri/posv, --factor-prec (but native), --cond,
                     --covariance, --tile-tolerance, --shift, --array, --always-low, --refine-budget, --variant
                     (but right), --panel inverse, --diag fused/recursive, --compare, --sweep, --grid, MPI ranks
 )" +
@@ -203,18 +207,24 @@ void refuse_for_complex(const Settings& s) {
     };
     if (!support::kRunComputes)
         refuse(prec, "complex runs need a build that computes (not a simulation build)");
-    if (s.op != "potrf")
-        refuse("--op " + s.op, s.op == "posv" ? "the complex run factors and then solves by itself (potrf, then potrs on "
-                                                "--nrhs right-hand sides): drop --op"
-                                              : "complex matrices have no potri");
-    if (s.factor != Precision::Native)
+    // the mixed-precision Hermitian solve: --prec z --op posv --factor-prec fp32|tf32 (run_mixed_complex.cpp)
+    const bool mixed = s.prec == 'z' && s.op == "posv" && refines_complex_double(s.factor);
+    if (s.prec == 'z' && s.op == "posv" && s.factor != Precision::Native && !mixed)
         refuse("--factor-prec " + std::string(to_string(s.factor)),
-               "complex matrices are factored in their own arithmetic only (no mixed-precision or tensor-core "
-               "factorization): drop it");
+               "the mixed-precision complex solve factors in fp32 or tf32 (a complex64 factor)");
+    if (s.op != "potrf" && !mixed)
+        refuse("--op " + s.op, s.op == "posv" ? "the complex run factors and then solves by itself (potrf, then potrs on "
+                                                "--nrhs right-hand sides): drop --op (or, with --prec z, give "
+                                                "--factor-prec fp32 or tf32: the mixed-precision solve)"
+                                              : "complex matrices have no potri");
+    if (s.factor != Precision::Native && !mixed)
+        refuse("--factor-prec " + std::string(to_string(s.factor)),
+               "complex matrices are factored in their own arithmetic, but for the mixed-precision solve of --prec z "
+               "--op posv with fp32 or tf32: drop it");
     const std::pair<bool, const char*> mixed_only[] = {
         {s.cond > 0, "--cond"},           {s.covariance > 0, "--covariance"}, {s.tile_tolerance > 0, "--tile-tolerance"},
-        {s.shift >= 0, "--shift"},        {s.array, "--array"},               {s.always_low, "--always-low"},
-        {s.refine_budget >= 0, "--refine-budget"}};
+        {s.shift >= 0 && !mixed, "--shift"},        {s.array, "--array"},     {s.always_low && !mixed, "--always-low"},
+        {s.refine_budget >= 0 && !mixed, "--refine-budget"}};
     for (const auto& m : mixed_only)
         if (m.first) refuse(m.second, "it belongs to the real mixed-precision solve, which complex matrices lack");
     if (s.variant_given && s.variant.kind != Variant::Kind::Right)
@@ -351,9 +361,11 @@ Settings parse(int argc, char** argv) {
                                     " applies to the double solve of --op posv --factor-prec P: add them");
     if (s.array && s.device_resident)
         throw std::invalid_argument("--array solves from host arrays: drop --device-resident");
-    if (s.op == "posv" && refines_double(s.factor) && s.prec != 'd')
+    if (s.op == "posv" && refines_double(s.factor) && s.prec != 'd' &&
+        !(s.prec == 'z' && refines_complex_double(s.factor)))
         throw std::invalid_argument("--factor-prec " + std::string(to_string(s.factor)) +
-                                    " with --op posv refines a double solve: use --prec d");
+                                    " with --op posv refines a double solve: use --prec d (or, for fp32 and tf32, "
+                                    "--prec z: the complex one)");
     if (s.ns.empty()) s.ns = {1024, 2048, 4096, 6000, 8192, 12288, 16384, 24576, 32768};
     if (s.variants.empty()) s.variants = {Variant::parse("right"), Variant::parse("lookahead=2"), Variant::parse("left"),
                                           Variant::parse("noprio")};

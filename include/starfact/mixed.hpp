@@ -1,5 +1,6 @@
 // Mixed-precision SPD solve: a Cholesky factor in a lower precision (float tiles, tensor-core updates on CUDA
-// workers), a solution refined to double accuracy (docs/mixed_precision.md). The general solve of the same kind, an
+// workers), a solution refined to double accuracy (docs/mixed_precision.md); the same for complex<double> Hermitian
+// matrices with a complex<float> factor. The general solve of the same kind, an
 // LU in a lower precision refined to double accuracy, is gesv(A, piv, B, opts, report, refine) in starfact/lu.hpp,
 // with the same Refinement and SolveReport.
 #pragma once
@@ -16,6 +17,13 @@ namespace starfact {
 /// the double factorization (Native, Fp64).
 constexpr bool refines_double(Precision factor) {
     return factor != Precision::Native && factor != Precision::Fp64;
+}
+
+/// Whether a complex<double> solve with this factor precision takes the refined path: Fp32 or Tf32, a complex<float>
+/// factor (on CUDA workers Tf32 runs the trailing updates on tensor cores). The other lower precisions are refused
+/// for complex matrices (naming the factor); Native and Auto are the complex<double> factorization.
+constexpr bool refines_complex_double(Precision factor) {
+    return factor == Precision::Fp32 || factor == Precision::Tf32;
 }
 
 /// Stopping rules of the refinement.
@@ -139,6 +147,14 @@ const char* to_string(SolveReport::Path p);
 /// argument: B's shape, or B holding NaN or Inf (whose backward error cannot be measured; B is left as it was), a
 /// factor precision a float matrix has no lower form of (float solves take Native or Fp32), a distributed matrix
 /// (the refined path runs on one process), bad refinement settings.
+///
+/// T may also be std::complex<double> (A Hermitian positive definite, lower triangle, the imaginary parts of its
+/// diagonal taken as zero): with opts.factor Fp32 or Tf32 (refines_complex_double) the same solve in complex
+/// arithmetic, D = diag(Re a_ii)^-1/2 and a std::complex<float> factor (Tf32: its trailing updates in TF32 on CUDA
+/// workers' tensor cores), refined to complex<double> accuracy by the same driver, the complex<double> factorization
+/// as fallback; Native and Auto are the complex<double> solve (Direct). Bf16, Fp16, Tf32x3 and Fp64 are refused
+/// naming "factor", refine.tile_tolerance > 0 naming "refine.tile_tolerance". std::complex<float> takes Native or
+/// Auto only (its own precision).
 template <typename T>
 int posv(TileMatrix<T>& A, TileMatrix<T>& B, const Options& opts, SolveReport& report,
          const Refinement& refine = {});

@@ -58,10 +58,12 @@ struct Request {
 /// and hybrid rule, trsm panels and LAPACK's or cuSOLVER's potrf for its diagonal tiles (diag=cusolver; never the
 /// fused real kernels); the LU runs on CPU workers (tasks=cpu-only, residency=host: a device array is copied into host
 /// tiles and back) in tiles of the real LU's CPU size. Their arithmetic is the element's (arithmetic=c64 or c128),
-/// never refined; distributed tiles are planned as the real ones' (the complex factorizations run on the real graphs,
-/// over MPI ranks too). The other operations, a factor other than native, always_low, a variant other than right, the
-/// inverse panel, the fused or recursive diagonal kernels and a gpu-only LU are refused, naming the field (element,
-/// factor, always_low, variant, panel, diag, mapping).
+/// never refined, except the c128 posv with factor fp32 or tf32, the mixed-precision Hermitian solve (mixed.hpp):
+/// planned as a double posv in that factor is (refined where the low factor pays, arithmetic=fp32 or tf32, the mixed
+/// solve's tiles), else the c128 solve; distributed tiles are planned as the real ones' (the complex factorizations
+/// run on the real graphs, over MPI ranks too). The other operations, another factor, always_low elsewhere, a variant
+/// other than right, the inverse panel, the fused or recursive diagonal kernels and a gpu-only LU are refused, naming
+/// the field (element, factor, always_low, variant, panel, diag, mapping).
 struct Plan {
     Operation op = Operation::Potrf;
     Precision element = Precision::Fp64;

@@ -167,11 +167,11 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
                     fallback=fallback, stall_ratio=stall_ratio, tolerance=tolerance, shift=shift,
                     shift_retries=shift_retries, time_budget=time_budget, always_low=always_low,
                     tile_tolerance=tile_tolerance)
-    if va.dtype.kind == "c":
+    if va.dtype.kind == "c" and va.dtype.itemsize < 16:  # complex128 has one: a complex64 factor, fp32 or tf32
         for name, value in dict(factor=factor, **settings).items():
             if value is not None:
-                raise argument_value_error(name, "applies to the mixed-precision solve, which complex matrices (%s) "
-                                           "do not have yet" % va.dtype)
+                raise argument_value_error(name, "applies to the mixed-precision solve, which complex64 matrices do "
+                                           "not have (complex128: factor='fp32' or 'tf32')")
     refine = _refinement(factor, settings)
     overwrite_a = _ops.check_bool("overwrite_a", overwrite_a)
     overwrite_b = _ops.check_bool("overwrite_b", overwrite_b)
@@ -196,7 +196,7 @@ def posv_async(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, facto
                             "and fallback is off" % (r.tolerance, r.backward_error), 0)
             e.report = r
             raise e
-        return wb.result(), r
+        return (vb.backend.conj(wb.result()) if conjugated else wb.result()), r
 
     return _ops.submit(_clib.lib.starfact_c_posv_submit, runtime, [wa, wb],
                        (_ops.pointer(wa.src), _ops.pointer(wa.dst), _ops.pointer(wb.src), _ops.pointer(wb.dst),
@@ -231,7 +231,10 @@ def posv(a, b, lower=False, overwrite_a=False, overwrite_b=False, *, factor=None
             tile_tolerance (> 0) takes the factor's arithmetic only for the off-diagonal tiles whose norm is small
             relative to a's, float32 for the others (2**-24: about a float32 factor's accuracy; the report's
             low_tiles counts them) (docs/mixed_precision.md). Counts and tolerances may be Python or NumPy scalars.
-            Complex matrices have no mixed-precision solve: factor and these settings raise ValueError for them.
+            complex128 a takes factor "fp32" or "tf32" (a complex64 factor, tf32 on the tensor cores, refined to
+            complex128 accuracy through the same refinement; tile_tolerance 0 only), "native" or None; other factors
+            raise ValueError naming factor. complex64 matrices have no mixed-precision solve: factor and these
+            settings raise ValueError for them.
         nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
 
     Returns:

@@ -238,11 +238,20 @@ def test_refused_elsewhere(rng, dtype):
         with pytest.raises(TypeError) as e:
             call()
         assert "argument '%s'" % name in str(e.value) and "complex" in str(e.value), str(e.value)
-    # the mixed-precision solve and the real factorizations' options
-    for keyword in ({"factor": "tf32"}, {"factor": "native"}, {"tolerance": 1e-6}, {"always_low": True}):
-        with pytest.raises(ValueError) as e:
-            starfact.posv(a, b, **keyword)
-        assert "argument '%s'" % next(iter(keyword)) in str(e.value)
+    # the mixed-precision solve (complex128 only, factor fp32 or tf32) and the real factorizations' options
+    if dtype == numpy.complex64:
+        for keyword in ({"factor": "tf32"}, {"factor": "native"}, {"tolerance": 1e-6}, {"always_low": True}):
+            with pytest.raises(ValueError) as e:
+                starfact.posv(a, b, **keyword)
+            assert "argument '%s'" % next(iter(keyword)) in str(e.value)
+    else:
+        for factor in ("bf16", "fp16", "tf32x3"):
+            with pytest.raises(starfact.ArgumentError) as e:
+                starfact.posv(a, b, factor=factor)
+            assert e.value.argument == "factor", str(e.value)
+        with pytest.raises(starfact.ArgumentError) as e:
+            starfact.posv(a, b, factor="tf32", tile_tolerance=1e-3)
+        assert e.value.argument == "tile_tolerance", str(e.value)
     for call, name in ((lambda: starfact.potrf(a, factor="tf32"), "factor"),
                        (lambda: starfact.potrf(a, variant="left"), "variant"),
                        (lambda: starfact.potrf(a, diag="fused"), "diag"),
@@ -285,3 +294,23 @@ def test_torch(rng, dtype):
     x = starfact.gesv(tg.conj(), tb, nb=NB)
     assert solve_residual(g.conj(), x.numpy(), b, dtype) < LIMIT
     assert torch.equal(tg, torch.from_numpy(g))
+
+
+@pytest.mark.parametrize("lower", (False, True))
+def test_mixed_posv_complex128(rng, lower):
+    """The mixed-precision solve of a complex128 Hermitian matrix from a complex64 factor (CPU workers compute it in
+    complex64 whatever the factor): complex128 accuracy, the report, a left as it was; n not a multiple of nb."""
+    dtype = numpy.complex128
+    for n in (1, NB - 3, 2 * NB + 5):
+        a, b = hermitian(rng, n, dtype), general(rng, n, dtype, 2)
+        for factor in ("fp32", "tf32"):
+            a_in = a.copy()
+            x, report = starfact.posv(a_in, b, lower=lower, factor=factor, nb=NB)
+            assert report.path in ("refined", "gmres"), (n, factor, report)
+            assert report.factor == factor
+            assert report.backward_error <= report.tolerance
+            r = b - a @ x
+            berr = numpy.abs(r).max(axis=0) / (numpy.abs(a).sum(axis=1).max() * numpy.abs(x).max(axis=0) +
+                                               numpy.abs(b).max(axis=0))
+            assert berr.max() <= 2 * report.tolerance, (n, factor, lower, berr)
+            assert numpy.array_equal(a_in, a)

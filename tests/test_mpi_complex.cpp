@@ -1,10 +1,12 @@
-// Distributed complex Cholesky and LU (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks (mpi.complex.np2,
+// Distributed complex Cholesky, LU and QR (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks (mpi.complex.np2,
 // mpi.complex.np4; grids 1x2 and 2x1, 2x2, and 4x1 for getrf's pivots), in c and z: potrf's scaled residual
 // ||A - L L^H||_F / (||A||_F n eps), getrf's ||P A - L U||_F / (||A||_F n eps) and the solves' ||A X - B||_F /
 // (||A||_F ||X||_F n eps) (potrs, posv, getrs, gesv, blocking and async) < 60 on fresh random matrices at orders 1,
 // below the tile size and not a multiple of it; getrf's pivots equal to the same factorization in one process (and to
 // LAPACK's) on a matrix whose pivots lead by a wide margin, so that no near tie can order them differently; a matrix
-// that is not positive definite and a singular one report LAPACK's info on every rank; bad grids and data on another
+// that is not positive definite and a singular one report LAPACK's info on every rank; the QR (geqrf, orgqr, ormqr
+// with Q^H, gels) over the flat, binary, domains and auto trees: ||A - Q R||_1 / (||A||_1 m eps), ||I - Q^H Q||_1 /
+// (m eps) and the least-squares residual < 60 (tests/complex_qr_checks.hpp); bad grids and data on another
 // grid are refused naming the argument. Every rank runs every test case in the same order (the operations are
 // collective).
 //
@@ -24,8 +26,10 @@
 
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/lu_complex.hpp"
+#include "starfact/qr_complex.hpp"
 #include "tests/catch_session.hpp"
 #include "tests/complex_matrices.hpp"
+#include "tests/complex_qr_checks.hpp"
 #include "tests/hermitian_matrices.hpp"
 #include "tests/lu_complex_checks.hpp"
 #include "tests/seeds.hpp"
@@ -358,6 +362,68 @@ TEMPLATE_TEST_CASE("distributed complex getrf of a singular matrix: LAPACK's inf
             CHECK(gesv_info == expected);
             for (int i : gather_all(gesv_info)) CHECK(i == gesv_info);
         }
+}
+
+TEMPLATE_TEST_CASE("distributed complex geqrf, orgqr, ormqr and gels: scaled residuals < 60, every tree",
+                   "[mpi][complex][qr]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    namespace cq = starfact::test::complex_qr;
+    const double e = starfact::test::eps<C>();
+    struct Shape {
+        int64_t m, n, nb;
+    };
+    for (const Grid& grid : grids())
+        for (const QrTree& tree : {QrTree{QrTree::Kind::Flat, 0}, QrTree{QrTree::Kind::Binary, 0},
+                                   QrTree{QrTree::Kind::Domains, 2}, QrTree{}})
+            for (const Shape& s : {Shape{90, 37, 16}, Shape{37, 61, 16}}) {
+                const int64_t m = s.m, n = s.n, nb = s.nb, k = std::min(m, n), rows = std::max(m, n);
+                const uint64_t seed = shared_seed();
+                std::mt19937_64 g(seed);
+                INFO("m=" << m << " n=" << n << " nb=" << nb << " grid=" << grid_name(grid) << " tree=" << tree.name()
+                          << " seed=" << seed << " prec=" << complex_letter<C>());
+                const std::vector<C> A = random_block<C>(m, n, g), B = random_block<C>(rows, 2, g);
+                const TileLayout layout{grid, false};
+                TileMatrix<C> a(runtime(), m, n, nb, Residency::Host, layout);
+                REQUIRE(a.distributed());
+                a.import(A.data(), m);
+                QRFactors<C> f(a, tree);
+                geqrf(a, f, cpu_only());
+                std::vector<C> F(A.size());
+                a.export_to(F.data(), m);
+                TileMatrix<C> q(runtime(), m, k, nb, Residency::Host, layout);
+                orgqr(a, f, q, cpu_only());
+                std::vector<C> Q(static_cast<size_t>(m * k));
+                q.export_to(Q.data(), m);
+                const cq::Mat am(A, m, n), qm(Q, m, k);
+                const double qr = cq::qr_residual(am, qm, cq::upper(cq::Mat(F, m, n)), e),
+                             orth = cq::orthogonality_residual(qm, e);
+                // Q^H A from the left: [R; 0]
+                TileMatrix<C> c(runtime(), m, n, nb, Residency::Host, layout);
+                c.import(A.data(), m);
+                ormqr(Side::Left, Trans::ConjTranspose, a, f, c, cpu_only());
+                std::vector<C> QhA(A.size());
+                c.export_to(QhA.data(), m);
+                const double applied =
+                    cq::product_residual(cq::Mat(QhA, m, n), cq::adjoint(qm) * am, am, m, e);
+                INFO("qr=" << qr << " orth=" << orth << " Q^H A=" << applied);
+                CHECK(qr < kResidualLimit);
+                CHECK(orth < kResidualLimit);
+                CHECK(applied < kResidualLimit);
+
+                TileMatrix<C> a2(runtime(), m, n, nb, Residency::Host, layout), b(runtime(), rows, 2, nb,
+                                                                                   Residency::Host, layout);
+                a2.import(A.data(), m);
+                b.import(B.data(), rows);
+                QRFactors<C> f2(runtime(), rows, k, nb, tree, 0, grid);  // of A, or of A^H
+                REQUIRE(gels(a2, f2, b, cpu_only()) == 0);
+                std::vector<C> Xb(B.size());
+                b.export_to(Xb.data(), rows);
+                const cq::Mat X = cq::block(cq::Mat(Xb, rows, 2), n, 2), bm(B, rows, 2);
+                const double ls = m >= n ? cq::gels_residual(am, X, bm, e)
+                                         : cq::solve_residual(am, X, cq::block(bm, m, 2), e);
+                INFO("gels=" << ls);
+                CHECK(ls < kResidualLimit);
+            }
 }
 
 TEST_CASE("distributed complex: bad grids and data on another grid are refused, naming the argument",

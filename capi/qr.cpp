@@ -68,12 +68,6 @@ void dispatch_qr(const char* function, int32_t dtype, Body&& body) {
     if (is_complex_dtype(dtype)) as_c_call(function, kQrNames, [&] { dispatch_complex(dtype, body); });
     else dispatch(dtype, body);
 }
-/// The same without a function (reading the factors: nothing to refuse).
-template <typename Body>
-void dispatch_any(int32_t dtype, Body&& body) {
-    if (is_complex_dtype(dtype)) dispatch_complex(dtype, body);
-    else dispatch(dtype, body);
-}
 
 /// The blocking geqrf on A's tiles (the Householder fall-back needs it: it decides on the Cholesky QR's outcome): its
 /// info, 0 or the breakdown's column.

@@ -143,7 +143,7 @@ int run_mixed_complex(const Settings& s, Runtime& rt, Mapping mapping) {
         summary += "; starfact zposv median " + fmt("%.4f", tz) + " s, ratio zposv/mixed = " + fmt("%.3f", tz / ours);
 #ifdef STARFACT_HAVE_CUDA
         if (gpu) {
-            const support::ComplexReference<Z> ref(true, n, A.data());
+            const support::DeviceCopy<Z> ref(true, n, A.data());
             Runtime::Paused quiet(rt);
             const VendorRun v = ref.dev->cusolver_potrf(s.warmup, s.repeat, false);
             const double tv = median(v.seconds);

@@ -1,6 +1,8 @@
 // The batched LU chunk codelets (batched_lu_chunk.hpp): getrf or in-place inverse of a chunk of a strided
 // batch of n x n matrices.
-//   getrf buffers:   0 = A (vector, RW), 1 = ipiv (vector, W), 2 = info (vector, W, count)
+//   getrf buffers:   0 = A (vector, RW), 1 = ipiv (vector, RW: the entries between members' pivots, when stride_piv
+//                    exceeds n, are the caller's and must come back as they were from a CUDA worker's copy),
+//                    2 = info (vector, W, count)
 //   inverse buffers: 0 = A (vector, RW), 1 = info (vector, W)
 // CPU: a LAPACKE loop (the scalar layer's s, d, c, z); CUDA: the batched kernels (launch.hpp) on the worker's stream
 // (asynchronous) for float and double, and for the complex types, which those kernels do not handle, the vendor's
@@ -101,7 +103,7 @@ void define_chunk(Kernel& k) {
         define_kernel(k, "batched_getrf_chunk",
                       by_letter<T>("starfact_batched_sgetrf_chunk", "starfact_batched_dgetrf_chunk",
                                    "starfact_batched_cgetrf_chunk", "starfact_batched_zgetrf_chunk"),
-                      chunk_cpu<T, INV>, STARFACT_CUDA_IMPL((chunk_cuda<T, INV>)), {STARPU_RW, STARPU_W, STARPU_W});
+                      chunk_cpu<T, INV>, STARFACT_CUDA_IMPL((chunk_cuda<T, INV>)), {STARPU_RW, STARPU_RW, STARPU_W});
     k.model.footprint = chunk_footprint;
 }
 

@@ -9,7 +9,8 @@
 // down, gathered again and by cuSOLVER <t>geqrf; in double, a panel too square for it by recursive halving
 // (factor_panel: the halves tall enough take the Cholesky QR, the others halve again down to cuSOLVER's geqrf on
 // kPanelMinWidth to 2 kPanelMinWidth columns), in float by cuSOLVER's geqrf whole. Complex panels: no Cholesky QR
-// (its kernels are real); they halve as double does, down to cuSOLVER's geqrf; every transpose is the conjugate one. cuSOLVER's parts form T by the UT
+// (its kernels are real); complex<double> panels halve as double ones do, down to cuSOLVER's geqrf, complex<float>
+// ones take one geqrf as float ones do; every transpose is the conjugate one. cuSOLVER's parts form T by the UT
 // transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS 32(2), 2006) as the GEQRT codelet forms it:
 // T^-1 = striu(Y^H Y) + diag(1 / tau), Y^H Y by two herks (the unit lower top block copied, then the rows below in
 // place), one trsm against the identity; on the worker's highest-priority stream when the task is urgent.
@@ -237,12 +238,13 @@ void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusol
     cuda_ok(cudaMemset2DAsync(Tm + w1, sizeof(T) * ldt, 0, sizeof(T) * w2, w1, ws.stream), "memset");
 }
 
-/// Whether a rows x w panel (not tall) is halved by factor_panel: double and complex panels wide enough (a float
-/// panel's parts would take the three-pass Cholesky QR, slower than one geqrf; a complex one's are cuSOLVER's geqrf).
+/// Whether a rows x w panel (not tall) is halved by factor_panel: double and complex<double> panels wide enough. A
+/// float panel's parts would take the three-pass Cholesky QR, slower than one geqrf; complex<float> panels halved
+/// into cuSOLVER's geqrf ran slower too (on one H200, bench_complex --op geqrf --prec c: 0.914x cuSOLVER at 16384
+/// against 0.969x with one geqrf per panel).
 template <typename T>
 bool halved(int rows, int w) {
-    return (is_complex_v<T> || std::is_same<T, double>::value) && !tall_panel<T>(rows, w) &&
-           w >= 2 * cholqr::kPanelMinWidth;
+    return std::is_same<real_t<T>, double>::value && !tall_panel<T>(rows, w) && w >= 2 * cholqr::kPanelMinWidth;
 }
 
 /// The largest cuSOLVER geqrf workspace (elements) among the parts that factoring a rows x w panel may give

@@ -1,14 +1,18 @@
 // The complex QR tests' checks (tests/test_qr_complex.cpp), computed here in complex<double>, element by element:
 // one-norms, products with op(A) = A or A^H, and the scaled residuals of a QR, of Q's orthonormality, of a least
-// squares solution (the normal equations) and of a minimum-norm solution (its distance from the row space of A).
+// squares solution (the normal equations) and of a minimum-norm solution (its distance from the row space of A); and
+// the moves between the tests' host arrays and TileMatrix tiles.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "starfact/tile_matrix.hpp"
 #include "tests/complex_matrices.hpp"
+#include "tests/support.hpp"
 
 namespace starfact::test::complex_qr {
 
@@ -151,6 +155,31 @@ inline double minimum_norm_residual(const Mat& A, const Mat& X, double eps) {
 /// ||A X - B||_1 / (||A||_1 ||X||_1 n eps): a consistent system's residual.
 inline double solve_residual(const Mat& A, const Mat& X, const Mat& B, double eps) {
     return scaled(norm1(A * X - B), norm1(A) * norm1(X) * static_cast<double>(std::max<int64_t>(A.cols, 1)) * eps);
+}
+
+/// The tile matrix of the m x n column-major A (ld m), in nb tiles of the test runtime, host- or device-resident.
+template <typename C>
+std::unique_ptr<TileMatrix<C>> tiles(const std::vector<C>& A, int64_t m, int64_t n, int64_t nb,
+                                     Residency residency = Residency::Host) {
+    auto t = std::make_unique<TileMatrix<C>>(runtime(), m, n, nb, residency);
+    t->import(A.data(), std::max<int64_t>(m, 1));
+    return t;
+}
+
+/// The tiles' entries, gathered into a Mat.
+template <typename C>
+Mat exported(const TileMatrix<C>& t) {
+    std::vector<C> v(static_cast<size_t>(t.m() * t.n()));
+    t.export_to(v.data(), std::max<int64_t>(t.m(), 1));
+    return Mat(v, t.m(), t.n());
+}
+
+/// M's entries in the element type C.
+template <typename C>
+std::vector<C> entries(const Mat& M) {
+    std::vector<C> v(M.a.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = C(M.a[i]);
+    return v;
 }
 
 }  // namespace starfact::test::complex_qr

@@ -10,8 +10,8 @@
 // grid are refused naming the argument. Every rank runs every test case in the same order (the operations are
 // collective).
 //
-// The set-up (shared seeds, grid names, main's body) is a minimal copy of what tests/mpi_support.hpp gives the other
-// MPI binaries, kept here so that this binary does not depend on that header's shape.
+// The set-up (shared seeds, grid names, the runtime and main: tests/mpi_support.hpp, tests/main_mpi.cpp) is the other
+// MPI binaries'.
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -27,21 +27,16 @@
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/lu_complex.hpp"
 #include "starfact/qr_complex.hpp"
-#include "tests/catch_session.hpp"
 #include "tests/complex_matrices.hpp"
 #include "tests/complex_qr_checks.hpp"
 #include "tests/hermitian_matrices.hpp"
 #include "tests/lu_complex_checks.hpp"
+#include "tests/mpi_support.hpp"
 #include "tests/seeds.hpp"
 #include "tests/support.hpp"
 
-namespace {
-std::unique_ptr<starfact::Runtime> g_runtime;  // test-binary scope only
-}
-
-starfact::Runtime& starfact::test::runtime() { return *g_runtime; }
-
 using namespace starfact::test::prelude;
+using namespace starfact::test::mpi;
 using starfact::test::complex_letter;
 using starfact::test::getrf_residual;
 using starfact::test::hermitian_factor_residual;
@@ -52,20 +47,6 @@ using starfact::test::random_block;
 using starfact::test::solve_residual;
 
 namespace {
-
-/// The next seed, the same on every rank (rank 0's).
-uint64_t shared_seed() {
-    uint64_t seed = fresh_seed();
-    MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    return seed;
-}
-
-/// Every rank's value of x, in rank order.
-std::vector<int> gather_all(int x) {
-    std::vector<int> all(static_cast<size_t>(runtime().mpi_size()));
-    MPI_Allgather(&x, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    return all;
-}
 
 /// Whether every rank holds the same ipiv.
 bool same_on_every_rank(const std::vector<int64_t>& ipiv) {
@@ -79,8 +60,6 @@ bool same_on_every_rank(const std::vector<int64_t>& ipiv) {
     return differs == 0;
 }
 
-std::string grid_name(const Grid& g) { return std::to_string(g.p) + "x" + std::to_string(g.q); }
-
 /// The grids a case runs on: the default (most square: 1x2 on two ranks, 2x2 on four) and, on two ranks, 2x1 (every
 /// tile column over every rank: the LU's panel and interchanges cross ranks). Four ranks add 4x1 to getrf's pivots
 /// only (their time on a small machine: the ranks share its cores).
@@ -89,12 +68,6 @@ std::vector<Grid> grids() {
     std::vector<Grid> out{Grid::square(r)};
     if (r == 2) out.push_back(Grid{r, 1});
     return out;
-}
-
-Options cpu_only() {
-    Options opts;
-    opts.mapping = Mapping::CpuOnly;
-    return opts;
 }
 
 /// potrf on a distributed copy of a fresh Hermitian positive definite A (lower_only: only the lower tiles stored),
@@ -397,14 +370,14 @@ TEMPLATE_TEST_CASE("distributed complex geqrf, orgqr, ormqr and gels: scaled res
                 const cq::Mat am(A, m, n), qm(Q, m, k);
                 const double qr = cq::qr_residual(am, qm, cq::upper(cq::Mat(F, m, n)), e),
                              orth = cq::orthogonality_residual(qm, e);
-                // Q^H A from the left: [R; 0]
+                // Q^H A from the left: its first k rows are (the thin Q)^H A
                 TileMatrix<C> c(runtime(), m, n, nb, Residency::Host, layout);
                 c.import(A.data(), m);
                 ormqr(Side::Left, Trans::ConjTranspose, a, f, c, cpu_only());
                 std::vector<C> QhA(A.size());
                 c.export_to(QhA.data(), m);
                 const double applied =
-                    cq::product_residual(cq::Mat(QhA, m, n), cq::adjoint(qm) * am, am, m, e);
+                    cq::product_residual(cq::block(cq::Mat(QhA, m, n), k, n), cq::adjoint(qm) * am, am, m, e);
                 INFO("qr=" << qr << " orth=" << orth << " Q^H A=" << applied);
                 CHECK(qr < kResidualLimit);
                 CHECK(orth < kResidualLimit);
@@ -464,27 +437,4 @@ TEST_CASE("distributed complex: bad grids and data on another grid are refused, 
     Options left = cpu_only();
     left.variant = Variant::parse("left");
     CHECK(argument_of([&] { potrf(a, left); }) == "variant");
-}
-
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    // A Runtime over every rank (CPU workers only), the Catch session, then the worst status of every rank, so that a
-    // failure on one rank fails them all.
-    int rc = 0;
-    {
-        RuntimeConfig cfg;
-        cfg.ncuda = 0;
-        cfg.mpi = true;
-        g_runtime = std::make_unique<Runtime>(cfg);
-        if (g_runtime->mpi_rank() == 0) {
-            starfact::test::print_seed_banner();
-            std::printf("%s\n", g_runtime->describe().c_str());
-        }
-        rc = starfact::test::run_catch_session(argc, argv);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        g_runtime.reset();
-    }
-    MPI_Finalize();
-    return rc;
 }

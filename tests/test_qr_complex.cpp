@@ -37,28 +37,6 @@ const char* letter(bool single) { return single ? "c" : "z"; }
 
 QrTree tree_of(const char* text) { return QrTree::parse(text); }
 
-/// The tile matrix of the m x n column-major A (ld m), in nb tiles.
-template <typename C>
-std::unique_ptr<TileMatrix<C>> tiles(const std::vector<C>& A, int64_t m, int64_t n, int64_t nb) {
-    auto t = std::make_unique<TileMatrix<C>>(runtime(), m, n, nb);
-    t->import(A.data(), std::max<int64_t>(m, 1));
-    return t;
-}
-
-template <typename C>
-cq::Mat exported(const TileMatrix<C>& t) {
-    std::vector<C> v(static_cast<size_t>(t.m() * t.n()));
-    t.export_to(v.data(), std::max<int64_t>(t.m(), 1));
-    return cq::Mat(v, t.m(), t.n());
-}
-
-template <typename C>
-std::vector<C> entries(const cq::Mat& M) {
-    std::vector<C> v(M.a.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = C(M.a[i]);
-    return v;
-}
-
 struct Shape {
     int64_t m, n;
     const char* tree;
@@ -88,19 +66,19 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr and ormqr: scaled residuals < 60", "[co
         INFO("m=" << m << " n=" << n << " nb=" << nb << " tree=" << s.tree << " ib=" << s.ib << " nrhs=" << nrhs
                   << " seed=" << seed << " prec=" << letter(single));
         const std::vector<C> A = random_block<C>(m, n, g);
-        auto tA = tiles(A, m, n, nb);
+        auto tA = cq::tiles(A, m, n, nb);
         QRFactors<C> f(*tA, tree_of(s.tree), s.ib);
         geqrf(*tA, f, on(mapping));
         REQUIRE(f.factored());
         CHECK(f.breakdown() == QrBreakdown::None);
-        const cq::Mat a(A, m, n), F = exported(*tA);
+        const cq::Mat a(A, m, n), F = cq::exported(*tA);
 
         TileMatrix<C> tQ(runtime(), m, k, nb);  // the thin Q
         orgqr(*tA, f, tQ, on(mapping));
-        const cq::Mat Q = exported(tQ);
-        auto tI = tiles(entries<C>(cq::identity(m)), m, m, nb);  // the full Q, Q I
+        const cq::Mat Q = cq::exported(tQ);
+        auto tI = cq::tiles(cq::entries<C>(cq::identity(m)), m, m, nb);  // the full Q, Q I
         ormqr(Side::Left, Trans::NoTrans, *tA, f, *tI, on(mapping));
-        const cq::Mat Qf = exported(*tI);
+        const cq::Mat Qf = cq::exported(*tI);
         const double qr = cq::qr_residual(a, Q, cq::upper(F), e), orth = cq::orthogonality_residual(Q, e),
                      orth_full = cq::orthogonality_residual(Qf, e),
                      thin = cq::product_residual(Q, cq::block(Qf, m, k), cq::identity(k), m, e);
@@ -114,12 +92,12 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr and ormqr: scaled residuals < 60", "[co
         const cq::Mat Cl(random_block<C>(m, nrhs, g), m, nrhs), Cr(random_block<C>(nrhs, m, g), nrhs, m);
         for (Trans t : {Trans::NoTrans, Trans::ConjTranspose}) {
             const bool h = t == Trans::ConjTranspose;
-            auto tl = tiles(entries<C>(Cl), m, nrhs, nb);
+            auto tl = cq::tiles(cq::entries<C>(Cl), m, nrhs, nb);
             ormqr(Side::Left, t, *tA, f, *tl, on(mapping));
-            const double left = cq::product_residual(exported(*tl), (h ? cq::adjoint(Qf) : Qf) * Cl, Cl, m, e);
-            auto tr = tiles(entries<C>(Cr), nrhs, m, nb);
+            const double left = cq::product_residual(cq::exported(*tl), (h ? cq::adjoint(Qf) : Qf) * Cl, Cl, m, e);
+            auto tr = cq::tiles(cq::entries<C>(Cr), nrhs, m, nb);
             ormqr(Side::Right, t, *tA, f, *tr, on(mapping));
-            const double right = cq::product_residual(exported(*tr), Cr * (h ? cq::adjoint(Qf) : Qf), Cr, m, e);
+            const double right = cq::product_residual(cq::exported(*tr), Cr * (h ? cq::adjoint(Qf) : Qf), Cr, m, e);
             INFO("op=" << (h ? "Q^H" : "Q") << " left=" << left << " right=" << right);
             CHECK(left < kResidualLimit);
             CHECK(right < kResidualLimit);
@@ -145,11 +123,11 @@ TEMPLATE_TEST_CASE("complex gels: least squares and minimum-norm solutions, scal
         INFO("m=" << m << " n=" << n << " nb=" << nb << " tree=" << s.tree << " ib=" << s.ib << " nrhs=" << nrhs
                   << " seed=" << seed << " prec=" << letter(single));
         const std::vector<C> A = random_block<C>(m, n, g), B = random_block<C>(rows, nrhs, g);
-        auto tA = tiles(A, m, n, nb);
-        auto tB = tiles(B, rows, nrhs, nb);
+        auto tA = cq::tiles(A, m, n, nb);
+        auto tB = cq::tiles(B, rows, nrhs, nb);
         QRFactors<C> f(runtime(), m >= n ? m : n, m >= n ? n : m, nb, tree_of(s.tree), s.ib);  // of A, or A^H
         REQUIRE(gels(*tA, f, *tB, on(mapping)) == 0);
-        const cq::Mat a(A, m, n), X = cq::block(exported(*tB), n, nrhs);
+        const cq::Mat a(A, m, n), X = cq::block(cq::exported(*tB), n, nrhs);
         if (m >= n) {
             const double r = cq::gels_residual(a, X, cq::Mat(B, rows, nrhs), e);
             INFO("least squares residual=" << r);
@@ -179,13 +157,13 @@ TEMPLATE_TEST_CASE("complex gels reports an exactly zero R(k, k) as its info", "
         else
             for (int64_t j = 0; j < n; ++j) A[static_cast<size_t>(k + j * m)] = C(0);  // row k: column k of A^H
         const std::vector<C> B = random_block<C>(std::max(m, n), 2, g);
-        auto tA = tiles(A, m, n, nb);
-        auto tB = tiles(B, std::max(m, n), 2, nb);
+        auto tA = cq::tiles(A, m, n, nb);
+        auto tB = cq::tiles(B, std::max(m, n), 2, nb);
         QRFactors<C> f(runtime(), std::max(m, n), std::min(m, n), nb);
         CHECK(gels(*tA, f, *tB) == k + 1);
         CHECK(f.breakdown() == QrBreakdown::ZeroDiagonal);
         CHECK(f.breakdown_column() == k + 1);
-        if (m < n) CHECK(exported(*tB).a == cq::Mat(B, std::max(m, n), 2).a);  // untouched
+        if (m < n) CHECK(cq::exported(*tB).a == cq::Mat(B, std::max(m, n), 2).a);  // untouched
     }
 }
 
@@ -202,7 +180,7 @@ TEMPLATE_TEST_CASE("complex geqrf and gels report NaN and Inf in A at its column
             INFO("tree=" << tree << " bad=(" << bad.real() << ", " << bad.imag() << ")");
             std::vector<C> A = random_block<C>(m, n, g);
             A[static_cast<size_t>(3 + 17 * m)] = bad;  // column 17: info 18
-            auto tA = tiles(A, m, n, nb);
+            auto tA = cq::tiles(A, m, n, nb);
             QRFactors<C> f(*tA, tree_of(tree));
             std::string argument;
             try {
@@ -214,8 +192,8 @@ TEMPLATE_TEST_CASE("complex geqrf and gels report NaN and Inf in A at its column
             CHECK(f.breakdown() == QrBreakdown::NotFinite);
             CHECK(f.breakdown_column() == 18);
             CHECK_FALSE(f.factored());
-            auto tA2 = tiles(A, m, n, nb);
-            auto tB = tiles(random_block<C>(m, 1, g), m, 1, nb);
+            auto tA2 = cq::tiles(A, m, n, nb);
+            auto tB = cq::tiles(random_block<C>(m, 1, g), m, 1, nb);
             QRFactors<C> f2(*tA2, tree_of(tree));
             CHECK(gels(*tA2, f2, *tB) == 18);
             CHECK(settled_pending_tasks(runtime()) == 0);

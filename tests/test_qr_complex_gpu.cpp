@@ -28,28 +28,6 @@ namespace cq = starfact::test::complex_qr;
 
 namespace {
 
-template <typename C>
-std::unique_ptr<TileMatrix<C>> device_tiles(const std::vector<C>& A, int64_t m, int64_t n, int64_t nb,
-                                             Residency residency) {
-    auto t = std::make_unique<TileMatrix<C>>(runtime(), m, n, nb, residency);
-    t->import(A.data(), std::max<int64_t>(m, 1));
-    return t;
-}
-
-template <typename C>
-cq::Mat exported(const TileMatrix<C>& t) {
-    std::vector<C> v(static_cast<size_t>(t.m() * t.n()));
-    t.export_to(v.data(), std::max<int64_t>(t.m(), 1));
-    return cq::Mat(v, t.m(), t.n());
-}
-
-template <typename C>
-std::vector<C> entries(const cq::Mat& M) {
-    std::vector<C> v(M.a.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = C(M.a[i]);
-    return v;
-}
-
 struct Shape {
     int64_t m, n, nb;
     const char* tree;
@@ -76,18 +54,18 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr, ormqr and gels on CUDA workers: scaled
         INFO("m=" << m << " n=" << n << " nb=" << nb << " tree=" << s.tree << " mapping=" << to_string(mapping)
                   << " residency=" << to_string(residency) << " seed=" << seed << " prec=" << complex_letter<C>());
         const std::vector<C> A = random_block<C>(m, n, g);
-        auto tA = device_tiles(A, m, n, nb, residency);
+        auto tA = cq::tiles(A, m, n, nb, residency);
         QRFactors<C> f(*tA, QrTree::parse(s.tree));
         geqrf(*tA, f, on(mapping));
         REQUIRE(f.factored());
-        const cq::Mat a(A, m, n), F = exported(*tA);
+        const cq::Mat a(A, m, n), F = cq::exported(*tA);
 
         TileMatrix<C> tQ(runtime(), m, k, nb, residency);
         orgqr(*tA, f, tQ, on(mapping));
-        const cq::Mat Q = exported(tQ);
-        auto tI = device_tiles(entries<C>(cq::identity(m)), m, m, nb, residency);
+        const cq::Mat Q = cq::exported(tQ);
+        auto tI = cq::tiles(cq::entries<C>(cq::identity(m)), m, m, nb, residency);
         ormqr(Side::Left, Trans::NoTrans, *tA, f, *tI, on(mapping));
-        const cq::Mat Qf = exported(*tI);
+        const cq::Mat Qf = cq::exported(*tI);
         const double qr = cq::qr_residual(a, Q, cq::upper(F), e), orth = cq::orthogonality_residual(Q, e),
                      orth_full = cq::orthogonality_residual(Qf, e);
         INFO("qr=" << qr << " orth=" << orth << " orth_full=" << orth_full);
@@ -98,12 +76,12 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr, ormqr and gels on CUDA workers: scaled
         const cq::Mat Cl(random_block<C>(m, nrhs, g), m, nrhs), Cr(random_block<C>(nrhs, m, g), nrhs, m);
         for (Trans t : {Trans::NoTrans, Trans::ConjTranspose}) {
             const bool h = t == Trans::ConjTranspose;
-            auto tl = device_tiles(entries<C>(Cl), m, nrhs, nb, residency);
+            auto tl = cq::tiles(cq::entries<C>(Cl), m, nrhs, nb, residency);
             ormqr(Side::Left, t, *tA, f, *tl, on(mapping));
-            const double left = cq::product_residual(exported(*tl), (h ? cq::adjoint(Qf) : Qf) * Cl, Cl, m, e);
-            auto tr = device_tiles(entries<C>(Cr), nrhs, m, nb, residency);
+            const double left = cq::product_residual(cq::exported(*tl), (h ? cq::adjoint(Qf) : Qf) * Cl, Cl, m, e);
+            auto tr = cq::tiles(cq::entries<C>(Cr), nrhs, m, nb, residency);
             ormqr(Side::Right, t, *tA, f, *tr, on(mapping));
-            const double right = cq::product_residual(exported(*tr), Cr * (h ? cq::adjoint(Qf) : Qf), Cr, m, e);
+            const double right = cq::product_residual(cq::exported(*tr), Cr * (h ? cq::adjoint(Qf) : Qf), Cr, m, e);
             INFO("op=" << (h ? "Q^H" : "Q") << " left=" << left << " right=" << right);
             CHECK(left < kResidualLimit);
             CHECK(right < kResidualLimit);
@@ -112,11 +90,11 @@ TEMPLATE_TEST_CASE("complex geqrf, orgqr, ormqr and gels on CUDA workers: scaled
         // gels: least squares (m >= n) or the minimum-norm solution (m < n)
         const int64_t rows = std::max(m, n);
         const std::vector<C> B = random_block<C>(rows, 2, g);
-        auto tA2 = device_tiles(A, m, n, nb, residency);
-        auto tB = device_tiles(B, rows, 2, nb, residency);
+        auto tA2 = cq::tiles(A, m, n, nb, residency);
+        auto tB = cq::tiles(B, rows, 2, nb, residency);
         QRFactors<C> f2(runtime(), rows, k, nb, QrTree::parse(s.tree));  // of A, or of A^H
         REQUIRE(gels(*tA2, f2, *tB, on(mapping)) == 0);
-        const cq::Mat X = cq::block(exported(*tB), n, 2), b(B, rows, 2);
+        const cq::Mat X = cq::block(cq::exported(*tB), n, 2), b(B, rows, 2);
         if (m >= n) {
             const double ls = cq::gels_residual(a, X, b, e);
             INFO("least squares residual=" << ls);
@@ -143,7 +121,7 @@ TEMPLATE_TEST_CASE("complex geqrf on CUDA workers reports NaN in A at its column
         INFO("tree=" << tree);
         std::vector<C> A = random_block<C>(m, n, g);
         A[static_cast<size_t>(11 + 70 * m)] = C(0, std::numeric_limits<R>::quiet_NaN());
-        auto tA = device_tiles(A, m, n, nb, Residency::Device);
+        auto tA = cq::tiles(A, m, n, nb, Residency::Device);
         QRFactors<C> f(*tA, QrTree::parse(tree));
         std::string argument;
         try {

@@ -5,17 +5,19 @@
 // element type: float32, float64, and complex64 and complex128 (Hermitian for the Cholesky), whose GPU path is the
 // vendor's batched routines (include/starfact/batched_cholesky.hpp, batched_lu.hpp).
 
+#include <lapacke.h>
+
 #include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "capi/arrays.hpp"
 #include "capi/errors.hpp"
 #include "capi/options.hpp"
 #include "capi/runtime.hpp"
-#include "kernels/cpu_lapack.hpp"
 #include "starfact/starfact.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -119,6 +121,22 @@ T* data(const starfact_c_batch& b) {
     return std::count_if(info, info + count, [](int32_t v) { return v != 0; });
 }
 
+/// LAPACKE's getrs ('N') of one member, of T's letter (the C ABI sits above the library's scalar layer).
+template <typename T>
+lapack_int lapacke_getrs(lapack_int n, lapack_int nrhs, const T* f, lapack_int ldf, const lapack_int* p, T* x,
+                         lapack_int ldx) {
+    if constexpr (std::is_same_v<T, float>)
+        return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, f, ldf, p, x, ldx);
+    else if constexpr (std::is_same_v<T, double>)
+        return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, f, ldf, p, x, ldx);
+    else if constexpr (std::is_same_v<T, std::complex<float>>)
+        return LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, reinterpret_cast<const lapack_complex_float*>(f),
+                                   ldf, p, reinterpret_cast<lapack_complex_float*>(x), ldx);
+    else
+        return LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, reinterpret_cast<const lapack_complex_double*>(f),
+                                   ldf, p, reinterpret_cast<lapack_complex_double*>(x), ldx);
+}
+
 /// LAPACKE getrs of every member of b whose factorization succeeded (info[k] == 0).
 template <typename T>
 [[maybe_unused]] void host_getrs(const starfact_c_batch& lu, const int32_t* ipiv, int64_t stride_piv, const starfact_c_batch& b,
@@ -130,8 +148,8 @@ template <typename T>
         const T* f = data<T>(lu) + k * lu.stride;
         const lapack_int* p = ipiv + k * stride_piv;
         T* x = data<T>(b) + k * b.stride;
-        const lapack_int r = detail::cpu::getrs('N', n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
-                                                static_cast<lapack_int>(b.ld));
+        const lapack_int r = lapacke_getrs(n, nrhs, f, static_cast<lapack_int>(lu.ld), p, x,
+                                           static_cast<lapack_int>(b.ld));
         if (r != 0) throw RuntimeError("starfact: LAPACKE getrs of batch member " + std::to_string(k) + " failed (" +
                                        std::to_string(r) + ")");
     }

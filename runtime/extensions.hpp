@@ -32,9 +32,10 @@ std::size_t extension_index() {
 /// The slots of one Runtime (a member of RuntimeState).
 class ExtensionStore {
 public:
-    /// More than the library's slot types (about 65: the codelet tables, one slot per precision of each codelet
-    /// defined on its own, and the codelets of the feature modules); new_extension_index() refuses to go past it.
-    static constexpr std::size_t kCapacity = 128;
+    /// More than the library's slot types (over 128 with the complex instances: the codelet tables, one slot per
+    /// precision of each codelet defined on its own, and the codelets of the feature modules);
+    /// new_extension_index() refuses to go past it.
+    static constexpr std::size_t kCapacity = 512;
 
     ExtensionStore() = default;
     ExtensionStore(const ExtensionStore&) = delete;

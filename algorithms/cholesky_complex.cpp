@@ -45,6 +45,25 @@ int posv_submit(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options
     return detail::submit_posv(A, B, seq, opts, detail::plan_tiles(Operation::Posv, A, opts, B.n()));
 }
 
+/// The submit forms with the caller's plan, checked against the call as the real forms check it.
+template <typename T>
+int potrf_planned(TileMatrix<T>& A, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("potrf", plan, Operation::Potrf, A, opts);
+    return detail::submit_potrf(A, seq, opts, nullptr, plan);
+}
+
+template <typename T>
+void potrs_planned(const TileMatrix<T>& L, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("potrs", plan, Operation::Potrs, L, opts, B.n());
+    detail::submit_potrs(L, B, seq, opts, nullptr, plan);
+}
+
+template <typename T>
+int posv_submit_planned(TileMatrix<T>& A, TileMatrix<T>& B, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("posv", plan, Operation::Posv, A, opts, B.n());
+    return detail::submit_posv(A, B, seq, opts, plan);
+}
+
 }  // namespace
 
 int potrf(TileMatrix<std::complex<float>>& A, const Options& opts) { return potrf_complex(A, opts); }
@@ -83,6 +102,29 @@ int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B,
 int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, Sequence& seq,
          const Options& opts) {
     return posv_submit(A, B, seq, opts);
+}
+
+int potrf(TileMatrix<std::complex<float>>& A, Sequence& seq, const Options& opts, const Plan& plan) {
+    return potrf_planned(A, seq, opts, plan);
+}
+int potrf(TileMatrix<std::complex<double>>& A, Sequence& seq, const Options& opts, const Plan& plan) {
+    return potrf_planned(A, seq, opts, plan);
+}
+void potrs(const TileMatrix<std::complex<float>>& L, TileMatrix<std::complex<float>>& B, Sequence& seq,
+           const Options& opts, const Plan& plan) {
+    potrs_planned(L, B, seq, opts, plan);
+}
+void potrs(const TileMatrix<std::complex<double>>& L, TileMatrix<std::complex<double>>& B, Sequence& seq,
+           const Options& opts, const Plan& plan) {
+    potrs_planned(L, B, seq, opts, plan);
+}
+int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B, Sequence& seq, const Options& opts,
+         const Plan& plan) {
+    return posv_submit_planned(A, B, seq, opts, plan);
+}
+int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, Sequence& seq, const Options& opts,
+         const Plan& plan) {
+    return posv_submit_planned(A, B, seq, opts, plan);
 }
 }  // namespace async
 

@@ -51,6 +51,27 @@ int gesv_submit(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, 
     return detail::submit_gesv(A, piv, B, seq, opts, detail::plan_tiles(Operation::Gesv, A, opts, B.n()));
 }
 
+/// The submit forms with the caller's plan, checked against the call as the real forms check it.
+template <typename T>
+int getrf_planned(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan) {
+    detail::require_plan("getrf", plan, Operation::Getrf, A, opts);
+    return detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf", plan);
+}
+
+template <typename T>
+void getrs_planned(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                   const Plan& plan) {
+    detail::require_plan("getrs", plan, Operation::Getrs, LU, opts, B.n());
+    detail::submit_getrs(LU, piv, B, seq, opts, nullptr, "getrs", plan);
+}
+
+template <typename T>
+int gesv_submit_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,
+                        const Plan& plan) {
+    detail::require_plan("gesv", plan, Operation::Gesv, A, opts, B.n());
+    return detail::submit_gesv(A, piv, B, seq, opts, plan);
+}
+
 }  // namespace
 
 int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, const Options& opts) { return getrf_complex(A, piv, opts); }
@@ -92,6 +113,29 @@ int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::comple
 int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
          const Options& opts) {
     return gesv_submit(A, piv, B, seq, opts);
+}
+
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan) {
+    return getrf_planned(A, piv, seq, opts, plan);
+}
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan) {
+    return getrf_planned(A, piv, seq, opts, plan);
+}
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           Sequence& seq, const Options& opts, const Plan& plan) {
+    getrs_planned(LU, piv, B, seq, opts, plan);
+}
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           Sequence& seq, const Options& opts, const Plan& plan) {
+    getrs_planned(LU, piv, B, seq, opts, plan);
+}
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B, Sequence& seq,
+         const Options& opts, const Plan& plan) {
+    return gesv_submit_planned(A, piv, B, seq, opts, plan);
+}
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
+         const Options& opts, const Plan& plan) {
+    return gesv_submit_planned(A, piv, B, seq, opts, plan);
 }
 }  // namespace async
 

@@ -31,9 +31,9 @@ bool mixed_solve(const Options& opts) {
     return std::is_same<T, double>::value && refines_double(opts.factor);
 }
 
-// Complex Hermitian matrices (cholesky_complex.hpp): planned here as real ones are, then submitted by the complex
-// async:: forms into the job's sequence, on tiles of the plan's size and residency, their tasks on the plan's task
-// mapping; the job's wait delivers the results and gives the info as for real matrices.
+// Complex Hermitian matrices (cholesky_complex.hpp): planned here as real ones are, then submitted with that plan by
+// the complex async:: forms into the job's sequence, on tiles of the plan's size and residency, their tasks on the
+// plan's task mapping; the job's wait delivers the results and gives the info as for real matrices.
 
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"L", "l"}, {"B", "b"}, {"opts.mapping", "mapping"}};
@@ -45,19 +45,12 @@ void complex_call(const char* function, int32_t dtype, Body&& body) {
     as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
 }
 
-/// What the complex forms take of the plan: its task mapping (the hybrid rule included).
-Options complex_options(const Plan& planned) {
-    Options o;
-    o.mapping = planned.task_mapping;
-    return o;
-}
-
 template <typename T>
 void complex_potrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const Call& c) {
     const Plan planned = plan_of(Operation::Potrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
     const Output out = c.a_out;
     auto A = argument_tiles<T>(rt, a, out, true, true, planned.nb, planned.residency);
-    async::potrf(A->tiles(), *j.sequence, complex_options(planned));
+    async::potrf(A->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [A, out](int info) {
         A->deliver(true);
         settle(out);
@@ -72,7 +65,7 @@ void complex_potrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& l, c
     const Output out = c.b_out;
     auto L = argument_tiles<T>(rt, l, Output{}, false, true, planned.nb, planned.residency);
     auto B = argument_tiles<T>(rt, b, out, true, false, planned.nb, planned.residency, {&l});
-    async::potrs(L->tiles(), B->tiles(), *j.sequence, complex_options(planned));
+    async::potrs(L->tiles(), B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [L, B, out](int info) {
         L->deliver(false);
         B->deliver(true);
@@ -115,7 +108,7 @@ void complex_posv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, co
         };
         return;
     }
-    async::posv(A->tiles(), B->tiles(), *j.sequence, complex_options(planned));
+    async::posv(A->tiles(), B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [A, B, aout, bout](int info) {
         A->deliver(true);
         B->deliver(info == 0);

@@ -50,7 +50,7 @@ void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
 }
 
 // Complex matrices (lu_complex.hpp): planned here as real ones are (the plan's tiles, residency and task mapping), then
-// submitted by the complex async:: forms into the job's sequence; the job's wait delivers the results and gives the
+// submitted with that plan by the complex async:: forms into the job's sequence; the job's wait delivers the results and gives the
 // info as for real matrices.
 
 /// The C names of the complex forms' arguments.
@@ -63,20 +63,13 @@ void complex_call(const char* function, int32_t dtype, Body&& body) {
     as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
 }
 
-/// What the complex forms take of the plan: its task mapping.
-Options complex_options(const Plan& planned) {
-    Options o;
-    o.mapping = planned.task_mapping;
-    return o;
-}
-
 template <typename T>
 void complex_getrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, int64_t* ipiv_out, const Call& c) {
     const Plan planned = plan_of(Operation::Getrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
     const Output out = c.a_out;
     auto A = argument_tiles<T>(rt, a, out, true, false, planned.nb, planned.residency);
     auto piv = std::make_shared<Pivots>(A->tiles());
-    async::getrf(A->tiles(), *piv, *j.sequence, complex_options(planned));
+    async::getrf(A->tiles(), *piv, *j.sequence, c.p.options, planned);
     j.finish = [A, piv, out, ipiv_out](int info) {
         A->deliver(true);
         copy_pivots(*piv, ipiv_out);
@@ -95,7 +88,7 @@ void complex_getrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, 
     const Output out = c.b_out;
     auto LU = argument_tiles<T>(rt, lu, Output{}, false, false, nb, planned.residency);
     auto B = argument_tiles<T>(rt, b, out, true, false, nb, planned.residency, {&lu});
-    async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, complex_options(planned));
+    async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [LU, piv, B, out](int info) {
         LU->deliver(false);
         B->deliver(true);
@@ -112,7 +105,7 @@ void complex_gesv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, co
     auto A = argument_tiles<T>(rt, a, aout, true, false, planned.nb, planned.residency, {&b, b_out});
     auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
     auto piv = std::make_shared<Pivots>(A->tiles());
-    async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, complex_options(planned));
+    async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
         A->deliver(true);
         copy_pivots(*piv, ipiv_out);

@@ -9,11 +9,18 @@
 
 #include <algorithm>
 #include <complex>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "starfact/cholesky_complex.hpp"
 #include "starfact/error.hpp"
+#include "starfact/lu_complex.hpp"
 #include "starfact/plan.hpp"
 #include "starfact/tile_matrix.hpp"
+#include "tests/complex_matrices.hpp"
+#include "tests/hermitian_matrices.hpp"
+#include "tests/lu_complex_checks.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact;
@@ -237,4 +244,74 @@ TEST_CASE("the c128 posv in a c64 factor is planned as the double posv in that f
     p = plan(r, cpu);
     CHECK(p.refined);
     CHECK(p.nb == 256);
+}
+
+TEMPLATE_TEST_CASE("complex submit forms follow the plan they are given and refuse one made for another call",
+                   "[cpu][plan][complex][async]", std::complex<float>, std::complex<double>) {
+    using C = TestType;
+    using test::solve_residual;
+    const int64_t n = 70, nb = 32, nrhs = 2;
+    const uint64_t seed = test::fresh_seed();
+    INFO("seed=" << seed << " prec=" << test::complex_letter<C>());
+    std::mt19937_64 g(seed);
+    const std::vector<C> H = test::hpd_matrix<C>(n, g), A = test::random_block<C>(n, n, g);
+    const std::vector<C> B = test::random_block<C>(n, nrhs, g);
+    Runtime& rt = runtime();
+    const Options cpu = test::on(Mapping::CpuOnly);
+    auto planned = [&](const TileMatrix<C>& M, Operation op, int64_t k) {
+        Request r;
+        r.op = op;
+        r.nrhs = k;
+        r.options = cpu;
+        return plan(M, r);
+    };
+    // the argument the InvalidArgument that f throws names ("" if none)
+    auto refusal = [](auto&& f) -> std::string {
+        try {
+            f();
+        } catch (const InvalidArgument& e) {
+            return e.argument();
+        }
+        return "";
+    };
+    TileMatrix<C> tH(rt, n, nb), tS(rt, n, nb), tA(rt, n, nb), tG(rt, n, nb), tB(rt, n, nrhs, nb),
+        tB2(rt, n, nrhs, nb), tB3(rt, n, nrhs, nb), tB4(rt, n, nrhs, nb);
+    tH.import(H.data(), n);
+    tS.import(H.data(), n);
+    tA.import(A.data(), n);
+    tG.import(A.data(), n);
+    for (TileMatrix<C>* b : {&tB, &tB2, &tB3, &tB4}) b->import(B.data(), n);
+    Pivots pA(tA), pG(tG);
+    const Plan potrf_plan = planned(tH, Operation::Potrf, 0), potrs_plan = planned(tH, Operation::Potrs, nrhs),
+               posv_plan = planned(tS, Operation::Posv, nrhs), getrf_plan = planned(tA, Operation::Getrf, 0),
+               getrs_plan = planned(tA, Operation::Getrs, nrhs), gesv_plan = planned(tG, Operation::Gesv, nrhs);
+    Sequence seq(rt);
+    // another operation, another count of right-hand sides, another mapping: refused before any task
+    CHECK(refusal([&] { async::potrf(tH, seq, cpu, posv_plan); }) == "plan");
+    CHECK(refusal([&] { async::potrs(tH, tB, seq, cpu, potrf_plan); }) == "plan");
+    CHECK(refusal([&] { async::posv(tS, tB2, seq, test::on(Mapping::Hybrid), posv_plan); }) == "plan");
+    CHECK(refusal([&] { async::getrf(tA, pA, seq, cpu, gesv_plan); }) == "plan");
+    CHECK(refusal([&] { async::getrs(tA, pA, tB3, seq, cpu, potrs_plan); }) == "plan");
+    CHECK(refusal([&] { async::gesv(tG, pG, tB4, seq, cpu, getrs_plan); }) == "plan");
+    // each with its own plan: the results of the unplanned forms
+    CHECK(async::potrf(tH, seq, cpu, potrf_plan) >= 0);
+    async::potrs(tH, tB, seq, cpu, potrs_plan);
+    CHECK(async::posv(tS, tB2, seq, cpu, posv_plan) >= 0);
+    CHECK(async::getrf(tA, pA, seq, cpu, getrf_plan) >= 0);
+    async::getrs(tA, pA, tB3, seq, cpu, getrs_plan);
+    CHECK(async::gesv(tG, pG, tB4, seq, cpu, gesv_plan) >= 0);
+    REQUIRE(seq.wait() == 0);
+    std::vector<C> X(B.size()), F(H.size());
+    tB.export_to(X.data(), n);
+    CHECK(solve_residual(H, X, B, n, nrhs) < test::kResidualLimit);
+    tB2.export_to(X.data(), n);
+    CHECK(solve_residual(H, X, B, n, nrhs) < test::kResidualLimit);
+    tB3.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B, n, nrhs) < test::kResidualLimit);
+    tB4.export_to(X.data(), n);
+    CHECK(solve_residual(A, X, B, n, nrhs) < test::kResidualLimit);
+    tH.export_to(F.data(), n);
+    CHECK(test::hermitian_factor_residual(H, F, n) < test::kResidualLimit);
+    tA.export_to(F.data(), n);
+    CHECK(test::getrf_residual(A, F, pA.ipiv(), n) < test::kResidualLimit);
 }

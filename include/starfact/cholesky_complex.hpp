@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "starfact/options.hpp"
+#include "starfact/plan.hpp"
 #include "starfact/sequence.hpp"
 #include "starfact/tile_matrix.hpp"
 
@@ -42,6 +43,19 @@ int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B,
          const Options& opts = {});
 int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, Sequence& seq,
          const Options& opts = {});
+/// The same with the call's plan from the planning entry (plan.hpp: the operation, A's order and tile size, B's
+/// columns as nrhs), which the call follows and does not make again, as the real forms' (cholesky.hpp);
+/// InvalidArgument naming 'plan' for a plan of another operation, shape, precision, tile size or mapping.
+int potrf(TileMatrix<std::complex<float>>& A, Sequence& seq, const Options& opts, const Plan& plan);
+int potrf(TileMatrix<std::complex<double>>& A, Sequence& seq, const Options& opts, const Plan& plan);
+void potrs(const TileMatrix<std::complex<float>>& L, TileMatrix<std::complex<float>>& B, Sequence& seq,
+           const Options& opts, const Plan& plan);
+void potrs(const TileMatrix<std::complex<double>>& L, TileMatrix<std::complex<double>>& B, Sequence& seq,
+           const Options& opts, const Plan& plan);
+int posv(TileMatrix<std::complex<float>>& A, TileMatrix<std::complex<float>>& B, Sequence& seq, const Options& opts,
+         const Plan& plan);
+int posv(TileMatrix<std::complex<double>>& A, TileMatrix<std::complex<double>>& B, Sequence& seq, const Options& opts,
+         const Plan& plan);
 }  // namespace async
 
 }  // namespace starfact

@@ -52,6 +52,19 @@ int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::comple
          const Options& opts = {});
 int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
          const Options& opts = {});
+/// The same with the call's plan from the planning entry (plan.hpp: the operation, A's order and tile size, B's
+/// columns as nrhs), which the call follows and does not make again, as the real forms' (lu.hpp); InvalidArgument
+/// naming 'plan' for a plan of another operation, shape, precision, tile size or mapping.
+int getrf(TileMatrix<std::complex<float>>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan);
+int getrf(TileMatrix<std::complex<double>>& A, Pivots& piv, Sequence& seq, const Options& opts, const Plan& plan);
+void getrs(const TileMatrix<std::complex<float>>& LU, const Pivots& piv, TileMatrix<std::complex<float>>& B,
+           Sequence& seq, const Options& opts, const Plan& plan);
+void getrs(const TileMatrix<std::complex<double>>& LU, const Pivots& piv, TileMatrix<std::complex<double>>& B,
+           Sequence& seq, const Options& opts, const Plan& plan);
+int gesv(TileMatrix<std::complex<float>>& A, Pivots& piv, TileMatrix<std::complex<float>>& B, Sequence& seq,
+         const Options& opts, const Plan& plan);
+int gesv(TileMatrix<std::complex<double>>& A, Pivots& piv, TileMatrix<std::complex<double>>& B, Sequence& seq,
+         const Options& opts, const Plan& plan);
 }  // namespace async
 
 }  // namespace starfact

@@ -9,7 +9,7 @@
 #     this script. Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPUs):    bash CARRY_DIR/gpudirect.sh run
 #     NP ranks (2; 4 on a 4-GPU node) x GPR GPUs each (1), grid GRID (1x2; 2x2 for 4), double, device-resident, n = N
-#     (32768):
+#     (32768), the driver DRIVER (starpu_chol, the Cholesky; starpu_lu, the LU with partial pivoting):
 #     StarPU-MPI with STARPU_MPI_GPUDIRECT=0
 #     (tiles staged through host memory, as with a MPI that is not CUDA-aware) and =1 (device buffers handed to MPI:
 #     CUDA IPC through Open MPI's smcuda transport), REPEAT timed runs each after WARMUP; a correctness run of each
@@ -17,7 +17,7 @@
 #     Open MPI's vader transport alone as well. Prints the medians and their ratio; logs in $OUT (or ./device-out).
 #                  bash CARRY_DIR/gpudirect.sh selftest
 #     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
-# env: CARRY_DIR, BUILD_DIR, OUT, NP (2), GPR (1), GRID, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150),
+# env: CARRY_DIR, BUILD_DIR, OUT, DRIVER (starpu_chol), NP (2), GPR (1), GRID, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150),
 #      BUDGET (s for the whole run, 560: the device call's limit is 600)
 set -uo pipefail  # (pipelines into grep read all input, no grep -q: its early exit would fail them by SIGPIPE)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +53,7 @@ prepare() {
   for lib in $(ldd "$chol" | awk '/libstarpu-|libstarpumpi-|libfxt/ {print $3}'); do cp -L "$lib" "$carry/lib/"; done
   ls "$carry/lib" | grep starpumpi >/dev/null || { echo "[gpudirect] $chol does not link StarPU-MPI" >&2; exit 1; }
   cp "$chol" "$carry/bin/"
+  [ -x "$build/examples/starpu_lu" ] && cp "$build/examples/starpu_lu" "$carry/bin/"
   [ -x "$starpu/bin/starpu_machine_display" ] && cp "$starpu/bin/starpu_machine_display" "$carry/bin/"
   strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
   tar -C "$carry" -cJf "$carry/bin.tar.xz" bin && rm -rf "$carry/bin" "$carry/stage"
@@ -89,7 +90,8 @@ selftest() {
 remote() {
   setup_env
   local out=$OUT n=${N:-32768} check_n=${CHECK_N:-20000} warmup=${WARMUP:-1} repeat=${REPEAT:-3}
-  local limit=${POINT_TIMEOUT:-150} chol; chol=$(command -v starpu_chol)
+  local limit=${POINT_TIMEOUT:-150} driver=${DRIVER:-starpu_chol} chol
+  chol=$(command -v "$driver") || { echo "[gpudirect] $driver is not in the carry" >&2; exit 1; }
   local np=${NP:-2} gpr=${GPR:-1} grid=${GRID:-}
   [ -n "$grid" ] || case $np in 4) grid=2x2 ;; *) grid=1x$np ;; esac
   trap 'cd "$OUT" && ls gpudirect_*.log >/dev/null 2>&1 && tar czf gpudirect_logs.tgz gpudirect_*.log && rm -f gpudirect_*.log' EXIT
@@ -135,7 +137,7 @@ remote() {
   OMPI_MCA_btl=self,vader STARPU_MPI_GPUDIRECT=0 point time_gd0_vader "${mpirun[@]}" "$chol" --gpu-only \
     --device-resident --ncuda "$gpr" --grid "$grid" --n "$n" --no-check --warmup "$warmup" --repeat "$repeat" --no-vendor
   local t0 t1 t2 t3; t0=$(median time_gd0); t1=$(median time_gd1); t2=$(median one_process); t3=$(median time_gd0_vader)
-  echo "n = $n, double, $np ranks x $gpr GPU(s), grid $grid (median of $repeat):"
+  echo "$driver, n = $n, double, $np ranks x $gpr GPU(s), grid $grid (median of $repeat):"
   echo "  host-staged (STARPU_MPI_GPUDIRECT=0): ${t0:-?} s (btl self,vader,smcuda), ${t3:-?} s (btl self,vader)"
   echo "  GPU-direct  (STARPU_MPI_GPUDIRECT=1): ${t1:-?} s"
   [ -n "$t0" ] && [ -n "$t1" ] && awk -v a="$t0" -v b="$t1" 'BEGIN{printf "  speed-up of GPU-direct: %.2fx\n", a/b}'

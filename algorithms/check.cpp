@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "algorithms/blas_threads.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/random_entry.hpp"
+#include "kernels/scalar.hpp"
 
 namespace starfact {
 namespace {
@@ -45,12 +47,21 @@ double sym_norm1(int64_t n, const T* A, int64_t lda) {
     return norm;
 }
 
+/// |x| in double: the modulus of a complex x.
+template <typename T>
+double magnitude(const T& x) {
+    if constexpr (detail::is_complex_v<T>)
+        return std::abs(std::complex<double>(x.real(), x.imag()));
+    else
+        return std::abs(static_cast<double>(x));
+}
+
 template <typename T>
 double ge_norm1(int64_t m, int64_t n, const T* A, int64_t lda) {
     double norm = 0.0;
     for (int64_t j = 0; j < n; ++j) {
         double c = 0.0;
-        for (int64_t i = 0; i < m; ++i) c += std::abs(static_cast<double>(A[i + j * lda]));
+        for (int64_t i = 0; i < m; ++i) c += magnitude(A[i + j * lda]);
         norm = std::isnan(c) || std::isnan(norm) ? NAN : std::max(norm, c);
     }
     return norm;
@@ -153,24 +164,58 @@ double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T*
     });
 }
 
+/// The n x n Hermitian matrix whose lower triangle is A's, in full (compact): the strictly upper part the conjugates
+/// of the lower one, the diagonal real (its imaginary parts taken as zero, as LAPACK's Hermitian routines take them).
+template <typename T>
+std::vector<T> hermitian_full(int64_t n, const T* A, int64_t lda) {
+    std::vector<T> F(static_cast<size_t>(n) * n);
+    parallel_columns(n, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = 0; i < n; ++i)
+                F[i + j * n] = i > j   ? A[i + j * lda]
+                               : i < j ? detail::conj_of(A[j + i * lda])
+                                       : T(detail::real_of(A[j + j * lda]));
+    });
+    return F;
+}
+
+/// potri_residual of complex Hermitian A and X (lower triangles): both in full, R = A X - I by one gemm.
+template <typename T>
+double hermitian_inverse_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi) {
+    const std::vector<T> Af = hermitian_full(n, A, lda), X = hermitian_full(n, Ainv, ldi);
+    std::vector<T> R(static_cast<size_t>(n) * n, T(0));
+    for (int64_t j = 0; j < n; ++j) R[j + j * n] = T(1);
+    {
+        AllBlasThreads threads(n);
+        gemm(n, n, n, T(1), Af.data(), n, X.data(), n, T(-1), R.data(), n);  // R = A X - I
+    }
+    const double eps = detail::epsilon<T>();
+    return ratio(ge_norm1(n, n, R.data(), n),
+                 ge_norm1(n, n, Af.data(), n) * ge_norm1(n, n, X.data(), n) * static_cast<double>(n) * eps);
+}
+
 template <typename T>
 double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi) {
     if (n == 0) return 0.0;
-    std::vector<T> X(static_cast<size_t>(n) * n), R(static_cast<size_t>(n) * n, T(0));
-    parallel_columns(n, [&](int64_t j0, int64_t j1) {
-        for (int64_t j = j0; j < j1; ++j) {
-            R[j + j * n] = T(1);
-            for (int64_t i = 0; i < n; ++i) X[i + j * n] = i >= j ? Ainv[i + j * ldi] : Ainv[j + i * ldi];
+    if constexpr (detail::is_complex_v<T>) {
+        return hermitian_inverse_residual(n, A, lda, Ainv, ldi);
+    } else {
+        std::vector<T> X(static_cast<size_t>(n) * n), R(static_cast<size_t>(n) * n, T(0));
+        parallel_columns(n, [&](int64_t j0, int64_t j1) {
+            for (int64_t j = j0; j < j1; ++j) {
+                R[j + j * n] = T(1);
+                for (int64_t i = 0; i < n; ++i) X[i + j * n] = i >= j ? Ainv[i + j * ldi] : Ainv[j + i * ldi];
+            }
+        });
+        {
+            AllBlasThreads threads(n);
+            const BlasArray<T> a(n, n, A, lda);
+            symm(n, n, T(1), a.data(), a.ld(), X.data(), n, T(-1), R.data(), n);  // R = A X - I
         }
-    });
-    {
-        AllBlasThreads threads(n);
-        const BlasArray<T> a(n, n, A, lda);
-        symm(n, n, T(1), a.data(), a.ld(), X.data(), n, T(-1), R.data(), n);  // R = A X - I
+        const double eps = std::numeric_limits<T>::epsilon();
+        return ratio(ge_norm1(n, n, R.data(), n),
+                     sym_norm1(n, A, lda) * sym_norm1(n, Ainv, ldi) * static_cast<double>(n) * eps);
     }
-    const double eps = std::numeric_limits<T>::epsilon();
-    return ratio(ge_norm1(n, n, R.data(), n),
-                 sym_norm1(n, A, lda) * sym_norm1(n, Ainv, ldi) * static_cast<double>(n) * eps);
 }
 
 template <typename T>
@@ -231,6 +276,10 @@ template double solve_residual<double>(int64_t, int64_t, const double*, int64_t,
                                        const double*, int64_t);
 template double potri_residual<float>(int64_t, const float*, int64_t, const float*, int64_t);
 template double potri_residual<double>(int64_t, const double*, int64_t, const double*, int64_t);
+template double potri_residual<std::complex<float>>(int64_t, const std::complex<float>*, int64_t,
+                                                    const std::complex<float>*, int64_t);
+template double potri_residual<std::complex<double>>(int64_t, const std::complex<double>*, int64_t,
+                                                     const std::complex<double>*, int64_t);
 template double getrf_residual<float>(int64_t, const float*, int64_t, const float*, int64_t, const int64_t*);
 template double getrf_residual<double>(int64_t, const double*, int64_t, const double*, int64_t, const int64_t*);
 template double gesv_residual<float>(int64_t, int64_t, const float*, int64_t, const float*, int64_t, const float*,

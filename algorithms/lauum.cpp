@@ -10,12 +10,18 @@
 //
 // (L^T L)[m][n] = sum_{k >= max(m, n)} L[k][m]^T L[k][n]: step k adds row k's terms; the trmm and the
 // diagonal lauum give the k = m terms of row k, whose later terms come from the gemms of steps > k.
+//
+// On complex tiles the product is L^H L: ^T reads ^H (adjoint_op: Op::ConjTrans), and the syrk is the Hermitian herk
+// (real alpha and beta: the complex tile helpers of codelets/complex_tiles.cpp), the diagonal tile's lauum LAPACK's
+// clauum/zlauum (or its CUDA form, codelets/lauum_tile.cpp).
+#include <complex>
 #include <string>
 
 #include "algorithms/dag.hpp"
 #include "algorithms/inverse_submit.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/inverse_codelets.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
 #include "starfact/inverse.hpp"
@@ -31,6 +37,7 @@ namespace detail {
 template <typename T>
 void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats* stats) {
     Runtime& rt = checked_triangle(L, seq, opts, "lauum");
+    constexpr Op adjoint = adjoint_op<is_complex_v<T>>();  // L^T, or L^H on complex tiles
     const int64_t mt = L.mt();
     if (mt == 0) return;
     if (opts.mapping != Mapping::CpuOnly) reserve_inverse_tile_workspace<T>(rt, static_cast<int>(L.nb()));
@@ -43,15 +50,15 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
         o.urgent = false;
         for (int64_t n = 0; n < k; ++n) {
             o.name = name("lauum_syrk", n, k);
-            insert_syrk<T>(rt, o, Uplo::Lower, Op::Trans, T(1), L.tile(k, n), T(1), L.tile(n, n));
+            insert_syrk<T>(rt, o, Uplo::Lower, adjoint, T(1), L.tile(k, n), T(1), L.tile(n, n));
             for (int64_t m = n + 1; m < k; ++m) {
                 o.name = name("lauum_gemm", m, n, k);
-                insert_gemm<T>(rt, o, Op::Trans, Op::NoTrans, T(1), L.tile(k, m), L.tile(k, n), T(1), L.tile(m, n));
+                insert_gemm<T>(rt, o, adjoint, Op::NoTrans, T(1), L.tile(k, m), L.tile(k, n), T(1), L.tile(m, n));
             }
         }
         for (int64_t n = 0; n < k; ++n) {
             o.name = name("trmm", k, n);
-            insert_trmm<T>(rt, o, Side::Left, Uplo::Lower, Op::Trans, Diag::NonUnit, T(1), L.tile(k, k), L.tile(k, n));
+            insert_trmm<T>(rt, o, Side::Left, Uplo::Lower, adjoint, Diag::NonUnit, T(1), L.tile(k, k), L.tile(k, n));
         }
         o.urgent = true;  // the diagonal chain: lauum(k) waits for trtri(k), the last step for all of them
         o.name = name("lauum", k, k);
@@ -60,6 +67,10 @@ void submit_lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats
 }
 template void submit_lauum<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
 template void submit_lauum<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*);
+template void submit_lauum<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&,
+                                                RunStats*);
+template void submit_lauum<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                 RunStats*);
 }  // namespace detail
 
 template <typename T>
@@ -76,9 +87,13 @@ void lauum(TileMatrix<T>& L, Sequence& seq, const Options& opts) {
 }
 template void lauum<float>(TileMatrix<float>&, Sequence&, const Options&);
 template void lauum<double>(TileMatrix<double>&, Sequence&, const Options&);
+template void lauum<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&);
+template void lauum<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&);
 }  // namespace async
 
 template void lauum<float>(TileMatrix<float>&, const Options&);
 template void lauum<double>(TileMatrix<double>&, const Options&);
+template void lauum<std::complex<float>>(TileMatrix<std::complex<float>>&, const Options&);
+template void lauum<std::complex<double>>(TileMatrix<std::complex<double>>&, const Options&);
 
 }  // namespace starfact

@@ -91,16 +91,12 @@ void plan_lu(const Request& r, const Machine& mc, Plan& p) {
     if (r.tiling.nb > 0) p.nb = r.tiling.nb;
 }
 
-/// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp and the QR of
-/// qr.hpp: right-looking (the QR: or without priorities), in the matrix's own arithmetic, no Cholesky QR; on one
-/// process or distributed over MPI ranks, as the real ones, whose graphs they run on), each refusal an
-/// InvalidArgument naming the field.
+/// What a complex request may ask for (the complex tile forms of cholesky_complex.hpp and lu_complex.hpp, potri of
+/// inverse.hpp and the QR of qr.hpp: right-looking (the QR: or without priorities), in the matrix's own arithmetic,
+/// no Cholesky QR; on one process or distributed over MPI ranks, as the real ones, whose graphs they run on; potri on
+/// one process), each refusal an InvalidArgument naming the field.
 void require_complex_request(const Request& r) {
     const std::string element = to_string(r.element);
-    require(r.op != Operation::Potri, "plan", "element", [&] {
-        return "is " + element + ", but " + to_string(r.op) +
-               " takes real matrices only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, gels)";
-    });
     require(r.tree.kind != QrTree::Kind::Cholqr, "plan", "tree",
             "is cholqr, which factors real matrices only (complex matrices: auto, flat, binary, domains=D, panel)");
     const Precision f = r.options.factor;
@@ -138,7 +134,8 @@ void require_complex_request(const Request& r) {
 /// (bench_complex, docs/performance.md) tiles of 2048 beat one task from 8192 on in z (potrf 1.10 / 1.04x cuSOLVER at
 /// 8192 / 16384 against about 0.99 for one task; getrf 1.01 / 1.09x) but not in c below 32768 (potrf 0.89 / 0.95x
 /// against 0.985 / 0.996, getrf 0.955 / 0.983x against 0.999 at 16384), and 2048 matched or beat 1024, 1536 and 4096
-/// everywhere it was swept. Both in the matrix's own arithmetic, never refined.
+/// everywhere it was swept. Both in the matrix's own arithmetic, never refined. The Hermitian inverse (potri) takes the
+/// real inverse's tiles (potri_tile_plan<R>: at least 8 tile rows on GPUs, for its three phases to overlap).
 template <typename R>
 void plan_complex(const Request& r, const Machine& mc, Plan& p) {
     p.arithmetic = r.element;
@@ -158,6 +155,14 @@ void plan_complex(const Request& r, const Machine& mc, Plan& p) {
             p.diag = DiagKernel::Cusolver;
             return;
         }
+    }
+    if (r.op == Operation::Potri) {  // the real inverse's tiles: three phases pipelined through them, never one task
+        const detail::TilePlan tiles = detail::potri_tile_plan<R>(r.n, r.options.mapping, p.residency, mc.gpu());
+        p.streams_per_gpu = tiles.streams_per_gpu;
+        p.nb = r.tiling.nb > 0 ? r.tiling.nb : tiles.nb;
+        p.panel = PanelSolve::Trsm;
+        p.diag = DiagKernel::Cusolver;
+        return;
     }
     if (is_cholesky(r.op)) {
         const detail::TilePlan tiles =

@@ -4,7 +4,12 @@
 // VECPAR 2010). StarPU orders the three phases tile by tile: step k of trtri starts once potrf has finished
 // tile column k and the updates that read it, step k of lauum once trtri has finished tile row k. The loops
 // are in algorithms/potrf.cpp, algorithms/trtri.cpp and algorithms/lauum.cpp.
+//
+// The same graphs invert complex Hermitian positive definite matrices (std::complex<float>, std::complex<double>):
+// A = L L^H, A^-1 = L^-H L^-1, planned as plan_complex says (right-looking, LAPACK's and cuSOLVER's potrf on the
+// diagonal tiles, trsm panels).
 #include <algorithm>
+#include <complex>
 #include <string>
 
 #include "algorithms/arguments.hpp"
@@ -63,6 +68,10 @@ template int potri<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int potri<double>(TileMatrix<double>&, Sequence&, const Options&);
 template int potri<float>(TileMatrix<float>&, Sequence&, const Options&, const Plan&);
 template int potri<double>(TileMatrix<double>&, Sequence&, const Options&, const Plan&);
+template int potri<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&);
+template int potri<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&);
+template int potri<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&, const Plan&);
+template int potri<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&, const Plan&);
 }  // namespace async
 
 template <typename T>
@@ -96,5 +105,13 @@ template int potri<float>(TileMatrix<float>&, const Options&, RunStats&);
 template int potri<double>(TileMatrix<double>&, const Options&, RunStats&);
 template int potri<float>(Runtime&, int64_t, float*, int64_t, const Options&, const Tiling&);
 template int potri<double>(Runtime&, int64_t, double*, int64_t, const Options&, const Tiling&);
+template int potri<std::complex<float>>(TileMatrix<std::complex<float>>&, const Options&);
+template int potri<std::complex<double>>(TileMatrix<std::complex<double>>&, const Options&);
+template int potri<std::complex<float>>(TileMatrix<std::complex<float>>&, const Options&, RunStats&);
+template int potri<std::complex<double>>(TileMatrix<std::complex<double>>&, const Options&, RunStats&);
+template int potri<std::complex<float>>(Runtime&, int64_t, std::complex<float>*, int64_t, const Options&,
+                                        const Tiling&);
+template int potri<std::complex<double>>(Runtime&, int64_t, std::complex<double>*, int64_t, const Options&,
+                                         const Tiling&);
 
 }  // namespace starfact

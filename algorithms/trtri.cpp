@@ -12,6 +12,10 @@
 //
 // Row k is final after step k; A[k][n] (n < k) holds -sum_{j=n}^{k-1} L[k][j] X[j][n] (X = L^-1) before its
 // left solve.
+//
+// No transposition in the graph: the same tasks on the four element types (the complex ones through the complex tile
+// helpers of codelets/complex_tiles.cpp and the trtri_tile codelet's c and z instances).
+#include <complex>
 #include <string>
 
 #include "algorithms/dag.hpp"
@@ -74,6 +78,9 @@ int submit_trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts, RunStats*
 }
 template int submit_trtri<float>(TileMatrix<float>&, Sequence&, const Options&, RunStats*);
 template int submit_trtri<double>(TileMatrix<double>&, Sequence&, const Options&, RunStats*);
+template int submit_trtri<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&, RunStats*);
+template int submit_trtri<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&,
+                                                RunStats*);
 }  // namespace detail
 
 template <typename T>
@@ -90,9 +97,13 @@ int trtri(TileMatrix<T>& L, Sequence& seq, const Options& opts) {
 }
 template int trtri<float>(TileMatrix<float>&, Sequence&, const Options&);
 template int trtri<double>(TileMatrix<double>&, Sequence&, const Options&);
+template int trtri<std::complex<float>>(TileMatrix<std::complex<float>>&, Sequence&, const Options&);
+template int trtri<std::complex<double>>(TileMatrix<std::complex<double>>&, Sequence&, const Options&);
 }  // namespace async
 
 template int trtri<float>(TileMatrix<float>&, const Options&);
 template int trtri<double>(TileMatrix<double>&, const Options&);
+template int trtri<std::complex<float>>(TileMatrix<std::complex<float>>&, const Options&);
+template int trtri<std::complex<double>>(TileMatrix<std::complex<double>>&, const Options&);
 
 }  // namespace starfact

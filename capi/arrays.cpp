@@ -73,6 +73,7 @@ Elements elements_of(Operation op) {
         case Operation::Potrf:
         case Operation::Potrs:
         case Operation::Posv:
+        case Operation::Potri:
         case Operation::Getrf:
         case Operation::Getrs:
         case Operation::Gesv:
@@ -88,8 +89,8 @@ void require_dtype(const char* function, const char* argument, int32_t dtype, El
     if (is_complex_dtype(dtype))
         require(elements == Elements::RealOrComplex, function, argument, [&] {
             return std::string("holds ") + dtype_name(dtype) + " elements, but " + (operation ? operation : function) +
-                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, getrf, getrs, gesv, geqrf, "
-                   "ormqr, orgqr, gels and the batched ones)";
+                   " takes float32 or float64 only (complex matrices: potrf, potrs, posv, potri, getrf, getrs, gesv, "
+                   "geqrf, ormqr, orgqr, gels and the batched ones)";
         });
     else
         require(real, function, argument, [&] {

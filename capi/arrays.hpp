@@ -23,7 +23,7 @@ inline bool is_complex_dtype(int32_t dtype) {
 }
 
 /// The element types an operation takes: the real ones only (the default), or the complex ones too (potrf, potrs,
-/// posv, getrf, getrs, gesv, and the QR: geqrf, ormqr, orgqr, gels).
+/// posv, potri, getrf, getrs, gesv, and the QR: geqrf, ormqr, orgqr, gels).
 enum class Elements { Real, RealOrComplex };
 /// What `op` takes (starfact_c_plan's check of a).
 Elements elements_of(Operation op);

@@ -1,5 +1,5 @@
 // The C ABI's Cholesky operations: potrf, potrs, posv (and the mixed-precision posv), potri, as submit forms; potrf,
-// potrs and posv of complex Hermitian matrices too.
+// potrs, posv and potri of complex Hermitian matrices too.
 #include <complex>
 #include <memory>
 #include <type_traits>
@@ -117,6 +117,20 @@ void complex_posv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, co
     };
 }
 
+/// potri of a on T tiles (any of the four element types): planned from the arrays, the plan handed to async::potri.
+template <typename T>
+void potri_on(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const Call& c) {
+    const Plan planned = plan_of(Operation::Potri, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
+    const Output out = c.a_out;
+    auto A = argument_tiles<T>(rt, a, out, true, true, planned.nb, c.where);
+    async::potri(A->tiles(), *j.sequence, c.p.options, planned);
+    j.finish = [A, out](int info) {
+        A->deliver(true);
+        settle(out);
+        return info;
+    };
+}
+
 }  // namespace
 }  // namespace starfact::capi
 
@@ -224,19 +238,10 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
 int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potri", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
-        const Call c = checked_call("potri", rt, a, a_out, options);
-        const Output out = c.a_out;
-        dispatch(a->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            const Plan planned = cholesky_plan<T>(rt, Operation::Potri, c.n, 0, c.p, c.where);
-            auto A = argument_tiles<T>(rt, *a, out, true, true, planned.nb, c.where);
-            async::potri(A->tiles(), *j.sequence, c.p.options, planned);
-            j.finish = [A, out](int info) {
-                A->deliver(true);
-                settle(out);
-                return info;
-            };
-        });
+        const Call c = checked_call("potri", rt, a, a_out, options, Elements::RealOrComplex);
+        if (is_complex_dtype(a->dtype))
+            return complex_call("potri", a->dtype, [&](auto tag) { potri_on<decltype(tag)>(rt, j, *a, c); });
+        dispatch(a->dtype, [&](auto tag) { potri_on<decltype(tag)>(rt, j, *a, c); });
     });
 }
 

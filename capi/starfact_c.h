@@ -44,10 +44,10 @@ enum starfact_c_status {
 
 /** Element types. The complex ones are interleaved (real part, then imaginary part: C99's float complex and double
  * complex, C++'s std::complex), in the same column-major matrices with the same leading-dimension rules (ld counts
- * complex entries). potrf, potrs and posv (Hermitian matrices, lower triangle read: A = L L^H), getrf, getrs and
- * gesv, the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") and the batched ones (batched_posv:
- * Hermitian members) take them, planned as starfact_c_plan says; the other operations (potri, logdet, potrf_logdet)
- * refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The mixed-precision solve takes complex128 posv
+ * complex entries). potrf, potrs, posv and potri (Hermitian matrices, lower triangle read: A = L L^H), getrf, getrs
+ * and gesv, the QR (geqrf, ormqr with Q or Q^H, orgqr, gels; every tree but "cholqr") and the batched ones
+ * (batched_posv: Hermitian members) take them, planned as starfact_c_plan says; the other operations (logdet,
+ * potrf_logdet) refuse them with STARFACT_C_INVALID_ARGUMENT naming the argument. The mixed-precision solve takes complex128 posv
  * with factor "fp32" or "tf32" (a complex64 factor refined to complex128 accuracy, reported as the real one's); a
  * refinement, or another factor than "native", on complex64, or another lower factor on complex128, is refused naming
  * it. Their *_submit returns once the tasks are submitted, as for real matrices. */
@@ -288,7 +288,9 @@ int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
 int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                            const starfact_c_matrix* b, const starfact_c_matrix* b_out, const starfact_c_options* options,
                            const starfact_c_refinement* refinement, starfact_c_job** job);
-/** potri: the lower triangle of the inverse of the SPD a goes to a_out's lower triangle. */
+/** potri: the lower triangle of the inverse of the SPD a goes to a_out's lower triangle (complex64, complex128: a
+ * Hermitian positive definite, its inverse Hermitian; the diagonal's imaginary parts taken as zero). info k > 0: the
+ * leading minor of order k is not positive definite (or holds NaN/Inf). */
 int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix* a, const starfact_c_matrix* a_out,
                             const starfact_c_options* options, starfact_c_job** job);
 

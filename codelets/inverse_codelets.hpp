@@ -1,7 +1,7 @@
 // Internal: the codelets of the SPD inverse (potri = potrf, trtri, lauum on tiles). They are owned by the
-// Runtime through detail::kernel<define>() (codelets/codelets.hpp), one file each:
+// Runtime through detail::kernel<define>() (codelets/codelets.hpp), one file each, for the four element types:
 //   codelets/trtri_tile.cpp   in-place inverse of a lower-triangular tile, with LAPACK info
-//   codelets/lauum_tile.cpp   L := L^T L on a lower-triangular tile
+//   codelets/lauum_tile.cpp   L := L^T L (L^H L on complex tiles) on a lower-triangular tile
 //   codelets/trmm.cpp         triangular matrix product
 #pragma once
 #include <starpu.h>
@@ -20,7 +20,8 @@ namespace starfact::detail {
 template <typename T>
 void insert_trtri_tile(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A, starpu_data_handle_t info,
                        int64_t offset);
-/// A := L^T L for the lower-triangular tile L held in A (lower triangle in and out; upper untouched).
+/// A := L^T L (L^H L for complex T) for the lower-triangular tile L held in A (lower triangle in and out; upper
+/// untouched).
 template <typename T>
 void insert_lauum_tile(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A);
 /// B := alpha op(A) B (Left) or alpha B op(A) (Right), A triangular.

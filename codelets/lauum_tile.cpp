@@ -1,13 +1,17 @@
-// lauum_tile codelet: A := L^T L for the lower-triangular tile L held in A (lower triangle in and out).
+// lauum_tile codelet: A := L^T L (L^H L on complex tiles) for the lower-triangular tile L held in A (lower triangle in
+// and out), for the four element types (models starfact_<t>lauum_tile).
 //   buffers: 0 = A (RW, the tile; its strictly upper part is neither read nor written)
-// cuSOLVER has no lauum: the CUDA implementation copies L into the worker's scratch tile, zeroes the copy's
-// upper part (Lz) and writes the lower triangle of Lz^T Lz into A with one cuBLAS syrk (which reads the full
-// Lz and writes only the lower triangle, so the upper part of A stays as it was).
+// CPU: LAPACKE <s|d|c|z>lauum. cuSOLVER has no lauum: the CUDA implementation copies L into the worker's scratch tile,
+// zeroes the copy's upper part (Lz) and writes the lower triangle of Lz^H Lz into A with one cuBLAS herk (syrk on
+// real tiles), which reads the full Lz and writes only the lower triangle, so the upper part of A stays as it was.
+
+#include <complex>
 
 #include "codelets/codelets.hpp"
 #include "codelets/inverse_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -50,7 +54,9 @@ void lauum_tile_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_lauum_tile(Kernel& k) {
-    define_kernel(k, "lauum", by_precision<T>("starfact_slauum_tile", "starfact_dlauum_tile"),
+    define_kernel(k, "lauum",
+                  by_letter<T>("starfact_slauum_tile", "starfact_dlauum_tile", "starfact_clauum_tile",
+                               "starfact_zlauum_tile"),
                   lauum_tile_cpu<T>, STARFACT_CUDA_IMPL(lauum_tile_cuda<T>),
                   {STARPU_RW});
 }
@@ -66,11 +72,13 @@ void insert_lauum_tile(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     t->cl_arg = pack(LauumTileArgs{cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(LauumTileArgs);
     t->cl_arg_free = 1;
-    t->flops = n * n * n / 3.0 + n * n / 2.0 + n / 6.0;
+    t->flops = (is_complex_v<T> ? 4.0 : 1.0) * (n * n * n / 3.0 + n * n / 2.0 + n / 6.0);
     submit(t, o, "lauum");
 }
 
 template void insert_lauum_tile<float>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
 template void insert_lauum_tile<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
+template void insert_lauum_tile<std::complex<float>>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
+template void insert_lauum_tile<std::complex<double>>(const Runtime&, const TaskOptions&, starpu_data_handle_t);
 
 }  // namespace starfact::detail

@@ -1,11 +1,15 @@
-// trmm codelet: B := alpha * op(A) B (Left) or alpha * B op(A) (Right), A triangular.
+// trmm codelet: B := alpha * op(A) B (Left) or alpha * B op(A) (Right), A triangular, for the four element types
+// (op(A) = A^H with Op::ConjTrans on complex tiles; models starfact_<t>trmm).
 //   buffers: 0 = A (R, triangular tile), 1 = B (RW)
 // cuBLAS's trmm is out of place (C := alpha op(A) B); gpu::trmm passes B as C, BLAS's in-place product.
+
+#include <complex>
 
 #include "codelets/codelets.hpp"
 #include "codelets/inverse_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -50,7 +54,7 @@ void trmm_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void define_trmm(Kernel& k) {
-    define_kernel(k, "trmm", by_precision<T>("starfact_strmm", "starfact_dtrmm"),
+    define_kernel(k, "trmm", by_letter<T>("starfact_strmm", "starfact_dtrmm", "starfact_ctrmm", "starfact_ztrmm"),
                   trmm_cpu<T>, STARFACT_CUDA_IMPL(trmm_cuda<T>), {STARPU_R, STARPU_RW});
 }
 
@@ -67,7 +71,7 @@ void insert_trmm(const Runtime& rt, const TaskOptions& o, Side side, Uplo uplo, 
     t->cl_arg = pack(TrmmArgs<T>{side, uplo, op, diag, alpha, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(TrmmArgs<T>);
     t->cl_arg_free = 1;
-    t->flops = side == Side::Left ? m * m * n : m * n * n;
+    t->flops = (is_complex_v<T> ? 4.0 : 1.0) * (side == Side::Left ? m * m * n : m * n * n);
     submit(t, o, "trmm");
 }
 
@@ -75,5 +79,9 @@ template void insert_trmm<float>(const Runtime&, const TaskOptions&, Side, Uplo,
                                  starpu_data_handle_t, starpu_data_handle_t);
 template void insert_trmm<double>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag, double,
                                   starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trmm<std::complex<float>>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag,
+                                               std::complex<float>, starpu_data_handle_t, starpu_data_handle_t);
+template void insert_trmm<std::complex<double>>(const Runtime&, const TaskOptions&, Side, Uplo, Op, Diag,
+                                                std::complex<double>, starpu_data_handle_t, starpu_data_handle_t);
 
 }  // namespace starfact::detail

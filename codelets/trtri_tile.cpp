@@ -1,11 +1,15 @@
-// trtri_tile codelet: A := A^-1 in place for a lower-triangular, non-unit tile, reporting LAPACK info.
+// trtri_tile codelet: A := A^-1 in place for a lower-triangular, non-unit tile, reporting LAPACK info; for the four
+// element types (LAPACKE <s|d|c|z>trtri, cusolverDnXtrtri on the tile's CUDA data type; models starfact_<t>trtri_tile).
 // (codelets/trtri.cpp is the out-of-place variant of the inverse panel solve of potrf.)
 //   buffers: 0 = A (RW, the tile), 1 = info (RW, one int: 0 or the first zero diagonal, global, 1-based)
+
+#include <complex>
 
 #include "codelets/codelets.hpp"
 #include "codelets/inverse_codelets.hpp"
 #include "kernels/cpu_blas.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/scalar.hpp"
 #include "runtime/cuda_contexts.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -61,7 +65,9 @@ Workspace inverse_tile_workspace(cusolverDnHandle_t h, int n) {
 
 template <typename T>
 void define_trtri_tile(Kernel& k) {
-    define_kernel(k, "trtri", by_precision<T>("starfact_strtri_tile", "starfact_dtrtri_tile"),
+    define_kernel(k, "trtri",
+                  by_letter<T>("starfact_strtri_tile", "starfact_dtrtri_tile", "starfact_ctrtri_tile",
+                               "starfact_ztrtri_tile"),
                   trtri_tile_cpu<T>, STARFACT_CUDA_IMPL(trtri_tile_cuda<T>),
                   {STARPU_RW, STARPU_RW});
 }
@@ -79,7 +85,8 @@ void insert_trtri_tile(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     t->cl_arg = pack(TrtriTileArgs{offset, cuda_contexts(rt), o.urgent});
     t->cl_arg_size = sizeof(TrtriTileArgs);
     t->cl_arg_free = 1;
-    t->flops = n * n * n / 3.0 + 2.0 * n / 3.0;
+    // (in real operations: a complex multiply-add is 4 times a real one)
+    t->flops = (is_complex_v<T> ? 4.0 : 1.0) * (n * n * n / 3.0 + 2.0 * n / 3.0);
     submit(t, o, "trtri");
 }
 
@@ -97,7 +104,13 @@ template void insert_trtri_tile<float>(const Runtime&, const TaskOptions&, starp
                                        int64_t);
 template void insert_trtri_tile<double>(const Runtime&, const TaskOptions&, starpu_data_handle_t,
                                         starpu_data_handle_t, int64_t);
+template void insert_trtri_tile<std::complex<float>>(const Runtime&, const TaskOptions&, starpu_data_handle_t,
+                                                     starpu_data_handle_t, int64_t);
+template void insert_trtri_tile<std::complex<double>>(const Runtime&, const TaskOptions&, starpu_data_handle_t,
+                                                      starpu_data_handle_t, int64_t);
 template void reserve_inverse_tile_workspace<float>(const Runtime&, int);
 template void reserve_inverse_tile_workspace<double>(const Runtime&, int);
+template void reserve_inverse_tile_workspace<std::complex<float>>(const Runtime&, int);
+template void reserve_inverse_tile_workspace<std::complex<double>>(const Runtime&, int);
 
 }  // namespace starfact::detail

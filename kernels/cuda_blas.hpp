@@ -414,7 +414,7 @@ cublasStatus_t getri_batched(cublasHandle_t h, int n, const T* const* LU, int ld
     else return cublasZgetriBatched(h, n, dev_array(LU), lda, piv, dev_array(C), ldc, info, batch);
 }
 
-/// Zeroes the strictly upper triangle of the n x n tile A on `stream`.
+/// Zeroes the strictly upper triangle of the n x n tile A on `stream`. T: s, d, c, z.
 template <typename T>
 void launch_zero_upper(T* A, int n, int ld, cudaStream_t stream);
 /// Sets the n x n tile A to the identity on `stream`.

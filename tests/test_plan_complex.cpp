@@ -2,8 +2,8 @@
 // one plan through the entry, the array forms' door and the tile forms' door (views of complex host arrays); the
 // Cholesky's is the real type's (tile size, streams, task mapping and one task as the real plan's, LAPACK's or
 // cuSOLVER's diagonal tiles, trsm panels, the element's arithmetic, never refined), the LU's runs on CPU workers on
-// host tiles of the real LU's CPU size; the other operations and the options of the real factorizations only are
-// refused, naming the field.
+// host tiles of the real LU's CPU size; potri takes the real inverse's tiles with the complex Cholesky's kernels; the
+// options of the real factorizations only are refused, naming the field.
 #include <catch2/catch.hpp>
 #include <sys/mman.h>
 
@@ -138,8 +138,32 @@ TEST_CASE("complex requests the complex factorizations cannot run are refused by
         Request r;
         r.element = element;
         r.m = r.n = 500;
-        r.op = Operation::Potri;
-        CHECK(refusal(r, gpu) == "element");
+        r.op = Operation::Potri;  // the real inverse's tiles, streams and tasks, the complex Cholesky's kernels
+        for (Mapping mapping : {Mapping::GpuOnly, Mapping::Hybrid, Mapping::CpuOnly})
+            for (Residency residency : {Residency::Host, Residency::Device})
+                for (int64_t n : {int64_t(1), int64_t(500), int64_t(3001), int64_t(20000)}) {
+                    Request inverse = r;
+                    inverse.m = inverse.n = n;
+                    inverse.options.mapping = mapping;
+                    inverse.tiling.residency = residency;
+                    Request real = inverse;
+                    real.element = element == Precision::C64 ? Precision::Fp32 : Precision::Fp64;
+                    INFO("potri n=" << n << " " << to_string(mapping) << " " << to_string(residency));
+                    REQUIRE(refusal(inverse, gpu).empty());
+                    const Plan p = plan(inverse, gpu), q = plan(real, gpu);
+                    CHECK(p.element == element);
+                    CHECK(p.arithmetic == element);
+                    CHECK_FALSE(p.refined);
+                    CHECK(p.nb == q.nb);
+                    CHECK(p.one_task == q.one_task);
+                    CHECK(p.streams_per_gpu == q.streams_per_gpu);
+                    CHECK(p.task_mapping == q.task_mapping);
+                    CHECK(p.diag == DiagKernel::Cusolver);
+                    CHECK(p.panel == PanelSolve::Trsm);
+                }
+        Request left_inverse = r;
+        left_inverse.options.variant = Variant::parse("left");
+        CHECK(refusal(left_inverse, gpu) == "variant");
         for (Operation op : {Operation::Geqrf, Operation::Gels}) {  // the real QR's plan, without the Cholesky QR
             Request qr = r;
             qr.op = op;

@@ -17,7 +17,8 @@ double solve_residual(int64_t n, int64_t nrhs, const T* A, int64_t lda, const T*
                       const T* B, int64_t ldb);
 
 /// ||A X - I||_1 / (||A||_1 * ||X||_1 * n * eps) for X = A^-1 from potri: A and X symmetric, both given by
-/// their lower triangles (upper parts ignored).
+/// their lower triangles (upper parts ignored). T: float, double, std::complex<float>, std::complex<double>; on
+/// complex T, A and X are Hermitian (their diagonals' imaginary parts taken as zero) and eps is that of T's real type.
 template <typename T>
 double potri_residual(int64_t n, const T* A, int64_t lda, const T* Ainv, int64_t ldi);
 /// ||P A - L U||_1 / (||A||_1 * n * eps) for a general A and the output of getrf: L unit lower and U upper

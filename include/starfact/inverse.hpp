@@ -1,5 +1,12 @@
 // Inverse of a symmetric positive definite matrix (LAPACK's potri) and its two tile operations, as
 // StarPU task graphs: potri = potrf, then trtri, then lauum, submitted as one graph (docs/algorithms.md).
+//
+// T is float, double, std::complex<float> or std::complex<double>. On complex matrices A is Hermitian positive
+// definite (lower triangle read; the imaginary parts of its diagonal are taken as zero, as LAPACK's cpotri/zpotri
+// after cpotrf/zpotrf take them), A = L L^H, and every ^T below reads ^H: lauum computes L^H L, potri writes the lower
+// triangle of A^-1 = L^-H L^-1 (Hermitian). The complex forms plan as the complex Cholesky does (right-looking, the
+// "cusolver" diagonal kernel, trsm panels, their own arithmetic: other options are refused naming them) and run on
+// CPU and CUDA workers; tiles host- or device-resident.
 #pragma once
 #include <cstdint>
 

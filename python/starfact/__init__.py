@@ -31,8 +31,8 @@ them out::
     >>> import torch                                     # doctest: +SKIP
     >>> x = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda())  # doctest: +SKIP
 
-Complex matrices (complex64, complex128) go to potrf, potrs, posv (Hermitian), getrf, getrs, gesv and the QR (qr,
-geqrf, ormqr with Q^H, orgqr, gels, lstsq).
+Complex matrices (complex64, complex128) go to potrf, potrs, posv, potri (Hermitian), getrf, getrs, gesv and the QR
+(qr, geqrf, ormqr with Q^H, orgqr, gels, lstsq).
 
 Operations: potrf, potrs, posv, potri (Cholesky, inverse); slogdet, cho_logdet (log-determinant); getrf, getrs, gesv (LU); qr, geqrf (returning
 :class:`QRFactors`), ormqr, orgqr, gels, lstsq (QR, least squares); posv_batched, potrf_batched,

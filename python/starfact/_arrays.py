@@ -139,7 +139,7 @@ def host_array(v):
 def _dtype_error(dtype, name, dtypes):
     got = "dtype %s" % dtype
     if isinstance(dtype, numpy.dtype) and dtype.kind == "c" and not any(d.kind == "c" for d in dtypes):
-        got += ("; complex matrices go to potrf, potrs, posv, getrf, getrs, gesv and the QR (qr, geqrf, ormqr, "
+        got += ("; complex matrices go to potrf, potrs, posv, potri, getrf, getrs, gesv and the QR (qr, geqrf, ormqr, "
                 "orgqr, gels, lstsq) only, this function takes real ones")
     return argument_type_error(name, "an array of " + " or ".join(str(d) for d in dtypes), got)
 

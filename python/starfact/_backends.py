@@ -60,10 +60,12 @@ class Backend:
         return x
 
     def symmetric(self, x, lower):
-        """The symmetric matrix whose lower (or upper) triangle is x's (a new array)."""
-        if lower:
-            return numpy.tril(x) + numpy.tril(x, -1).T
-        return numpy.triu(x) + numpy.triu(x, 1).T
+        """The symmetric matrix whose lower (or upper) triangle is x's (a new array); for a complex x the Hermitian
+        one (the other triangle conjugated)."""
+        mirror = numpy.tril(x, -1).T if lower else numpy.triu(x, 1).T
+        if mirror.dtype.kind == "c":
+            mirror = mirror.conj()
+        return (numpy.tril(x) if lower else numpy.triu(x)) + mirror
 
     def conj(self, x):
         """The complex conjugate of x, a new array of x's library on x's device (with its memory: no lazy view)."""
@@ -124,9 +126,10 @@ class Torch(Backend):
 
     def symmetric(self, x, lower):
         t = self.torch
-        if lower:
-            return t.tril(x) + t.tril(x, -1).transpose(-1, -2)
-        return t.triu(x) + t.triu(x, 1).transpose(-1, -2)
+        mirror = (t.tril(x, -1) if lower else t.triu(x, 1)).transpose(-1, -2)
+        if x.is_complex():
+            mirror = t.conj_physical(mirror)
+        return (t.tril(x) if lower else t.triu(x)) + mirror
 
     def triu(self, x):
         return self.torch.triu(x)
@@ -176,9 +179,10 @@ class CuPy(Backend):
     def symmetric(self, x, lower):
         cp = self.cupy
         with x.device:
-            if lower:
-                return cp.tril(x) + cp.tril(x, -1).T
-            return cp.triu(x) + cp.triu(x, 1).T
+            mirror = cp.tril(x, -1).T if lower else cp.triu(x, 1).T
+            if mirror.dtype.kind == "c":
+                mirror = mirror.conj()
+            return (cp.tril(x) if lower else cp.triu(x)) + mirror
 
     def triu(self, x):
         with x.device:
@@ -249,9 +253,10 @@ class Jax(Backend):
 
     def symmetric(self, x, lower):
         jnp = self.jnp
-        if lower:
-            return jnp.tril(x) + jnp.swapaxes(jnp.tril(x, -1), -1, -2)
-        return jnp.triu(x) + jnp.swapaxes(jnp.triu(x, 1), -1, -2)
+        mirror = jnp.swapaxes(jnp.tril(x, -1) if lower else jnp.triu(x, 1), -1, -2)
+        if jnp.iscomplexobj(mirror):
+            mirror = jnp.conj(mirror)
+        return (jnp.tril(x) if lower else jnp.triu(x)) + mirror
 
     def triu(self, x):
         return self.jnp.triu(x)

@@ -12,9 +12,10 @@ array and the caller's upper triangle of a C-ordered one. So ``lower=False`` (th
 C-ordered array, or ``lower=True`` with a Fortran-ordered one, need no copy; the other combinations, and arrays
 with neither axis of unit stride, cost one copy (documented in docs/python.md).
 
-potrf, potrs and posv also take complex64 and complex128 Hermitian positive definite matrices, as SciPy's
+potrf, potrs, posv and potri also take complex64 and complex128 Hermitian positive definite matrices, as SciPy's
 cho_factor, cho_solve and solve(assume_a="pos") do: a = L L^H (lower) or a = U^H U (upper); the imaginary parts of
-the diagonal are taken as zero. potri and the mixed-precision solve take real matrices only.
+the diagonal are taken as zero; potri's inverse is Hermitian. The mixed-precision solve takes complex128 with
+factor "fp32" or "tf32" only.
 """
 from . import _args, _arrays, _clib, _ops
 from ._ops import Work
@@ -257,7 +258,9 @@ def potri_async(a, lower=False, overwrite_a=False, symmetrize=True, *, nb=None, 
     """Submits :func:`potri`; returns a :class:`starfact.Job` whose ``wait()`` returns the inverse."""
     lower = _ops.check_bool("lower", lower)
     symmetrize = _ops.check_bool("symmetrize", symmetrize)
-    va = _arrays.view(a, "a", (2,))
+    # (complex: the lower triangle of the column-major view of a C-ordered a is that of conj(a), whose inverse's lower
+    # triangle is the upper triangle of a's inverse: nothing to conjugate)
+    va = _arrays.view(a, "a", (2,), _arrays.NUMBERS)
     _ops.square(va)
     wa = Work(va, transpose=not lower, overwrite=_ops.check_bool("overwrite_a", overwrite_a), output=True)
     opts = _ops.options(nb=nb, mapping=mapping, variant=variant, panel=panel, diag=diag, residency=residency)
@@ -279,13 +282,15 @@ def potri(a, lower=False, overwrite_a=False, symmetrize=True, *, nb=None, mappin
     their product as one task graph (LAPACK's potrf then potri).
 
     Args:
-        a: (n, n) float32 or float64 array; only its `lower` triangle is read.
+        a: (n, n) float32, float64, complex64 or complex128 array; only its `lower` triangle is read (complex:
+            Hermitian positive definite, the diagonal's imaginary parts taken as zero).
         lower: which triangle of a is read, and of the result written.
         overwrite_a: a may be overwritten (in place when its layout allows).
-        symmetrize: return the full symmetric inverse (a new array, default); False returns the array the
-            library wrote, whose `lower` triangle holds the inverse's and whose other triangle holds a's entries
-            (LAPACK's potri).
-        nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf`.
+        symmetrize: return the full symmetric (complex: Hermitian) inverse (a new array, default); False returns
+            the array the library wrote, whose `lower` triangle holds the inverse's and whose other triangle holds
+            a's entries (LAPACK's potri).
+        nb, mapping, variant, panel, diag, residency, runtime: as for :func:`potrf` (complex matrices: the same
+            restrictions as there).
 
     Raises:
         starfact.LinAlgError: ``info`` > 0 when a is not positive definite.

@@ -3,7 +3,7 @@ complex64 and complex128: Hermitian positive definite matrices with complex off-
 triangle read, against NumPy (numpy.linalg.cholesky, numpy.linalg.solve) and, where installed, SciPy
 (scipy.linalg.lu_factor), scaled residuals < 60, n = 1, n < nb, n = nb, n not a multiple of nb; LinAlgError with
 LAPACK's info; the plan of a complex call; PyTorch tensors; and the functions without complex matrices refusing
-them, naming the argument (the complex QR: test_qr_complex.py)."""
+them, naming the argument (the complex QR: test_qr_complex.py; potri: test_potri_complex.py)."""
 import numpy
 import pytest
 
@@ -219,9 +219,9 @@ def test_plan(rng, dtype):
     assert (p.tasks, p.residency, p.nb) == (q.tasks, q.residency, q.nb)
     p = starfact.plan("getrf", numpy.zeros((20000, 20000), dtype), mapping="gpu-only", machine=(8, 4, 1))
     assert (p.tasks, p.nb) == ("gpu-only", 2048)
-    with pytest.raises(starfact.ArgumentError) as e:
-        starfact.plan("potri", a, machine=(8, 4, 1))
-    assert e.value.argument == "a" and "complex" in str(e.value)
+    p = starfact.plan("potri", a, machine=(8, 4, 1))  # the real inverse's tiles, the complex Cholesky's kernels
+    q = starfact.plan("potri", a.real.copy(), machine=(8, 4, 1))
+    assert (p.element, p.arithmetic, p.diag, p.nb, p.tasks) == (element, element, "cusolver", q.nb, q.tasks)
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
@@ -230,9 +230,7 @@ def test_refused_elsewhere(rng, dtype):
     a = hermitian(rng, n, dtype)
     b = general(rng, n, dtype)
     refusals = [
-        (lambda: starfact.potri(a), "a"), (lambda: starfact.slogdet(a), "a"),
-        (lambda: starfact.cho_logdet((a, True)), "c"),
-        (lambda: starfact.potri_async(a), "a"),
+        (lambda: starfact.slogdet(a), "a"), (lambda: starfact.cho_logdet((a, True)), "c"),
     ]
     for call, name in refusals:
         with pytest.raises(TypeError) as e:

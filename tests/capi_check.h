@@ -27,7 +27,7 @@ static unsigned long long check_rng = 88172645463325252ull;
     } while (0)
 
 /* xorshift64: entries uniform in [-0.5, 0.5]. Not thread-safe: draw inputs before starting threads. */
-static double check_uniform(void) {
+static inline double check_uniform(void) {
     check_rng ^= check_rng << 13;
     check_rng ^= check_rng >> 7;
     check_rng ^= check_rng << 17;

@@ -232,12 +232,7 @@ void lu(const std::vector<int>& sizes, int64_t batch, int warmup, int repeat, cu
         row(letter<C>(), "inverse", n, batch, ours_inv, vendor_getri, inv_flops);
         const double vendor_matinv = time_median(st, warmup, repeat, [&](cudaStream_t) {
             const C* const* A = a.pA;
-            if constexpr (std::is_same<C, std::complex<float>>::value)
-                STARFACT_BENCH_STATUS(cublasCmatinvBatched(blas, n, dg::dev_array(A), n, dg::dev_array(a.pX), n,
-                                                           a.info, ib));
-            else
-                STARFACT_BENCH_STATUS(cublasZmatinvBatched(blas, n, dg::dev_array(A), n, dg::dev_array(a.pX), n,
-                                                           a.info, ib));
+            STARFACT_BENCH_STATUS(dg::matinv_batched<C>(blas, n, A, n, a.pX, n, a.info, ib));
         }, reset0);
         row(letter<C>(), "inv/mat", n, batch, ours_inv, vendor_matinv, inv_flops);
     }

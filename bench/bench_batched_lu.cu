@@ -22,6 +22,8 @@
 
 #include "bench/batched_complex.cuh"
 #include "bench/common.hpp"
+#include "kernels/cpu_lapack.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "starfact/batched_lu.hpp"
 #include "support/cli.hpp"
 #ifdef STARFACT_BLU_SWEEP
@@ -34,6 +36,8 @@ extern "C" void openblas_set_num_threads(int);  // OpenBLAS: the loop's threads 
 using starfact::bench::median;
 using starfact::bench::time_median;
 namespace sb = starfact::batched;
+namespace cpu = starfact::detail::cpu;  // the scalar layer: LAPACKE s/d, cuBLAS S/D by the element type
+namespace gpu = starfact::detail::gpu;
 
 namespace {
 
@@ -107,37 +111,6 @@ __global__ void fill_pointers(T** p, T* base, int64_t stride, int64_t batch) {
         p[b] = base + b * stride;
 }
 
-cublasStatus_t cublas_getrf(cublasHandle_t h, int n, float* const* A, int lda, int* piv, int* info, int batch) {
-    return cublasSgetrfBatched(h, n, A, lda, piv, info, batch);
-}
-cublasStatus_t cublas_getrf(cublasHandle_t h, int n, double* const* A, int lda, int* piv, int* info, int batch) {
-    return cublasDgetrfBatched(h, n, A, lda, piv, info, batch);
-}
-cublasStatus_t cublas_getri(cublasHandle_t h, int n, const float* const* A, int lda, const int* piv, float* const* C,
-                            int ldc, int* info, int batch) {
-    return cublasSgetriBatched(h, n, A, lda, piv, C, ldc, info, batch);
-}
-cublasStatus_t cublas_getri(cublasHandle_t h, int n, const double* const* A, int lda, const int* piv, double* const* C,
-                            int ldc, int* info, int batch) {
-    return cublasDgetriBatched(h, n, A, lda, piv, C, ldc, info, batch);
-}
-cublasStatus_t cublas_matinv(cublasHandle_t h, int n, const float* const* A, int lda, float* const* C, int ldc,
-                             int* info, int batch) {
-    return cublasSmatinvBatched(h, n, A, lda, C, ldc, info, batch);
-}
-cublasStatus_t cublas_matinv(cublasHandle_t h, int n, const double* const* A, int lda, double* const* C, int ldc,
-                             int* info, int batch) {
-    return cublasDmatinvBatched(h, n, A, lda, C, ldc, info, batch);
-}
-int lapack_getrf(int n, float* A, int* p) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, p); }
-int lapack_getrf(int n, double* A, int* p) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, p); }
-int lapack_getri(int n, float* A, const int* p, float* w, int lw) {
-    return LAPACKE_sgetri_work(LAPACK_COL_MAJOR, n, A, n, p, w, lw);
-}
-int lapack_getri(int n, double* A, const int* p, double* w, int lw) {
-    return LAPACKE_dgetri_work(LAPACK_COL_MAJOR, n, A, n, p, w, lw);
-}
-
 /// Seconds of a LAPACKE loop (getrf, or getrf + getri) over `count` matrices on all hardware threads.
 template <typename T>
 double cpu_loop(std::vector<T> A, int n, int64_t count, bool inverse) {
@@ -151,7 +124,7 @@ double cpu_loop(std::vector<T> A, int n, int64_t count, bool inverse) {
             T work[32 * 32];
             for (int64_t b = t; b < count; b += nt) {
                 T* M = A.data() + b * n * n;
-                if (lapack_getrf(n, M, piv) == 0 && inverse) lapack_getri(n, M, piv, work, 32 * 32);
+                if (cpu::getrf<T>(n, n, M, n, piv) == 0 && inverse) cpu::getri<T>(n, M, n, piv, work, 32 * 32);
             }
         });
     for (auto& x : th) x.join();
@@ -189,7 +162,7 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
     fill_pointers<T><<<1024, 256, 0, st>>>(PC, C, nn, batch);
     STARFACT_BENCH_CUDA(cudaStreamSynchronize(st));
     auto reset = [&](cudaStream_t s) { STARFACT_BENCH_CUDA(cudaMemcpyAsync(A, A0, bytes, cudaMemcpyDeviceToDevice, s)); };
-    Case c{sizeof(T) == 4 ? "s" : "d", n, batch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    Case c{starfact::detail::is_real_single_v<T> ? "s" : "d", n, batch, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     c.copy_s = time_median(st, o.warmup, o.repeat, reset);
     c.ours_getrf_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t s) {
         sb::device::getrf<T>(n, A, n, nn, piv, n, info, batch, s);
@@ -207,7 +180,7 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(ours.data(), A, k * nn * sizeof(T), cudaMemcpyDeviceToHost, st));
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(p1.data(), piv, k * n * sizeof(int), cudaMemcpyDeviceToHost, st));
         c.cublas_getrf_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            STARFACT_BENCH_STATUS(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
+            STARFACT_BENCH_STATUS(gpu::getrf_batched<T>(h, n, PA, n, piv2, info, int(batch)));
         }, reset);
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(theirs.data(), A, k * nn * sizeof(T), cudaMemcpyDeviceToHost, st));
         STARFACT_BENCH_CUDA(cudaMemcpyAsync(p2.data(), piv2, k * n * sizeof(int), cudaMemcpyDeviceToHost, st));
@@ -222,11 +195,11 @@ Case run_case(const Options& o, int n, cublasHandle_t h, cudaStream_t st) {
                     c.max_diff = std::max(c.max_diff, std::fabs(double(ours[b * nn + i]) - double(theirs[b * nn + i])));
         }
         c.cublas_getri_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            STARFACT_BENCH_STATUS(cublas_getrf(h, n, PA, n, piv2, info, int(batch)));
-            STARFACT_BENCH_STATUS(cublas_getri(h, n, PA, n, piv2, PC, n, info, int(batch)));
+            STARFACT_BENCH_STATUS(gpu::getrf_batched<T>(h, n, PA, n, piv2, info, int(batch)));
+            STARFACT_BENCH_STATUS(gpu::getri_batched<T>(h, n, PA, n, piv2, PC, n, info, int(batch)));
         }, reset);
         c.cublas_matinv_s = time_median(st, o.warmup, o.repeat, [&](cudaStream_t) {
-            STARFACT_BENCH_STATUS(cublas_matinv(h, n, PA0, n, PC, n, info, int(batch)));
+            STARFACT_BENCH_STATUS(gpu::matinv_batched<T>(h, n, PA0, n, PC, n, info, int(batch)));
         });
     }
     if (o.cpu_batch > 0) {
@@ -286,7 +259,7 @@ void sweep_one(const Options& o, T* A0, T* A, T* C, int* piv, int* info, size_t 
     });
     std::printf("sweep %s n=%2d nftb=%3d threads=%3d stage=%d search=%-6s lookahead=%d minblocks=%2d | getrf %8.3f ms"
                 " %5.1f%% copy | inverse %8.3f ms %5.1f%% copy\n",
-                sizeof(T) == 4 ? "s" : "d", N, NFTB, THREADS, int(STAGE),
+                starfact::detail::is_real_single_v<T> ? "s" : "d", N, NFTB, THREADS, int(STAGE),
                 k::search_for<k::seg_lanes(N), SEARCH>() == k::kSearchReduce ? "reduce" : "shfl", int(LA), MINB, tf * 1e3,
                 100 * copy_s / tf, ti * 1e3, 100 * copy_s / ti);
     std::fflush(stdout);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <stdexcept>
 #include <thread>
@@ -29,6 +30,8 @@
 #include <vector>
 
 #include "bench/common.hpp"
+#include "bench/complex_common.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/lu_complex.hpp"
 #include "starfact/qr_complex.hpp"
@@ -73,32 +76,12 @@ struct Settings {
     std::string tree = "auto";
 };
 
+using starfact::bench::seconds_since;
+using starfact::bench::Solver;
+
 template <typename C>
 constexpr cudaDataType_t data_type() {
-    return std::is_same<C, std::complex<float>>::value ? CUDA_C_32F : CUDA_C_64F;
-}
-
-uint64_t mix(uint64_t x) {  // splitmix64's finalizer
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-double unit(uint64_t x) { return static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0; }  // [-1, 1)
-
-/// n x n on the host, filled by the machine's threads (a column range each) with entry(i, j).
-template <typename C, typename Entry>
-std::vector<C> fill(int64_t n, Entry entry) {
-    std::vector<C> A(static_cast<size_t>(n) * static_cast<size_t>(n));
-    const int64_t nthreads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n));
-    std::vector<std::thread> threads;
-    for (int64_t t = 0; t < nthreads; ++t)
-        threads.emplace_back([&, t] {
-            for (int64_t j = t; j < n; j += nthreads)
-                for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + j * n)] = entry(i, j);
-        });
-    for (std::thread& t : threads) t.join();
-    return A;
+    return starfact::detail::gpu::cuda_type<C>();
 }
 
 /// potrf's input: Hermitian positive definite, below the diagonal complex entries with real and imaginary parts
@@ -106,41 +89,8 @@ std::vector<C> fill(int64_t n, Entry entry) {
 /// getrf's: every entry's parts uniform in [-1, 1) (a general matrix; its pivots interchange rows).
 template <typename C>
 std::vector<C> input_matrix(const std::string& op, int64_t n, uint64_t seed) {
-    using R = typename C::value_type;
-    const double shift = 3.0 * std::sqrt(static_cast<double>(n)) + 1.0;
-    auto hashed = [seed](int64_t i, int64_t j) {
-        const uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(i) * 0x100000001b3ull + static_cast<uint64_t>(j)));
-        return C(static_cast<R>(unit(h)), static_cast<R>(unit(mix(h))));
-    };
-    if (op != "potrf") return fill<C>(n, hashed);
-    auto lower = [&](int64_t i, int64_t j) {  // i >= j
-        if (i == j) return C(static_cast<R>(shift + 0.5 * (hashed(i, i).real() + 1.0)), R(0));
-        return hashed(i, j);
-    };
-    return fill<C>(n, [&](int64_t i, int64_t j) { return i >= j ? lower(i, j) : std::conj(lower(j, i)); });
+    return op == "potrf" ? starfact::bench::hermitian_matrix<C>(n, seed) : starfact::bench::general_matrix<C>(n, seed);
 }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// A cuSOLVER handle and its parameters on a stream of their own.
-struct Solver {
-    cusolverDnHandle_t h;
-    cusolverDnParams_t params;
-    cudaStream_t stream;
-    Solver() {
-        STARFACT_BENCH_STATUS(cusolverDnCreate(&h));
-        STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
-        STARFACT_BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        STARFACT_BENCH_STATUS(cusolverDnSetStream(h, stream));
-    }
-    ~Solver() {
-        cusolverDnDestroyParams(params);
-        cusolverDnDestroy(h);
-        cudaStreamDestroy(stream);
-    }
-};
 
 /// cuSOLVER's potrf (lower) or getrf on dA (a fresh copy of dPristine before each run); returns the median seconds
 /// and leaves the factors in dA (getrf: the pivots in dIpiv).
@@ -236,46 +186,26 @@ double time_starfact(const Settings& s, const std::string& op, starfact::Runtime
     return starfact::bench::median(t);
 }
 
-/// cuBLAS's complex nrm2, axpy (y += alpha x) and gemv (y = alpha A x + beta y) on n-vectors and n x n matrices.
+/// cuBLAS's complex nrm2, axpy (y += alpha x) and gemv (y = alpha A x + beta y) on n-vectors and n x n matrices
+/// (the scalar layer's 64-bit-index templates).
 struct Blas {
     cublasHandle_t h;
     Blas() { STARFACT_BENCH_STATUS(cublasCreate(&h)); }
     ~Blas() { cublasDestroy(h); }
-    double nrm2(int64_t count, const std::complex<float>* x) {
-        float r = 0;
-        STARFACT_BENCH_STATUS(cublasScnrm2_64(h, count, reinterpret_cast<const cuComplex*>(x), 1, &r));
+    template <typename C>
+    double nrm2(int64_t count, const C* x) {
+        typename C::value_type r = 0;
+        STARFACT_BENCH_STATUS(starfact::detail::gpu::nrm2_64<C>(h, count, x, &r));
         return r;
     }
-    double nrm2(int64_t count, const std::complex<double>* x) {
-        double r = 0;
-        STARFACT_BENCH_STATUS(cublasDznrm2_64(h, count, reinterpret_cast<const cuDoubleComplex*>(x), 1, &r));
-        return r;
+    template <typename C>
+    void axpy(int64_t count, C alpha, const C* x, C* y) {
+        STARFACT_BENCH_STATUS(starfact::detail::gpu::axpy_64<C>(h, count, alpha, x, y));
     }
-    void axpy(int64_t count, std::complex<float> alpha, const std::complex<float>* x, std::complex<float>* y) {
-        STARFACT_BENCH_STATUS(cublasCaxpy_64(h, count, reinterpret_cast<const cuComplex*>(&alpha),
-                                             reinterpret_cast<const cuComplex*>(x), 1, reinterpret_cast<cuComplex*>(y),
-                                             1));
-    }
-    void axpy(int64_t count, std::complex<double> alpha, const std::complex<double>* x, std::complex<double>* y) {
-        STARFACT_BENCH_STATUS(cublasZaxpy_64(h, count, reinterpret_cast<const cuDoubleComplex*>(&alpha),
-                                             reinterpret_cast<const cuDoubleComplex*>(x), 1,
-                                             reinterpret_cast<cuDoubleComplex*>(y), 1));
-    }
-    void gemv(int64_t n, std::complex<float> alpha, const std::complex<float>* A, const std::complex<float>* x,
-              std::complex<float> beta, std::complex<float>* y) {
-        STARFACT_BENCH_STATUS(cublasCgemv_64(h, CUBLAS_OP_N, n, n, reinterpret_cast<const cuComplex*>(&alpha),
-                                             reinterpret_cast<const cuComplex*>(A), n,
-                                             reinterpret_cast<const cuComplex*>(x), 1,
-                                             reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(y),
-                                             1));
-    }
-    void gemv(int64_t n, std::complex<double> alpha, const std::complex<double>* A, const std::complex<double>* x,
-              std::complex<double> beta, std::complex<double>* y) {
-        STARFACT_BENCH_STATUS(cublasZgemv_64(h, CUBLAS_OP_N, n, n, reinterpret_cast<const cuDoubleComplex*>(&alpha),
-                                             reinterpret_cast<const cuDoubleComplex*>(A), n,
-                                             reinterpret_cast<const cuDoubleComplex*>(x), 1,
-                                             reinterpret_cast<const cuDoubleComplex*>(&beta),
-                                             reinterpret_cast<cuDoubleComplex*>(y), 1));
+    template <typename C>
+    void gemv(int64_t n, C alpha, const C* A, const C* x, C beta, C* y) {
+        STARFACT_BENCH_STATUS(starfact::detail::gpu::gemv_64<C>(h, starfact::detail::Op::NoTrans, n, n, alpha, A, n, x,
+                                                                beta, y));
     }
 };
 
@@ -399,27 +329,10 @@ void run_precision(const Settings& s, const std::string& op, starfact::Runtime& 
     }
 }
 
-/// Whether flag `f` (as written, "--key" or "--key=value") takes the next argument as its value.
-bool takes_next(const std::string& f) {
-    return f != "--help" && f != "--host" && f != "--check-each" && f.find('=') == std::string::npos;
-}
-
 Settings parse(int argc, char** argv) {
     Settings s;
-    // The orders are the arguments that are neither flags nor their values; the flags go through Cli.
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    std::vector<std::string> flags;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i].rfind("--", 0) != 0) {
-            for (int64_t n : starfact::support::int_list(args[i], "N", 1, 46340)) s.orders.push_back(n);
-            continue;
-        }
-        flags.push_back(args[i]);
-        if (takes_next(args[i]) && i + 1 < args.size()) flags.push_back(args[++i]);
-    }
-    std::vector<char*> fargv{argv[0]};
-    for (std::string& f : flags) fargv.push_back(f.data());
-    starfact::support::Cli flags_cli(static_cast<int>(fargv.size()), fargv.data());
+    starfact::support::Cli flags_cli =
+        starfact::bench::orders_and_flags(argc, argv, {"--help", "--host", "--check-each"}, s.orders);
     while (!flags_cli.done()) {
         const std::string f = flags_cli.next();
         if (f == "--help") {
@@ -460,21 +373,9 @@ Settings parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Settings s;
-    try {
-        s = parse(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_complex: %s\n", e.what());
-        return 1;
-    }
-    starfact::RuntimeConfig config;
-    config.workers_per_gpu = s.streams;
-    starfact::Runtime rt(config);
-    if (rt.cuda_workers() == 0) {
-        std::fprintf(stderr, "bench_complex: no CUDA worker (%s)\n", rt.describe().c_str());
-        return 1;
-    }
-    std::printf("%s\n", rt.describe().c_str());
+    const Settings s = starfact::bench::parse_or_exit("bench_complex", parse, argc, argv);
+    const std::unique_ptr<starfact::Runtime> runtime = starfact::bench::gpu_runtime("bench_complex", s.streams);
+    starfact::Runtime& rt = *runtime;
     std::printf("mapping %s, %s-resident tiles, %d stream(s) per GPU, warm-up %d, median of %d\n",
                 starfact::to_string(s.mapping), s.residency == starfact::Residency::Device ? "device" : "host",
                 s.streams, s.warmup, s.repeat);

@@ -19,11 +19,14 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/common.hpp"
+#include "bench/complex_common.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/mixed.hpp"
 #include "starfact/plan.hpp"
@@ -55,55 +58,27 @@ struct Settings {
     uint64_t seed = 1;
 };
 
-uint64_t mix(uint64_t x) {  // splitmix64's finalizer
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-double unit(uint64_t x) { return static_cast<double>(x >> 11) * 0x1.0p-53 * 2.0 - 1.0; }  // [-1, 1)
+using starfact::bench::seconds_since;
 
-/// The Hermitian positive definite A (both triangles) and B, filled by the machine's threads.
+/// The Hermitian positive definite A (both triangles, bench/complex_common.hpp) and B, entries hashed from the seed.
 void inputs(int64_t n, int64_t nrhs, uint64_t seed, std::vector<Z>& A, std::vector<Z>& B) {
-    A.assign(static_cast<size_t>(n) * static_cast<size_t>(n), Z(0));
+    A = starfact::bench::hermitian_matrix<Z>(n, seed);
     B.assign(static_cast<size_t>(n) * static_cast<size_t>(nrhs), Z(0));
-    const double shift = 3.0 * std::sqrt(static_cast<double>(n)) + 1.0;
-    auto hashed = [seed](int64_t i, int64_t j) {
-        const uint64_t h = mix(seed ^ mix(static_cast<uint64_t>(i) * 0x100000001b3ull + static_cast<uint64_t>(j)));
-        return Z(unit(h), unit(mix(h)));
-    };
-    const int64_t nthreads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n));
-    std::vector<std::thread> threads;
-    for (int64_t t = 0; t < nthreads; ++t)
-        threads.emplace_back([&, t] {
-            for (int64_t j = t; j < n; j += nthreads)
-                for (int64_t i = j; i < n; ++i) {
-                    const Z a = i == j ? Z(shift + 0.5 * (hashed(i, i).real() + 1.0), 0) : hashed(i, j);
-                    A[static_cast<size_t>(i + j * n)] = a;
-                    A[static_cast<size_t>(j + i * n)] = std::conj(a);
-                }
-        });
-    for (std::thread& t : threads) t.join();
     for (int64_t j = 0; j < nrhs; ++j)
-        for (int64_t i = 0; i < n; ++i) B[static_cast<size_t>(i + j * n)] = hashed(n + i, j);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (int64_t i = 0; i < n; ++i)
+            B[static_cast<size_t>(i + j * n)] = starfact::bench::hashed_entry<Z>(seed, n + i, j);
 }
 
 /// cuSOLVER's zpotrf + zpotrs on copies of dA0, dB0; the median seconds, X left in dX.
 double time_cusolver(const Settings& s, int64_t n, const Z* dA0, const Z* dB0, Z* dA, Z* dX) {
-    cusolverDnHandle_t h;
-    cusolverDnParams_t params;
-    cudaStream_t stream;
-    STARFACT_BENCH_STATUS(cusolverDnCreate(&h));
-    STARFACT_BENCH_STATUS(cusolverDnCreateParams(&params));
-    STARFACT_BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    STARFACT_BENCH_STATUS(cusolverDnSetStream(h, stream));
+    starfact::bench::Solver sv;
+    cusolverDnHandle_t h = sv.h;
+    cusolverDnParams_t params = sv.params;
+    cudaStream_t stream = sv.stream;
+    constexpr cudaDataType_t type = starfact::detail::gpu::cuda_type<Z>();  // CUDA_C_64F
     size_t dev_bytes = 0, host_bytes = 0;
-    STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_C_64F, dA, n,
-                                                      CUDA_C_64F, &dev_bytes, &host_bytes));
+    STARFACT_BENCH_STATUS(cusolverDnXpotrf_bufferSize(h, params, CUBLAS_FILL_MODE_LOWER, n, type, dA, n, type,
+                                                      &dev_bytes, &host_bytes));
     void* work = nullptr;
     int* info = nullptr;
     STARFACT_BENCH_CUDA(cudaMalloc(&work, std::max<size_t>(dev_bytes, 1)));
@@ -117,10 +92,10 @@ double time_cusolver(const Settings& s, int64_t n, const Z* dA0, const Z* dB0, Z
                                             cudaMemcpyDeviceToDevice, stream));
         STARFACT_BENCH_CUDA(cudaStreamSynchronize(stream));
         const auto t0 = std::chrono::steady_clock::now();
-        STARFACT_BENCH_STATUS(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, CUDA_C_64F, dA, n, CUDA_C_64F, work,
-                                               dev_bytes, hwork.data(), host_bytes, info));
-        STARFACT_BENCH_STATUS(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, n, s.nrhs, CUDA_C_64F, dA, n,
-                                               CUDA_C_64F, dX, n, info));
+        STARFACT_BENCH_STATUS(cusolverDnXpotrf(h, params, CUBLAS_FILL_MODE_LOWER, n, type, dA, n, type, work, dev_bytes,
+                                               hwork.data(), host_bytes, info));
+        STARFACT_BENCH_STATUS(cusolverDnXpotrs(h, params, CUBLAS_FILL_MODE_LOWER, n, s.nrhs, type, dA, n, type, dX, n,
+                                               info));
         STARFACT_BENCH_CUDA(cudaStreamSynchronize(stream));
         if (r >= s.warmup) t.push_back(seconds_since(t0));
     }
@@ -129,9 +104,6 @@ double time_cusolver(const Settings& s, int64_t n, const Z* dA0, const Z* dB0, Z
     if (h_info != 0) std::fprintf(stderr, "bench_posv_mixed_complex: cuSOLVER's zpotrf/zpotrs info = %d\n", h_info);
     cudaFree(work);
     cudaFree(info);
-    cusolverDnDestroyParams(params);
-    cusolverDnDestroy(h);
-    cudaStreamDestroy(stream);
     return starfact::bench::median(t);
 }
 
@@ -162,13 +134,9 @@ double backward_error(int64_t n, int64_t nrhs, const Z* dA, const Z* dB, const Z
     Z* dR = nullptr;
     STARFACT_BENCH_CUDA(cudaMalloc(&dR, sizeof(Z) * static_cast<size_t>(n * nrhs)));
     STARFACT_BENCH_CUDA(cudaMemcpy(dR, dB, sizeof(Z) * static_cast<size_t>(n * nrhs), cudaMemcpyDeviceToDevice));
-    const Z minus(-1), one(1);
-    STARFACT_BENCH_STATUS(cublasZgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, nrhs, n,
-                                      reinterpret_cast<const cuDoubleComplex*>(&minus),
-                                      reinterpret_cast<const cuDoubleComplex*>(dA), n,
-                                      reinterpret_cast<const cuDoubleComplex*>(dX), n,
-                                      reinterpret_cast<const cuDoubleComplex*>(&one),
-                                      reinterpret_cast<cuDoubleComplex*>(dR), n));
+    using starfact::detail::Op;
+    STARFACT_BENCH_STATUS(starfact::detail::gpu::gemm<Z>(h, Op::NoTrans, Op::NoTrans, n, nrhs, n, Z(-1), dA, n, dX, n,
+                                                         Z(1), dR, n));  // cuBLAS Zgemm
     STARFACT_BENCH_CUDA(cudaDeviceSynchronize());
     // ||A||_inf on the host from the rows of A (Hermitian: the columns' 1-norms), the vectors' maxima on the host
     std::vector<Z> A(static_cast<size_t>(n * n)), R(static_cast<size_t>(n * nrhs)), B(R.size()), X(R.size());
@@ -200,20 +168,7 @@ double backward_error(int64_t n, int64_t nrhs, const Z* dA, const Z* dB, const Z
 
 Settings parse(int argc, char** argv) {
     Settings s;
-    const std::vector<std::string> args(argv + 1, argv + argc);
-    std::vector<std::string> flags;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i].rfind("--", 0) != 0) {
-            for (int64_t n : starfact::support::int_list(args[i], "N", 1, 46340)) s.orders.push_back(n);
-            continue;
-        }
-        flags.push_back(args[i]);
-        if (args[i] != "--help" && args[i].find('=') == std::string::npos && i + 1 < args.size())
-            flags.push_back(args[++i]);
-    }
-    std::vector<char*> fargv{argv[0]};
-    for (std::string& f : flags) fargv.push_back(f.data());
-    starfact::support::Cli cli(static_cast<int>(fargv.size()), fargv.data());
+    starfact::support::Cli cli = starfact::bench::orders_and_flags(argc, argv, {"--help"}, s.orders);
     while (!cli.done()) {
         const std::string f = cli.next();
         if (f == "--help") {
@@ -236,21 +191,10 @@ Settings parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    Settings s;
-    try {
-        s = parse(argc, argv);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_posv_mixed_complex: %s\n", e.what());
-        return 1;
-    }
-    starfact::RuntimeConfig config;
-    config.workers_per_gpu = s.streams;
-    starfact::Runtime rt(config);
-    if (rt.cuda_workers() == 0) {
-        std::fprintf(stderr, "bench_posv_mixed_complex: no CUDA worker (%s)\n", rt.describe().c_str());
-        return 1;
-    }
-    std::printf("%s\n", rt.describe().c_str());
+    const Settings s = starfact::bench::parse_or_exit("bench_posv_mixed_complex", parse, argc, argv);
+    const std::unique_ptr<starfact::Runtime> runtime =
+        starfact::bench::gpu_runtime("bench_posv_mixed_complex", s.streams);
+    starfact::Runtime& rt = *runtime;
     std::printf("device-resident tiles, gpu-only, %d stream(s) per GPU, nrhs %lld, warm-up %d, median of %d\n",
                 s.streams, static_cast<long long>(s.nrhs), s.warmup, s.repeat);
     std::printf("%7s %6s %6s %11s %11s %11s %9s %10s %8s %6s %6s %10s %10s\n", "n", "nb_z", "nb_mix", "cusolver_s",

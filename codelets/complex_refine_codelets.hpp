@@ -1,4 +1,5 @@
-// Internal: the codelets of the mixed-precision Hermitian solve (codelets/complex_refine.cpp), on complex<double> A,
+// Internal: the codelets of the mixed-precision Hermitian solve (codelets/complex_refine.cpp; the solve and the
+// residual: the real solve's whole-matrix codelets, codelets/refine_fused.cpp, on complex T), on complex<double> A,
 // right-hand sides and solutions and the complex<float> factor F. The scaling vector d2 is 2n x 1 doubles tiled by
 // 2 nb: tile i holds each d_a of A's tile row i twice (convert_complex.hpp), so that the real conversion kernels scale
 // a complex tile read as twice its rows.

@@ -430,5 +430,47 @@ void launch_potrf_info(const T* L, int n, int ld, const int* dev_info, int* info
 /// if (*dev_info > 0 && *info == 0) *info = offset + *dev_info; one thread, on `stream`.
 void launch_merge_info(const int* dev_info, int* info, int64_t offset, cudaStream_t stream);
 
+
+// ---- 64-bit-index BLAS 1 and 2 (cuBLAS's _64 entry points: vectors and matrices past 2^31 entries) and the batched
+// inverse ----
+
+/// *result := ||x||_2 over `count` entries (unit stride; host pointer mode).
+template <typename T>
+cublasStatus_t nrm2_64(cublasHandle_t h, int64_t count, const T* x, real_t<T>* result) {
+    if constexpr (letter<T> == 's') return cublasSnrm2_64(h, count, x, 1, result);
+    else if constexpr (letter<T> == 'd') return cublasDnrm2_64(h, count, x, 1, result);
+    else if constexpr (letter<T> == 'c') return cublasScnrm2_64(h, count, dev(x), 1, result);
+    else return cublasDznrm2_64(h, count, dev(x), 1, result);
+}
+/// y += alpha x over `count` entries (unit strides).
+template <typename T>
+cublasStatus_t axpy_64(cublasHandle_t h, int64_t count, arg_t<T> alpha, const T* x, T* y) {
+    if constexpr (letter<T> == 's') return cublasSaxpy_64(h, count, &alpha, x, 1, y, 1);
+    else if constexpr (letter<T> == 'd') return cublasDaxpy_64(h, count, &alpha, x, 1, y, 1);
+    else if constexpr (letter<T> == 'c') return cublasCaxpy_64(h, count, dev(&alpha), dev(x), 1, dev(y), 1);
+    else return cublasZaxpy_64(h, count, dev(&alpha), dev(x), 1, dev(y), 1);
+}
+/// y := alpha op(A) x + beta y, A m x n (unit strides).
+template <typename T>
+cublasStatus_t gemv_64(cublasHandle_t h, Op a, int64_t m, int64_t n, arg_t<T> alpha, const T* A, int64_t lda,
+                       const T* x, arg_t<T> beta, T* y) {
+    const cublasOperation_t oa = op_of<T>(a);
+    if constexpr (letter<T> == 's') return cublasSgemv_64(h, oa, m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'd') return cublasDgemv_64(h, oa, m, n, &alpha, A, lda, x, 1, &beta, y, 1);
+    else if constexpr (letter<T> == 'c')
+        return cublasCgemv_64(h, oa, m, n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
+    else return cublasZgemv_64(h, oa, m, n, dev(&alpha), dev(A), lda, dev(x), 1, dev(&beta), dev(y), 1);
+}
+/// C[i] := A[i]^-1 for each n x n A[i] (out of place, n <= 32); info[i] (device) as LAPACK's getrf's.
+template <typename T>
+cublasStatus_t matinv_batched(cublasHandle_t h, int n, const T* const* A, int lda, T* const* C, int ldc, int* info,
+                              int batch) {
+    if constexpr (letter<T> == 's') return cublasSmatinvBatched(h, n, A, lda, C, ldc, info, batch);
+    else if constexpr (letter<T> == 'd') return cublasDmatinvBatched(h, n, A, lda, C, ldc, info, batch);
+    else if constexpr (letter<T> == 'c')
+        return cublasCmatinvBatched(h, n, dev_array(A), lda, dev_array(C), ldc, info, batch);
+    else return cublasZmatinvBatched(h, n, dev_array(A), lda, dev_array(C), ldc, info, batch);
+}
+
 }  // namespace starfact::detail::gpu
 #endif

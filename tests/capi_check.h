@@ -1,6 +1,7 @@
-/* What the small C programs testing the C ABI share (test_capi_jobs.c, test_capi_names.c, test_capi_plan.c): the
- * CHECK macro and its count of failures, a seeded generator of fresh inputs (STARFACT_TEST_SEED=N replays a run), a
- * runtime of CPU workers, and the end of main. Header-only: each program includes it once. */
+/* What the small C programs testing the C ABI share (test_capi_jobs.c, test_capi_names.c, test_capi_plan.c,
+ * test_capi_logdet.c, and through capi_complex.h the complex ones): the CHECK macro and its count of failures, a seeded
+ * generator of fresh inputs (STARFACT_TEST_SEED=N replays a run), a runtime of CPU workers, the wait for a job, the
+ * test of a refusal, and the end of main. Header-only: each program includes it once. */
 #ifndef STARFACT_TESTS_CAPI_CHECK_H
 #define STARFACT_TESTS_CAPI_CHECK_H
 
@@ -26,7 +27,7 @@ static unsigned long long check_rng = 88172645463325252ull;
     } while (0)
 
 /* xorshift64: entries uniform in [-0.5, 0.5]. Not thread-safe: draw inputs before starting threads. */
-static double check_uniform(void) {
+static inline double check_uniform(void) {
     check_rng ^= check_rng << 13;
     check_rng ^= check_rng >> 7;
     check_rng ^= check_rng << 17;
@@ -58,6 +59,22 @@ static starfact_c_runtime* check_start(int32_t ncpus) {
         return NULL;
     }
     return rt;
+}
+
+/* Waits for and destroys the job that a call returning `status` started (none when it failed); its status, the job's
+ * LAPACK-style info in *info. */
+static inline int wait_job(int status, starfact_c_job** job, int32_t* info) {
+    if (status != STARFACT_C_OK) return status;
+    status = starfact_c_job_wait(*job, info);
+    starfact_c_job_destroy(*job);
+    *job = NULL;
+    return status;
+}
+
+/* Whether `status` is STARFACT_C_INVALID_ARGUMENT naming `argument`, the message holding `text`. */
+static inline int refused(int status, const char* argument, const char* text) {
+    return status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), argument) == 0 &&
+           strstr(starfact_c_error_message(), text) != NULL;
 }
 
 /* Stops the runtime and returns main's exit status (0 when every check held). */

@@ -8,34 +8,18 @@
  * info); and the operations that take no complex matrix yet refusing them, naming the argument (the complex QR:
  * test_capi_qr_complex.c; potri: test_capi_potri_complex.c). Exit status 0 when every check holds; each failed check prints a line. */
 #define _DEFAULT_SOURCE
-#include <complex.h>
-#include <float.h>
-#include <math.h>
 #include <sys/mman.h>
 
-#include "tests/capi_check.h"
+#include "tests/capi_complex.h"
 
-typedef double complex zc;
-
-static int is_single(int32_t dtype) { return dtype == STARFACT_C_COMPLEX64; }
-static double eps_of(int32_t dtype) { return is_single(dtype) ? FLT_EPSILON : DBL_EPSILON; }
-static size_t size_of(int32_t dtype) { return is_single(dtype) ? 2 * sizeof(float) : 2 * sizeof(double); }
-static const char* name_of(int32_t dtype) { return is_single(dtype) ? "complex64" : "complex128"; }
-
-static zc random_entry(void) {
-    const double re = check_uniform();
-    return re + check_uniform() * I;
-}
-
-/* An n x n matrix, compact column-major, in double complex: Hermitian positive definite (random off-diagonal entries
- * with complex parts, the diagonal real plus n), or general (random, plus 0.5 on the diagonal). Entries are rounded
- * to the dtype's precision, so that the residuals measure the factorization alone. */
+/* An n x n Hermitian positive definite matrix, compact column-major, in double complex: random off-diagonal entries
+ * with complex parts, the diagonal real plus n; entries rounded to the dtype's precision (general matrices:
+ * capi_complex.h). */
 static zc* hermitian(int64_t n, int32_t dtype) {
     zc* a = malloc(sizeof(zc) * (size_t)(n * n + 1));
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = j + 1; i < n; ++i) {
-            zc v = random_entry();
-            if (is_single(dtype)) v = (float)creal(v) + (float)cimag(v) * I;
+            const zc v = rounded(random_entry(), dtype);
             a[i + j * n] = v;
             a[j + i * n] = conj(v);
         }
@@ -43,65 +27,6 @@ static zc* hermitian(int64_t n, int32_t dtype) {
     }
     return a;
 }
-static zc* general(int64_t rows, int64_t cols, int32_t dtype) {
-    zc* a = malloc(sizeof(zc) * (size_t)(rows * cols + 1));
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t i = 0; i < rows; ++i) {
-            zc v = random_entry() + (i == j ? 0.5 : 0.0);
-            if (is_single(dtype)) v = (float)creal(v) + (float)cimag(v) * I;
-            a[i + j * rows] = v;
-        }
-    return a;
-}
-
-/* The C array of dtype (leading dimension ld) holding the compact rows x cols z; entries outside it hold `pad`. */
-static void* to_array(const zc* z, int64_t rows, int64_t cols, int64_t ld, int32_t dtype, zc pad) {
-    const int64_t count = ld * (cols > 0 ? cols : 1);
-    void* out = malloc(size_of(dtype) * (size_t)count);
-    for (int64_t k = 0; k < count; ++k) {
-        const int64_t i = k % ld, j = k / ld;
-        const zc v = i < rows && j < cols ? z[i + j * rows] : pad;
-        if (is_single(dtype)) {
-            ((float*)out)[2 * k] = (float)creal(v);
-            ((float*)out)[2 * k + 1] = (float)cimag(v);
-        } else {
-            ((double*)out)[2 * k] = creal(v);
-            ((double*)out)[2 * k + 1] = cimag(v);
-        }
-    }
-    return out;
-}
-static zc entry(const void* data, int64_t k, int32_t dtype) {
-    if (is_single(dtype)) return ((const float*)data)[2 * k] + ((const float*)data)[2 * k + 1] * I;
-    return ((const double*)data)[2 * k] + ((const double*)data)[2 * k + 1] * I;
-}
-static void set_entry(void* data, int64_t k, int32_t dtype, zc v) {
-    if (is_single(dtype)) {
-        ((float*)data)[2 * k] = (float)creal(v);
-        ((float*)data)[2 * k + 1] = (float)cimag(v);
-    } else {
-        ((double*)data)[2 * k] = creal(v);
-        ((double*)data)[2 * k + 1] = cimag(v);
-    }
-}
-/* The compact rows x cols matrix of the array (leading dimension ld), in double complex. */
-static zc* from_array(const void* data, int64_t rows, int64_t cols, int64_t ld, int32_t dtype) {
-    zc* z = malloc(sizeof(zc) * (size_t)(rows * cols + 1));
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t i = 0; i < rows; ++i) z[i + j * rows] = entry(data, i + j * ld, dtype);
-    return z;
-}
-
-static double norm1(const zc* a, int64_t rows, int64_t cols) {
-    double m = 0;
-    for (int64_t j = 0; j < cols; ++j) {
-        double s = 0;
-        for (int64_t i = 0; i < rows; ++i) s += cabs(a[i + j * rows]);
-        if (s > m || isnan(s)) m = s;
-    }
-    return m;
-}
-
 /* ||A - L L^H||_1 / (||A||_1 n eps), L the lower triangle of f. */
 static double cholesky_residual(const zc* a, const zc* f, int64_t n, double eps) {
     zc* r = malloc(sizeof(zc) * (size_t)(n * n + 1));
@@ -153,14 +78,6 @@ static double solve_residual(const zc* a, const zc* x, const zc* b, int64_t n, i
     const double res = norm1(r, n, nrhs) / (norm1(a, n, n) * norm1(x, n, nrhs) * (double)n * eps);
     free(r);
     return res;
-}
-
-static int wait_job(int status, starfact_c_job** job, int32_t* info) {
-    if (status != STARFACT_C_OK) return status;
-    status = starfact_c_job_wait(*job, info);
-    starfact_c_job_destroy(*job);
-    *job = NULL;
-    return status;
 }
 
 /* potrf in place, potrs into another array, posv into outputs, of one fresh Hermitian matrix; `nb` 0: the plan's. */
@@ -510,11 +427,6 @@ static void test_batched(starfact_c_runtime* rt, int32_t dtype, int64_t n, int64
     free(da);
     free(b);
     free(a);
-}
-
-static int refused(int status, const char* argument, const char* text) {
-    return status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), argument) == 0 &&
-           strstr(starfact_c_error_message(), text) != NULL;
 }
 
 /* The operations without complex matrices refuse them naming the argument; so do the mixed-precision solve and the

@@ -54,14 +54,6 @@ static double entry(const void* data, int64_t k, int32_t dtype) {
     return dtype == STARFACT_C_FLOAT64 ? ((const double*)data)[k] : (double)((const float*)data)[k];
 }
 
-static int wait_job(int status, starfact_c_job** job, int32_t* info) {
-    if (status != STARFACT_C_OK) return status;
-    status = starfact_c_job_wait(*job, info);
-    starfact_c_job_destroy(*job);
-    *job = NULL;
-    return status;
-}
-
 /* The tolerance of a log-determinant of order n in the dtype's precision: a few units of its roundoff per diagonal
  * entry, and of double's relative to the sum. */
 static double tolerance(int64_t n, double expected, int32_t dtype) {

@@ -8,80 +8,16 @@
  * naming the argument: STARFACT_C_TRANS on a complex Q, the Cholesky QR, real arrays beside complex ones, factors of
  * another dtype, options the complex QR lacks. Exit status 0 when every check holds; each failed check prints a
  * line. */
-#include <complex.h>
-#include <float.h>
-#include <math.h>
+#include "tests/capi_complex.h"
 
-#include "tests/capi_check.h"
-
-typedef double complex zc;
-
-static int is_single(int32_t dtype) { return dtype == STARFACT_C_COMPLEX64; }
-static double eps_of(int32_t dtype) { return is_single(dtype) ? FLT_EPSILON : DBL_EPSILON; }
-static size_t size_of(int32_t dtype) { return is_single(dtype) ? 2 * sizeof(float) : 2 * sizeof(double); }
-static const char* name_of(int32_t dtype) { return is_single(dtype) ? "complex64" : "complex128"; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-static zc* zalloc(int64_t rows, int64_t cols) { return calloc((size_t)(rows * cols + 1), sizeof(zc)); }
-
-/* A random rows x cols matrix (real and imaginary parts uniform in [-0.5, 0.5], plus 0.5 on the diagonal), its
- * entries rounded to the dtype's precision so that the residuals measure the library alone. */
-static zc* general(int64_t rows, int64_t cols, int32_t dtype) {
-    zc* a = zalloc(rows, cols);
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t i = 0; i < rows; ++i) {
-            zc v = check_uniform() + check_uniform() * I + (i == j ? 0.5 : 0.0);
-            if (is_single(dtype)) v = (float)creal(v) + (float)cimag(v) * I;
-            a[i + j * rows] = v;
-        }
-    return a;
-}
-
-static zc entry(const void* data, int64_t k, int32_t dtype) {
-    if (is_single(dtype)) return ((const float*)data)[2 * k] + ((const float*)data)[2 * k + 1] * I;
-    return ((const double*)data)[2 * k] + ((const double*)data)[2 * k + 1] * I;
-}
-static void set_entry(void* data, int64_t k, int32_t dtype, zc v) {
-    if (is_single(dtype)) {
-        ((float*)data)[2 * k] = (float)creal(v);
-        ((float*)data)[2 * k + 1] = (float)cimag(v);
-    } else {
-        ((double*)data)[2 * k] = creal(v);
-        ((double*)data)[2 * k + 1] = cimag(v);
-    }
-}
-/* The C array of dtype (leading dimension ld) holding the compact rows x cols z; entries outside it hold `pad`. */
-static void* to_array(const zc* z, int64_t rows, int64_t cols, int64_t ld, int32_t dtype, zc pad) {
-    const int64_t count = ld * (cols > 0 ? cols : 1);
-    void* out = malloc(size_of(dtype) * (size_t)count);
-    for (int64_t k = 0; k < count; ++k) {
-        const int64_t i = k % ld, j = k / ld;
-        set_entry(out, k, dtype, i < rows && j < cols ? z[i + j * rows] : pad);
-    }
-    return out;
-}
-/* The compact rows x cols matrix of the array (leading dimension ld), in double complex. */
-static zc* from_array(const void* data, int64_t rows, int64_t cols, int64_t ld, int32_t dtype) {
-    zc* z = zalloc(rows, cols);
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t i = 0; i < rows; ++i) z[i + j * rows] = entry(data, i + j * ld, dtype);
-    return z;
-}
 static starfact_c_matrix host(void* data, int64_t rows, int64_t cols, int64_t ld, int32_t dtype) {
     starfact_c_matrix m = {data, rows, cols, ld, dtype, STARFACT_C_HOST};
     return m;
 }
 
-static double norm1(const zc* a, int64_t rows, int64_t cols) {
-    double m = 0;
-    for (int64_t j = 0; j < cols; ++j) {
-        double s = 0;
-        for (int64_t i = 0; i < rows; ++i) s += cabs(a[i + j * rows]);
-        if (s > m || isnan(s)) m = s;
-    }
-    return m;
-}
 /* C := op(A) op(B) with op 'N' or 'C' (conjugate transpose); C is rows x cols, the inner dimension k. */
 static zc* product(const zc* a, int64_t lda, char opa, const zc* b, int64_t ldb, char opb, int64_t rows, int64_t cols,
                    int64_t k) {
@@ -105,20 +41,6 @@ static double distance(const zc* x, const zc* y, int64_t rows, int64_t cols) {
     const double r = norm1(d, rows, cols);
     free(d);
     return r;
-}
-
-static int wait_job(int status, starfact_c_job** job, int32_t* info) {
-    if (status != STARFACT_C_OK) return status;
-    status = starfact_c_job_wait(*job, info);
-    starfact_c_job_destroy(*job);
-    *job = NULL;
-    return status;
-}
-
-/* Whether `status` is STARFACT_C_INVALID_ARGUMENT naming `argument`, the message holding `text`. */
-static int refused(int status, const char* argument, const char* text) {
-    return status == STARFACT_C_INVALID_ARGUMENT && strcmp(starfact_c_error_argument(), argument) == 0 &&
-           strstr(starfact_c_error_message(), text) != NULL;
 }
 
 static starfact_c_options options(const char* tree, int64_t nb) {

@@ -31,6 +31,7 @@
 #include "tests/complex_qr_checks.hpp"
 #include "tests/hermitian_matrices.hpp"
 #include "tests/lu_complex_checks.hpp"
+#include "tests/mpi_checks.hpp"
 #include "tests/mpi_support.hpp"
 #include "tests/seeds.hpp"
 #include "tests/support.hpp"
@@ -47,18 +48,6 @@ using starfact::test::random_block;
 using starfact::test::solve_residual;
 
 namespace {
-
-/// Whether every rank holds the same ipiv.
-bool same_on_every_rank(const std::vector<int64_t>& ipiv) {
-    int differs = 0;
-    for (int64_t mine : ipiv) {
-        int64_t lowest = 0, highest = 0;
-        MPI_Allreduce(&mine, &lowest, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&mine, &highest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-        differs |= lowest != highest;
-    }
-    return differs == 0;
-}
 
 /// The grids a case runs on: the default (most square: 1x2 on two ranks, 2x2 on four) and, on two ranks, 2x1 (every
 /// tile column over every rank: the LU's panel and interchanges cross ranks). Four ranks add 4x1 to getrf's pivots
@@ -124,38 +113,23 @@ void check_cholesky(int64_t n, int64_t nb, const Grid& grid, bool lower_only, bo
     CHECK(posv < kResidualLimit);
 }
 
-/// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots.
-template <typename C>
-std::vector<int64_t> local_pivots(const std::vector<C>& A, int64_t n, int64_t nb) {
-    TileMatrix<C> local(runtime(), n, nb);
-    local.import(A.data(), n);
-    Pivots piv(local);
-    REQUIRE(getrf(local, piv, cpu_only()) == 0);
-    return piv.ipiv();
-}
-
 /// getrf of a distributed copy of A: its residual; with `compare_pivots`, its pivots against one process's and
 /// LAPACK's (A's pivots must not depend on rounding: permuted_dominant).
 template <typename C>
 void check_getrf(const std::vector<C>& A, int64_t n, int64_t nb, const Grid& grid, bool compare_pivots) {
-    TileMatrix<C> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-    REQUIRE(tiles.distributed());
-    tiles.import(A.data(), n);
-    Pivots piv(tiles);
-    CHECK(piv.distributed());
-    CHECK(getrf(tiles, piv, cpu_only()) == 0);
-    std::vector<C> LU(A);
-    tiles.export_to(LU.data(), n);
-    const std::vector<int64_t> ipiv = piv.ipiv();
-    const double res = getrf_residual(A, LU, ipiv, n);
+    const DistributedLu<C> lu = distributed_getrf(A, n, nb, grid);
+    CHECK(lu.info == 0);
+    const double res = getrf_residual(A, lu.LU, lu.ipiv, n);
     INFO("getrf residual=" << res);
     CHECK(res < kResidualLimit);
-    CHECK(same_on_every_rank(ipiv));
+    CHECK(same_on_every_rank(lu.ipiv));
     if (!compare_pivots) return;
-    CHECK(ipiv == local_pivots(A, n, nb));
+    int local_info = -1;
+    CHECK(lu.ipiv == local_pivots(A, n, nb, &local_info));
+    CHECK(local_info == 0);
     const auto [info, lapack] = lapack_getrf(A, n);
     CHECK(info == 0);
-    CHECK(ipiv == lapack);
+    CHECK(lu.ipiv == lapack);
 }
 
 /// getrs after getrf, and gesv (blocking or async), on distributed copies of a fresh random A.
@@ -189,19 +163,7 @@ void check_lu_solves(int64_t n, int64_t nrhs, int64_t nb, const Grid& grid, bool
         INFO("getrs residual=" << res);
         CHECK(res < kResidualLimit);
     }
-    TileMatrix<C> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
-    a.import(A.data(), n);
-    b.import(B.data(), n);
-    Pivots piv(a);
-    if (async_form) {
-        Sequence seq(runtime());
-        const int op = async::gesv(a, piv, b, seq, cpu_only());
-        CHECK(seq.wait() == 0);
-        CHECK(seq.info(op) == 0);
-    } else {
-        REQUIRE(gesv(a, piv, b, cpu_only()) == 0);
-    }
-    b.export_to(X.data(), n);
+    X = distributed_gesv(A, B, n, nrhs, nb, grid, async_form);
     const double res = solve_residual(A, X, B, n, nrhs);
     INFO("gesv residual=" << res);
     CHECK(res < kResidualLimit);
@@ -232,36 +194,30 @@ TEMPLATE_TEST_CASE("distributed complex potrf of a matrix that is not positive d
                    "[mpi][complex][cholesky][info]", std::complex<float>, std::complex<double>) {
     using C = TestType;
     const int64_t n = 103, nb = 32;
-    for (const Grid& grid : grids())
-        // The leading minor of order bad + 1 is the first one not positive definite: info = bad + 1, found by the
-        // potrf task of whichever rank owns that diagonal tile.
-        for (int64_t bad : {int64_t(0), nb + 9, 2 * nb + 2, n - 1}) {
-            if (grid != Grid::square(runtime().mpi_size()) && bad != nb + 9) continue;  // the other grids: one
-            const uint64_t seed = shared_seed();
-            std::mt19937_64 g(seed);
-            std::vector<C> A = hpd_matrix<C>(n, g);
-            A[static_cast<size_t>(bad + bad * n)] = C(-1);
-            INFO("grid " << grid_name(grid) << ", negative diagonal entry " << bad << ", on rank "
-                         << grid.owner(bad / nb, bad / nb) << ", seed " << seed << ", prec " << complex_letter<C>());
-            TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            a.import(A.data(), n);
-            const int info = potrf(a, cpu_only());
-            CHECK(info == bad + 1);
-            for (int i : gather_all(info)) CHECK(i == info);
-            if (bad != nb + 9) continue;
-            // posv stops after the factorization, with the same info everywhere, and leaves B as it was.
-            TileMatrix<C> s(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
-            s.import(A.data(), n);
-            const std::vector<C> B = random_block<C>(n, 2, g);
-            b.import(B.data(), n);
-            const int posv_info = posv(s, b, cpu_only());
-            CHECK(posv_info == bad + 1);
-            for (int i : gather_all(posv_info)) CHECK(i == posv_info);
-            std::vector<C> X(B.size());
-            b.export_to(X.data(), n);
-            CHECK(X == B);
-        }
+    // The leading minor of order bad + 1 is the first one not positive definite: info = bad + 1, found by the potrf
+    // task of whichever rank owns that diagonal tile. The other grids: one index.
+    over_breakdowns(grids(), {int64_t(0), nb + 9, 2 * nb + 2, n - 1}, nb + 9,
+                    [&](const Grid& grid, int64_t bad, uint64_t seed) {
+        std::mt19937_64 g(seed);
+        std::vector<C> A = hpd_matrix<C>(n, g);
+        A[static_cast<size_t>(bad + bad * n)] = C(-1);
+        INFO("grid " << grid_name(grid) << ", negative diagonal entry " << bad << ", on rank "
+                     << grid.owner(bad / nb, bad / nb) << ", seed " << seed << ", prec " << complex_letter<C>());
+        TileMatrix<C> a(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        a.import(A.data(), n);
+        check_info_on_every_rank(potrf(a, cpu_only()), static_cast<int>(bad + 1));
+        if (bad != nb + 9) return;
+        // posv stops after the factorization, with the same info everywhere, and leaves B as it was.
+        TileMatrix<C> s(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+        s.import(A.data(), n);
+        const std::vector<C> B = random_block<C>(n, 2, g);
+        b.import(B.data(), n);
+        check_info_on_every_rank(posv(s, b, cpu_only()), static_cast<int>(bad + 1));
+        std::vector<C> X(B.size());
+        b.export_to(X.data(), n);
+        CHECK(X == B);
+    });
 }
 
 TEMPLATE_TEST_CASE("distributed complex getrf: scaled residual < 60, pivots as in one process", "[mpi][complex][lu]",
@@ -305,36 +261,31 @@ TEMPLATE_TEST_CASE("distributed complex getrf of a singular matrix: LAPACK's inf
                    "[mpi][complex][lu][info]", std::complex<float>, std::complex<double>) {
     using C = TestType;
     const int64_t n = 103, nb = 32;
-    for (const Grid& grid : grids())
-        // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins.
-        for (int64_t bad : {int64_t(4), nb + 9, 2 * nb + 2, n - 1}) {
-            if (grid != Grid::square(runtime().mpi_size()) && bad != nb + 9) continue;  // the other grids: one
-            const uint64_t seed = shared_seed();
-            std::mt19937_64 g(seed);
-            std::vector<C> A = random_block<C>(n, n, g);
-            for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + bad * n)] = C(0);
-            const int expected = lapack_getrf(A, n).first;
-            INFO("grid " << grid_name(grid) << ", zero column " << bad << ", LAPACK info " << expected << ", seed "
-                         << seed << ", prec " << complex_letter<C>());
-            REQUIRE(expected == bad + 1);
-            TileMatrix<C> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            tiles.import(A.data(), n);
-            Pivots piv(tiles);
-            const int info = getrf(tiles, piv, cpu_only());
-            CHECK(info == expected);
-            for (int i : gather_all(info)) CHECK(i == info);
-            if (bad != nb + 9) continue;
-            // gesv stops after the factorization, with the same info everywhere.
-            TileMatrix<C> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
-            again.import(A.data(), n);
-            const std::vector<C> B = random_block<C>(n, 2, g);
-            b.import(B.data(), n);
-            Pivots piv2(again);
-            const int gesv_info = gesv(again, piv2, b, cpu_only());
-            CHECK(gesv_info == expected);
-            for (int i : gather_all(gesv_info)) CHECK(i == gesv_info);
-        }
+    // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins. The other grids: one
+    // column.
+    over_breakdowns(grids(), {int64_t(4), nb + 9, 2 * nb + 2, n - 1}, nb + 9,
+                    [&](const Grid& grid, int64_t bad, uint64_t seed) {
+        std::mt19937_64 g(seed);
+        std::vector<C> A = random_block<C>(n, n, g);
+        for (int64_t i = 0; i < n; ++i) A[static_cast<size_t>(i + bad * n)] = C(0);
+        const int expected = lapack_getrf(A, n).first;
+        INFO("grid " << grid_name(grid) << ", zero column " << bad << ", LAPACK info " << expected << ", seed "
+                     << seed << ", prec " << complex_letter<C>());
+        REQUIRE(expected == bad + 1);
+        TileMatrix<C> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        tiles.import(A.data(), n);
+        Pivots piv(tiles);
+        check_info_on_every_rank(getrf(tiles, piv, cpu_only()), expected);
+        if (bad != nb + 9) return;
+        // gesv stops after the factorization, with the same info everywhere.
+        TileMatrix<C> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        TileMatrix<C> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+        again.import(A.data(), n);
+        const std::vector<C> B = random_block<C>(n, 2, g);
+        b.import(B.data(), n);
+        Pivots piv2(again);
+        check_info_on_every_rank(gesv(again, piv2, b, cpu_only()), expected);
+    });
 }
 
 TEMPLATE_TEST_CASE("distributed complex geqrf, orgqr, ormqr and gels: scaled residuals < 60, every tree",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/lu_support.hpp"
+#include "tests/mpi_checks.hpp"
 #include "tests/mpi_support.hpp"
 #include "tests/support.hpp"
 
@@ -30,16 +31,6 @@ std::vector<Grid> grids() {
     return out;
 }
 
-/// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots and info.
-template <typename T>
-std::vector<int64_t> local_pivots(const std::vector<T>& A, int64_t n, int64_t nb, int* info) {
-    TileMatrix<T> local(runtime(), n, nb);
-    local.import(A.data(), n);
-    Pivots piv(local);
-    *info = getrf(local, piv, cpu_only());
-    return piv.ipiv();
-}
-
 /// Factors a fresh random matrix distributed over `grid`, gathers the factors and the pivots, checks the scaled
 /// residual and that the pivots are those of the same factorization in one process.
 template <typename T>
@@ -48,33 +39,17 @@ void check_getrf(int64_t n, int64_t nb, const Grid& grid) {
     INFO("n=" << n << " nb=" << nb << " grid=" << grid_name(grid) << " seed=" << seed
               << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const std::vector<T> A = random_general<T>(n, n, seed);
-    TileMatrix<T> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-    REQUIRE(tiles.distributed());
-    tiles.import(A.data(), n);
-    Pivots piv(tiles);
-    CHECK(piv.distributed());
     RunStats stats;
-    const int info = getrf(tiles, piv, cpu_only(), stats);
-    CHECK(info == 0);
-    std::vector<T> LU(A);
-    tiles.export_to(LU.data(), n);
-    const std::vector<int64_t> ipiv = piv.ipiv();
-    const double res = lu_residual<T>(n, A.data(), n, LU.data(), n, ipiv);
+    const DistributedLu<T> lu = distributed_getrf(A, n, nb, grid, &stats);
+    CHECK(lu.info == 0);
+    const double res = lu_residual<T>(n, A.data(), n, lu.LU.data(), n, lu.ipiv);
     INFO("residual=" << res << " tasks on this rank=" << stats.tasks);
     CHECK(res < kResidualLimit);
     int local_info = -1;
     const std::vector<int64_t> expected = local_pivots(A, n, nb, &local_info);
     CHECK(local_info == 0);
-    CHECK(ipiv == expected);
-    // Every rank gathered the same pivots.
-    int64_t first_differs = -1;
-    for (size_t i = 0; i < ipiv.size() && first_differs < 0; ++i) {
-        int64_t mine = ipiv[i], lowest = 0, highest = 0;
-        MPI_Allreduce(&mine, &lowest, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&mine, &highest, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-        if (lowest != highest) first_differs = static_cast<int64_t>(i);
-    }
-    CHECK(first_differs == -1);
+    CHECK(lu.ipiv == expected);
+    CHECK(same_on_every_rank(lu.ipiv));
 }
 
 template <typename T>
@@ -83,22 +58,9 @@ void check_gesv(int64_t n, int64_t nrhs, int64_t nb, const Grid& grid, bool asyn
     INFO("n=" << n << " nrhs=" << nrhs << " nb=" << nb << " grid=" << grid_name(grid) << " async=" << async_form
               << " seed=" << seed << " prec=" << (sizeof(T) == 4 ? "s" : "d"));
     const std::vector<T> A = random_general<T>(n, n, seed);
-    std::vector<T> B(static_cast<size_t>(n * nrhs)), X(B.size());
+    std::vector<T> B(static_cast<size_t>(n * nrhs));
     random_matrix<T>(n, nrhs, B.data(), n, seed + 1);
-    const TileLayout layout{grid, false};
-    TileMatrix<T> a(runtime(), n, nb, Residency::Host, layout), b(runtime(), n, nrhs, nb, Residency::Host, layout);
-    a.import(A.data(), n);
-    b.import(B.data(), n);
-    Pivots piv(a);
-    if (async_form) {
-        Sequence seq(runtime());
-        const int op = async::gesv(a, piv, b, seq, cpu_only());
-        CHECK(seq.wait() == 0);
-        CHECK(seq.info(op) == 0);
-    } else {
-        CHECK(gesv(a, piv, b, cpu_only()) == 0);
-    }
-    b.export_to(X.data(), n);
+    const std::vector<T> X = distributed_gesv(A, B, n, nrhs, nb, grid, async_form);
     const double res = general_solve_residual<T>(n, nrhs, A.data(), X.data(), B.data());
     INFO("residual=" << res);
     CHECK(res < kResidualLimit);
@@ -151,36 +113,33 @@ TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on eve
                    double) {
     const int64_t n = 103, nb = 32;
     const Grid square = Grid::square(runtime().mpi_size());
-    for (const Grid& grid : grids())
-        // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins.
-        for (int64_t bad : {int64_t(4), nb + 9, 2 * nb + 2, n - 1}) {
-            if (grid != square && bad != nb + 9) continue;  // the other grids: one column
-            const uint64_t seed = shared_seed();
-            std::vector<TestType> A = random_general<TestType>(n, n, seed);
-            for (int64_t i = 0; i < n; ++i) A[i + bad * n] = TestType(0);
-            std::vector<TestType> ref(A);
-            std::vector<int> ref_piv(static_cast<size_t>(n));
-            const int expected = starfact::test::lu::lapack_getrf<TestType>(static_cast<int>(n), ref.data(),
-                                                                             static_cast<int>(n), ref_piv.data());
-            INFO("grid " << grid_name(grid) << ", zero column " << bad << ", panel on rank "
-                         << grid.owner(bad / nb, bad / nb) << ", LAPACK info " << expected << ", seed " << seed);
-            REQUIRE(expected == bad + 1);
-            TileMatrix<TestType> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            tiles.import(A.data(), n);
-            Pivots piv(tiles);
-            const int info = getrf(tiles, piv, cpu_only());
-            CHECK(info == expected);
-            for (int i : gather_all(info)) CHECK(i == info);
-            // gesv stops after the factorization, with the same info everywhere.
-            if (grid != square || bad != n - 1) continue;
-            TileMatrix<TestType> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
-            TileMatrix<TestType> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
-            again.import(A.data(), n);
-            std::vector<TestType> B(static_cast<size_t>(2 * n), TestType(1));
-            b.import(B.data(), n);
-            Pivots piv2(again);
-            CHECK(gesv(again, piv2, b, cpu_only()) == expected);
-        }
+    // A zero column: U(c, c) is exactly zero, in tiles of different owners; the first one wins. The other grids: one
+    // column.
+    over_breakdowns(grids(), {int64_t(4), nb + 9, 2 * nb + 2, n - 1}, nb + 9,
+                [&](const Grid& grid, int64_t bad, uint64_t seed) {
+        std::vector<TestType> A = random_general<TestType>(n, n, seed);
+        for (int64_t i = 0; i < n; ++i) A[i + bad * n] = TestType(0);
+        std::vector<TestType> ref(A);
+        std::vector<int> ref_piv(static_cast<size_t>(n));
+        const int expected = starfact::test::lu::lapack_getrf<TestType>(static_cast<int>(n), ref.data(),
+                                                                         static_cast<int>(n), ref_piv.data());
+        INFO("grid " << grid_name(grid) << ", zero column " << bad << ", panel on rank "
+                     << grid.owner(bad / nb, bad / nb) << ", LAPACK info " << expected << ", seed " << seed);
+        REQUIRE(expected == bad + 1);
+        TileMatrix<TestType> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        tiles.import(A.data(), n);
+        Pivots piv(tiles);
+        check_info_on_every_rank(getrf(tiles, piv, cpu_only()), expected);
+        // gesv stops after the factorization, with the same info everywhere.
+        if (grid != square || bad != n - 1) return;
+        TileMatrix<TestType> again(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+        TileMatrix<TestType> b(runtime(), n, 2, nb, Residency::Host, TileLayout{grid, false});
+        again.import(A.data(), n);
+        std::vector<TestType> B(static_cast<size_t>(2 * n), TestType(1));
+        b.import(B.data(), n);
+        Pivots piv2(again);
+        CHECK(gesv(again, piv2, b, cpu_only()) == expected);
+    });
 }
 
 TEST_CASE("distributed getrf_nopiv of a diagonally dominant matrix", "[mpi][lu][getrf]") {

@@ -13,12 +13,17 @@
 
 #include "starfact/cholesky_complex.hpp"
 #include "starfact/mixed.hpp"
+#include "tests/mixed_complex_checks.hpp"
 #include "tests/mixed_complex_support.hpp"
 #include "tests/support.hpp"
 
 using namespace starfact::test::prelude;
 using starfact::test::backward_error;
 using starfact::test::hpd_conditioned;
+using starfact::test::mixed_complex::check_refined_report;
+using starfact::test::mixed_complex::always_low;
+using starfact::test::mixed_complex::check_tile_answer;
+using starfact::test::mixed_complex::mixed_options;
 using starfact::test::random_block;
 using starfact::test::solve_residual;
 using Z = std::complex<double>;
@@ -34,11 +39,8 @@ void check_gpu(int64_t n, int64_t nrhs, int64_t nb, double kappa, Precision fact
     TileMatrix<Z> a(runtime(), n, nb, residency), b(runtime(), n, nrhs, nb, residency);
     a.import(A.data(), n);
     b.import(B.data(), n);
-    Options opts;
-    opts.mapping = mapping;
-    opts.factor = factor;
-    Refinement refine;
-    refine.always_low = true;  // small orders: the plan would take the complex<double> solve on GPUs
+    const Options opts = mixed_options(mapping, factor);
+    const Refinement refine = always_low();  // small orders: the plan would take the complex<double> solve on GPUs
     SolveReport report;
     REQUIRE(posv(a, b, opts, report, refine) == 0);
     std::vector<Z> X(B.size()), F(A.size());
@@ -48,11 +50,7 @@ void check_gpu(int64_t n, int64_t nrhs, int64_t nb, double kappa, Precision fact
     INFO("path=" << to_string(report.path) << " iterations=" << report.iterations << " gmres="
                  << report.gmres_iterations << " report backward error=" << report.backward_error
                  << " backward error=" << berr << " reason=" << report.reason);
-    CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
-    CHECK(report.factor == factor);
-    CHECK(report.low_info == 0);
-    CHECK(report.backward_error <= report.tolerance);
-    CHECK(berr <= 2 * report.tolerance);
+    check_refined_report(report, factor, berr);
     CHECK(solve_residual(A, X, B, n, nrhs) < kResidualLimit);
     for (int64_t j = 0; j < n; ++j)  // the lower triangle as it was
         for (int64_t i = j; i < n; ++i) CHECK(F[static_cast<size_t>(i + j * n)] == A[static_cast<size_t>(i + j * n)]);
@@ -78,24 +76,18 @@ TEST_CASE("mixed-precision complex posv on CUDA workers: the submit form and the
     const int64_t n = 900, nb = 256, nrhs = 2;
     const std::vector<Z> A = hpd_conditioned(n, n, 100, g);
     const std::vector<Z> B = random_block<Z>(n, nrhs, g);
-    Options opts;
-    opts.mapping = Mapping::GpuOnly;
-    opts.factor = Precision::Tf32;
+    const Options opts = mixed_options(Mapping::GpuOnly, Precision::Tf32);
     {
         TileMatrix<Z> a(runtime(), n, nb, Residency::Device), b(runtime(), n, nrhs, nb, Residency::Device);
         a.import(A.data(), n);
         b.import(B.data(), n);
-        Refinement refine;
-        refine.always_low = true;
+        const Refinement refine = always_low();
         SolveReport report;
         Sequence seq(runtime());
         const int op = async::posv(a, b, seq, opts, report, refine);
         REQUIRE(seq.wait() == 0);
         CHECK(seq.info(op) == 0);
-        CHECK((report.path == SolveReport::Path::Refined || report.path == SolveReport::Path::Gmres));
-        std::vector<Z> X(B.size());
-        b.export_to(X.data(), n);
-        CHECK(backward_error(A, n, X, n, B, n, n, nrhs) <= 2 * report.tolerance);
+        check_tile_answer(A, B, b, n, nrhs, report);
     }
     {  // below kTensorCoreSolveMinOrder without always_low: the complex<double> solve, reported Direct with a reason
         std::vector<Z> F = A, X = B;
@@ -110,20 +102,11 @@ TEST_CASE("mixed-precision complex posv on CUDA workers: the submit form and the
 TEST_CASE("mixed-precision complex posv on CUDA workers: singular in complex<float>", "[gpu][mixed][complex]") {
     std::mt19937_64 g(fresh_seed());
     const int64_t n = 300, nb = 128;
-    std::vector<Z> A = hpd_conditioned(n, n, 10, g);
-    for (int64_t i = 2; i < n; ++i)
-        for (int64_t j = 0; j < 2; ++j) A[static_cast<size_t>(i + j * n)] = A[static_cast<size_t>(j + i * n)] = 0;
-    A[0] = 1;
-    A[1] = Z(0, -1);
-    A[static_cast<size_t>(n)] = Z(0, 1);
-    A[static_cast<size_t>(1 + n)] = 1 + 1e-10;  // the pivot of order 2 is 1e-10: exactly 0 in complex<float>
+    const std::vector<Z> A = starfact::test::mixed_complex::singular_in_complex_float(n, g);
     const std::vector<Z> B = random_block<Z>(n, 1, g);
     std::vector<Z> F = A, X = B;
-    Options opts;
-    opts.mapping = Mapping::GpuOnly;
-    opts.factor = Precision::Tf32;
-    Refinement refine;
-    refine.always_low = true;
+    const Options opts = mixed_options(Mapping::GpuOnly, Precision::Tf32);
+    Refinement refine = always_low();
     refine.time_budget = 0;
     SolveReport report;
     REQUIRE(posv(runtime(), n, 1, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
@@ -141,11 +124,8 @@ TEST_CASE("mixed-precision complex posv on CUDA workers: condition 1e7 in tf32, 
     const std::vector<Z> A = hpd_conditioned(n, n, 1e7, g);
     const std::vector<Z> B = random_block<Z>(n, 2, g);
     std::vector<Z> F = A, X = B;
-    Options opts;
-    opts.mapping = Mapping::GpuOnly;
-    opts.factor = Precision::Tf32;
-    Refinement refine;
-    refine.always_low = true;
+    const Options opts = mixed_options(Mapping::GpuOnly, Precision::Tf32);
+    const Refinement refine = always_low();
     SolveReport report;
     REQUIRE(posv(runtime(), n, 2, F.data(), n, X.data(), n, opts, report, refine, Tiling{nb}) == 0);
     INFO("path=" << to_string(report.path) << " reason=" << report.reason << " gmres=" << report.gmres_iterations);

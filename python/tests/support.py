@@ -1,5 +1,9 @@
-"""What the package's tests share: random matrices and the scaled residuals the C++ tests use (limit 60)."""
+"""What the package's tests share: random matrices and the scaled residuals the C++ tests use (limit 60), and the
+CUDA device-array libraries (PyTorch, CuPy, JAX) of the device tests, each skipping the test where it cannot run."""
 import numpy
+import pytest
+
+import starfact
 
 LIMIT = 60.0
 DTYPES = (numpy.float32, numpy.float64)
@@ -124,3 +128,40 @@ def lstsq_residual(a, x, b, dtype):
     b = numpy.asarray(b, dtype=numpy.float64)
     na = norm1(a)
     return norm1(a.T @ (a @ x - b)) / (na * (na * norm1(x) + norm1(b)) * a.shape[0] * eps(dtype))
+
+
+# CUDA device arrays: the tests that take them skip without a CUDA build of starfact and a CUDA device.
+needs_cuda = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
+                                reason="needs a CUDA build of starfact and a CUDA device")
+
+
+def torch_cuda():
+    """PyTorch with CUDA; the test skips without it."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    return torch
+
+
+def cupy_cuda():
+    """CuPy with a device; the test skips without it."""
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            pytest.skip("cupy sees no device")
+    except Exception:  # pylint: disable=broad-except
+        pytest.skip("cupy cannot reach a device")
+    return cupy
+
+
+def jax_gpu():
+    """JAX (64-bit types enabled) and its first GPU; the test skips without one."""
+    jax = pytest.importorskip("jax")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        pytest.skip("jax has no GPU")
+    jax.config.update("jax_enable_x64", True)
+    return jax, gpus[0]

@@ -6,26 +6,18 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB
+from support import LIMIT, NB, cupy_cuda, jax_gpu, needs_cuda, torch_cuda
 from test_complex import cholesky_residual, general, hermitian, lu_residual, solve_residual
 
-pytestmark = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
-                                reason="needs a CUDA build of starfact and a CUDA device")
+pytestmark = needs_cuda
 
 CDTYPES = (numpy.complex64, numpy.complex128)
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
-    return torch
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("options", [{}, {"mapping": "gpu-only"}, {"residency": "host"}])
 def test_torch_cuda_cholesky(rng, dtype, options):
-    torch = _torch()
+    torch = torch_cuda()
     n = 3 * NB + 7
     a, b = hermitian(rng, n, dtype), general(rng, n, dtype, 3)
     ta, tb = (torch.from_numpy(x.copy()).cuda() for x in (a, b))
@@ -49,7 +41,7 @@ def test_torch_cuda_cholesky(rng, dtype, options):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_torch_cuda_lu(rng, dtype):
-    torch = _torch()
+    torch = torch_cuda()
     n = 3 * NB + 7
     g, b = general(rng, n, dtype), general(rng, n, dtype, 2)
     tg, tb = (torch.from_numpy(x.copy()).cuda() for x in (g, b))
@@ -70,12 +62,7 @@ def test_torch_cuda_lu(rng, dtype):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_cupy_complex(rng, dtype):
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("cupy sees no device")
-    except Exception:  # pylint: disable=broad-except
-        pytest.skip("cupy cannot reach a device")
+    cupy = cupy_cuda()
     n = 2 * NB + 3
     a, g, b = hermitian(rng, n, dtype), general(rng, n, dtype), general(rng, n, dtype, 2)
     ca, cg, cb = cupy.asarray(a), cupy.asarray(g), cupy.asarray(b)
@@ -87,17 +74,10 @@ def test_cupy_complex(rng, dtype):
 
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_jax_complex(rng, dtype):
-    jax = pytest.importorskip("jax")
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    if not gpus:
-        pytest.skip("jax has no GPU")
-    jax.config.update("jax_enable_x64", True)
+    jax, gpu = jax_gpu()
     n = 2 * NB + 3
     a, g, b = hermitian(rng, n, dtype), general(rng, n, dtype), general(rng, n, dtype, 2)
-    ja, jg, jb = (jax.device_put(x, gpus[0]) for x in (a, g, b))
+    ja, jg, jb = (jax.device_put(x, gpu) for x in (a, g, b))
     for lower in (False, True):
         x = starfact.posv(ja, jb, lower=lower, nb=NB)
         assert x.dtype == dtype and solve_residual(a, numpy.asarray(x), b, dtype) < LIMIT

@@ -11,48 +11,19 @@ import numpy
 import pytest
 
 import starfact
-from support import (LIMIT, NB, cholesky_residual, general, inverse_residual, lstsq_residual, lu_residual, norm1,
-                     orthogonality, qr_residual, rhs, solve_residual, spd, tall)
+from support import (LIMIT, NB, cholesky_residual, cupy_cuda, general, inverse_residual, jax_gpu, lstsq_residual,
+                     lu_residual, needs_cuda, norm1, orthogonality, qr_residual, rhs, solve_residual, spd, tall,
+                     torch_cuda)
 
-pytestmark = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
-                                reason="needs a CUDA build of starfact and a CUDA device")
+pytestmark = needs_cuda
 
 DTYPES = (numpy.float32, numpy.float64)
-
-
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
-    return torch
-
-
-def _cupy():
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("cupy sees no device")
-    except Exception:  # pylint: disable=broad-except
-        pytest.skip("cupy cannot reach a device")
-    return cupy
-
-
-def _jax():
-    jax = pytest.importorskip("jax")
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    if not gpus:
-        pytest.skip("jax has no GPU")
-    jax.config.update("jax_enable_x64", True)
-    return jax, gpus[0]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("mapping", [None, "gpu-only"])
 def test_torch_cuda(rng, dtype, mapping):
-    torch = _torch()
+    torch = torch_cuda()
     n = 3 * NB + 7
     a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 3, dtype)
     ta, tg, tb = (torch.from_numpy(x.copy()).cuda() for x in (a, g, b))
@@ -73,7 +44,7 @@ def test_torch_cuda(rng, dtype, mapping):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_torch_cuda_in_place_no_copy(rng, dtype):
-    torch = _torch()
+    torch = torch_cuda()
     n = 2 * NB + 3
     a, b = spd(rng, n, dtype), rhs(rng, n, 4, dtype)
     ta = torch.from_numpy(a.copy()).cuda()
@@ -90,7 +61,7 @@ def test_torch_cuda_in_place_no_copy(rng, dtype):
 def test_device_input_kept_is_copied_by_its_library(rng, dtype, lower):
     """posv, gesv, gels and slogdet as typed on device arrays: the input they overwrite is copied by the caller's
     library and worked on there in place (no copy by the C ABI, none into tiles); the caller's array is untouched."""
-    torch = _torch()
+    torch = torch_cuda()
     from starfact import _clib  # pylint: disable=import-outside-toplevel
     n = 3 * NB + 5
     a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 2, dtype)
@@ -116,7 +87,7 @@ def test_device_input_kept_is_copied_by_its_library(rng, dtype, lower):
 def test_jax_input_is_copied_by_jax(rng, dtype, lower):
     """posv as typed on JAX arrays: a and b are copied by JAX (none by the C ABI), never written."""
     from starfact import _clib  # pylint: disable=import-outside-toplevel
-    jax, gpu = _jax()
+    jax, gpu = jax_gpu()
     n = 3 * NB + 5
     a, b = spd(rng, n, dtype), rhs(rng, n, 2, dtype)
     ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
@@ -130,7 +101,7 @@ def test_jax_input_is_copied_by_jax(rng, dtype, lower):
 def test_first_runtime_keeps_the_callers_device_memory(tmp_path):
     """The first runtime on a machine measures the bus for StarPU's models: tensors PyTorch allocated before it
     stay valid through it (StarPU 1.3 reset the device after measuring; deps/starpu-bus-no-device-reset.patch)."""
-    _torch()
+    torch_cuda()
     script = textwrap.dedent("""
         import numpy, torch, starfact
         n = 300
@@ -153,7 +124,7 @@ def test_first_runtime_keeps_the_callers_device_memory(tmp_path):
 
 def test_torch_cuda_side_stream(rng):
     """Data written on a side stream just before the call is what starfact reads (DLPack's stream contract)."""
-    torch = _torch()
+    torch = torch_cuda()
     n = 512
     a, b = spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)
     s = torch.cuda.Stream()
@@ -167,7 +138,7 @@ def test_torch_cuda_side_stream(rng):
 
 
 def test_torch_cuda_mixed_precision(rng):
-    torch = _torch()
+    torch = torch_cuda()
     n = 4 * NB
     a, b = spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)
     x, report = starfact.posv(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), factor="tf32",
@@ -178,7 +149,7 @@ def test_torch_cuda_mixed_precision(rng):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_torch_cuda_batched(rng, dtype):
-    torch = _torch()
+    torch = torch_cuda()
     count, n = 33, 24
     a = numpy.stack([spd(rng, n, dtype) for _ in range(count)])
     g = numpy.stack([general(rng, n, dtype) for _ in range(count)])
@@ -200,7 +171,7 @@ def test_torch_cuda_batched(rng, dtype):
 
 
 def test_torch_cuda_threads(rng):
-    torch = _torch()
+    torch = torch_cuda()
     n = 200
     problems = [(spd(rng, n, numpy.float64), rhs(rng, n, 2, numpy.float64)) for _ in range(8)]
     results = [None] * len(problems)
@@ -223,7 +194,7 @@ def test_torch_cuda_threads(rng):
 def test_torch_cuda_slogdet(rng, dtype, mapping):
     """slogdet and cho_logdet of CUDA tensors against numpy.linalg.slogdet (Python floats back), also where the
     determinant overflows; a matrix that is not SPD raises with LAPACK's info."""
-    torch = _torch()
+    torch = torch_cuda()
     n = 3 * NB + 7
     big = 1e30 if dtype == numpy.float32 else 1e200
     a0 = spd(rng, n, numpy.float64)
@@ -247,7 +218,7 @@ def test_torch_cuda_slogdet(rng, dtype, mapping):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cupy(rng, dtype):
-    cupy = _cupy()
+    cupy = cupy_cuda()
     n = 2 * NB + 9
     a, g, b = spd(rng, n, dtype), general(rng, n, dtype), rhs(rng, n, 3, dtype)
     ca, cg = cupy.asarray(a), cupy.asarray(g)
@@ -265,7 +236,7 @@ def test_cupy(rng, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_jax(rng, dtype):
-    jax, gpu = _jax()
+    jax, gpu = jax_gpu()
     n = 2 * NB + 1
     a, b = spd(rng, n, dtype), rhs(rng, n, 2, dtype)
     ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
@@ -282,7 +253,7 @@ def test_jax(rng, dtype):
 def test_torch_cuda_qr(rng, dtype, mapping):
     """QR and least squares on CUDA tensors: results on the tensors' device, the factors kept where the tasks made
     them (GPU memory) for ormqr and orgqr, in place without copies, a zero diagonal of R found."""
-    torch = _torch()
+    torch = torch_cuda()
     m, n = 5 * NB + 7, NB + 3
     a, b = tall(rng, m, n, dtype), tall(rng, m, 3, dtype)
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
@@ -320,7 +291,7 @@ def test_torch_cuda_qr(rng, dtype, mapping):
 def test_torch_cuda_qr_right_and_wide(rng, dtype, mapping):
     """ormqr from the right on CUDA tensors against the explicit Q; a wide matrix: R trapezoidal, and lstsq's
     minimum-norm solution (b read into n rows through the host) on the tensors' device, against NumPy's."""
-    torch = _torch()
+    torch = torch_cuda()
     m, n = 5 * NB + 7, NB + 3
     a = tall(rng, m, n, dtype)
     f = starfact.geqrf(torch.from_numpy(a).cuda(), nb=NB, mapping=mapping)
@@ -347,7 +318,7 @@ def test_torch_cuda_qr_right_and_wide(rng, dtype, mapping):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_qr_plan_tiles_on_device(rng, dtype):
     """The plan's tile sizes on device arrays (tall-and-skinny: tiles of many rows)."""
-    torch = _torch()
+    torch = torch_cuda()
     m, n = 3000, 200
     a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
@@ -360,7 +331,7 @@ def test_qr_plan_tiles_on_device(rng, dtype):
 def test_cupy_qr(rng, dtype):
     m, n = 3 * NB + 5, NB + 1
     a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
-    cupy = _cupy()
+    cupy = cupy_cuda()
     q, r = starfact.qr(cupy.asarray(a), nb=NB)
     assert isinstance(q, cupy.ndarray) and isinstance(r, cupy.ndarray)
     assert orthogonality(cupy.asnumpy(q), dtype) < LIMIT and qr_residual(a, cupy.asnumpy(q), cupy.asnumpy(r), dtype) < LIMIT
@@ -373,7 +344,7 @@ def test_cupy_qr(rng, dtype):
 def test_jax_qr(rng, dtype):
     m, n = 3 * NB + 5, NB + 1
     a, b = tall(rng, m, n, dtype), tall(rng, m, 2, dtype)
-    jax, gpu = _jax()
+    jax, gpu = jax_gpu()
     ja, jb = jax.device_put(a, gpu), jax.device_put(b, gpu)
     q, r = starfact.qr(ja, nb=NB)
     assert isinstance(q, jax.Array) and qr_residual(a, numpy.asarray(q), numpy.asarray(r), dtype) < LIMIT
@@ -398,7 +369,7 @@ def test_numba(rng):
 
 
 def test_device_arrays_need_cuda_workers(rng):
-    torch = _torch()
+    torch = torch_cuda()
     a = torch.eye(8, dtype=torch.float64).cuda()
     with starfact.Runtime(ncuda=0, ncpus=1) as rt:
         with pytest.raises(ValueError) as e:

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB, layout
+from support import LIMIT, NB, cupy_cuda, jax_gpu, layout, needs_cuda, torch_cuda
 
 CDTYPES = (numpy.complex64, numpy.complex128)
 # (m, n): 1 x 1, square below nb, n = 1, tall with m not a multiple of nb, square over several tiles, wide
@@ -333,11 +333,8 @@ def test_torch(rng, dtype):
     assert torch.equal(ta, torch.from_numpy(a)) and torch.equal(tb, torch.from_numpy(b))
 
 
-# CUDA device arrays: results of the caller's library on its device; skipped without a CUDA build and device.
-_gpu = pytest.mark.skipif(not starfact.built_with_cuda() or starfact.cuda_device_count() == 0,
-                          reason="needs a CUDA build of starfact and a CUDA device")
-
-
+# CUDA device arrays: results of the caller's library on its device; skipped without a CUDA build and device
+# (support.needs_cuda).
 def _check_device_results(a, b, q, r, x, f_qhb, dtype, to_numpy):
     n = a.shape[1]
     q, r, x, qhb = (to_numpy(v) for v in (q, r, x, f_qhb))
@@ -346,13 +343,11 @@ def _check_device_results(a, b, q, r, x, f_qhb, dtype, to_numpy):
     assert distance(qhb[:n], c128(q).conj().T @ b, norm1(b), dtype) < LIMIT
 
 
-@_gpu
+@needs_cuda
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("options", [{}, {"mapping": "gpu-only"}, {"residency": "host"}])
 def test_torch_cuda(rng, dtype, options):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
+    torch = torch_cuda()
     m, n = 5 * NB + 7, 2 * NB + 3
     a, b = general(rng, m, n, dtype), general(rng, m, 2, dtype)
     ta, tb = (torch.from_numpy(v.copy()).cuda() for v in (a, b))
@@ -373,15 +368,10 @@ def test_torch_cuda(rng, dtype, options):
     assert torch.equal(ta.cpu(), torch.from_numpy(a)) and torch.equal(tb.cpu(), torch.from_numpy(b))
 
 
-@_gpu
+@needs_cuda
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_cupy_cuda(rng, dtype):
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            pytest.skip("cupy sees no device")
-    except Exception:  # pylint: disable=broad-except
-        pytest.skip("cupy cannot reach a device")
+    cupy = cupy_cuda()
     m, n = 3 * NB + 7, NB + 3
     a, b = general(rng, m, n, dtype), general(rng, m, 2, dtype)
     ca, cb = cupy.asarray(a), cupy.asarray(b)
@@ -395,20 +385,13 @@ def test_cupy_cuda(rng, dtype):
     assert isinstance(residues, cupy.ndarray) and residues.dtype == numpy.finfo(dtype).dtype
 
 
-@_gpu
+@needs_cuda
 @pytest.mark.parametrize("dtype", CDTYPES)
 def test_jax_cuda(rng, dtype):
-    jax = pytest.importorskip("jax")
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    if not gpus:
-        pytest.skip("jax has no GPU")
-    jax.config.update("jax_enable_x64", True)
+    jax, gpu = jax_gpu()
     m, n = 3 * NB + 7, NB + 3
     a, b = general(rng, m, n, dtype), general(rng, m, 2, dtype)
-    ja, jb = (jax.device_put(v, gpus[0]) for v in (a, b))
+    ja, jb = (jax.device_put(v, gpu) for v in (a, b))
     q, r = starfact.qr(ja, nb=NB)
     x = starfact.gels(ja, jb, nb=NB)
     f = starfact.geqrf(ja, nb=NB)

@@ -1,36 +1,27 @@
 // Shared by the inverse tests (CPU and GPU): LAPACK's potrf, trtri and lauum, and the relative difference of
 // two lower triangles.
 #pragma once
-#include <lapacke.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
+
 namespace starfact::test::inverse {
 
 template <typename T>
 int lapacke_potrf(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
+    return starfact::detail::cpu::potrf<T>(static_cast<int>(n), A, static_cast<int>(ld));
 }
 template <typename T>
 int lapacke_trtri(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', static_cast<int>(n), A, static_cast<int>(ld));
+    return starfact::detail::cpu::trtri<T>(static_cast<int>(n), A, static_cast<int>(ld));
 }
 template <typename T>
 int lapacke_lauum(int64_t n, T* A, int64_t ld) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_slauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
-    else
-        return LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), A, static_cast<int>(ld));
+    return starfact::detail::cpu::lauum<T>(static_cast<int>(n), A, static_cast<int>(ld));
 }
 
 /// max |X - Y| over the lower triangles of the leading n x n blocks (leading dimension ld), relative to max |Y|.

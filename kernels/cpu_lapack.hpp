@@ -147,4 +147,82 @@ int tpmqrt(char side, char trans, int m, int n, int k, int l, int ib, const T* V
     else return LAPACKE_ztpmqrt_work(LAPACK_COL_MAJOR, side, trans, m, n, k, l, ib, in(V), ldv, in(Tm), ldt, in(A), lda, in(B), ldb, in(work));
 }
 
+
+// ---- the references' routines: the vendor baselines (support/) and the tests' LAPACK answers ----
+
+/// A := A^-1 of the SPD n x n A from potrf's lower factor L in A (the inverse's lower triangle).
+template <typename T>
+int potri(int n, T* A, int lda) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_spotri_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cpotri_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+    else return LAPACKE_zpotri_work(LAPACK_COL_MAJOR, 'L', n, in(A), lda);
+}
+
+/// B := A^-1 B of the SPD (Hermitian for complex T) n x n A, its lower triangle read; A := potrf's factor L.
+template <typename T>
+int posv(int n, int nrhs, T* A, int lda, T* B, int ldb) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sposv_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(A), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(A), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cposv_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(A), lda, in(B), ldb);
+    else return LAPACKE_zposv_work(LAPACK_COL_MAJOR, 'L', n, nrhs, in(A), lda, in(B), ldb);
+}
+
+/// B := A^-1 B of the general n x n A with partial pivoting; A := getrf's factors, ipiv (1-based) their interchanges.
+template <typename T>
+int gesv(int n, int nrhs, T* A, int lda, lapack_int* ipiv, T* B, int ldb) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgesv_work(LAPACK_COL_MAJOR, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgesv_work(LAPACK_COL_MAJOR, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+    else return LAPACKE_zgesv_work(LAPACK_COL_MAJOR, n, nrhs, in(A), lda, ipiv, in(B), ldb);
+}
+
+/// The row interchanges ipiv[k1 - 1 .. k2 - 1] (1-based, ipiv's stride incx) applied to the n columns of A.
+template <typename T>
+int laswp(int n, T* A, int lda, int k1, int k2, const lapack_int* ipiv, int incx) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_slaswp_work(LAPACK_COL_MAJOR, n, in(A), lda, k1, k2, ipiv, incx);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, in(A), lda, k1, k2, ipiv, incx);
+    else if constexpr (letter<T> == 'c') return LAPACKE_claswp_work(LAPACK_COL_MAJOR, n, in(A), lda, k1, k2, ipiv, incx);
+    else return LAPACKE_zlaswp_work(LAPACK_COL_MAJOR, n, in(A), lda, k1, k2, ipiv, incx);
+}
+
+// The QR routines below go through LAPACKE's high-level interface, which sizes and allocates the optimal workspace
+// itself (and scans the input for NaN where LAPACKE's check is on), as a caller of LAPACK without a workspace of its
+// own would: the baselines time that call.
+
+/// A = Q R of the m x n A (R on and above the diagonal, the reflectors below it and in tau, min(m, n) of them).
+template <typename T>
+int geqrf(int m, int n, T* A, int lda, T* tau) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, in(A), lda, in(tau));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, in(A), lda, in(tau));
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, in(A), lda, in(tau));
+    else return LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, in(A), lda, in(tau));
+}
+
+/// A := the first n columns of the m x m Q of geqrf's k reflectors in A and tau (orgqr; ungqr for complex T).
+template <typename T>
+int orgqr(int m, int n, int k, T* A, int lda, const T* tau) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, n, k, in(A), lda, in(tau));
+    else if constexpr (letter<T> == 'd') return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, n, k, in(A), lda, in(tau));
+    else if constexpr (letter<T> == 'c') return LAPACKE_cungqr(LAPACK_COL_MAJOR, m, n, k, in(A), lda, in(tau));
+    else return LAPACKE_zungqr(LAPACK_COL_MAJOR, m, n, k, in(A), lda, in(tau));
+}
+
+/// The least-squares (m >= n) or minimum-norm (m < n) solutions of op(A) X = B for the full-rank m x n A (trans 'N',
+/// or 'T' for real T and 'C' for complex T), in B's first rows (ldb >= max(m, n)); A := its QR or LQ factors.
+template <typename T>
+int gels(char trans, int m, int n, int nrhs, T* A, int lda, T* B, int ldb) {
+    using namespace lapack;
+    if constexpr (letter<T> == 's') return LAPACKE_sgels(LAPACK_COL_MAJOR, trans, m, n, nrhs, in(A), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'd') return LAPACKE_dgels(LAPACK_COL_MAJOR, trans, m, n, nrhs, in(A), lda, in(B), ldb);
+    else if constexpr (letter<T> == 'c') return LAPACKE_cgels(LAPACK_COL_MAJOR, trans, m, n, nrhs, in(A), lda, in(B), ldb);
+    else return LAPACKE_zgels(LAPACK_COL_MAJOR, trans, m, n, nrhs, in(A), lda, in(B), ldb);
+}
+
 }  // namespace starfact::detail::cpu

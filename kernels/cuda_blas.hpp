@@ -472,5 +472,73 @@ cublasStatus_t matinv_batched(cublasHandle_t h, int n, const T* const* A, int ld
     else return cublasZmatinvBatched(h, n, dev_array(A), lda, dev_array(C), ldc, info, batch);
 }
 
+// ---- the references' routines: the vendor baselines (support/) and the tests' cuSOLVER answers ----
+
+/// The workspace (elements of T) of potri on an n x n lower factor.
+template <typename T>
+cusolverStatus_t potri_buffer_size(cusolverDnHandle_t h, int n, T* A, int lda, int* lwork) {
+    constexpr cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+    if constexpr (letter<T> == 's') return cusolverDnSpotri_bufferSize(h, lo, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'd') return cusolverDnDpotri_bufferSize(h, lo, n, A, lda, lwork);
+    else if constexpr (letter<T> == 'c') return cusolverDnCpotri_bufferSize(h, lo, n, dev(A), lda, lwork);
+    else return cusolverDnZpotri_bufferSize(h, lo, n, dev(A), lda, lwork);
+}
+/// A := A^-1 (its lower triangle) of the SPD n x n A from potrf's lower factor in A; *info (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t potri(cusolverDnHandle_t h, int n, T* A, int lda, T* work, int lwork, int* info) {
+    constexpr cublasFillMode_t lo = CUBLAS_FILL_MODE_LOWER;
+    if constexpr (letter<T> == 's') return cusolverDnSpotri(h, lo, n, A, lda, work, lwork, info);
+    else if constexpr (letter<T> == 'd') return cusolverDnDpotri(h, lo, n, A, lda, work, lwork, info);
+    else if constexpr (letter<T> == 'c') return cusolverDnCpotri(h, lo, n, dev(A), lda, dev(work), lwork, info);
+    else return cusolverDnZpotri(h, lo, n, dev(A), lda, dev(work), lwork, info);
+}
+/// The workspace (elements of T) of ormqr with the same arguments.
+template <typename T>
+cusolverStatus_t ormqr_buffer_size(cusolverDnHandle_t h, Side s, Op o, int m, int n, int k, const T* A, int lda,
+                                   const T* tau, const T* C, int ldc, int* lwork) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cusolverDnSormqr_bufferSize(h, side(s), oo, m, n, k, A, lda, tau, C, ldc, lwork);
+    else if constexpr (letter<T> == 'd')
+        return cusolverDnDormqr_bufferSize(h, side(s), oo, m, n, k, A, lda, tau, C, ldc, lwork);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCunmqr_bufferSize(h, side(s), oo, m, n, k, dev(A), lda, dev(tau), dev(C), ldc, lwork);
+    else return cusolverDnZunmqr_bufferSize(h, side(s), oo, m, n, k, dev(A), lda, dev(tau), dev(C), ldc, lwork);
+}
+/// C (m x n) := op(Q) C (Left) or C op(Q) (Right), Q the product of geqrf's k reflectors in A and tau (ormqr;
+/// unmqr for complex T, whose o is NoTrans or ConjTrans); *info (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t ormqr(cusolverDnHandle_t h, Side s, Op o, int m, int n, int k, const T* A, int lda, const T* tau,
+                       T* C, int ldc, T* work, int lwork, int* info) {
+    const cublasOperation_t oo = op_of<T>(o);
+    if constexpr (letter<T> == 's')
+        return cusolverDnSormqr(h, side(s), oo, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
+    else if constexpr (letter<T> == 'd')
+        return cusolverDnDormqr(h, side(s), oo, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCunmqr(h, side(s), oo, m, n, k, dev(A), lda, dev(tau), dev(C), ldc, dev(work), lwork, info);
+    else return cusolverDnZunmqr(h, side(s), oo, m, n, k, dev(A), lda, dev(tau), dev(C), ldc, dev(work), lwork, info);
+}
+/// The workspace (elements of T) of orgqr with the same arguments.
+template <typename T>
+cusolverStatus_t orgqr_buffer_size(cusolverDnHandle_t h, int m, int n, int k, const T* A, int lda, const T* tau,
+                                   int* lwork) {
+    if constexpr (letter<T> == 's') return cusolverDnSorgqr_bufferSize(h, m, n, k, A, lda, tau, lwork);
+    else if constexpr (letter<T> == 'd') return cusolverDnDorgqr_bufferSize(h, m, n, k, A, lda, tau, lwork);
+    else if constexpr (letter<T> == 'c') return cusolverDnCungqr_bufferSize(h, m, n, k, dev(A), lda, dev(tau), lwork);
+    else return cusolverDnZungqr_bufferSize(h, m, n, k, dev(A), lda, dev(tau), lwork);
+}
+/// A := the first n columns (m >= n >= k) of the m x m Q of geqrf's k reflectors in A and tau (orgqr; ungqr for
+/// complex T); *info (device) as LAPACK's.
+template <typename T>
+cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T* A, int lda, const T* tau, T* work, int lwork,
+                       int* info) {
+    if constexpr (letter<T> == 's') return cusolverDnSorgqr(h, m, n, k, A, lda, tau, work, lwork, info);
+    else if constexpr (letter<T> == 'd') return cusolverDnDorgqr(h, m, n, k, A, lda, tau, work, lwork, info);
+    else if constexpr (letter<T> == 'c')
+        return cusolverDnCungqr(h, m, n, k, dev(A), lda, dev(tau), dev(work), lwork, info);
+    else return cusolverDnZungqr(h, m, n, k, dev(A), lda, dev(tau), dev(work), lwork, info);
+}
+
 }  // namespace starfact::detail::gpu
 #endif

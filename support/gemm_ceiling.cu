@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference.hpp"
 
@@ -13,13 +14,11 @@ namespace {
 
 using namespace cuda;
 
-inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const float* A, const float* B, float* C) {
-    const float one = 1, zero = 0;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
-}
-inline cublasStatus_t gemm(cublasHandle_t h, int64_t n, const double* A, const double* B, double* C) {
-    const double one = 1, zero = 0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n);
+/// C := A B, all n x n with ld = n.
+template <typename T>
+cublasStatus_t gemm(cublasHandle_t h, int64_t n, const T* A, const T* B, T* C) {
+    using detail::Op;
+    return detail::gpu::gemm<T>(h, Op::NoTrans, Op::NoTrans, n, n, n, T(1), A, n, B, n, T(0), C, n);
 }
 
 }  // namespace

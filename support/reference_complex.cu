@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference_complex.hpp"
@@ -23,23 +24,13 @@ namespace {
 
 using namespace cuda;
 
-template <typename C>
-constexpr cudaDataType_t complex_type() {
-    return detail::is_single_v<C> ? CUDA_C_32F : CUDA_C_64F;
-}
+using detail::gpu::cuda_type;
 
 /// C := alpha L L^H + beta C (lower), alpha and beta real, all n x n with ld = n.
-inline cublasStatus_t herk(cublasHandle_t h, int64_t n, float alpha, const std::complex<float>* L, float beta,
-                           std::complex<float>* C) {
-    return cublasCherk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(n), &alpha,
-                       reinterpret_cast<const cuComplex*>(L), static_cast<int>(n), &beta,
-                       reinterpret_cast<cuComplex*>(C), static_cast<int>(n));
-}
-inline cublasStatus_t herk(cublasHandle_t h, int64_t n, double alpha, const std::complex<double>* L, double beta,
-                           std::complex<double>* C) {
-    return cublasZherk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(n), &alpha,
-                       reinterpret_cast<const cuDoubleComplex*>(L), static_cast<int>(n), &beta,
-                       reinterpret_cast<cuDoubleComplex*>(C), static_cast<int>(n));
+template <typename C>
+cublasStatus_t herk(cublasHandle_t h, int64_t n, detail::real_t<C> alpha, const C* L, detail::real_t<C> beta, C* Cm) {
+    using namespace detail;
+    return gpu::herk<C>(h, Uplo::Lower, Op::NoTrans, n, n, alpha, L, n, beta, Cm, n);
 }
 
 /// The grid of the element-wise kernels over an n x n matrix (256 threads a block).
@@ -123,8 +114,8 @@ VendorRun ComplexDeviceReference<C>::cusolver_potrf(int warmup, int repeat, bool
         const Solver s(true);
         cudaStream_t st = s.stream.get();
         size_t dev_bytes = 0, host_bytes = 0;
-        ok(cusolverDnXpotrf_bufferSize(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_, complex_type<C>(),
-                                       work_, n_, complex_type<C>(), &dev_bytes, &host_bytes),
+        ok(cusolverDnXpotrf_bufferSize(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_, cuda_type<C>(),
+                                       work_, n_, cuda_type<C>(), &dev_bytes, &host_bytes),
            "cusolverDnXpotrf_bufferSize");
         const DevicePtr<char> dwork = device_alloc<char>(dev_bytes + 1, "cudaMalloc(workspace)");
         std::vector<char> hwork(host_bytes + 1);
@@ -148,8 +139,8 @@ VendorRun ComplexDeviceReference<C>::cusolver_potrf(int warmup, int repeat, bool
             [&] {
                 if (host_path)
                     ok(cudaMemcpyAsync(work_, pinned.get(), bytes, cudaMemcpyHostToDevice, st), "cudaMemcpy(H2D)");
-                ok(cusolverDnXpotrf(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_, complex_type<C>(),
-                                    work_, n_, complex_type<C>(), dwork.get(), dev_bytes, hwork.data(), host_bytes,
+                ok(cusolverDnXpotrf(s.handle.get(), s.params.get(), CUBLAS_FILL_MODE_LOWER, n_, cuda_type<C>(),
+                                    work_, n_, cuda_type<C>(), dwork.get(), dev_bytes, hwork.data(), host_bytes,
                                     dinfo.get()),
                    "cusolverDnXpotrf");
                 if (host_path)
@@ -170,8 +161,8 @@ VendorRun ComplexDeviceReference<C>::cusolver_getrf(int warmup, int repeat) {
     const Solver s(true);
     cudaStream_t st = s.stream.get();
     size_t dev_bytes = 0, host_bytes = 0;
-    ok(cusolverDnXgetrf_bufferSize(s.handle.get(), s.params.get(), n_, n_, complex_type<C>(), work_, n_,
-                                   complex_type<C>(), &dev_bytes, &host_bytes),
+    ok(cusolverDnXgetrf_bufferSize(s.handle.get(), s.params.get(), n_, n_, cuda_type<C>(), work_, n_,
+                                   cuda_type<C>(), &dev_bytes, &host_bytes),
        "cusolverDnXgetrf_bufferSize");
     const DevicePtr<char> dwork = device_alloc<char>(dev_bytes + 1, "cudaMalloc(workspace)");
     std::vector<char> hwork(host_bytes + 1);
@@ -182,8 +173,8 @@ VendorRun ComplexDeviceReference<C>::cusolver_getrf(int warmup, int repeat) {
         st, warmup, repeat,
         [&] { ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpy(D2D)"); },
         [&] {
-            ok(cusolverDnXgetrf(s.handle.get(), s.params.get(), n_, n_, complex_type<C>(), work_, n_, dipiv.get(),
-                                complex_type<C>(), dwork.get(), dev_bytes, hwork.data(), host_bytes, dinfo.get()),
+            ok(cusolverDnXgetrf(s.handle.get(), s.params.get(), n_, n_, cuda_type<C>(), work_, n_, dipiv.get(),
+                                cuda_type<C>(), dwork.get(), dev_bytes, hwork.data(), host_bytes, dinfo.get()),
                "cusolverDnXgetrf");
         });
     ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");

@@ -16,9 +16,6 @@
 
 namespace starfact::support {
 namespace {
-inline int potri(int64_t n, float* A) { return LAPACKE_spotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
-inline int potri(int64_t n, double* A) { return LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', n, A, n); }
-
 /// warmup + repeat runs of call(W) on a fresh copy W of the n x n matrix A, with all OpenBLAS threads; the timed
 /// seconds and the last info in the result, W left with the last run's output.
 template <typename T, typename Call>
@@ -53,7 +50,7 @@ VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool chec
     std::vector<T> W;
     VendorRun r = timed_runs(n, A, warmup, repeat, W, [n](T* w) {
         const int info = detail::cpu::potrf<T>(int(n), w, int(n));
-        return info == 0 ? potri(n, w) : info;
+        return info == 0 ? detail::cpu::potri<T>(int(n), w, int(n)) : info;
     });
     if (check && r.info == 0) r.residual = potri_residual<T>(n, A, n, W.data(), n);
     return r;

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "kernels/random_symmetric.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference.hpp"
@@ -63,52 +64,19 @@ double scaled_residual(double num, double den, int64_t n) {
     return num / (den * static_cast<double>(n) * eps);
 }
 
-template <typename T> constexpr cudaDataType_t cuda_type();
-template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
-template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+using detail::gpu::cuda_type;
 
-inline cublasStatus_t syrk(cublasHandle_t h, int64_t n, const float* A, float* C) {
-    const float alpha = -1, beta = 1;
-    return cublasSsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &alpha, A, n, &beta, C, n);
-}
-inline cublasStatus_t syrk(cublasHandle_t h, int64_t n, const double* A, double* C) {
-    const double alpha = -1, beta = 1;
-    return cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, n, &alpha, A, n, &beta, C, n);
-}
-
-inline cusolverStatus_t potri_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
-    return cusolverDnSpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
-}
-inline cusolverStatus_t potri_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
-    return cusolverDnDpotri_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
-}
-inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int* lwork) {
-    return cusolverDnSpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
-}
-inline cusolverStatus_t potrf_buffer_size(cusolverDnHandle_t h, int n, double* A, int* lwork) {
-    return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, n, lwork);
-}
-inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, float* A, float* work, int lwork, int* info) {
-    return cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
-}
-inline cusolverStatus_t potrf(cusolverDnHandle_t h, int n, double* A, double* work, int lwork, int* info) {
-    return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
-}
-inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, float* A, float* work, int lwork, int* info) {
-    return cusolverDnSpotri(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
-}
-inline cusolverStatus_t potri(cusolverDnHandle_t h, int n, double* A, double* work, int lwork, int* info) {
-    return cusolverDnDpotri(h, CUBLAS_FILL_MODE_LOWER, n, A, n, work, lwork, info);
+/// C := C - A A^T (lower triangle), all n x n with ld = n.
+template <typename T>
+cublasStatus_t syrk(cublasHandle_t h, int64_t n, const T* A, T* C) {
+    using namespace detail;
+    return gpu::syrk<T>(h, Uplo::Lower, Op::NoTrans, n, n, T(-1), A, n, T(1), C, n);
 }
 /// C := B X + beta C with X symmetric (lower triangle read), all n x n with ld = n.
-inline cublasStatus_t symm_right(cublasHandle_t h, int64_t n, const float* X, const float* B, float beta, float* C) {
-    const float one = 1;
-    return cublasSsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, n, n, &one, X, n, B, n, &beta, C, n);
-}
-inline cublasStatus_t symm_right(cublasHandle_t h, int64_t n, const double* X, const double* B, double beta,
-                                 double* C) {
-    const double one = 1;
-    return cublasDsymm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, n, n, &one, X, n, B, n, &beta, C, n);
+template <typename T>
+cublasStatus_t symm_right(cublasHandle_t h, int64_t n, const T* X, const T* B, T beta, T* C) {
+    using namespace detail;
+    return gpu::symm<T>(h, Side::Right, Uplo::Lower, n, n, T(1), X, n, B, n, beta, C, n);
 }
 
 template <typename T>
@@ -325,14 +293,14 @@ VendorRun DeviceReference<T>::cusolver_potri(int warmup, int repeat, bool check)
         cusolverDnHandle_t h = s.handle.get();
         const int n = static_cast<int>(n_);
         int lwork_f = 0, lwork_i = 0;
-        ok(potrf_buffer_size(h, n, work_, &lwork_f), "cusolverDn<t>potrf_bufferSize");
-        ok(potri_buffer_size(h, n, work_, &lwork_i), "cusolverDn<t>potri_bufferSize");
+        ok(detail::gpu::potrf_buffer_size<T>(h, n, work_, n, &lwork_f), "cusolverDn<t>potrf_bufferSize");
+        ok(detail::gpu::potri_buffer_size<T>(h, n, work_, n, &lwork_i), "cusolverDn<t>potri_bufferSize");
         const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
         const DevicePtr<T> dwork = device_alloc<T>(static_cast<size_t>(lwork), "cudaMalloc(workspace)");
         const DevicePtr<int> dinfo = device_alloc<int>(2, "cudaMalloc(info)");
         r.seconds = timed_runs(s.stream.get(), warmup, repeat, [&] { restore(s.stream.get()); }, [&] {
-            ok(potrf(h, n, work_, dwork.get(), lwork, dinfo.get()), "cusolverDn<t>potrf");
-            ok(potri(h, n, work_, dwork.get(), lwork, dinfo.get() + 1), "cusolverDn<t>potri");
+            ok(detail::gpu::potrf<T>(h, n, work_, n, dwork.get(), lwork, dinfo.get()), "cusolverDn<t>potrf");
+            ok(detail::gpu::potri<T>(h, n, work_, n, dwork.get(), lwork, dinfo.get() + 1), "cusolverDn<t>potri");
         });
         int infos[2] = {0, 0};
         read_info(infos, dinfo.get(), 2);

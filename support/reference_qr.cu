@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference_qr.hpp"
 
@@ -16,76 +17,42 @@ namespace {
 
 using namespace cuda;
 
-template <typename T> constexpr cudaDataType_t cuda_type();
-template <> constexpr cudaDataType_t cuda_type<float>() { return CUDA_R_32F; }
-template <> constexpr cudaDataType_t cuda_type<double>() { return CUDA_R_64F; }
+using detail::Op;
+using detail::gpu::cuda_type;
+using detail::gpu::gemm;
 
-// cuSOLVER's and cuBLAS's typed calls, by overload on the precision.
-inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const float* A,
-                                   int lda, const float* tau, const float* C, int ldc, int* lwork) {
-    return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, lwork);
-}
-inline cusolverStatus_t ormqr_size(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const double* A,
-                                   int lda, const double* tau, const double* C, int ldc, int* lwork) {
-    return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, lwork);
+// cuSOLVER's and cuBLAS's calls of the scalar layer (kernels/cuda_blas.hpp), with this file's fixed arguments.
+/// The workspace of ormqr below.
+template <typename T>
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, Op op, int m, int n, int k, const T* A, int lda, const T* tau,
+                            const T* C, int ldc, int* lwork) {
+    return detail::gpu::ormqr_buffer_size<T>(h, detail::Side::Left, op, m, n, k, A, lda, tau, C, ldc, lwork);
 }
 /// C (m x n) := op(Q) C, Q the product of the k reflectors in A (m x k, lda) and tau.
-inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const float* A, int lda,
-                              const float* tau, float* C, int ldc, float* work, int lwork, int* info) {
-    return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
-}
-inline cusolverStatus_t ormqr(cusolverDnHandle_t h, cublasOperation_t op, int m, int n, int k, const double* A, int lda,
-                              const double* tau, double* C, int ldc, double* work, int lwork, int* info) {
-    return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, op, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
+template <typename T>
+cusolverStatus_t ormqr(cusolverDnHandle_t h, Op op, int m, int n, int k, const T* A, int lda, const T* tau, T* C,
+                       int ldc, T* work, int lwork, int* info) {
+    return detail::gpu::ormqr<T>(h, detail::Side::Left, op, m, n, k, A, lda, tau, C, ldc, work, lwork, info);
 }
 /// The first k columns of the m x m Q of k reflectors (cuSOLVER's orgqr takes m >= n >= k: n = k here).
-inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int k, const float* A, const float* tau, int* lwork) {
-    return cusolverDnSorgqr_bufferSize(h, m, k, k, A, m, tau, lwork);
+template <typename T>
+cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int k, const T* A, const T* tau, int* lwork) {
+    return detail::gpu::orgqr_buffer_size<T>(h, m, k, k, A, m, tau, lwork);
 }
-inline cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int k, const double* A, const double* tau, int* lwork) {
-    return cusolverDnDorgqr_bufferSize(h, m, k, k, A, m, tau, lwork);
-}
-inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int k, float* A, const float* tau, float* work, int lwork,
-                              int* info) {
-    return cusolverDnSorgqr(h, m, k, k, A, m, tau, work, lwork, info);
-}
-inline cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int k, double* A, const double* tau, double* work, int lwork,
-                              int* info) {
-    return cusolverDnDorgqr(h, m, k, k, A, m, tau, work, lwork, info);
-}
-inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
-                           int64_t k, float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                           float* C, int64_t ldc) {
-    return cublasSgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
-}
-inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n,
-                           int64_t k, double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
-                           double beta, double* C, int64_t ldc) {
-    return cublasDgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+template <typename T>
+cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int k, T* A, const T* tau, T* work, int lwork, int* info) {
+    return detail::gpu::orgqr<T>(h, m, k, k, A, m, tau, work, lwork, info);
 }
 /// B (n x nrhs) := op(R)^-1 B, R the n x n upper triangle of A (lda).
-inline cublasStatus_t trsm(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t nrhs, const float* A,
-                           int64_t lda, float* B, int64_t ldb) {
-    const float one = 1;
-    return cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, op, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A, lda, B,
-                       ldb);
-}
-inline cublasStatus_t trsm(cublasHandle_t h, cublasOperation_t op, int64_t n, int64_t nrhs, const double* A,
-                           int64_t lda, double* B, int64_t ldb) {
-    const double one = 1;
-    return cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, op, CUBLAS_DIAG_NON_UNIT, n, nrhs, &one, A, lda, B,
-                       ldb);
+template <typename T>
+cublasStatus_t trsm(cublasHandle_t h, Op op, int64_t n, int64_t nrhs, const T* A, int64_t lda, T* B, int64_t ldb) {
+    using namespace detail;
+    return gpu::trsm<T>(h, Side::Left, Uplo::Upper, op, Diag::NonUnit, n, nrhs, T(1), A, lda, B, ldb);
 }
 /// B (n x m, ldb) := A^T, A m x n (lda).
-inline cublasStatus_t transpose(cublasHandle_t h, int64_t m, int64_t n, const float* A, int64_t lda, float* B,
-                                int64_t ldb) {
-    const float one = 1, zero = 0;
-    return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, lda, &zero, B, ldb, B, ldb);
-}
-inline cublasStatus_t transpose(cublasHandle_t h, int64_t m, int64_t n, const double* A, int64_t lda, double* B,
-                                int64_t ldb) {
-    const double one = 1, zero = 0;
-    return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, lda, &zero, B, ldb, B, ldb);
+template <typename T>
+cublasStatus_t transpose(cublasHandle_t h, int64_t m, int64_t n, const T* A, int64_t lda, T* B, int64_t ldb) {
+    return detail::gpu::geam_transpose<T>(h, n, m, A, lda, B, ldb);
 }
 
 /// out[j] = sum_i |A(i, j)| (m x n, ld), one block per column.
@@ -187,7 +154,7 @@ VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat, bool f
                                    tau.get(), cuda_type<T>(), &dev_bytes, &host_bytes),
        "cusolverDnXgeqrf_bufferSize");
     // Tall gels: Q^T B (m x nrhs); wide: Q [Y; 0] (n x nrhs), Q the n x n one of A^T's m reflectors.
-    const cublasOperation_t apply = wide_gels ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const Op apply = wide_gels ? Op::NoTrans : detail::adjoint_op<detail::is_complex_v<T>>();
     int lwork = 0;
     if (op == QrOp::Gels)
         ok(ormqr_size(s.handle.get(), apply, static_cast<int>(fm), static_cast<int>(nrhs_), static_cast<int>(k), work,
@@ -229,7 +196,7 @@ VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat, bool f
                     ok(ormqr(s.handle.get(), apply, m_, nrhs_, n_, work, m_, tau.get(), rhs, ldb, lwork_buf.get(),
                              lwork, dinfo.get()),
                        "cusolverDn<t>ormqr");
-                    ok(trsm(blas.get(), CUBLAS_OP_N, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
+                    ok(trsm(blas.get(), Op::NoTrans, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
                     copy(pinned.get() + m_ * n_, rhs, b_bytes, cudaMemcpyDeviceToHost);
                 } else {
                     copy(pinned.get(), work, a_bytes, cudaMemcpyDeviceToHost);
@@ -258,10 +225,10 @@ VendorRun DeviceQrReference<T>::cusolver(QrOp op, int warmup, int repeat, bool f
                 ok(ormqr(s.handle.get(), apply, m_, nrhs_, n_, work, m_, tau.get(), rhs, ldb, lwork_buf.get(), lwork,
                          dinfo.get()),
                    "cusolverDn<t>ormqr");
-                ok(trsm(blas.get(), CUBLAS_OP_N, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
+                ok(trsm(blas.get(), Op::NoTrans, n_, nrhs_, work, m_, rhs, ldb), "cublas<t>trsm");
             }
             if (wide_gels) {  // A = R^T Q^T: Y = R^-T B(0:m), then X = Q [Y; 0]
-                ok(trsm(blas.get(), CUBLAS_OP_T, m_, nrhs_, work, n_, rhs, ldb), "cublas<t>trsm(R^T)");
+                ok(trsm(blas.get(), Op::Trans, m_, nrhs_, work, n_, rhs, ldb), "cublas<t>trsm(R^T)");
                 ok(cudaMemset2DAsync(rhs + m_, sizeof(T) * ldb, 0, sizeof(T) * (n_ - m_), nrhs_, s.stream.get()),
                    "cudaMemset2D(B(m:n))");
                 ok(ormqr(s.handle.get(), apply, n_, nrhs_, m_, work, n_, tau.get(), rhs, ldb, lwork_buf.get(), lwork,
@@ -291,12 +258,12 @@ void DeviceQrReference<T>::check_qr(const TileMatrix<T>& F, const TileMatrix<T>&
     const BlasHandle h = new_blas();
     // I - Q^T Q
     upper_or_identity<T><<<grid_for(k), 256>>>(nullptr, 1, g, k, k, true);
-    ok(gemm(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, k, k, m_, T(-1), q, m_, q, m_, T(1), g, k), "cublas<t>gemm(Q^T Q)");
+    ok(gemm<T>(h.get(), Op::Trans, Op::NoTrans, k, k, m_, T(-1), q, m_, q, m_, T(1), g, k), "cublas<t>gemm(Q^T Q)");
     *orthogonality = norm1(g, k, k, k) / (m * eps);
     // A - Q R
     upper_or_identity<T><<<grid_for(n_), 256>>>(f, m_, g, k, n_, false);
     ok(cudaMemcpy(w, a_, static_cast<size_t>(m_ * n_) * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(A)");
-    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, n_, k, T(-1), q, m_, g, k, T(1), w, m_), "cublas<t>gemm(Q R)");
+    ok(gemm<T>(h.get(), Op::NoTrans, Op::NoTrans, m_, n_, k, T(-1), q, m_, g, k, T(1), w, m_), "cublas<t>gemm(Q R)");
     const double na = norm1(a_, m_, m_, n_);
     *factorization = norm1(w, m_, m_, n_) / ((na > 0 ? na : 1.0) * m * eps);
     ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -314,8 +281,10 @@ double DeviceQrReference<T>::check_gels(const TileMatrix<T>& X) {
     const BlasHandle h = new_blas();
     ok(cudaMemcpy2D(r, sizeof(T) * m_, b_, sizeof(T) * ldb, sizeof(T) * m_, nrhs_, cudaMemcpyDeviceToDevice),
        "cudaMemcpy(B)");
-    ok(gemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, m_, nrhs_, n_, T(1), a_, m_, x, ldb, T(-1), r, m_), "cublas<t>gemm(AX-B)");
-    ok(gemm(h.get(), CUBLAS_OP_T, CUBLAS_OP_N, n_, nrhs_, m_, T(1), a_, m_, r, m_, T(0), g, n_), "cublas<t>gemm(A^T r)");
+    ok(gemm<T>(h.get(), Op::NoTrans, Op::NoTrans, m_, nrhs_, n_, T(1), a_, m_, x, ldb, T(-1), r, m_),
+       "cublas<t>gemm(AX-B)");
+    ok(gemm<T>(h.get(), Op::Trans, Op::NoTrans, n_, nrhs_, m_, T(1), a_, m_, r, m_, T(0), g, n_),
+       "cublas<t>gemm(A^T r)");
     const double na = norm1(a_, m_, m_, n_), nx = norm1(x, ldb, n_, nrhs_), nb = norm1(b_, ldb, m_, nrhs_);
     const double den = na * (na * nx + nb) * m * eps;
     return norm1(g, n_, n_, nrhs_) / (den > 0 ? den : 1.0);

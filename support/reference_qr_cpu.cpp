@@ -1,12 +1,12 @@
 // LAPACKE's QR baselines of starpu_qr (support/reference_qr.hpp).
 #include <cblas.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "support/reference_qr.hpp"
 
 namespace starfact::support {
@@ -32,17 +32,20 @@ std::string cusolver_qr_calls(QrOp op, int64_t m, int64_t n) {
 }
 
 namespace {
-int geqrf(int m, int n, float* A, float* tau) { return LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
-int geqrf(int m, int n, double* A, double* tau) { return LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, A, m, tau); }
-// The first k = min(m, n) columns of Q (the factors of an m x n A, lda = m).
-int orgqr(int m, int k, float* A, const float* tau) { return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, A, m, tau); }
-int orgqr(int m, int k, double* A, const double* tau) { return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, A, m, tau); }
-// B of ldb = max(m, n) rows, as LAPACK's gels wants.
-int gels(int m, int n, int r, float* A, float* B, int ldb) {
-    return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, ldb);
+// LAPACKE's calls through the scalar layer (kernels/cpu_lapack.hpp), the m x n A with lda = m.
+template <typename T>
+int geqrf(int m, int n, T* A, T* tau) {
+    return detail::cpu::geqrf<T>(m, n, A, m, tau);
 }
-int gels(int m, int n, int r, double* A, double* B, int ldb) {
-    return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, r, A, m, B, ldb);
+// The first k = min(m, n) columns of Q (the factors of an m x n A, lda = m).
+template <typename T>
+int orgqr(int m, int k, T* A, const T* tau) {
+    return detail::cpu::orgqr<T>(m, k, k, A, m, tau);
+}
+// B of ldb = max(m, n) rows, as LAPACK's gels wants.
+template <typename T>
+int gels(int m, int n, int r, T* A, T* B, int ldb) {
+    return detail::cpu::gels<T>('N', m, n, r, A, m, B, ldb);
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cuda_blas.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference_solve.hpp"
 
@@ -16,6 +17,9 @@ namespace starfact::support {
 namespace {
 
 using namespace cuda;
+using detail::Op;
+using detail::Side;
+namespace gpu = detail::gpu;
 
 using IrsParams = Owned<cusolverDnIRSParams_t, cusolverDnIRSParamsDestroy>;
 using IrsInfos = Owned<cusolverDnIRSInfos_t, cusolverDnIRSInfosDestroy>;
@@ -41,11 +45,10 @@ struct Problem {
         BlasHandle h = new_blas();
         DevicePtr<double> R = device_alloc<double>(b_count, "cudaMalloc(R)");
         ok(cudaMemcpy(R.get(), B0.get(), b_count * sizeof(double), cudaMemcpyDeviceToDevice), "cudaMemcpy(R)");
-        const double minus = -1, one = 1;
-        ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(nrhs),
-                       static_cast<int>(n), &minus, A0.get(), static_cast<int>(n), X.get(), static_cast<int>(n), &one,
-                       R.get(), static_cast<int>(n)),
-           "cublasDgemm(residual)");
+        ok(gpu::gemm<double>(h.get(), Op::NoTrans, Op::NoTrans, static_cast<int>(n), static_cast<int>(nrhs),
+                             static_cast<int>(n), -1.0, A0.get(), static_cast<int>(n), X.get(), static_cast<int>(n),
+                             1.0, R.get(), static_cast<int>(n)),
+           "cublas<t>gemm(residual)");
         ok(cudaMemcpy(b.data(), R.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(R)");
         std::vector<double> b0(b_count);
         ok(cudaMemcpy(b0.data(), B0.get(), b_count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(B0)");
@@ -98,13 +101,14 @@ DevicePtr<double> orthogonal_gpu(int64_t n, const std::vector<double>& G) {
     ok(cusolverDnCreate(&hs), "cusolverDnCreate");
     const SolverHandle handle(hs);
     int lwork = 0, lwork2 = 0;
-    ok(cusolverDnDgeqrf_bufferSize(hs, in, in, Q.get(), in, &lwork), "cusolverDnDgeqrf_bufferSize");
-    ok(cusolverDnDorgqr_bufferSize(hs, in, in, in, Q.get(), in, tau.get(), &lwork2), "cusolverDnDorgqr_bufferSize");
+    ok(gpu::geqrf_buffer_size<double>(hs, in, in, Q.get(), in, &lwork), "cusolverDn<t>geqrf_bufferSize");
+    ok(gpu::orgqr_buffer_size<double>(hs, in, in, in, Q.get(), in, tau.get(), &lwork2),
+       "cusolverDn<t>orgqr_bufferSize");
     DevicePtr<double> work = device_alloc<double>(static_cast<size_t>(std::max(lwork, lwork2)) + 1, "cudaMalloc(work)");
-    ok(cusolverDnDgeqrf(hs, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
-       "cusolverDnDgeqrf");
-    ok(cusolverDnDorgqr(hs, in, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
-       "cusolverDnDorgqr");
+    ok(gpu::geqrf<double>(hs, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
+       "cusolverDn<t>geqrf");
+    ok(gpu::orgqr<double>(hs, in, in, in, Q.get(), in, tau.get(), work.get(), std::max(lwork, lwork2), info.get()),
+       "cusolverDn<t>orgqr");
     ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     return Q;
 }
@@ -121,10 +125,9 @@ std::vector<double> conditioned_product(int64_t n, double cond, const DevicePtr<
         spectrum[static_cast<size_t>(k)] = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
     ok(cudaMemcpy(s.get(), spectrum.data(), spectrum.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy(s)");
     BlasHandle h = new_blas();
-    ok(cublasDdgmm(h.get(), CUBLAS_SIDE_RIGHT, in, in, U.get(), in, s.get(), 1, W.get(), in), "cublasDdgmm");
-    const double one = 1, zero = 0;
-    ok(cublasDgemm(h.get(), CUBLAS_OP_N, CUBLAS_OP_T, in, in, in, &one, W.get(), in, V.get(), in, &zero, A.get(), in),
-       "cublasDgemm(U S V^T)");
+    ok(gpu::dgmm<double>(h.get(), Side::Right, in, in, U.get(), in, s.get(), 1, W.get(), in), "cublas<t>dgmm");
+    ok(gpu::gemm<double>(h.get(), Op::NoTrans, Op::Trans, in, in, in, 1.0, W.get(), in, V.get(), in, 0.0, A.get(), in),
+       "cublas<t>gemm(U S V^T)");
     std::vector<double> out(count);
     ok(cudaMemcpy(out.data(), A.get(), count * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy(A)");
     return out;

@@ -6,9 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <cblas.h>
-#include <lapacke.h>
-
+#include "kernels/cpu_blas.hpp"
 #include "support/driver_common.hpp"
 #include "support/reference_solve.hpp"
 
@@ -37,8 +35,8 @@ std::vector<double> uniform_matrix(int64_t n, uint64_t seed) {
 void orthogonalize(int64_t n, std::vector<double>& G) {
     std::vector<double> tau(static_cast<size_t>(std::max<int64_t>(n, 1)));
     const int in = static_cast<int>(n);
-    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, in, in, G.data(), in, tau.data());
-    LAPACKE_dorgqr(LAPACK_COL_MAJOR, in, in, in, G.data(), in, tau.data());
+    detail::cpu::geqrf<double>(in, in, G.data(), in, tau.data());
+    detail::cpu::orgqr<double>(in, in, in, G.data(), in, tau.data());
 }
 }  // namespace
 
@@ -57,7 +55,8 @@ std::vector<double> conditioned_general(int64_t n, double cond, uint64_t seed, b
         const double s = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
         for (int64_t i = 0; i < n; ++i) W[static_cast<size_t>(i + k * n)] = U[static_cast<size_t>(i + k * n)] * s;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, in, in, in, 1.0, W.data(), in, V.data(), in, 0.0, A.data(), in);
+    detail::cpu::gemm<double>(detail::Op::NoTrans, detail::Op::Trans, in, in, in, 1.0, W.data(), in, V.data(), in, 0.0,
+                              A.data(), in);
     return A;
 }
 
@@ -75,7 +74,8 @@ std::vector<double> conditioned_spd(int64_t n, double cond, uint64_t seed, bool 
         const double s = n > 1 ? std::pow(cond, -static_cast<double>(k) / static_cast<double>(n - 1)) : 1.0;
         for (int64_t i = 0; i < n; ++i) W[static_cast<size_t>(i + k * n)] = G[static_cast<size_t>(i + k * n)] * s;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, in, in, in, 1.0, W.data(), in, G.data(), in, 0.0, A.data(), in);
+    detail::cpu::gemm<double>(detail::Op::NoTrans, detail::Op::Trans, in, in, in, 1.0, W.data(), in, G.data(), in, 0.0,
+                              A.data(), in);
     return A;
 }
 

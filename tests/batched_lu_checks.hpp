@@ -3,7 +3,6 @@
 #pragma once
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/batched_lu.hpp"
 #include "tests/batched_support.hpp"
 #include "tests/support.hpp"
@@ -24,11 +24,9 @@ using starfact::test::batched::DeviceBuffer;
 using starfact::test::batched::thrown_argument;
 
 
-inline int lapack_getrf(int n, float* A, int lda, int* ipiv) {
-    return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-}
-inline int lapack_getrf(int n, double* A, int lda, int* ipiv) {
-    return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
+template <typename T>
+int lapack_getrf(int n, T* A, int lda, int* ipiv) {
+    return starfact::detail::cpu::getrf<T>(n, n, A, lda, ipiv);
 }
 
 enum class Kind { Random, IllConditioned, Singular, TiesIdentity, PermutedUnique, DyadicTies };

@@ -2,8 +2,6 @@
 // InvalidArgument names, a device buffer (CUDA builds), and for the Cholesky tests the LAPACKE reference
 // calls, the error tolerance and the largest deviation from a reference. Include after catch.hpp.
 #pragma once
-#include <lapacke.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/error.hpp"
 #ifdef STARFACT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -61,13 +60,13 @@ private:
 
 // ---- the Cholesky tests ---------------------------------------------------------------------------
 
-inline int lapack_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-inline int lapack_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-inline int lapack_potrs(int n, int nrhs, const float* L, int lda, float* B, int ldb) {
-    return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+template <typename T>
+int lapack_potrf(int n, T* A, int lda) {
+    return starfact::detail::cpu::potrf<T>(n, A, lda);
 }
-inline int lapack_potrs(int n, int nrhs, const double* L, int lda, double* B, int ldb) {
-    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, lda, B, ldb);
+template <typename T>
+int lapack_potrs(int n, int nrhs, const T* L, int lda, T* B, int ldb) {
+    return starfact::detail::cpu::potrs<T>(n, nrhs, L, lda, B, ldb);
 }
 
 /// Relative tolerance for factors and solutions of order n: 30 n epsilon.

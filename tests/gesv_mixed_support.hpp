@@ -2,7 +2,6 @@
 // backward error of an answer computed independently (long double), the refined solve through the array form.
 #pragma once
 #include <catch2/catch.hpp>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "tests/lu_support.hpp"
 #include "tests/support.hpp"
 
@@ -24,8 +24,8 @@ inline std::vector<double> conditioned_general(int64_t n, double cond, uint64_t 
     auto orthogonal = [&] {
         std::vector<double> Q(static_cast<size_t>(n * n)), tau(static_cast<size_t>(n));
         for (double& v : Q) v = g(rng);
-        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, in, in, Q.data(), in, tau.data());
-        LAPACKE_dorgqr(LAPACK_COL_MAJOR, in, in, in, Q.data(), in, tau.data());
+        starfact::detail::cpu::geqrf<double>(in, in, Q.data(), in, tau.data());
+        starfact::detail::cpu::orgqr<double>(in, in, in, Q.data(), in, tau.data());
         return Q;
     };
     const std::vector<double> U = orthogonal(), V = orthogonal();

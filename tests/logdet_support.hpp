@@ -1,17 +1,17 @@
 // What the log-determinant tests share (tests/test_logdet.cpp, tests/test_logdet_gpu.cpp): an independent reference
 // (LAPACK's double Cholesky of the matrix, logarithms summed in long double) and the tolerance of a comparison.
 #pragma once
-#include <lapacke.h>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
+
 namespace starfact::test::logdet {
 
 /// LAPACK's info and log det A of the SPD n x n column-major A (lower triangle read, leading dimension ld), from
-/// LAPACKE_dpotrf on a double copy: 2 sum log L(i, i), summed in long double. The value is meaningless when info > 0.
+/// LAPACK's potrf on a double copy: 2 sum log L(i, i), summed in long double. The value is meaningless when info > 0.
 struct Reference {
     int info;
     double value;
@@ -22,7 +22,7 @@ Reference reference(int64_t n, const T* A, int64_t ld) {
     std::vector<double> L(static_cast<size_t>(n) * static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = j; i < n; ++i) L[i + j * n] = static_cast<double>(A[i + j * ld]);
-    const int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), L.data(), static_cast<int>(n));
+    const int info = starfact::detail::cpu::potrf<double>(static_cast<int>(n), L.data(), static_cast<int>(n));
     long double sum = 0;
     for (int64_t i = 0; info == 0 && i < n; ++i) sum += std::log(static_cast<long double>(L[i + i * n]));
     return {info, static_cast<double>(2 * sum)};

@@ -1,8 +1,6 @@
 // Shared by the tile-LU tests (CPU and GPU): LAPACK's getrf, the scaled residuals of a factorization and
 // of a solve for general matrices, random general matrices.
 #pragma once
-#include <lapacke.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,16 +8,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test::lu {
 
 template <typename T>
 int lapack_getrf(int n, T* A, int lda, int* ipiv) {
-    if constexpr (std::is_same_v<T, float>)
-        return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
-    else
-        return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, lda, ipiv);
+    return starfact::detail::cpu::getrf<T>(n, n, A, lda, ipiv);
 }
 
 /// ||P A - L U||_1 / (||A||_1 n eps), computed in double independently of starfact::getrf_residual: L unit

@@ -1,13 +1,13 @@
 // The checks the CPU and GPU tests of the mixed-precision solve share.
 #pragma once
 #include <catch2/catch.hpp>
-#include <lapacke.h>
 
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test {
@@ -19,9 +19,9 @@ inline std::vector<double> conditioned_spd(int64_t n, double cond, bool tiny_hal
     std::normal_distribution<double> g(0.0, 1.0);
     std::vector<double> Q(static_cast<size_t>(n * n)), tau(static_cast<size_t>(n));
     for (double& v : Q) v = g(rng);
-    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), Q.data(), static_cast<int>(n), tau.data());
-    LAPACKE_dorgqr(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(n), static_cast<int>(n), Q.data(),
-                   static_cast<int>(n), tau.data());
+    const int in = static_cast<int>(n);
+    starfact::detail::cpu::geqrf<double>(in, in, Q.data(), in, tau.data());
+    starfact::detail::cpu::orgqr<double>(in, in, in, Q.data(), in, tau.data());
     std::vector<double> s(static_cast<size_t>(n));
     for (int64_t k = 0; k < n; ++k) {
         const double t = n > 1 ? static_cast<double>(k) / static_cast<double>(n - 1) : 0.0;
@@ -78,8 +78,8 @@ inline void check_submit_form_order(int64_t n, int64_t nb, Precision p, Mapping 
     CHECK(report.backward_error <= report.tolerance);
     CHECK(report.seconds >= report.factor_seconds);
     std::vector<double> Xref = B, Aref = A, X2(B.size()), Cx(C.size()), L(A.size());
-    REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), static_cast<int>(nrhs), Aref.data(),
-                          static_cast<int>(n), Xref.data(), static_cast<int>(n)) == 0);
+    REQUIRE(starfact::detail::cpu::posv<double>(static_cast<int>(n), static_cast<int>(nrhs), Aref.data(),
+                                                static_cast<int>(n), Xref.data(), static_cast<int>(n)) == 0);
     b.export_to(X2.data(), n);
     c.export_to(Cx.data(), n);
     a.export_to(L.data(), n);

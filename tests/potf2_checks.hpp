@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "kernels/potf2/potf2.hpp"
 #include "kernels/potf2/potf2_tuning.hpp"
 #include "tests/gpu_hog.hpp"
@@ -74,16 +74,13 @@ const char* prec() {
     return sizeof(T) == 4 ? "s" : "d";
 }
 
-inline int lapack_potrf_raw(int n, float* A, int ld) { return LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', n, A, ld); }
-inline int lapack_potrf_raw(int n, double* A, int ld) { return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, A, ld); }
-
 /// CPU LAPACK reference on A (in place): the NaN markers of the strictly upper triangle are zeroed
 /// first, so the reference does not depend on whether the host LAPACK reads them.
 template <typename T>
 int lapack_potrf(int n, T* A, int ld) {
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < j; ++i) A[i + size_t(j) * ld] = T(0);
-    return lapack_potrf_raw(n, A, ld);
+    return starfact::detail::cpu::potrf<T>(n, A, ld);
 }
 
 /// The entry point run_potf2 calls for an explicit configuration: the library's potf2_tile_tuned, unless a

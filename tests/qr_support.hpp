@@ -5,8 +5,6 @@
 // ||C op(Q) - ref||_inf / (||C||_inf m eps); the least-squares residuals of gels: the normal equations' (tall A) and
 // the system's (wide A).
 #pragma once
-#include <cblas.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_blas.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test::qr {
@@ -38,8 +37,9 @@ template <typename Sigma>
 std::vector<double> with_singular_values(int64_t m, int64_t n, Sigma sigma, uint64_t seed) {
     auto orthonormal = [](int64_t r, int64_t c, uint64_t s) {
         std::vector<double> Q = random_rect<double>(r, c, r, s), tau(static_cast<size_t>(c));
-        REQUIRE(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, r, c, Q.data(), r, tau.data()) == 0);
-        REQUIRE(LAPACKE_dorgqr(LAPACK_COL_MAJOR, r, c, c, Q.data(), r, tau.data()) == 0);
+        const int ir = static_cast<int>(r), ic = static_cast<int>(c);
+        REQUIRE(starfact::detail::cpu::geqrf<double>(ir, ic, Q.data(), ir, tau.data()) == 0);
+        REQUIRE(starfact::detail::cpu::orgqr<double>(ir, ic, ic, Q.data(), ir, tau.data()) == 0);
         return Q;
     };
     const std::vector<double> U = orthonormal(m, n, seed), V = orthonormal(n, n, seed + 1);
@@ -48,7 +48,10 @@ std::vector<double> with_singular_values(int64_t m, int64_t n, Sigma sigma, uint
         const double s = sigma(j);
         for (int64_t i = 0; i < m; ++i) US[i + j * m] *= s;
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, n, 1.0, US.data(), m, V.data(), n, 0.0, A.data(), m);
+    using starfact::detail::Op;
+    starfact::detail::cpu::gemm<double>(Op::NoTrans, Op::Trans, static_cast<int>(m), static_cast<int>(n),
+                                        static_cast<int>(n), 1.0, US.data(), static_cast<int>(m), V.data(),
+                                        static_cast<int>(n), 0.0, A.data(), static_cast<int>(m));
     return A;
 }
 

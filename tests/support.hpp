@@ -1,7 +1,5 @@
 // Shared test helpers: the process-wide Runtime, reproducible random seeds (tests/seeds.hpp), matrix builders.
 #pragma once
-#include <lapacke.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/starfact.hpp"
 #include "tests/seeds.hpp"
 
@@ -46,11 +45,7 @@ uint64_t gaussian_kernel_spd(int64_t n, T* A, int64_t ld, double ell, double nug
                 A[i + j * ld] = static_cast<T>(std::exp(-d * d) + (i == j ? nugget : 0.0));
             }
         std::vector<T> L(A, A + static_cast<size_t>(ld) * n);
-        int info;
-        if constexpr (std::is_same_v<T, float>)
-            info = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), L.data(), static_cast<int>(ld));
-        else
-            info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), L.data(), static_cast<int>(ld));
+        const int info = starfact::detail::cpu::potrf<T>(static_cast<int>(n), L.data(), static_cast<int>(ld));
         if (info == 0) return seed;
     }
 }

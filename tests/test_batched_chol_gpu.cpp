@@ -5,7 +5,6 @@
 // Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "kernels/batched_chol/launch.hpp"
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "tests/batched_support.hpp"
 #include "tests/batched_chol_checks.hpp"
@@ -60,9 +60,8 @@ template <typename T>
 void ill_conditioned_spd(int n, T* A, int lda, double cond, uint64_t seed) {
     std::vector<double> Q(static_cast<size_t>(n) * n), tau(static_cast<size_t>(n));
     random_matrix<double>(n, n, Q.data(), n, seed);
-    std::vector<double> work(static_cast<size_t>(64) * n);  // >= the blocked QR's optimum (n * block size)
-    REQUIRE(LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, n, n, Q.data(), n, tau.data(), work.data(), 64 * n) == 0);
-    REQUIRE(LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, n, n, n, Q.data(), n, tau.data(), work.data(), 64 * n) == 0);
+    REQUIRE(starfact::detail::cpu::geqrf<double>(n, n, Q.data(), n, tau.data()) == 0);
+    REQUIRE(starfact::detail::cpu::orgqr<double>(n, n, n, Q.data(), n, tau.data()) == 0);
     std::vector<double> d(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) d[k] = n > 1 ? std::pow(cond, -static_cast<double>(k) / (n - 1)) : 1.0;
     for (int j = 0; j < n; ++j)

@@ -2,7 +2,6 @@
 // host arrays) with CPU workers only: results equal a direct LAPACKE loop, singular members get
 // their info while the others stay correct, any chunking works, bad arguments are named.
 #include <catch2/catch.hpp>
-#include <lapacke.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "kernels/cpu_lapack.hpp"
 #include "starfact/batched_lu.hpp"
 #include "tests/batched_support.hpp"
 #include "tests/support.hpp"
@@ -21,8 +21,10 @@ using starfact::test::batched::thrown_argument;
 
 namespace {
 
-inline int ref_getrf(int n, float* A, int* ipiv) { return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv); }
-inline int ref_getrf(int n, double* A, int* ipiv) { return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv); }
+template <typename T>
+int ref_getrf(int n, T* A, int* ipiv) {
+    return starfact::detail::cpu::getrf<T>(n, n, A, n, ipiv);
+}
 
 /// Random batch; every third matrix gets a zero column (exactly singular: info = column + 1).
 template <typename T>

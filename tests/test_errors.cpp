@@ -2,13 +2,12 @@
 // the runtime left idle and usable.
 #include <catch2/catch.hpp>
 
-#include <lapacke.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu_lapack.hpp"
 #include "runtime/tile_limits.hpp"
 #include "algorithms/plan_tables.hpp"
 #include "tests/support.hpp"
@@ -33,7 +32,7 @@ std::string bad_argument(F&& f) {
 }
 
 int lapack_info(int64_t n, std::vector<double> A) {
-    return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A.data(), n);
+    return starfact::detail::cpu::potrf<double>(static_cast<int>(n), A.data(), static_cast<int>(n));
 }
 
 }  // namespace

@@ -170,8 +170,9 @@ TEST_CASE("mixed-precision gesv falls back to the double LU when the float one c
         CHECK(test::lu::lu_residual<double>(n, A.data(), n, o.LU.data(), n, o.ipiv) < kResidualLimit);
         std::vector<double> Ad = A, Xd = B;
         std::vector<int> ip(static_cast<size_t>(n));
-        REQUIRE(LAPACKE_dgesv(LAPACK_COL_MAJOR, static_cast<int>(n), static_cast<int>(nrhs), Ad.data(),
-                              static_cast<int>(n), ip.data(), Xd.data(), static_cast<int>(n)) == 0);
+        const int in = static_cast<int>(n);
+        REQUIRE(starfact::detail::cpu::gesv<double>(in, static_cast<int>(nrhs), Ad.data(), in, ip.data(), Xd.data(),
+                                                    in) == 0);
         const double ours = backward_error(n, nrhs, A.data(), n, o.X.data(), B.data(), n);
         const double lapack = backward_error(n, nrhs, A.data(), n, Xd.data(), B.data(), n);
         INFO("backward error " << ours << ", LAPACK's dgesv " << lapack);

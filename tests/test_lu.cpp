@@ -316,9 +316,9 @@ TEST_CASE("LU interchanges applied tile by tile equal LAPACK's laswp", "[lu][cpu
                 std::vector<double> ref(A.begin(), A.begin() + n * ncols);
                 std::vector<lapack_int> ipiv(static_cast<size_t>(n));
                 for (int64_t i = 0; i < kb; ++i) ipiv[offset + i] = static_cast<lapack_int>(piv[i]);
-                REQUIRE(LAPACKE_dlaswp(LAPACK_COL_MAJOR, static_cast<lapack_int>(ncols), ref.data(),
-                                       static_cast<lapack_int>(n), static_cast<lapack_int>(offset + 1),
-                                       static_cast<lapack_int>(offset + kb), ipiv.data(), 1) == 0);
+                REQUIRE(starfact::detail::cpu::laswp<double>(static_cast<int>(ncols), ref.data(), static_cast<int>(n),
+                                                             static_cast<int>(offset + 1),
+                                                             static_cast<int>(offset + kb), ipiv.data(), 1) == 0);
                 TileMatrix<double> tiles(runtime(), n, ncols, nb);
                 tiles.import(A.data(), n);
                 Pivots pivots(runtime(), n, nb);

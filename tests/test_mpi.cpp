@@ -196,7 +196,7 @@ TEST_CASE("distributed potrs with factors imported one after the other uses the 
         INFO("round " << round << " seed " << seed);
         const std::vector<double> A = spd_matrix<double>(n, n, seed);
         std::vector<double> F(A), B(static_cast<size_t>(n * nrhs)), X(B.size());
-        REQUIRE(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), F.data(), static_cast<int>(n)) == 0);
+        REQUIRE(starfact::detail::cpu::potrf<double>(static_cast<int>(n), F.data(), static_cast<int>(n)) == 0);
         random_matrix<double>(n, nrhs, B.data(), n, seed + 1);
         L.import(F.data(), n);
         b.import(B.data(), n);
@@ -216,11 +216,8 @@ TEMPLATE_TEST_CASE("distributed potrf of a matrix that is not SPD: LAPACK's info
         std::vector<TestType> A = spd_matrix<TestType>(n, n, seed);
         A[bad + bad * n] = TestType(-1);
         std::vector<TestType> ref(A);
-        int expected;
-        if constexpr (std::is_same_v<TestType, float>)
-            expected = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), ref.data(), static_cast<int>(n));
-        else
-            expected = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', static_cast<int>(n), ref.data(), static_cast<int>(n));
+        const int in = static_cast<int>(n);
+        const int expected = starfact::detail::cpu::potrf<TestType>(in, ref.data(), in);
         INFO("bad column " << bad << ", tile owner " << grid.owner(bad / nb, bad / nb) << ", LAPACK info " << expected
                            << ", seed " << seed);
         REQUIRE(expected == bad + 1);

@@ -51,10 +51,8 @@ namespace {
 /// LAPACKE's gels ('N') of A (m x n, lda) and B (max(m, n) x nrhs, ldb) in place; its info.
 template <typename T>
 int lapack_gels(int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb) {
-    if constexpr (sizeof(T) == 4)
-        return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
-    else
-        return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
+    return starfact::detail::cpu::gels<T>('N', static_cast<int>(m), static_cast<int>(n), static_cast<int>(nrhs), A,
+                                          static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 }  // namespace
 
@@ -125,11 +123,7 @@ TEMPLATE_TEST_CASE("gels reports an exactly zero diagonal of R as LAPACK's info,
             std::vector<T> A = random_rect<T>(m, n, m, seed + column), B = random_rect<T>(m, nrhs, m, seed + 1);
             for (int64_t i = 0; i < m; ++i) A[i + column * m] = T(0);
             std::vector<T> ref = A, ref_b = B;
-            int ref_info;
-            if constexpr (sizeof(T) == 4)
-                ref_info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref.data(), m, ref_b.data(), m);
-            else
-                ref_info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, ref.data(), m, ref_b.data(), m);
+            const int ref_info = lapack_gels(m, n, nrhs, ref.data(), m, ref_b.data(), m);
             CHECK(ref_info == column + 1);
             TileMatrix<T> a(runtime(), m, n, 8), b(runtime(), m, nrhs, 8);
             a.import(A.data(), m);

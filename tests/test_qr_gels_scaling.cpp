@@ -7,8 +7,6 @@
 #include <cmath>
 #include <vector>
 
-#include <lapacke.h>
-
 #include "tests/qr_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -18,10 +16,8 @@ namespace {
 
 template <typename T>
 int lapacke_gels(int64_t m, int64_t n, int64_t nrhs, T* A, int64_t lda, T* B, int64_t ldb) {
-    if constexpr (sizeof(T) == 4)
-        return LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
-    else
-        return LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', m, n, nrhs, A, lda, B, ldb);
+    return starfact::detail::cpu::gels<T>('N', static_cast<int>(m), static_cast<int>(n), static_cast<int>(nrhs), A,
+                                          static_cast<int>(lda), B, static_cast<int>(ldb));
 }
 
 /// max |X - Y| / max |Y| over the rows x cols leading blocks, in long double (the values may be near the ends of

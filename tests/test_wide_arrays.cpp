@@ -247,10 +247,11 @@ TEST_CASE("the accuracy checks read arrays whose leading dimension is 2^31 or mo
     // Answers computed by LAPACK on compact copies, then read through wide arrays by the checks.
     std::vector<double> L = A, X = B, F = G, Y = B, I = A;
     std::vector<lapack_int> p(static_cast<size_t>(n));
-    REQUIRE(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, nrhs, L.data(), n, X.data(), n) == 0);
-    REQUIRE(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, I.data(), n) == 0);
-    REQUIRE(LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, I.data(), n) == 0);
-    REQUIRE(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, F.data(), n, p.data(), Y.data(), n) == 0);
+    namespace lapack = starfact::detail::cpu;
+    REQUIRE(lapack::posv<double>(n, nrhs, L.data(), n, X.data(), n) == 0);
+    REQUIRE(lapack::potrf<double>(n, I.data(), n) == 0);
+    REQUIRE(lapack::potri<double>(n, I.data(), n) == 0);
+    REQUIRE(lapack::gesv<double>(n, nrhs, F.data(), n, p.data(), Y.data(), n) == 0);
     const std::vector<int64_t> ipiv(p.begin(), p.end());
     WideArray<double> a(n, n, kWide + 1), l(n, n, kWide + 2), x(n, nrhs, kWide + 3), b(n, nrhs, kWide + 4),
         g(n, n, kWide + 5), f(n, n, kWide + 6), y(n, nrhs, kWide + 7), inv(n, n, kWide + 8);

@@ -17,7 +17,6 @@
 // cuBLAS routines instead (bench/batched_complex.cuh; --sizes, --batches, --warmup, --repeat apply).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
-#include <lapacke.h>
 
 #include <chrono>
 #include <cmath>
@@ -34,6 +33,8 @@
 #include "bench/spd_batch.cuh"
 #include "kernels/batched_chol/dispatch.cuh"
 #include "kernels/batched_chol/resident_dispatch.cuh"
+#include "kernels/cpu_lapack.hpp"
+#include "kernels/cuda_blas.hpp"
 #include "starfact/batched_cholesky.hpp"
 #include "starfact/cholesky.hpp"
 #include "support/bench_cli.hpp"
@@ -45,22 +46,18 @@ using starfact::bench::time_median;
 
 namespace {
 
-cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, float** A, int lda, int* info, int batch) {
-    return cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, info, batch);
+template <typename T>
+cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, T** A, int lda, int* info, int batch) {
+    return starfact::detail::gpu::potrf_batched<T>(h, n, A, lda, info, batch);
 }
-cusolverStatus_t vendor_potrf(cusolverDnHandle_t h, int n, double** A, int lda, int* info, int batch) {
-    return cusolverDnDpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, info, batch);
+template <typename T>
+cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, T** A, int lda, T** B, int ldb, int* info, int batch) {
+    return starfact::detail::gpu::potrs_batched<T>(h, n, 1, A, lda, B, ldb, info, batch);
 }
-cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, float** A, int lda, float** B, int ldb, int* info,
-                              int batch) {
-    return cusolverDnSpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, A, lda, B, ldb, info, batch);
+template <typename T>
+int cpu_potrf(int n, T* A, int lda) {
+    return starfact::detail::cpu::potrf<T>(n, A, lda);
 }
-cusolverStatus_t vendor_potrs(cusolverDnHandle_t h, int n, double** A, int lda, double** B, int ldb, int* info,
-                              int batch) {
-    return cusolverDnDpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, n, 1, A, lda, B, ldb, info, batch);
-}
-int cpu_potrf(int n, float* A, int lda) { return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
-int cpu_potrf(int n, double* A, int lda) { return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, lda); }
 
 __global__ void empty_kernel() {}
 

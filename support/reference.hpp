@@ -22,7 +22,8 @@ template <typename T>
 VendorRun lapacke_potrf(int64_t n, const T* A, int warmup, int repeat, bool check);
 
 /// LAPACKE potrf + potri (multithreaded OpenBLAS) on a copy of the host matrix, one pair of calls per run;
-/// `check`: the inverse residual (potri_residual) of the last run.
+/// `check`: the inverse residual (potri_residual) of the last run. T: float, double, std::complex<float> (A
+/// Hermitian) or std::complex<double>.
 template <typename T>
 VendorRun lapacke_potri(int64_t n, const T* A, int warmup, int repeat, bool check);
 

@@ -16,6 +16,7 @@
 
 #include "kernels/cuda_blas.hpp"
 #include "kernels/scalar.hpp"
+#include "starfact/check.hpp"
 #include "support/cuda_helpers.cuh"
 #include "support/reference_complex.hpp"
 
@@ -150,6 +151,43 @@ VendorRun ComplexDeviceReference<C>::cusolver_potrf(int warmup, int repeat, bool
         ok(cudaMemcpy(&r.info, dinfo.get(), sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
     }
     if (check && r.info == 0) r.residual = hermitian_residual_of_work();
+    return r;
+}
+
+template <typename C>
+VendorRun ComplexDeviceReference<C>::cusolver_potri(int warmup, int repeat, bool check, const C* A_host) {
+    const DeviceGuard on(device_);
+    VendorRun r;
+    r.name = "cusolver";
+    {
+        const Solver s(true);
+        cudaStream_t st = s.stream.get();
+        cusolverDnHandle_t h = s.handle.get();
+        const int n = static_cast<int>(n_);
+        int lwork_f = 0, lwork_i = 0;
+        ok(detail::gpu::potrf_buffer_size<C>(h, n, work_, n, &lwork_f), "cusolverDn<c|z>potrf_bufferSize");
+        ok(detail::gpu::potri_buffer_size<C>(h, n, work_, n, &lwork_i), "cusolverDn<c|z>potri_bufferSize");
+        const int lwork = std::max(std::max(lwork_f, lwork_i), 1);
+        const DevicePtr<C> dwork = device_alloc<C>(static_cast<size_t>(lwork), "cudaMalloc(workspace)");
+        const DevicePtr<int> dinfo = device_alloc<int>(2, "cudaMalloc(info)");
+        const size_t bytes = matrix_bytes<C>(n_);
+        r.seconds = timed_runs(
+            st, warmup, repeat,
+            [&] { ok(cudaMemcpyAsync(work_, orig_, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpy(D2D)"); },
+            [&] {
+                ok(detail::gpu::potrf<C>(h, n, work_, n, dwork.get(), lwork, dinfo.get()), "cusolverDn<c|z>potrf");
+                ok(detail::gpu::potri<C>(h, n, work_, n, dwork.get(), lwork, dinfo.get() + 1), "cusolverDn<c|z>potri");
+            });
+        ok(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+        int infos[2] = {0, 0};
+        ok(cudaMemcpy(infos, dinfo.get(), sizeof infos, cudaMemcpyDeviceToHost), "cudaMemcpy(info)");
+        r.info = infos[0] != 0 ? infos[0] : infos[1];
+    }
+    if (check && r.info == 0) {
+        std::vector<C> X(static_cast<size_t>(n_) * static_cast<size_t>(n_));
+        ok(cudaMemcpy(X.data(), work_, matrix_bytes<C>(n_), cudaMemcpyDeviceToHost), "cudaMemcpy(inverse)");
+        r.residual = potri_residual<C>(n_, A_host, n_, X.data(), n_);
+    }
     return r;
 }
 

@@ -62,6 +62,10 @@ public:
     /// `host_path`: what a user with the matrix in pinned host memory does instead: each timed run copies it to the
     /// GPU, factors it and copies it back (no residual).
     VendorRun cusolver_potrf(int warmup, int repeat, bool check, bool host_path = false);
+    /// cusolverDn<c|z>potrf + cusolverDn<c|z>potri (lower) on a fresh device copy per run, timed together with CUDA
+    /// events; `check`: the inverse residual (starfact::potri_residual) of the last run, on the host against A_host
+    /// (the matrix this reference was made from).
+    VendorRun cusolver_potri(int warmup, int repeat, bool check, const C* A_host);
     /// cusolverDnXgetrf (partial pivoting) on a fresh device copy per run (no residual).
     VendorRun cusolver_getrf(int warmup, int repeat);
     /// ||A - L L^H||_1 / (||A||_1 n eps) with L exported from the tiles into device memory (DeviceReference's

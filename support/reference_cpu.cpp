@@ -79,5 +79,7 @@ STARFACT_LAPACKE_BASELINES(std::complex<double>)
 #undef STARFACT_LAPACKE_BASELINES
 template VendorRun lapacke_potri<float>(int64_t, const float*, int, int, bool);
 template VendorRun lapacke_potri<double>(int64_t, const double*, int, int, bool);
+template VendorRun lapacke_potri<std::complex<float>>(int64_t, const std::complex<float>*, int, int, bool);
+template VendorRun lapacke_potri<std::complex<double>>(int64_t, const std::complex<double>*, int, int, bool);
 
 }  // namespace starfact::support

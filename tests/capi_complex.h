@@ -1,8 +1,8 @@
-/* What the C programs testing the C ABI on complex matrices share (test_capi_complex.c, test_capi_qr_complex.c), on
- * top of capi_check.h: the dtype's traits (complex64 or complex128), fresh random matrices in double complex with
- * entries rounded to the dtype's precision (so that the residuals measure the library alone), the conversions between
- * them and the interleaved re/im arrays the C ABI takes (column-major, a leading dimension), and the 1-norm.
- * Header-only: each program includes it once. */
+/* What the C programs testing the C ABI on complex matrices share (test_capi_complex.c, test_capi_qr_complex.c,
+ * test_capi_potri_complex.c), on top of capi_check.h: the dtype's traits (complex64 or complex128), fresh random
+ * matrices in double complex with entries rounded to the dtype's precision (so that the residuals measure the library
+ * alone), the conversions between them and the interleaved re/im arrays the C ABI takes (column-major, a leading
+ * dimension), and the 1-norm. Header-only: each program includes it once. */
 #ifndef STARFACT_TESTS_CAPI_COMPLEX_H
 #define STARFACT_TESTS_CAPI_COMPLEX_H
 

@@ -6,21 +6,7 @@
  * imaginary part on its diagonal, change nothing) and written; LAPACK's info of a matrix that is not positive
  * definite; the plan's line of a complex potri. Exit status 0 when every check holds; each failed check prints a
  * line. */
-#include <complex.h>
-#include <float.h>
-#include <math.h>
-
-#include "tests/capi_check.h"
-
-typedef double complex zc;
-
-static int is_single(int32_t dtype) { return dtype == STARFACT_C_COMPLEX64; }
-static double eps_of(int32_t dtype) { return is_single(dtype) ? FLT_EPSILON : DBL_EPSILON; }
-static size_t size_of(int32_t dtype) { return is_single(dtype) ? 2 * sizeof(float) : 2 * sizeof(double); }
-static const char* name_of(int32_t dtype) { return is_single(dtype) ? "complex64" : "complex128"; }
-
-/* x rounded to the dtype's precision. */
-static zc rounded(zc x, int32_t dtype) { return is_single(dtype) ? (float)creal(x) + (float)cimag(x) * I : x; }
+#include "tests/capi_complex.h"
 
 /* An n x n Hermitian positive definite matrix, compact, in double complex (entries rounded to the dtype): random
  * complex entries below the diagonal, their conjugates above, a real diagonal of n plus a draw. */
@@ -28,27 +14,13 @@ static zc* hermitian(int64_t n, int32_t dtype) {
     zc* a = malloc(sizeof(zc) * (size_t)(n * n + 1));
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = j + 1; i < n; ++i) {
-            const zc v = rounded(check_uniform() + check_uniform() * I, dtype);
+            const zc v = rounded(random_entry(), dtype);
             a[i + j * n] = v;
             a[j + i * n] = conj(v);
         }
         a[j + j * n] = rounded(check_uniform() + (double)n, dtype);
     }
     return a;
-}
-
-static zc entry(const void* data, int64_t k, int32_t dtype) {
-    if (is_single(dtype)) return ((const float*)data)[2 * k] + ((const float*)data)[2 * k + 1] * I;
-    return ((const double*)data)[2 * k] + ((const double*)data)[2 * k + 1] * I;
-}
-static void set_entry(void* data, int64_t k, int32_t dtype, zc v) {
-    if (is_single(dtype)) {
-        ((float*)data)[2 * k] = (float)creal(v);
-        ((float*)data)[2 * k + 1] = (float)cimag(v);
-    } else {
-        ((double*)data)[2 * k] = creal(v);
-        ((double*)data)[2 * k + 1] = cimag(v);
-    }
 }
 
 /* The array of dtype (leading dimension ld, n columns) given to potri: a's lower triangle, 0.25i added to its
@@ -64,16 +36,6 @@ static void* lower_input(const zc* a, int64_t n, int64_t ld, int32_t dtype, zc p
     return out;
 }
 
-static double norm1(const zc* a, int64_t n) {
-    double m = 0;
-    for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t i = 0; i < n; ++i) s += cabs(a[i + j * n]);
-        if (s > m || isnan(s)) m = s;
-    }
-    return m;
-}
-
 /* ||A X - I||_1 / (||A||_1 ||X||_1 n eps), X the Hermitian matrix whose lower triangle the array x holds. */
 static double inverse_residual(const zc* a, const void* x, int64_t n, int64_t ld, int32_t dtype) {
     zc* xf = malloc(sizeof(zc) * (size_t)(n * n + 1));
@@ -87,18 +49,10 @@ static double inverse_residual(const zc* a, const void* x, int64_t n, int64_t ld
             for (int64_t k = 0; k < n; ++k) s += a[i + k * n] * xf[k + j * n];
             r[i + j * n] = s;
         }
-    const double res = norm1(r, n) / (norm1(a, n) * norm1(xf, n) * (double)n * eps_of(dtype));
+    const double res = norm1(r, n, n) / (norm1(a, n, n) * norm1(xf, n, n) * (double)n * eps_of(dtype));
     free(r);
     free(xf);
     return res;
-}
-
-static int wait_job(int status, starfact_c_job** job, int32_t* info) {
-    if (status != STARFACT_C_OK) return status;
-    status = starfact_c_job_wait(*job, info);
-    starfact_c_job_destroy(*job);
-    *job = NULL;
-    return status;
 }
 
 /* potri in place and into a separate output of one fresh Hermitian matrix; `nb` 0: the plan's. */

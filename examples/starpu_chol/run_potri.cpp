@@ -1,11 +1,16 @@
 // starpu_chol --op potri: potrf + trtri + lauum as one graph, timed per run; its inverse residual; the vendor's
 // potrf + potri on the same matrix (cuSOLVER on device-resident data, else LAPACKE) and the ratio vendor / ours.
+// --prec s|d: a random symmetric positive definite matrix; --prec c|z: a random Hermitian one (complex off-diagonal
+// entries, real diagonal), the inverse L^-H L^-1, GFLOP/s counting 4x the real flops.
 #include <chrono>
+#include <complex>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "examples/starpu_chol/run_common.hpp"
+#include "kernels/scalar.hpp"
+#include "support/reference_complex.hpp"
 
 namespace starfact::chol_driver {
 namespace {
@@ -21,8 +26,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                               "residual", "info"});
     table.note("starpu_chol --op potri: " + rt.describe());
     table.note("plan: " + planned.to_string());
+    constexpr bool complex = detail::is_complex_v<T>;
+    const double flops = (complex ? 4.0 : 1.0) * potri_flops(n);  // a complex multiply-add is 4 real ones
     std::vector<T> A = support::host_matrix<T>(n, "starpu_chol");
-    random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+    if constexpr (complex)
+        support::random_hermitian<T>(n, A.data(), n, s.seed, static_cast<double>(n));
+    else
+        random_symmetric<T>(n, A.data(), n, s.seed, static_cast<double>(n));
     const Reference<T> ref(gpu, n, A.data());
     TileMatrix<T> tiles(rt, n, nb, residency, layout_of(s, false));
     if (residency == Residency::Device) table.note(placement_text(tiles));
@@ -50,7 +60,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         m.tasks = stats.tasks;
         if (last && s.check && m.info == 0) {
 #ifdef STARFACT_HAVE_CUDA
-            if (ref.dev) m.residual = ref.dev->inverse_residual_of(tiles);
+            if constexpr (!complex)
+                if (ref.dev) m.residual = ref.dev->inverse_residual_of(tiles);
 #endif
             if (m.residual < 0) {
                 std::vector<T> X(A.size());
@@ -61,7 +72,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         }
         std::vector<std::string> cells = prefix;
         for (const std::string& c : {std::to_string(r - s.warmup + 1), fmt("%.4f", sec),
-                                     fmt("%.1f", potri_flops(n) / sec * 1e-9), residual_text(last ? m.residual : -1),
+                                     fmt("%.1f", flops / sec * 1e-9), residual_text(last ? m.residual : -1),
                                      std::to_string(m.info)})
             cells.push_back(c);
         table.row(cells);
@@ -73,11 +84,16 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     }
     const double ours = median(m.seconds);
     std::string summary = "summary: starfact potri median " + fmt("%.4f", ours) + " s, " +
-                          fmt("%.1f", potri_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
+                          fmt("%.1f", flops / ours * 1e-9) + " GFLOP/s, " + std::to_string(m.tasks) + " tasks";
     if (s.vendor) {
         VendorRun v;
 #ifdef STARFACT_HAVE_CUDA
-        if (ref.dev) v = ref.dev->cusolver_potri(s.warmup, s.repeat, s.check);
+        if (ref.dev) {
+            if constexpr (complex)
+                v = ref.dev->cusolver_potri(s.warmup, s.repeat, s.check, A.data());
+            else
+                v = ref.dev->cusolver_potri(s.warmup, s.repeat, s.check);
+        }
 #endif
         if (v.name.empty()) {
             Runtime::Paused quiet(rt);
@@ -86,7 +102,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
         for (size_t i = 0; i < v.seconds.size(); ++i)
             table.row({v.name, std::to_string(n), "-", std::string(1, s.prec), "-", "-",
                        v.name == "cusolver" ? "device" : "host", std::to_string(i + 1), fmt("%.4f", v.seconds[i]),
-                       fmt("%.1f", potri_flops(n) / v.seconds[i] * 1e-9),
+                       fmt("%.1f", flops / v.seconds[i] * 1e-9),
                        residual_text(i + 1 == v.seconds.size() ? v.residual : -1), std::to_string(v.info)});
         const double theirs = median(v.seconds);
         summary += "; " + v.name + " potrf+potri median " + fmt("%.4f", theirs) + " s; ratio " + v.name +
@@ -98,7 +114,12 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 }  // namespace
 
 int run_potri(const Settings& s, Runtime& rt, Mapping mapping) {
-    return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping);
+    switch (s.prec) {
+    case 's': return run<float>(s, rt, mapping);
+    case 'c': return run<std::complex<float>>(s, rt, mapping);
+    case 'z': return run<std::complex<double>>(s, rt, mapping);
+    default: return run<double>(s, rt, mapping);
+    }
 }
 
 }  // namespace starfact::chol_driver

@@ -81,7 +81,9 @@ problem
                     flops. --prec z --op posv --factor-prec fp32|tf32: the mixed-precision Hermitian solve
                     (a complex64 factor refined to complex128 accuracy; --shift, --always-low and
                     --refine-budget apply) against starfact's complex128 posv and cuSOLVER's zpotrf.
-                    Refused with c and z otherwise: --op potri/posv, --factor-prec (but native), --cond,
+                    --op potri: the Hermitian inverse (potrf, trtri, lauum as one graph) against cuSOLVER's
+                    c/z potrf + potri (or LAPACKE's), its residual ||A X - I||_1 / (||A||_1 ||X||_1 n eps).
+                    Refused with c and z otherwise: --op posv, --factor-prec (but native), --cond,
                     --covariance, --tile-tolerance, --shift, --array, --always-low, --refine-budget, --variant
                     (but right), --panel inverse, --diag fused/recursive, --compare, --sweep, --grid, MPI ranks
 )" +
@@ -212,11 +214,10 @@ void refuse_for_complex(const Settings& s) {
     if (s.prec == 'z' && s.op == "posv" && s.factor != Precision::Native && !mixed)
         refuse("--factor-prec " + std::string(to_string(s.factor)),
                "the mixed-precision complex solve factors in fp32 or tf32 (a complex64 factor)");
-    if (s.op != "potrf" && !mixed)
-        refuse("--op " + s.op, s.op == "posv" ? "the complex run factors and then solves by itself (potrf, then potrs on "
-                                                "--nrhs right-hand sides): drop --op (or, with --prec z, give "
-                                                "--factor-prec fp32 or tf32: the mixed-precision solve)"
-                                              : "complex matrices have no potri");
+    if (s.op == "posv" && !mixed)
+        refuse("--op posv", "the complex run factors and then solves by itself (potrf, then potrs on --nrhs "
+                            "right-hand sides): drop --op (or, with --prec z, give --factor-prec fp32 or tf32: the "
+                            "mixed-precision solve)");
     if (s.factor != Precision::Native && !mixed)
         refuse("--factor-prec " + std::string(to_string(s.factor)),
                "complex matrices are factored in their own arithmetic, but for the mixed-precision solve of --prec z "

@@ -82,6 +82,14 @@ void dispatch_complex(int32_t dtype, Body&& body) {
     else body(std::complex<double>{});
 }
 
+/// Calls body(T{}) with T the element type of `dtype`, real or complex; a complex call runs as the C ABI's `function`
+/// (as_c_call with the table `names`: the errors of the complex forms, the plan's included, in the C ABI's names).
+template <typename Names, typename Body>
+void dispatch_element(const char* function, const Names& names, int32_t dtype, Body&& body) {
+    if (is_complex_dtype(dtype)) as_c_call(function, names, [&] { dispatch_complex(dtype, body); });
+    else dispatch(dtype, body);
+}
+
 /// The data pointer of `m` as T*.
 template <typename T>
 T* data(const starfact_c_matrix& m) {

@@ -31,14 +31,6 @@ bool mixed_solve(const Options& opts) {
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"L", "l"}, {"B", "b"}, {"opts.mapping", "mapping"}};
 
-/// Runs body(T{}) with T the element type of `dtype`, as the C ABI's `function` (a complex form's errors, the plan's
-/// included, in the C ABI's names).
-template <typename Body>
-void on_element(const char* function, int32_t dtype, Body&& body) {
-    if (is_complex_dtype(dtype)) as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
-    else dispatch(dtype, body);
-}
-
 template <typename T>
 void potrf_on(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const Call& c) {
     const Plan planned = plan_of(Operation::Potrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
@@ -138,7 +130,7 @@ int starfact_c_potrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("potrf", rt, a, a_out, options, Elements::RealOrComplex);
-        on_element("potrf", a->dtype, [&](auto tag) { potrf_on<decltype(tag)>(rt, j, *a, c); });
+        dispatch_element("potrf", kComplexNames, a->dtype, [&](auto tag) { potrf_on<decltype(tag)>(rt, j, *a, c); });
     });
 }
 
@@ -146,7 +138,8 @@ int starfact_c_potrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_matrix* b_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("potrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("potrs", rt, "l", l, nullptr, b, b_out, options, Elements::RealOrComplex);
-        on_element("potrs", l->dtype, [&](auto tag) { potrs_on<decltype(tag)>(rt, j, *l, *b, c); });
+        dispatch_element("potrs", kComplexNames, l->dtype,
+                         [&](auto tag) { potrs_on<decltype(tag)>(rt, j, *l, *b, c); });
     });
 }
 
@@ -155,8 +148,8 @@ int starfact_c_posv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_refinement* refinement, starfact_c_job** job) {
     return submit("posv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("posv", rt, "a", a, a_out, b, b_out, options, Elements::RealOrComplex);
-        on_element("posv", a->dtype,
-                   [&](auto tag) { posv_on<decltype(tag)>(rt, j, *a, *b, a_out, b_out, c, refinement); });
+        dispatch_element("posv", kComplexNames, a->dtype,
+                         [&](auto tag) { posv_on<decltype(tag)>(rt, j, *a, *b, a_out, b_out, c, refinement); });
     });
 }
 
@@ -164,7 +157,7 @@ int starfact_c_potri_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("potri", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("potri", rt, a, a_out, options, Elements::RealOrComplex);
-        on_element("potri", a->dtype, [&](auto tag) { potri_on<decltype(tag)>(rt, j, *a, c); });
+        dispatch_element("potri", kComplexNames, a->dtype, [&](auto tag) { potri_on<decltype(tag)>(rt, j, *a, c); });
     });
 }
 

@@ -16,13 +16,6 @@
 namespace starfact::capi {
 namespace {
 
-/// The call's plan (its one): `op` on a `T` matrix of order n with nrhs right-hand sides, tiles living `where`.
-template <typename T>
-Plan lu_plan(const Runtime& rt, Operation op, int64_t n, int64_t nrhs, const ParsedOptions& p, Residency where) {
-    return plan_of(op, std::is_same<T, float>::value ? STARFACT_C_FLOAT32 : STARFACT_C_FLOAT64, n, n, nrhs, p, where,
-                   Machine::of(rt));
-}
-
 /// Writes LAPACK's 1-based ipiv (n entries, each in [i + 1, n] for entry i) into the pivots of the tile steps.
 void load_pivots(const char* function, Pivots& piv, const int64_t* ipiv) {
     const int64_t n = piv.n(), nb = piv.nb();
@@ -49,25 +42,18 @@ void copy_pivots(const Pivots& piv, int64_t* ipiv_out) {
     std::copy(ipiv.begin(), ipiv.end(), ipiv_out);
 }
 
-// Complex matrices (lu_complex.hpp): planned here as real ones are (the plan's tiles, residency and task mapping), then
-// submitted with that plan by the complex async:: forms into the job's sequence; the job's wait delivers the results and gives the
-// info as for real matrices.
+// Every element type takes the same path: planned here from the arrays (the one planning entry), the plan handed to
+// the async:: form of T (lu.hpp, lu_complex.hpp), which submits into the job's sequence on tiles of the plan's size;
+// the job's wait delivers the results and gives the info.
 
 /// The C names of the complex forms' arguments.
 constexpr CName kComplexNames[] = {{"A", "a"}, {"B", "b"}, {"piv", "ipiv"}, {"opts.mapping", "mapping"}};
 
-/// Runs body(T{}) with T the complex type of `dtype`, as the C ABI's `function`: the C++ API's errors (the plan's, the
-/// complex forms') in the C ABI's names.
-template <typename Body>
-void complex_call(const char* function, int32_t dtype, Body&& body) {
-    as_c_call(function, kComplexNames, [&] { dispatch_complex(dtype, body); });
-}
-
 template <typename T>
-void complex_getrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, int64_t* ipiv_out, const Call& c) {
+void getrf_on(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, int64_t* ipiv_out, const Call& c) {
     const Plan planned = plan_of(Operation::Getrf, a.dtype, c.n, c.n, 0, c.p, c.where, Machine::of(rt));
     const Output out = c.a_out;
-    auto A = argument_tiles<T>(rt, a, out, true, false, planned.nb, planned.residency);
+    auto A = argument_tiles<T>(rt, a, out, true, false, planned.nb, c.where);
     auto piv = std::make_shared<Pivots>(A->tiles());
     async::getrf(A->tiles(), *piv, *j.sequence, c.p.options, planned);
     j.finish = [A, piv, out, ipiv_out](int info) {
@@ -79,15 +65,15 @@ void complex_getrf(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, i
 }
 
 template <typename T>
-void complex_getrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, const int64_t* ipiv,
-                   const starfact_c_matrix& b, const Call& c) {
+void getrs_on(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, const int64_t* ipiv,
+              const starfact_c_matrix& b, const Call& c) {
     const Plan planned = plan_of(Operation::Getrs, lu.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
     const int64_t nb = planned.nb;
     auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
     load_pivots("getrs", *piv, ipiv);
     const Output out = c.b_out;
-    auto LU = argument_tiles<T>(rt, lu, Output{}, false, false, nb, planned.residency);
-    auto B = argument_tiles<T>(rt, b, out, true, false, nb, planned.residency, {&lu});
+    auto LU = argument_tiles<T>(rt, lu, Output{}, false, false, nb, c.where);
+    auto B = argument_tiles<T>(rt, b, out, true, false, nb, c.where, {&lu});
     async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [LU, piv, B, out](int info) {
         LU->deliver(false);
@@ -98,12 +84,12 @@ void complex_getrs(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& lu, 
 }
 
 template <typename T>
-void complex_gesv(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const starfact_c_matrix* a_out,
-                  int64_t* ipiv_out, const starfact_c_matrix& b, const starfact_c_matrix* b_out, const Call& c) {
+void gesv_on(Runtime& rt, starfact_c_job& j, const starfact_c_matrix& a, const starfact_c_matrix* a_out,
+             int64_t* ipiv_out, const starfact_c_matrix& b, const starfact_c_matrix* b_out, const Call& c) {
     const Plan planned = plan_of(Operation::Gesv, a.dtype, c.n, c.n, b.cols, c.p, c.where, Machine::of(rt));
     const Output aout = c.a_out, bout = c.b_out;
-    auto A = argument_tiles<T>(rt, a, aout, true, false, planned.nb, planned.residency, {&b, b_out});
-    auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, planned.residency, {&a, a_out});
+    auto A = argument_tiles<T>(rt, a, aout, true, false, planned.nb, c.where, {&b, b_out});
+    auto B = argument_tiles<T>(rt, b, bout, true, false, planned.nb, c.where, {&a, a_out});
     auto piv = std::make_shared<Pivots>(A->tiles());
     async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
     j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
@@ -127,23 +113,8 @@ int starfact_c_getrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             int64_t* ipiv_out, const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrf", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("getrf", rt, a, a_out, options, Elements::RealOrComplex);
-        if (is_complex_dtype(a->dtype))
-            return complex_call("getrf", a->dtype,
-                                [&](auto tag) { complex_getrf<decltype(tag)>(rt, j, *a, ipiv_out, c); });
-        const Output out = c.a_out;
-        dispatch(a->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            const Plan planned = lu_plan<T>(rt, Operation::Getrf, c.n, 0, c.p, c.where);
-            auto A = argument_tiles<T>(rt, *a, out, true, false, planned.nb, c.where);
-            auto piv = std::make_shared<Pivots>(A->tiles());
-            async::getrf(A->tiles(), *piv, *j.sequence, c.p.options, planned);
-            j.finish = [A, piv, out, ipiv_out](int info) {
-                A->deliver(true);
-                copy_pivots(*piv, ipiv_out);
-                settle(out);
-                return info;
-            };
-        });
+        dispatch_element("getrf", kComplexNames, a->dtype,
+                         [&](auto tag) { getrf_on<decltype(tag)>(rt, j, *a, ipiv_out, c); });
     });
 }
 
@@ -152,26 +123,8 @@ int starfact_c_getrs_submit(starfact_c_runtime* runtime, const starfact_c_matrix
                             const starfact_c_options* options, starfact_c_job** job) {
     return submit("getrs", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("getrs", rt, "lu", lu, nullptr, b, b_out, options, Elements::RealOrComplex);
-        if (is_complex_dtype(lu->dtype))
-            return complex_call("getrs", lu->dtype,
-                                    [&](auto tag) { complex_getrs<decltype(tag)>(rt, j, *lu, ipiv, *b, c); });
-        const Output out = c.b_out;
-        dispatch(lu->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            const Plan planned = lu_plan<T>(rt, Operation::Getrs, c.n, b->cols, c.p, c.where);
-            const int64_t nb = planned.nb;
-            auto piv = std::make_shared<Pivots>(rt, c.n, std::max<int64_t>(1, nb));
-            load_pivots("getrs", *piv, ipiv);
-            auto LU = argument_tiles<T>(rt, *lu, Output{}, false, false, nb, c.where);
-            auto B = argument_tiles<T>(rt, *b, out, true, false, nb, c.where, {lu});
-            async::getrs(LU->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
-            j.finish = [LU, piv, B, out](int info) {
-                LU->deliver(false);
-                B->deliver(true);
-                settle(out);
-                return info;
-            };
-        });
+        dispatch_element("getrs", kComplexNames, lu->dtype,
+                         [&](auto tag) { getrs_on<decltype(tag)>(rt, j, *lu, ipiv, *b, c); });
     });
 }
 
@@ -180,26 +133,8 @@ int starfact_c_gesv_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
                            const starfact_c_options* options, starfact_c_job** job) {
     return submit("gesv", runtime, job, [&](Runtime& rt, starfact_c_job& j) {
         const Call c = checked_call("gesv", rt, "a", a, a_out, b, b_out, options, Elements::RealOrComplex);
-        if (is_complex_dtype(a->dtype))
-            return complex_call("gesv", a->dtype, [&](auto tag) {
-                complex_gesv<decltype(tag)>(rt, j, *a, a_out, ipiv_out, *b, b_out, c);
-            });
-        const Output aout = c.a_out, bout = c.b_out;
-        dispatch(a->dtype, [&](auto tag) {
-            using T = decltype(tag);
-            const Plan planned = lu_plan<T>(rt, Operation::Gesv, c.n, b->cols, c.p, c.where);
-            auto A = argument_tiles<T>(rt, *a, aout, true, false, planned.nb, c.where, {b, b_out});
-            auto B = argument_tiles<T>(rt, *b, bout, true, false, planned.nb, c.where, {a, a_out});
-            auto piv = std::make_shared<Pivots>(A->tiles());
-            async::gesv(A->tiles(), *piv, B->tiles(), *j.sequence, c.p.options, planned);
-            j.finish = [A, B, piv, aout, bout, ipiv_out](int info) {
-                A->deliver(true);
-                copy_pivots(*piv, ipiv_out);
-                B->deliver(info == 0);
-                settle(aout, bout);
-                return info;
-            };
-        });
+        dispatch_element("gesv", kComplexNames, a->dtype,
+                         [&](auto tag) { gesv_on<decltype(tag)>(rt, j, *a, a_out, ipiv_out, *b, b_out, c); });
     });
 }
 

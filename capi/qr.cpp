@@ -61,14 +61,6 @@ namespace {
 constexpr CName kQrNames[] = {{"A", "a"}, {"B", "b"}, {"C", "c"}, {"Q", "q_out"}, {"T", "factors"},
                               {"opts.mapping", "mapping"}};
 
-/// Calls body(T{}) with T the element type of `dtype`, real or complex; a complex call runs as the C ABI's
-/// `function` (as_c_call: the C++ API's errors in the C ABI's names).
-template <typename Body>
-void dispatch_qr(const char* function, int32_t dtype, Body&& body) {
-    if (is_complex_dtype(dtype)) as_c_call(function, kQrNames, [&] { dispatch_complex(dtype, body); });
-    else dispatch(dtype, body);
-}
-
 /// The blocking geqrf on A's tiles (the Householder fall-back needs it: it decides on the Cholesky QR's outcome): its
 /// info, 0 or the breakdown's column.
 template <typename T>
@@ -159,7 +151,7 @@ int starfact_c_geqrf_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         const Residency where = residency_for(p, {a, a_out});
         auto state = std::make_shared<QrState>();
         state->dtype = a->dtype;
-        dispatch_qr("geqrf", a->dtype, [&](auto tag) {
+        dispatch_element("geqrf", kQrNames, a->dtype, [&](auto tag) {
             using T = decltype(tag);
             const Plan planned = plan_of(Operation::Geqrf, a->dtype, a->rows, a->cols, 0, p, where, Machine::of(rt));
             const int64_t nb = planned.nb;
@@ -217,7 +209,7 @@ int starfact_c_ormqr_submit(starfact_c_runtime* runtime, int32_t side, int32_t t
         const Trans op = trans == STARFACT_C_NOTRANS ? Trans::NoTrans
                          : is_complex_dtype(qr->dtype) ? Trans::ConjTranspose
                                                        : Trans::Transpose;
-        dispatch_qr("ormqr", qr->dtype, [&](auto tag) {
+        dispatch_element("ormqr", kQrNames, qr->dtype, [&](auto tag) {
             using T = decltype(tag);
             const QRFactors<T>& F = state->get<T>();
             const int64_t nb = factors_nb("ormqr", F, p);
@@ -250,7 +242,7 @@ int starfact_c_orgqr_submit(starfact_c_runtime* runtime, const starfact_c_matrix
         Output out;
         out.matrix = *q_out;
         out.present = true;
-        dispatch_qr("orgqr", qr->dtype, [&](auto tag) {
+        dispatch_element("orgqr", kQrNames, qr->dtype, [&](auto tag) {
             using T = decltype(tag);
             const QRFactors<T>& F = state->get<T>();
             const int64_t nb = factors_nb("orgqr", F, p);
@@ -285,7 +277,7 @@ int starfact_c_gels_submit(starfact_c_runtime* runtime, const starfact_c_matrix*
         const Output bout = output_like("gels", "b_out", b_out, *b, "b", rt, Elements::RealOrComplex);
         const ParsedOptions p = parse_options("gels", options);
         const Residency where = residency_for(p, {a, a_out, b, b_out});
-        dispatch_qr("gels", a->dtype, [&](auto tag) {
+        dispatch_element("gels", kQrNames, a->dtype, [&](auto tag) {
             using T = decltype(tag);
             // the plan of gels itself (of the QR of a or a^T): its tile size
             const Plan planned = plan_of(Operation::Gels, a->dtype, a->rows, a->cols, b->cols, p, where, Machine::of(rt));

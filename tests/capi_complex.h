@@ -41,6 +41,21 @@ static inline zc* general(int64_t rows, int64_t cols, int32_t dtype) {
     return a;
 }
 
+/* An n x n Hermitian positive definite matrix, compact column-major, in double complex: random off-diagonal entries
+ * with complex parts, their conjugates above, the diagonal real plus n; entries rounded to the dtype's precision. */
+static inline zc* hermitian(int64_t n, int32_t dtype) {
+    zc* a = zalloc(n, n);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = j + 1; i < n; ++i) {
+            const zc v = rounded(random_entry(), dtype);
+            a[i + j * n] = v;
+            a[j + i * n] = conj(v);
+        }
+        a[j + j * n] = rounded(check_uniform() + (double)n, dtype);
+    }
+    return a;
+}
+
 /* Entry k of the interleaved array of dtype, in double complex; and the store of v there. */
 static inline zc entry(const void* data, int64_t k, int32_t dtype) {
     if (is_single(dtype)) return ((const float*)data)[2 * k] + ((const float*)data)[2 * k + 1] * I;

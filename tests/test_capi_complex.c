@@ -12,21 +12,6 @@
 
 #include "tests/capi_complex.h"
 
-/* An n x n Hermitian positive definite matrix, compact column-major, in double complex: random off-diagonal entries
- * with complex parts, the diagonal real plus n; entries rounded to the dtype's precision (general matrices:
- * capi_complex.h). */
-static zc* hermitian(int64_t n, int32_t dtype) {
-    zc* a = malloc(sizeof(zc) * (size_t)(n * n + 1));
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = j + 1; i < n; ++i) {
-            const zc v = rounded(random_entry(), dtype);
-            a[i + j * n] = v;
-            a[j + i * n] = conj(v);
-        }
-        a[j + j * n] = is_single(dtype) ? (double)(float)(check_uniform() + (double)n) : check_uniform() + (double)n;
-    }
-    return a;
-}
 /* ||A - L L^H||_1 / (||A||_1 n eps), L the lower triangle of f. */
 static double cholesky_residual(const zc* a, const zc* f, int64_t n, double eps) {
     zc* r = malloc(sizeof(zc) * (size_t)(n * n + 1));

@@ -8,21 +8,6 @@
  * line. */
 #include "tests/capi_complex.h"
 
-/* An n x n Hermitian positive definite matrix, compact, in double complex (entries rounded to the dtype): random
- * complex entries below the diagonal, their conjugates above, a real diagonal of n plus a draw. */
-static zc* hermitian(int64_t n, int32_t dtype) {
-    zc* a = malloc(sizeof(zc) * (size_t)(n * n + 1));
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = j + 1; i < n; ++i) {
-            const zc v = rounded(random_entry(), dtype);
-            a[i + j * n] = v;
-            a[j + i * n] = conj(v);
-        }
-        a[j + j * n] = rounded(check_uniform() + (double)n, dtype);
-    }
-    return a;
-}
-
 /* The array of dtype (leading dimension ld, n columns) given to potri: a's lower triangle, 0.25i added to its
  * diagonal (taken as zero), NaN strictly above it, `pad` in the rows past n. */
 static void* lower_input(const zc* a, int64_t n, int64_t ld, int32_t dtype, zc pad) {

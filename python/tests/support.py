@@ -15,6 +15,16 @@ def eps(dtype):
     return float(numpy.finfo(dtype).eps)
 
 
+CDTYPES = (numpy.complex64, numpy.complex128)
+
+
+def hermitian(rng, n, dtype):
+    """A random Hermitian matrix, real and imaginary parts uniform in [-0.5, 0.5] off the diagonal, plus n on the
+    (real) diagonal: positive definite and well conditioned."""
+    g = rng.uniform(-0.5, 0.5, (n, n)) + 1j * rng.uniform(-0.5, 0.5, (n, n))
+    return ((g + g.conj().T) / 2 + n * numpy.eye(n)).astype(dtype)
+
+
 def spd(rng, n, dtype):
     """A random symmetric matrix, entries uniform in [-0.5, 0.5], plus n on the diagonal (SPD, well conditioned)."""
     a = rng.uniform(-0.5, 0.5, (n, n))

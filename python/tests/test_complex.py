@@ -8,21 +8,7 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB, ORDERS, layout
-
-CDTYPES = (numpy.complex64, numpy.complex128)
-
-
-def eps(dtype):
-    return float(numpy.finfo(dtype).eps)
-
-
-def hermitian(rng, n, dtype):
-    """A random Hermitian matrix, real and imaginary parts uniform in [-0.5, 0.5] off the diagonal, plus n on the
-    (real) diagonal: positive definite and well conditioned."""
-    g = rng.uniform(-0.5, 0.5, (n, n)) + 1j * rng.uniform(-0.5, 0.5, (n, n))
-    a = (g + g.conj().T) / 2 + n * numpy.eye(n)
-    return a.astype(dtype)
+from support import CDTYPES, LIMIT, NB, ORDERS, eps, hermitian, layout
 
 
 def general(rng, n, dtype, cols=None):

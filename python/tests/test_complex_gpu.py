@@ -6,12 +6,10 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB, cupy_cuda, jax_gpu, needs_cuda, torch_cuda
-from test_complex import cholesky_residual, general, hermitian, lu_residual, solve_residual
+from support import CDTYPES, LIMIT, NB, cupy_cuda, hermitian, jax_gpu, needs_cuda, torch_cuda
+from test_complex import cholesky_residual, general, lu_residual, solve_residual
 
 pytestmark = needs_cuda
-
-CDTYPES = (numpy.complex64, numpy.complex128)
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)

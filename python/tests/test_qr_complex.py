@@ -9,17 +9,13 @@ import numpy
 import pytest
 
 import starfact
-from support import LIMIT, NB, cupy_cuda, jax_gpu, layout, needs_cuda, torch_cuda
+from support import CDTYPES, LIMIT, NB, cupy_cuda, eps, jax_gpu, layout, needs_cuda, torch_cuda
 
-CDTYPES = (numpy.complex64, numpy.complex128)
+
 # (m, n): 1 x 1, square below nb, n = 1, tall with m not a multiple of nb, square over several tiles, wide
 SHAPES = [(1, 1), (NB - 5, NB - 5), (3 * NB + 7, 1), (3 * NB + 7, NB + 3), (2 * NB + 1, 2 * NB + 1),
           (NB - 3, 2 * NB + 5), (1, 7)]
 TREES = ["flat", "binary", "domains=2", "auto", "panel"]
-
-
-def eps(dtype):
-    return float(numpy.finfo(dtype).eps)
 
 
 def general(rng, m, n, dtype):

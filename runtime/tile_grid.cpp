@@ -26,7 +26,7 @@ DevicePlacement parse_device_placement(const std::string& text, const char* argu
 }
 
 Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int ndev, const char* function,
-                         const char* argument) {
+                         const char* argument, int64_t mt, int64_t nt) {
     require(ndev >= 1, function, argument, "needs at least one CUDA device (got " + std::to_string(ndev) + ")");
     const bool given = requested.p != 0 || requested.q != 0;
     const std::string text = std::to_string(requested.p) + " x " + std::to_string(requested.q);
@@ -34,7 +34,12 @@ Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int n
         require(!given, function, argument, "device grid " + text + " given with the cyclic placement, which has none");
         return Grid{1, ndev};
     }
-    if (!given) return Grid::square(ndev);
+    if (!given) {
+        // Most square, its longer side along the matrix's longer side of tiles: a tall matrix (one tile column of a
+        // tall and skinny QR) spreads its tile rows over the devices instead of leaving them all on the first.
+        const Grid g = Grid::square(ndev);
+        return mt > nt ? Grid{g.q, g.p} : g;
+    }
     require(requested.p >= 1 && requested.q >= 1, function, argument,
             "device grid must be at least 1 x 1 (got " + text + ")");
     require(requested.ranks() == ndev, function, argument,

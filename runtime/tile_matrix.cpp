@@ -117,13 +117,15 @@ TileMatrix<T>::TileMatrix(Runtime& runtime, int64_t m, int64_t n, int64_t nb, Re
                 std::to_string(runtime.mpi_size()) + " MPI rank(s)");
     require(!layout.lower_only || m == n, "TileMatrix", "layout",
             "lower_only needs a square matrix (got " + std::to_string(m) + " x " + std::to_string(n) + ")");
-    const int ndev = residency == Residency::Device ? runtime.cuda_devices() : 1;
-    device_grid_ = residency == Residency::Device
-                       ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout")
-                       : Grid{};
     detail::require_tile_grid("TileMatrix", m, n, nb);
     mt_ = m / nb + (m % nb != 0);  // not (m + nb - 1) / nb, which overflows near INT64_MAX
     nt_ = n / nb + (n % nb != 0);
+    const int ndev = residency == Residency::Device ? runtime.cuda_devices() : 1;
+    // (the tiles this process holds: a rank's local tile rows and columns)
+    device_grid_ = residency == Residency::Device
+                       ? resolve_device_grid(layout.placement, layout.device_grid, ndev, "TileMatrix", "layout",
+                                             (mt_ + g.p - 1) / g.p, (nt_ + g.q - 1) / g.q)
+                       : Grid{};
     check_memory();  // before anything is allocated: Linux's overcommit would accept what it cannot back
     build(STARPU_MAIN_RAM, [&] {
         // Distributed: tags tag0 + i + j * mt, the same on every rank (every rank builds its matrices in the same order).

@@ -17,7 +17,7 @@ void check_homes(const TileMatrix<T>& A) {
     const auto& nodes = A.runtime().cuda_memory_nodes();
     const int ndev = static_cast<int>(nodes.size());
     const TileLayout& l = A.layout();
-    const Grid g = resolve_device_grid(l.placement, l.device_grid, ndev, "test", "layout");
+    const Grid g = resolve_device_grid(l.placement, l.device_grid, ndev, "test", "layout", A.mt(), A.nt());
     CHECK(A.device_grid() == g);
     for (int64_t j = 0; j < A.nt(); ++j)
         for (int64_t i = 0; i < A.mt(); ++i) {

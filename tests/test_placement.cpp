@@ -23,6 +23,19 @@ TEST_CASE("device_of: 2D block-cyclic over the device grid, and (i + j) mod K", 
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid") == Grid{2, 2});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 8, "test", "grid") == Grid{2, 4});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{4, 1}, 4, "test", "grid") == Grid{4, 1});
+    // ... transposed for more tile rows than tile columns (a tall and skinny matrix of one tile column spreads its
+    // tile rows over every device); square and wide matrices keep Pd <= Qd; a given grid is kept.
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 16, 1) == Grid{2, 1});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 8, "test", "grid", 64, 4) == Grid{4, 2});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 8, 8) == Grid{1, 2});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 1, 5) == Grid{1, 2});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{1, 2}, 2, "test", "grid", 16, 1) == Grid{1, 2});
+    CHECK(resolve_device_grid(DevicePlacement::Cyclic, Grid{0, 0}, 2, "test", "grid", 16, 1) == Grid{1, 2});
+    {
+        // A TileMatrix's placement: 16 tile rows of one column on two devices alternate between them.
+        const Grid g = resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 16, 1);
+        for (int64_t i = 0; i < 16; ++i) CHECK(device_of(i, 0, DevicePlacement::BlockCyclic2D, g, 2) == i % 2);
+    }
 
     const Grid g22{2, 2};
     CHECK(device_of(0, 0, DevicePlacement::BlockCyclic2D, g22, 4) == 0);

@@ -52,11 +52,12 @@ const char* to_string(DevicePlacement placement);
 DevicePlacement parse_device_placement(const std::string& text, const char* argument);
 
 /// The device grid in effect for `ndev` devices: `requested` when given (p, q >= 1), else (0 x 0) the most square
-/// Grid::square(ndev). Cyclic placement has no grid: it takes none (0 x 0) and returns 1 x ndev.
+/// Grid::square(ndev) (Pd <= Qd), transposed (Pd >= Qd) for a matrix of more tile rows than tile columns (mt > nt: the
+/// tiles a process holds, local to a rank of a distributed matrix; 0, 0 when unknown). Cyclic placement has no grid: it takes none (0 x 0) and returns 1 x ndev.
 /// Throws InvalidArgument from `function` naming `argument` when ndev < 1, when a requested grid's product is not
 /// ndev, when it has a negative or a single zero side, or when a grid is given with Cyclic placement.
 Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int ndev, const char* function,
-                         const char* argument);
+                         const char* argument, int64_t mt = 0, int64_t nt = 0);
 
 /// The device index (0 .. ndev - 1, an index into Runtime::cuda_memory_nodes()) holding tile (i, j): a pure
 /// function of the tile's coordinates. `device_grid` is the resolved grid (resolve_device_grid) for BlockCyclic2D,
@@ -81,7 +82,8 @@ struct TileLayout {
     /// (i / grid.p, j / grid.q), so that a rank's tiles cover all its devices whatever the two grids are.
     DevicePlacement placement = DevicePlacement::BlockCyclic2D;
     /// The Pd x Qd device grid of BlockCyclic2D; 0 x 0 (default): the most square, Grid::square(devices)
-    /// (2 -> 1 x 2, 4 -> 2 x 2, 8 -> 2 x 4). Pd * Qd must be the Runtime's CUDA device count.
+    /// (2 -> 1 x 2, 4 -> 2 x 2, 8 -> 2 x 4), transposed for a matrix of more tile rows than tile columns (2 -> 2 x 1,
+    /// 8 -> 4 x 2: a tall and skinny matrix of one tile column spreads over every device). Pd * Qd must be the Runtime's CUDA device count.
     Grid device_grid{0, 0};
 };
 

@@ -12,7 +12,8 @@ rebuilt when tall enough, else cuSOLVER geqrf on halves): its flops and bytes gr
 at these sizes, does its time; R's check reads count tiles; a reduction node adds count products. So for each tile
 order (qr_panel, qr_finite) or product order (cholqr_add), the mean is fitted as a + b c (Theil and Sen's line: the
 median of the slopes between pairs, the median intercept) and an entry is added for every count up to 256 tiles
-(7 products) that is missing; recorded entries are left as they are. As sim/lu_models.py does for the LU's panel, the
+(7 products) that is missing or that StarPU flushed (n = 0: samples more than STARPU_HISTORY_MAX_ERROR apart); the
+recorded entries are left as they are. As sim/lu_models.py does for the LU's panel, the
 panel's line goes through the upper half of the recorded heights without the tallest (the first panel of a
 calibration run, which starts alone after the matrix's import); with fewer than three such heights it takes all
 from 2 tiles on. Only columns of full tiles (square products) are matched. Prints one line per fitted model.
@@ -85,12 +86,16 @@ def complete(path, family, esize):
     head = next(i for i, l in enumerate(lines) if l.startswith("# hash"))
     count_at = next(i for i, l in enumerate(lines) if l.startswith("# number of entries")) + 1
     n_entries = int(lines[count_at])
-    by_key = {}
-    for e in lines[head + 1:head + 1 + n_entries]:
-        f = e.split()
+    by_key, flushed = {}, {}
+    for at in range(head + 1, head + 1 + n_entries):
+        f = lines[at].split()
         shape = family.shape_of(int(f[0], 16), int(f[1]), esize)
-        if shape:
+        if not shape:
+            continue
+        if int(f[7]) > 0 and float(f[3]) > 0:
             by_key.setdefault(shape[0], {})[shape[1]] = float(f[3])
+        else:  # StarPU flushed it (its samples deviated more than STARPU_HISTORY_MAX_ERROR): refilled below
+            flushed[shape] = at
     added, notes = [], []
     for key, means in sorted(by_key.items()):
         pts = sorted((c, t) for c, t in means.items() if c >= family.first)
@@ -104,20 +109,24 @@ def complete(path, family, esize):
                 pts = upper
         b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
         a = median([t - b * c for c, t in pts])
-        worst = max(abs(a + b * c - t) / t for c, t in pts)
+        worst = max(abs(a + b * c - t) / t for c, t in pts)  # (t > 0: recorded means only)
         rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
         missing = [c for c in family.counts if c >= family.first and c not in means]
         for c in missing:
             us = max(a + b * c, 0.0)
             samples = 10
-            added.append("%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
+            line = "%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
                 family.footprint(key, c), family.size(key, c, esize), family.flops(key, c), us, rms, us * samples,
-                (us * us + rms * rms) * samples, samples))
+                (us * us + rms * rms) * samples, samples)
+            if (key, c) in flushed:
+                lines[flushed[(key, c)]] = line
+            else:
+                added.append(line)
         if missing:
             notes.append("%s: order %d: counts %s recorded; %d others fitted on %s: %.1f + %.2f x count us (largest "
                          "deviation %.1f%%)" % (os.path.basename(path), key, ranges(recorded), len(missing),
                                                 ranges([c for c, _ in pts]), a, b, 100 * worst))
-    if added:
+    if notes:
         lines[count_at] = str(n_entries + len(added))
         lines[head + 1 + n_entries:head + 1 + n_entries] = added
         with open(path, "w") as f:

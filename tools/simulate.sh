@@ -76,10 +76,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $driver in chol|lu|qr) ;; *) die "--driver must be chol, lu or qr, got '$driver'" ;; esac
-[ "$driver" = chol ] || [ "$nodes" = 1 ] \
-  || die "--nodes $nodes: starpu_lu has no distributed mode (one process of up to 8 GPUs: docs/simulation.md)"
 [ "$driver" != qr ] || [ "$nodes" = 1 ] \
   || die "--nodes $nodes: the simulated QR is one process (the panel and cholqr trees: docs/simulation.md)"
+[ "$driver" = chol ] || [ "$nodes" = 1 ] \
+  || die "--nodes $nodes: starpu_lu has no distributed mode (one process of up to 8 GPUs: docs/simulation.md)"
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
 case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
 case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac

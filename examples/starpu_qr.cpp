@@ -16,6 +16,7 @@
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"
 #include "support/reference_qr.hpp"
+#include "support/simulated_tiles.hpp"
 
 namespace {
 
@@ -79,7 +80,9 @@ problem
   --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
 )" + support::common_flags_help({"--streams", "--perfmodel-dir"}) +
-           R"(runs and output
+           R"(  --calibrate       keep calibrating the performance models in every run (STARPU_CALIBRATE=1; what
+                    sim/calibrate.sh records for simulated runs)
+runs and output
 )" + support::common_flags_help({"--warmup", "--repeat"}) +
            R"(  --check           after the last timed run of each tree: ||I - Q^T Q||_1 / (m eps) and
                     ||A - Q R||_1 / (||A||_1 m eps) (Q formed by orgqr), for gels also ||A^T (A X - B)||_1 /
@@ -127,6 +130,7 @@ Settings parse(int argc, char** argv) {
         else if (f == "--compare") { cli.no_value(); s.compare = true; }
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
+        else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;
@@ -172,9 +176,15 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                               "run", "seconds", "GFLOP/s", "orth", "resid", "ls_resid", "info"});
     table.note("starpu_qr: " + rt.describe());
     table.note("plan: " + planned.to_string());
-    std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(ldb * nrhs));
-    random_matrix<T>(m, n, A.data(), m, s.seed);
-    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
+    // A simulated run (docs/simulation.md) computes nothing: no m x n host array; each run only makes the tiles valid
+    // where they live.
+    std::vector<T> A, B;
+    if (support::kRunComputes) {
+        A.resize(static_cast<size_t>(m * n));
+        B.resize(static_cast<size_t>(ldb * nrhs));
+        random_matrix<T>(m, n, A.data(), m, s.seed);
+        if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
+    }
 #ifdef STARFACT_HAVE_CUDA
     std::unique_ptr<support::DeviceQrReference<T>> dev;
     if (gpu && (s.vendor || s.check))
@@ -209,8 +219,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                 const T* src = A.data();
                 const T* bsrc = B.data();
 #endif
-                tiles.import(src, m);
-                if (b) b->import(bsrc, ldb);
+                if (support::kRunComputes) {
+                    tiles.import(src, m);
+                    if (b) b->import(bsrc, ldb);
+                } else {
+                    support::make_tiles_valid(tiles);
+                    if (b) support::make_tiles_valid(*b);
+                }
                 if (s.op == QrOp::Orgqr) geqrf(tiles, f, opts);
                 stats.tasks = 0;
             },

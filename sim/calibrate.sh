@@ -5,10 +5,12 @@
 #                                                                            on PATH)
 # Writes under $OUT: models/ (codelets/45/*.$SIM_HOST and StarPU's bus calibration bus/$SIM_HOST.*), models.tgz,
 # calibrate.log, validate.csv (real runs), gpu.txt; for the LU (SIM_OPS with getrf) models-lu/, models-lu.tgz,
-# calibrate-lu.log, validate-lu.csv.
+# calibrate-lu.log, validate-lu.csv; for the QR (SIM_OPS with geqrf) models-qr/, models-qr.tgz, calibrate-qr.log,
+# validate-qr.csv.
 # Knobs: SIM_HOST (default h100: the models' host name), SIM_OPS (default "potrf getrf": the Cholesky's models, the
-# LU's), SIM_NBS (tile orders, default "512 1024 2048 4096"), SIM_PRECS (default "d s"), SIM_TILES (tiles per side of
-# the Cholesky's calibration runs, default 8); SIM_LU_RUNS and SIM_LU_VALIDATE (below).
+# LU's; geqrf: the QR's), SIM_NBS (tile orders, default "512 1024 2048 4096"), SIM_PRECS (default "d s"), SIM_TILES (tiles per side of
+# the Cholesky's calibration runs, default 8); SIM_LU_RUNS and SIM_LU_VALIDATE, SIM_QR_RUNS and SIM_QR_VALIDATE
+# (below).
 set -uo pipefail
 out=${OUT:?source tools/device-env.sh first (it sets OUT)}
 host=${SIM_HOST:-h100}
@@ -45,6 +47,56 @@ models=$out/models-validate
 } > "$out/validate.csv" 2>&1
 ls "$models/codelets/45" | wc -l | sed 's/^/model files: /'
 tail -3 "$out/calibrate.log"
+fi
+
+# The QR (starpu_qr), in a models folder of its own (its symbols are its own: qr_panel, qr_finite, cholqr_*, geqrt,
+# widen and narrow for float's Cholesky QR), for sim/models/<host>/qr/ (tools/simulate.sh --driver qr). The panel
+# tree's panel and R's check take a tile column: one entry per column height, one sample of each height per run
+# (heights 2 .. 16 at 16 tiles per side; sim/qr_models.py fits the others). The Cholesky QR's tasks take the shape of
+# its tall tiles: calibrated at the shapes to simulate. Its second pass decides from the data whether the third runs:
+# on these random matrices it never does, so the third pass's tasks (their own models, _3) record the time of tasks
+# that return at once, and a simulated run takes the branch the calibration runs took. Every run keeps calibrating
+# (--calibrate); one worker per GPU, as simulated.
+# SIM_QR_RUNS: "prec:tree:m:n:nb:runs ..."; SIM_QR_VALIDATE: "prec:tree:m:n:nb:repeat[:gpus[:streams]] ..." (real
+# runs, 2 warm-ups as the simulated ones, on a copy of the models; default 1 GPU, 1 stream; a point asking more GPUs
+# than the machine has, SIM_QR_GPUS or nvidia-smi's count, is skipped with a note); either set empty runs none. The
+# logs are appended to. SIM_QR_MODELS=DIR starts from recorded models (DIR/codelets/45/*.$host, e.g.
+# sim/models/$host/qr). SIM_QR_FLAGS (default "--gpu-only --device-resident") and SIM_DRY_RUN=1 (print the commands)
+# test the script's logic without a GPU.
+if [[ $ops == *" geqrf "* ]]; then
+qr_models=$out/models-qr
+mkdir -p "$qr_models/codelets/45"
+[ -z "${SIM_QR_MODELS:-}" ] || cp "$SIM_QR_MODELS"/codelets/45/*."$host" "$qr_models/codelets/45/"
+qr_gpus=${SIM_QR_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
+qr() {
+  # shellcheck disable=SC2086
+  if [ -n "${SIM_DRY_RUN:-}" ]; then echo "starpu_qr ${SIM_QR_FLAGS---gpu-only --device-resident} --no-check --no-vendor $*"
+  else timeout "${SIM_QR_TIMEOUT:-180}" starpu_qr ${SIM_QR_FLAGS---gpu-only --device-resident} --no-check --no-vendor "$@"
+  fi
+}
+for cfg in ${SIM_QR_RUNS-d:panel:32768:32768:2048:8 d:cholqr:1048576:256:65536:20}; do
+  IFS=: read -r prec tree m n nb runs <<< "$cfg"
+  echo "== calibrate geqrf prec $prec tree $tree m $m n $n nb $nb, $runs runs"
+  qr --ncuda 1 --streams 1 --prec "$prec" --tree "$tree" --m "$m" --n "$n" --nb "$nb" --calibrate --warmup 0 \
+    --repeat "$runs" --csv --perfmodel-dir "$qr_models" 2>&1 | grep -E "^starfact,|summary|rror|arning|^starpu_qr " \
+    | tail -$((runs + 2))
+done >> "$out/calibrate-qr.log" 2>&1
+tar -C "$out" -czf "$out/models-qr.tgz" models-qr
+rm -rf "$out/models-qr-validate" && cp -r "$qr_models" "$out/models-qr-validate"
+for cfg in ${SIM_QR_VALIDATE-d:panel:16384:16384:2048:3 d:panel:32768:32768:2048:3 d:panel:32768:8192:2048:3 \
+                              d:cholqr:1048576:256:65536:5 d:panel:32768:32768:2048:3:2 d:panel:32768:8192:2048:3:2 \
+                              d:panel:65536:65536:2048:1:2 d:cholqr:1048576:256:65536:5:2}; do
+  IFS=: read -r prec tree m n nb repeat gpus streams <<< "$cfg"
+  if [ "${gpus:-1}" -gt "$qr_gpus" ]; then
+    echo "skipped,gpus=${gpus:-1},$cfg: the machine has $qr_gpus GPU(s)"; continue
+  fi
+  qr --ncuda "${gpus:-1}" --streams "${streams:-1}" --prec "$prec" --tree "$tree" --m "$m" --n "$n" --nb "$nb" \
+    --warmup 2 --repeat "$repeat" --csv --perfmodel-dir "$out/models-qr-validate" 2>&1 \
+    | grep -E "^starfact,|summary|rror|^starpu_qr " | grep -v "Too big deviation" \
+    | sed "s/^/gpus=${gpus:-1},streams=${streams:-1},/"
+done >> "$out/validate-qr.csv" 2>&1
+ls "$qr_models/codelets/45" | wc -l | sed 's/^/QR model files: /'
+cat "$out/validate-qr.csv"
 fi
 [[ $ops == *" getrf "* ]] || exit 0
 

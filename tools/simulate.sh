@@ -3,18 +3,21 @@
 # scheduler and task graph, kernels and transfers in virtual time, from recorded performance models
 # (docs/simulation.md).
 #   tools/simulate.sh --build                      set up and build the simulation build (deps/setup-simgrid.sh,
-#                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON: starpu_chol and
-#                                                  starpu_lu; cached)
+#                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON: starpu_chol,
+#                                                  starpu_lu and starpu_qr; cached)
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
 #                                                  (SimGrid's smpicc/smpicxx; docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
 #   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
 #   tools/simulate.sh --driver lu --models sim/models/h200 --gpus 4 -- --n 65536 --nb 4096
+#   tools/simulate.sh --driver qr --models sim/models/h200 --gpus 2 -- --m 32768 --n 8192 --nb 2048 --tree panel
 # Options:
 #   --driver D     chol (starpu_chol, default) or lu (starpu_lu: the tile LU with partial pivoting, one process:
 #                  starpu_lu has no distributed mode). lu reads DIR/lu/codelets/45/* over DIR/codelets/45/* (its own
 #                  recordings of the shared symbols, trsm and gemm) and completes the column tasks' models of heights
-#                  not recorded (sim/lu_models.py)
+#                  not recorded (sim/lu_models.py). qr (starpu_qr, one process: the panel and cholqr trees,
+#                  docs/simulation.md) reads DIR/qr/codelets/45/* over them and completes its panel's and R's check's
+#                  models of heights not recorded (sim/qr_models.py)
 #   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
 #                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)
 #   --gpus N       GPUs of each simulated node, 1..8 (default 1)
@@ -42,7 +45,7 @@ fresh() {  # build folder, prefix
 if [ "${1:-}" = "--build" ]; then
   prefix=$("$root/deps/setup-simgrid.sh")
   fresh "$build" "$prefix"
-  STARPU_PREFIX=$prefix BUILD_DIR=$build TARGETS="${TARGETS:-starpu_chol starpu_lu}" \
+  STARPU_PREFIX=$prefix BUILD_DIR=$build TARGETS="${TARGETS:-starpu_chol starpu_lu starpu_qr}" \
     "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON >/dev/null
   echo "$build"
   exit 0
@@ -68,11 +71,13 @@ while [ $# -gt 0 ]; do
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
     --task-cost-us) task_cost=${2:?--task-cost-us needs a number}; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (driver flags go after --)" ;;
   esac
 done
-case $driver in chol|lu) ;; *) die "--driver must be chol or lu, got '$driver'" ;; esac
+case $driver in chol|lu|qr) ;; *) die "--driver must be chol, lu or qr, got '$driver'" ;; esac
+[ "$driver" != qr ] || [ "$nodes" = 1 ] \
+  || die "--nodes $nodes: the simulated QR is one process (the panel and cholqr trees: docs/simulation.md)"
 [ "$driver" = chol ] || [ "$nodes" = 1 ] \
   || die "--nodes $nodes: starpu_lu has no distributed mode (one process of up to 8 GPUs: docs/simulation.md)"
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
@@ -101,11 +106,13 @@ simhost=$calhost-${gpus}gpu
 if [ -n "$keep" ]; then dir=$keep; rm -rf "$dir"; mkdir -p "$dir"; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
 mkdir -p "$dir/codelets/45" "$dir/bus"
 overlay=""; [ "$driver" = lu ] && [ -d "$models/lu/codelets/45" ] && overlay=$models/lu/codelets/45
+[ "$driver" = qr ] && [ -d "$models/qr/codelets/45" ] && overlay=$models/qr/codelets/45
 for f in "$models"/codelets/45/*."$calhost" ${overlay:+"$overlay"/*."$calhost"}; do
   b=$(basename "$f"); cp "$f" "$dir/codelets/45/${b%.$calhost}.$simhost"
 done
 # The LU's column tasks: an entry per column height; the heights the calibration did not record are fitted.
-[ "$driver" = chol ] || python3 "$root/sim/lu_models.py" "$dir/codelets/45" "$simhost"
+[ "$driver" != lu ] || python3 "$root/sim/lu_models.py" "$dir/codelets/45" "$simhost"
+[ "$driver" != qr ] || python3 "$root/sim/qr_models.py" "$dir/codelets/45" "$simhost"
 [ "$task_cost" = 0 ] || python3 "$root/sim/task_cost.py" "$dir/codelets/45" "$task_cost"
 from_bus=()
 [ -f "$models/bus/$calhost.platform.v4.xml" ] && from_bus=(--from-bus "$models/bus/$calhost")

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Completes recorded models of the tile QR's tasks whose buffers vary in number, for a simulated run: the panel of
+the panel tree (qr_panel), R's check (qr_finite) and the reduction nodes of the Cholesky QR and of the panel tree's
+updates (cholqr_add, cholqr_add_3), at the counts the calibration did not record.
+
+StarPU's footprint chains the shapes of all of a task's buffers, so these tasks have one model entry per count:
+qr_panel one per column height (tiles k .. mt-1 of tile column k, then its T tile), qr_finite one per number of
+R's tiles in a tile column (0 .. min(j, mt-1), after the info variable), cholqr_add one per number of products it
+adds (1 to 7: the reduction tree's fan-in is 8). One GPU records the counts of the shapes it runs (sim/calibrate.sh,
+SIM_OPS=geqrf: up to 16 tiles of 2048). The panel is the gathered column's QR (Cholesky QR with the Householder form
+rebuilt when tall enough, else cuSOLVER geqrf on halves): its flops and bytes grow linearly with the height, and so,
+at these sizes, does its time; R's check reads count tiles; a reduction node adds count products. So for each tile
+order (qr_panel, qr_finite) or product order (cholqr_add), the mean is fitted as a + b c (Theil and Sen's line: the
+median of the slopes between pairs, the median intercept) and an entry is added for every count up to 256 tiles
+(7 products) that is missing or that StarPU flushed (n = 0: samples more than STARPU_HISTORY_MAX_ERROR apart); the
+recorded entries are left as they are. As sim/lu_models.py does for the LU's panel, the
+panel's line goes through the upper half of the recorded heights without the tallest (the first panel of a
+calibration run, which starts alone after the matrix's import); with fewer than three such heights it takes all
+from 2 tiles on. Only columns of full tiles (square products) are matched. Prints one line per fitted model.
+
+  sim/qr_models.py DIR/codelets/45 HOST      completes DIR/codelets/45/starfact_{s,d}{qr_panel,qr_finite,
+                                             cholqr_add,cholqr_add_3}.HOST
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lu_models import median, ranges  # noqa: E402
+from synthetic_models import _crc_be, matrix, variable  # noqa: E402
+
+MAX_TILES = 256  # the tallest column of the LU's GPU mapping; the QR's panels stay far below it on one node
+FAN_IN = 8       # algorithms/cholqr.cpp, kFanIn: a reduction node adds 1 .. 7 products
+
+
+class Family:
+    """The tasks of one kernel: how many buffers of which shape, for a key (the tile or product order) and a count."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.reduction = kernel.startswith("cholqr_add")
+        self.counts = range(1, FAN_IN) if self.reduction else range(1, MAX_TILES + 1)
+        self.first = 1 if self.reduction or kernel == "qr_finite" else 2  # (a panel of one tile is a geqrt)
+        self.upper_half = kernel == "qr_panel"
+        self._chains = {}
+
+    def footprint(self, key, count):
+        if self.kernel == "qr_finite":  # info, then the tiles
+            fp = _crc_be(variable(4), 0)
+            for _ in range(count):
+                fp = _crc_be(matrix(key, key), fp)
+            return fp
+        chain = self._chains.setdefault(key, [0])  # chain[c]: c square matrices of order key
+        while len(chain) <= count + 1:
+            chain.append(_crc_be(matrix(key, key), chain[-1]))
+        return chain[count + 1]  # the panel's tiles and its T tile; the node's product and those it adds
+
+    def size(self, key, count, esize):
+        if self.kernel == "qr_finite":
+            return 4 + count * key * key * esize
+        return (count + 1) * key * key * esize
+
+    def flops(self, key, count):
+        if self.kernel == "qr_panel":
+            m, n = count * key, key
+            return 2.0 * m * n * n - 2.0 * n ** 3 / 3 + m * n * n
+        return float(key * key * count) if self.reduction else 0.0
+
+    def shape_of(self, fp, size, esize):
+        """(key, count) of the entry with this footprint and data size, or None."""
+        for count in self.counts:
+            fixed = 4 if self.kernel == "qr_finite" else 0
+            squares = count if self.kernel == "qr_finite" else count + 1
+            rest = size - fixed
+            if rest <= 0 or rest % (squares * esize):
+                continue
+            key = int(round((rest // (squares * esize)) ** 0.5))
+            if key > 0 and key * key * squares * esize == rest and self.footprint(key, count) == fp:
+                return key, count
+        return None
+
+
+def complete(path, family, esize):
+    lines = open(path).read().split("\n")
+    if sum(1 for l in lines if l.startswith("# number of entries")) != 1:
+        return ["%s: several architectures or implementations, left as it is" % os.path.basename(path)]
+    head = next(i for i, l in enumerate(lines) if l.startswith("# hash"))
+    count_at = next(i for i, l in enumerate(lines) if l.startswith("# number of entries")) + 1
+    n_entries = int(lines[count_at])
+    by_key, flushed = {}, {}
+    for at in range(head + 1, head + 1 + n_entries):
+        f = lines[at].split()
+        shape = family.shape_of(int(f[0], 16), int(f[1]), esize)
+        if not shape:
+            continue
+        if int(f[7]) > 0 and float(f[3]) > 0:
+            by_key.setdefault(shape[0], {})[shape[1]] = float(f[3])
+        else:  # StarPU flushed it (its samples deviated more than STARPU_HISTORY_MAX_ERROR): refilled below
+            flushed[shape] = at
+    added, notes = [], []
+    for key, means in sorted(by_key.items()):
+        pts = sorted((c, t) for c, t in means.items() if c >= family.first)
+        if len(pts) < 2:
+            continue
+        recorded = [c for c, _ in pts]
+        if family.upper_half:
+            top = pts[-1][0]
+            upper = [(c, t) for c, t in pts if 2 * c >= top and c < top]
+            if len(upper) >= 3:
+                pts = upper
+        b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
+        a = median([t - b * c for c, t in pts])
+        worst = max(abs(a + b * c - t) / t for c, t in pts)  # (t > 0: recorded means only)
+        rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
+        missing = [c for c in family.counts if c >= family.first and c not in means]
+        for c in missing:
+            us = max(a + b * c, 0.0)
+            samples = 10
+            line = "%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
+                family.footprint(key, c), family.size(key, c, esize), family.flops(key, c), us, rms, us * samples,
+                (us * us + rms * rms) * samples, samples)
+            if (key, c) in flushed:
+                lines[flushed[(key, c)]] = line
+            else:
+                added.append(line)
+        if missing:
+            notes.append("%s: order %d: counts %s recorded; %d others fitted on %s: %.1f + %.2f x count us (largest "
+                         "deviation %.1f%%)" % (os.path.basename(path), key, ranges(recorded), len(missing),
+                                                ranges([c for c, _ in pts]), a, b, 100 * worst))
+    if notes:
+        lines[count_at] = str(n_entries + len(added))
+        lines[head + 1 + n_entries:head + 1 + n_entries] = added
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+    return notes
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    folder, host = sys.argv[1], sys.argv[2]
+    for prec, esize in (("s", 4), ("d", 8)):
+        for kernel in ("qr_panel", "qr_finite", "cholqr_add", "cholqr_add_3"):
+            path = os.path.join(folder, "starfact_%s%s.%s" % (prec, kernel, host))
+            if os.path.exists(path):
+                for note in complete(path, Family(kernel), esize):
+                    print("# qr models: " + note)
+
+
+if __name__ == "__main__":
+    main()

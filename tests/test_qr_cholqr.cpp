@@ -254,7 +254,11 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_tile_size<float>(786432, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
     CHECK(qr_tile_size<float>(1048576, 256, Mapping::GpuOnly, Residency::Host, true) == 65536);
     CHECK(qr_tile_size<float>(4194304, 256, Mapping::GpuOnly, Residency::Host, true) == 262144);
-    CHECK(qr_tile_size<double>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 32768);
+    // 65536 rows from 16 of them on, up to 2048 columns
+    CHECK(qr_tile_size<double>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
+    CHECK(qr_tile_size<double>(1048576, 2048, Mapping::GpuOnly, Residency::Device, true) == 65536);
+    CHECK(qr_tile_size<double>(1048575, 2048, Mapping::GpuOnly, Residency::Device, true) == 32768);
+    CHECK(qr_tile_size<double>(1048576, 2049, Mapping::GpuOnly, Residency::Device, true) == 32768);
     CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
     CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
     CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);

@@ -1,5 +1,5 @@
-// starpu_qr: the starfact experiment driver for the tile Householder QR (geqrf, gels, orgqr). See --help and
-// docs/qr.md.
+// starpu_qr: the starfact experiment driver for the tile Householder QR (geqrf, gels, orgqr); under mpirun or with
+// --grid the distributed run of examples/starpu_qr_mpi.cpp. See --help and docs/qr.md.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -12,6 +12,7 @@
 // --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
 #include <starpu.h>
 
+#include "examples/starpu_qr.hpp"
 #include "starfact/starfact.hpp"
 #include "support/cli.hpp"
 #include "support/driver_common.hpp"
@@ -28,6 +29,8 @@ using starfact::support::QrOp;
 using starfact::support::residual_text;
 using starfact::support::Table;
 using starfact::support::VendorRun;
+using starfact::qr_driver::op_flops;
+using starfact::qr_driver::Settings;
 
 /// The tree column: the tree asked for with its domain size, or "cholqr" / "panel" (auto: "auto=cholqr",
 /// "auto=panel") for the Cholesky QR and the whole-panel tasks.
@@ -93,18 +96,17 @@ runs and output
   --no-vendor       skip the cuSOLVER / LAPACKE baseline
   --trace DIR       record the last timed run with FxT into DIR (paje.trace, gantt.svg; docs/traces.md)
 )" + support::common_flags_help({"--csv", "--help"}) +
+           R"(distributed runs (docs/mpi.md)
+  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_qr ...; default: the
+                    most square grid of the ranks): A (and B, Q) spread 2D block-cyclically, the trees that run
+                    distributed (auto: the hierarchical tree over the grid rows; flat, binary, domains=A; not
+                    cholqr or panel), the checks on the gathered results on every rank, rank 0 prints the table;
+                    no vendor baseline or --trace there
+)" +
            R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 rank deficient (gels info > 0), 3 a check >= 60
 )";
 }
-
-struct Settings : support::DriverFlags {
-    int64_t m = -1, nrhs = 1, ib = 0;
-    QrOp op = QrOp::Geqrf;
-    QrTree tree;
-    bool compare = false, priorities = true;
-    std::vector<QrTree> trees;
-};
 
 Settings parse(int argc, char** argv) {
     Settings s;
@@ -131,6 +133,7 @@ Settings parse(int argc, char** argv) {
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
+        else if (f == "--grid") s.grid = qr_driver::parse_grid(cli.value());
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;
@@ -141,15 +144,6 @@ Settings parse(int argc, char** argv) {
         s.trees.push_back(s.tree);
     }
     return s;
-}
-
-double op_flops(const Settings& s, int64_t m, int64_t n) {
-    switch (s.op) {
-        case QrOp::Geqrf: return geqrf_flops(m, n);
-        case QrOp::Gels: return gels_flops(m, n, s.nrhs);
-        case QrOp::Orgqr: return orgqr_flops(m, n);
-    }
-    return geqrf_flops(m, n);
 }
 
 template <typename T>
@@ -333,6 +327,18 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
 
 int main(int argc, char** argv) {
     Settings s;
+    // Several MPI ranks, or --grid: the distributed QR (examples/starpu_qr_mpi.cpp).
+    bool grid_flag = false;
+    for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]) == "--grid";
+    if (grid_flag || qr_driver::mpi_launched()) {
+        try {
+            s = parse(argc, argv);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "starpu_qr: %s\n", e.what());
+            return 1;
+        }
+        return qr_driver::run_distributed(s, &argc, &argv);
+    }
     return support::driver_main(
         "starpu_qr", argc, argv, s, [&](int c, char** v) { s = parse(c, v); },
         [&](Runtime& rt, Mapping mapping) { return s.prec == 's' ? run<float>(s, rt, mapping) : run<double>(s, rt, mapping); });

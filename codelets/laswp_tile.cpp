@@ -237,7 +237,9 @@ void insert_laswp_tile(const Runtime& rt, const TaskOptions& o, LaswpTilePhase p
     t->cl_arg_free = 1;
     t->flops = 0;
     TaskOptions where = o;
-    if (!laswp_tile_on_cuda(nb)) where.mapping = Mapping::CpuOnly;  // no CUDA implementation for such tiles
+    // No CUDA implementation for such tiles, or for more exchange buffers than a kernel argument holds (a top task
+    // reads at most mt - 1, which a GPU mapping keeps within kLaswpMaxTiles).
+    if (!laswp_tile_on_cuda(nb) || n - 2 > kLaswpMaxTiles) where.mapping = Mapping::CpuOnly;
     submit(t, where, "laswp_tile");
 }
 

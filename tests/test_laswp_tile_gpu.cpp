@@ -47,11 +47,13 @@ TEMPLATE_TEST_CASE("GPU-only getrf and getrs with the interchanges tile by tile:
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     std::mt19937_64 rng(seed);
+    // n = 1, below, at and not multiple of the tile size; up to 6 tile rows (exchange buffers shared by two tiles)
+    const std::pair<int64_t, int64_t> sizes[] = {{1, 64}, {63, 64}, {64, 64}, {3 * 64 + 7, 64}, {5 * 64 + 3, 64},
+                                                 {255, 256}, {2 * 256 + 7, 256}};
     for (Residency r : {Residency::Device, Residency::Host})
         for (int rows : {2, 3})
-            for (int64_t nb : {int64_t(64), int64_t(256)})
-                for (int64_t n : {int64_t(1), nb - 1, nb, 3 * nb + 7})
-                    lt::check_lu_tile_by_tile<TestType>(Mapping::GpuOnly, r, n, nb, n % 2 == 0 ? 1 : 5, rows, rng);
+            for (const auto& [n, nb] : sizes)
+                lt::check_lu_tile_by_tile<TestType>(Mapping::GpuOnly, r, n, nb, n % 2 == 0 ? 1 : 5, rows, rng);
 }
 
 TEMPLATE_TEST_CASE("small GPU tile-by-tile interchanges for the sanitizers", "[gpu][lu][laswp][sanitize]", float,

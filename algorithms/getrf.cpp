@@ -11,6 +11,7 @@
 // Without pivoting (getrf_nopiv), step k: getrf_nopiv A[k][k]; trsm A[k][j] (left, lower, unit) for j > k;
 // trsm A[m][k] := A[m][k] U[k][k]^-1 (right, upper) for m > k; gemm A[m][j] -= A[m][k] A[k][j].
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <memory>
 #include <string>
@@ -133,8 +134,11 @@ public:
           priorities_(opts.variant.kind == Variant::Kind::Right),
           prio_(priorities_, static_cast<int>(2 * mt_ + 1)),
           o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {
-        // A tile column spread over several ranks (grid rows): its interchanges tile by tile.
-        if (A.grid().p > 1 && piv) interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A);
+        // A tile column spread over several ranks (grid rows): its interchanges tile by tile (in one process too when
+        // a test asks for them).
+        const int rows = detail::tile_interchange_rows_for_tests().load();
+        if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv)
+            interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A, rows);
     }
 
     void step(int64_t k) {
@@ -214,6 +218,11 @@ private:
 }  // namespace
 
 namespace detail {
+std::atomic<int>& tile_interchange_rows_for_tests() {
+    static std::atomic<int> rows{0};
+    return rows;
+}
+
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
                  const char* function, const Plan& plan) {
@@ -231,9 +240,11 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     }
     require(&seq.runtime() == &rt, function, "seq", "belongs to another Runtime than A");
     rt.require_mapping(opts.mapping, function);
-    // The interchanges of a column spread over several ranks run tile by tile on CPU workers (codelets/laswp_tile.cpp).
-    require(A.grid().p == 1 || !piv || rt.cpu_workers() > 0, function, "mapping",
-            "leaves this rank no CPU worker: a distributed LU applies its row interchanges on CPU workers");
+    // The interchanges of a column spread over several ranks run tile by tile (codelets/laswp_tile.cpp): on CUDA
+    // workers too where this build has their CUDA implementation and the tiles are within its limit.
+    require(A.grid().p == 1 || !piv || rt.cpu_workers() > 0 || laswp_tile_on_cuda(A.nb()), function, "mapping",
+            "leaves this rank no CPU worker: a distributed LU applies its row interchanges on CPU workers " +
+                laswp_tile_cpu_reason());
     require(opts.variant.kind == Variant::Kind::Right || opts.variant.kind == Variant::Kind::NoPrio, function,
             "variant", "must be right or noprio for LU (got '" + opts.variant.name() + "')");
     detail::require_gpu_tiles(rt, opts, A.mt(), function, "A");

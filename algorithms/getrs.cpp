@@ -59,8 +59,9 @@ void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, 
     rt.require_mapping(opts.mapping, function);
     const int64_t mt = LU.mt(), nt = B.nt();
     require_gpu_tiles(rt, opts, mt, function, "A");
-    require(B.grid().p == 1 || rt.cpu_workers() > 0, function, "mapping",
-            "leaves this rank no CPU worker: a distributed LU solve applies its row interchanges on CPU workers");
+    require(B.grid().p == 1 || rt.cpu_workers() > 0 || laswp_tile_on_cuda(B.nb()), function, "mapping",
+            "leaves this rank no CPU worker: a distributed LU solve applies its row interchanges on CPU workers " +
+                laswp_tile_cpu_reason());
     if (mt == 0 || nt == 0) return;
     submit_getrs_tasks<T>(rt, operation_task_options(rt, opts, plan, stats, &SequenceAccess::state(seq)), LU, piv, B,
                           opts.variant.kind != Variant::Kind::NoPrio);
@@ -84,7 +85,8 @@ void submit_getrs_tasks(const Runtime& rt, TaskOptions o, const TileMatrix<T>& L
     TaskNames name(*o.sequence);
     // B's tile columns spread over several ranks: the interchanges tile by tile, on the owners of B's tiles.
     std::unique_ptr<TileInterchanges<T>> interchanges;
-    if (B.grid().p > 1) interchanges = std::make_unique<TileInterchanges<T>>(B);
+    const int rows = tile_interchange_rows_for_tests().load();  // tests: tile by tile in one process too
+    if (B.grid().p > 1 || (rows > 1 && !B.distributed())) interchanges = std::make_unique<TileInterchanges<T>>(B, rows);
     for (int64_t j = 0; j < nt; ++j)
         for (int64_t k = 0; k < mt; ++k) {
             o.priority = prio(static_cast<int>(2 * mt + 2));

@@ -5,6 +5,7 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,15 +39,33 @@ struct RowPermutation {
 };
 RowPermutation compose_interchanges(const int* piv, int kb, int64_t offset);
 
+/// The composed permutation of one step as the tile-by-tile tasks read it: a StarPU vector of composed_size(kb) ints,
+/// [0] the count c of rows below the top tile that change, [1, 1 + kb) RowPermutation::top, [1 + kb, 1 + kb + c) the
+/// rows of `below` (ascending) and [1 + 2 kb, 1 + 2 kb + c) the rows they receive; the entries past c are -1.
+constexpr int64_t composed_size(int64_t kb) { return 1 + 3 * kb; }
+/// Largest tile (rows) whose tile-by-tile interchanges have a CUDA implementation: the compose kernel plans a step's
+/// pivots in shared memory, the top kernel holds a column of the top tile in registers (kernels/lu/laswp_tile.cu).
+constexpr int64_t kLaswpTileCudaMaxRows = 4096;
+/// Whether the tile-by-tile interchanges of tiles of nb rows can run on CUDA workers in this build.
+bool laswp_tile_on_cuda(int64_t nb);
+/// Why they run on CPU workers only where laswp_tile_on_cuda is false, in parentheses (for refusals).
+std::string laswp_tile_cpu_reason();
+
 /// The phases of the interchanges applied tile by tile (codelets/laswp_tile.cpp: distributed matrices).
 enum class LaswpTilePhase : int { Gather, Spread, Top };
 /// One task of the interchanges of one step applied tile by tile (buffers and modes as codelets/laswp_tile.cpp
-/// lists them per phase): offset is the top tile's first global row, nb the tile size, tile = t - k (gather, spread),
-/// p the grid's rows (top). Runs on CPU workers.
+/// lists them per phase, the step's composed permutation in place of pivots): offset is the top tile's first global
+/// row, nb the tile size, tile = t - k (gather, spread), p the grid's rows (top). CPU and CUDA implementations (the
+/// CUDA one for nb <= kLaswpTileCudaMaxRows; larger tiles run on CPU workers), one performance model per phase.
 template <typename T>
 void insert_laswp_tile(const Runtime& rt, const TaskOptions& o, LaswpTilePhase phase,
                        const std::vector<std::pair<starpu_data_handle_t, starpu_data_access_mode>>& buffers,
                        int64_t offset, int64_t nb, int64_t tile, int p);
+/// The task composing the interchanges of one step (`piv`, R: global 1-based rows, the first at global row `offset`)
+/// into `composed` (W: composed_size(kb) ints) for the tile-by-tile tasks (codelets/laswp_compose.cpp); nb: the tile
+/// size, which decides whether it may run on CUDA workers.
+void insert_laswp_compose(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t piv,
+                          starpu_data_handle_t composed, int64_t offset, int64_t nb);
 
 /// Makes every CUDA worker's workspace large enough for panels of up to `rows` rows: cuSOLVER's getrf
 /// workspace and device pivots, and, when `gathered_cols` > 0, the gathered copy of a rows x gathered_cols

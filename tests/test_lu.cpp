@@ -6,6 +6,7 @@
 #include <random>
 
 #include "algorithms/lu_interchanges.hpp"
+#include "tests/laswp_tile_checks.hpp"
 #include "tests/lu_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -296,45 +297,28 @@ TEST_CASE("LU: bad arguments throw InvalidArgument naming them", "[lu][cpu][erro
     CHECK(seq.wait() == 0);
 }
 
-TEST_CASE("LU interchanges applied tile by tile equal LAPACK's laswp", "[lu][cpu][laswp]") {
-    // The distributed LU's interchanges (gather, spread, top: codelets/laswp_tile.cpp), here on one process's tiles
-    // split as for grids of 1 to 3 rows, against LAPACK on pivots that reach back to rows interchanged before (a row
-    // taken twice) as well as random ones.
-    std::mt19937_64 rng(fresh_seed());
-    for (const auto& [n, nb] : {std::pair<int64_t, int64_t>{100, 16}, {37, 8}, {64, 16}})
-        for (int rows : {1, 2, 3}) {
-            const int64_t mt = (n + nb - 1) / nb, ncols = 13;
-            for (int64_t k : {int64_t(0), int64_t(1), mt - 1}) {
-                const int64_t offset = k * nb, kb = std::min(nb, n - offset), m = n - offset;
-                std::vector<int64_t> piv(static_cast<size_t>(kb));
-                for (int64_t i = 0; i < kb; ++i) {
-                    const bool again = i > 0 && rng() % 3 == 0 && piv[i - 1] - 1 - offset >= i;
-                    piv[i] = again ? piv[i - 1] : offset + i + 1 + static_cast<int64_t>(rng() % (m - i));
-                }
-                INFO("n=" << n << " nb=" << nb << " grid rows=" << rows << " step " << k);
-                const std::vector<double> A = random_general<double>(n, n, rng());
-                std::vector<double> ref(A.begin(), A.begin() + n * ncols);
-                std::vector<lapack_int> ipiv(static_cast<size_t>(n));
-                for (int64_t i = 0; i < kb; ++i) ipiv[offset + i] = static_cast<lapack_int>(piv[i]);
-                REQUIRE(starfact::detail::cpu::laswp<double>(static_cast<int>(ncols), ref.data(), static_cast<int>(n),
-                                                             static_cast<int>(offset + 1),
-                                                             static_cast<int>(offset + kb), ipiv.data(), 1) == 0);
-                TileMatrix<double> tiles(runtime(), n, ncols, nb);
-                tiles.import(A.data(), n);
-                Pivots pivots(runtime(), n, nb);
-                starpu_data_handle_t h = pivots.step(k);
-                REQUIRE(starpu_data_acquire(h, STARPU_W) == 0);
-                int* values = reinterpret_cast<int*>(starpu_vector_get_local_ptr(h));
-                for (int64_t i = 0; i < kb; ++i) values[i] = static_cast<int>(piv[i]);
-                starpu_data_release(h);
-                {
-                    starfact::detail::TileInterchanges<double> x(tiles, rows);
-                    starfact::detail::TaskOptions o;
-                    for (int64_t j = 0; j < tiles.nt(); ++j) x.submit(runtime(), o, k, j, h);
-                }
-                std::vector<double> out(ref.size());
-                tiles.export_to(out.data(), n);  // waits for the tasks writing the tiles
-                CHECK(out == ref);
-            }
-        }
+TEMPLATE_TEST_CASE("LU interchanges applied tile by tile equal LAPACK's laswp", "[lu][cpu][laswp]", float, double,
+                   std::complex<float>, std::complex<double>) {
+    // The distributed LU's interchanges (compose, gather, spread, top: codelets/laswp_compose.cpp, laswp_tile.cpp),
+    // here on one process's tiles split as for grids of 1 to 3 rows, against LAPACK on pivots that reach back to rows
+    // interchanged before (a row taken twice) as well as random ones; the composed permutation against
+    // compose_interchanges (tests/laswp_tile_checks.hpp).
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::mt19937_64 rng(seed);
+    for (const auto& [n, nb] : {std::pair<int64_t, int64_t>{100, 16}, {37, 8}, {64, 16}, {9, 16}, {700, 256}})
+        starfact::test::laswp_tile::check_tile_interchanges<TestType>(Mapping::CpuOnly, Residency::Host, n, nb, rng);
+}
+
+TEMPLATE_TEST_CASE("LU with its interchanges tile by tile in one process: residuals < 60", "[lu][cpu][laswp]", float,
+                   double, std::complex<float>, std::complex<double>) {
+    // getrf and getrs through the distributed LU's interchange tasks (tile_interchange_rows_for_tests), n = 1,
+    // below, at and not multiple of the tile size.
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::mt19937_64 rng(seed);
+    for (int rows : {2, 3})
+        for (const auto& [n, nb] : {std::pair<int64_t, int64_t>{1, 8}, {5, 8}, {16, 16}, {37, 8}, {100, 16}})
+            starfact::test::laswp_tile::check_lu_tile_by_tile<TestType>(Mapping::CpuOnly, Residency::Host, n, nb, 3,
+                                                                       rows, rng);
 }

@@ -16,11 +16,12 @@
 // its columns: every thread reads its pairs' source values into registers, the block synchronises, and
 // the values are written to their destinations. A step with more pivots than kMaxPlanned falls back to the
 // sequential form, one thread per column. The kernels only move values: complex tiles move as pairs of their real
-// type (Bits below), so one instantiation per element size serves every precision.
+// type (Bits, row_bits.cuh), so one instantiation per element size serves every precision.
 #include <complex>
 #include <cstdint>
 
 #include "kernels/lu/lu_kernels.hpp"
+#include "kernels/lu/row_bits.cuh"
 
 namespace starfact::detail::gpu {
 namespace {
@@ -30,21 +31,6 @@ constexpr int kSharedPivots = 8192;    // sequential form: pivots staged in shar
 constexpr int kMaxPlanned = 4096;      // planned form: pivots per step
 constexpr int kPlanThreads = 1024;
 constexpr int kPerThread = 2 * kMaxPlanned / kPlanThreads;  // moved values a thread holds per column
-
-/// What a kernel moves for an element of T: T itself, or for complex T a pair of its real type aligned as that type
-/// (std::complex has no device copy, and a complex tile need not be aligned to twice its real type).
-template <typename R>
-struct Pair {
-    R re, im;
-};
-template <typename T>
-struct Bits {
-    using type = T;
-};
-template <typename R>
-struct Bits<std::complex<R>> {
-    using type = Pair<R>;
-};
 
 template <typename T>
 __device__ __forceinline__ T* row_ptr(const ColumnTiles<T>& tiles, int64_t r, int j) {

@@ -9,7 +9,8 @@
 #     this script. Carry dirs are git-ignored; name it in the device tool's `carry`.
 # There (GPUs):    bash CARRY_DIR/gpudirect.sh run
 #     NP ranks (2; 4 on a 4-GPU node) x GPR GPUs each (1), grid GRID (1x2; 2x2 for 4), double, device-resident, n = N
-#     (32768), the driver DRIVER (starpu_chol, the Cholesky; starpu_lu, the LU with partial pivoting):
+#     (32768), the driver DRIVER (starpu_chol, the Cholesky; starpu_lu, the LU with partial pivoting; starpu_qr, the
+#     Householder QR of a square matrix):
 #     StarPU-MPI with STARPU_MPI_GPUDIRECT=0
 #     (tiles staged through host memory, as with a MPI that is not CUDA-aware) and =1 (device buffers handed to MPI:
 #     CUDA IPC through Open MPI's smcuda transport), REPEAT timed runs each after WARMUP; a correctness run of each
@@ -53,7 +54,7 @@ prepare() {
   for lib in $(ldd "$chol" | awk '/libstarpu-|libstarpumpi-|libfxt/ {print $3}'); do cp -L "$lib" "$carry/lib/"; done
   ls "$carry/lib" | grep starpumpi >/dev/null || { echo "[gpudirect] $chol does not link StarPU-MPI" >&2; exit 1; }
   cp "$chol" "$carry/bin/"
-  [ -x "$build/examples/starpu_lu" ] && cp "$build/examples/starpu_lu" "$carry/bin/"
+  for f in starpu_lu starpu_qr; do [ -x "$build/examples/$f" ] && cp "$build/examples/$f" "$carry/bin/"; done
   [ -x "$starpu/bin/starpu_machine_display" ] && cp "$starpu/bin/starpu_machine_display" "$carry/bin/"
   strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
   tar -C "$carry" -cJf "$carry/bin.tar.xz" bin && rm -rf "$carry/bin" "$carry/stage"

@@ -19,7 +19,8 @@
 #                  bash CARRY_DIR/gpudirect.sh selftest
 #     the carried mpirun and starpu_chol on CPU workers, 2 ranks (no GPU needed; `run` starts with it).
 # env: CARRY_DIR, BUILD_DIR, OUT, DRIVER (starpu_chol), NP (2), GPR (1), GRID, N (32768), CHECK_N (20000), WARMUP (1), REPEAT (3), POINT_TIMEOUT (s, 150),
-#      BUDGET (s for the whole run, 560: the device call's limit is 600)
+#      BUDGET (s for the whole run, 560: the device call's limit is 600), POINTS (the runs to make, by label: calibrate
+#      check_gd0 check_gd1 ipc_verbose one_process time_gd0 time_gd1 time_gd0_vader; default all)
 set -uo pipefail  # (pipelines into grep read all input, no grep -q: its early exit would fail them by SIGPIPE)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$here/ompi.tar.xz" ]; then root=$here/..; else root=$(cd "$here/.." && pwd); fi
@@ -108,6 +109,7 @@ remote() {
   local start=$SECONDS budget=${BUDGET:-560}
   point() {  # label, command...: runs with a log, prints the driver's summary line; within the time budget
     local label=$1; shift
+    [[ " ${POINTS:-$label} " == *" $label "* ]] || return 0  # POINTS: only those (e.g. "check_gd1 one_process time_gd1")
     local log=$out/gpudirect_$label.log t0=$SECONDS left=$((budget - (SECONDS - start)))
     [ "$left" -ge 30 ] || { echo "=== $label: skipped (time budget of $budget s)"; return; }
     timeout --kill-after=10 "$((left < limit ? left : limit))" "$@" > "$log" 2>&1

@@ -70,6 +70,7 @@ mapping and runtime
 )" +
            support::common_flags_help({"--sched"}) +
            R"(  --device-resident tiles live in GPU memory (default: pinned host memory)
+  --host-resident   pinned host memory after all (cancels --device-resident)
   --ncpus N         CPU workers (default: 0 for --gpu-only, StarPU's choice otherwise; STARPU_NCPU wins)
   --ncuda N         CUDA devices (default: all; STARPU_NCUDA wins)
 )" +

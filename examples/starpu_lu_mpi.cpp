@@ -1,6 +1,7 @@
 // starpu_lu over MPI ranks (mpirun -np N starpu_lu ..., or --grid PxQ): getrf on a matrix distributed 2D
 // block-cyclically (docs/mpi.md, the distributed LU), one table printed by rank 0, the residuals of the factors and of
-// a solve with them computed on every rank from the gathered results (so every rank exits alike).
+// a solve with them computed on every rank from the gathered results (so every rank exits alike). Also simulated
+// over several nodes in the SMPI build (smpirun, tools/simulate.sh --nodes: docs/simulation.md).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -9,14 +10,22 @@
 #include "examples/starpu_lu.hpp"
 #include "starfact/starfact.hpp"
 #include "support/driver_common.hpp"
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+#include <starpu_mpi.h>
+// The SMPI build (docs/simulation.md, "Several nodes"): under smpirun StarPU's main has started MPI and runs this
+// program on a SimGrid actor that is not the rank's, so MPI only through StarPU-MPI, which knows the rank; simulated
+// ranks run alike and compute nothing (no collective of the program's own, no residuals).
+#define STARFACT_SMPI 1
+#elif defined(STARFACT_HAVE_MPI)
 #include <mpi.h>
 #endif
 
 namespace starfact::lu_driver {
 
 bool mpi_launched() {
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_SMPI
+    return starpu_mpi_world_size() > 1;
+#elif defined(STARFACT_HAVE_MPI)
     // Several ranks (one rank under mpirun runs as without it).
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
         if (const char* value = std::getenv(v)) return std::atoi(value) > 1;
@@ -24,7 +33,7 @@ bool mpi_launched() {
     return false;
 }
 
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_HAVE_MPI
 namespace {
 
 using support::fmt;
@@ -39,16 +48,24 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
     request.element = sizeof(T) == sizeof(float) ? Precision::Fp32 : Precision::Fp64;
     request.m = request.n = n;
     request.options.mapping = mapping;
-    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, Residency::Host};
-    const int64_t nb = plan(request, Machine::of(rt)).nb;
+    const Residency residency = s.device_resident ? Residency::Device : Residency::Host;
+    request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};
+    const Plan planned = plan(request, Machine::of(rt));
+    const int64_t nb = planned.nb;
     const std::string grid_text = std::to_string(grid.p) + "x" + std::to_string(grid.q);
     const support::Table table(s.csv, {"impl", "n", "nb", "prec", "mapping", "sched", "grid", "run", "seconds",
                                        "GFLOP/s", "residual", "info"});
     if (root) table.note("starpu_lu: " + rt.describe());
-    std::vector<T> A(static_cast<size_t>(n) * n);
-    random_matrix<T>(n, n, A.data(), n, s.seed);  // every rank the same matrix; each imports its own tiles
+    if (root) table.note("plan: " + planned.to_string());
+    // Every rank the same matrix, each importing its own tiles; a simulated run (support::kRunComputes false) has no
+    // host matrix: each run only makes every rank's tiles valid where they live (random_symmetric on tiles).
+    std::vector<T> A;
+    if (support::kRunComputes) {
+        A.resize(static_cast<size_t>(n) * n);
+        random_matrix<T>(n, n, A.data(), n, s.seed);
+    }
     const TileLayout layout{grid, false};
-    TileMatrix<T> tiles(rt, n, nb, Residency::Host, layout);
+    TileMatrix<T> tiles(rt, n, nb, residency, layout);
     Pivots piv(tiles);
     Options opts;
     opts.mapping = mapping;
@@ -60,7 +77,10 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
     const std::vector<double> seconds = support::timed_runs(
         root ? "starpu_lu" : nullptr, s.warmup, s.repeat,
         [&](const support::Run&) {
-            tiles.import(A.data(), n);
+            if (support::kRunComputes)
+                tiles.import(A.data(), n);
+            else
+                random_symmetric(tiles, s.seed, 0.0);
             stats.tasks = 0;
             rt.barrier();  // every rank starts the clock together
         },
@@ -91,7 +111,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
     if (s.check) {
         std::vector<T> B(static_cast<size_t>(n) * nrhs), X(B.size());
         random_matrix<T>(n, nrhs, B.data(), n, s.seed + 1);
-        TileMatrix<T> b(rt, n, nrhs, nb, Residency::Host, layout);
+        TileMatrix<T> b(rt, n, nrhs, nb, residency, layout);
         b.import(B.data(), n);
         getrs(tiles, piv, b, opts);
         b.export_to(X.data(), n);
@@ -102,11 +122,16 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
                        residual_text(solve_residual));
     }
     int64_t tasks = stats.tasks;
+#ifdef STARFACT_SMPI
+    const char* tasks_text = " tasks of rank 0, ";  // no collective from this actor
+#else
+    const char* tasks_text = " tasks, ";
     MPI_Allreduce(MPI_IN_PLACE, &tasks, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+#endif
     const double ours = support::median(seconds);
     if (root)
         table.note("summary: starfact median " + fmt("%.4f", ours) + " s, " +
-                   fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(tasks) + " tasks, " +
+                   fmt("%.1f", getrf_flops(n) / ours * 1e-9) + " GFLOP/s, " + std::to_string(tasks) + tasks_text +
                    std::to_string(rt.mpi_size()) + " MPI ranks, grid " + grid_text);
     if (residual >= 60 || solve_residual >= 60) {
         if (root) table.note("residual check FAILED (>= 60)");
@@ -119,11 +144,20 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
 #endif
 
 int run_distributed(const Settings& s, int* argc, char*** argv) {
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_HAVE_MPI
+#ifdef STARFACT_SMPI
+    (void)argc, (void)argv;
+    const int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
+    const auto finalize = [] {};
+    const auto abort_all = [] { std::exit(1); };  // SimGrid ends the simulation
+#else
     int provided = 0, rank = 0, size = 1;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const auto finalize = [] { MPI_Finalize(); };
+    const auto abort_all = [] { MPI_Abort(MPI_COMM_WORLD, 1); };
+#endif
     int rc = 0;
     // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
     const Grid grid = s.grid.p > 0 ? s.grid : Grid::square(size);
@@ -137,7 +171,7 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
         refused = "--trace is not supported on several MPI ranks";
     if (!refused.empty()) {
         if (rank == 0) std::fprintf(stderr, "starpu_lu: %s\n", refused.c_str());
-        MPI_Finalize();
+        finalize();
         return 1;
     }
     try {
@@ -150,9 +184,9 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
     } catch (const std::exception& e) {
         // Only this rank may have seen it: end every rank rather than leave them waiting.
         std::fprintf(stderr, "starpu_lu: rank %d: %s\n", rank, e.what());
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        abort_all();
     }
-    MPI_Finalize();
+    finalize();
     return rc;
 #else
     (void)s, (void)argc, (void)argv;

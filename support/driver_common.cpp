@@ -39,6 +39,7 @@ bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     else if (f == "--cpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::CpuOnly); }
     else if (f == "--sched") s.sched = cli.value();
     else if (f == "--device-resident") { cli.no_value(); s.device_resident = true; }
+    else if (f == "--host-resident") { cli.no_value(); s.device_resident = false; }  // (after tools/simulate.sh's)
     else if (f == "--ncpus") s.ncpus = static_cast<int>(cli.integer(0, 4096));
     else if (f == "--ncuda") s.ncuda = static_cast<int>(cli.integer(0, 64));
     else if (f == "--streams") s.streams = static_cast<int>(cli.integer(1, 64));

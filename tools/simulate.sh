@@ -12,12 +12,13 @@
 #   tools/simulate.sh --driver lu --models sim/models/h200 --gpus 4 -- --n 65536 --nb 4096
 #   tools/simulate.sh --driver qr --models sim/models/h200 --gpus 2 -- --m 32768 --n 8192 --nb 2048 --tree panel
 # Options:
-#   --driver D     chol (starpu_chol, default) or lu (starpu_lu: the tile LU with partial pivoting, one process:
-#                  starpu_lu has no distributed mode). lu reads DIR/lu/codelets/45/* over DIR/codelets/45/* (its own
-#                  recordings of the shared symbols, trsm and gemm) and completes the column tasks' models of heights
-#                  not recorded (sim/lu_models.py). qr (starpu_qr, one process: the panel and cholqr trees,
-#                  docs/simulation.md) reads DIR/qr/codelets/45/* over them and completes its panel's and R's check's
-#                  models of heights not recorded (sim/qr_models.py)
+#   --driver D     chol (starpu_chol, default), lu (starpu_lu: the tile LU with partial pivoting; with --nodes its
+#                  distributed run: --grid 1xK, grids of several rows need models of the tile interchanges) or qr
+#                  (starpu_qr, one process: the panel and cholqr trees, docs/simulation.md). lu reads
+#                  DIR/lu/codelets/45/* over DIR/codelets/45/* (its own recordings of the shared symbols, trsm and gemm)
+#                  and completes the column tasks' models of heights not recorded (sim/lu_models.py); qr reads
+#                  DIR/qr/codelets/45/* over them and completes its panel's and R's check's models of heights not
+#                  recorded (sim/qr_models.py)
 #   --models DIR   performance models: DIR/codelets/45/<symbol>.<host> (all of one host), and DIR/bus/<host>.* when
 #                  the calibration run measured the bus (default sim/models/synthetic: synthetic rates, no prediction)
 #   --gpus N       GPUs of each simulated node, 1..8 (default 1)
@@ -53,7 +54,7 @@ fi
 if [ "${1:-}" = "--build-mpi" ]; then
   prefix=$("$root/deps/setup-simgrid.sh" --mpi)
   fresh "$smpi_build" "$prefix"
-  STARPU_PREFIX=$prefix BUILD_DIR=$smpi_build TARGETS="${TARGETS:-starpu_chol}" \
+  STARPU_PREFIX=$prefix BUILD_DIR=$smpi_build TARGETS="${TARGETS:-starpu_chol starpu_lu}" \
     "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx >/dev/null
   echo "$smpi_build"
   exit 0
@@ -78,8 +79,6 @@ done
 case $driver in chol|lu|qr) ;; *) die "--driver must be chol, lu or qr, got '$driver'" ;; esac
 [ "$driver" != qr ] || [ "$nodes" = 1 ] \
   || die "--nodes $nodes: the simulated QR is one process (the panel and cholqr trees: docs/simulation.md)"
-[ "$driver" = chol ] || [ "$nodes" = 1 ] \
-  || die "--nodes $nodes: starpu_lu has no distributed mode (one process of up to 8 GPUs: docs/simulation.md)"
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
 case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
 case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac

@@ -6,7 +6,7 @@
 # computed), that the one-GPU time is the sum of the models' task times (sim/expected_time.py) up to the scheduler's
 # and submission's costs (+15%), and that two GPUs take less than one (the Cholesky QR: no more than one, +5%) and no
 # less than half the sum, that a per-task cost (--task-cost-us) adds that much per task on one GPU; with the SMPI build, that two
-# nodes complete.
+# nodes complete, the Cholesky's and the distributed LU's.
 # Exits 77 (ctest: skipped) when the simulation build is absent: tools/simulate.sh --build makes it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -127,6 +127,16 @@ if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_chol" ]; then
     echo "two simulated nodes: $(echo "$out" | sed -n 's/.*summary: \(.*\)/\1/p')"
   else
     echo "$out" | tail -20; echo "FAILED: the simulation of two nodes"; fail=1
+  fi
+  # The distributed LU (starpu_lu over StarPU-MPI) on two nodes of one GPU, grid 1x2: rank 0 runs a share of the
+  # one-process LU's 1616 tasks (the synthetic models hold the shapes of this n and nb).
+  out=$("$root/tools/simulate.sh" --driver lu --nodes 2 -- --n $n --nb $nb --warmup 1 --repeat 1 --csv 2>&1) || true
+  tasks=$(echo "$out" | sed -n 's/.*summary: .* \([0-9]*\) tasks of rank 0, 2 MPI ranks, grid 1x2$/\1/p')
+  if echo "$out" | grep -q "^starfact,$n,$nb,d,.*,1x2,1,.*,-,0$" && [ -n "$tasks" ] && [ "$tasks" -gt 0 ] \
+     && [ "$tasks" -lt 1616 ]; then
+    echo "two simulated nodes, LU: $(echo "$out" | sed -n 's/.*summary: \(.*\)/\1/p')"
+  else
+    echo "$out" | tail -20; echo "FAILED: the simulation of the LU on two nodes"; fail=1
   fi
 else
   echo "two simulated nodes: skipped (no SMPI build: tools/simulate.sh --build-mpi)"

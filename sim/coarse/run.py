@@ -89,7 +89,7 @@ def main(argv=None):
     ap.add_argument("--pcie-lat-us", type=float, default=11.0)
     ap.add_argument("--ib-gbs", type=float, default=50.0)
     ap.add_argument("--ib-lat-us", type=float, default=2.0)
-    ap.add_argument("--tree", action="store_true", help="nodes forward the tiles they received (broadcast trees)")
+    ap.add_argument("--tree", action="store_true", help="nodes forward the tiles they received (broadcast trees; first-come NICs only)")
     ap.add_argument("--nic-prio", action="store_true",
                     help="each NIC sends the waiting message of highest consumer priority first (default: first come)")
     ap.add_argument("--nic-share", action="store_true",

@@ -1,0 +1,132 @@
+"""Tests of the coarse model (docs/simulation_scale.md) on tiny graphs whose schedules are computed by hand.
+
+    /usr/bin/python3 -m pytest sim/coarse -q
+"""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dags import cholesky, lu  # noqa: E402
+from engine import Graph, Machine, simulate  # noqa: E402
+from models import Kernels  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MS = 1e-3
+
+
+class FixedKernels:
+    """Kernel times in milliseconds: potrf 1, trsm 2, syrk 3, gemm 4; LU panel 5 + height, laswp 0.5, trsm 2, gemm 4."""
+
+    def potrf(self, nb, s=1):
+        return 1 * MS
+
+    def trsm(self, nb, s=1):
+        return 2 * MS
+
+    def syrk(self, nb, s=1):
+        return 3 * MS
+
+    def gemm(self, nb, s=1):
+        return 4 * MS
+
+    lu_gemm = gemm
+    lu_trsm = trsm
+
+    def panel(self, nb, h, s=1):
+        return (5 + h) * MS
+
+    def laswp(self, nb, h, s=1):
+        return 0.5 * MS
+
+
+def links(**kw):
+    """Round links: a tile of order 1000 in double (8 MB) takes 1 ms on PCIe, 2 ms on the NIC, 0.5 ms on NVLink."""
+    args = dict(nvl_gbs=16.0, nvl_lat_us=0.0, pcie_gbs=8.0, pcie_lat_us=0.0, ib_gbs=4.0, ib_lat_us=0.0)
+    args.update(kw)
+    return args
+
+
+def test_cholesky_one_gpu_is_the_sum_of_its_tasks():
+    # mt = 3 on one GPU: 3 potrf, 3 trsm, 3 syrk, 1 gemm, one after the other.
+    m = Machine(1, 1, 1, 1, **links())
+    r = simulate(cholesky(3000, 1000, 1, m, FixedKernels()), m)
+    assert r["tasks"] == 10
+    assert r["time"] == pytest.approx((3 * 1 + 3 * 2 + 3 * 3 + 4) * MS)
+    assert r["gpu_busy"] == pytest.approx(1.0)
+
+
+def test_cholesky_two_nodes_staged_transfer():
+    # mt = 2 on a 1 x 2 rank grid, one GPU each: tiles (0,0), (1,0) on node 0, (1,1) on node 1.
+    # potrf(0,0) [0,1], trsm(1,0) [1,3]; (1,0) to node 1: PCIe out [3,4], NIC [4,6], PCIe in [6,7];
+    # syrk(1,1) [7,10], potrf(1,1) [10,11] ms.
+    m = Machine(1, 2, 1, 1, **links())
+    r = simulate(cholesky(2000, 1000, 1, m, FixedKernels()), m)
+    assert r["time"] == pytest.approx(11 * MS)
+    assert r["nic_bytes"] == pytest.approx(8e6)
+    assert r["critical_path"] == pytest.approx(11 * MS)  # one chain, nothing shares a link
+    assert r["nic_max"] == pytest.approx(2 * MS)
+
+
+def test_cholesky_gpu_direct_path_and_nvlink():
+    # The same on one node of two GPUs (device grid 2 x 1): (1,0) and (1,1) on GPU 1, (0,0) on GPU 0.
+    # potrf [0,1]; (0,0) over NVLink [1,1.5]; trsm [1.5,3.5], syrk [3.5,6.5], potrf [6.5,7.5] ms.
+    m = Machine(1, 1, 2, 1, **links())
+    r = simulate(cholesky(2000, 1000, 1, m, FixedKernels()), m)
+    assert r["time"] == pytest.approx(7.5 * MS)
+    assert r["nvl_bytes"] == pytest.approx(8e6)
+
+
+def test_nic_sends_one_message_at_a_time():
+    # One 8 MB item from node 0 to GPUs of nodes 1 and 2: the host hop [0,1], the NIC serves node 1 [1,3], then
+    # node 2 [3,5]; each then crosses its node's PCIe [3,4] and [5,6]; the two readers take 1 ms each.
+    m = Machine(1, 3, 1, 1, **links())
+    g = Graph()
+    x = g.item(0, 8e6)
+    g.task(1, 1 * MS, 0, [x], "a", [])
+    g.task(2, 1 * MS, 0, [x], "b", [])
+    r = simulate(g, m)
+    assert r["time"] == pytest.approx(7 * MS)
+    assert r["nic_bytes"] == pytest.approx(16e6)
+
+
+def test_shared_nic_bandwidth():
+    # nic_share: the two messages of test_nic_sends_one_message_at_a_time leave together at half the rate each,
+    # [1,5] both; then PCIe [5,6] on each node and the readers [6,7] ms.
+    m = Machine(1, 3, 1, 1, nic_share=True, **links())
+    g = Graph()
+    x = g.item(0, 8e6)
+    g.task(1, 1 * MS, 0, [x], "a", [])
+    g.task(2, 1 * MS, 0, [x], "b", [])
+    assert simulate(g, m)["time"] == pytest.approx(7 * MS)
+
+
+def test_priorities_order_a_gpu_queue():
+    # Two ready tasks on GPU 0: the one of higher priority (B) runs first; C on GPU 1 reads B's output over NVLink.
+    m = Machine(1, 1, 1, 2, **links())
+    g = Graph()
+    a0 = g.item(0, 8e6)
+    g.task(0, 1 * MS, 1, [a0], "A", [])
+    (b,) = g.task(0, 1 * MS, 5, [a0], "B", [8e6])
+    g.task(1, 1 * MS, 0, [b], "C", [])
+    assert simulate(g, m)["time"] == pytest.approx(2.5 * MS)  # B [0,1], NVLink [1,1.5], C [1.5,2.5]
+
+
+def test_lu_one_gpu_is_the_sum_of_its_tasks():
+    # mt = 2 on one GPU: panel(2) 7, laswp 0.5, trsm 2, gemm 4, panel(1) 6, the left laswp 0.5 ms.
+    m = Machine(1, 1, 1, 1, **links())
+    r = simulate(lu(2000, 1000, 1, m, FixedKernels()), m)
+    assert r["time"] == pytest.approx(20 * MS)
+
+
+def test_h200_models_and_super_tiles():
+    k = Kernels(os.path.join(ROOT, "sim", "models", "h200"), "d", task_cost_us=0)
+    assert k.gemm(4096) == pytest.approx(2556.381e-6)
+    assert k.gemm(4096, 4) == pytest.approx(64 * 2556.381e-6)
+    # potrf of 2 x 2 tiles: 2 potrf, 1 trsm, 1 syrk
+    assert k.potrf(4096, 2) == pytest.approx(2 * k.potrf(4096) + k.trsm(4096) + k.syrk(4096))
+    # the LU's recorded panel heights, and the fitted line beyond them
+    assert k.panel(4096, 16) == pytest.approx(k.col[("getrf_panel", 4096)][16])
+    a, b = k.fits[("getrf_panel", 4096)]
+    assert k.panel(4096, 40) == pytest.approx(a + 40 * b)

@@ -128,18 +128,7 @@ Settings parse(int argc, char** argv) {
             if (end == v.c_str() || *end != '\0' || !(s.cond >= 1) || !std::isfinite(s.cond))
                 throw std::invalid_argument("--cond needs a condition number >= 1, e.g. 1e6 (got '" + v + "')");
         } else if (f == "--grid") {
-            const std::string v = cli.value();
-            const auto x = v.find('x');
-            auto integer = [](const std::string& t, long* out) {  // t: the whole of a decimal integer
-                char* end = nullptr;
-                *out = std::strtol(t.c_str(), &end, 10);
-                return !t.empty() && *end == '\0';
-            };
-            long p = 0, q = 0;
-            const bool ok = x != std::string::npos && integer(v.substr(0, x), &p) && integer(v.substr(x + 1), &q);
-            if (!ok || p < 1 || q < 1 || p > 65536 || q > 65536)
-                throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x2 (got '" + v + "')");
-            s.grid = Grid{static_cast<int>(p), static_cast<int>(q)};
+            s.grid = support::parse_grid(cli.value());
         } else if (f == "--always-low") { cli.no_value(); s.always_low = true; }
         else if (f == "--array") { cli.no_value(); s.array = true; }
         else if (f == "--refine-budget") {

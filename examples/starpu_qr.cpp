@@ -133,7 +133,7 @@ Settings parse(int argc, char** argv) {
         else if (f == "--noprio") { cli.no_value(); s.priorities = false; }
         else if (f == "--trace") s.trace_dir = cli.value();
         else if (f == "--calibrate") { cli.no_value(); s.calibrate = true; }
-        else if (f == "--grid") s.grid = qr_driver::parse_grid(cli.value());
+        else if (f == "--grid") s.grid = support::parse_grid(cli.value());
         else cli.unknown();
     }
     if (s.warmup < 0) s.warmup = 2;

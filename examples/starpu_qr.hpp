@@ -33,21 +33,6 @@ inline double op_flops(const Settings& s, int64_t m, int64_t n) {
     return geqrf_flops(m, n);
 }
 
-/// --grid's value: "PxQ" with positive integers P and Q (at most 65536); throws std::invalid_argument naming --grid.
-inline Grid parse_grid(const std::string& v) {
-    const auto x = v.find('x');
-    auto integer = [](const std::string& t, long* out) {  // t: the whole of a decimal integer
-        char* end = nullptr;
-        *out = std::strtol(t.c_str(), &end, 10);
-        return !t.empty() && *end == '\0';
-    };
-    long p = 0, q = 0;
-    const bool ok = x != std::string::npos && integer(v.substr(0, x), &p) && integer(v.substr(x + 1), &q);
-    if (!ok || p < 1 || q < 1 || p > 65536 || q > 65536)
-        throw std::invalid_argument("--grid needs PxQ with positive integers P and Q, e.g. 2x2 (got '" + v + "')");
-    return Grid{static_cast<int>(p), static_cast<int>(q)};
-}
-
 /// Whether a launcher (mpirun, ...) started several ranks of this process (examples/starpu_qr_mpi.cpp).
 bool mpi_launched();
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, s.op on an m x n

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <complex>
 #include <thread>
+#include <string>
 #include <utility>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,25 @@ double clock_seconds() {
 #else
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 #endif
+}
+
+Grid parse_grid(const std::string& text, const char* flag) {
+    const auto x = text.find('x');
+    int p = 0, q = 0;
+    size_t used_p = 0, used_q = 0;
+    try {
+        if (x != std::string::npos) {
+            p = std::stoi(text.substr(0, x), &used_p);
+            q = std::stoi(text.substr(x + 1), &used_q);
+        }
+    } catch (const std::exception&) {
+        used_p = 0;
+    }
+    if (x == std::string::npos || used_p != x || used_q != text.size() - x - 1 || p < 1 || q < 1 || p > 65536 ||
+        q > 65536)
+        throw std::invalid_argument(std::string(flag) + " needs PxQ with positive integers P and Q, e.g. 2x3 (got '" +
+                                    text + "')");
+    return {p, q};
 }
 
 bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {

@@ -51,6 +51,9 @@ struct DriverFlags {
 /// --device-resident, --ncpus, --ncuda, --streams, --gpu-mem-limit, --perfmodel-dir, --warmup, --repeat, --check,
 /// --no-check, --no-vendor, --csv), reads its value into `f` and returns true; throws std::invalid_argument for a bad value.
 bool parse_common_flag(Cli& cli, const std::string& flag, DriverFlags& f);
+/// A grid flag's value "PxQ" -> {P, Q} (positive integers up to 65536); throws std::invalid_argument naming `flag`
+/// otherwise.
+Grid parse_grid(const std::string& text, const char* flag = "--grid");
 
 /// Whether a --prec letter names a complex precision: c (std::complex<float>) or z (std::complex<double>), which
 /// starpu_chol and starpu_lu take besides s and d (their own --prec parsing; parse_common_flag takes s and d).

@@ -165,26 +165,6 @@ exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix not SPD (info > 0)
 )";
 }
 
-/// "PxQ" -> {P, Q}; throws std::invalid_argument naming `flag` otherwise.
-Grid parse_grid(const std::string& text, const char* flag = "--grid") {
-    const auto x = text.find('x');
-    int p = 0, q = 0;
-    size_t used_p = 0, used_q = 0;
-    try {
-        if (x != std::string::npos) {
-            p = std::stoi(text.substr(0, x), &used_p);
-            q = std::stoi(text.substr(x + 1), &used_q);
-        }
-    } catch (const std::exception&) {
-        used_p = 0;
-    }
-    if (x == std::string::npos || used_p != x || used_q != text.size() - x - 1 || p < 1 || q < 1 || p > 65536 ||
-        q > 65536)
-        throw std::invalid_argument(std::string(flag) + " needs PxQ with positive integers P and Q, e.g. 2x3 (got '" +
-                                    text + "')");
-    return {p, q};
-}
-
 /// A number > 0 from a flag's value; throws std::invalid_argument naming the flag and what it needs.
 double positive_number(const std::string& v, const char* flag, const char* needs) {
     size_t used = 0;
@@ -297,9 +277,9 @@ Settings parse(int argc, char** argv) {
                 throw std::invalid_argument("--refine-budget needs a multiple of the factorization's time >= 0, e.g. 2 "
                                             "(0: no limit; got '" + v + "')");
         }
-        else if (f == "--grid") s.grid = parse_grid(cli.value());
+        else if (f == "--grid") s.grid = support::parse_grid(cli.value());
         else if (f == "--placement") s.placement = parse_device_placement(cli.choice({"2d", "cyclic"}), "--placement");
-        else if (f == "--device-grid") s.device_grid = parse_grid(cli.value(), "--device-grid");
+        else if (f == "--device-grid") s.device_grid = support::parse_grid(cli.value(), "--device-grid");
         else if (f == "--variant") {
             s.variant = Variant::parse(cli.value(), "--variant");
             s.variant_given = true;

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "kernels/lu/lu_kernels.hpp"
+#include "kernels/lu/pivot_plan.cuh"
 #include "kernels/lu/row_bits.cuh"
 
 namespace starfact::detail::gpu {
@@ -91,52 +92,8 @@ __global__ void __launch_bounds__(kPlanThreads) laswp_planned(const ColumnTiles<
     const int tid = threadIdx.x;
 
     if (tid == 0) npairs = 0;
-    for (int i = tid; i < layout.padded; i += blockDim.x) {
-        if (i < kb) {
-            const int r = static_cast<int>(piv[i] - 1 - offset);
-            row[i] = r;
-            key[i] = (static_cast<unsigned long long>(r) << 32) | static_cast<unsigned>(i);
-        } else {
-            key[i] = ~0ull;
-        }
-    }
-    __syncthreads();
-    // Bitonic sort, ascending.
-    for (int size = 2; size <= layout.padded; size *= 2) {
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            for (int i = tid; i < layout.padded; i += blockDim.x) {
-                const int partner = i ^ stride;
-                if (partner > i) {
-                    const bool up = (i & size) == 0;
-                    const unsigned long long a = key[i], b = key[partner];
-                    if ((a > b) == up) {
-                        key[i] = b;
-                        key[partner] = a;
-                    }
-                }
-            }
-            __syncthreads();
-        }
-    }
-    // Same-row predecessor of every interchange, and prev(j) by binary search for row j.
-    for (int s = tid; s < kb; s += blockDim.x) {
-        const unsigned long long k = key[s];
-        const int i = static_cast<int>(k & 0xffffffffu);
-        same[i] = s > 0 && (key[s - 1] >> 32) == (k >> 32) ? static_cast<int>(key[s - 1] & 0xffffffffu) : -1;
-        last[i] = s + 1 == kb || (key[s + 1] >> 32) != (k >> 32);
-    }
-    for (int j = tid; j < kb; j += blockDim.x) {
-        const unsigned long long probe = (static_cast<unsigned long long>(j) << 32) | static_cast<unsigned>(j);
-        int lo = 0, hi = kb;  // first key >= probe
-        while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (key[mid] < probe) lo = mid + 1;
-            else hi = mid;
-        }
-        prev[j] = lo > 0 && (key[lo - 1] >> 32) == static_cast<unsigned long long>(j)
-                      ? static_cast<int>(key[lo - 1] & 0xffffffffu)
-                      : -1;
-    }
+    sort_pivot_keys(piv, kb, offset, layout.padded, key, row);
+    link_pivots(key, kb, same, last, prev);
     __syncthreads();
     for (int j = tid; j < kb; j += blockDim.x) {
         int c = j;

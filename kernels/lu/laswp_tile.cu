@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/lu/laswp_tile_kernels.hpp"
+#include "kernels/lu/pivot_plan.cuh"
 #include "kernels/lu/row_bits.cuh"
 
 namespace starfact::detail::gpu {
@@ -54,49 +55,8 @@ __global__ void __launch_bounds__(kComposeThreads) compose_planned(const int* pi
     int* src = dst + kb;
     const int tid = threadIdx.x, threads = blockDim.x;
 
-    for (int i = tid; i < layout.padded; i += threads) {
-        if (i < kb) {
-            const int r = static_cast<int>(piv[i] - 1 - offset);
-            row[i] = r;
-            key[i] = (static_cast<unsigned long long>(r) << 32) | static_cast<unsigned>(i);
-        } else {
-            key[i] = ~0ull;
-        }
-    }
-    __syncthreads();
-    // Bitonic sort, ascending.
-    for (int size = 2; size <= layout.padded; size *= 2) {
-        for (int stride = size / 2; stride > 0; stride /= 2) {
-            for (int i = tid; i < layout.padded; i += threads) {
-                const int partner = i ^ stride;
-                if (partner > i) {
-                    const bool up = (i & size) == 0;
-                    const unsigned long long a = key[i], b = key[partner];
-                    if ((a > b) == up) {
-                        key[i] = b;
-                        key[partner] = a;
-                    }
-                }
-            }
-            __syncthreads();
-        }
-    }
-    for (int s = tid; s < kb; s += threads) {
-        const unsigned long long k = key[s];
-        same[k & 0xffffffffu] = s > 0 && (key[s - 1] >> 32) == (k >> 32) ? static_cast<int>(key[s - 1] & 0xffffffffu) : -1;
-    }
-    for (int j = tid; j < kb; j += threads) {
-        const unsigned long long probe = (static_cast<unsigned long long>(j) << 32) | static_cast<unsigned>(j);
-        int lo = 0, hi = kb;  // first key >= probe
-        while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (key[mid] < probe) lo = mid + 1;
-            else hi = mid;
-        }
-        prev[j] = lo > 0 && (key[lo - 1] >> 32) == static_cast<unsigned long long>(j)
-                      ? static_cast<int>(key[lo - 1] & 0xffffffffu)
-                      : -1;
-    }
+    sort_pivot_keys(piv, kb, offset, layout.padded, key, row);
+    link_pivots(key, kb, same, nullptr, prev);
     // The rows below the top tile that change: the last key of each row >= kb, in sorted order. Each thread takes a
     // contiguous range of keys; a prefix sum over the threads' counts places its rows.
     const int per = (kb + threads - 1) / threads;

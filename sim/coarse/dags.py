@@ -131,9 +131,9 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
         rows = list(range(kk, mt))
         if panel == "column" or P == 1:
             outs = g.task(m.owner_gpu(kk, kk), k.panel(nb, h, s), ppr, [cur[(i, kk)] for i in rows], "panel",
-                          [tb] * h + [pb])
-            L = dict(zip(rows, outs[:h]))
-            piv = outs[h]
+                          [pb] + [tb] * h)  # the pivots first: their messages go ahead of L's tiles
+            piv = outs[0]
+            L = dict(zip(rows, outs[1:]))
         else:
             cands, parts = [], []
             for gpu, rws in groups(kk, kk, kk).items():
@@ -141,7 +141,7 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
                 cands.append(c)
                 parts.append((gpu, rws))
             red = max(1, (len(cands) - 1).bit_length())
-            (red_u, piv) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [tb, pb])
+            (piv, red_u) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [pb, tb])
             L = {}
             for gpu, rws in parts:
                 outs = g.task(gpu, len(rws) * t_trsm, ppr, [red_u] + [cur[(i, kk)] for i in rws], "panel_solve",

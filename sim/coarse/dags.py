@@ -49,11 +49,15 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
     there), 'split' (a communication-avoiding panel, as CALU's tournament pivoting: each rank of the grid column
     factors its own tiles, a reduction on the diagonal tile's GPU picks the pivots, each rank then solves its tiles).
     swap: the row interchanges of a step on a tile column; 'column' one task over the column (starfact on a grid of
-    one row), 'host' tile by tile on each tile's owner through the host (starfact on P > 1: the gather, spread and
-    top tasks have a CPU implementation only, so each tile crosses PCIe both ways), 'gpu' tile by tile on the GPUs;
-    'rows' as 'gpu' but only the rows that move cross between ranks (ScaLAPACK's row exchanges: about nb / P rows to
-    and from each rank per column and step, where starfact's exchange buffers and top tile travel whole);
-    'auto': 'column' when P == 1, else 'host'. left: also the interchanges of the columns of L (lowest priority).
+    one row), 'gpu' tile by tile on the GPUs (starfact on P > 1, codelets/laswp_tile.cpp: each GPU holding tiles of
+    the column swaps them against the top tile, which travels whole to every rank, and adds their rows bound for the
+    top tile to its rank's exchange buffer, one whole tile per rank, passed from GPU to GPU of the rank; the top tile's
+    owner then reads the buffers), 'host' as 'gpu' but on each tile's owner through the host, one buffer per GPU
+    (the earlier starfact, whose gather, spread and top tasks had a CPU implementation only, so each tile crossed
+    PCIe both ways); 'rows' tile by tile on the GPUs, and only the rows that move cross between ranks (ScaLAPACK's
+    row exchanges: about nb / P rows to and from each rank per column and step, one part per GPU); 'auto': 'column'
+    when P == 1, else 'gpu'. Every interchange task reads its step's pivots, a small item that the panel writes.
+    left: also the interchanges of the columns of L (lowest priority).
     """
     S = nb * s
     if n % S:
@@ -61,7 +65,7 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
     mt = n // S
     P = m.P
     if swap == "auto":
-        swap = "column" if P == 1 else "host"
+        swap = "column" if P == 1 else "gpu"
     g = Graph()
     g.flops = 2.0 * n ** 3 / 3.0
     tb = S * S * ESIZE[prec]
@@ -80,11 +84,13 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
             out.setdefault(m.owner_gpu(i, j), []).append(i)
         return out
 
-    def interchanges(kk, j, pr):
+    pb = 4 * S  # a step's pivots (ints)
+
+    def interchanges(kk, j, pr, piv):
         h = mt - kk
         if swap == "column":
             rows = list(range(kk, mt))
-            outs = g.task(m.owner_gpu(kk, j), k.laswp(nb, h, s), pr, [cur[(i, j)] for i in rows], "laswp",
+            outs = g.task(m.owner_gpu(kk, j), k.laswp(nb, h, s), pr, [piv] + [cur[(i, j)] for i in rows], "laswp",
                           [tb] * len(rows))
             for i, o in zip(rows, outs):
                 cur[(i, j)] = o
@@ -96,20 +102,28 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
             # only the rows that move: the top tile's owner sends each rank the rows bound for it (about nb / P
             # rows each), and each rank sends back the rows bound for the top tile
             part = tb // P
-            (top,) = g.task(og, k.laswp(nb, 1, s), pr, [top], "swap_pack", [part])
+            (top,) = g.task(og, k.laswp(nb, 1, s), pr, [piv, top], "swap_pack", [part])
         bufs = []
+        rank_buf = {}  # 'gpu': the exchange buffer of each rank so far
         for gpu, rows in groups(kk, j, kk + 1).items():
             hl = len(rows)
             if swap in ("gpu", "rows"):
                 exe, dur = gpu, k.laswp(nb, hl, s)
             else:
                 exe, dur = ngpu + gpu, 2 * (pc_lat + hl * tb / pc_bw)
-            outs = g.task(exe, dur, pr, [top] + [cur[(i, j)] for i in rows], "swap", [tb] * hl + [part], out_gpu=gpu)
+            node = gpu // m.gpus
+            prev = [rank_buf[node]] if swap == "gpu" and node in rank_buf else []
+            outs = g.task(exe, dur, pr, [piv, top] + [cur[(i, j)] for i in rows] + prev, "swap", [tb] * hl + [part],
+                          out_gpu=gpu)
             for i, o in zip(rows, outs[:hl]):
                 cur[(i, j)] = o
-            bufs.append(outs[hl])
+            if swap == "gpu":
+                rank_buf[node] = outs[hl]
+            else:
+                bufs.append(outs[hl])
+        bufs += list(rank_buf.values())
         exe, dur = (og, k.laswp(nb, 1, s)) if swap in ("gpu", "rows") else (ngpu + og, 2 * (pc_lat + tb / pc_bw))
-        (cur[(kk, j)],) = g.task(exe, dur, pr, [cur[(kk, j)], top] + bufs, "swap_top", [tb], out_gpu=og)
+        (cur[(kk, j)],) = g.task(exe, dur, pr, [piv, cur[(kk, j)], top] + bufs, "swap_top", [tb], out_gpu=og)
 
     for kk in range(mt):
         h = mt - kk
@@ -117,8 +131,9 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
         rows = list(range(kk, mt))
         if panel == "column" or P == 1:
             outs = g.task(m.owner_gpu(kk, kk), k.panel(nb, h, s), ppr, [cur[(i, kk)] for i in rows], "panel",
-                          [tb] * h)
-            L = dict(zip(rows, outs))
+                          [pb] + [tb] * h)  # the pivots first: their messages go ahead of L's tiles
+            piv = outs[0]
+            L = dict(zip(rows, outs[1:]))
         else:
             cands, parts = [], []
             for gpu, rws in groups(kk, kk, kk).items():
@@ -126,22 +141,22 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
                 cands.append(c)
                 parts.append((gpu, rws))
             red = max(1, (len(cands) - 1).bit_length())
-            (piv,) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [tb])
+            (piv, red_u) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [pb, tb])
             L = {}
             for gpu, rws in parts:
-                outs = g.task(gpu, len(rws) * t_trsm, ppr, [piv] + [cur[(i, kk)] for i in rws], "panel_solve",
+                outs = g.task(gpu, len(rws) * t_trsm, ppr, [red_u] + [cur[(i, kk)] for i in rws], "panel_solve",
                               [tb] * len(rws))
                 L.update(zip(rws, outs))
         for i in rows:
             cur[(i, kk)] = L[i]
         for j in range(kk + 1, mt):
             pr = 2 * (mt - j)
-            interchanges(kk, j, pr)
+            interchanges(kk, j, pr, piv)
             (u,) = g.task(m.owner_gpu(kk, j), t_trsm, pr, [L[kk], cur[(kk, j)]], "trsm", [tb])
             cur[(kk, j)] = u
             for i in range(kk + 1, mt):
                 (cur[(i, j)],) = g.task(m.owner_gpu(i, j), t_gemm, pr - 1, [L[i], u, cur[(i, j)]], "gemm", [tb])
         if left:
             for j in range(kk):
-                interchanges(kk, j, 0)
+                interchanges(kk, j, 0, piv)
     return g

@@ -130,3 +130,48 @@ def test_h200_models_and_super_tiles():
     assert k.panel(4096, 16) == pytest.approx(k.col[("getrf_panel", 4096)][16])
     a, b = k.fits[("getrf_panel", 4096)]
     assert k.panel(4096, 40) == pytest.approx(a + 40 * b)
+
+
+def reads_of(g, t):
+    return [i for i, cons in enumerate(g.i_cons) if t in cons]
+
+
+def test_lu_interchanges_wait_for_their_panel():
+    # Every interchange task of step k reads the pivots that step k's panel writes, in every swap mode.
+    m = Machine(2, 1, 2, 1, **links())
+    for swap in ("column", "gpu", "host", "rows"):
+        mm = Machine(1, 1, 2, 1, **links()) if swap == "column" else m
+        g = lu(5000, 1000, 1, mm, FixedKernels(), swap=swap)
+        panels = [t for t, kd in enumerate(g.t_kind) if kd == "panel"]
+        swaps = [t for t, kd in enumerate(g.t_kind) if kd in ("laswp", "swap", "swap_top", "swap_pack")]
+        assert swaps
+        for t in swaps:
+            assert any(g.i_prod[i] in panels for i in reads_of(g, t)), (swap, g.t_kind[t])
+
+
+def test_lu_gpu_interchanges_one_buffer_per_rank():
+    # 2 x 1 grid of nodes with two GPUs each, 5 x 5 tiles: step 0's rows 1..4 lie on both GPUs of both nodes.
+    # 'gpu' (starfact): the swaps run on the GPUs, each rank's GPUs pass one exchange buffer, so the top task reads
+    # two; 'host': on the host side (executors ngpu..), one buffer per GPU, four.
+    m = Machine(2, 1, 2, 1, **links())
+    ngpu = m.nodes * m.gpus
+    for swap, nbuf, host in (("gpu", 2, False), ("host", 4, True), ("auto", 2, False)):
+        g = lu(5000, 1000, 1, m, FixedKernels(), swap=swap)
+        tops = [t for t, kd in enumerate(g.t_kind) if kd == "swap_top"]
+        t0 = tops[0]  # step 0, column 1
+        bufs = [i for i in reads_of(g, t0) if g.i_prod[i] >= 0 and g.t_kind[g.i_prod[i]] == "swap"]
+        assert len(bufs) == nbuf, swap
+        assert all((g.t_exe[g.i_prod[i]] >= ngpu) == host for i in bufs)
+        assert (g.t_exe[t0] >= ngpu) == host
+
+
+def test_lu_gpu_interchanges_two_nodes():
+    # 2 x 1 grid, one GPU each, 2 x 2 tiles, no interchanges of L. Links: a tile 1 ms of PCIe, 2 of NIC (4 staged);
+    # the pivots (4000 B) 0.5 us of PCIe, 1 us of NIC. (1,0) to node 0 [0,4] (the top tile (0,1) to node 1 meanwhile);
+    # panel on GPU 0 [4,11]; the pivots go first (as StarPU-MPI posts them, for the interchange tasks submitted
+    # first), in at node 1 at 11.002, then L(1,0) [11.0005,15.0005]. Swap on GPU 1 [11.002,11.502], its buffer back
+    # [11.502,15.502]; swap_top on GPU 0 [15.502,16.002], trsm [16.002,18.002], u to node 1 [18.002,22.002], gemm
+    # [22.002,26.002], panel(1) on GPU 1 [26.002,32.002].
+    m = Machine(2, 1, 1, 1, **links())
+    r = simulate(lu(2000, 1000, 1, m, FixedKernels(), swap="gpu", left=False), m)
+    assert r["time"] == pytest.approx(32.002 * MS)

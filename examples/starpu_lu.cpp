@@ -90,8 +90,8 @@ runs and output
 )" +
            support::common_flags_help({"--csv", "--help"}) +
            R"(distributed runs (docs/mpi.md)
-  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: the
-                    most square grid of the ranks): the matrix is spread 2D block-cyclically, rank 0 prints
+  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: one
+                    grid row, 1 x N, the cheapest for the LU's panels and interchanges): the matrix is spread 2D block-cyclically, rank 0 prints
                     the table; no vendor baseline, --factor-prec or --trace there
 )" +
            R"(

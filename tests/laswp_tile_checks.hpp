@@ -19,6 +19,7 @@
 #include "kernels/scalar.hpp"
 #include "starfact/lu.hpp"
 #include "starfact/lu_complex.hpp"
+#include "tests/lu_support.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test::laswp_tile {
@@ -141,54 +142,6 @@ public:
     TileByTile& operator=(const TileByTile&) = delete;
 };
 
-/// ||P A - L U||_1 / (||A||_1 n eps) and ||A X - B||_1 / (||A||_1 ||X||_1 n eps), computed in double (or complex
-/// double) for any element type: P from LAPACK's 1-based ipiv, L unit lower and U upper from LU (n x n).
-template <typename T>
-double factor_residual(int64_t n, const std::vector<T>& A, const std::vector<T>& LU, const std::vector<int64_t>& ipiv) {
-    using W = std::conditional_t<starfact::detail::is_complex_v<T>, std::complex<double>, double>;
-    std::vector<W> PA(A.begin(), A.end());
-    for (int64_t i = 0; i < n; ++i)
-        if (ipiv[i] - 1 != i)
-            for (int64_t j = 0; j < n; ++j) std::swap(PA[i + j * n], PA[ipiv[i] - 1 + j * n]);
-    double norm_r = 0, norm_a = 0;
-    for (int64_t j = 0; j < n; ++j) {
-        double col_r = 0, col_a = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            W s = 0;
-            for (int64_t k = 0; k <= std::min(i, j); ++k) s += (k == i ? W(1) : W(LU[i + k * n])) * W(LU[k + j * n]);
-            col_r += std::abs(PA[i + j * n] - s);
-            col_a += std::abs(W(A[i + j * n]));
-        }
-        norm_r = std::max(norm_r, col_r);
-        norm_a = std::max(norm_a, col_a);
-    }
-    return norm_r / (norm_a * double(n) * double(starfact::detail::epsilon<T>()));
-}
-
-template <typename T>
-double solve_residual_of(int64_t n, int64_t nrhs, const std::vector<T>& A, const std::vector<T>& X,
-                         const std::vector<T>& B) {
-    using W = std::conditional_t<starfact::detail::is_complex_v<T>, std::complex<double>, double>;
-    double norm_r = 0, norm_a = 0, norm_x = 0;
-    for (int64_t j = 0; j < nrhs; ++j) {
-        double col_r = 0, col_x = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            W s = 0;
-            for (int64_t k = 0; k < n; ++k) s += W(A[i + k * n]) * W(X[k + j * n]);
-            col_r += std::abs(s - W(B[i + j * n]));
-            col_x += std::abs(W(X[i + j * n]));
-        }
-        norm_r = std::max(norm_r, col_r);
-        norm_x = std::max(norm_x, col_x);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-        double col = 0;
-        for (int64_t i = 0; i < n; ++i) col += std::abs(W(A[i + j * n]));
-        norm_a = std::max(norm_a, col);
-    }
-    return norm_r / (norm_a * norm_x * double(n) * double(starfact::detail::epsilon<T>()));
-}
-
 /// getrf, then getrs on nrhs right-hand sides, of a random matrix of order n in tiles of nb (`residency`) under
 /// `mapping`, their interchanges applied tile by tile as on a grid of `rows` rows: both scaled residuals < 60.
 template <typename T>
@@ -210,7 +163,8 @@ void check_lu_tile_by_tile(Mapping mapping, Residency residency, int64_t n, int6
     std::vector<T> LU(A.size()), X(B.size());
     a.export_to(LU.data(), n);
     b.export_to(X.data(), n);
-    const double fr = factor_residual(n, A, LU, piv.ipiv()), sr = solve_residual_of(n, nrhs, A, X, B);
+    const double fr = lu::lu_residual(n, A.data(), n, LU.data(), n, piv.ipiv()),
+                 sr = lu::general_solve_residual(n, nrhs, A.data(), X.data(), B.data());
     INFO("getrf residual " << fr << ", getrs residual " << sr);
     CHECK(fr < kResidualLimit);
     CHECK(sr < kResidualLimit);

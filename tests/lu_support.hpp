@@ -3,12 +3,14 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/cpu_lapack.hpp"
+#include "kernels/scalar.hpp"
 #include "tests/support.hpp"
 
 namespace starfact::test::lu {
@@ -18,11 +20,16 @@ int lapack_getrf(int n, T* A, int lda, int* ipiv) {
     return starfact::detail::cpu::getrf<T>(n, n, A, lda, ipiv);
 }
 
-/// ||P A - L U||_1 / (||A||_1 n eps), computed in double independently of starfact::getrf_residual: L unit
-/// lower and U upper from LU, P from LAPACK's 1-based ipiv.
+/// Real T in double, complex T in complex double: what the residuals below compute in.
+template <typename T>
+using Wide = std::conditional_t<starfact::detail::is_complex_v<T>, std::complex<double>, double>;
+
+/// ||P A - L U||_1 / (||A||_1 n eps), computed in double (complex double for complex T) independently of
+/// starfact::getrf_residual: L unit lower and U upper from LU, P from LAPACK's 1-based ipiv.
 template <typename T>
 double lu_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t ldlu, const std::vector<int64_t>& ipiv) {
-    std::vector<double> PA(static_cast<size_t>(n * n));
+    using W = Wide<T>;
+    std::vector<W> PA(static_cast<size_t>(n * n));
     for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < n; ++i) PA[i + j * n] = A[i + j * lda];
     for (int64_t i = 0; i < n; ++i) {
@@ -34,40 +41,41 @@ double lu_residual(int64_t n, const T* A, int64_t lda, const T* LU, int64_t ldlu
     for (int64_t j = 0; j < n; ++j) {
         double col_r = 0, col_a = 0;
         for (int64_t i = 0; i < n; ++i) {
-            double s = 0;  // (L U)(i, j) = sum_{k <= min(i, j)} L(i, k) U(k, j)
+            W s = 0;  // (L U)(i, j) = sum_{k <= min(i, j)} L(i, k) U(k, j)
             for (int64_t k = 0; k <= std::min(i, j); ++k)
-                s += (k == i ? 1.0 : double(LU[i + k * ldlu])) * double(LU[k + j * ldlu]);
+                s += (k == i ? W(1) : W(LU[i + k * ldlu])) * W(LU[k + j * ldlu]);
             col_r += std::abs(PA[i + j * n] - s);
-            col_a += std::abs(double(A[i + j * lda]));
+            col_a += std::abs(W(A[i + j * lda]));
         }
         norm_r = std::max(norm_r, col_r);
         norm_a = std::max(norm_a, col_a);
     }
-    const double eps = std::numeric_limits<T>::epsilon();
+    const double eps = starfact::detail::epsilon<T>();
     return norm_a == 0 ? norm_r : norm_r / (norm_a * double(n) * eps);
 }
 
-/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) for a general A (in double).
+/// ||A X - B||_1 / (||A||_1 ||X||_1 n eps) for a general A (in double; complex double for complex T).
 template <typename T>
 double general_solve_residual(int64_t n, int64_t nrhs, const T* A, const T* X, const T* B) {
+    using W = Wide<T>;
     double norm_r = 0, norm_a = 0, norm_x = 0;
     for (int64_t j = 0; j < nrhs; ++j) {
         double col_r = 0, col_x = 0;
         for (int64_t i = 0; i < n; ++i) {
-            double s = 0;
-            for (int64_t k = 0; k < n; ++k) s += double(A[i + k * n]) * double(X[k + j * n]);
-            col_r += std::abs(s - double(B[i + j * n]));
-            col_x += std::abs(double(X[i + j * n]));
+            W s = 0;
+            for (int64_t k = 0; k < n; ++k) s += W(A[i + k * n]) * W(X[k + j * n]);
+            col_r += std::abs(s - W(B[i + j * n]));
+            col_x += std::abs(W(X[i + j * n]));
         }
         norm_r = std::max(norm_r, col_r);
         norm_x = std::max(norm_x, col_x);
     }
     for (int64_t j = 0; j < n; ++j) {
         double col = 0;
-        for (int64_t i = 0; i < n; ++i) col += std::abs(double(A[i + j * n]));
+        for (int64_t i = 0; i < n; ++i) col += std::abs(W(A[i + j * n]));
         norm_a = std::max(norm_a, col);
     }
-    return norm_r / (norm_a * norm_x * double(n) * std::numeric_limits<T>::epsilon());
+    return norm_r / (norm_a * norm_x * double(n) * double(starfact::detail::epsilon<T>()));
 }
 
 template <typename T>

@@ -262,6 +262,14 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
     CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
     CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);
+    // the panel tree's float shapes: tiles of 1024 from n = 8192 and m = 2 n on (cuSOLVER geqrf panels)
+    CHECK(qr_tile_size<float>(1 << 19, 8192, Mapping::GpuOnly, Residency::Device, true) == 1024);
+    CHECK(qr_tile_size<float>(16384, 8192, Mapping::GpuOnly, Residency::Host, true) == 1024);
+    CHECK(qr_tile_size<float>(16383, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);  // below m = 2 n
+    CHECK(qr_tile_size<float>(8192, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);   // square
+    CHECK(qr_tile_size<float>(1 << 20, 8191, Mapping::GpuOnly, Residency::Device, true) == 2048);
+    CHECK(qr_tile_size<float>(1 << 19, 8192, Mapping::CpuOnly, Residency::Host, false) == 192);
+    CHECK(qr_uses_panel(QrTree{}, 1 << 19, 8192, 1024, Mapping::GpuOnly, true));
     CHECK(qr_tile_size<double>(1 << 20, 256, Mapping::GpuOnly, Residency::Device, true) == 65536);
     CHECK(qr_tile_size<double>(400000, 1000, Mapping::CpuOnly, Residency::Host, false) == 192);
     CHECK(qr_uses_cholqr(cholqr, 100, 10, 16, Mapping::CpuOnly, false));

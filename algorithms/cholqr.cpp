@@ -87,16 +87,54 @@ struct CholqrColumn {
     int64_t m, n;
 };
 
-/// The passes, the reconstruction and the solves over the tiles of `A` (in the precision T of its handles).
+/// Whether the first pass's Gram matrix is of A rounded to TF32 (docs/qr.md, "A first pass in TF32"): double
+/// columns of kTf32FirstPassOrder columns or more in the blocking forms (which can start over in double when its
+/// range is exceeded) on GPUs; the submit forms, CPU runs and narrower columns keep the double first pass.
+/// STARFACT_QR_FIRST_PASS=double keeps it everywhere, =tf32 asks for TF32 wherever a blocking form runs (CPU workers
+/// round and sum in float as the tensor cores do: the tests).
+constexpr int64_t kTf32FirstPassOrder = 2048;  // one H200: 131072 x 2048 0.0519 s against 0.0584; 2^20 x 1000 level
+template <typename T>
+bool first_pass_tf32(const Runtime& rt, const TaskOptions& o, const RunStats* stats, int64_t n) {
+    if (!std::is_same<T, double>::value || !stats) return false;
+    const char* e = std::getenv("STARFACT_QR_FIRST_PASS");
+    if (e && std::string(e) == "tf32") return true;
+    if (e && std::string(e) == "double") return false;
+    return o.mapping != Mapping::CpuOnly && rt.cuda_workers() > 0 && n >= kTf32FirstPassOrder;
+}
+
+/// The transpose of the n x n lower factor in `L` as a host matrix of its own (registered; unregistered once the
+/// tasks using it are done, its memory kept by the Sequence), upper triangular: what undoes a pass's solve.
+template <typename T>
+starpu_data_handle_t transposed_factor(starpu_data_handle_t L, int64_t n, SequenceState* seq) {
+    auto upper = std::make_shared<std::vector<T>>(static_cast<size_t>(n * n), T(0));
+    starpu_data_acquire(L, STARPU_R);
+    const auto* l = reinterpret_cast<const T*>(starpu_matrix_get_local_ptr(L));
+    const int64_t ld = starpu_matrix_get_local_ld(L);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = j; i < n; ++i) (*upper)[static_cast<size_t>(j + i * n)] = l[i + j * ld];
+    starpu_data_release(L);
+    seq->keep(upper);
+    starpu_data_handle_t h;
+    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(upper->data()),
+                                static_cast<uint32_t>(n), static_cast<uint32_t>(n), static_cast<uint32_t>(n), sizeof(T));
+    return h;
+}
+
+/// The passes, the reconstruction and the solves over the tiles of `A` (in the precision T of its handles). `low`:
+/// the first pass's Gram matrix in TF32 (first_pass_tf32); if the second pass then finds A beyond that pass's range
+/// (its Cholesky fails: CholqrPasses::low_failed), the tiles, which hold A L1^-T, are multiplied back by L1^T and
+/// factored again with a double first pass.
 template <typename T>
 void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, starpu_data_handle_t info,
-                          QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq) {
+                          QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq,
+                          bool low) {
     const auto mt = static_cast<int64_t>(A.tiles.size());
     const int64_t n = A.n;
     if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n, rows);
     auto passes = std::make_shared<CholqrPasses>();
     passes->stats = stats;
     passes->status = status;
+    passes->low = low;
     seq->keep(passes);
     std::vector<starpu_data_handle_t> W, small;
     for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
@@ -112,6 +150,19 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
             // one task, with no transfer (the submit forms, whose caller may not wait, keep the whole graph).
             starpu_data_acquire_on_node(L[1], STARPU_ACQUIRE_NO_NODE, STARPU_R);
             starpu_data_release_on_node(L[1], STARPU_ACQUIRE_NO_NODE);
+            if (low && passes->low_failed.load(std::memory_order_acquire)) {
+                // beyond the TF32 first pass's range: A := (A L1^-T) L1^T, then the double first pass
+                const starpu_data_handle_t upper = transposed_factor<T>(L[0], n, seq);
+                for (int64_t i = 0; i < mt; ++i) {
+                    o.name = names("cholqr_restore", i);
+                    insert_cholqr_solve<T>(rt, o, upper, A.tiles[static_cast<size_t>(i)]);
+                }
+                starpu_data_unregister_submit(upper);
+                release(W);
+                release(small);
+                submit_cholqr_column<T>(rt, A, rows, info, status, o, names, stats, seq, false);
+                return;
+            }
             third_pass = passes->count.load(std::memory_order_acquire) != 2;
             if (!third_pass) break;
         }
@@ -120,7 +171,7 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
         for (int64_t i = 0; i < mt; ++i) {
             if (p == 0) {
                 o.name = names("cholqr_gram", i);
-                insert_cholqr_gram<T>(rt, o, A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)]);
+                insert_cholqr_gram<T>(rt, o, A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)], low);
             } else {
                 o.name = names("cholqr_solve_gram", i, p);
                 insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)],
@@ -129,7 +180,7 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
         }
         reduce<T>(rt, o, names, W, third);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1, low);
     }
     const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
     small.insert(small.end(), {Minv, RY, X});
@@ -176,7 +227,8 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     CholqrColumn column{{}, Tf.t_tile(0, 0), A.m(), A.n()};
     for (int64_t i = 0; i < A.mt(); ++i) column.tiles.push_back(A.tile(i, 0));
     if (!std::is_same<T, float>::value || !widen_float_column(rt, o, A.m(), A.n())) {
-        submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq);
+        submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq,
+                                first_pass_tf32<T>(rt, o, stats, A.n()));
         return;
     }
     // float on GPUs: the column and T widened to double, factored there, narrowed back
@@ -189,7 +241,8 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
         o.name = names("cholqr_widen", static_cast<int64_t>(i));
         insert_widen(rt, o, column.tiles[i], wide.tiles[i]);
     }
-    submit_cholqr_column<double>(rt, wide, A.nb(), info, Tf.status(), o, names, stats, seq);
+    submit_cholqr_column<double>(rt, wide, A.nb(), info, Tf.status(), o, names, stats, seq,
+                                 first_pass_tf32<double>(rt, o, stats, A.n()));
     o.name = "cholqr_narrow_t";
     insert_narrow(rt, o, wide.t, column.t);
     for (size_t i = 0; i < column.tiles.size(); ++i) {

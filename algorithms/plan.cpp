@@ -312,8 +312,8 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     // 2^20 x 1000: 0.122 against 0.124, in one call).
     if (cholqr_shape(m, n))
         return std::max<int64_t>({n, n <= 2048 && m >= 16 * 65536 ? 65536 : std::min<int64_t>(32768, m / 2), at_least});
-    // The panel tree's float panels are cuSOLVER geqrf calls (double's are Cholesky QRs: codelets/qr_panel.cpp), whose
-    // cost per column grows with the panel's width: tall float shapes from n = 8192 on ran faster in tiles of 1024
+    // The panel tree's tall float panels are Cholesky QRs of three float passes (codelets/qr_panel.cpp), about 6 m n nb
+    // flops over the factorization: tall float shapes from n = 8192 on ran faster in tiles of 1024
     // (one H200, device-resident, against 2048: 524288 x 8192 2.44 s against 3.44, cuSOLVER 2.49; 262144 x 16384 4.10
     // against 4.33, cuSOLVER 4.17; 131072 x 8192 0.605 against 0.646; 16384 x 8192 0.116 against 0.139; 65536 x 16384
     // level; square 8192 0.079 against 0.077). Double keeps 2048 (131072 x 8192: 0.70 s in tiles of 1024, 0.50 in 2048).

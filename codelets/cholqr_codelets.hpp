@@ -27,11 +27,17 @@ struct CholqrPasses {
     RunStats* stats = nullptr;  // the blocking form's: the reconstruction sets stats->qr_passes
     QrStatus* status = nullptr;
     std::atomic<bool> unorthogonal{false};
+    // The first pass's Gram matrix was rounded to TF32 (`low`), and the second pass's Cholesky failed: A is beyond
+    // that pass's range, and the blocking form starts over with a double first pass (no breakdown is reported).
+    bool low = false;
+    std::atomic<bool> low_failed{false};
 };
 
-/// W := X^T X (the full symmetric n x n Gram matrix of the tile X).
+/// W := X^T X (the full symmetric n x n Gram matrix of the tile X). `low` (double): of X rounded to TF32, products
+/// summed in float (on GPUs, tensor cores), unless an entry of X is outside [2^-50, 2^50] or zero.
 template <typename T>
-void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W);
+void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W,
+                        bool low = false);
 /// X := X V (V upper: a previous pass's L^-T), then W := X^T X. With `third` (the third pass's): nothing when
 /// third->count is 2.
 template <typename T>
@@ -52,11 +58,13 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vecto
 /// (Underflow); a later pass whose unshifted Cholesky fails, RankDeficient. With `check` (the last pass's Gram), ||G -
 /// I||_F > 0.9 (the previous pass did not orthogonalise) sets passes->unorthogonal. The second pass's task (`decide`)
 /// sets passes->count to 2 when ||G - I||_F <= kSkipDistance and the factorization succeeded unshifted; the third
-/// pass's (`check`) does nothing when it is 2.
+/// pass's (`check`) does nothing when it is 2. `low` with `shift` (a first pass whose Gram matrix was rounded to
+/// TF32): s = 2^-22 max_j G(j, j) first, then from 2^-11 max_j G(j, j) on. With passes->low, a failure of the first
+/// or second pass's Cholesky sets passes->low_failed instead of a breakdown (the blocking form starts over).
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
                          starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
-                         CholqrPasses* passes, bool decide = false);
+                         CholqrPasses* passes, bool decide = false, bool low = false);
 /// The Householder reconstruction (Ballard et al. 2015) from the top block Q2(0:n, :) of tile A0 before the last
 /// pass and the three Cholesky factors: Qt := Q2(0:n, :) L3^-T (the orthogonal factor's top block), the modified LU
 /// Qt - S = Y1 U, T := -U S Y1^-T (into the first n rows of the tile Tf), V := M^-1 = L3^-T U^-1 (upper; the last

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <complex>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "codelets/cholqr_impl.hpp"
@@ -20,8 +21,30 @@ void gram_into(const Tile& X, const Tile& W) {
         for (int i = 0; i < j; ++i) w[at(i, j, W.ld)] = w[at(j, i, W.ld)];
 }
 
+/// W := X^T X of X rounded to TF32 (CholqrArgs::low), products summed in float, as the GPU's tensor cores do; false
+/// (W untouched) when an entry of X is out of tf32_range.
+bool gram_low_into(const Tile& X, const Tile& W) {
+    const int m = X.rows, n = X.cols;
+    std::vector<float> x(static_cast<size_t>(m) * n), w(static_cast<size_t>(n) * n);
+    const double* src = ptr<double>(X);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            const double v = src[at(i, j, X.ld)];
+            if (!tf32_range(v)) return false;
+            x[static_cast<size_t>(at(i, j, m))] = round_tf32(v);
+        }
+    cpu::syrk(Uplo::Lower, Op::Trans, n, m, 1.0f, x.data(), m, 0.0f, w.data(), n);
+    double* dst = ptr<double>(W);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) dst[at(i, j, W.ld)] = w[static_cast<size_t>(i >= j ? at(i, j, n) : at(j, i, n))];
+    return true;
+}
+
 template <typename T>
-void gram_cpu(void* buffers[], void*) {
+void gram_cpu(void* buffers[], void* cl_arg) {
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if constexpr (std::is_same<T, double>::value)
+        if (a && a->low && gram_low_into(tile(buffers[0]), tile(buffers[1]))) return;
     gram_into<T>(tile(buffers[0]), tile(buffers[1]));
 }
 
@@ -137,12 +160,19 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
         }
         distance = identity_distance(squares, one_norm);
     }
-    const double base = base_shift<T>(a->m, n, trace);
-    double s = a->shift ? base : 0;
+    const bool low = a->shift && a->low;  // TF32's first pass: unshifted first (kTf32Unit)
+    const double base = low ? low_base_shift(diagonal.data(), n) : base_shift<T>(a->m, n, trace);
+    double s = low ? base * kTf32Unit : a->shift ? base : 0;
     int failed = cholesky_cpu<T>(G, L, s);
+    if (low && failed > 0 && breakdown == 0) failed = cholesky_cpu<T>(G, L, s = base);
     if (failed > 0 && breakdown == 0) {
         breakdown = failed;
         why = QrBreakdown::RankDeficient;
+        if (a->passes && a->passes->low && (a->shift || a->decide)) {  // beyond the TF32 first pass's range: the
+            a->passes->low_failed.store(true, std::memory_order_release);  // blocking form starts over in double
+            breakdown = 0;
+            why = QrBreakdown::None;
+        }
     }
     if (a->check && !(distance <= kIdentityDistance)) a->passes->unorthogonal.store(true);
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cpu<T>(G, L, s = next_shift(s, base));

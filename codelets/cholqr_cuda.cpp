@@ -6,8 +6,10 @@
 // for the shift, the factorization's info, the rank check): they wait for their stream.
 #ifdef STARFACT_HAVE_CUDA
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -69,10 +71,64 @@ void gram_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Til
     gpu::launch_cholqr_sum(P, chunks + (rest > 0 ? 1 : 0), n, n, ptr<T>(W), W.ld, false, true, ws.stream);
 }
 
+/// The TF32 Gram matrix of a double tile (CholqrArgs::low): X rounded to float in a stream-ordered buffer, float
+/// partial products over row chunks (enough of them for about two 128 x 128 result blocks per SM of an H200) by
+/// cuBLAS's TF32 tensor-core gemm with float accumulation, summed in double. Waits for the stream once (the range
+/// check). false (W untouched): no memory for the buffer, or an entry out of tf32_range (the caller's double Gram).
+bool gram_low_cuda(const gpu::WorkerStream& ws, const Tile& X, const Tile& W) {
+    const int n = X.cols, rows = X.rows, blocks = ((n + 127) / 128) * ((n + 127) / 128);
+    const int chunks = std::max(1, std::min((264 + blocks - 1) / blocks, rows / 4096));
+    const int len = rows / chunks, rest = rows - chunks * len, count = chunks + (rest > 0 ? 1 : 0);
+    const size_t nn = static_cast<size_t>(n) * n, copy = (static_cast<size_t>(rows) * n * sizeof(float) + 255) / 256 * 256;
+    int device = 0;
+    ok(cudaGetDevice(&device), "cudaGetDevice");
+    static std::atomic<uint64_t> kept{0};  // the devices whose pool keeps these buffers between tasks
+    if (device < 64 && !(kept.load() & (uint64_t(1) << device))) {
+        cudaMemPool_t pool;
+        uint64_t keep = uint64_t(4) << 30;
+        if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        kept.fetch_or(uint64_t(1) << device);
+    }
+    char* buffer = nullptr;
+    if (cudaMallocAsync(reinterpret_cast<void**>(&buffer), copy + count * nn * sizeof(float) + sizeof(int),
+                        ws.stream) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    auto* xf = reinterpret_cast<float*>(buffer);
+    auto* P = reinterpret_cast<float*>(buffer + copy);
+    auto* flag = reinterpret_cast<int*>(P + count * nn);
+    int out = 0;
+    ok(cudaMemsetAsync(flag, 0, sizeof(int), ws.stream), "cudaMemsetAsync");
+    gpu::launch_cholqr_to_float(ptr<double>(X), X.ld, rows, n, xf, kTf32Exponent, flag, ws.stream);
+    ok(cudaMemcpyAsync(&out, flag, sizeof(int), cudaMemcpyDeviceToHost, ws.stream), "cudaMemcpyAsync");
+    ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");
+    if (out == 0) {
+        const float one = 1, zero = 0;
+        if (cublasGemmStridedBatchedEx(ws.cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, len, &one, xf, CUDA_R_32F, rows, len,
+                                       xf, CUDA_R_32F, rows, len, &zero, P, CUDA_R_32F, n,
+                                       static_cast<long long>(nn), chunks, CUBLAS_COMPUTE_32F_FAST_TF32,
+                                       CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+            STARPU_ABORT_MSG("starfact: cholqr: cublasGemmStridedBatchedEx (TF32) failed");
+        if (rest > 0 &&
+            cublasGemmEx(ws.cublas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, rest, &one, xf + static_cast<size_t>(chunks) * len,
+                         CUDA_R_32F, rows, xf + static_cast<size_t>(chunks) * len, CUDA_R_32F, rows, &zero,
+                         P + chunks * nn, CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32,
+                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+            STARPU_ABORT_MSG("starfact: cholqr: cublasGemmEx (TF32) failed");
+        gpu::launch_cholqr_sum_widen(P, count, n, ptr<double>(W), W.ld, ws.stream);
+    }
+    ok(cudaFreeAsync(buffer, ws.stream), "cudaFreeAsync");
+    return out == 0;
+}
+
 template <typename T>
 void gram_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
+    if constexpr (std::is_same<T, double>::value)
+        if (a->low && gram_low_cuda(ws, tile(buffers[0]), tile(buffers[1]))) return;
     gram_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
 }
 
@@ -232,14 +288,24 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         double trace = 0;
         why = check_gram<T>(diagonal.data(), n, &trace, &breakdown);
         s = base = base_shift<T>(a->m, n, trace);
+        if (a->low) {  // TF32's first pass: a shift of kTf32Unit^2 max G(j, j) first (kTf32Unit)
+            base = low_base_shift(diagonal.data(), n);
+            s = base * kTf32Unit;
+        }
     }
     const double distance =
         a->check || a->decide ? identity_distance_cuda<T>(ws, c, ptr<T>(G), G.ld, n) : 0.0;
     if (a->check && !(distance <= kIdentityDistance)) a->passes->unorthogonal.store(true);
     int failed = cholesky_cuda<T>(ws, c, G, L, s);
+    if (a->shift && a->low && failed > 0 && breakdown == 0) failed = cholesky_cuda<T>(ws, c, G, L, s = base);
     if (failed > 0 && breakdown == 0) {
         breakdown = failed;
         why = QrBreakdown::RankDeficient;
+        if (a->passes && a->passes->low && (a->shift || a->decide)) {  // beyond the TF32 first pass's range: the
+            a->passes->low_failed.store(true, std::memory_order_release);  // blocking form starts over in double
+            breakdown = 0;
+            why = QrBreakdown::None;
+        }
     }
     if (failed > 0 && !a->shift) base = base_shift<T>(a->m, n, trace_cuda<T>(ws, c, ptr<T>(G), G.ld, n));
     for (int r = 0; failed > 0 && r < kShiftRetries; ++r) failed = cholesky_cuda<T>(ws, c, G, L, s = next_shift(s, base));
@@ -258,14 +324,21 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
 /// the rank check and a last pass that does not orthogonalise make it return false, without a report: the caller
 /// factors the panel again by Householder.
 template <typename T>
+size_t panel_cholqr_bytes(cusolverDnHandle_t solver, int M, int w) {
+    const size_t ww = static_cast<size_t>(w) * w, work = (cholqr_workspace<T>(solver, w).device + 255) / 256 * 256,
+                 scratch = (solve_scratch_bytes<T>(M) + 255) / 256 * 256;
+    return work + scratch + (7 * ww + w) * sizeof(T) + 256;
+}
+
+template <typename T>
 bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& worker, T* P, int M, int w, T* Tm,
-                       int ldt) {
+                       int ldt, void* space) {
     const size_t ww = static_cast<size_t>(w) * w, work = (cholqr_workspace<T>(worker.solver, w).device + 255) / 256 * 256,
                  scratch = (solve_scratch_bytes<T>(M) + 255) / 256 * 256;
-    char* base = nullptr;
+    char* base = static_cast<char*>(space);
     // without the memory (StarPU keeps most of the device's for its data), the caller's Householder leaf
-    if (cudaMallocAsync(reinterpret_cast<void**>(&base), work + scratch + (7 * ww + w) * sizeof(T) + 256, ws.stream) !=
-        cudaSuccess) {
+    if (!base && cudaMallocAsync(reinterpret_cast<void**>(&base), panel_cholqr_bytes<T>(worker.solver, M, w),
+                                 ws.stream) != cudaSuccess) {
         cudaGetLastError();
         return false;
     }
@@ -307,7 +380,7 @@ bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& wor
         return true;
     };
     const bool done = factor();
-    ok(cudaFreeAsync(base, ws.stream), "cudaFreeAsync(panel)");
+    if (!space) ok(cudaFreeAsync(base, ws.stream), "cudaFreeAsync(panel)");
     return done;
 }
 template <typename T>
@@ -337,7 +410,9 @@ Workspace cholqr_scratch(cusolverDnHandle_t, int rows) {
     template void solve_cuda<T>(void*[], void*);                   \
     template void add_cuda<T>(void*[], void*);                     \
     template void potrf_cuda<T>(void*[], void*);                   \
-    template bool panel_cholqr_cuda<T>(const gpu::WorkerStream&, const CudaWorkerContext&, T*, int, int, T*, int); \
+    template bool panel_cholqr_cuda<T>(const gpu::WorkerStream&, const CudaWorkerContext&, T*, int, int, T*, int, \
+                                       void*);                                                                  \
+    template size_t panel_cholqr_bytes<T>(cusolverDnHandle_t, int, int);                                          \
     template Workspace cholqr_workspace<T>(cusolverDnHandle_t, int); \
     template Workspace cholqr_scratch<T>(cusolverDnHandle_t, int);
 STARFACT_CHOLQR_CUDA(float)

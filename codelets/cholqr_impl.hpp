@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct CholqrArgs {
     bool trans = false;   // tmul: op(T) = T^T
     bool unit = false;    // ytc, update: the first tile (Y1 unit lower in its first n rows)
     bool decide = false;  // cholqr_potrf of the second pass: sets passes->count
+    bool low = false;     // gram, cholqr_potrf of the first pass: the Gram matrix of A rounded to TF32 (double only)
     int inputs = 0;       // cholqr_add: the Wi summed into Wp
     // solve_gram_3, add_3, potrf_3: return at once when passes->count is 2; householder: the last factor
     CholqrPasses* passes = nullptr;
@@ -61,6 +63,37 @@ inline double next_shift(double s, double base) {
     return std::max(s * 100, base);
 }
 constexpr int kShiftRetries = 12;
+/// A first pass whose Gram matrix is of A rounded to TF32 (CholqrArgs::low; float accumulation) is shifted by
+/// kTf32Unit^2 times its largest diagonal entry first: far below the shift that bounds the rounding errors in the
+/// worst case (kTf32Unit times it, times a small factor), which random rounding errors seldom need, and enough to
+/// bound the first factor's condition by about 2^11 sqrt(n), so that multiplying its solve back (the blocking
+/// forms' start over in double) loses little. When that Cholesky fails, the retries start from kTf32Unit times the
+/// largest diagonal entry.
+constexpr double kTf32Unit = 0x1p-11;
+template <typename T>
+double low_base_shift(const T* diagonal, int n) {
+    double top = 0;
+    for (int j = 0; j < n; ++j) top = std::max(top, static_cast<double>(diagonal[j]));
+    return kTf32Unit * top;
+}
+/// The magnitudes a TF32 Gram matrix takes: every entry zero or within [2^-kTf32Exponent, 2^kTf32Exponent], so that
+/// no square underflows and no sum of up to 2^20 squares overflows in float (a tile with another entry, NaN or Inf
+/// among them, has its Gram matrix in double, as without CholqrArgs::low).
+constexpr int kTf32Exponent = 50;
+inline bool tf32_range(double x) {
+    const double a = std::abs(x);
+    return a == 0 || (a >= std::ldexp(1.0, -kTf32Exponent) && a <= std::ldexp(1.0, kTf32Exponent));
+}
+/// x rounded to TF32 (10 explicit mantissa bits, to nearest, ties away from zero), as a float.
+inline float round_tf32(double x) {
+    float f = static_cast<float>(x);
+    if (!std::isfinite(f)) return f;
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    b = (b + 0x1000u) & ~0x1FFFu;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+}
 /// The distance of a Gram matrix G = Q^T Q from the identity that the passes' decisions read: an upper bound of
 /// ||G - I||_2, the smaller of ||G - I||_F and ||G - I||_1 (G symmetric: ||.||_2 <= ||.||_1 = ||.||_inf). After the
 /// shifted first pass G - I has every eigenvalue of about -s / (sigma_i^2 + s): the Frobenius norm adds n of them up

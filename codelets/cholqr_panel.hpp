@@ -15,11 +15,15 @@ constexpr int kPanelMinWidth = 256;
 /// The shifted Cholesky QR (two or three passes) of the contiguous M x w panel P (leading dimension M) with its
 /// Householder form rebuilt, as geqrt leaves it: R above P's diagonal, the reflectors below it (unit diagonal
 /// implicit), T (w x w, upper, zeros below: Q = I - Y T Y^T) into Tm (leading dimension ldt); on ws's stream, in a
-/// workspace of its own (stream-ordered allocation). false (P and Tm undefined): a breakdown of a pass, the rank
-/// check, or a last pass that does not orthogonalise; the caller factors the panel again by Householder.
+/// workspace of its own: `space` (panel_cholqr_bytes of them, reserved by the caller) or, when null, a stream-ordered
+/// allocation. false (P and Tm undefined): a breakdown of a pass, the rank check, a last pass that does not
+/// orthogonalise, or no memory for the allocation; the caller factors the panel again by Householder.
 template <typename T>
 bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& worker, T* P, int M, int w, T* Tm,
-                       int ldt);
+                       int ldt, void* space = nullptr);
+/// The bytes of panel_cholqr_cuda's workspace for an M x w panel.
+template <typename T>
+size_t panel_cholqr_bytes(cusolverDnHandle_t solver, int M, int w);
 
 }  // namespace starfact::detail::cholqr
 #endif

@@ -117,9 +117,12 @@ CholqrArgs args_of(const Runtime& rt) {
 }  // namespace
 
 template <typename T>
-void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W) {
+void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W,
+                        bool low) {
     const double m = tile_rows(X), n = tile_cols(X);
-    submit(task_of(kernels<T>(rt).gram, args_of(rt), {X, W}, m * n * n), o, "cholqr_gram");
+    CholqrArgs a = args_of(rt);
+    a.low = low;
+    submit(task_of(kernels<T>(rt).gram, a, {X, W}, m * n * n), o, "cholqr_gram");
 }
 
 template <typename T>
@@ -158,9 +161,10 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vecto
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
                          starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
-                         CholqrPasses* passes, bool decide) {
+                         CholqrPasses* passes, bool decide, bool low) {
     CholqrArgs a = args_of(rt);
     a.m = m;
+    a.low = low;
     a.shift = shift;
     a.check = check;
     a.decide = decide;
@@ -239,7 +243,8 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
 }
 
 #define STARFACT_CHOLQR(T)                                                                                           \
-    template void insert_cholqr_gram<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
+    template void insert_cholqr_gram<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t, \
+                                        bool);                                                                       \
     template void insert_cholqr_solve_gram<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,              \
                                               starpu_data_handle_t, starpu_data_handle_t, const CholqrPasses*);      \
     template void insert_cholqr_solve<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t, starpu_data_handle_t); \
@@ -247,7 +252,7 @@ void reserve_cholqr_workspace(const Runtime& rt, int64_t n, int64_t rows) {
                                        starpu_data_handle_t, const CholqrPasses*);                                   \
     template void insert_cholqr_potrf<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,                   \
                                          starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t, int64_t,  \
-                                         bool, bool, CholqrPasses*, bool);                                           \
+                                         bool, bool, CholqrPasses*, bool, bool);                                     \
     template void insert_cholqr_householder<T>(const Runtime&, const TaskOptions&, starpu_data_handle_t,             \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \
                                                starpu_data_handle_t, starpu_data_handle_t, starpu_data_handle_t,     \

@@ -102,21 +102,41 @@ inline void grow_scratch(CudaWorkerContext& c, size_t bytes) {
     c.scratch_bytes = bytes;
 }
 
+/// Whether a rows x w panel of T's is factored by the Cholesky QR (real T only).
+template <typename T>
+bool tall_panel(int rows, int w) {
+    return !is_complex_v<T> && rows >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth;
+}
+
 /// The panel's device workspace, all of it in the worker's scratch (the scratch of no codelet that the QR's graphs
 /// pipeline beside the panel, which may run on the worker's urgent stream while the worker's stream still runs
 /// tasks using c.work): the gathered M x w panel, tau (w), the copied top block and Y^T Y (w x w each), cuSOLVER's
-/// devInfo, then geqrf's workspace (lwork).
+/// devInfo, geqrf's workspace (lwork), then, for a tall panel, the Cholesky QR's (cholqr_bytes). Reserved before
+/// the graph runs (reserve_qr_panel_workspace): a tall panel's Cholesky QR allocating its own workspace in the task
+/// found no memory beside StarPU's buffers at 524288 x 8192 in double and fell back to cuSOLVER's geqrf.
 template <typename T>
 struct PanelWorkspace {
     T *panel, *tau, *top, *yty, *work;
     int* info;
+    void* cholqr = nullptr;
     static size_t fixed_bytes(int rows, int w) {
         const size_t ww = static_cast<size_t>(w) * w;
         return aligned(static_cast<size_t>(rows) * w * sizeof(T)) + aligned(static_cast<size_t>(w) * sizeof(T)) +
                2 * aligned(ww * sizeof(T)) + aligned(sizeof(int));
     }
+    static size_t cholqr_bytes(cusolverDnHandle_t h, int rows, int w) {
+        if constexpr (is_complex_v<T>) {
+            return 0;
+        } else {
+            return aligned(cholqr::panel_cholqr_bytes<T>(h, rows, w));
+        }
+    }
+    /// (the Cholesky QR's part only where the reservation left room for it: a task never grows the scratch for it,
+    /// and without it the Cholesky QR allocates its own)
     PanelWorkspace(CudaWorkerContext& c, int rows, int w, int lwork) {
-        grow_scratch(c, fixed_bytes(rows, w) + static_cast<size_t>(lwork) * sizeof(T));
+        const size_t base = fixed_bytes(rows, w) + aligned(static_cast<size_t>(lwork) * sizeof(T));
+        const size_t own = tall_panel<T>(rows, w) ? cholqr_bytes(c.solver, rows, w) : 0;
+        grow_scratch(c, base);
         char* p = static_cast<char*>(c.scratch);
         panel = reinterpret_cast<T*>(p);
         tau = reinterpret_cast<T*>(p += aligned(static_cast<size_t>(rows) * w * sizeof(T)));
@@ -124,6 +144,7 @@ struct PanelWorkspace {
         yty = reinterpret_cast<T*>(p += aligned(static_cast<size_t>(w) * w * sizeof(T)));
         info = reinterpret_cast<int*>(p += aligned(static_cast<size_t>(w) * w * sizeof(T)));
         work = reinterpret_cast<T*>(p += aligned(sizeof(int)));
+        if (own > 0 && c.scratch_bytes >= base + own) cholqr = p + aligned(static_cast<size_t>(lwork) * sizeof(T));
     }
 };
 
@@ -178,12 +199,6 @@ bool cholqr_part(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, 
         cuda_ok(cudaFreeAsync(Q, ws.stream), "cudaFreeAsync");
         return done;
     }
-}
-
-/// Whether a rows x w panel of T's is factored by the Cholesky QR (real T only).
-template <typename T>
-bool tall_panel(int rows, int w) {
-    return !is_complex_v<T> && rows >= cholqr::kPanelAspect * w && w >= cholqr::kPanelMinWidth;
 }
 
 /// The rows x w panel P (leading dimension ldp, rows >= w) factored in place: R above its diagonal, the reflectors
@@ -302,7 +317,7 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     T* Tm = ptr<T>(Tt);
     if (tall_panel<T>(M, w)) {  // tall: the Cholesky QR in place, else (a breakdown) gathered again, by Householder
         if constexpr (!is_complex_v<T>)
-            if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld)) {
+            if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld, pw.cholqr)) {
                 copy(false);
                 return;
             }
@@ -326,7 +341,10 @@ Workspace qr_panel_need(cusolverDnHandle_t h, int rows) {
     if (gpu::geqrf_buffer_size(h, rows, w, static_cast<T*>(nullptr), rows, &lwork) != CUSOLVER_STATUS_SUCCESS)
         STARPU_ABORT_MSG("cusolverDn<t>geqrf_bufferSize failed");
     Workspace need;
-    need.scratch = PanelWorkspace<T>::fixed_bytes(rows, w) + static_cast<size_t>(lwork + 1) * sizeof(T);
+    need.scratch = PanelWorkspace<T>::fixed_bytes(rows, w) + aligned(static_cast<size_t>(lwork + 1) * sizeof(T));
+    // the Cholesky QR's workspace where a panel of this bucket's widths, (w / 2, w], may be tall
+    if (rows >= cholqr::kPanelAspect * (w / 2 + 1) && w >= cholqr::kPanelMinWidth)
+        need.scratch += PanelWorkspace<T>::cholqr_bytes(h, rows, w);
     return need;
 }
 template <typename T, size_t... L>

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include <cblas.h>
@@ -41,6 +42,25 @@ void expect_cholqr(int64_t m, int64_t n, int64_t nb, Mapping mapping) {
     INFO("right: orthogonality=" << r.orthogonality << " factorization=" << r.factorization << " C*Q=" << r.notrans
                                  << " C*Q^T=" << r.trans);
     CHECK(r.failure().empty());
+}
+
+/// The CPU Cholesky QR of A (m x n, tiles of nb rows, blocking form): orthogonality and residual < 60, and the passes
+/// it ran (0: any).
+void expect_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes) {
+    std::vector<double> F = A, Q(static_cast<size_t>(m * n));
+    QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
+    TileMatrix<double> a(runtime(), m, n, nb);
+    a.import(F.data(), m);
+    RunStats stats;
+    geqrf(a, f, on(Mapping::CpuOnly), stats);
+    a.export_to(F.data(), m);
+    if (passes > 0) CHECK(stats.qr_passes == passes);
+    orgqr(runtime(), m, n, F.data(), m, f, Q.data(), m, on(Mapping::CpuOnly));
+    const double orth = orthogonality_residual(m, n, Q.data(), m),
+                 res = qr_residual(m, n, A.data(), m, Q.data(), m, F.data(), m);
+    INFO("orthogonality=" << orth << " residual=" << res);
+    CHECK(orth < kResidualLimit);
+    CHECK(res < kResidualLimit);
 }
 
 }  // namespace
@@ -96,23 +116,44 @@ TEST_CASE("cholqr: conditioned matrices (cond 10 to 1e12) keep orthogonality and
         for (const auto& [m, n, nb] : {std::tuple<int64_t, int64_t, int64_t>{600, 40, 64}, {2000, 100, 256}}) {
             const uint64_t seed = fresh_seed();
             INFO("cond=" << cond << " m=" << m << " n=" << n << " nb=" << nb << " seed=" << seed);
-            const std::vector<double> A = conditioned(m, n, cond, seed);
-            std::vector<double> F = A, Q(static_cast<size_t>(m * n));
-            QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
-            TileMatrix<double> a(runtime(), m, n, nb);
-            a.import(F.data(), m);
-            RunStats stats;
-            geqrf(a, f, on(Mapping::CpuOnly), stats);
-            a.export_to(F.data(), m);
-            CHECK(stats.qr_passes == (cond <= 1e3 ? 2 : 3));
-            orgqr(runtime(), m, n, F.data(), m, f, Q.data(), m, on(Mapping::CpuOnly));
-            const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, A.data(), m,
-                                                                                               Q.data(), m, F.data(), m);
-            INFO("orthogonality=" << orth << " residual=" << res);
-            CHECK(orth < kResidualLimit);
-            CHECK(res < kResidualLimit);
+            expect_cholqr_passes(conditioned(m, n, cond, seed), m, n, nb, cond <= 1e3 ? 2 : 3);
         }
     }
+}
+
+TEST_CASE("cholqr: a first pass in TF32 (STARFACT_QR_FIRST_PASS=tf32) keeps orthogonality and residual < 60 to "
+          "cond 1e12", "[qr][cholqr][cpu]") {
+    // The CPU codelets round A to TF32 and sum in float, as the GPU's tensor cores do. Two passes for well-conditioned
+    // A; beyond the TF32 first pass's range (cond about 1e10) the blocking form multiplies the first solve back and
+    // starts over in double, so that the range is the double first pass's; A with entries beyond 2^50 (here 2^60)
+    // has its first Gram matrix in double; a zero column is still reported.
+    setenv("STARFACT_QR_FIRST_PASS", "tf32", 1);
+    struct Unset {
+        ~Unset() { unsetenv("STARFACT_QR_FIRST_PASS"); }
+    } unset;
+    for (double scale : {1.0, 0x1p60})
+        for (double cond : {1.0, 1e2, 1e6, 1e9, 1e12}) {
+            for (const auto& [m, n, nb] : {std::tuple<int64_t, int64_t, int64_t>{600, 40, 64}, {2000, 100, 256}}) {
+                const uint64_t seed = fresh_seed();
+                INFO("scale=" << scale << " cond=" << cond << " m=" << m << " n=" << n << " seed=" << seed);
+                std::vector<double> A = conditioned(m, n, cond, seed);
+                for (double& v : A) v *= scale;
+                expect_cholqr_passes(A, m, n, nb, cond <= 1e2 ? 2 : 0);
+            }
+        }
+    const int64_t m = 300, n = 20;
+    std::vector<double> A = conditioned(m, n, 10, fresh_seed());
+    for (int64_t i = 0; i < m; ++i) A[static_cast<size_t>(i + 7 * m)] = 0;
+    TileMatrix<double> a(runtime(), m, n, 64);
+    a.import(A.data(), m);
+    QRFactors<double> f(a, QrTree::parse("cholqr"));
+    std::string argument;
+    try {
+        geqrf(a, f, on(Mapping::CpuOnly));
+    } catch (const InvalidArgument& e) {
+        argument = e.argument();
+    }
+    CHECK(argument == "A");
 }
 
 TEST_CASE("cholqr: the third pass runs only when the second pass's input is not orthonormal in the 2-norm",
@@ -124,21 +165,7 @@ TEST_CASE("cholqr: the third pass runs only when the second pass's input is not 
         const int64_t m = 2000, n = 200, nb = 256;
         const uint64_t seed = fresh_seed();
         INFO("distance=" << distance << " seed=" << seed);
-        const std::vector<double> A = two_level(m, n, two_level_small(m, n, distance), seed);
-        std::vector<double> F = A, Q(static_cast<size_t>(m * n));
-        QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
-        TileMatrix<double> a(runtime(), m, n, nb);
-        a.import(F.data(), m);
-        RunStats stats;
-        geqrf(a, f, on(Mapping::CpuOnly), stats);
-        a.export_to(F.data(), m);
-        CHECK(stats.qr_passes == (distance < 0.1 ? 2 : 3));
-        orgqr(runtime(), m, n, F.data(), m, f, Q.data(), m, on(Mapping::CpuOnly));
-        const double orth = orthogonality_residual(m, n, Q.data(), m), res = qr_residual(m, n, A.data(), m,
-                                                                                           Q.data(), m, F.data(), m);
-        INFO("orthogonality=" << orth << " residual=" << res);
-        CHECK(orth < kResidualLimit);
-        CHECK(res < kResidualLimit);
+        expect_cholqr_passes(two_level(m, n, two_level_small(m, n, distance), seed), m, n, nb, distance < 0.1 ? 2 : 3);
     }
 }
 
@@ -262,7 +289,7 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
     CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
     CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);
-    // the panel tree's float shapes: tiles of 1024 from n = 8192 and m = 2 n on (cuSOLVER geqrf panels)
+    // the panel tree's float shapes: tiles of 1024 from n = 8192 and m = 2 n on (three-pass float panels)
     CHECK(qr_tile_size<float>(1 << 19, 8192, Mapping::GpuOnly, Residency::Device, true) == 1024);
     CHECK(qr_tile_size<float>(16384, 8192, Mapping::GpuOnly, Residency::Host, true) == 1024);
     CHECK(qr_tile_size<float>(16383, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);  // below m = 2 n

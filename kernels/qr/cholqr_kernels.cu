@@ -1,5 +1,6 @@
 // The element-wise CUDA kernels of the Cholesky QR (kernels/qr/cholqr_kernels.hpp).
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 
@@ -82,6 +83,29 @@ __global__ void sum_kernel(const T* P, int count, int m, int n, T* W, int ldw, b
     }
 }
 
+__global__ void to_float_kernel(const double* X, int ldx, int m, int n, float* Y, double lo, double hi, int* flag) {
+    const int64_t mn = static_cast<int64_t>(m) * n;
+    bool out = false;
+    for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < mn;
+         idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        const int64_t i = idx % m, j = idx / m;
+        const double x = X[i + j * ldx], a = fabs(x);
+        out |= !(a == 0 || (a >= lo && a <= hi));
+        Y[idx] = static_cast<float>(x);
+    }
+    if (out) *flag = 1;
+}
+
+__global__ void sum_widen_kernel(const float* P, int count, int n, double* W, int ldw) {
+    const int64_t nn = static_cast<int64_t>(n) * n;
+    for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < nn;
+         idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+        double s = 0;
+        for (int b = 0; b < count; ++b) s += static_cast<double>(P[b * nn + idx]);
+        W[idx % n + idx / n * ldw] = s;
+    }
+}
+
 template <typename T>
 __global__ void modified_lu_kernel(T* A, int ld, int m, int n, T* s) {
     __shared__ T pivot;
@@ -133,6 +157,19 @@ void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool 
     if (mn > 0)
         sum_kernel<<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
                      stream>>>(on_device(P), count, m, n, on_device(W), ldw, accumulate, symmetric);
+}
+void launch_cholqr_to_float(const double* X, int ldx, int m, int n, float* Y, int range, int* flag,
+                            cudaStream_t stream) {
+    const int64_t mn = static_cast<int64_t>(m) * n;
+    if (mn > 0)
+        to_float_kernel<<<static_cast<unsigned>(std::min<int64_t>((mn + kThreads - 1) / kThreads, 8192)), kThreads, 0,
+                          stream>>>(X, ldx, m, n, Y, ldexp(1.0, -range), ldexp(1.0, range), flag);
+}
+void launch_cholqr_sum_widen(const float* P, int count, int n, double* W, int ldw, cudaStream_t stream) {
+    const int64_t nn = static_cast<int64_t>(n) * n;
+    if (nn > 0)
+        sum_widen_kernel<<<static_cast<unsigned>(std::min<int64_t>((nn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
+                           stream>>>(P, count, n, W, ldw);
 }
 template <typename T>
 void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStream_t stream) {

@@ -27,6 +27,13 @@ void launch_cholqr_identity_distance(const T* G, int ld, int n, double* out, cud
 template <typename T>
 void launch_cholqr_sum(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric,
                        cudaStream_t stream);
+/// Y (m x n, leading dimension m) := X (leading dimension ldx) rounded to float: the operand of a TF32 Gram matrix
+/// (cuBLAS rounds float inputs to TF32 itself); *flag := 1 where an entry is neither zero nor of magnitude within
+/// [2^-range, 2^range] (NaN and Inf included); *flag is not cleared.
+void launch_cholqr_to_float(const double* X, int ldx, int m, int n, float* Y, int range, int* flag,
+                            cudaStream_t stream);
+/// W (n x n, ldw) := the sum over b < count of the n x n float matrices P + b n n, in double.
+void launch_cholqr_sum_widen(const float* P, int count, int n, double* W, int ldw, cudaStream_t stream);
 /// The modified LU of the m x n panel A (m >= n) in place, the signs into s (n entries): kernels/qr/cholqr_cpu.hpp's
 /// modified_lu on the panel's columns (its rows below n are scaled and updated alike). One block: the codelet runs
 /// it on panels of a blocked LU.

@@ -67,6 +67,23 @@ def median(values):
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 
 
+def fit_line(pts):
+    """The line a + b c through the points (c, t) by Theil and Sen's medians (robust to a few outliers), with its
+    largest relative deviation and its root mean square deviation."""
+    b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
+    a = median([t - b * c for c, t in pts])
+    worst = max(abs(a + b * c - t) / t for c, t in pts)  # (t > 0: recorded means only)
+    rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
+    return a, b, worst, rms
+
+
+def fitted_note(path, key_name, key, counts_name, recorded, missing, pts, a, b, worst):
+    """The note of entries fitted on the recorded points `pts` by a + b count."""
+    return "%s: %s %d: %s %s recorded; %d others fitted on %s: %.1f + %.2f x %s us (largest deviation %.1f%%)" % (
+        os.path.basename(path), key_name, key, counts_name, ranges(recorded), missing, ranges([c for c, _ in pts]), a,
+        b, "tiles" if counts_name == "heights" else "count", 100 * worst)
+
+
 def ranges(values):
     """2,3,4,7 -> '2..4,7'."""
     out, start = [], None
@@ -79,13 +96,44 @@ def ranges(values):
     return ",".join(out)
 
 
-def complete(path, kernel, esize):
-    lines = open(path).read().split("\n")
-    head = next(i for i, l in enumerate(lines) if l.startswith("# hash"))
-    count_at = next(i for i, l in enumerate(lines) if l.startswith("# number of entries")) + 1
-    if sum(1 for l in lines if l.startswith("# number of entries")) != 1:
-        return ["%s: several architectures or implementations, left as it is" % os.path.basename(path)]
-    n_entries = int(lines[count_at])
+class ModelFile:
+    """A StarPU history model file of one architecture and implementation: its lines, where its entries start
+    (`head`: the "# hash" line), the line of their count and that count; None from read() when the file holds
+    several architectures or implementations (left as it is)."""
+
+    def __init__(self, path, lines):
+        self.path, self.lines = path, lines
+        self.head = next(i for i, l in enumerate(lines) if l.startswith("# hash"))
+        self.count_at = next(i for i, l in enumerate(lines) if l.startswith("# number of entries")) + 1
+        self.n_entries = int(lines[self.count_at])
+
+    @staticmethod
+    def read(path):
+        lines = open(path).read().split("\n")
+        if sum(1 for l in lines if l.startswith("# number of entries")) != 1:
+            return None
+        return ModelFile(path, lines)
+
+    def write(self, added):
+        """Writes the file with the entry lines `added` after the others."""
+        self.lines[self.count_at] = str(self.n_entries + len(added))
+        self.lines[self.head + 1 + self.n_entries:self.head + 1 + self.n_entries] = added
+        with open(self.path, "w") as f:
+            f.write("\n".join(self.lines))
+
+
+def several(path):
+    return ["%s: several architectures or implementations, left as it is" % os.path.basename(path)]
+
+
+def entry_line(fp, size, flops, us, rms, samples=10):
+    """A history entry of `samples` samples of mean `us` and deviation `rms`, as StarPU writes them."""
+    return "%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (fp, size, flops, us, rms, us * samples,
+                                                      (us * us + rms * rms) * samples, samples)
+
+
+def complete(model, kernel, esize):
+    path, lines, head, n_entries = model.path, model.lines, model.head, model.n_entries
     entries = lines[head + 1:head + 1 + n_entries]
     by_nb = {}
     for e in entries:
@@ -103,38 +151,34 @@ def complete(path, kernel, esize):
         recorded = [c for c, _ in pts]
         if len(upper) >= 3:
             pts = upper
-        b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
-        a = median([t - b * c for c, t in pts])
-        worst = max(abs(a + b * c - t) / t for c, t in pts)
-        rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
+        a, b, worst, rms = fit_line(pts)
         missing = [c for c in range(2, MAX_TILES + 1) if c not in means]
         for c in missing:
-            us = max(a + b * c, 0.0)
-            samples = 10
-            added.append("%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
-                footprint(kernel, nb, c), size_of(kernel, nb, c, esize), flops_of(kernel, nb, c), us, rms,
-                us * samples, (us * us + rms * rms) * samples, samples))
-        notes.append("%s: nb %d: heights %s recorded; %d others fitted on %s: %.1f + %.2f x tiles us (largest "
-                     "deviation %.1f%%)" % (os.path.basename(path), nb, ranges(recorded), len(missing),
-                                            ranges([c for c, _ in pts]), a, b, 100 * worst))
+            added.append(entry_line(footprint(kernel, nb, c), size_of(kernel, nb, c, esize), flops_of(kernel, nb, c),
+                                    max(a + b * c, 0.0), rms))
+        notes.append(fitted_note(path, "nb", nb, "heights", recorded, len(missing), pts, a, b, worst))
     if added:
-        lines[count_at] = str(n_entries + len(added))
-        lines[head + 1 + n_entries:head + 1 + n_entries] = added
-        with open(path, "w") as f:
-            f.write("\n".join(lines))
+        model.write(added)
     return notes
 
 
-def main():
+def complete_folder(doc, label, kernels, complete_one):
+    """The command line FOLDER HOST: complete_one(ModelFile, kernel, element size) on each kernel's model of either
+    precision in FOLDER, its notes printed."""
     if len(sys.argv) != 3:
-        sys.exit(__doc__)
+        sys.exit(doc)
     folder, host = sys.argv[1], sys.argv[2]
     for prec, esize in (("s", 4), ("d", 8)):
-        for kernel in ("getrf_panel", "laswp"):
+        for kernel in kernels:
             path = os.path.join(folder, "starfact_%s%s.%s" % (prec, kernel, host))
             if os.path.exists(path):
-                for note in complete(path, kernel, esize):
-                    print("# lu models: " + note)
+                model = ModelFile.read(path)
+                for note in complete_one(model, kernel, esize) if model else several(path):
+                    print("# %s models: %s" % (label, note))
+
+
+def main():
+    complete_folder(__doc__, "lu", ("getrf_panel", "laswp"), complete)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lu_models import median, ranges  # noqa: E402
+from lu_models import complete_folder, entry_line, fit_line, fitted_note  # noqa: E402
 from synthetic_models import _crc_be, matrix, variable  # noqa: E402
 
 MAX_TILES = 256  # the tallest column of the LU's GPU mapping; the QR's panels stay far below it on one node
@@ -99,17 +99,11 @@ def raise_entry(lines, at, us):
     """Adds `us` to the mean of the model entry on line `at` (its sums follow; the deviation is kept)."""
     f = lines[at].split()
     mean, dev, n = float(f[3]) + us, float(f[4]), int(f[7])
-    lines[at] = "%s\t%-15s\t%e\t%e\t%e\t%e\t%e\t%d" % (f[0], f[1], float(f[2]), mean, dev, mean * n,
-                                                          (mean * mean + dev * dev) * n, n)
+    lines[at] = entry_line(int(f[0], 16), int(f[1]), float(f[2]), mean, dev, n)
 
 
-def complete(path, family, esize):
-    lines = open(path).read().split("\n")
-    if sum(1 for l in lines if l.startswith("# number of entries")) != 1:
-        return ["%s: several architectures or implementations, left as it is" % os.path.basename(path)]
-    head = next(i for i, l in enumerate(lines) if l.startswith("# hash"))
-    count_at = next(i for i, l in enumerate(lines) if l.startswith("# number of entries")) + 1
-    n_entries = int(lines[count_at])
+def complete(model, family, esize):
+    path, lines, head, n_entries = model.path, model.lines, model.head, model.n_entries
     by_key, flushed, entry_at = {}, {}, {}
     for at in range(head + 1, head + 1 + n_entries):
         f = lines[at].split()
@@ -132,10 +126,7 @@ def complete(path, family, esize):
             upper = [(c, t) for c, t in pts if 2 * c >= top and c < top]
             if len(upper) >= 3:
                 pts = upper
-        b = median([(t2 - t1) / (c2 - c1) for i, (c1, t1) in enumerate(pts) for c2, t2 in pts[i + 1:]])
-        a = median([t - b * c for c, t in pts])
-        worst = max(abs(a + b * c - t) / t for c, t in pts)  # (t > 0: recorded means only)
-        rms = (sum((a + b * c - t) ** 2 for c, t in pts) / len(pts)) ** 0.5
+        a, b, worst, rms = fit_line(pts)
         # The panel's head: what the tallest recorded height, measured whole, takes above the line
         # through the others, which StarPU measured without their head; added to every other height (below).
         lead = lambda c: 0.0  # noqa: E731
@@ -154,37 +145,22 @@ def complete(path, family, esize):
                                  os.path.basename(path), key, top, above, fixed, per))
         missing = [c for c in family.counts if c >= family.first and c not in means]
         for c in missing:
-            us = max(a + b * c + lead(c), 0.0)
-            samples = 10
-            line = "%08x\t%-15d\t%e\t%e\t%e\t%e\t%e\t%d" % (
-                family.footprint(key, c), family.size(key, c, esize), family.flops(key, c), us, rms, us * samples,
-                (us * us + rms * rms) * samples, samples)
+            line = entry_line(family.footprint(key, c), family.size(key, c, esize), family.flops(key, c),
+                              max(a + b * c + lead(c), 0.0), rms)
             if (key, c) in flushed:
                 lines[flushed[(key, c)]] = line
             else:
                 added.append(line)
         if missing:
-            notes.append("%s: order %d: counts %s recorded; %d others fitted on %s: %.1f + %.2f x count us (largest "
-                         "deviation %.1f%%)" % (os.path.basename(path), key, ranges(recorded), len(missing),
-                                                ranges([c for c, _ in pts]), a, b, 100 * worst))
+            notes.append(fitted_note(path, "order", key, "counts", recorded, len(missing), pts, a, b, worst))
     if notes:
-        lines[count_at] = str(n_entries + len(added))
-        lines[head + 1 + n_entries:head + 1 + n_entries] = added
-        with open(path, "w") as f:
-            f.write("\n".join(lines))
+        model.write(added)
     return notes
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    folder, host = sys.argv[1], sys.argv[2]
-    for prec, esize in (("s", 4), ("d", 8)):
-        for kernel in ("qr_panel", "qr_finite", "cholqr_add", "cholqr_add_3"):
-            path = os.path.join(folder, "starfact_%s%s.%s" % (prec, kernel, host))
-            if os.path.exists(path):
-                for note in complete(path, Family(kernel), esize):
-                    print("# qr models: " + note)
+    complete_folder(__doc__, "qr", ("qr_panel", "qr_finite", "cholqr_add", "cholqr_add_3"),
+                    lambda model, kernel, esize: complete(model, Family(kernel), esize))
 
 
 if __name__ == "__main__":

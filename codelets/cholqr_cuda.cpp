@@ -318,11 +318,6 @@ void potrf_cuda(void* buffers[], void* cl_arg) {
         a->passes->count.store(2, std::memory_order_release);
 }
 
-/// The panel tree's panel by the Cholesky QR (codelets/cholqr_panel.hpp): the passes of submit_cholqr_dag and the
-/// reconstruction on one contiguous M x w matrix, on one stream, in a workspace of its own (the panel may run on the
-/// worker's urgent stream beside tasks that use the worker's buffers). No memory for that workspace, every breakdown,
-/// the rank check and a last pass that does not orthogonalise make it return false, without a report: the caller
-/// factors the panel again by Householder.
 template <typename T>
 size_t panel_cholqr_bytes(cusolverDnHandle_t solver, int M, int w) {
     const size_t ww = static_cast<size_t>(w) * w, work = (cholqr_workspace<T>(solver, w).device + 255) / 256 * 256,
@@ -330,6 +325,11 @@ size_t panel_cholqr_bytes(cusolverDnHandle_t solver, int M, int w) {
     return work + scratch + (7 * ww + w) * sizeof(T) + 256;
 }
 
+/// The panel tree's panel by the Cholesky QR (codelets/cholqr_panel.hpp): the passes of submit_cholqr_dag and the
+/// reconstruction on one contiguous M x w matrix, on one stream, in a workspace of its own (the panel may run on the
+/// worker's urgent stream beside tasks that use the worker's buffers). No memory for that workspace, every breakdown,
+/// the rank check and a last pass that does not orthogonalise make it return false, without a report: the caller
+/// factors the panel again by Householder.
 template <typename T>
 bool panel_cholqr_cuda(const gpu::WorkerStream& ws, const CudaWorkerContext& worker, T* P, int M, int w, T* Tm,
                        int ldt, void* space) {

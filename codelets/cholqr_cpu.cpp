@@ -160,7 +160,7 @@ void potrf_cpu(void* buffers[], void* cl_arg) {
         }
         distance = identity_distance(squares, one_norm);
     }
-    const bool low = a->shift && a->low;  // TF32's first pass: unshifted first (kTf32Unit)
+    const bool low = a->shift && a->low;  // TF32's first pass: kTf32Unit^2 max G(j, j) first (kTf32Unit)
     const double base = low ? low_base_shift(diagonal.data(), n) : base_shift<T>(a->m, n, trace);
     double s = low ? base * kTf32Unit : a->shift ? base : 0;
     int failed = cholesky_cpu<T>(G, L, s);

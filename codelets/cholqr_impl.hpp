@@ -81,8 +81,9 @@ double low_base_shift(const T* diagonal, int n) {
 /// among them, has its Gram matrix in double, as without CholqrArgs::low).
 constexpr int kTf32Exponent = 50;
 inline bool tf32_range(double x) {
+    static const double lo = std::ldexp(1.0, -kTf32Exponent), hi = std::ldexp(1.0, kTf32Exponent);
     const double a = std::abs(x);
-    return a == 0 || (a >= std::ldexp(1.0, -kTf32Exponent) && a <= std::ldexp(1.0, kTf32Exponent));
+    return a == 0 || (a >= lo && a <= hi);
 }
 /// x rounded to TF32 (10 explicit mantissa bits, to nearest, ties away from zero), as a float.
 inline float round_tf32(double x) {

@@ -69,16 +69,17 @@ __global__ void identity_distance_kernel(const T* G, int ld, int n, double* out)
     }
 }
 
-template <typename T>
-__global__ void sum_kernel(const T* P, int count, int m, int n, T* W, int ldw, bool accumulate, bool symmetric) {
+/// W := sum of the partials P_b (In) in Out (Out = In, or the float partials of a TF32 Gram summed in double).
+template <typename In, typename Out>
+__global__ void sum_kernel(const In* P, int count, int m, int n, Out* W, int ldw, bool accumulate, bool symmetric) {
     const int64_t mn = static_cast<int64_t>(m) * n;
     for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < mn;
          idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
         const int64_t i = idx % m, j = idx / m;
         const int64_t from = symmetric && i < j ? j + i * m : idx;
-        T& w = W[i + j * ldw];
-        T s = accumulate ? w : T(0);
-        for (int b = 0; b < count; ++b) s += P[b * mn + from];
+        Out& w = W[i + j * ldw];
+        Out s = accumulate ? w : Out(0);
+        for (int b = 0; b < count; ++b) s += static_cast<Out>(P[b * mn + from]);
         w = s;
     }
 }
@@ -94,16 +95,6 @@ __global__ void to_float_kernel(const double* X, int ldx, int m, int n, float* Y
         Y[idx] = static_cast<float>(x);
     }
     if (out) *flag = 1;
-}
-
-__global__ void sum_widen_kernel(const float* P, int count, int n, double* W, int ldw) {
-    const int64_t nn = static_cast<int64_t>(n) * n;
-    for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < nn;
-         idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-        double s = 0;
-        for (int b = 0; b < count; ++b) s += static_cast<double>(P[b * nn + idx]);
-        W[idx % n + idx / n * ldw] = s;
-    }
 }
 
 template <typename T>
@@ -168,8 +159,8 @@ void launch_cholqr_to_float(const double* X, int ldx, int m, int n, float* Y, in
 void launch_cholqr_sum_widen(const float* P, int count, int n, double* W, int ldw, cudaStream_t stream) {
     const int64_t nn = static_cast<int64_t>(n) * n;
     if (nn > 0)
-        sum_widen_kernel<<<static_cast<unsigned>(std::min<int64_t>((nn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
-                           stream>>>(P, count, n, W, ldw);
+        sum_kernel<<<static_cast<unsigned>(std::min<int64_t>((nn + kThreads - 1) / kThreads, 1024)), kThreads, 0,
+                     stream>>>(P, count, n, n, W, ldw, false, false);
 }
 template <typename T>
 void launch_cholqr_modified_lu_panel(T* A, int ld, int m, int n, T* s, cudaStream_t stream) {

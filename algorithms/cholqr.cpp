@@ -40,6 +40,7 @@
 #include "algorithms/qr_dag.hpp"
 #include "codelets/cholqr_codelets.hpp"
 #include "codelets/mixed_codelets.hpp"
+#include "runtime/mpi.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/sequence_state.hpp"
 #include "starfact/error.hpp"
@@ -48,16 +49,22 @@ namespace starfact::detail {
 namespace {
 
 /// A rows x cols matrix without a home (StarPU allocates it where a task first writes it), unregistered by
-/// release() once the tasks using it are done.
+/// release() once the tasks using it are done. `owner` >= 0 (a distributed factorization): registered with
+/// StarPU-MPI on that rank, the one whose tasks write it (its tag taken alike on every rank: every rank creates the
+/// same temporaries in the same order).
 template <typename T>
-starpu_data_handle_t temporary(int64_t rows, int64_t cols) {
+starpu_data_handle_t temporary(const Runtime& rt, int64_t rows, int64_t cols, int owner = -1) {
     starpu_data_handle_t h;
     starpu_matrix_data_register(&h, -1, 0, static_cast<uint32_t>(rows), static_cast<uint32_t>(rows),
                                 static_cast<uint32_t>(cols), sizeof(T));
+    if (owner >= 0) mpi_register(h, reserve_tags(rt, 1), owner);
     return h;
 }
 void release(std::vector<starpu_data_handle_t>& handles) {
-    for (starpu_data_handle_t h : handles) starpu_data_unregister_submit(h);
+    for (starpu_data_handle_t h : handles) {
+        if (is_distributed(h)) mpi_cache_flush(h);
+        starpu_data_unregister_submit(h);
+    }
     handles.clear();
 }
 
@@ -81,21 +88,28 @@ void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vect
 }
 
 /// What the Cholesky QR factors: the row tiles of one tile column (n columns, m rows in all) and the tile T goes to.
+/// Distributed over MPI ranks: `owner` holds each tile's rank (empty on one process). The Gram matrix W_i of a tile
+/// lives on its tile's rank; the sums travel to the first tile's rank, which factors them, reconstructs and stores,
+/// and whose factors travel back to the ranks of the tiles.
 struct CholqrColumn {
     std::vector<starpu_data_handle_t> tiles;
     starpu_data_handle_t t;
     int64_t m, n;
+    std::vector<int> owner;
+    bool distributed() const { return !owner.empty(); }
+    int rank_of(int64_t i) const { return distributed() ? owner[static_cast<size_t>(i)] : -1; }
 };
 
 /// Whether the first pass's Gram matrix is of A rounded to TF32 (docs/qr.md, "A first pass in TF32"): double
 /// columns of kTf32FirstPassOrder columns or more in the blocking forms (which can start over in double when its
 /// range is exceeded) on GPUs; the submit forms, CPU runs and narrower columns keep the double first pass.
 /// STARFACT_QR_FIRST_PASS=double keeps it everywhere, =tf32 asks for TF32 wherever a blocking form runs (CPU workers
-/// round and sum in float as the tensor cores do: the tests).
+/// round and sum in float as the tensor cores do: the tests). Distributed columns keep double (the start-over reads
+/// the first factor back on one rank).
 constexpr int64_t kTf32FirstPassOrder = 2048;  // one H200: 131072 x 2048 0.0519 s against 0.0584; 2^20 x 1000 level
 template <typename T>
-bool first_pass_tf32(const Runtime& rt, const TaskOptions& o, const RunStats* stats, int64_t n) {
-    if (!std::is_same<T, double>::value || !stats) return false;
+bool first_pass_tf32(const Runtime& rt, const TaskOptions& o, const RunStats* stats, int64_t n, bool distributed) {
+    if (!std::is_same<T, double>::value || !stats || distributed) return false;
     const char* e = std::getenv("STARFACT_QR_FIRST_PASS");
     if (e && std::string(e) == "tf32") return true;
     if (e && std::string(e) == "double") return false;
@@ -137,10 +151,13 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
     passes->low = low;
     seq->keep(passes);
     std::vector<starpu_data_handle_t> W, small;
-    for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(n, n));
+    for (int64_t i = 0; i < mt; ++i) W.push_back(temporary<T>(rt, n, n, A.rank_of(i)));
     starpu_data_handle_t L[3], V[3];  // the passes' Cholesky factors and their inverses transposed
-    for (starpu_data_handle_t& l : L) small.push_back(l = temporary<T>(n, n));
-    for (starpu_data_handle_t& v : V) small.push_back(v = temporary<T>(n, n));
+    for (starpu_data_handle_t& l : L) small.push_back(l = temporary<T>(rt, n, n, A.rank_of(0)));
+    for (starpu_data_handle_t& v : V) small.push_back(v = temporary<T>(rt, n, n, A.rank_of(0)));
+    // Distributed: the second pass's decision is taken on the first tile's rank; the blocking form tells every rank
+    // (below), the submit forms, which do not wait, always run the third pass (the other ranks could not see it).
+    const bool decide = !A.distributed() || stats;
     bool third_pass = true;
     for (int p = 0; p < 3; ++p) {
         if (p == 2 && stats) {
@@ -148,8 +165,16 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
             // would return at once: they would sit between the second Cholesky factorization and the reconstruction
             // (four task hops, about 0.5 ms of a 10 ms factorization of 2^20 x 256 on two GPUs). Only the wait for
             // one task, with no transfer (the submit forms, whose caller may not wait, keep the whole graph).
-            starpu_data_acquire_on_node(L[1], STARPU_ACQUIRE_NO_NODE, STARPU_R);
-            starpu_data_release_on_node(L[1], STARPU_ACQUIRE_NO_NODE);
+            const bool here = !A.distributed() || A.rank_of(0) == rt.mpi_rank();
+            if (here) {
+                starpu_data_acquire_on_node(L[1], STARPU_ACQUIRE_NO_NODE, STARPU_R);
+                starpu_data_release_on_node(L[1], STARPU_ACQUIRE_NO_NODE);
+            }
+            if (A.distributed()) {  // the first tile's rank tells the others (max: the others say 0)
+                std::vector<int64_t> count{here ? passes->count.load(std::memory_order_acquire) : 0};
+                allreduce_max(rt, "geqrf (Cholesky QR passes)", count);
+                if (count[0] > 0) passes->count.store(static_cast<int>(count[0]), std::memory_order_release);
+            }
             if (low && passes->low_failed.load(std::memory_order_acquire)) {
                 // beyond the TF32 first pass's range: A := (A L1^-T) L1^T, then the double first pass
                 const starpu_data_handle_t upper = transposed_factor<T>(L[0], n, seq);
@@ -180,9 +205,11 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
         }
         reduce<T>(rt, o, names, W, third);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1, low);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1 && decide, low);
     }
-    const starpu_data_handle_t Minv = temporary<T>(n, n), RY = temporary<T>(n, n), X = temporary<T>(n, n + 1);
+    const int top = A.rank_of(0);
+    const starpu_data_handle_t Minv = temporary<T>(rt, n, n, top), RY = temporary<T>(rt, n, n, top),
+                               X = temporary<T>(rt, n, n + 1, top);
     small.insert(small.end(), {Minv, RY, X});
     o.name = "cholqr_householder";
     // (two passes: the reconstruction reads L2 as the last factor, and the third factor, never computed, is not read)
@@ -211,9 +238,9 @@ bool widen_float_column(const Runtime& rt, const TaskOptions& o, int64_t m, int6
     return bytes <= static_cast<double>(available_device_memory(0));
 }
 
-/// A temporary of a handle's shape in double.
-starpu_data_handle_t wide_like(starpu_data_handle_t h) {
-    return temporary<double>(starpu_matrix_get_nx(h), starpu_matrix_get_ny(h));
+/// A temporary of a handle's shape in double (on rank `owner`, as temporary()).
+starpu_data_handle_t wide_like(const Runtime& rt, starpu_data_handle_t h, int owner) {
+    return temporary<double>(rt, starpu_matrix_get_nx(h), starpu_matrix_get_ny(h), owner);
 }
 
 }  // namespace
@@ -224,25 +251,30 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
     Runtime& rt = A.runtime();
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
     TaskNames names(*seq);
-    CholqrColumn column{{}, Tf.t_tile(0, 0), A.m(), A.n()};
-    for (int64_t i = 0; i < A.mt(); ++i) column.tiles.push_back(A.tile(i, 0));
+    CholqrColumn column{{}, Tf.t_tile(0, 0), A.m(), A.n(), {}};
+    for (int64_t i = 0; i < A.mt(); ++i) {
+        column.tiles.push_back(A.tile(i, 0));
+        if (A.distributed()) column.owner.push_back(A.owner(i, 0));
+    }
+    const bool distributed = A.distributed();
     if (!std::is_same<T, float>::value || !widen_float_column(rt, o, A.m(), A.n())) {
         submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq,
-                                first_pass_tf32<T>(rt, o, stats, A.n()));
+                                first_pass_tf32<T>(rt, o, stats, A.n(), distributed));
         return;
     }
     // float on GPUs: the column and T widened to double, factored there, narrowed back
     // (T's tile is written, not read, by the reconstruction: only its first n rows, in double, and back)
-    CholqrColumn wide{{}, temporary<double>(A.n(), starpu_matrix_get_ny(column.t)), A.m(), A.n()};
+    CholqrColumn wide{{}, temporary<double>(rt, A.n(), starpu_matrix_get_ny(column.t), column.rank_of(0)), A.m(),
+                      A.n(), column.owner};
     std::vector<starpu_data_handle_t> copies{wide.t};
     for (size_t i = 0; i < column.tiles.size(); ++i) {
-        copies.push_back(wide_like(column.tiles[i]));
+        copies.push_back(wide_like(rt, column.tiles[i], column.rank_of(static_cast<int64_t>(i))));
         wide.tiles.push_back(copies.back());
         o.name = names("cholqr_widen", static_cast<int64_t>(i));
         insert_widen(rt, o, column.tiles[i], wide.tiles[i]);
     }
     submit_cholqr_column<double>(rt, wide, A.nb(), info, Tf.status(), o, names, stats, seq,
-                                 first_pass_tf32<double>(rt, o, stats, A.n()));
+                                 first_pass_tf32<double>(rt, o, stats, A.n(), distributed));
     o.name = "cholqr_narrow_t";
     insert_narrow(rt, o, wide.t, column.t);
     for (size_t i = 0; i < column.tiles.size(); ++i) {
@@ -269,17 +301,21 @@ void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T
         TraceIteration column(rt, j);
         if (block.priority) o.priority = block.priority(j);
         const int64_t width = right ? C.tile_rows(j) : C.tile_cols(j);
-        auto product = [&] { return right ? temporary<T>(width, n) : temporary<T>(n, width); };
+        // (distributed: each product on the rank of the tile of C it is taken from)
+        auto product = [&](int64_t i) {
+            const int rank = C.distributed() ? (right ? C.owner(j, i) : C.owner(i, j)) : -1;
+            return right ? temporary<T>(rt, width, n, rank) : temporary<T>(rt, n, width, rank);
+        };
         std::vector<starpu_data_handle_t> W;
         for (int64_t i = k; i < mt; ++i) {
-            W.push_back(product());
+            W.push_back(product(i));
             o.name = names("cholqr_ytc", i, j, k);
             insert_cholqr_ytc<T>(rt, o, kside, i == k, A.tile(i, k), c(i, j), W.back());
         }
         reduce<T>(rt, o, names, W);
         o.name = names("cholqr_tmul", j, k);
         insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(k, k), W[0]);
-        W.push_back(product());  // the first tile's scratch
+        W.push_back(product(k));  // the first tile's scratch
         for (int64_t i = k; i < mt; ++i) {
             o.name = names("cholqr_update", i, j, k);
             insert_cholqr_update<T>(rt, o, kside, A.tile(i, k), W[0], c(i, j), i == k ? W.back() : nullptr);

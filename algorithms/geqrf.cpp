@@ -98,11 +98,12 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
             grid_text + " has " + std::to_string(grid.ranks()) + " process(es) but the Runtime has " +
                 std::to_string(runtime.mpi() ? runtime.mpi_size() : 1) + " MPI rank(s)");
     if (grid.ranks() > 1)
-        require(tree.kind != QrTree::Kind::Cholqr && tree.kind != QrTree::Kind::Panel, "QRFactors", "tree", [&] {
-            return "'" + tree.name() +
-                   "' runs on one process; factors distributed over MPI ranks take the flat, binary, domains or auto "
-                   "tree";
-        });
+        require(tree.kind != QrTree::Kind::Panel && !(tree.kind == QrTree::Kind::Cholqr && tree.fallback), "QRFactors",
+                "tree", [&] {
+                    return "'" + tree.name() +
+                           "' runs on one process; factors distributed over MPI ranks take the flat, binary, domains, "
+                           "cholqr or auto tree";
+                });
     detail::require_nonnegative("QRFactors", "m", m);
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
@@ -321,11 +322,12 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
                std::to_string(A.grid().q) + "; got " + std::to_string(Tf.grid().p) + " x " +
                std::to_string(Tf.grid().q) + ")";
     });
-    require(!A.distributed() || (Tf.tree().kind != QrTree::Kind::Cholqr && Tf.tree().kind != QrTree::Kind::Panel),
+    require(!A.distributed() ||
+                (Tf.tree().kind != QrTree::Kind::Panel && !(Tf.tree().kind == QrTree::Kind::Cholqr && Tf.tree().fallback)),
             function, "tree", [&] {
                 return "'" + Tf.tree().name() +
-                       "' runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains "
-                       "or auto tree";
+                       "' runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains, "
+                       "cholqr or auto tree";
             });
     rt.require_mapping(opts.mapping, function);
     require(!is_complex_v<T> || Tf.tree().kind != QrTree::Kind::Cholqr, function, "tree",
@@ -385,7 +387,8 @@ int add_qr_operation(const TileMatrix<T>& A, SequenceState* seq, QrInfo* info) {
 
 template <typename T>
 Plan qr_plan_for(const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts, Plan p) {
-    if (!A.distributed() || Tf.tree().kind != QrTree::Kind::Auto) return p;  // (T refuses cholqr and panel by name)
+    if (!A.distributed() || Tf.tree().kind != QrTree::Kind::Auto) return p;  // (T refuses the panel tree by name)
+    if (p.tree.kind == QrTree::Kind::Cholqr && !p.tree.fallback) return p;  // its Gram sums cross the ranks
     const int64_t mt = Tf.m() / Tf.nb() + (Tf.m() % Tf.nb() != 0), P = A.grid().p;
     if (p.tree.kind == QrTree::Kind::Panel && Tf.ib_requested() == 0)  // (the panel tree's is a whole tile)
         p.ib = qr_inner_block(p.nb, opts.mapping, Machine::of(A.runtime()).gpu());
@@ -434,7 +437,7 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, c
             } else {
                 Tf.set_plan(p.ib, all_rows, true);
                 if (empty) return;
-                submit_cholqr_dag(A, Tf, info.of(0), opts, stats, seq);
+                submit_cholqr_dag(A, Tf, info.of(A.owner(0, 0)), opts, stats, seq);
                 return submit_r_check(A, info, status.get(), opts, stats, seq);
             }
         case QrTree::Kind::Panel:

@@ -39,7 +39,7 @@ using support::QrOp;
 using support::residual_text;
 
 /// The tree column: the tree asked for, with the kind auto resolved to, and its domain size ("auto=domains(3)",
-/// "flat(7)", "binary(1)", "domains=2(2)"; on one process also "cholqr" and "panel").
+/// "flat(7)", "binary(1)", "domains=2(2)", "cholqr"; on one process also "panel").
 template <typename T>
 std::string tree_text(const QrTree& tree, const QRFactors<T>& f, int64_t mt) {
     const bool chosen = tree.kind == QrTree::Kind::Auto;
@@ -215,10 +215,10 @@ std::string refusal(const Settings& s, const Grid& grid, int size) {
                std::to_string(grid.ranks()) + " processes but " + std::to_string(size) + " MPI ranks run";
     if (!s.trace_dir.empty()) return "--trace is not supported on several MPI ranks";
     for (const QrTree& tree : s.trees)
-        if (grid.ranks() > 1 && (tree.kind == QrTree::Kind::Cholqr || tree.kind == QrTree::Kind::Panel))
+        if (grid.ranks() > 1 && (tree.kind == QrTree::Kind::Panel || (tree.kind == QrTree::Kind::Cholqr && tree.fallback)))
             return std::string(s.compare ? "--trees " : "--tree ") + tree.name() +
-                   " runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains=A or "
-                   "auto tree";
+                   " runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains=A, "
+                   "cholqr or auto tree";
     return "";
 }
 

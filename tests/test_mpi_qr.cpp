@@ -1,7 +1,7 @@
 // Distributed tile Householder QR (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks: geqrf over every tree
 // that runs distributed (its scaled residuals on the gathered factors, and R as the same tree's in one process),
-// ormqr from both sides, gels (least squares and minimum norm), the same info and breakdown on every rank, and the
-// refusals. Every rank runs every test case in the same order (the operations are collective).
+// ormqr from both sides, gels (least squares and minimum norm), the Cholesky QR with its Gram matrices summed across
+// the ranks (two and three passes, the submit form), the same info and breakdown on every rank, and the refusals. Every rank runs every test case in the same order (the operations are collective).
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -211,6 +211,105 @@ TEMPLATE_TEST_CASE("distributed geqrf: residuals < 60 and R as in one process, e
     else check_geqrf<TestType>(100, 20, 32, square, QrTree{QrTree::Kind::Domains, 1});
 }
 
+TEMPLATE_TEST_CASE("distributed Cholesky QR: residuals < 60 and R as in one process, the Gram sums across ranks",
+                   "[mpi][qr][cholqr]", float, double) {
+    const QrTree cholqr{QrTree::Kind::Cholqr, 0};
+    // 16 tiles of 64 rows (37 columns) over every grid: on 2 x 1 the tiles alternate between the ranks, on 1 x 2 one
+    // rank owns the column; one column in 13 tiles of 8 rows on the square grid.
+    for (const Grid& grid : grids()) check_geqrf<TestType>(1001, 37, 64, grid, cholqr);
+    const Grid square = Grid::square(runtime().mpi_size());
+    check_geqrf<TestType>(97, 1, 8, square, cholqr, false);
+    // (the submit form on a grid whose tile column spans the ranks: a random matrix, which the blocking form factors
+    // in two passes, takes three on every rank)
+    check_gels<TestType>(777, 29, 3, 32, square, cholqr, false);
+    check_gels<TestType>(301, 30, 2, 32, grids().back(), cholqr, true);
+}
+
+TEST_CASE("distributed Cholesky QR: three passes at cond 1e10, the submit form, a zero column on every rank",
+          "[mpi][qr][cholqr]") {
+    const int64_t m = 1200, n = 40, nb = 64;
+    const QrTree cholqr{QrTree::Kind::Cholqr, 0};
+    for (const Grid& grid : grids()) {
+        const uint64_t seed = shared_seed();
+        INFO("grid " << grid_name(grid) << " seed " << seed);
+        const TileLayout layout{grid, false};
+        const std::vector<double> A = conditioned(m, n, 1e10, seed);
+        auto residuals = [&](TileMatrix<double>& a, QRFactors<double>& f) {
+            std::vector<double> QR(A.size()), Q(A.size());
+            a.export_to(QR.data(), m);
+            TileMatrix<double> q(runtime(), m, n, nb, Residency::Host, layout);
+            orgqr(a, f, q, cpu_only());
+            q.export_to(Q.data(), m);
+            const double orth = orthogonality_residual<double>(m, n, Q.data(), m);
+            const double res = qr_residual<double>(m, n, A.data(), m, Q.data(), m, QR.data(), m);
+            INFO("||A - QR||=" << res << " ||I - Q^T Q||=" << orth);
+            CHECK(res < kResidualLimit);
+            CHECK(orth < kResidualLimit);
+        };
+        // The blocking form: the second pass does not orthogonalise at cond 1e10, its rank tells the others, and
+        // every rank runs the third.
+        TileMatrix<double> a(runtime(), m, n, nb, Residency::Host, layout);
+        a.import(A.data(), m);
+        QRFactors<double> f(a, cholqr);
+        RunStats stats;
+        geqrf(a, f, cpu_only(), stats);
+        if (runtime().mpi_rank() == a.owner(0, 0)) CHECK(stats.qr_passes == 3);
+        residuals(a, f);
+        // The submit form (every rank runs three passes: nobody waits for the second one's decision).
+        a.import(A.data(), m);
+        {
+            Sequence seq(runtime());
+            async::geqrf(a, f, seq, cpu_only());
+            CHECK(seq.wait() == 0);
+        }
+        residuals(a, f);
+        // A matrix whose second pass leaves Q^T Q - I at 0.05: two passes in the blocking form, decided on the first
+        // tile's rank for all; three in the submit form. A rank that ran a pass the others skipped would leave its
+        // tiles off by that much.
+        const std::vector<double> B = two_level(m, n, two_level_small(m, n, 0.05), seed + 2);
+        for (const bool submit : {false, true}) {
+            INFO("two-level matrix, submit form " << submit);
+            a.import(B.data(), m);
+            if (submit) {
+                Sequence seq(runtime());
+                async::geqrf(a, f, seq, cpu_only());
+                CHECK(seq.wait() == 0);
+            } else {
+                RunStats two;
+                geqrf(a, f, cpu_only(), two);
+                if (runtime().mpi_rank() == a.owner(0, 0)) CHECK(two.qr_passes == 2);
+            }
+            std::vector<double> QR(B.size()), Q(B.size());
+            a.export_to(QR.data(), m);
+            TileMatrix<double> q(runtime(), m, n, nb, Residency::Host, layout);
+            orgqr(a, f, q, cpu_only());
+            q.export_to(Q.data(), m);
+            CHECK(orthogonality_residual<double>(m, n, Q.data(), m) < kResidualLimit);
+            CHECK(qr_residual<double>(m, n, B.data(), m, Q.data(), m, QR.data(), m) < kResidualLimit);
+        }
+        // A zero column: the same info and breakdown on every rank, in both forms.
+        std::vector<double> Z = random_rect<double>(m, n, m, seed + 1);
+        for (int64_t i = 0; i < m; ++i) Z[static_cast<size_t>(i + 23 * m)] = 0.0;
+        a.import(Z.data(), m);
+        try {
+            geqrf(a, f, cpu_only());
+            FAIL("no exception on rank " << runtime().mpi_rank());
+        } catch (const InvalidArgument& e) {
+            CHECK(e.argument() == "A");
+        }
+        for (int kind : gather_all(static_cast<int>(f.breakdown()))) {
+            CHECK(kind == static_cast<int>(f.breakdown()));
+            CHECK(kind != static_cast<int>(QrBreakdown::None));
+        }
+        a.import(Z.data(), m);
+        Sequence seq(runtime());
+        async::geqrf(a, f, seq, cpu_only());
+        const int info = seq.wait();
+        CHECK(info > 0);
+        for (int i : gather_all(info)) CHECK(i == info);
+    }
+}
+
 TEMPLATE_TEST_CASE("distributed gels: least squares and minimum norm, residual < 60", "[mpi][qr][gels]", float,
                    double) {
     for (const Grid& grid : grids()) check_gels<TestType>(203, 117, 5, 32, grid, QrTree{}, false);
@@ -292,9 +391,12 @@ TEST_CASE("distributed QR: bad grids and trees are refused on every rank, naming
     CHECK(argument_of([&] { geqrf(a, local, cpu_only()); }) == "T");
     QRFactors<double> elsewhere(runtime(), m, n, nb, QrTree{}, 0, other);
     CHECK(argument_of([&] { geqrf(a, elsewhere, cpu_only()); }) == "T");
-    // The Cholesky QR and the panel tree run on one process.
-    CHECK(argument_of([&] { QRFactors<double> f(a, QrTree{QrTree::Kind::Cholqr, 0}); }) == "tree");
+    // The panel tree, and the Cholesky QR that falls back to a tree, run on one process; the Cholesky QR factors one
+    // tile column.
+    CHECK(argument_of([&] { QRFactors<double> f(a, QrTree{QrTree::Kind::Cholqr, 0, true}); }) == "tree");
     CHECK(argument_of([&] { QRFactors<double> f(a, QrTree{QrTree::Kind::Panel, 0}); }) == "tree");
+    QRFactors<double> wide(a, QrTree{QrTree::Kind::Cholqr, 0});
+    CHECK(argument_of([&] { geqrf(a, wide, cpu_only()); }) == "tree");
     // A grid that is not the rank count.
     CHECK(argument_of([&] { QRFactors<double> f(runtime(), m, n, nb, QrTree{}, 0, Grid{r + 1, 1}); }) == "grid");
     // C, Q and B on another grid (or on one process) than A.

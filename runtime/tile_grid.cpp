@@ -35,8 +35,11 @@ Grid resolve_device_grid(DevicePlacement placement, const Grid& requested, int n
         return Grid{1, ndev};
     }
     if (!given) {
-        // Most square, its longer side along the matrix's longer side of tiles: a tall matrix (one tile column of a
-        // tall and skinny QR) spreads its tile rows over the devices instead of leaving them all on the first.
+        // Most square, its longer side along the matrix's longer side of tiles: a tall matrix spreads its tile rows
+        // over the devices instead of leaving them all on the first. One tile column (a tall and skinny QR's) or one
+        // tile row: every device along it (on a square grid of devices only one column of them would hold tiles).
+        if (nt == 1 && mt > 1) return Grid{ndev, 1};
+        if (mt == 1 && nt > 1) return Grid{1, ndev};
         const Grid g = Grid::square(ndev);
         return mt > nt ? Grid{g.q, g.p} : g;
     }

@@ -23,9 +23,15 @@ TEST_CASE("device_of: 2D block-cyclic over the device grid, and (i + j) mod K", 
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid") == Grid{2, 2});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 8, "test", "grid") == Grid{2, 4});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{4, 1}, 4, "test", "grid") == Grid{4, 1});
-    // ... transposed for more tile rows than tile columns (a tall and skinny matrix of one tile column spreads its
-    // tile rows over every device); square and wide matrices keep Pd <= Qd; a given grid is kept.
+    // ... transposed for more tile rows than tile columns; one tile column (a tall and skinny matrix) spreads its tile
+    // rows over every device, one tile row its tile columns; square and wide matrices keep Pd <= Qd; a given grid is
+    // kept.
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 16, 1) == Grid{2, 1});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid", 16, 1) == Grid{4, 1});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 8, "test", "grid", 3, 1) == Grid{8, 1});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid", 1, 9) == Grid{1, 4});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid", 1, 1) == Grid{2, 2});
+    CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 4, "test", "grid", 16, 2) == Grid{2, 2});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 8, "test", "grid", 64, 4) == Grid{4, 2});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 8, 8) == Grid{1, 2});
     CHECK(resolve_device_grid(DevicePlacement::BlockCyclic2D, Grid{0, 0}, 2, "test", "grid", 1, 5) == Grid{1, 2});

@@ -1,7 +1,8 @@
 // starpu_qr over MPI ranks (mpirun -np N starpu_qr ..., or --grid PxQ): geqrf, gels or orgqr on an m x n matrix
 // distributed 2D block-cyclically (docs/mpi.md, the distributed QR) with the trees that run distributed, one table
 // printed by rank 0, the checks computed on every rank from the gathered results (so every rank exits alike); no
-// vendor baseline.
+// vendor baseline. Also simulated over several nodes in the SMPI build (smpirun, tools/simulate.sh --nodes: the
+// Cholesky QR of a tall and skinny matrix, docs/simulation.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,14 +17,22 @@
 #include "starfact/starfact.hpp"
 #include "support/driver_common.hpp"
 #include "support/reference_qr.hpp"
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#include "support/simulated_tiles.hpp"
+#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
+#include <starpu_mpi.h>
+// The SMPI build (as starpu_lu's): MPI only through StarPU-MPI, which knows the rank; simulated ranks run alike and
+// compute nothing (no collective of the program's own, no checks).
+#define STARFACT_SMPI 1
+#elif defined(STARFACT_HAVE_MPI)
 #include <mpi.h>
 #endif
 
 namespace starfact::qr_driver {
 
 bool mpi_launched() {
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_SMPI
+    return starpu_mpi_world_size() > 1;
+#elif defined(STARFACT_HAVE_MPI)
     // Several ranks (one rank under mpirun runs as without it).
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
         if (const char* value = std::getenv(v)) return std::atoi(value) > 1;
@@ -31,7 +40,7 @@ bool mpi_launched() {
     return false;
 }
 
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_HAVE_MPI
 namespace {
 
 using support::fmt;
@@ -53,6 +62,9 @@ std::string tree_text(const QrTree& tree, const QRFactors<T>& f, int64_t mt) {
 /// How the tree of `column` grouped the tile rows on `grid` (a note under the table).
 template <typename T>
 std::string tree_note(const std::string& column, const QRFactors<T>& f, const Grid& grid) {
+    if (f.cholqr())
+        return "tree " + column + ": the Cholesky QR: each tile's Gram matrix on its rank, their sums, the n x n "
+               "factorizations and the reconstruction on the first tile's rank";
     if (f.row_cycle() > 1)
         return "tree " + column + ": the hierarchical tree: at each step, domains of " +
                std::to_string(f.domain_rows()) + " tile rows within each of the " + std::to_string(f.row_cycle()) +
@@ -67,7 +79,9 @@ std::string tree_note(const std::string& column, const QRFactors<T>& f, const Gr
 void worst_over_ranks(std::vector<double>& values) {
     for (double& v : values)
         if (std::isnan(v)) v = std::numeric_limits<double>::infinity();
+#ifndef STARFACT_SMPI  // (a simulated run checks nothing)
     MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
 }
 
 template <typename T>
@@ -102,9 +116,15 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
                    (request.distributed ? " (its tree is one process's: the tree column says what ran)" : ""));
         table.note("vendor: none in a run over MPI ranks (one process: starpu_qr without --grid and mpirun)");
     }
-    std::vector<T> A(static_cast<size_t>(m * n)), B(static_cast<size_t>(ldb * nrhs));
-    random_matrix<T>(m, n, A.data(), m, s.seed);  // every rank the same matrices; each imports its own tiles
-    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
+    // Every rank the same matrices, each importing its own tiles; a simulated run has no host matrix: each run only
+    // makes every rank's tiles valid where they live.
+    std::vector<T> A, B;
+    if (support::kRunComputes) {
+        A.resize(static_cast<size_t>(m * n));
+        B.resize(static_cast<size_t>(ldb * nrhs));
+        random_matrix<T>(m, n, A.data(), m, s.seed);
+        if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
+    }
     const TileLayout layout{grid, false};
     TileMatrix<T> tiles(rt, m, n, nb, residency, layout);
     std::unique_ptr<TileMatrix<T>> b, q;
@@ -131,8 +151,13 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
         const std::vector<double> seconds = support::timed_runs(
             root ? "starpu_qr" : nullptr, s.warmup, s.repeat,
             [&](const support::Run&) {
-                tiles.import(A.data(), m);
-                if (b) b->import(B.data(), ldb);
+                if (support::kRunComputes) {
+                    tiles.import(A.data(), m);
+                    if (b) b->import(B.data(), ldb);
+                } else {
+                    support::make_tiles_valid(tiles);
+                    if (b) support::make_tiles_valid(*b);
+                }
                 if (s.op == QrOp::Orgqr) geqrf(tiles, f, opts);
                 stats.tasks = 0;
                 rt.barrier();  // every rank starts the clock together
@@ -147,7 +172,7 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
             },
             [&](const support::Run& r, double sec) {
                 column = tree_text(tree, f, mt);
-                if (r.last && s.check && info == 0) {
+                if (r.last && s.check && info == 0 && support::kRunComputes) {
                     if (s.op != QrOp::Orgqr && qr_checks) orgqr(tiles, f, *q, opts);
                     std::vector<T> F, Q, X;
                     if (qr_checks) {  // collective
@@ -186,13 +211,18 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
         notes.push_back(tree_note(column, f, grid));
         for (double c : checks) failed = failed || c >= 60;  // (NaN: +inf)
         int64_t tasks = stats.tasks;
+#ifdef STARFACT_SMPI
+        const char* tasks_text = " tasks of rank 0";  // no collective from this actor
+#else
+        const char* tasks_text = " tasks";
         MPI_Allreduce(MPI_IN_PLACE, &tasks, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+#endif
         const double ours = support::median(seconds);
         if (best == 0 || ours < best) {
             best = ours;
             summary = "summary: starfact median " + fmt("%.4f", ours) + " s, " + fmt("%.1f", flops / ours * 1e-9) +
                       " GFLOP/s (" + support::to_string(s.op) + ", tree " + column + ")" +
-                      (tasks > 0 ? ", " + std::to_string(tasks) + " tasks" : std::string()) + ", " +
+                      (tasks > 0 ? ", " + std::to_string(tasks) + tasks_text : std::string()) + ", " +
                       std::to_string(rt.mpi_size()) + " MPI ranks, grid " + grid_text;
         }
     }
@@ -226,18 +256,27 @@ std::string refusal(const Settings& s, const Grid& grid, int size) {
 #endif
 
 int run_distributed(const Settings& s, int* argc, char*** argv) {
-#if defined(STARFACT_HAVE_MPI) && !defined(STARFACT_SIMULATION)
+#ifdef STARFACT_HAVE_MPI
+#ifdef STARFACT_SMPI
+    (void)argc, (void)argv;
+    const int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
+    const auto finalize = [] {};
+    const auto abort_all = [] { std::exit(1); };  // SimGrid ends the simulation
+#else
     int provided = 0, rank = 0, size = 1;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const auto finalize = [] { MPI_Finalize(); };
+    const auto abort_all = [] { MPI_Abort(MPI_COMM_WORLD, 1); };
+#endif
     int rc = 0;
     // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
     const Grid grid = s.grid.p > 0 ? s.grid : Grid::square(size);
     const std::string refused = refusal(s, grid, size);
     if (!refused.empty()) {
         if (rank == 0) std::fprintf(stderr, "starpu_qr: %s\n", refused.c_str());
-        MPI_Finalize();
+        finalize();
         return 1;
     }
     if (!s.perfmodel_dir.empty()) setenv("STARPU_PERF_MODEL_DIR", s.perfmodel_dir.c_str(), 1);
@@ -248,7 +287,9 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
         Runtime rt(cfg);
         rt.require_mapping(mapping, "starpu_qr");
         int no_gpu = s.device_resident && rt.cuda_devices() == 0 ? 1 : 0;
+#ifndef STARFACT_SMPI  // (simulated ranks have the same GPUs)
         MPI_Allreduce(MPI_IN_PLACE, &no_gpu, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
         if (no_gpu) {
             if (rank == 0) std::fprintf(stderr, "starpu_qr: --device-resident needs a GPU on every MPI rank\n");
             rc = 1;
@@ -258,9 +299,9 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
     } catch (const std::exception& e) {
         // Only this rank may have seen it: end every rank rather than leave them waiting.
         std::fprintf(stderr, "starpu_qr: rank %d: %s\n", rank, e.what());
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        abort_all();
     }
-    MPI_Finalize();
+    finalize();
     return rc;
 #else
     (void)s, (void)argc, (void)argv;

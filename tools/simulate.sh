@@ -6,7 +6,8 @@
 #                                                  then build-sim/ with -DSTARFACT_SIMULATION=ON: starpu_chol,
 #                                                  starpu_lu and starpu_qr; cached)
 #   tools/simulate.sh --build-mpi                  the same for several nodes: the SMPI StarPU, build-smpi/
-#                                                  (SimGrid's smpicc/smpicxx; docs/simulation.md)
+#                                                  (SimGrid's smpicc/smpicxx; starpu_chol, starpu_lu and starpu_qr;
+#                                                  docs/simulation.md)
 #   tools/simulate.sh [options] [-- driver flags]  one simulated run, e.g.
 #   tools/simulate.sh --models sim/models/h200 --gpus 4 -- --n 131072 --nb 2048 --prec d
 #   tools/simulate.sh --driver lu --models sim/models/h200 --gpus 4 -- --n 65536 --nb 4096
@@ -14,8 +15,10 @@
 # Options:
 #   --driver D     chol (starpu_chol, default), lu (starpu_lu: the tile LU with partial pivoting; with --nodes its
 #                  distributed run: --grid 1xK, grids of several rows need models of the tile interchanges) or qr
-#                  (starpu_qr, one process: the panel and cholqr trees, docs/simulation.md). lu reads
-#                  DIR/lu/codelets/45/* over DIR/codelets/45/* (its own recordings of the shared symbols, trsm and gemm)
+#                  (starpu_qr: the panel and cholqr trees on one process; with --nodes the distributed Cholesky QR
+#                  of a tall and skinny matrix, --grid Kx1: the Householder trees have no models; docs/simulation.md).
+#                  lu reads DIR/lu/codelets/45/* over DIR/codelets/45/* (its own recordings of the shared symbols,
+#                  trsm and gemm)
 #                  and completes the column tasks' models of heights not recorded (sim/lu_models.py); qr reads
 #                  DIR/qr/codelets/45/* over them and completes its panel's and R's check's models of heights not
 #                  recorded (sim/qr_models.py)
@@ -54,7 +57,7 @@ fi
 if [ "${1:-}" = "--build-mpi" ]; then
   prefix=$("$root/deps/setup-simgrid.sh" --mpi)
   fresh "$smpi_build" "$prefix"
-  STARPU_PREFIX=$prefix BUILD_DIR=$smpi_build TARGETS="${TARGETS:-starpu_chol starpu_lu}" \
+  STARPU_PREFIX=$prefix BUILD_DIR=$smpi_build TARGETS="${TARGETS:-starpu_chol starpu_lu starpu_qr}" \
     "$root/tools/build.sh" -DSTARFACT_SIMULATION=ON -DCMAKE_C_COMPILER=smpicc -DCMAKE_CXX_COMPILER=smpicxx >/dev/null
   echo "$smpi_build"
   exit 0
@@ -77,8 +80,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $driver in chol|lu|qr) ;; *) die "--driver must be chol, lu or qr, got '$driver'" ;; esac
-[ "$driver" != qr ] || [ "$nodes" = 1 ] \
-  || die "--nodes $nodes: the simulated QR is one process (the panel and cholqr trees: docs/simulation.md)"
 case $gpus in [1-8]) ;; *) die "--gpus must be 1..8 (StarPU's --enable-maxcudadev=8), got '$gpus'" ;; esac
 case $cpus in ''|*[!0-9]*) die "--cpus must be a number, got '$cpus'" ;; esac
 case $nodes in ''|*[!0-9]*|0) die "--nodes must be a number >= 1, got '$nodes'" ;; esac

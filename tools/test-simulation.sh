@@ -138,6 +138,21 @@ if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_chol" ]; then
   else
     echo "$out" | tail -20; echo "FAILED: the simulation of the LU on two nodes"; fail=1
   fi
+  # The distributed Cholesky QR (starpu_qr over StarPU-MPI) on two nodes of one GPU, grid 2x1: 16 tiles of 65536 rows
+  # alternate between the ranks, the sums and factorizations on rank 0, which runs a share of the tasks.
+  if [ -x "${SMPI_BUILD_DIR:-$root/build-smpi}/examples/starpu_qr" ]; then
+    out=$("$root/tools/simulate.sh" --driver qr --nodes 2 --task-cost-us 0 -- --grid 2x1 --prec d --tree cholqr \
+            --m 1000000 --n 200 --nb 65536 --warmup 2 --repeat 1 --csv 2>&1) || true
+    tasks=$(echo "$out" | sed -n 's/.*summary: .*, \([0-9]*\) tasks of rank 0, 2 MPI ranks, grid 2x1$/\1/p')
+    if echo "$out" | grep -q "^starfact,geqrf,1000000,200,65536,[0-9]*,cholqr,d,.*,2x1,1,.*,-,-,-,0$" \
+       && [ -n "$tasks" ] && [ "$tasks" -gt 16 ] && [ "$tasks" -lt 79 ]; then
+      echo "two simulated nodes, Cholesky QR: $(echo "$out" | sed -n 's/.*summary: \(.*\)/\1/p')"
+    else
+      echo "$out" | tail -20; echo "FAILED: the simulation of the Cholesky QR on two nodes"; fail=1
+    fi
+  else
+    echo "FAILED: the SMPI build has starpu_chol but not starpu_qr (tools/simulate.sh --build-mpi builds it)"; fail=1
+  fi
 else
   echo "two simulated nodes: skipped (no SMPI build: tools/simulate.sh --build-mpi)"
 fi

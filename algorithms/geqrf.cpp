@@ -98,12 +98,11 @@ QRFactors<T>::QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb, QrTr
             grid_text + " has " + std::to_string(grid.ranks()) + " process(es) but the Runtime has " +
                 std::to_string(runtime.mpi() ? runtime.mpi_size() : 1) + " MPI rank(s)");
     if (grid.ranks() > 1)
-        require(tree.kind != QrTree::Kind::Panel && !(tree.kind == QrTree::Kind::Cholqr && tree.fallback), "QRFactors",
-                "tree", [&] {
-                    return "'" + tree.name() +
-                           "' runs on one process; factors distributed over MPI ranks take the flat, binary, domains, "
-                           "cholqr or auto tree";
-                });
+        require(!(tree.kind == QrTree::Kind::Cholqr && tree.fallback), "QRFactors", "tree", [&] {
+            return "'" + tree.name() +
+                   "' runs on one process; factors distributed over MPI ranks take the flat, binary, domains, cholqr, "
+                   "panel or auto tree";
+        });
     detail::require_nonnegative("QRFactors", "m", m);
     detail::require_nonnegative("QRFactors", "n", n);
     require(nb >= 0, "QRFactors", "nb", "must be >= 0 (got " + std::to_string(nb) + ")");
@@ -279,7 +278,11 @@ void submit_panel_qr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts
                 TraceIteration step(rt, k);  // the update's tasks: iterations of their tile columns
                 o.name = names("qr_panel", k);
                 o.urgent = urgent;
+                // a distributed A: the panel runs on the rank of its diagonal tile, which receives the column's
+                // other tiles and sends them back factored (as the LU's panel)
+                o.rank = A.distributed() ? A.owner(k, k) : -1;
                 insert_qr_panel<T>(rt, o, tiles, Tf.t_tile(k, k));
+                o.rank = -1;
                 o.urgent = false;
             }
             if (k + 1 < nt) {
@@ -322,12 +325,11 @@ void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QR
                std::to_string(A.grid().q) + "; got " + std::to_string(Tf.grid().p) + " x " +
                std::to_string(Tf.grid().q) + ")";
     });
-    require(!A.distributed() ||
-                (Tf.tree().kind != QrTree::Kind::Panel && !(Tf.tree().kind == QrTree::Kind::Cholqr && Tf.tree().fallback)),
-            function, "tree", [&] {
+    require(!A.distributed() || !(Tf.tree().kind == QrTree::Kind::Cholqr && Tf.tree().fallback), function, "tree",
+            [&] {
                 return "'" + Tf.tree().name() +
                        "' runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains, "
-                       "cholqr or auto tree";
+                       "cholqr, panel or auto tree";
             });
     rt.require_mapping(opts.mapping, function);
     require(!is_complex_v<T> || Tf.tree().kind != QrTree::Kind::Cholqr, function, "tree",

@@ -48,7 +48,7 @@ using support::QrOp;
 using support::residual_text;
 
 /// The tree column: the tree asked for, with the kind auto resolved to, and its domain size ("auto=domains(3)",
-/// "flat(7)", "binary(1)", "domains=2(2)", "cholqr"; on one process also "panel").
+/// "flat(7)", "binary(1)", "domains=2(2)", "cholqr", "panel").
 template <typename T>
 std::string tree_text(const QrTree& tree, const QRFactors<T>& f, int64_t mt) {
     const bool chosen = tree.kind == QrTree::Kind::Auto;
@@ -65,6 +65,9 @@ std::string tree_note(const std::string& column, const QRFactors<T>& f, const Gr
     if (f.cholqr())
         return "tree " + column + ": the Cholesky QR: each tile's Gram matrix on its rank, their sums, the n x n "
                "factorizations and the reconstruction on the first tile's rank";
+    if (f.panel())
+        return "tree " + column + ": the panel tree: each panel gathered on the rank of its diagonal tile, the updates "
+               "on the ranks of their tiles";
     if (f.row_cycle() > 1)
         return "tree " + column + ": the hierarchical tree: at each step, domains of " +
                std::to_string(f.domain_rows()) + " tile rows within each of the " + std::to_string(f.row_cycle()) +
@@ -245,10 +248,10 @@ std::string refusal(const Settings& s, const Grid& grid, int size) {
                std::to_string(grid.ranks()) + " processes but " + std::to_string(size) + " MPI ranks run";
     if (!s.trace_dir.empty()) return "--trace is not supported on several MPI ranks";
     for (const QrTree& tree : s.trees)
-        if (grid.ranks() > 1 && (tree.kind == QrTree::Kind::Panel || (tree.kind == QrTree::Kind::Cholqr && tree.fallback)))
+        if (grid.ranks() > 1 && tree.kind == QrTree::Kind::Cholqr && tree.fallback)
             return std::string(s.compare ? "--trees " : "--tree ") + tree.name() +
                    " runs on one process: a matrix distributed over MPI ranks takes the flat, binary, domains=A, "
-                   "cholqr or auto tree";
+                   "cholqr, panel or auto tree";
     return "";
 }
 

@@ -35,10 +35,11 @@ std::vector<Grid> grids() {
 }
 
 /// The trees that run distributed: flat and binary as in one process (StarPU-MPI moves the tiles), domains of two
-/// tile rows within each grid row (the hierarchical tree), and auto (one domain per grid row).
+/// tile rows within each grid row (the hierarchical tree), auto (one domain per grid row), and the panel tree (each
+/// panel gathered on the rank of its diagonal tile, the updates owner computes).
 std::vector<QrTree> trees() {
     return {QrTree{QrTree::Kind::Flat, 0}, QrTree{QrTree::Kind::Binary, 0}, QrTree{QrTree::Kind::Domains, 2},
-            QrTree{}};
+            QrTree{}, QrTree{QrTree::Kind::Panel, 0}};
 }
 
 const char* prec(double) { return "d"; }
@@ -203,7 +204,8 @@ TEMPLATE_TEST_CASE("distributed geqrf: residuals < 60 and R as in one process, e
     for (const Grid& grid : grids())
         for (const QrTree& tree : trees())
             check_geqrf<TestType>(203, 117, 32, grid, tree, every || tree.kind == QrTree::Kind::Domains ||
-                                                               tree.kind == QrTree::Kind::Auto);
+                                                               tree.kind == QrTree::Kind::Auto ||
+                                                               tree.kind == QrTree::Kind::Panel);
     // Wide (and one tile row short), or one tile column: the hierarchical tree of the square grid, a shape per
     // precision.
     const Grid square = Grid::square(runtime().mpi_size());
@@ -391,10 +393,8 @@ TEST_CASE("distributed QR: bad grids and trees are refused on every rank, naming
     CHECK(argument_of([&] { geqrf(a, local, cpu_only()); }) == "T");
     QRFactors<double> elsewhere(runtime(), m, n, nb, QrTree{}, 0, other);
     CHECK(argument_of([&] { geqrf(a, elsewhere, cpu_only()); }) == "T");
-    // The panel tree, and the Cholesky QR that falls back to a tree, run on one process; the Cholesky QR factors one
-    // tile column.
+    // The Cholesky QR that falls back to a tree runs on one process; the Cholesky QR factors one tile column.
     CHECK(argument_of([&] { QRFactors<double> f(a, QrTree{QrTree::Kind::Cholqr, 0, true}); }) == "tree");
-    CHECK(argument_of([&] { QRFactors<double> f(a, QrTree{QrTree::Kind::Panel, 0}); }) == "tree");
     QRFactors<double> wide(a, QrTree{QrTree::Kind::Cholqr, 0});
     CHECK(argument_of([&] { geqrf(a, wide, cpu_only()); }) == "tree");
     // A grid that is not the rank count.

@@ -93,10 +93,10 @@ int add_qr_operation(const TileMatrix<T>& A, SequenceState* seq, QrInfo* info);
 template <typename T>
 void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, const Plan& plan, RunStats* stats,
                       SequenceState* seq, const QrInfo* info = nullptr, int64_t row_cycle = 0);
-/// The plan a QR of a distributed A runs (the call's `plan` for one process): the Cholesky QR runs across the ranks
-/// (its Gram matrices summed over them), the panel tree on one process only, so Auto's choice of it (or of a Cholesky
-/// QR that falls back) becomes the hierarchical tree (QRFactors::row_cycle): one domain per grid row, flat within it,
-/// binary across the grid rows; the inner blocking is then the trees' (unless T asks for one).
+/// The plan a QR of a distributed A runs (the call's `plan` for one process): Auto's Cholesky QR (its Gram matrices
+/// summed across the ranks) and panel tree (each panel gathered on the rank of its diagonal tile) as in one process;
+/// its other trees, and a Cholesky QR that falls back, become the hierarchical tree (QRFactors::row_cycle): one domain
+/// per grid row, flat within it, binary across the grid rows.
 template <typename T>
 Plan qr_plan_for(const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts, Plan plan);
 /// Every rank checks that the others make the same QR call (`function`) on the same data before anything else,
@@ -133,7 +133,7 @@ template <typename T>
 void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, const QRFactors<T>& Tf,
                       TileMatrix<T>& C, const Options& opts, RunStats* stats, SequenceState* seq);
 /// The checks geqrf's forms share: T shaped for A (`transposed`: for A^T) and on A's grid, the Runtime, the options;
-/// a distributed A: not the panel tree, nor a Cholesky QR that falls back.
+/// a distributed A: not a Cholesky QR that falls back.
 template <typename T>
 void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts,
                           bool transposed = false);

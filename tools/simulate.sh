@@ -15,8 +15,8 @@
 # Options:
 #   --driver D     chol (starpu_chol, default), lu (starpu_lu: the tile LU with partial pivoting; with --nodes its
 #                  distributed run: --grid 1xK, grids of several rows need models of the tile interchanges) or qr
-#                  (starpu_qr: the panel and cholqr trees on one process; with --nodes the distributed Cholesky QR
-#                  of a tall and skinny matrix, --grid Kx1: the Householder trees have no models; docs/simulation.md).
+#                  (starpu_qr: the panel and cholqr trees, on one process or with --nodes over the ranks; the tile
+#                  trees flat, binary and domains have no models; docs/simulation.md).
 #                  lu reads DIR/lu/codelets/45/* over DIR/codelets/45/* (its own recordings of the shared symbols,
 #                  trsm and gemm)
 #                  and completes the column tasks' models of heights not recorded (sim/lu_models.py); qr reads

@@ -256,7 +256,7 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
         column.tiles.push_back(A.tile(i, 0));
         if (A.distributed()) column.owner.push_back(A.owner(i, 0));
     }
-    const bool distributed = A.distributed();
+    const bool distributed = column.distributed();
     if (!std::is_same<T, float>::value || !widen_float_column(rt, o, A.m(), A.n())) {
         submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq,
                                 first_pass_tf32<T>(rt, o, stats, A.n(), distributed));

@@ -390,9 +390,9 @@ int add_qr_operation(const TileMatrix<T>& A, SequenceState* seq, QrInfo* info) {
 template <typename T>
 Plan qr_plan_for(const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& /*opts*/, Plan p) {
     if (!A.distributed() || Tf.tree().kind != QrTree::Kind::Auto) return p;
-    // The Cholesky QR (its Gram sums cross the ranks) and the panel tree (each panel gathered on one rank) run as in one
-    // process: on four H200, n = 32768, the panel tree's 2 x 2 ranks took 0.547 s, one process 0.556, the hierarchical
-    // tree 1.619 (docs/mpi.md).
+    // The Cholesky QR (its Gram sums cross the ranks) and the panel tree (each panel gathered on one rank) run as in
+    // one process: on four H200, n = 32768, the panel tree's 2 x 2 ranks took 0.547 s, one process 0.556, the
+    // hierarchical tree 1.619 (docs/mpi.md).
     if ((p.tree.kind == QrTree::Kind::Cholqr && !p.tree.fallback) || p.tree.kind == QrTree::Kind::Panel) return p;
     const int64_t mt = Tf.m() / Tf.nb() + (Tf.m() % Tf.nb() != 0), P = A.grid().p;
     p.tree = QrTree{QrTree::Kind::Domains, std::max<int64_t>(1, mt / P + (mt % P != 0))};

@@ -5,10 +5,10 @@
 // below the tile size and not a multiple of it; getrf's pivots equal to the same factorization in one process (and to
 // LAPACK's) on a matrix whose pivots lead by a wide margin, so that no near tie can order them differently; a matrix
 // that is not positive definite and a singular one report LAPACK's info on every rank; the QR (geqrf, orgqr, ormqr
-// with Q^H, gels) over the flat, binary, domains and auto trees: ||A - Q R||_1 / (||A||_1 m eps), ||I - Q^H Q||_1 /
-// (m eps) and the least-squares residual < 60 (tests/complex_qr_checks.hpp); bad grids and data on another
-// grid are refused naming the argument. Every rank runs every test case in the same order (the operations are
-// collective).
+// with Q^H, gels) over the flat, binary, domains, auto and panel trees: ||A - Q R||_1 / (||A||_1 m eps),
+// ||I - Q^H Q||_1 / (m eps) and the least-squares residual < 60 (tests/complex_qr_checks.hpp); bad grids and data on
+// another grid are refused naming the argument. Every rank runs every test case in the same order (the operations
+// are collective).
 //
 // The set-up (shared seeds, grid names, the runtime and main: tests/mpi_support.hpp, tests/main_mpi.cpp) is the other
 // MPI binaries'.
@@ -298,7 +298,7 @@ TEMPLATE_TEST_CASE("distributed complex geqrf, orgqr, ormqr and gels: scaled res
     };
     for (const Grid& grid : grids())
         for (const QrTree& tree : {QrTree{QrTree::Kind::Flat, 0}, QrTree{QrTree::Kind::Binary, 0},
-                                   QrTree{QrTree::Kind::Domains, 2}, QrTree{}})
+                                   QrTree{QrTree::Kind::Domains, 2}, QrTree{}, QrTree{QrTree::Kind::Panel, 0}})
             for (const Shape& s : {Shape{90, 37, 16}, Shape{37, 61, 16}}) {
                 const int64_t m = s.m, n = s.n, nb = s.nb, k = std::min(m, n), rows = std::max(m, n);
                 const uint64_t seed = shared_seed();

@@ -1,7 +1,8 @@
 // Distributed tile Householder QR (StarPU-MPI), run by ctest under mpirun with 2 and 4 ranks: geqrf over every tree
 // that runs distributed (its scaled residuals on the gathered factors, and R as the same tree's in one process),
 // ormqr from both sides, gels (least squares and minimum norm), the Cholesky QR with its Gram matrices summed across
-// the ranks (two and three passes, the submit form), the same info and breakdown on every rank, and the refusals. Every rank runs every test case in the same order (the operations are collective).
+// the ranks (two and three passes, the submit form), the same info and breakdown on every rank, and the refusals.
+// Every rank runs every test case in the same order (the operations are collective).
 #include <mpi.h>
 
 #include <catch2/catch.hpp>

@@ -11,6 +11,7 @@
 // --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
 #include <starpu.h>
 
+#include "examples/mpi_launch.hpp"
 #include "examples/starpu_lu.hpp"
 #include "examples/starpu_lu_factor.hpp"
 #include "starfact/starfact.hpp"
@@ -176,7 +177,7 @@ int main(int argc, char** argv) {
     // Several MPI ranks, or --grid: the distributed LU (examples/starpu_lu_mpi.cpp).
     bool grid_flag = false;
     for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]) == "--grid";
-    if (grid_flag || starfact::lu_driver::mpi_launched()) {
+    if (grid_flag || starfact::examples::mpi_launched()) {
         try {
             s = parse(argc, argv);
             if (support::complex_prec(s.prec))

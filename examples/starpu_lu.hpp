@@ -33,8 +33,6 @@ int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
 /// (examples/starpu_lu_complex.cpp).
 int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
 
-/// Whether a launcher (mpirun, ...) started several ranks of this process (examples/starpu_lu_mpi.cpp).
-bool mpi_launched();
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, getrf on a matrix
 /// distributed over s.grid (default: the most square grid of the ranks), the residuals, one table from rank 0.
 int run_distributed(const Settings& s, int* argc, char*** argv);

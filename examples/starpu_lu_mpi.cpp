@@ -7,31 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "examples/mpi_launch.hpp"
 #include "examples/starpu_lu.hpp"
 #include "starfact/starfact.hpp"
 #include "support/driver_common.hpp"
-#if defined(STARFACT_HAVE_MPI) && defined(STARFACT_SIMULATION)
-#include <starpu_mpi.h>
-// The SMPI build (docs/simulation.md, "Several nodes"): under smpirun StarPU's main has started MPI and runs this
-// program on a SimGrid actor that is not the rank's, so MPI only through StarPU-MPI, which knows the rank; simulated
-// ranks run alike and compute nothing (no collective of the program's own, no residuals).
-#define STARFACT_SMPI 1
-#elif defined(STARFACT_HAVE_MPI)
-#include <mpi.h>
-#endif
 
 namespace starfact::lu_driver {
-
-bool mpi_launched() {
-#ifdef STARFACT_SMPI
-    return starpu_mpi_world_size() > 1;
-#elif defined(STARFACT_HAVE_MPI)
-    // Several ranks (one rank under mpirun runs as without it).
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"})
-        if (const char* value = std::getenv(v)) return std::atoi(value) > 1;
-#endif
-    return false;
-}
 
 #ifdef STARFACT_HAVE_MPI
 namespace {
@@ -145,19 +126,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
 
 int run_distributed(const Settings& s, int* argc, char*** argv) {
 #ifdef STARFACT_HAVE_MPI
-#ifdef STARFACT_SMPI
-    (void)argc, (void)argv;
-    const int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
-    const auto finalize = [] {};
-    const auto abort_all = [] { std::exit(1); };  // SimGrid ends the simulation
-#else
-    int provided = 0, rank = 0, size = 1;
-    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const auto finalize = [] { MPI_Finalize(); };
-    const auto abort_all = [] { MPI_Abort(MPI_COMM_WORLD, 1); };
-#endif
+    const examples::MpiLaunch mpi(argc, argv);
+    const int rank = mpi.rank, size = mpi.size;
     int rc = 0;
     // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
     // Default: one grid row (1 x ranks). Its tile columns are one rank's each, so the panels and interchanges move
@@ -174,7 +144,7 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
         refused = "--trace is not supported on several MPI ranks";
     if (!refused.empty()) {
         if (rank == 0) std::fprintf(stderr, "starpu_lu: %s\n", refused.c_str());
-        finalize();
+        mpi.finalize();
         return 1;
     }
     try {
@@ -187,9 +157,9 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
     } catch (const std::exception& e) {
         // Only this rank may have seen it: end every rank rather than leave them waiting.
         std::fprintf(stderr, "starpu_lu: rank %d: %s\n", rank, e.what());
-        abort_all();
+        mpi.abort_all();
     }
-    finalize();
+    mpi.finalize();
     return rc;
 #else
     (void)s, (void)argc, (void)argv;

@@ -12,6 +12,7 @@
 // --cfg/--log flags out of argv: the file that defines main includes <starpu.h>.
 #include <starpu.h>
 
+#include "examples/mpi_launch.hpp"
 #include "examples/starpu_qr.hpp"
 #include "starfact/starfact.hpp"
 #include "support/cli.hpp"
@@ -330,7 +331,7 @@ int main(int argc, char** argv) {
     // Several MPI ranks, or --grid: the distributed QR (examples/starpu_qr_mpi.cpp).
     bool grid_flag = false;
     for (int i = 1; i < argc; ++i) grid_flag = grid_flag || std::string(argv[i]) == "--grid";
-    if (grid_flag || qr_driver::mpi_launched()) {
+    if (grid_flag || starfact::examples::mpi_launched()) {
         try {
             s = parse(argc, argv);
         } catch (const std::exception& e) {

@@ -33,8 +33,6 @@ inline double op_flops(const Settings& s, int64_t m, int64_t n) {
     return geqrf_flops(m, n);
 }
 
-/// Whether a launcher (mpirun, ...) started several ranks of this process (examples/starpu_qr_mpi.cpp).
-bool mpi_launched();
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, s.op on an m x n
 /// matrix distributed 2D block-cyclically over s.grid (default: the most square grid of the ranks) with the trees
 /// that run distributed, the checks on the gathered results on every rank, one table from rank 0; no vendor

@@ -91,13 +91,25 @@ void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vect
 /// Distributed over MPI ranks: `owner` holds each tile's rank (empty on one process). The Gram matrix W_i of a tile
 /// lives on its tile's rank; the sums travel to the first tile's rank, which factors them, reconstructs and stores,
 /// and whose factors travel back to the ranks of the tiles.
+/// A panel of the blocked form (submit_blocked_cholqr): the n columns from col0 of tiles `cols` wide, below row col0
+/// (m rows in all), its T in the first n rows of T's tile from column col0.
 struct CholqrColumn {
     std::vector<starpu_data_handle_t> tiles;
     starpu_data_handle_t t;
     int64_t m, n;
     std::vector<int> owner;
+    int64_t col0 = 0, cols = -1;
     bool distributed() const { return !owner.empty(); }
     int rank_of(int64_t i) const { return distributed() ? owner[static_cast<size_t>(i)] : -1; }
+    bool panel() const { return cols >= 0 && (col0 > 0 || n < cols); }
+    /// The part of tile i factored.
+    TileWindow window(int64_t i) const {
+        if (!panel()) return {};
+        return {static_cast<int>(i == 0 ? col0 : 0), static_cast<int>(col0), static_cast<int>(n)};
+    }
+    TileWindow t_window() const {
+        return panel() ? TileWindow{0, static_cast<int>(col0), static_cast<int>(n)} : TileWindow{};
+    }
 };
 
 /// Whether the first pass's Gram matrix is of A rounded to TF32 (docs/qr.md, "A first pass in TF32"): double
@@ -180,7 +192,7 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
                 const starpu_data_handle_t upper = transposed_factor<T>(L[0], n, seq);
                 for (int64_t i = 0; i < mt; ++i) {
                     o.name = names("cholqr_restore", i);
-                    insert_cholqr_solve<T>(rt, o, upper, A.tiles[static_cast<size_t>(i)]);
+                    insert_cholqr_solve<T>(rt, o, upper, A.tiles[static_cast<size_t>(i)], A.window(i));
                 }
                 starpu_data_unregister_submit(upper);
                 release(W);
@@ -196,16 +208,18 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
         for (int64_t i = 0; i < mt; ++i) {
             if (p == 0) {
                 o.name = names("cholqr_gram", i);
-                insert_cholqr_gram<T>(rt, o, A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)], low);
+                insert_cholqr_gram<T>(rt, o, A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)], low,
+                                      A.window(i));
             } else {
                 o.name = names("cholqr_solve_gram", i, p);
                 insert_cholqr_solve_gram<T>(rt, o, V[p - 1], A.tiles[static_cast<size_t>(i)], W[static_cast<size_t>(i)],
-                                            third);
+                                            third, A.window(i));
             }
         }
         reduce<T>(rt, o, names, W, third);
         o.name = names("cholqr_potrf", p);
-        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1 && decide, low);
+        insert_cholqr_potrf<T>(rt, o, W[0], L[p], V[p], info, A.m, p == 0, p == 2, passes.get(), p == 1 && decide, low,
+                               static_cast<int>(A.col0));
     }
     const int top = A.rank_of(0);
     const starpu_data_handle_t Minv = temporary<T>(rt, n, n, top), RY = temporary<T>(rt, n, n, top),
@@ -214,26 +228,90 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
     o.name = "cholqr_householder";
     // (two passes: the reconstruction reads L2 as the last factor, and the third factor, never computed, is not read)
     insert_cholqr_householder<T>(rt, o, A.tiles[0], L[0], L[1], third_pass ? L[2] : L[1], A.t, Minv, RY, X, info,
-                                 passes.get());
+                                 passes.get(), A.window(0), A.t_window(), static_cast<int>(A.col0));
     for (int64_t i = 0; i < mt; ++i) {
         o.name = names("cholqr_solve", i);
-        insert_cholqr_solve<T>(rt, o, Minv, A.tiles[static_cast<size_t>(i)]);
+        insert_cholqr_solve<T>(rt, o, Minv, A.tiles[static_cast<size_t>(i)], A.window(i));
     }
     o.name = "cholqr_store";
-    insert_cholqr_store<T>(rt, o, RY, A.tiles[0]);
+    insert_cholqr_store<T>(rt, o, RY, A.tiles[0], A.window(0));
     release(W);
     release(small);
 }
 
+/// Q_p^T applied to the columns right of panel P (the blocked form's update), on the same tiles:
+///   for each tile i:  W_i := Y_i^T C_i                     (Y_i, C_i: windows of tile i, below row col0 on tile 0)
+///   reduction tree:   W_0 := sum of the W_i;  W_0 := T_p^T W_0
+///   for each tile i:  C_i -= Y_i W_0
+template <typename T>
+void submit_trailing_update(Runtime& rt, const CholqrColumn& P, TaskOptions& o, TaskNames& names) {
+    const auto mt = static_cast<int64_t>(P.tiles.size());
+    const int64_t first = P.col0 + P.n, rest = P.cols - first;
+    auto trailing = [&](int64_t i) {
+        return TileWindow{static_cast<int>(i == 0 ? P.col0 : 0), static_cast<int>(first), static_cast<int>(rest)};
+    };
+    std::vector<starpu_data_handle_t> W;
+    for (int64_t i = 0; i < mt; ++i) {
+        W.push_back(temporary<T>(rt, P.n, rest));
+        o.name = names("cholqr_ytc", i, P.col0);
+        const starpu_data_handle_t tile = P.tiles[static_cast<size_t>(i)];
+        insert_cholqr_ytc<T>(rt, o, Side::Left, i == 0, tile, tile, W.back(), P.window(i), trailing(i));
+    }
+    reduce<T>(rt, o, names, W);
+    o.name = names("cholqr_tmul", P.col0);
+    insert_cholqr_tmul<T>(rt, o, Side::Left, true, P.t, W[0], P.t_window());
+    W.push_back(temporary<T>(rt, P.n, rest));  // the first tile's scratch
+    for (int64_t i = 0; i < mt; ++i) {
+        o.name = names("cholqr_update", i, P.col0);
+        const starpu_data_handle_t tile = P.tiles[static_cast<size_t>(i)];
+        insert_cholqr_update<T>(rt, o, Side::Left, tile, W[0], tile, i == 0 ? W.back() : nullptr, P.window(i),
+                                trailing(i));
+    }
+    release(W);
+}
+
+/// The blocked form (docs/qr.md, "The blocked Cholesky QR"): a Householder QR of the column in panels of `width`
+/// columns (the last one narrower), each factored by the Cholesky QR above below its first row, its reflectors
+/// applied to the columns on its right; the panels' T side by side in T's tile (LAPACK's geqrt layout, ib = width).
+/// About 2 m n^2 + 4 m n width flops against the one-panel Cholesky QR's 4 m n^2.
+template <typename T>
+void submit_blocked_cholqr(Runtime& rt, const CholqrColumn& A, int64_t width, int64_t rows, starpu_data_handle_t info,
+                           QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq) {
+    for (int64_t c = 0; c < A.n; c += width) {
+        CholqrColumn P = A;
+        P.col0 = c;
+        P.n = std::min(width, A.n - c);
+        P.m = A.m - c;
+        P.cols = A.n;
+        TraceIteration step(rt, c / width);
+        submit_cholqr_column<T>(rt, P, rows, info, status, o, names, stats, seq, false);
+        if (c + P.n < A.n) submit_trailing_update<T>(rt, P, o, names);
+    }
+}
+
+/// The column as one panel (width >= n) or in panels.
+template <typename T>
+void submit_column(Runtime& rt, const CholqrColumn& A, int64_t width, int64_t rows, starpu_data_handle_t info,
+                   QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq, bool low) {
+    if (width >= A.n || A.distributed())
+        return submit_cholqr_column<T>(rt, A, rows, info, status, o, names, stats, seq, low);
+    submit_blocked_cholqr<T>(rt, A, width, rows, info, status, o, names, stats, seq);
+}
+
 /// Whether a float Cholesky QR runs on a double copy of its column: on GPUs, where double's rate (on tensor cores)
 /// is float's (without them), so that two passes in double cost less than the three float needs, when the copy
-/// takes at most half of the first device's free memory. STARFACT_QR_WIDEN=off keeps float (for A/B runs and the
-/// tests of the float kernels), =force widens on CPU workers too (the CPU tests of this path).
+/// takes at most half of the first device's free memory and holds at most kWidenEntries entries. STARFACT_QR_WIDEN=off
+/// keeps float (for A/B runs and the tests of the float kernels), =force widens on CPU workers too (the CPU tests of
+/// this path).
+/// One H200, device-resident, the blocked form, widened against float: 2^20 x 2048 0.314 s against 0.367, 262144 x
+/// 4096 0.268 against 0.330, 2^20 x 1000 0.105 against 0.130; the copy of 2^20 x 4096 (32 GiB) 1.72 s against 1.12.
+constexpr double kWidenEntries = 2147483648.0;  // 2^31: 16 GiB in double
 bool widen_float_column(const Runtime& rt, const TaskOptions& o, int64_t m, int64_t n) {
     const char* e = std::getenv("STARFACT_QR_WIDEN");
     if (e && std::string(e) == "force") return true;
     if (o.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0) return false;
     if (e && std::string(e) == "off") return false;
+    if (static_cast<double>(m) * static_cast<double>(n) > kWidenEntries) return false;
     const double bytes = 2.0 * static_cast<double>(m) * static_cast<double>(n) * sizeof(double);
     return bytes <= static_cast<double>(available_device_memory(0));
 }
@@ -257,9 +335,10 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
         if (A.distributed()) column.owner.push_back(A.owner(i, 0));
     }
     const bool distributed = column.distributed();
+    const int64_t width = Tf.ib() > 0 ? Tf.ib() : A.n();  // the panels' (geqrf's plan: A.n() on MPI grids)
     if (!std::is_same<T, float>::value || !widen_float_column(rt, o, A.m(), A.n())) {
-        submit_cholqr_column<T>(rt, column, A.nb(), info, Tf.status(), o, names, stats, seq,
-                                first_pass_tf32<T>(rt, o, stats, A.n(), distributed));
+        submit_column<T>(rt, column, width, A.nb(), info, Tf.status(), o, names, stats, seq,
+                         width >= A.n() && first_pass_tf32<T>(rt, o, stats, A.n(), distributed));
         return;
     }
     // float on GPUs: the column and T widened to double, factored there, narrowed back
@@ -273,8 +352,8 @@ void submit_cholqr_dag(TileMatrix<T>& A, QRFactors<T>& Tf, starpu_data_handle_t 
         o.name = names("cholqr_widen", static_cast<int64_t>(i));
         insert_widen(rt, o, column.tiles[i], wide.tiles[i]);
     }
-    submit_cholqr_column<double>(rt, wide, A.nb(), info, Tf.status(), o, names, stats, seq,
-                                 first_pass_tf32<double>(rt, o, stats, A.n(), distributed));
+    submit_column<double>(rt, wide, width, A.nb(), info, Tf.status(), o, names, stats, seq,
+                          width >= A.n() && first_pass_tf32<double>(rt, o, stats, A.n(), distributed));
     o.name = "cholqr_narrow_t";
     insert_narrow(rt, o, wide.t, column.t);
     for (size_t i = 0; i < column.tiles.size(); ++i) {
@@ -291,36 +370,58 @@ void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T
     Runtime& rt = A.runtime();
     const bool right = side == starfact::Side::Right;
     const Side kside = right ? Side::Right : Side::Left;
-    const int64_t k = block.k, mt = A.mt(), n = A.tile_cols(k), ct = right ? C.mt() : C.nt();
+    const int64_t k = block.k, mt = A.mt(), ct = right ? C.mt() : C.nt();
     const int64_t last = block.last < 0 ? ct : std::min(block.last, ct);
     auto c = [&](int64_t i, int64_t j) { return right ? C.tile(j, i) : C.tile(i, j); };
+    // The blocked Cholesky QR's factors: one block reflector per panel of Tf.ib() columns, Q = Q_0 Q_1 ...; op(Q) C
+    // applies them in geqrf's order for Q^T C and C Q, backwards for Q C and C Q^T.
+    const int64_t cols = A.tile_cols(k);
+    const int64_t width = Tf.cholqr() && Tf.ib() > 0 && Tf.ib() < cols ? Tf.ib() : cols;
+    const int64_t panels = (cols + width - 1) / width;
+    const bool forward = trans != right;
     TaskOptions o = operation_task_options(rt, opts, A.nb(), stats, seq);
-    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, n);
+    if (o.mapping != Mapping::CpuOnly) reserve_cholqr_workspace<T>(rt, width);
     TaskNames names(*seq);
-    for (int64_t j = block.first; j < last; ++j) {
-        TraceIteration column(rt, j);
-        if (block.priority) o.priority = block.priority(j);
-        const int64_t width = right ? C.tile_rows(j) : C.tile_cols(j);
-        // (distributed: each product on the rank of the tile of C it is taken from)
-        auto product = [&](int64_t i) {
-            const int rank = C.distributed() ? (right ? C.owner(j, i) : C.owner(i, j)) : -1;
-            return right ? temporary<T>(rt, width, n, rank) : temporary<T>(rt, n, width, rank);
+    for (int64_t q = 0; q < panels; ++q) {
+        const int64_t p = forward ? q : panels - 1 - q;
+        const int64_t col0 = p * width, n = std::min(width, cols - col0);
+        const bool whole = panels == 1;
+        const auto row0 = static_cast<int>(col0);
+        // Y_i: panel p of tile (i, k), below row col0 on the first tile; the rows (Right: columns) of C it acts on
+        const auto y = [&](int64_t i) {
+            return whole ? TileWindow{} : TileWindow{i == k ? row0 : 0, row0, static_cast<int>(n)};
         };
-        std::vector<starpu_data_handle_t> W;
-        for (int64_t i = k; i < mt; ++i) {
-            W.push_back(product(i));
-            o.name = names("cholqr_ytc", i, j, k);
-            insert_cholqr_ytc<T>(rt, o, kside, i == k, A.tile(i, k), c(i, j), W.back());
+        const auto cw = [&](int64_t i) {
+            if (whole || i != k) return TileWindow{};
+            return right ? TileWindow{0, row0, -1} : TileWindow{row0, 0, -1};
+        };
+        const TileWindow t = whole ? TileWindow{} : TileWindow{0, row0, static_cast<int>(n)};
+        for (int64_t j = block.first; j < last; ++j) {
+            TraceIteration column(rt, j);
+            if (block.priority) o.priority = block.priority(j);
+            const int64_t w = right ? C.tile_rows(j) : C.tile_cols(j);
+            // (distributed: each product on the rank of the tile of C it is taken from)
+            auto product = [&](int64_t i) {
+                const int rank = C.distributed() ? (right ? C.owner(j, i) : C.owner(i, j)) : -1;
+                return right ? temporary<T>(rt, w, n, rank) : temporary<T>(rt, n, w, rank);
+            };
+            std::vector<starpu_data_handle_t> W;
+            for (int64_t i = k; i < mt; ++i) {
+                W.push_back(product(i));
+                o.name = names("cholqr_ytc", i, j, k);
+                insert_cholqr_ytc<T>(rt, o, kside, i == k, A.tile(i, k), c(i, j), W.back(), y(i), cw(i));
+            }
+            reduce<T>(rt, o, names, W);
+            o.name = names("cholqr_tmul", j, k);
+            insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(k, k), W[0], t);
+            W.push_back(product(k));  // the first tile's scratch
+            for (int64_t i = k; i < mt; ++i) {
+                o.name = names("cholqr_update", i, j, k);
+                insert_cholqr_update<T>(rt, o, kside, A.tile(i, k), W[0], c(i, j), i == k ? W.back() : nullptr, y(i),
+                                        cw(i));
+            }
+            release(W);
         }
-        reduce<T>(rt, o, names, W);
-        o.name = names("cholqr_tmul", j, k);
-        insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(k, k), W[0]);
-        W.push_back(product(k));  // the first tile's scratch
-        for (int64_t i = k; i < mt; ++i) {
-            o.name = names("cholqr_update", i, j, k);
-            insert_cholqr_update<T>(rt, o, kside, A.tile(i, k), W[0], c(i, j), i == k ? W.back() : nullptr);
-        }
-        release(W);
     }
 }
 

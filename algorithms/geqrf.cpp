@@ -438,7 +438,8 @@ void submit_geqrf_dag(TileMatrix<T>& A, QRFactors<T>& Tf, const Options& opts, c
             if constexpr (is_complex_v<T>) {  // (require_qr_arguments refuses it)
                 throw InvalidArgument("geqrf", "tree", "is cholqr, which factors real matrices only");
             } else {
-                Tf.set_plan(p.ib, all_rows, true);
+                // the panel width: one panel on MPI grids (the blocked form runs on one process)
+                Tf.set_plan(A.distributed() ? std::max<int64_t>(A.n(), 1) : p.ib, all_rows, true);
                 if (empty) return;
                 submit_cholqr_dag(A, Tf, info.of(A.owner(0, 0)), opts, stats, seq);
                 return submit_r_check(A, info, status.get(), opts, stats, seq);

@@ -4,6 +4,7 @@
 // two rows the smaller row's choice holds), the inverse's and the LU's tile sizes, the hybrid rule, and what
 // the Auto diagonal kernel and panel solve mean.
 #include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 #include <string>
 
@@ -268,6 +269,8 @@ namespace {
 constexpr int64_t kCholqrNarrowOrder = 512;
 constexpr int64_t kCholqrWideOrder = 4096;
 constexpr int64_t kCholqrWideAspect = 8;
+// From this many rows per column the blocked Cholesky QR takes panels of 256 columns (qr_cholqr_panel).
+constexpr int64_t kCholqrPanelAspect = 128;
 bool cholqr_shape(int64_t m, int64_t n) {
     return n >= 1 && (n <= kCholqrNarrowOrder || (n <= kCholqrWideOrder && m >= kCholqrWideAspect * n));
 }
@@ -324,6 +327,25 @@ template int64_t qr_tile_size<float>(int64_t, int64_t, Mapping, Residency, bool,
 template int64_t qr_tile_size<double>(int64_t, int64_t, Mapping, Residency, bool, int);
 
 
+
+int64_t qr_cholqr_panel(int64_t m, int64_t n, int64_t requested, Mapping mapping, bool gpu) {
+    const int64_t all = std::max<int64_t>(n, 1);
+    if (requested > 0) return std::min(requested, all);
+    if (const char* e = std::getenv("STARFACT_QR_CHOLQR_PANEL")) {
+        const long long w = std::atoll(e);
+        if (w > 0) return std::min<int64_t>(w, all);
+    }
+    if (mapping == Mapping::CpuOnly || !gpu || n < kCholqrNarrowOrder) return all;
+    // Measured on one H200, device-resident, double (docs/qr.md, "The blocked Cholesky QR"), seconds for one panel /
+    // panels of 128, 256, 512, 1024 columns: 2^20 x 512 0.0453 / 0.0397, 0.0386; 2^20 x 1000 0.121 / 0.107, 0.097,
+    // 0.108; 400000 x 1000 0.0498 / 0.0515, 0.0449, 0.0481; 2^20 x 2048 0.369 / 0.328, 0.301, 0.310, 0.339; 131072 x
+    // 2048 0.0521 / 0.064, 0.0545, 0.0545, 0.0508; 32768 x 2048 0.0239 / 0.034, 0.0286, 0.0264, 0.0239; 65536 x 4096
+    // 0.112 / 0.108, 0.089, 0.089, 0.083; 262144 x 4096 0.346 / 0.310, 0.264, 0.268, 0.265.
+    // (float 2^20 x 4096, in float: 1.12 s in panels of 256, 1.23 in 1024; cuSOLVER 1.53)
+    if (m >= kCholqrPanelAspect * n) return 256;
+    if (n >= 2048) return 1024;
+    return all;
+}
 
 int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu) {
     if (mapping != Mapping::CpuOnly && gpu) return std::max<int64_t>(nb, 1);

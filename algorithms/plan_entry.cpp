@@ -227,6 +227,7 @@ void plan_qr(const Request& r, const Machine& mc, Plan& p) {
     const bool full_t = r.ib == 0 || r.ib >= std::min(p.nb, cols);
     if (!is_complex(r.element) && detail::qr_uses_cholqr(r.tree, rows, cols, p.nb, r.options.mapping, gpu)) {
         p.tree = QrTree{QrTree::Kind::Cholqr, 0, r.tree.fallback};
+        p.ib = detail::qr_cholqr_panel(rows, cols, r.ib, r.options.mapping, gpu);
         return;
     }
     p.tree = householder_tree(r.tree, rows, cols, p.nb, full_t, r, mc);

@@ -33,6 +33,10 @@ bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping
 /// The inner blocking of the CPU QR kernels: nb on mappings that may run CUDA codelets (their kernels form one
 /// triangular factor per tile, which every worker must read alike), else min(nb, 32).
 int64_t qr_inner_block(int64_t nb, Mapping mapping, bool gpu);
+/// The Cholesky QR's panel width (QRFactors::ib of its factors): `requested` (> 0) up to n, else n (one panel: the
+/// Cholesky QR of the whole column) or, for the wide shapes where it measured faster on GPUs, the blocked form's
+/// panels (algorithms/cholqr.cpp; docs/qr.md). STARFACT_QR_CHOLQR_PANEL=w asks for panels of w (A/B runs).
+int64_t qr_cholqr_panel(int64_t m, int64_t n, int64_t requested, Mapping mapping, bool gpu);
 
 /// What Auto means for a factorization in the matrix's own arithmetic: Trsm, for every mapping and tile size
 /// (tensor-core factors: the overload of cholesky.hpp).

@@ -137,10 +137,11 @@ void submit_ormqr_dag(starfact::Side side, bool trans, const TileMatrix<T>& A, c
 template <typename T>
 void require_qr_arguments(const char* function, const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& opts,
                           bool transposed = false);
-/// Whether the factors' T tiles are in the CUDA kernels' layout (one triangular factor per tile: ib >= min(nb, n)).
+/// Whether the factors' T tiles are in the CUDA kernels' layout (one triangular factor per tile: ib >= min(nb, n); the
+/// Cholesky QR's, whose ib is its panels' width, always).
 template <typename T>
 bool qr_gpu_layout(const QRFactors<T>& Tf) {
-    return Tf.ib() >= std::min(Tf.nb(), Tf.n());
+    return Tf.cholqr() || Tf.ib() >= std::min(Tf.nb(), Tf.n());
 }
 
 }  // namespace starfact::detail

@@ -53,7 +53,7 @@ template <typename T>
 void ytc_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Y = tile(buffers[0]), C = tile(buffers[1]), W = tile(buffers[2]);
+    const Tile Y = tile<T>(buffers, a, 0), C = tile<T>(buffers, a, 1), W = tile(buffers[2]);
     const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
     const T* y = ptr<T>(Y);
     const T* c = ptr<T>(C);
@@ -87,7 +87,7 @@ template <typename T>
 void tmul_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
+    const Tile Tt = tile<T>(buffers, a, 0), W = tile(buffers[1]);
     ok(gpu::trmm(ws.cublas, a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans,
                  Diag::NonUnit, W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld, ptr<T>(W), W.ld),
        "trmm");
@@ -97,7 +97,7 @@ template <typename T>
 void update_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile Y = tile(buffers[0]), W = tile(buffers[1]), C = tile(buffers[2]);
+    const Tile Y = tile<T>(buffers, a, 0), W = tile(buffers[1]), C = tile<T>(buffers, a, 2);
     const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
     const T* y = ptr<T>(Y);
     const T* w = ptr<T>(W);
@@ -131,10 +131,25 @@ void update_cuda(void* buffers[], void* cl_arg) {
     }
 }
 
-#define STARFACT_CHOLQR_APPLY_CUDA(T)             \
-    template void ytc_cuda<T>(void*[], void*);    \
-    template void tmul_cuda<T>(void*[], void*);   \
-    template void update_cuda<T>(void*[], void*);
+// The self kernels: Y and C windows of one tile, its buffer listed once (codelets/qr_cholqr.cpp).
+template <typename T>
+void ytc_self_cuda(void* buffers[], void* cl_arg) {
+    void* b[] = {buffers[0], buffers[0], buffers[1]};
+    ytc_cuda<T>(b, cl_arg);
+}
+template <typename T>
+void update_self_cuda(void* buffers[], void* cl_arg) {
+    const bool unit = static_cast<const CholqrArgs*>(cl_arg)->unit;
+    void* b[] = {buffers[0], buffers[1], buffers[0], unit ? buffers[2] : nullptr};
+    update_cuda<T>(b, cl_arg);
+}
+
+#define STARFACT_CHOLQR_APPLY_CUDA(T)                \
+    template void ytc_cuda<T>(void*[], void*);       \
+    template void tmul_cuda<T>(void*[], void*);      \
+    template void update_cuda<T>(void*[], void*);    \
+    template void ytc_self_cuda<T>(void*[], void*);  \
+    template void update_self_cuda<T>(void*[], void*);
 STARFACT_CHOLQR_APPLY_CUDA(float)
 STARFACT_CHOLQR_APPLY_CUDA(double)
 STARFACT_CHOLQR_APPLY_CUDA(std::complex<float>)

@@ -22,6 +22,15 @@ namespace starfact::detail {
 /// matrix (||A||_F^2) and whether the last pass's Gram matrix was far from the identity, which the reconstruction
 /// reports at the column it finds the weakest.
 struct QrStatus;
+
+/// The part of a tile that a Cholesky QR task works on (the blocked form's panels and trailing columns, and applying
+/// its block reflectors): rows row0 and below of the `cols` columns from col0 (cols < 0: to the tile's last). The
+/// default is the whole tile.
+struct TileWindow {
+    int row0 = 0, col0 = 0, cols = -1;
+    bool whole() const { return row0 == 0 && col0 == 0 && cols < 0; }
+};
+
 struct CholqrPasses {
     std::atomic<int> count{3};
     RunStats* stats = nullptr;  // the blocking form's: the reconstruction sets stats->qr_passes
@@ -37,15 +46,16 @@ struct CholqrPasses {
 /// summed in float (on GPUs, tensor cores), unless an entry of X is outside [2^-50, 2^50] or zero.
 template <typename T>
 void insert_cholqr_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t X, starpu_data_handle_t W,
-                        bool low = false);
+                        bool low = false, TileWindow x = {});
 /// X := X V (V upper: a previous pass's L^-T), then W := X^T X. With `third` (the third pass's): nothing when
 /// third->count is 2.
 template <typename T>
 void insert_cholqr_solve_gram(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X,
-                              starpu_data_handle_t W, const CholqrPasses* third = nullptr);
+                              starpu_data_handle_t W, const CholqrPasses* third = nullptr, TileWindow x = {});
 /// X := X V (V upper: the reconstruction's M^-1).
 template <typename T>
-void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X);
+void insert_cholqr_solve(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t V, starpu_data_handle_t X,
+                         TileWindow x = {});
 /// Wp += the sum of the Wi (a node of the reduction tree). With `third`: nothing when third->count is 2.
 template <typename T>
 void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vector<starpu_data_handle_t>& Wi,
@@ -61,10 +71,11 @@ void insert_cholqr_add(const Runtime& rt, const TaskOptions& o, const std::vecto
 /// pass's (`check`) does nothing when it is 2. `low` with `shift` (a first pass whose Gram matrix was rounded to
 /// TF32): s = 2^-22 max_j G(j, j) first, then from 2^-11 max_j G(j, j) on. With passes->low, a failure of the first
 /// or second pass's Cholesky sets passes->low_failed instead of a breakdown (the blocking form starts over).
+/// `first_column`: the factored columns' first in A (a panel of the blocked form), added to the columns reported.
 template <typename T>
 void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t G, starpu_data_handle_t L,
                          starpu_data_handle_t V, starpu_data_handle_t info, int64_t m, bool shift, bool check,
-                         CholqrPasses* passes, bool decide = false, bool low = false);
+                         CholqrPasses* passes, bool decide = false, bool low = false, int first_column = 0);
 /// The Householder reconstruction (Ballard et al. 2015) from the top block Q2(0:n, :) of tile A0 before the last
 /// pass and the three Cholesky factors: Qt := Q2(0:n, :) L3^-T (the orthogonal factor's top block), the modified LU
 /// Qt - S = Y1 U, T := -U S Y1^-T (into the first n rows of the tile Tf), V := M^-1 = L3^-T U^-1 (upper; the last
@@ -74,27 +85,36 @@ void insert_cholqr_potrf(const Runtime& rt, const TaskOptions& o, starpu_data_ha
 /// the first j with |R(j, j)| < kRankTolerance max_i |R(i, i)| (cond(R) > 1 / kRankTolerance: numerically rank
 /// deficient, also when A^T A is exactly singular and the shifted passes went through), or else the j of the least
 /// |R(j, j)| when passes->unorthogonal, is a breakdown: *info := j + 1 if *info was 0, QrBreakdown::RankDeficient.
+/// Windows (a panel of the blocked form): `a0` the panel in the first tile (n = its columns, its top block from its
+/// first row), `t` where T goes in Tf (its first n rows; a window that does not start at column 0 keeps the rest of
+/// Tf: the other panels' T); `first_column` as insert_cholqr_potrf's.
 template <typename T>
 void insert_cholqr_householder(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t A0,
                                starpu_data_handle_t L1, starpu_data_handle_t L2, starpu_data_handle_t L3,
                                starpu_data_handle_t Tf, starpu_data_handle_t V, starpu_data_handle_t RY,
-                               starpu_data_handle_t X, starpu_data_handle_t info, CholqrPasses* passes);
-/// A0(0:n, 0:n) := RY.
+                               starpu_data_handle_t X, starpu_data_handle_t info, CholqrPasses* passes,
+                               TileWindow a0 = {}, TileWindow t = {}, int first_column = 0);
+/// A0(0:n, 0:n) := RY (of the window a0).
 template <typename T>
-void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0);
+void insert_cholqr_store(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t RY, starpu_data_handle_t A0,
+                         TileWindow a0 = {});
 /// Side Left: W := Y^T C (n x cols); Right: W := C Y (rows x n). `unit`: Y is the first tile, whose first n rows
-/// hold the unit lower Y1 (R above its diagonal is not read).
+/// hold the unit lower Y1 (R above its diagonal is not read). Y and C may be windows `y`, `c` of one tile (the blocked
+/// form's trailing columns: one handle, read once).
 template <typename T>
 void insert_cholqr_ytc(const Runtime& rt, const TaskOptions& o, Side side, bool unit, starpu_data_handle_t Y,
-                       starpu_data_handle_t C, starpu_data_handle_t W);
-/// Left: W := op(T) W; Right: W := W op(T); op(T) = T^T when `trans`. T: the first n rows of the tile Tf.
+                       starpu_data_handle_t C, starpu_data_handle_t W, TileWindow y = {}, TileWindow c = {});
+/// Left: W := op(T) W; Right: W := W op(T); op(T) = T^T when `trans`. T: the first n rows of the tile Tf (of its
+/// window t).
 template <typename T>
 void insert_cholqr_tmul(const Runtime& rt, const TaskOptions& o, Side side, bool trans, starpu_data_handle_t Tf,
-                        starpu_data_handle_t W);
-/// Left: C -= Y W; Right: C -= W Y^T. `unit` as insert_cholqr_ytc's (then one more n x cols scratch tile Z).
+                        starpu_data_handle_t W, TileWindow t = {});
+/// Left: C -= Y W; Right: C -= W Y^T. `unit` as insert_cholqr_ytc's (then one more n x cols scratch tile Z). Windows
+/// as insert_cholqr_ytc's.
 template <typename T>
 void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, starpu_data_handle_t Y,
-                          starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr);
+                          starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr,
+                          TileWindow y = {}, TileWindow c = {});
 /// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices, and its scratch
 /// for the solves over tiles of `rows` rows (0: no solves, as in applying Q).
 template <typename T>

@@ -44,22 +44,23 @@ template <typename T>
 void gram_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     if constexpr (std::is_same<T, double>::value)
-        if (a && a->low && gram_low_into(tile(buffers[0]), tile(buffers[1]))) return;
-    gram_into<T>(tile(buffers[0]), tile(buffers[1]));
+        if (a && a->low && gram_low_into(tile<T>(buffers, a, 0), tile(buffers[1]))) return;
+    gram_into<T>(tile<T>(buffers, a, 0), tile(buffers[1]));
 }
 
 template <typename T>
 void solve_gram_cpu(void* buffers[], void* cl_arg) {
-    if (skipped(static_cast<const CholqrArgs*>(cl_arg))) return;
-    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    if (skipped(a)) return;
+    const Tile V = tile(buffers[0]), X = tile<T>(buffers, a, 1), W = tile(buffers[2]);
     cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
               X.ld);
     gram_into<T>(X, W);
 }
 
 template <typename T>
-void solve_cpu(void* buffers[], void*) {
-    const Tile V = tile(buffers[0]), X = tile(buffers[1]);
+void solve_cpu(void* buffers[], void* cl_arg) {
+    const Tile V = tile(buffers[0]), X = tile<T>(buffers, static_cast<const CholqrArgs*>(cl_arg), 1);
     cpu::trmm(Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, X.rows, X.cols, T(1), ptr<T>(V), V.ld, ptr<T>(X),
               X.ld);
 }
@@ -192,9 +193,9 @@ template <typename T>
 void householder_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const bool two = two_passes(a);
-    const Tile A0 = tile(buffers[0]), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
+    const Tile A0 = tile<T>(buffers, a, 0), L1 = tile(buffers[1]), L2 = tile(buffers[2]),
                L3 = tile(buffers[two ? 2 : 3]),  // the last pass's factor
-               Tt = tile(buffers[4]), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
+               Tt = tile<T>(buffers, a, 4), V = tile(buffers[5]), RY = tile(buffers[6]), X = tile(buffers[7]);
     const int n = A0.cols;
     // The rank check on R's diagonal, |L1(j, j) L2(j, j) L3(j, j)|.
     std::vector<double> d(static_cast<size_t>(n));
@@ -229,15 +230,15 @@ void householder_cpu(void* buffers[], void* cl_arg) {
 }
 
 template <typename T>
-void store_cpu(void* buffers[], void*) {
-    const Tile RY = tile(buffers[0]), A0 = tile(buffers[1]);
+void store_cpu(void* buffers[], void* cl_arg) {
+    const Tile RY = tile(buffers[0]), A0 = tile<T>(buffers, static_cast<const CholqrArgs*>(cl_arg), 1);
     copy(RY.rows, RY.cols, ptr<T>(RY), RY.ld, ptr<T>(A0), A0.ld);
 }
 
 template <typename T>
 void ytc_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const Tile Y = tile(buffers[0]), C = tile(buffers[1]), W = tile(buffers[2]);
+    const Tile Y = tile<T>(buffers, a, 0), C = tile<T>(buffers, a, 1), W = tile(buffers[2]);
     const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;  // rows of Y1 handled by trmm
     const T* y = ptr<T>(Y);
     const T* c = ptr<T>(C);
@@ -273,7 +274,7 @@ void ytc_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void tmul_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const Tile Tt = tile(buffers[0]), W = tile(buffers[1]);
+    const Tile Tt = tile<T>(buffers, a, 0), W = tile(buffers[1]);
     cpu::trmm(a->right ? Side::Right : Side::Left, Uplo::Upper, a->trans ? Op::ConjTrans : Op::NoTrans, Diag::NonUnit,
               W.rows, W.cols, T(1), ptr<T>(Tt), Tt.ld, ptr<T>(W), W.ld);
 }
@@ -281,7 +282,7 @@ void tmul_cpu(void* buffers[], void* cl_arg) {
 template <typename T>
 void update_cpu(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
-    const Tile Y = tile(buffers[0]), W = tile(buffers[1]), C = tile(buffers[2]);
+    const Tile Y = tile<T>(buffers, a, 0), W = tile(buffers[1]), C = tile<T>(buffers, a, 2);
     const int n = Y.cols, r = Y.rows, k = a->unit ? n : 0;
     const T* y = ptr<T>(Y);
     const T* w = ptr<T>(W);
@@ -311,6 +312,19 @@ void update_cpu(void* buffers[], void* cl_arg) {
     }
 }
 
+// The self kernels: Y and C windows of one tile, its buffer listed once (codelets/qr_cholqr.cpp).
+template <typename T>
+void ytc_self_cpu(void* buffers[], void* cl_arg) {
+    void* b[] = {buffers[0], buffers[0], buffers[1]};
+    ytc_cpu<T>(b, cl_arg);
+}
+template <typename T>
+void update_self_cpu(void* buffers[], void* cl_arg) {
+    const bool unit = static_cast<const CholqrArgs*>(cl_arg)->unit;
+    void* b[] = {buffers[0], buffers[1], buffers[0], unit ? buffers[2] : nullptr};
+    update_cpu<T>(b, cl_arg);
+}
+
 #define STARFACT_CHOLQR_CPU(T)                             \
     template void gram_cpu<T>(void*[], void*);             \
     template void solve_gram_cpu<T>(void*[], void*);       \
@@ -321,7 +335,9 @@ void update_cpu(void* buffers[], void* cl_arg) {
     template void store_cpu<T>(void*[], void*);            \
     template void ytc_cpu<T>(void*[], void*);              \
     template void tmul_cpu<T>(void*[], void*);             \
-    template void update_cpu<T>(void*[], void*);
+    template void update_cpu<T>(void*[], void*);           \
+    template void ytc_self_cpu<T>(void*[], void*);         \
+    template void update_self_cpu<T>(void*[], void*);
 STARFACT_CHOLQR_CPU(float)
 STARFACT_CHOLQR_CPU(double)
 #undef STARFACT_CHOLQR_CPU

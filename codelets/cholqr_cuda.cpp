@@ -128,8 +128,8 @@ void gram_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
     if constexpr (std::is_same<T, double>::value)
-        if (a->low && gram_low_cuda(ws, tile(buffers[0]), tile(buffers[1]))) return;
-    gram_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
+        if (a->low && gram_low_cuda(ws, tile<T>(buffers, a, 0), tile(buffers[1]))) return;
+    gram_cuda_into<T>(ws, a->cuda->local(), tile<T>(buffers, a, 0), tile(buffers[1]));
 }
 
 /// X := X V for the upper triangular V (exact zeros below its diagonal: the inverses' solves against the identity
@@ -168,7 +168,7 @@ void solve_gram_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     if (skipped(a)) return;
     const gpu::WorkerStream ws(a->cuda, false);
-    const Tile V = tile(buffers[0]), X = tile(buffers[1]), W = tile(buffers[2]);
+    const Tile V = tile(buffers[0]), X = tile<T>(buffers, a, 1), W = tile(buffers[2]);
     solve_cuda_into<T>(ws, a->cuda->local(), V, X);
     gram_cuda_into<T>(ws, a->cuda->local(), X, W);
 }
@@ -177,7 +177,7 @@ template <typename T>
 void solve_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
-    solve_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile(buffers[1]));
+    solve_cuda_into<T>(ws, a->cuda->local(), tile(buffers[0]), tile<T>(buffers, a, 1));
 }
 
 template <typename T>
@@ -264,6 +264,7 @@ int cholesky_cuda(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile&
 /// *info := column if it was 0 (device), and the breakdown recorded; waits for the stream.
 void report_cuda(const CholqrArgs* a, CudaWorkerContext& c, const gpu::WorkerStream& ws, int* info, QrBreakdown why,
                  int column) {
+    column += a->first_column;
     ok(cudaMemcpyAsync(c.dev_info, &column, sizeof(int), cudaMemcpyHostToDevice, ws.stream), "cudaMemcpyAsync");
     gpu::launch_merge_info(c.dev_info, info, 0, ws.stream);
     ok(cudaStreamSynchronize(ws.stream), "cudaStreamSynchronize");  // `column` is on this stack frame

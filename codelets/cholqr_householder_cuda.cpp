@@ -119,9 +119,9 @@ void householder_cuda(void* buffers[], void* cl_arg) {
     const auto* a = static_cast<const CholqrArgs*>(cl_arg);
     const gpu::WorkerStream ws(a->cuda, false);
     const bool two = two_passes(a);
-    const int column = reconstruct_cuda<T>(ws, tile(buffers[0]), tile(buffers[1]), tile(buffers[2]),
+    const int column = reconstruct_cuda<T>(ws, tile<T>(buffers, a, 0), tile(buffers[1]), tile(buffers[2]),
                                            tile(buffers[two ? 2 : 3]),  // the last pass's factor
-                                           !two, tile(buffers[4]), tile(buffers[5]), tile(buffers[6]),
+                                           !two, tile<T>(buffers, a, 4), tile(buffers[5]), tile(buffers[6]),
                                            tile(buffers[7]), a->passes->unorthogonal.load());
     if (column > 0) report_cuda(a, a->cuda->local(), ws, info_of(buffers[8]), QrBreakdown::RankDeficient, column);
     count_passes(a, two);
@@ -129,8 +129,9 @@ void householder_cuda(void* buffers[], void* cl_arg) {
 
 template <typename T>
 void store_cuda(void* buffers[], void* cl_arg) {
-    const gpu::WorkerStream ws(static_cast<const CholqrArgs*>(cl_arg)->cuda, false);
-    const Tile RY = tile(buffers[0]), A0 = tile(buffers[1]);
+    const auto* a = static_cast<const CholqrArgs*>(cl_arg);
+    const gpu::WorkerStream ws(a->cuda, false);
+    const Tile RY = tile(buffers[0]), A0 = tile<T>(buffers, a, 1);
     copy_async(RY.rows, RY.cols, ptr<T>(RY), RY.ld, ptr<T>(A0), A0.ld, ws.stream);
 }
 

@@ -28,6 +28,11 @@ struct CholqrArgs {
     bool decide = false;  // cholqr_potrf of the second pass: sets passes->count
     bool low = false;     // gram, cholqr_potrf of the first pass: the Gram matrix of A rounded to TF32 (double only)
     int inputs = 0;       // cholqr_add: the Wi summed into Wp
+    int first_column = 0; // potrf, householder: added to the columns of the breakdowns reported (a blocked panel's)
+    bool keep_t = false;  // householder: T's tile is read and written (other panels' T stay in it)
+    // The part of each buffer (by its index in the codelet's list; a self kernel's by the list of the kernel it
+    // stands for) that the task works on (TileWindow: whole tiles by default).
+    TileWindow window[5];
     // solve_gram_3, add_3, potrf_3: return at once when passes->count is 2; householder: the last factor
     CholqrPasses* passes = nullptr;
     CudaContexts* cuda = nullptr;
@@ -46,6 +51,17 @@ inline void count_passes(const CholqrArgs* a, bool two) {
 
 using Tile = QrTile;
 inline Tile tile(void* buffer) { return qr_tile(buffer); }
+/// Buffer i of a task as its window (CholqrArgs::window) shows it.
+template <typename T>
+Tile tile(void* buffers[], const CholqrArgs* a, int i) {
+    Tile t = tile(buffers[i]);
+    if (!a) return t;
+    const TileWindow& w = a->window[i];
+    t.ptr = ptr<T>(t) + w.row0 + static_cast<int64_t>(w.col0) * t.ld;
+    t.rows -= w.row0;
+    t.cols = w.cols < 0 ? t.cols - w.col0 : w.cols;
+    return t;
+}
 inline int* info_of(void* buffer) { return reinterpret_cast<int*>(STARPU_VARIABLE_GET_PTR(buffer)); }
 inline int64_t at(int i, int j, int ld) { return i + static_cast<int64_t>(j) * ld; }
 
@@ -185,6 +201,7 @@ int rank_breakdown(const double* d, int n, bool unorthogonal) {
 
 /// Sets *info (if 0) and records the breakdown (the first recorded wins, as the first info set does).
 inline void report(const CholqrArgs* a, int* info, QrBreakdown why, int column) {
+    column += a->first_column;
     if (*info == 0) *info = column;
     a->passes->status->record(why, column);
 }
@@ -215,7 +232,11 @@ void copy(int m, int n, const T* src, int lds, T* dst, int ldd) {
     template <typename T>                                      \
     void tmul_##SUFFIX(void* buffers[], void* cl_arg);         \
     template <typename T>                                      \
-    void update_##SUFFIX(void* buffers[], void* cl_arg);
+    void update_##SUFFIX(void* buffers[], void* cl_arg);       \
+    template <typename T>                                      \
+    void ytc_self_##SUFFIX(void* buffers[], void* cl_arg);     \
+    template <typename T>                                      \
+    void update_self_##SUFFIX(void* buffers[], void* cl_arg);
 STARFACT_CHOLQR_IMPLEMENTATIONS(cpu)
 #ifdef STARFACT_HAVE_CUDA
 STARFACT_CHOLQR_IMPLEMENTATIONS(cuda)

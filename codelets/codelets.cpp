@@ -116,6 +116,7 @@ void submit_here(starpu_task* task, const TaskOptions& o, const char* what) {
     const int ret = starpu_task_submit(task);
     if (ret != 0) {
         if (o.sequence) o.sequence->detach_refused();
+        task->destroy = 0;  // (StarPU destroys only the tasks it ran; this one is ours to free)
         starpu_task_destroy(task);
     }
     if (ret == -ENODEV)

@@ -57,7 +57,10 @@ problem
            R"(  --nb NB           tile size (default: starfact::plan's: 192 on CPUs; on GPUs 2048, and for the
                     Cholesky QR's shapes one tile column of tall tiles: 32768 rows (n <= 512: 65536 from
                     m = 131072), m / 2 below 65536 rows)
-  --ib IB           inner blocking of the CPU kernels (default: qr_inner_block: nb with GPUs, else 32)
+  --ib IB           inner blocking of the CPU kernels; the Cholesky QR's panel width (IB < n: the blocked form,
+                    a Householder QR in panels of IB columns, each factored by the Cholesky QR) (default: the
+                    plan's: qr_inner_block, nb with GPUs, else 32; for the Cholesky QR qr_cholqr_panel: one panel
+                    below 512 columns and on CPUs, 256 from m >= 128 n, else 1024 from n = 2048)
   --op OP           geqrf (default), gels (least squares, m < n: the minimum-norm solution) or orgqr (the thin
                     Q, m x min(m, n), after an untimed geqrf). The cuSOLVER baselines: geqrf: cusolverDnXgeqrf
                     (m < n too); gels, m >= n: Xgeqrf + <t>ormqr (Q^T B) + cublas<t>trsm; gels, m < n:
@@ -163,6 +166,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
     request.nrhs = s.op == QrOp::Gels ? s.nrhs : 0;
     request.options.mapping = mapping;
     request.tiling = Tiling{s.nb > 0 ? s.nb : 0, residency};  // no --nb: the plan's
+    request.tree = s.trees.size() == 1 ? s.trees.front() : QrTree{};
+    request.ib = s.ib;
     const Plan planned = plan(request, Machine::of(rt));
     const int64_t nb = planned.nb;
     const int64_t nrhs = s.op == QrOp::Gels ? s.nrhs : 0;

@@ -44,6 +44,7 @@ Gate::Gate(const Runtime& rt, SequenceState& sequence, const std::vector<starpu_
     const int ret = starpu_task_submit(t);
     if (ret != 0) {
         sequence.detach_refused();
+        t->destroy = 0;  // (StarPU destroys only the tasks it ran; this one is ours to free)
         starpu_task_destroy(t);
         throw RuntimeError("starfact: starpu_task_submit(gate) failed: " + std::to_string(ret));
     }

@@ -203,6 +203,7 @@ void Sequence::submit(starpu_task* task) {
     const int ret = starpu_task_submit(task);
     if (ret != 0) {
         state_->detach_refused();
+        task->destroy = 0;  // (StarPU destroys only the tasks it ran; this one is ours to free)
         starpu_task_destroy(task);
         throw RuntimeError("starfact::Sequence::submit: starpu_task_submit failed (" + std::to_string(ret) +
                            (ret == -ENODEV ? ": no worker can run this codelet)" : ")"));

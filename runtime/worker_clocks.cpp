@@ -42,7 +42,10 @@ void reset_worker_clocks() {
         t->cl = &cl;
         t->execute_on_a_specific_worker = 1;
         t->workerid = w;
-        if (starpu_task_submit(t) != 0) starpu_task_destroy(t);
+        if (starpu_task_submit(t) != 0) {
+            t->destroy = 0;  // (StarPU destroys only the tasks it ran; this one is ours to free)
+            starpu_task_destroy(t);
+        }
     }
     // Every task of the process so far: these ones. Waiting for all (not each) also leaves their count at zero.
     (void)!starpu_task_wait_for_all();  // empty tasks: nothing to report

@@ -16,6 +16,7 @@
 #include <lapacke.h>
 
 #include "algorithms/plan_tables.hpp"  // the QR rules behind the plan
+#include "algorithms/qr_dag.hpp"      // qr_gpu_layout
 #include "tests/qr_support.hpp"
 
 using namespace starfact::test::prelude;
@@ -28,27 +29,28 @@ using starfact::detail::qr_tile_size;
 
 namespace {
 
+/// `ib` < n: the blocked form, panels of ib columns.
 template <typename T>
-void expect_cholqr(int64_t m, int64_t n, int64_t nb, Mapping mapping) {
+void expect_cholqr(int64_t m, int64_t n, int64_t nb, Mapping mapping, int64_t ib = 0) {
     const uint64_t seed = fresh_seed();
-    INFO("m=" << m << " n=" << n << " nb=" << nb << " mapping=" << to_string(mapping)
+    INFO("m=" << m << " n=" << n << " nb=" << nb << " ib=" << ib << " mapping=" << to_string(mapping)
               << " prec=" << (sizeof(T) == 4 ? "s" : "d") << " seed=" << seed);
-    const QrCheck c = check_qr<T>(runtime(), m, n, nb, QrTree::parse("cholqr"), 0, on(mapping), on(mapping), seed);
+    const QrCheck c = check_qr<T>(runtime(), m, n, nb, QrTree::parse("cholqr"), ib, on(mapping), on(mapping), seed);
     INFO("orthogonality=" << c.orthogonality << " factorization=" << c.factorization << " apply=" << c.apply
                           << " reduce=" << c.reduce);
     CHECK(c.failure().empty());
     const RightCheck r =
-        check_ormqr_right<T>(runtime(), m, n, 3, nb, QrTree::parse("cholqr"), 0, on(mapping), on(mapping), seed + 5);
+        check_ormqr_right<T>(runtime(), m, n, 3, nb, QrTree::parse("cholqr"), ib, on(mapping), on(mapping), seed + 5);
     INFO("right: orthogonality=" << r.orthogonality << " factorization=" << r.factorization << " C*Q=" << r.notrans
                                  << " C*Q^T=" << r.trans);
     CHECK(r.failure().empty());
 }
 
-/// The CPU Cholesky QR of A (m x n, tiles of nb rows, blocking form): orthogonality and residual < 60, and the passes
-/// it ran (0: any).
-void expect_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes) {
+/// The CPU Cholesky QR of A (m x n, tiles of nb rows, blocking form; ib < n: in panels of ib columns): orthogonality
+/// and residual < 60, and the passes it ran (0: any).
+void expect_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes, int64_t ib = 0) {
     std::vector<double> F = A, Q(static_cast<size_t>(m * n));
-    QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"));
+    QRFactors<double> f(runtime(), m, n, nb, QrTree::parse("cholqr"), ib);
     TileMatrix<double> a(runtime(), m, n, nb);
     a.import(F.data(), m);
     RunStats stats;
@@ -75,6 +77,35 @@ TEMPLATE_TEST_CASE("cholqr: geqrf, orgqr, ormqr (both sides, both transposes) re
                             {130, 20, 32}, {45, 3, 5},    {64, 64, 64},  {301, 24, 24}, {1000, 50, 96}};
     for (const Shape& s : shapes) expect_cholqr<TestType>(s.m, s.n, s.nb, Mapping::CpuOnly);
     expect_cholqr<TestType>(500, 40, 64, Mapping::Hybrid);
+}
+
+TEMPLATE_TEST_CASE("cholqr in panels (ib < n): geqrf, orgqr, ormqr residuals < 60, T in ib-column blocks",
+                   "[qr][cholqr][cpu]", float, double) {
+    struct Shape {
+        int64_t m, n, nb, ib;
+    };
+    // panels of equal width and a narrower last one, panels of one column, m % nb != 0, one tile, several, m = n
+    const Shape shapes[] = {{40, 13, 16, 4},  {100, 37, 40, 10}, {301, 24, 24, 8}, {1000, 50, 96, 16},
+                            {17, 17, 20, 5},  {45, 3, 5, 1},     {7, 2, 4, 1},     {130, 20, 32, 19},
+                            {64, 64, 64, 32}, {500, 33, 33, 11}};
+    for (const Shape& s : shapes) expect_cholqr<TestType>(s.m, s.n, s.nb, Mapping::CpuOnly, s.ib);
+    expect_cholqr<TestType>(500, 40, 64, Mapping::Hybrid, 16);
+    QRFactors<TestType> f(runtime(), 100, 37, 40, QrTree::parse("cholqr"), 10);
+    TileMatrix<TestType> a(runtime(), 100, 37, 40);
+    a.import(random_rect<TestType>(100, 37, 100, fresh_seed()).data(), 100);
+    geqrf(a, f, on(Mapping::CpuOnly));
+    CHECK(f.cholqr());
+    CHECK(f.ib() == 10);
+    CHECK(starfact::detail::qr_gpu_layout(f));  // (ormqr and orgqr keep GPU mappings)
+}
+
+TEST_CASE("cholqr in panels: conditioned matrices keep orthogonality and residual < 60", "[qr][cholqr][cpu]") {
+    for (double cond : {1e3, 1e8, 1e12})
+        for (int64_t ib : {7, 25}) {
+            const uint64_t seed = fresh_seed();
+            INFO("cond=" << cond << " ib=" << ib << " seed=" << seed);
+            expect_cholqr_passes(conditioned(600, 50, cond, seed), 600, 50, 64, 0, ib);
+        }
 }
 
 TEST_CASE("cholqr: a float column factored on its double copy (GPUs' path) keeps residuals < 60", "[qr][cholqr][cpu]") {
@@ -239,6 +270,24 @@ TEMPLATE_TEST_CASE("cholqr: a rank-deficient matrix is reported, not factored si
     }
 }
 
+TEST_CASE("cholqr in panels: a zero column is reported at its column of A, whichever panel holds it",
+          "[qr][cholqr][cpu]") {
+    const int64_t m = 120, n = 20, nb = 32;
+    for (int64_t column : {0, 7, 8, 19}) {
+        const uint64_t seed = fresh_seed();
+        INFO("zero column " << column << " seed=" << seed);
+        std::vector<double> A = random_rect<double>(m, n, m, seed);
+        for (int64_t i = 0; i < m; ++i) A[i + column * m] = 0;
+        TileMatrix<double> a(runtime(), m, n, nb);
+        a.import(A.data(), m);
+        QRFactors<double> f(a, QrTree::parse("cholqr"), 8);
+        Sequence seq(runtime());
+        async::geqrf(a, f, seq, on(Mapping::CpuOnly));
+        CHECK(seq.wait() == column + 1);
+        CHECK(f.breakdown_column() == column + 1);
+    }
+}
+
 TEST_CASE("cholqr: refuses shapes of more than one tile column or m < n, naming tree", "[qr][cholqr][cpu]") {
     auto argument_of = [](auto&& call) -> std::string {
         try {
@@ -276,6 +325,21 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
     // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.
     CHECK(qr_tile_size<double>(400000, 1000, Mapping::GpuOnly, Residency::Device, true) == 32768);
+    // The panels' width: one panel below 512 columns and on CPUs; 256 from 128 rows per column; below that 1024 from
+    // 2048 columns, one panel under.
+    using starfact::detail::qr_cholqr_panel;
+    CHECK(qr_cholqr_panel(1 << 20, 511, 0, Mapping::GpuOnly, true) == 511);
+    CHECK(qr_cholqr_panel(1 << 20, 512, 0, Mapping::GpuOnly, true) == 256);
+    CHECK(qr_cholqr_panel(128 * 1000, 1000, 0, Mapping::GpuOnly, true) == 256);
+    CHECK(qr_cholqr_panel(128 * 1000 - 1, 1000, 0, Mapping::GpuOnly, true) == 1000);
+    CHECK(qr_cholqr_panel(128 * 2048 - 1, 2048, 0, Mapping::Hybrid, true) == 1024);
+    CHECK(qr_cholqr_panel(128 * 2047 - 1, 2047, 0, Mapping::GpuOnly, true) == 2047);
+    CHECK(qr_cholqr_panel(1 << 20, 1000, 0, Mapping::CpuOnly, true) == 1000);
+    CHECK(qr_cholqr_panel(1 << 20, 1000, 0, Mapping::GpuOnly, false) == 1000);
+    CHECK(qr_cholqr_panel(1 << 20, 1000, 100, Mapping::CpuOnly, false) == 100);  // asked for (QRFactors' ib)
+    CHECK(qr_cholqr_panel(1 << 20, 100, 300, Mapping::GpuOnly, true) == 100);
+    CHECK(qr_cholqr_panel(1 << 20, 4096, 0, Mapping::GpuOnly, true) == 256);
+    CHECK(qr_cholqr_panel(65536, 4096, 0, Mapping::GpuOnly, true) == 1024);
     // float: at most 16 tiles (its Cholesky QR's double copy on GPUs)
     CHECK(qr_tile_size<float>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
     CHECK(qr_tile_size<float>(786432, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);

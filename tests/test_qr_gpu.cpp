@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 
 #include "tests/qr_support.hpp"
@@ -31,10 +32,11 @@ void expect_gpu_qr(int64_t m, int64_t n, int64_t nb, const char* tree, int64_t i
 }
 
 /// The GPU Cholesky QR of A (m x n, tiles of nb rows): orthogonality and residual < 60, and the passes it ran (0: any).
-void expect_gpu_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes) {
+void expect_gpu_cholqr_passes(const std::vector<double>& A, int64_t m, int64_t n, int64_t nb, int passes,
+                              int64_t ib = 0) {
     TileMatrix<double> a(runtime(), m, n, nb), q(runtime(), m, n, nb);
     a.import(A.data(), m);
-    QRFactors<double> f(a, QrTree::parse("cholqr"));
+    QRFactors<double> f(a, QrTree::parse("cholqr"), ib);
     RunStats stats;
     geqrf(a, f, on(Mapping::GpuOnly), stats);
     if (passes > 0) CHECK(stats.qr_passes == passes);
@@ -320,6 +322,29 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, G
             expect_gpu_qr<T>(s.m, s.n, s.nb, "cholqr", 0, factor, apply);
             if (s.m <= 1000) expect_gpu_right<T>(s.m, s.n, 3, s.nb, "cholqr", 0, factor, apply);
         }
+}
+
+TEMPLATE_TEST_CASE("GPU Cholesky QR in panels (ib < n): residuals < 60, both sides, GPU and CPU workers alike",
+                   "[gpu][qr][cholqr]", float, double) {
+    // The blocked form's windows on the CUDA codelets (the panels' passes below their first row, the trailing
+    // updates on the same tiles, T in ib-column blocks), factors made on GPUs applied on CPUs and the other way round.
+    using T = TestType;
+    struct Shape {
+        int64_t m, n, nb, ib;
+    };
+    for (const Shape& s : {Shape{1000, 50, 128, 16}, Shape{5000, 200, 1024, 64}, Shape{30000, 256, 4096, 100},
+                           Shape{70001, 700, 8192, 256}})
+        for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
+                                            std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
+                                            std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {
+            if (s.m > 5000 && factor == Mapping::CpuOnly) continue;
+            expect_gpu_qr<T>(s.m, s.n, s.nb, "cholqr", s.ib, factor, apply);
+            if (s.m <= 1000) expect_gpu_right<T>(s.m, s.n, 3, s.nb, "cholqr", s.ib, factor, apply);
+        }
+    const uint64_t seed = fresh_seed();
+    INFO("cond 1e10 seed=" << seed);
+    if (std::is_same<T, double>::value)
+        expect_gpu_cholqr_passes(conditioned(20000, 64, 1e10, seed), 20000, 64, 4096, 0, 16);
 }
 
 TEST_CASE("GPU Cholesky QR: cond 1e6 and 1e12 keep residuals < 60 past the TF32 first pass, in both first passes",

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -85,6 +86,40 @@ void reduce(const Runtime& rt, TaskOptions& o, TaskNames& names, const std::vect
             o.name = names("cholqr_add", q, d);
             insert_cholqr_add<T>(rt, o, inputs, W[static_cast<size_t>(q)], third);
         }
+}
+
+/// One block reflector (Y, T) applied to one block of C over tiles first .. end - 1 of Y:
+///   W_i := Y_i^T C_i (Right: C_i Y_i);  W := the tree's sum of the W_i;  W := op(T) W (Right: W op(T))
+///   C_i -= Y_i W (Right: W Y_i^T)
+/// Y_i and C_i are tiles or windows of them (in the blocked form's update, of the same tile); the first Y_i is unit
+/// lower in its window's first rows. product(i): a fresh W_i. Tasks named after (tile, j, k).
+struct BlockApply {
+    Side side;
+    bool trans;
+    starpu_data_handle_t t;
+    TileWindow tw;
+    int64_t first, end;
+    std::function<starpu_data_handle_t(int64_t)> y, c, product;
+    std::function<TileWindow(int64_t)> yw, cw;
+};
+template <typename T>
+void apply_block(const Runtime& rt, TaskOptions& o, TaskNames& names, const BlockApply& b, int64_t j, int64_t k) {
+    std::vector<starpu_data_handle_t> W;
+    for (int64_t i = b.first; i < b.end; ++i) {
+        W.push_back(b.product(i));
+        o.name = names("cholqr_ytc", i, j, k);
+        insert_cholqr_ytc<T>(rt, o, b.side, i == b.first, b.y(i), b.c(i), W.back(), b.yw(i), b.cw(i));
+    }
+    reduce<T>(rt, o, names, W);
+    o.name = names("cholqr_tmul", j, k);
+    insert_cholqr_tmul<T>(rt, o, b.side, b.trans, b.t, W[0], b.tw);
+    W.push_back(b.product(b.first));  // the first tile's scratch
+    for (int64_t i = b.first; i < b.end; ++i) {
+        o.name = names("cholqr_update", i, j, k);
+        insert_cholqr_update<T>(rt, o, b.side, b.y(i), W[0], b.c(i), i == b.first ? W.back() : nullptr, b.yw(i),
+                                b.cw(i));
+    }
+    release(W);
 }
 
 /// What the Cholesky QR factors: the row tiles of one tile column (n columns, m rows in all) and the tile T goes to.
@@ -245,29 +280,15 @@ void submit_cholqr_column(Runtime& rt, const CholqrColumn& A, int64_t rows, star
 ///   for each tile i:  C_i -= Y_i W_0
 template <typename T>
 void submit_trailing_update(Runtime& rt, const CholqrColumn& P, TaskOptions& o, TaskNames& names) {
-    const auto mt = static_cast<int64_t>(P.tiles.size());
     const int64_t first = P.col0 + P.n, rest = P.cols - first;
-    auto trailing = [&](int64_t i) {
+    BlockApply b{Side::Left, true, P.t, P.t_window(), 0, static_cast<int64_t>(P.tiles.size()), {}, {}, {}, {}, {}};
+    b.y = b.c = [&](int64_t i) { return P.tiles[static_cast<size_t>(i)]; };
+    b.product = [&](int64_t) { return temporary<T>(rt, P.n, rest); };
+    b.yw = [&](int64_t i) { return P.window(i); };
+    b.cw = [&](int64_t i) {
         return TileWindow{static_cast<int>(i == 0 ? P.col0 : 0), static_cast<int>(first), static_cast<int>(rest)};
     };
-    std::vector<starpu_data_handle_t> W;
-    for (int64_t i = 0; i < mt; ++i) {
-        W.push_back(temporary<T>(rt, P.n, rest));
-        o.name = names("cholqr_ytc", i, P.col0);
-        const starpu_data_handle_t tile = P.tiles[static_cast<size_t>(i)];
-        insert_cholqr_ytc<T>(rt, o, Side::Left, i == 0, tile, tile, W.back(), P.window(i), trailing(i));
-    }
-    reduce<T>(rt, o, names, W);
-    o.name = names("cholqr_tmul", P.col0);
-    insert_cholqr_tmul<T>(rt, o, Side::Left, true, P.t, W[0], P.t_window());
-    W.push_back(temporary<T>(rt, P.n, rest));  // the first tile's scratch
-    for (int64_t i = 0; i < mt; ++i) {
-        o.name = names("cholqr_update", i, P.col0);
-        const starpu_data_handle_t tile = P.tiles[static_cast<size_t>(i)];
-        insert_cholqr_update<T>(rt, o, Side::Left, tile, W[0], tile, i == 0 ? W.back() : nullptr, P.window(i),
-                                trailing(i));
-    }
-    release(W);
+    apply_block<T>(rt, o, names, b, P.col0, 0);
 }
 
 /// The blocked form (docs/qr.md, "The blocked Cholesky QR"): a Householder QR of the column in panels of `width`
@@ -388,39 +409,27 @@ void submit_cholqr_apply_dag(starfact::Side side, bool trans, const TileMatrix<T
         const bool whole = panels == 1;
         const auto row0 = static_cast<int>(col0);
         // Y_i: panel p of tile (i, k), below row col0 on the first tile; the rows (Right: columns) of C it acts on
-        const auto y = [&](int64_t i) {
+        const auto yw = [&](int64_t i) {
             return whole ? TileWindow{} : TileWindow{i == k ? row0 : 0, row0, static_cast<int>(n)};
         };
         const auto cw = [&](int64_t i) {
             if (whole || i != k) return TileWindow{};
             return right ? TileWindow{0, row0, -1} : TileWindow{row0, 0, -1};
         };
-        const TileWindow t = whole ? TileWindow{} : TileWindow{0, row0, static_cast<int>(n)};
+        BlockApply b{kside, trans, Tf.t_tile(k, k), whole ? TileWindow{} : TileWindow{0, row0, static_cast<int>(n)},
+                     k, mt, {}, {}, {}, yw, cw};
+        b.y = [&](int64_t i) { return A.tile(i, k); };
         for (int64_t j = block.first; j < last; ++j) {
             TraceIteration column(rt, j);
             if (block.priority) o.priority = block.priority(j);
             const int64_t w = right ? C.tile_rows(j) : C.tile_cols(j);
+            b.c = [&](int64_t i) { return c(i, j); };
             // (distributed: each product on the rank of the tile of C it is taken from)
-            auto product = [&](int64_t i) {
+            b.product = [&](int64_t i) {
                 const int rank = C.distributed() ? (right ? C.owner(j, i) : C.owner(i, j)) : -1;
                 return right ? temporary<T>(rt, w, n, rank) : temporary<T>(rt, n, w, rank);
             };
-            std::vector<starpu_data_handle_t> W;
-            for (int64_t i = k; i < mt; ++i) {
-                W.push_back(product(i));
-                o.name = names("cholqr_ytc", i, j, k);
-                insert_cholqr_ytc<T>(rt, o, kside, i == k, A.tile(i, k), c(i, j), W.back(), y(i), cw(i));
-            }
-            reduce<T>(rt, o, names, W);
-            o.name = names("cholqr_tmul", j, k);
-            insert_cholqr_tmul<T>(rt, o, kside, trans, Tf.t_tile(k, k), W[0], t);
-            W.push_back(product(k));  // the first tile's scratch
-            for (int64_t i = k; i < mt; ++i) {
-                o.name = names("cholqr_update", i, j, k);
-                insert_cholqr_update<T>(rt, o, kside, A.tile(i, k), W[0], c(i, j), i == k ? W.back() : nullptr, y(i),
-                                        cw(i));
-            }
-            release(W);
+            apply_block<T>(rt, o, names, b, j, k);
         }
     }
 }

@@ -131,17 +131,14 @@ void update_cuda(void* buffers[], void* cl_arg) {
     }
 }
 
-// The self kernels: Y and C windows of one tile, its buffer listed once (codelets/qr_cholqr.cpp).
+// The self kernels (cholqr_impl.hpp).
 template <typename T>
 void ytc_self_cuda(void* buffers[], void* cl_arg) {
-    void* b[] = {buffers[0], buffers[0], buffers[1]};
-    ytc_cuda<T>(b, cl_arg);
+    ytc_as_self(buffers, cl_arg, ytc_cuda<T>);
 }
 template <typename T>
 void update_self_cuda(void* buffers[], void* cl_arg) {
-    const bool unit = static_cast<const CholqrArgs*>(cl_arg)->unit;
-    void* b[] = {buffers[0], buffers[1], buffers[0], unit ? buffers[2] : nullptr};
-    update_cuda<T>(b, cl_arg);
+    update_as_self(buffers, cl_arg, update_cuda<T>);
 }
 
 #define STARFACT_CHOLQR_APPLY_CUDA(T)                \

@@ -211,6 +211,18 @@ void copy(int m, int n, const T* src, int lds, T* dst, int ldd) {
     for (int j = 0; j < n; ++j) std::copy(src + at(0, j, lds), src + at(0, j, lds) + m, dst + at(0, j, ldd));
 }
 
+/// The self kernels (codelets/qr_cholqr.cpp: Y and C windows of one tile, its buffer listed once) run the ytc and
+/// update implementations with that buffer in both places.
+inline void ytc_as_self(void* buffers[], void* cl_arg, void (*ytc)(void*[], void*)) {
+    void* b[] = {buffers[0], buffers[0], buffers[1]};
+    ytc(b, cl_arg);
+}
+inline void update_as_self(void* buffers[], void* cl_arg, void (*update)(void*[], void*)) {
+    const bool unit = static_cast<const CholqrArgs*>(cl_arg)->unit;
+    void* b[] = {buffers[0], buffers[1], buffers[0], unit ? buffers[2] : nullptr};
+    update(b, cl_arg);
+}
+
 // The implementations (buffers as codelets/qr_cholqr.cpp lists them), for T = float and double.
 #define STARFACT_CHOLQR_IMPLEMENTATIONS(SUFFIX)                \
     template <typename T>                                      \

@@ -176,15 +176,8 @@ int run(const Settings& s, Runtime& rt, Mapping mapping) {
                               "run", "seconds", "GFLOP/s", "orth", "resid", "ls_resid", "info"});
     table.note("starpu_qr: " + rt.describe());
     table.note("plan: " + planned.to_string());
-    // A simulated run (docs/simulation.md) computes nothing: no m x n host array; each run only makes the tiles valid
-    // where they live.
     std::vector<T> A, B;
-    if (support::kRunComputes) {
-        A.resize(static_cast<size_t>(m * n));
-        B.resize(static_cast<size_t>(ldb * nrhs));
-        random_matrix<T>(m, n, A.data(), m, s.seed);
-        if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
-    }
+    random_problem(s, m, n, ldb, nrhs, A, B);
 #ifdef STARFACT_HAVE_CUDA
     std::unique_ptr<support::DeviceQrReference<T>> dev;
     if (gpu && (s.vendor || s.check))

@@ -33,6 +33,19 @@ inline double op_flops(const Settings& s, int64_t m, int64_t n) {
     return geqrf_flops(m, n);
 }
 
+/// The driver's random m x n matrix A and, with nrhs > 0, the ldb x nrhs B (seeds s.seed and s.seed + 1), as host
+/// arrays; both empty in a simulated run (docs/simulation.md), which computes nothing: each run only makes the tiles
+/// valid where they live.
+template <typename T>
+void random_problem(const Settings& s, int64_t m, int64_t n, int64_t ldb, int64_t nrhs, std::vector<T>& A,
+                    std::vector<T>& B) {
+    if (!support::kRunComputes) return;
+    A.resize(static_cast<size_t>(m * n));
+    B.resize(static_cast<size_t>(ldb * nrhs));
+    random_matrix<T>(m, n, A.data(), m, s.seed);
+    if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
+}
+
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, s.op on an m x n
 /// matrix distributed 2D block-cyclically over s.grid (default: the most square grid of the ranks) with the trees
 /// that run distributed, the checks on the gathered results on every rank, one table from rank 0; no vendor

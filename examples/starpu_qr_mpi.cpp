@@ -105,15 +105,9 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, Grid grid) {
                    (request.distributed ? " (its tree is one process's: the tree column says what ran)" : ""));
         table.note("vendor: none in a run over MPI ranks (one process: starpu_qr without --grid and mpirun)");
     }
-    // Every rank the same matrices, each importing its own tiles; a simulated run has no host matrix: each run only
-    // makes every rank's tiles valid where they live.
+    // Every rank the same matrices, each importing its own tiles.
     std::vector<T> A, B;
-    if (support::kRunComputes) {
-        A.resize(static_cast<size_t>(m * n));
-        B.resize(static_cast<size_t>(ldb * nrhs));
-        random_matrix<T>(m, n, A.data(), m, s.seed);
-        if (nrhs > 0) random_matrix<T>(m, nrhs, B.data(), ldb, s.seed + 1);
-    }
+    random_problem(s, m, n, ldb, nrhs, A, B);
     const TileLayout layout{grid, false};
     TileMatrix<T> tiles(rt, m, n, nb, residency, layout);
     std::unique_ptr<TileMatrix<T>> b, q;

@@ -52,10 +52,12 @@ public:
     /// will use (Auto: the plan's). `ib`: the inner blocking of the CPU kernels, 1..nb; 0: the plan's
     /// (chosen when geqrf runs: nb on mappings with CUDA workers, else min(nb, 32)). The CUDA kernels take only ib = nb (one triangular factor per tile):
     /// with a smaller explicit ib every task of the factorization runs on CPU workers. The panel tree forms one T per
-    /// panel: ib must be 0 or at least min(nb, n) there. `grid`: larger than 1 x 1, factors of a matrix distributed
-    /// over that grid of MPI ranks (collective: every rank constructs them alike, checked before anything else);
-    /// the Cholesky QR and the panel tree then run on one process only ('tree' is refused). Throws InvalidArgument
-    /// naming 'm', 'n', 'nb', 'ib', 'tree' or 'grid'.
+    /// panel: ib must be 0 or at least min(nb, n) there. The Cholesky QR takes ib as its panels' width: ib < n, a
+    /// Householder QR in panels of ib columns, each factored by the Cholesky QR (docs/qr.md, "The blocked Cholesky
+    /// QR"); 0, the plan's width (qr_cholqr_panel); distributed factors keep one panel. `grid`: larger than 1 x 1,
+    /// factors of a matrix distributed over that grid of MPI ranks (collective: every rank constructs them alike,
+    /// checked before anything else); the Cholesky QR that falls back to a Householder tree then runs on one process
+    /// only ('tree' is refused). Throws InvalidArgument naming 'm', 'n', 'nb', 'ib', 'tree' or 'grid'.
     QRFactors(Runtime& runtime, int64_t m, int64_t n, int64_t nb = 0, QrTree tree = {}, int64_t ib = 0,
               const Grid& grid = {});
     /// Factors shaped for A (its order, tile size and grid of ranks).
@@ -110,7 +112,9 @@ public:
     }
     /// Whether the factorization held is the Cholesky QR's (QrTree::Kind::Cholqr, or Auto resolved to it by
     /// the plan): Q = I - Y T Y^T with one block Y of n reflectors over all tile rows (below A's diagonal, unit
-    /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0).
+    /// diagonal implicit) and T (n x n, upper) in the first rows of t_tile(0, 0); in panels (ib() < n), Q = Q_1 Q_2
+    /// ..., one block of reflectors per panel of ib() columns, their T side by side in the first ib() rows of
+    /// t_tile(0, 0) (LAPACK's geqrt layout).
     bool cholqr() const { return cholqr_; }
     /// Whether the factorization held has whole-panel tasks (QrTree::Kind::Panel, or Auto resolved to it by
     /// the plan): per tile column k < mt - 1 one block of reflectors over tile rows k.. (below A's diagonal,

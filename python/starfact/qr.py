@@ -73,7 +73,8 @@ class QRFactors(Closable):
             below (LAPACK's geqrf layout, with the tree's merges' vectors in the upper triangles of merged tiles).
             ormqr and orgqr read it: it must not be modified.
         shape, dtype: those of a.
-        nb, ib: the tile size and the CPU kernels' inner blocking; tree: the reduction tree asked for ("auto",
+        nb, ib: the tile size and the CPU kernels' inner blocking (the Cholesky QR: its panels' width, docs/qr.md);
+            tree: the reduction tree asked for ("auto",
             "flat", "binary", "domains=A", "cholqr": the Cholesky QR of tall and skinny matrices, "panel": whole-panel
             tasks, docs/qr.md);
             domain_rows: tile rows per domain of the tree that ran.
@@ -221,7 +222,8 @@ def geqrf(a, overwrite_a=False, *, tree=None, nb=None, ib=None, mapping=None, va
             plan's Householder tree from its original contents (kept in a copy: one more array of a's size) instead
             of raising; :attr:`QRFactors.fallback` says why. The job then runs when waited for.
         nb: tile size (None: the plan's, starfact.plan); ib: inner blocking of the CPU kernels (None: the plan's;
-            below nb every task runs on CPU workers); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
+            below nb every task of a tree runs on CPU workers; the Cholesky QR's panel width, below n its blocked
+            form, docs/qr.md); mapping: "hybrid", "gpu-only", "cpu-only"; variant: "right"
             or "noprio"; residency: "host" or "device" tiles; runtime: the :class:`starfact.Runtime`.
 
     Returns:

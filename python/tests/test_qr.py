@@ -82,6 +82,27 @@ def test_trees(rng, dtype, tree):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_cholqr_in_panels(rng, dtype):
+    """The Cholesky QR in panels of ib columns (ib < n, through the C ABI): the factors keep ib; Q, R, ormqr from both
+    sides with both transposes and gels within the residual bounds."""
+    m, n, ib = 9 * NB + 4, NB - 3, 7
+    a = tall(rng, m, n, dtype)
+    f = starfact.geqrf(a, tree="cholqr", nb=NB, ib=ib)
+    assert f.tree == "cholqr" and f.ib == ib
+    q = starfact.ormqr(f, numpy.eye(m, dtype=dtype), "N").astype(numpy.float64)  # the explicit m x m Q
+    assert orthogonality(q, dtype) < LIMIT and qr_residual(a, q[:, :n], f.r(), dtype) < LIMIT
+    c, w = tall(rng, m, 3, dtype), tall(rng, 3, m, dtype)
+    for trans, left, right in (("N", q, q), ("T", q.T, q.T)):
+        got = starfact.ormqr(f, c, trans)
+        assert norm1(got - left @ c) / (norm1(c) * m * eps(dtype)) < LIMIT, trans
+        got = starfact.ormqr(f, w, trans, side="R")
+        assert norm1(got - w @ right) / (norm1(w) * m * eps(dtype)) < LIMIT, trans
+    b = tall(rng, m, 2, dtype)
+    x = starfact.gels(a, b, tree="cholqr", nb=NB, ib=ib)
+    assert lstsq_residual(a, x, b, dtype) < LIMIT
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_ormqr(rng, dtype, order):
     m, n = 3 * NB + 7, NB + 3

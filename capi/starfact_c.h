@@ -104,7 +104,8 @@ typedef struct starfact_c_options {
                                 (blocked Householder QR with whole-panel tasks); "+fallback" after it
                                 ("cholqr+fallback") asks for the Householder fall-back of the Cholesky QR
                                 (starfact_c_geqrf_submit) */
-    int64_t ib;            /**< QR (geqrf, gels): the inner blocking of the CPU kernels, 0..nb; 0: the plan's */
+    int64_t ib;            /**< QR (geqrf, gels): the inner blocking of the CPU kernels, 0..nb; the Cholesky QR's
+                                    panel width (below n: its blocked form, docs/qr.md); 0: the plan's */
 } starfact_c_options;
 
 /** Stopping rules of the mixed-precision solve (starfact::Refinement); starfact_c_refinement_init fills the
@@ -184,7 +185,7 @@ typedef struct starfact_c_qr_info {
     int64_t rows;        /**< m of the factored matrix */
     int64_t cols;        /**< n */
     int64_t nb;          /**< its tile size: ormqr and orgqr tile their arrays alike */
-    int64_t ib;          /**< the inner blocking in effect */
+    int64_t ib;          /**< the inner blocking in effect (the Cholesky QR: its panels' width) */
     int64_t domain_rows; /**< tile rows per domain of the tree (flat: all of them; binary: 1) */
     int32_t dtype;       /**< enum starfact_c_dtype */
     int32_t ready;       /**< 1 once the geqrf job that made them has been waited for and gave info 0 */

@@ -294,7 +294,7 @@ void submit_trailing_update(Runtime& rt, const CholqrColumn& P, TaskOptions& o, 
 /// The blocked form (docs/qr.md, "The blocked Cholesky QR"): a Householder QR of the column in panels of `width`
 /// columns (the last one narrower), each factored by the Cholesky QR above below its first row, its reflectors
 /// applied to the columns on its right; the panels' T side by side in T's tile (LAPACK's geqrt layout, ib = width).
-/// About 2 m n^2 + 4 m n width flops against the one-panel Cholesky QR's 4 m n^2.
+/// About 2 m n^2 + 2 m n width flops against the one-panel Cholesky QR's 4 m n^2.
 template <typename T>
 void submit_blocked_cholqr(Runtime& rt, const CholqrColumn& A, int64_t width, int64_t rows, starpu_data_handle_t info,
                            QrStatus* status, TaskOptions& o, TaskNames& names, RunStats* stats, SequenceState* seq) {

@@ -29,7 +29,6 @@ struct CholqrArgs {
     bool low = false;     // gram, cholqr_potrf of the first pass: the Gram matrix of A rounded to TF32 (double only)
     int inputs = 0;       // cholqr_add: the Wi summed into Wp
     int first_column = 0; // potrf, householder: added to the columns of the breakdowns reported (a blocked panel's)
-    bool keep_t = false;  // householder: T's tile is read and written (other panels' T stay in it)
     // The part of each buffer (by its index in the codelet's list; a self kernel's by the list of the kernel it
     // stands for) that the task works on (TileWindow: whole tiles by default).
     TileWindow window[5];

@@ -264,15 +264,24 @@ int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers) 
 }
 
 namespace {
-/// Tall and skinny by the Cholesky QR's measure (qr_uses_cholqr): n <= 512, or up to kCholqrWideOrder columns with at
-/// least kCholqrWideAspect rows per column.
+/// The Cholesky QR's shapes (qr_uses_cholqr): n <= 512; up to kCholqrWideOrder columns with at least
+/// kCholqrWideAspect rows per column; beyond that, up to kCholqrLargeOrder columns, from kCholqrLargeAspect rows per
+/// column, and from kCholqrSquareOrder columns any m >= n (the blocked form in panels of 1024: qr_cholqr_panel).
 constexpr int64_t kCholqrNarrowOrder = 512;
 constexpr int64_t kCholqrWideOrder = 4096;
 constexpr int64_t kCholqrWideAspect = 8;
+constexpr int64_t kCholqrLargeOrder = 16384;
+constexpr int64_t kCholqrLargeAspect = 2;
+constexpr int64_t kCholqrSquareOrder = 12000;
 // From this many rows per column the blocked Cholesky QR takes panels of 256 columns (qr_cholqr_panel).
 constexpr int64_t kCholqrPanelAspect = 128;
+bool cholqr_large(int64_t m, int64_t n) {
+    return n > kCholqrWideOrder && n <= kCholqrLargeOrder &&
+           (m >= kCholqrLargeAspect * n || (n >= kCholqrSquareOrder && m >= n));
+}
 bool cholqr_shape(int64_t m, int64_t n) {
-    return n >= 1 && (n <= kCholqrNarrowOrder || (n <= kCholqrWideOrder && m >= kCholqrWideAspect * n));
+    return n >= 1 && (n <= kCholqrNarrowOrder || (n <= kCholqrWideOrder && m >= kCholqrWideAspect * n) ||
+                      cholqr_large(m, n));
 }
 }  // namespace
 
@@ -282,8 +291,18 @@ bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mappin
     // Measured on the H200, device-resident, GPU-only, double (docs/qr.md): m = 2^20, n = 128 to 512, and 800000 x 200,
     // in tiles of 32768 rows, the Cholesky QR 2.1 to 2.7 times faster than the binary tree (about cuSOLVER's geqrf);
     // 400000 x 1000 1.9x cuSOLVER, 2^20 x 1000 1.8x, 65536 to 131072 x 2048 1.5x, where the trees ran at 0.2-0.4x.
-    return gpu && mapping != Mapping::CpuOnly && cholqr_shape(m, n) && n <= nb && m >= 2 * nb;
+    // Beyond 4096 columns, from m = 2 n, the blocked form (panels of 1024) against the panel tree (one H200,
+    // device-resident, double / float cuSOLVER ratios): 16384 x 8192 1.75 / 1.68 against 1.70 / 1.44; 32768 x 8192
+    // 1.83 / 1.75 against 1.65 / 1.35; 131072 x 8192 1.49 / 1.54 against 1.32 / 1.14; 65536 x 16384 1.41 / 1.43
+    // against 1.28 / 1.10; 524288 x 8192 1.38 / 1.24 against 0.75 / 0.99 (docs/qr.md, "Measured"). Squarer, the
+    // last panels' Cholesky QRs of nearly square blocks take three passes: 8192^2 0.97 / 0.89 against 1.01 / 0.89,
+    // 6000 x 5000 0.86 / 0.80 against 0.93 / 0.85; from 12000 columns on it wins there too (float 12000^2 1.08
+    // against 0.96, 16384^2 1.36 / 1.36 against 1.33 / 1.13), in one tile of n rows or more.
+    return gpu && mapping != Mapping::CpuOnly && cholqr_shape(m, n) && n <= nb &&
+           (m >= 2 * nb || cholqr_large(m, n));
 }
+
+bool qr_cholqr_panels_only(int64_t m, int64_t n) { return cholqr_large(m, n); }
 
 bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu) {
     if (tree.kind == QrTree::Kind::Panel) return true;
@@ -313,6 +332,7 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     // Wider Cholesky QR shapes: tiles of 32768 rows, or two tile rows of m / 2 when fewer (32768 x 2048: 16384); of
     // 65536 rows up to n = 2048 from 16 such tiles on (2^20 x 2048: 0.408 s against 0.447 with 32768, cuSOLVER 0.532;
     // 2^20 x 1000: 0.122 against 0.124, in one call).
+    // Beyond 4096 columns (the blocked form) the same rule: 32768 x 8192 in two tiles of 16384, 16384^2 in one.
     if (cholqr_shape(m, n))
         return std::max<int64_t>({n, n <= 2048 && m >= 16 * 65536 ? 65536 : std::min<int64_t>(32768, m / 2), at_least});
     // The panel tree's tall float panels are Cholesky QRs of three float passes (codelets/qr_panel.cpp), about 6 m n nb

@@ -22,9 +22,13 @@ Mapping task_mapping(Mapping m, int64_t nb, bool gpu);
 int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
 /// Whether geqrf factors an m x n matrix in nb x nb tiles by the Cholesky QR (QrTree::Kind::Cholqr) rather than a
 /// Householder tree: Cholqr always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for tall and skinny
-/// matrices of one tile column and at least two tile rows: n <= 512, or n <= 4096 with m >= 8 n (docs/qr.md has the
-/// measurements); never otherwise.
+/// matrices of one tile column and at least two tile rows: n <= 512, or n <= 4096 with m >= 8 n; and for
+/// 4096 < n <= 16384, m >= 2 n, or m >= n from n = 12000 (the blocked form, in one tile column of one tile or more;
+/// docs/qr.md has the measurements); never otherwise.
 bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
+/// Whether the automatic choice takes the Cholesky QR for an m x n matrix only in its blocked form (n > 4096): a matrix distributed over MPI ranks, whose Cholesky QR runs in one panel, takes a Householder tree
+/// there instead.
+bool qr_cholqr_panels_only(int64_t m, int64_t n);
 /// Whether geqrf factors an m x n matrix in nb x nb tiles with whole-panel tasks (QrTree::Kind::Panel) rather than
 /// a Householder tree: Panel always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for matrices of at least
 /// two tile columns with m >= n that the Cholesky QR does not take (docs/qr.md has the measurements); never
@@ -88,7 +92,7 @@ int64_t lu_tile_size(int64_t n, Mapping mapping, Residency residency, bool gpu, 
 /// The default tile size of an m x n QR (what Tiling::nb = 0 and starpu_qr use): 192 on CPUs; on GPU mappings 2048
 /// (cuSOLVER's geqrf on the tiles, gemms for the updates), and for the Cholesky QR's tall and skinny shapes
 /// (qr_uses_cholqr) tiles far taller than the matrix is wide: one tile column of 32768 x n tiles (65536 from
-/// m = 131072 for n <= 512; for fewer than 65536 rows, m / 2; docs/qr.md has the measurements).
+/// m = 131072 for n <= 512; for fewer than 65536 rows, m / 2, at least n; docs/qr.md has the measurements).
 template <typename T>
 int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency, bool gpu, int gpus = 1);
 /// The tile size of a mixed-precision solve and its array form's default (part of the plan, algorithms/plan.cpp):

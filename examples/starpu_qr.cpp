@@ -56,7 +56,7 @@ problem
 )") + support::common_flags_help({"--n"}) +
            R"(  --nb NB           tile size (default: starfact::plan's: 192 on CPUs; on GPUs 2048, and for the
                     Cholesky QR's shapes one tile column of tall tiles: 32768 rows (n <= 512: 65536 from
-                    m = 131072), m / 2 below 65536 rows)
+                    m = 131072), m / 2 below 65536 rows, at least n)
   --ib IB           inner blocking of the CPU kernels; the Cholesky QR's panel width (IB < n: the blocked form,
                     a Householder QR in panels of IB columns, each factored by the Cholesky QR) (default: the
                     plan's: qr_inner_block, nb with GPUs, else 32; for the Cholesky QR qr_cholqr_panel: one panel
@@ -73,9 +73,10 @@ problem
   --tree TREE       reduction tree: auto (default: the plan's), flat, binary, domains=A (A tile rows a domain), or
                     cholqr: shifted Cholesky QR 3 with the Householder form reconstructed (tall and skinny: one tile
                     column, n <= nb; auto picks it on GPUs for at least two tile rows and n <= 512, or n <= 4096
-                    with m >= 8 n), or panel: blocked Householder QR with one task per panel (geqrf of the
-                    gathered tile column) and trailing updates by tiles (auto picks it on GPUs for n > nb and
-                    m >= n, where the Cholesky QR does not run)
+                    with m >= 8 n, or n <= 16384 with m >= 2 n, or m >= n from n = 12000), or panel: blocked
+                    Householder QR with one task per panel (geqrf of the gathered tile column) and trailing
+                    updates by tiles (auto picks it on GPUs for n > nb and m >= n, where the Cholesky QR does
+                    not run)
   --compare         time every tree of --trees on the same matrix, one table
   --trees LIST      the trees of --compare (default flat,binary,auto)
 )" + support::common_flags_help({"--prec", "--seed"}) +

@@ -162,6 +162,12 @@ TEST_CASE("the plan's choices at the edges of the tuned tables", "[cpu][plan]") 
     r.op = Operation::Gels;
     CHECK(plan(r, gpu).tree.kind == QrTree::Kind::Cholqr);
     r.op = Operation::Geqrf;
+    r.m = 16384;
+    r.n = 8192;
+    p = plan(r, gpu);
+    CHECK(p.tree.kind == QrTree::Kind::Cholqr);  // the blocked Cholesky QR up to 16384 columns from m = 2 n
+    CHECK(p.nb == 8192);
+    CHECK(p.ib == 1024);
     r.m = r.n = 8192;
     p = plan(r, gpu);
     CHECK(p.tree.kind == QrTree::Kind::Panel);

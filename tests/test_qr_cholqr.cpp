@@ -84,10 +84,11 @@ TEMPLATE_TEST_CASE("cholqr in panels (ib < n): geqrf, orgqr, ormqr residuals < 6
     struct Shape {
         int64_t m, n, nb, ib;
     };
-    // panels of equal width and a narrower last one, panels of one column, m % nb != 0, one tile, several, m = n
+    // panels of equal width and a narrower last one, panels of one column, m % nb != 0, one tile, several, m = n,
+    // n < m < 2 n in two tiles whose last is shorter than n (and one row)
     const Shape shapes[] = {{40, 13, 16, 4},  {100, 37, 40, 10}, {301, 24, 24, 8}, {1000, 50, 96, 16},
                             {17, 17, 20, 5},  {45, 3, 5, 1},     {7, 2, 4, 1},     {130, 20, 32, 19},
-                            {64, 64, 64, 32}, {500, 33, 33, 11}};
+                            {64, 64, 64, 32}, {500, 33, 33, 11}, {90, 60, 60, 16}, {61, 60, 60, 25}};
     for (const Shape& s : shapes) expect_cholqr<TestType>(s.m, s.n, s.nb, Mapping::CpuOnly, s.ib);
     expect_cholqr<TestType>(500, 40, 64, Mapping::Hybrid, 16);
     QRFactors<TestType> f(runtime(), 100, 37, 40, QrTree::parse("cholqr"), 10);
@@ -320,7 +321,27 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::GpuOnly, true));
     CHECK(qr_uses_cholqr(aut, 8 * 4096, 4096, 16384, Mapping::GpuOnly, true));
     CHECK_FALSE(qr_uses_cholqr(aut, 8 * 4096 - 1, 4096, 16383, Mapping::GpuOnly, true));  // fewer than 8 n rows
-    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 4097, 32768, Mapping::GpuOnly, true));       // wider than 4096
+    // Beyond 4096 columns, up to 16384: from m = 2 n, from 12000 columns m >= n (the blocked form).
+    CHECK(qr_uses_cholqr(aut, 8194, 4097, 4097, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(aut, 16384, 8192, 8192, Mapping::Hybrid, true));
+    CHECK(qr_uses_cholqr(aut, 1 << 19, 16384, 32768, Mapping::GpuOnly, true));
+    CHECK_FALSE(qr_uses_cholqr(aut, 16383, 8192, 8192, Mapping::GpuOnly, true));         // fewer than 2 n rows
+    CHECK_FALSE(qr_uses_cholqr(aut, 8192, 8192, 8192, Mapping::GpuOnly, true));          // square
+    CHECK_FALSE(qr_uses_cholqr(aut, 23997, 11999, 11999, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(aut, 12000, 12000, 12000, Mapping::GpuOnly, true));
+    CHECK(qr_uses_cholqr(aut, 16384, 16384, 16384, Mapping::GpuOnly, true));
+    CHECK_FALSE(qr_uses_cholqr(aut, 16383, 16384, 16384, Mapping::GpuOnly, true));       // wide
+    CHECK_FALSE(qr_uses_cholqr(aut, 1 << 19, 16385, 32768, Mapping::GpuOnly, true));     // wider than 16384
+    CHECK_FALSE(qr_uses_cholqr(aut, 16384, 8192, 4096, Mapping::GpuOnly, true));         // several tile columns
+    CHECK_FALSE(qr_uses_cholqr(aut, 16384, 8192, 8192, Mapping::CpuOnly, true));
+    CHECK_FALSE(qr_uses_cholqr(binary, 16384, 8192, 8192, Mapping::GpuOnly, true));
+    // which a distributed matrix does not take (one panel there): the trees instead
+    using starfact::detail::qr_cholqr_panels_only;
+    CHECK(qr_cholqr_panels_only(16384, 8192));
+    CHECK(qr_cholqr_panels_only(12000, 12000));
+    CHECK_FALSE(qr_cholqr_panels_only(16383, 8192));
+    CHECK_FALSE(qr_cholqr_panels_only(1 << 20, 4096));
+    CHECK_FALSE(qr_cholqr_panels_only(1 << 20, 16385));
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 512, Mapping::GpuOnly, true));          // several tile columns
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
     // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.
@@ -340,6 +361,8 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_cholqr_panel(1 << 20, 100, 300, Mapping::GpuOnly, true) == 100);
     CHECK(qr_cholqr_panel(1 << 20, 4096, 0, Mapping::GpuOnly, true) == 256);
     CHECK(qr_cholqr_panel(65536, 4096, 0, Mapping::GpuOnly, true) == 1024);
+    CHECK(qr_cholqr_panel(16384, 8192, 0, Mapping::GpuOnly, true) == 1024);
+    CHECK(qr_cholqr_panel(1 << 19, 16384, 0, Mapping::GpuOnly, true) == 1024);
     // float: at most 16 tiles (its Cholesky QR's double copy on GPUs)
     CHECK(qr_tile_size<float>(1048576, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
     CHECK(qr_tile_size<float>(786432, 1000, Mapping::GpuOnly, Residency::Host, true) == 65536);
@@ -352,13 +375,21 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK(qr_tile_size<double>(1048576, 2049, Mapping::GpuOnly, Residency::Device, true) == 32768);
     CHECK(qr_tile_size<float>(32768, 2048, Mapping::GpuOnly, Residency::Host, true) == 16384);
     CHECK(qr_tile_size<double>(16384, 4096, Mapping::GpuOnly, Residency::Device, true) == 2048);
-    CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);
-    // the panel tree's float shapes: tiles of 1024 from n = 8192 and m = 2 n on (three-pass float panels)
-    CHECK(qr_tile_size<float>(1 << 19, 8192, Mapping::GpuOnly, Residency::Device, true) == 1024);
-    CHECK(qr_tile_size<float>(16384, 8192, Mapping::GpuOnly, Residency::Host, true) == 1024);
-    CHECK(qr_tile_size<float>(16383, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);  // below m = 2 n
-    CHECK(qr_tile_size<float>(8192, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);   // square
-    CHECK(qr_tile_size<float>(1 << 20, 8191, Mapping::GpuOnly, Residency::Device, true) == 2048);
+    // beyond 4096 columns: at least n rows, m / 2 up to 32768
+    CHECK(qr_tile_size<double>(1 << 20, 8192, Mapping::GpuOnly, Residency::Device, true) == 32768);
+    CHECK(qr_tile_size<double>(32768, 8192, Mapping::GpuOnly, Residency::Device, true) == 16384);
+    CHECK(qr_tile_size<double>(16384, 8192, Mapping::GpuOnly, Residency::Device, true) == 8192);
+    CHECK(qr_tile_size<double>(12000, 8192, Mapping::GpuOnly, Residency::Device, true) == 2048);  // the panel tree's
+    CHECK(qr_tile_size<double>(12000, 12000, Mapping::GpuOnly, Residency::Device, true) == 12000);
+    CHECK(qr_tile_size<float>(40000, 16384, Mapping::GpuOnly, Residency::Host, true) == 20000);
+    CHECK(qr_tile_size<double>(8192, 8193, Mapping::GpuOnly, Residency::Device, true) == 2048);  // wide
+    // the panel tree's float shapes: tiles of 1024 from n = 8192 and m = 2 n on (three-pass float panels), where
+    // the Cholesky QR does not run
+    CHECK(qr_tile_size<float>(1 << 19, 16385, Mapping::GpuOnly, Residency::Device, true) == 1024);
+    CHECK(qr_tile_size<float>(32770, 16385, Mapping::GpuOnly, Residency::Host, true) == 1024);
+    CHECK(qr_tile_size<float>(32769, 16385, Mapping::GpuOnly, Residency::Device, true) == 2048);  // below m = 2 n
+    CHECK(qr_tile_size<float>(16385, 16385, Mapping::GpuOnly, Residency::Device, true) == 2048);  // square
+    CHECK(qr_tile_size<float>(1 << 20, 16384, Mapping::GpuOnly, Residency::Device, true) == 65536);  // 16 tiles
     CHECK(qr_tile_size<float>(1 << 19, 8192, Mapping::CpuOnly, Residency::Host, false) == 192);
     CHECK(qr_uses_panel(QrTree{}, 1 << 19, 8192, 1024, Mapping::GpuOnly, true));
     CHECK(qr_tile_size<double>(1 << 20, 256, Mapping::GpuOnly, Residency::Device, true) == 65536);

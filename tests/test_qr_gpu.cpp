@@ -327,13 +327,14 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, G
 TEMPLATE_TEST_CASE("GPU Cholesky QR in panels (ib < n): residuals < 60, both sides, GPU and CPU workers alike",
                    "[gpu][qr][cholqr]", float, double) {
     // The blocked form's windows on the CUDA codelets (the panels' passes below their first row, the trailing
-    // updates on the same tiles, T in ib-column blocks), factors made on GPUs applied on CPUs and the other way round.
+    // updates on the same tiles, T in ib-column blocks), factors made on GPUs applied on CPUs and the other way round;
+    // square in one tile and in two tiles, the last one shorter than n (the plan's shapes beyond 4096 columns).
     using T = TestType;
     struct Shape {
         int64_t m, n, nb, ib;
     };
     for (const Shape& s : {Shape{1000, 50, 128, 16}, Shape{5000, 200, 1024, 64}, Shape{30000, 256, 4096, 100},
-                           Shape{70001, 700, 8192, 256}})
+                           Shape{70001, 700, 8192, 256}, Shape{3000, 3000, 3000, 512}, Shape{5000, 3001, 3001, 1024}})
         for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
                                             std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
                                             std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {

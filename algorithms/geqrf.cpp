@@ -390,17 +390,7 @@ int add_qr_operation(const TileMatrix<T>& A, SequenceState* seq, QrInfo* info) {
 template <typename T>
 Plan qr_plan_for(const TileMatrix<T>& A, const QRFactors<T>& Tf, const Options& /*opts*/, Plan p) {
     if (!A.distributed() || Tf.tree().kind != QrTree::Kind::Auto) return p;
-    // The Cholesky QR (its Gram sums cross the ranks) and the panel tree (each panel gathered on one rank) run as in
-    // one process: on four H200, n = 32768, the panel tree's 2 x 2 ranks took 0.547 s, one process 0.556, the
-    // hierarchical tree 1.619 (docs/mpi.md).
-    // (Not the Cholesky QR's widest shapes, which it takes in panels only: 4 m n^2 flops in one panel.)
-    const bool cholqr = p.tree.kind == QrTree::Kind::Cholqr && !p.tree.fallback &&
-                        !detail::qr_cholqr_panels_only(Tf.m(), Tf.n());
-    if (cholqr || p.tree.kind == QrTree::Kind::Panel) return p;
-    if (p.tree.kind == QrTree::Kind::Cholqr) p.ib = Tf.nb();  // (chosen with GPUs: the trees' blocking there)
-    const int64_t mt = Tf.m() / Tf.nb() + (Tf.m() % Tf.nb() != 0), P = A.grid().p;
-    p.tree = QrTree{QrTree::Kind::Domains, std::max<int64_t>(1, mt / P + (mt % P != 0))};
-    return p;
+    return detail::qr_distributed_plan(p, Tf.m(), Tf.n(), Tf.nb(), A.grid().p);
 }
 
 template <typename T>

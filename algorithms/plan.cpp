@@ -304,6 +304,19 @@ bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mappin
 
 bool qr_cholqr_panels_only(int64_t m, int64_t n) { return cholqr_large(m, n); }
 
+Plan qr_distributed_plan(Plan p, int64_t m, int64_t n, int64_t nb, int64_t grid_rows) {
+    // The Cholesky QR (its Gram sums cross the ranks) and the panel tree (each panel gathered on one rank) run as in
+    // one process: on four H200, n = 32768, the panel tree's 2 x 2 ranks took 0.547 s, one process 0.556, the
+    // hierarchical tree 1.619 (docs/mpi.md). Not the Cholesky QR's widest shapes, which it takes in panels only:
+    // one panel would cost 4 m n^2 flops.
+    const bool cholqr = p.tree.kind == QrTree::Kind::Cholqr && !p.tree.fallback;
+    if ((cholqr && !qr_cholqr_panels_only(m, n)) || p.tree.kind == QrTree::Kind::Panel) return p;
+    if (p.tree.kind == QrTree::Kind::Cholqr) p.ib = nb;  // (chosen with GPUs: the trees' blocking there)
+    const int64_t mt = m / nb + (m % nb != 0), P = std::max<int64_t>(grid_rows, 1);
+    p.tree = QrTree{QrTree::Kind::Domains, std::max<int64_t>(1, mt / P + (mt % P != 0))};
+    return p;
+}
+
 bool qr_uses_panel(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu) {
     if (tree.kind == QrTree::Kind::Panel) return true;
     if (tree.kind != QrTree::Kind::Auto || nb < 1) return false;

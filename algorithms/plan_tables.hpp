@@ -26,9 +26,13 @@ int64_t qr_domain_rows(const QrTree& tree, int64_t mt, int64_t nt, int workers);
 /// 4096 < n <= 16384, m >= 2 n, or m >= n from n = 12000 (the blocked form, in one tile column of one tile or more;
 /// docs/qr.md has the measurements); never otherwise.
 bool qr_uses_cholqr(const QrTree& tree, int64_t m, int64_t n, int64_t nb, Mapping mapping, bool gpu);
-/// Whether the automatic choice takes the Cholesky QR for an m x n matrix only in its blocked form (n > 4096): a matrix distributed over MPI ranks, whose Cholesky QR runs in one panel, takes a Householder tree
-/// there instead.
+/// Whether the automatic choice takes the Cholesky QR for an m x n matrix only in its blocked form (n > 4096): a
+/// matrix distributed over MPI ranks, whose Cholesky QR runs in one panel, takes a Householder tree there instead.
 bool qr_cholqr_panels_only(int64_t m, int64_t n);
+/// The plan `p` (the one-process plan of an Auto tree) for an m x n matrix in nb tiles distributed over `grid_rows`
+/// rows of ranks: the Cholesky QR (except its blocked-only shapes) and the panel tree as planned, else the
+/// hierarchical tree, one domain of tile rows per grid row, with the trees' inner blocking (nb, as with GPUs).
+Plan qr_distributed_plan(Plan p, int64_t m, int64_t n, int64_t nb, int64_t grid_rows);
 /// Whether geqrf factors an m x n matrix in nb x nb tiles with whole-panel tasks (QrTree::Kind::Panel) rather than
 /// a Householder tree: Panel always; Auto on mappings with CUDA workers (`gpu`, not CpuOnly) for matrices of at least
 /// two tile columns with m >= n that the Cholesky QR does not take (docs/qr.md has the measurements); never

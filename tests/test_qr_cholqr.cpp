@@ -342,6 +342,25 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK_FALSE(qr_cholqr_panels_only(16383, 8192));
     CHECK_FALSE(qr_cholqr_panels_only(1 << 20, 4096));
     CHECK_FALSE(qr_cholqr_panels_only(1 << 20, 16385));
+    using starfact::detail::qr_distributed_plan;
+    Plan p;
+    p.tree = cholqr;
+    p.nb = 32768;
+    p.ib = 256;
+    CHECK(qr_distributed_plan(p, 1 << 20, 4096, 32768, 2).tree.kind == QrTree::Kind::Cholqr);  // one panel there
+    const Plan wide = qr_distributed_plan(p, 1 << 18, 8192, 32768, 2);
+    CHECK(wide.tree.kind == QrTree::Kind::Domains);
+    CHECK(wide.tree.domain == 4);  // 8 tile rows over 2 grid rows
+    CHECK(wide.ib == 32768);
+    p.tree = QrTree::parse("cholqr+fallback");  // (no fall-back across ranks)
+    CHECK(qr_distributed_plan(p, 1 << 20, 256, 32768, 3).tree.kind == QrTree::Kind::Domains);
+    CHECK(qr_distributed_plan(p, 1 << 20, 256, 32768, 3).tree.domain == 11);
+    p.tree = QrTree::parse("panel");
+    p.ib = p.nb = 2048;
+    CHECK(qr_distributed_plan(p, 32768, 32768, 2048, 2).tree.kind == QrTree::Kind::Panel);
+    p.tree = QrTree{};
+    p.tree.kind = QrTree::Kind::Binary;
+    CHECK(qr_distributed_plan(p, 4096, 100, 192, 4).tree.domain == 6);
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 512, Mapping::GpuOnly, true));          // several tile columns
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
     // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.

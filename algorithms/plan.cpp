@@ -353,6 +353,7 @@ int64_t qr_tile_size(int64_t m, int64_t n, Mapping mapping, Residency residency,
     // (one H200, device-resident, against 2048: 524288 x 8192 2.44 s against 3.44, cuSOLVER 2.49; 262144 x 16384 4.10
     // against 4.33, cuSOLVER 4.17; 131072 x 8192 0.605 against 0.646; 16384 x 8192 0.116 against 0.139; 65536 x 16384
     // level; square 8192 0.079 against 0.077). Double keeps 2048 (131072 x 8192: 0.70 s in tiles of 1024, 0.50 in 2048).
+    // Up to 16384 columns these shapes are the Cholesky QR's (above): the rule holds for the panel tree's beyond.
     if (std::is_same<T, float>::value && n >= 8192 && m >= 2 * n) return 1024;
     return 2048;
 }

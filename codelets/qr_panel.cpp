@@ -6,11 +6,11 @@
 // CPU: LAPACKE geqrt with the inner blocking w (one recursive geqrt3 and its T) on a per-thread array.
 // CUDA: the gathered panel in the worker's device scratch (cudaMemcpy2DAsync); a tall panel (cholqr::kPanelAspect rows
 // per column) by the Cholesky QR with the Householder form rebuilt (codelets/cholqr_panel.hpp), or, when that breaks
-// down, gathered again and by cuSOLVER <t>geqrf; in double, a panel too square for it by recursive halving
-// (factor_panel: the halves tall enough take the Cholesky QR, the others halve again down to cuSOLVER's geqrf on
-// kPanelMinWidth to 2 kPanelMinWidth columns), in float by cuSOLVER's geqrf whole. Complex panels: no Cholesky QR
-// (its kernels are real); complex<double> panels halve as double ones do, down to cuSOLVER's geqrf, complex<float>
-// ones take one geqrf as float ones do; every transpose is the conjugate one. cuSOLVER's parts form T by the UT
+// down, gathered again and by cuSOLVER <t>geqrf (float's Cholesky QR on a double copy: two passes against three); a
+// real panel too square for it by recursive halving (factor_panel: the halves tall enough take the Cholesky QR, the
+// others halve again down to cuSOLVER's geqrf on kPanelMinWidth to 2 kPanelMinWidth columns). Complex panels: no
+// Cholesky QR (its kernels are real); complex<double> panels halve as double ones do, down to cuSOLVER's geqrf,
+// complex<float> ones take one geqrf; every transpose is the conjugate one. cuSOLVER's parts form T by the UT
 // transform (Joffrain, Low, Quintana-Orti, van de Geijn, ACM TOMS 32(2), 2006) as the GEQRT codelet forms it:
 // T^-1 = striu(Y^H Y) + diag(1 / tau), Y^H Y by two herks (the unit lower top block copied, then the rows below in
 // place), one trsm against the identity; on the worker's highest-priority stream when the task is urgent.
@@ -18,6 +18,7 @@
 #include <array>
 #include <complex>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "codelets/cholqr_panel.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
+#include "kernels/mixed/convert.hpp"
 #include "kernels/cpu_lapack.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "runtime/cuda_contexts.hpp"
@@ -177,14 +179,59 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
     gpu::launch_qr_fix_identity(Tm, ldt, pw.tau, w, ws.stream);
 }
 
+/// Whether float panels' Cholesky QR parts run on a double copy (two passes against float's three, as the column's
+/// widening in algorithms/cholqr.cpp) and float panels too square for it halve as double ones do:
+/// STARFACT_QR_WIDEN=off keeps float's own passes and one geqrf per square panel (A/B runs).
+inline bool widen_float_parts() {
+    static const bool off = [] {
+        const char* e = std::getenv("STARFACT_QR_WIDEN");
+        return e && std::string(e) == "off";
+    }();
+    return !off;
+}
+
+/// A float rows x w part P (leading dimension ldp) by the Cholesky QR on a double copy, its T (w x w) narrowed into
+/// Tm; false as panel_cholqr_cuda (P as it was), or no memory for the copy.
+inline bool widened_cholqr(const gpu::WorkerStream& ws, const CudaWorkerContext& c, float* P, int rows, int w, int ldp,
+                           float* Tm, int ldt) {
+    double* Q = nullptr;
+    const size_t entries = static_cast<size_t>(rows) * w, square = static_cast<size_t>(w) * w;
+    if (cudaMallocAsync(reinterpret_cast<void**>(&Q), (entries + square) * sizeof(double), ws.stream) != cudaSuccess) {
+        cudaGetLastError();  // no room for the copy: the caller's Householder leaf
+        return false;
+    }
+    double* Td = Q + entries;
+    cuda_ok(gpu::widen(rows, w, P, ldp, Q, rows, ws.stream), "widen");
+    const bool done = cholqr::panel_cholqr_cuda<double>(ws, c, Q, rows, w, Td, w);
+    if (done) {
+        cuda_ok(gpu::narrow(rows, w, Q, rows, P, ldp, ws.stream), "narrow");
+        cuda_ok(gpu::narrow(w, w, Td, w, Tm, ldt, ws.stream), "narrow");
+    }
+    cuda_ok(cudaFreeAsync(Q, ws.stream), "cudaFreeAsync");
+    return done;
+}
+
+/// A tall contiguous M x w panel by the Cholesky QR in place (float's on a double copy; `space`: double's and
+/// float's own workspace, panel_cholqr_cuda); false as panel_cholqr_cuda.
+template <typename T>
+bool tall_cholqr(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, int M, int w, T* Tm, int ldt,
+                 void* space) {
+    if constexpr (std::is_same<T, float>::value)
+        if (widen_float_parts()) return widened_cholqr(ws, c, P, M, w, M, Tm, ldt);
+    return cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, ldt, space);
+}
+
 /// The Cholesky QR of the rows x w part P (leading dimension ldp) of a panel, through a contiguous copy (its
-/// workspace stream-ordered); false: it broke down, or no memory was left for the copy, and P is as it was.
+/// workspace stream-ordered; float's widened to double); false: it broke down, or no memory was left for the copy,
+/// and P is as it was.
 template <typename T>
 bool cholqr_part(const gpu::WorkerStream& ws, const CudaWorkerContext& c, T* P, int rows, int w, int ldp, T* Tm,
                  int ldt) {
     if constexpr (is_complex_v<T>) {  // (the Cholesky QR's kernels are real)
         return false;
     } else {
+        if constexpr (std::is_same<T, float>::value)
+            if (widen_float_parts()) return widened_cholqr(ws, c, P, rows, w, ldp, Tm, ldt);
         T* Q = nullptr;
         const size_t pitch = static_cast<size_t>(rows) * sizeof(T);
         if (cudaMallocAsync(reinterpret_cast<void**>(&Q), pitch * w, ws.stream) != cudaSuccess) {
@@ -253,13 +300,14 @@ void factor_panel(const gpu::WorkerStream& ws, const CudaWorkerContext& c, cusol
     cuda_ok(cudaMemset2DAsync(Tm + w1, sizeof(T) * ldt, 0, sizeof(T) * w2, w1, ws.stream), "memset");
 }
 
-/// Whether a rows x w panel (not tall) is halved by factor_panel: double and complex<double> panels wide enough. A
-/// float panel's parts would take the three-pass Cholesky QR, slower than one geqrf; complex<float> panels halved
-/// into cuSOLVER's geqrf ran slower too (on one H200, bench_complex --op geqrf --prec c: 0.914x cuSOLVER at 16384
-/// against 0.969x with one geqrf per panel).
+/// Whether a rows x w panel (not tall) is halved by factor_panel: double, complex<double> and (parts widened) float
+/// panels wide enough. Float's parts in float's own three passes ran slower than one geqrf; complex<float> panels
+/// halved into cuSOLVER's geqrf ran slower too (on one H200, bench_complex --op geqrf --prec c: 0.914x cuSOLVER at
+/// 16384 against 0.969x with one geqrf per panel).
 template <typename T>
 bool halved(int rows, int w) {
-    return std::is_same<real_t<T>, double>::value && !tall_panel<T>(rows, w) && w >= 2 * cholqr::kPanelMinWidth;
+    const bool kind = std::is_same<real_t<T>, double>::value || (std::is_same<T, float>::value && widen_float_parts());
+    return kind && !tall_panel<T>(rows, w) && w >= 2 * cholqr::kPanelMinWidth;
 }
 
 /// The largest cuSOLVER geqrf workspace (elements) among the parts that factoring a rows x w panel may give
@@ -317,14 +365,14 @@ void qr_panel_cuda(void* buffers[], void* cl_arg) {
     T* Tm = ptr<T>(Tt);
     if (tall_panel<T>(M, w)) {  // tall: the Cholesky QR in place, else (a breakdown) gathered again, by Householder
         if constexpr (!is_complex_v<T>)
-            if (cholqr::panel_cholqr_cuda<T>(ws, c, P, M, w, Tm, Tt.ld, pw.cholqr)) {
+            if (tall_cholqr<T>(ws, c, P, M, w, Tm, Tt.ld, pw.cholqr)) {
                 copy(false);
                 return;
             }
         copy(true);
         householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
     } else if (halved<T>(M, w)) {
-        // too square for the Cholesky QR: halved (in float its parts take three passes, and ran slower than geqrf)
+        // too square for the Cholesky QR: halved
         factor_panel<T>(ws, c, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);
     } else {
         householder_leaf<T>(ws, c.solver, pw, lwork, P, M, w, M, Tm, Tt.ld);

@@ -124,7 +124,7 @@ Settings parse(int argc, char** argv) {
             std::exit(0);
         } else if (support::parse_common_flag(cli, f, s)) {
         } else if (f == "--m") s.m = cli.integer(1, int64_t(1) << 26);
-        else if (f == "--ib") s.ib = cli.integer(1, 65536);
+        else if (f == "--ib") s.ib = cli.integer(1, int64_t(1) << 20);
         else if (f == "--nrhs") s.nrhs = cli.integer(1, 1 << 20);
         else if (f == "--op") {
             const std::string v = cli.value();

@@ -51,7 +51,7 @@ Grid parse_grid(const std::string& text, const char* flag) {
 
 bool parse_common_flag(Cli& cli, const std::string& f, DriverFlags& s) {
     if (f == "--n") s.n = cli.integer(1, int64_t(1) << 20);
-    else if (f == "--nb") s.nb = cli.integer(1, 65536);
+    else if (f == "--nb") s.nb = cli.integer(1, int64_t(1) << 20);
     else if (f == "--prec") s.prec = cli.choice({"s", "d"})[0];
     else if (f == "--seed") s.seed = static_cast<uint64_t>(cli.integer(0, INT64_MAX));
     else if (f == "--gpu-only") { cli.no_value(); s.mapping = static_cast<int>(Mapping::GpuOnly); }

@@ -80,6 +80,10 @@ TEMPLATE_TEST_CASE("GPU-only QR paths on a few tiles, for the sanitizers", "[gpu
     expect_gpu_qr<T>(40, 70, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_right<T>(70, 40, 5, 32, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<T>(130, 20, 32, "cholqr", 0, Mapping::GpuOnly, Mapping::GpuOnly);  // the Cholesky QR's codelets
+    // The panel codelet's Cholesky QR (float's on a double copy): a tall panel (2400 x 256) and one halved (2400 x 520:
+    // its left half of 288 columns by the Cholesky QR, its right by geqrf, then T's coupling block).
+    expect_gpu_qr<T>(2400, 256, 256, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
+    expect_gpu_qr<T>(2400, 520, 520, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     if constexpr (sizeof(T) == 4) {
         // float's own Cholesky QR kernels (on GPUs a float column is otherwise factored in double and narrowed)
         setenv("STARFACT_QR_WIDEN", "off", 1);
@@ -162,30 +166,33 @@ TEMPLATE_TEST_CASE("GPU-only geqrf, orgqr, ormqr residuals < 60, every tree", "[
     // Tall panels (8 rows per column or more, 256 columns or more) by the Cholesky QR: 3001 x 600 in tiles of 256
     // (panels of 3001 to 1977 rows by the Cholesky QR, the last ones by geqrf), m % nb and n % nb not 0.
     expect_gpu_qr<TestType>(3001, 600, 256, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
-    // In double, panels too square for the Cholesky QR, halved by recursion (codelets/qr_panel.cpp, factor_panel; in
-    // float these panels are one geqrf each): 3001 x 1500
-    // in tiles of 1024, whose first panel (3001 x 1024) halves into parts of 512 and 256 columns, the tall ones by the
-    // Cholesky QR, the others by geqrf, and whose second (1977 x 476) is one geqrf; 1300 x 1300 in tiles of 600
-    // (halves of 320 and 280 columns by geqrf, T's coupling block between them).
+    // Panels too square for the Cholesky QR, halved by recursion (codelets/qr_panel.cpp, factor_panel; float's
+    // Cholesky QR parts on a double copy): 3001 x 1500 in tiles of 1024, whose first panel (3001 x 1024) halves into
+    // parts of 512 and 256 columns, the tall ones by the Cholesky QR, the others by geqrf, and whose second (1977 x
+    // 476) is one geqrf; 1300 x 1300 in tiles of 600 (halves of 320 and 280 columns by geqrf, T's coupling block
+    // between them).
     expect_gpu_qr<TestType>(3001, 1500, 1024, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
     expect_gpu_qr<TestType>(1300, 1300, 600, "panel", 0, Mapping::GpuOnly, Mapping::GpuOnly);
 }
 
-TEST_CASE("GPU panel tree: a tall panel the Cholesky QR cannot factor is factored by Householder", "[gpu][qr]") {
+TEMPLATE_TEST_CASE("GPU panel tree: a tall panel the Cholesky QR cannot factor is factored by Householder",
+                   "[gpu][qr]", float, double) {
     // Two equal columns in the first panel (rank deficient: the reconstruction's rank check refuses it) and a zero
-    // column in the second: both panels fall back to geqrf, whose factors are as good as on any matrix.
+    // column in the second: both panels fall back to geqrf, whose factors are as good as on any matrix (float's
+    // Cholesky QR runs on a double copy, and the panel stays as it was for geqrf).
+    using T = TestType;
     const int64_t m = 4000, n = 520, nb = 256;
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
-    std::vector<double> A = random_rect<double>(m, n, m, seed);
+    std::vector<T> A = random_rect<T>(m, n, m, seed);
     std::copy(A.begin() + 10 * m, A.begin() + 11 * m, A.begin() + 11 * m);
-    std::fill(A.begin() + 300 * m, A.begin() + 301 * m, 0.0);
-    TileMatrix<double> a(runtime(), m, n, nb), q(runtime(), m, n, nb);
+    std::fill(A.begin() + 300 * m, A.begin() + 301 * m, T(0));
+    TileMatrix<T> a(runtime(), m, n, nb), q(runtime(), m, n, nb);
     a.import(A.data(), m);
-    QRFactors<double> f(a, QrTree::parse("panel"));
+    QRFactors<T> f(a, QrTree::parse("panel"));
     REQUIRE_NOTHROW(geqrf(a, f, on(Mapping::GpuOnly)));
     orgqr(a, f, q, on(Mapping::GpuOnly));
-    std::vector<double> F(A.size()), Q(A.size());
+    std::vector<T> F(A.size()), Q(A.size());
     a.export_to(F.data(), m);
     q.export_to(Q.data(), m);
     const double orth = orthogonality_residual(m, n, Q.data(), m),

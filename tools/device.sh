@@ -56,6 +56,13 @@ prepare() {
     else
         echo "[prepare] no Python package in $build (no python3 with NumPy here?): the python phases will skip" >&2
     fi
+    # The kernel timeline's CUPTI injection library (tools/kernel_trace/, tools/README.md), where CUDA has CUPTI.
+    local cuda=${CUDA_HOME:-/usr/local/cuda}
+    if [ -f "$cuda/include/cupti.h" ]; then
+        g++ -O2 -shared -fPIC -I"$cuda/include" "$root/tools/kernel_trace/kernel_trace.cpp" \
+            -o "$carry/lib/libkernel_trace.so" -L"$cuda/lib64" -L"$cuda/lib" -lcupti \
+            || echo "[prepare] libkernel_trace.so not built" >&2
+    fi
     strip --strip-unneeded "$carry"/bin/* "$carry"/lib/* 2>/dev/null || true
     # Binaries that link the batched kernels weigh 20-30 MB each: ship them xz-packed (the carry is
     # limited to 64 MiB); tools/device-env.sh unpacks them on the device.

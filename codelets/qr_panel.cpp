@@ -183,11 +183,8 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
 /// widening in algorithms/cholqr.cpp) and float panels too square for it halve as double ones do:
 /// STARFACT_QR_WIDEN=off keeps float's own passes and one geqrf per square panel (A/B runs).
 inline bool widen_float_parts() {
-    static const bool off = [] {
-        const char* e = std::getenv("STARFACT_QR_WIDEN");
-        return e && std::string(e) == "off";
-    }();
-    return !off;
+    const char* e = std::getenv("STARFACT_QR_WIDEN");
+    return !(e && std::string(e) == "off");
 }
 
 /// A float rows x w part P (leading dimension ldp) by the Cholesky QR on a double copy, its T (w x w) narrowed into

@@ -328,10 +328,10 @@ void submit_column(Runtime& rt, const CholqrColumn& A, int64_t width, int64_t ro
 /// 4096 0.268 against 0.330, 2^20 x 1000 0.105 against 0.130; the copy of 2^20 x 4096 (32 GiB) 1.72 s against 1.12.
 constexpr double kWidenEntries = 2147483648.0;  // 2^31: 16 GiB in double
 bool widen_float_column(const Runtime& rt, const TaskOptions& o, int64_t m, int64_t n) {
-    const char* e = std::getenv("STARFACT_QR_WIDEN");
-    if (e && std::string(e) == "force") return true;
+    const QrWiden setting = qr_widen_setting();
+    if (setting == QrWiden::Force) return true;
     if (o.mapping == Mapping::CpuOnly || rt.cuda_workers() == 0) return false;
-    if (e && std::string(e) == "off") return false;
+    if (setting == QrWiden::Off) return false;
     if (static_cast<double>(m) * static_cast<double>(n) > kWidenEntries) return false;
     const double bytes = 2.0 * static_cast<double>(m) * static_cast<double>(n) * sizeof(double);
     return bytes <= static_cast<double>(available_device_memory(0));

@@ -115,6 +115,11 @@ template <typename T>
 void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, starpu_data_handle_t Y,
                           starpu_data_handle_t W, starpu_data_handle_t C, starpu_data_handle_t Z = nullptr,
                           TileWindow y = {}, TileWindow c = {});
+/// STARFACT_QR_WIDEN, read at each call: Off ("off": float's Cholesky QR in float everywhere, and the panel tree's
+/// square float panels one geqrf each), Force ("force": the float column widened on CPU workers too), or Default
+/// (widened on GPUs: algorithms/cholqr.cpp, codelets/qr_panel.cpp).
+enum class QrWiden { Default, Off, Force };
+QrWiden qr_widen_setting();
 /// Makes every CUDA worker's workspace large enough for the Cholesky of the n x n Gram matrices, and its scratch
 /// for the solves over tiles of `rows` rows (0: no solves, as in applying Q).
 template <typename T>

@@ -19,7 +19,9 @@
 // Their implementations: codelets/cholqr_cpu.cpp (CBLAS, LAPACKE) and codelets/cholqr_cuda.cpp (cuBLAS, cuSOLVER and
 // kernels/qr/cholqr_kernels.cu).
 #include <complex>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "codelets/cholqr_impl.hpp"
@@ -299,6 +301,13 @@ void insert_cholqr_update(const Runtime& rt, const TaskOptions& o, Side side, st
         submit(task_of(k.update_unit, a, {Y, W, C, Z}, flops), o, "cholqr_update");
     else
         submit(task_of(k.update, a, {Y, W, C}, flops), o, "cholqr_update");
+}
+
+QrWiden qr_widen_setting() {
+    const char* e = std::getenv("STARFACT_QR_WIDEN");
+    if (e && std::string(e) == "off") return QrWiden::Off;
+    if (e && std::string(e) == "force") return QrWiden::Force;
+    return QrWiden::Default;
 }
 
 template <typename T>

@@ -18,11 +18,11 @@
 #include <array>
 #include <complex>
 #include <cstdlib>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "codelets/cholqr_codelets.hpp"
 #include "codelets/cholqr_panel.hpp"
 #include "codelets/qr_codelets.hpp"
 #include "kernels/cuda_blas.hpp"
@@ -182,10 +182,7 @@ void householder_leaf(const gpu::WorkerStream& ws, cusolverDnHandle_t solver, co
 /// Whether float panels' Cholesky QR parts run on a double copy (two passes against float's three, as the column's
 /// widening in algorithms/cholqr.cpp) and float panels too square for it halve as double ones do:
 /// STARFACT_QR_WIDEN=off keeps float's own passes and one geqrf per square panel (A/B runs).
-inline bool widen_float_parts() {
-    const char* e = std::getenv("STARFACT_QR_WIDEN");
-    return !(e && std::string(e) == "off");
-}
+inline bool widen_float_parts() { return qr_widen_setting() != QrWiden::Off; }
 
 /// A float rows x w part P (leading dimension ldp) by the Cholesky QR on a double copy, its T (w x w) narrowed into
 /// Tm; false as panel_cholqr_cuda (P as it was), or no memory for the copy.

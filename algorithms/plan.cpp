@@ -274,7 +274,7 @@ constexpr int64_t kCholqrLargeOrder = 16384;
 constexpr int64_t kCholqrLargeAspect = 2;
 constexpr int64_t kCholqrSquareOrder = 12000;
 // From this many rows per column the blocked Cholesky QR takes panels of 256 columns (qr_cholqr_panel).
-constexpr int64_t kCholqrPanelAspect = 128;
+constexpr int64_t kCholqrPanelAspect = 64;
 bool cholqr_large(int64_t m, int64_t n) {
     return n > kCholqrWideOrder && n <= kCholqrLargeOrder &&
            (m >= kCholqrLargeAspect * n || (n >= kCholqrSquareOrder && m >= n));
@@ -376,6 +376,10 @@ int64_t qr_cholqr_panel(int64_t m, int64_t n, int64_t requested, Mapping mapping
     // 2048 0.0521 / 0.064, 0.0545, 0.0545, 0.0508; 32768 x 2048 0.0239 / 0.034, 0.0286, 0.0264, 0.0239; 65536 x 4096
     // 0.112 / 0.108, 0.089, 0.089, 0.083; 262144 x 4096 0.346 / 0.310, 0.264, 0.268, 0.265.
     // (float 2^20 x 4096, in float: 1.12 s in panels of 256, 1.23 in 1024; cuSOLVER 1.53)
+    // With the in-place solve kernel (kernels/qr/cholqr_trmm.hpp), whose panels of up to 512 columns take, 256 wins
+    // from 64 rows per column: 131072 x 2048 0.0502 s against 0.0511 (512) and 0.0515 (1024); 262144 x 4096 0.245
+    // against 0.262 and 0.257; 2^20 x 2048 0.266 against 0.304 and 0.335; 65536 x 4096 and 32768 x 2048 keep 1024
+    // (0.0849 against 0.0889; 0.0228 against 0.0272).
     if (m >= kCholqrPanelAspect * n) return 256;
     if (n >= 2048) return 1024;
     return all;

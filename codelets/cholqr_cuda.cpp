@@ -1,14 +1,17 @@
 // The Cholesky QR's CUDA implementations (codelets/cholqr_impl.hpp; the codelets and their buffers:
 // codelets/qr_cholqr.cpp): cuBLAS gemm (the Gram matrices, as a strided batched gemm over row chunks of the tile and
 // their sum, so that the work spreads over the GPU; the solves over the tiles as gemms by block columns through the
-// worker's scratch), trsm, trmm, geam; cuSOLVER potrf; the element-wise kernels and the one-block modified LU of
-// kernels/qr/cholqr_kernels.cu. The Cholesky and the reconstruction read a few numbers back to the host (the trace
-// for the shift, the factorization's info, the rank check): they wait for their stream.
+// worker's scratch, or in place by kernels/qr/cholqr_trmm.cu on tall double tiles), trsm, trmm, geam; cuSOLVER
+// potrf; the element-wise kernels and the one-block modified LU of kernels/qr/cholqr_kernels.cu. The Cholesky and
+// the reconstruction read a few numbers back to the host (the trace for the shift, the factorization's info, the rank
+// check): they wait for their stream.
 #ifdef STARFACT_HAVE_CUDA
 #include <algorithm>
 #include <atomic>
 #include <complex>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "codelets/cholqr_panel.hpp"
 #include "kernels/cuda_blas.hpp"
 #include "kernels/qr/cholqr_kernels.hpp"
+#include "kernels/qr/cholqr_trmm.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 
 namespace starfact::detail::cholqr {
@@ -143,10 +147,29 @@ size_t solve_scratch_bytes(int rows) {
     return static_cast<size_t>(rows) * kSolveBlock * sizeof(T);
 }
 
+/// Double columns of up to kTrmmKernelCols columns and at least kTrmmKernelRows rows take the in-place tensor-core
+/// kernel instead (kernels/qr/cholqr_trmm.hpp: no scratch, no copies, m n^2 flops): one H200, `bench_cholqr_trmm`,
+/// 1.7x the gemms and copies at 65536 x 256 and 2^20 x 256, 1.2x at 262144 x 512, 0.94x at 131072 x 1024; below
+/// 32768 rows (256 thread blocks) it leaves multiprocessors idle. STARFACT_QR_TRMM=off keeps the gemms (A/B runs).
+constexpr int kTrmmKernelCols = 512, kTrmmKernelRows = 32768;
+bool trmm_kernel_for(int rows, int n) {
+    static const bool off = [] {
+        const char* e = std::getenv("STARFACT_QR_TRMM");
+        return e && std::string(e) == "off";
+    }();
+    return !off && n <= kTrmmKernelCols && rows >= kTrmmKernelRows;
+}
+
 template <typename T>
 void solve_cuda_into(const gpu::WorkerStream& ws, CudaWorkerContext& c, const Tile& V, const Tile& X) {
     const int rows = X.rows, n = X.cols;
     T* x = ptr<T>(X);
+    if constexpr (std::is_same<T, double>::value) {
+        if (trmm_kernel_for(rows, n)) {
+            gpu::launch_cholqr_trmm_inplace(x, X.ld, rows, n, ptr<T>(V), V.ld, ws.stream);
+            return;
+        }
+    }
     if (solve_scratch_bytes<T>(rows) > c.scratch_bytes) {  // not reserved for tiles this tall
         ok(gpu::trmm(ws.cublas, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, rows, n, T(1), ptr<T>(V), V.ld,
                      x, X.ld, x, X.ld),

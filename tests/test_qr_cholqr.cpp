@@ -365,15 +365,16 @@ TEST_CASE("cholqr: the tree's name and when the plan picks it", "[qr][cholqr][cp
     CHECK_FALSE(qr_uses_cholqr(aut, 1 << 20, 1024, 32768, Mapping::CpuOnly, true));
     // The plan's tiles for them: 32768 rows, or two tile rows of m / 2 below 65536 rows; 2048 beyond the shapes.
     CHECK(qr_tile_size<double>(400000, 1000, Mapping::GpuOnly, Residency::Device, true) == 32768);
-    // The panels' width: one panel below 512 columns and on CPUs; 256 from 128 rows per column; below that 1024 from
+    // The panels' width: one panel below 512 columns and on CPUs; 256 from 64 rows per column; below that 1024 from
     // 2048 columns, one panel under.
     using starfact::detail::qr_cholqr_panel;
     CHECK(qr_cholqr_panel(1 << 20, 511, 0, Mapping::GpuOnly, true) == 511);
     CHECK(qr_cholqr_panel(1 << 20, 512, 0, Mapping::GpuOnly, true) == 256);
-    CHECK(qr_cholqr_panel(128 * 1000, 1000, 0, Mapping::GpuOnly, true) == 256);
-    CHECK(qr_cholqr_panel(128 * 1000 - 1, 1000, 0, Mapping::GpuOnly, true) == 1000);
-    CHECK(qr_cholqr_panel(128 * 2048 - 1, 2048, 0, Mapping::Hybrid, true) == 1024);
-    CHECK(qr_cholqr_panel(128 * 2047 - 1, 2047, 0, Mapping::GpuOnly, true) == 2047);
+    CHECK(qr_cholqr_panel(64 * 1000, 1000, 0, Mapping::GpuOnly, true) == 256);
+    CHECK(qr_cholqr_panel(64 * 1000 - 1, 1000, 0, Mapping::GpuOnly, true) == 1000);
+    CHECK(qr_cholqr_panel(64 * 2048 - 1, 2048, 0, Mapping::Hybrid, true) == 1024);
+    CHECK(qr_cholqr_panel(64 * 2048, 2048, 0, Mapping::Hybrid, true) == 256);
+    CHECK(qr_cholqr_panel(64 * 2047 - 1, 2047, 0, Mapping::GpuOnly, true) == 2047);
     CHECK(qr_cholqr_panel(1 << 20, 1000, 0, Mapping::CpuOnly, true) == 1000);
     CHECK(qr_cholqr_panel(1 << 20, 1000, 0, Mapping::GpuOnly, false) == 1000);
     CHECK(qr_cholqr_panel(1 << 20, 1000, 100, Mapping::CpuOnly, false) == 100);  // asked for (QRFactors' ib)

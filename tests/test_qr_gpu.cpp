@@ -320,8 +320,9 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR (tree cholqr): residuals < 60, both sides, G
     struct Shape {
         int64_t m, n, nb;
     };
+    // Tiles of 35001 rows take the in-place solve kernel in double (kernels/qr/cholqr_trmm.hpp), float on its copy.
     for (const Shape& s : {Shape{1, 1, 4}, Shape{17, 17, 32}, Shape{700, 1, 128}, Shape{1000, 50, 128},
-                           Shape{5000, 200, 1024}, Shape{30000, 256, 4096}})
+                           Shape{5000, 200, 1024}, Shape{30000, 256, 4096}, Shape{70001, 300, 35001}})
         for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
                                             std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
                                             std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {
@@ -341,7 +342,8 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR in panels (ib < n): residuals < 60, both sid
         int64_t m, n, nb, ib;
     };
     for (const Shape& s : {Shape{1000, 50, 128, 16}, Shape{5000, 200, 1024, 64}, Shape{30000, 256, 4096, 100},
-                           Shape{70001, 700, 8192, 256}, Shape{3000, 3000, 3000, 512}, Shape{5000, 3001, 3001, 1024}})
+                           Shape{70001, 700, 8192, 256}, Shape{3000, 3000, 3000, 512}, Shape{5000, 3001, 3001, 1024},
+                           Shape{70001, 300, 35001, 128}})
         for (const auto& [factor, apply] : {std::pair{Mapping::GpuOnly, Mapping::GpuOnly},
                                             std::pair{Mapping::GpuOnly, Mapping::CpuOnly},
                                             std::pair{Mapping::CpuOnly, Mapping::GpuOnly}}) {
@@ -353,6 +355,8 @@ TEMPLATE_TEST_CASE("GPU Cholesky QR in panels (ib < n): residuals < 60, both sid
     INFO("cond 1e10 seed=" << seed);
     if (std::is_same<T, double>::value)
         expect_gpu_cholqr_passes(conditioned(20000, 64, 1e10, seed), 20000, 64, 4096, 0, 16);
+    if (std::is_same<T, double>::value)  // one tile of 40000 rows: the in-place solve kernel
+        expect_gpu_cholqr_passes(conditioned(40000, 64, 1e10, seed + 1), 40000, 64, 40000, 0, 16);
 }
 
 TEST_CASE("GPU Cholesky QR: cond 1e6 and 1e12 keep residuals < 60 past the TF32 first pass, in both first passes",

@@ -1,5 +1,6 @@
 // The tile QR's own CUDA kernels (kernels/qr/qr_kernels.hpp: the copies of triangles and of unit-lower reflector
-// blocks, the UT transform's triangle and its fix for tau = 0, the identity pattern, the exactly-zero diagonal of R)
+// blocks, the UT transform's triangle and its fix for tau = 0, the identity pattern, the exactly-zero diagonal of R;
+// the Cholesky QR's, kernels/qr/cholqr_kernels.hpp and cholqr_trmm.hpp)
 // called directly on small device arrays, without a StarPU runtime, against their element-wise contracts (a binary of
 // their own, so that compute-sanitizer's memcheck and racecheck run them in seconds: tools/device.sh run sanitize).
 // The codelets that launch them (codelets/qr_tile.cpp, codelets/qr_solve.cpp) serve every QR path: from the left,
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernels/qr/cholqr_kernels.hpp"
+#include "kernels/qr/cholqr_trmm.hpp"
 #include "kernels/qr/qr_kernels.hpp"
 #include "tests/seeds.hpp"
 
@@ -273,5 +275,37 @@ TEMPLATE_TEST_CASE("Cholesky QR kernels: a Gram matrix's trace and its distance 
         const std::vector<double> nan = d_out.fetch();
         CHECK(std::isnan(nan[0]));
         CHECK(!(nan[1] <= largest));
+    }
+}
+
+TEST_CASE("Cholesky QR kernels: X := X triu(V) in place, V's lower triangle and X's padding rows untouched",
+          "[gpu][qr][sanitize]") {
+    // Rows of several thread blocks and one short block (kCholqrTrmmRows = 128), columns past one block column (64)
+    // and not a multiple of the k-tile; V's strictly lower entries are garbage the kernel must not read as values.
+    std::mt19937_64 rng(fresh_seed());
+    TestStream stream;
+    for (const Shape s : {Shape{1, 1}, Shape{5, 3}, Shape{130, 1}, Shape{300, 77}, Shape{257, 129}, Shape{129, 200},
+                          Shape{0, 5}, Shape{5, 0}}) {
+        INFO("m=" << s.m << " n=" << s.n);
+        const int ldx = s.m + 3, ldv = s.n + 2;
+        std::vector<double> X = random_array<double>(ldx, s.n, rng), V = random_array<double>(ldv, s.n, rng);
+        for (int j = 0; j < s.n; ++j)
+            for (int i = s.m; i < ldx; ++i) X[i + size_t(j) * ldx] = kMarker;
+        std::vector<double> want = X;
+        for (int j = 0; j < s.n; ++j)
+            for (int i = 0; i < s.m; ++i) {
+                double sum = 0;
+                for (int k = 0; k <= j; ++k) sum += X[i + size_t(k) * ldx] * V[k + size_t(j) * ldv];
+                want[i + size_t(j) * ldx] = sum;
+            }
+        DeviceArray<double> d_x(X), d_v(V);
+        gpu::launch_cholqr_trmm_inplace(d_x.get(), ldx, s.m, s.n, d_v.get(), ldv, stream.get());
+        stream.finish();
+        const std::vector<double> got = d_x.fetch();
+        double worst = 0;
+        for (size_t e = 0; e < got.size(); ++e)
+            worst = std::max(worst, std::abs(got[e] - want[e]) / (1.0 + std::abs(want[e])));
+        CHECK(worst < 1e-13 * std::max(s.n, 1));
+        CHECK(d_v.fetch() == V);
     }
 }

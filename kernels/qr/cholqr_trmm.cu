@@ -1,13 +1,12 @@
 // X := X triu(V) in place on the FP64 tensor cores (kernels/qr/cholqr_trmm.hpp).
 //
-// A gemm of tiles BM x BN x BK (thread block) and WM x WN (warp) on mma.m16n8k(4 Q).f64, its operands staged through
+// A gemm of tiles BM x BN x BK (thread block) and WM x WN (warp) on mma.m16n8k4.f64, its operands staged through
 // shared memory in Stages buffers by cp.async. The in-place product needs one thing more than a gemm: a thread block
 // owns BM rows of X and walks their block columns J from the last to the first, each the sum over k < end(J) of
 // X(rows, k-tile) V(k-tile, J); J's results are written once every read of its own columns is done, and the block
 // columns before J (all that is left to form) read none of them. V's strictly lower entries load as zeros.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,9 +16,9 @@
 namespace starfact::detail::gpu {
 namespace {
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_, int Q_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int Stages_>
 struct TrmmTiles {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, Stages = Stages_, Q = Q_;
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, Stages = Stages_;
     static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN, kThreads = 32 * kWarpsM * kWarpsN;
     static constexpr int kMi = WM / 16, kNi = WN / 8;  // mma tiles of a warp
     static constexpr int kMinBlocks = 512 / kThreads;  // two blocks of 256 threads per multiprocessor: 128 registers
@@ -28,10 +27,10 @@ struct TrmmTiles {
     static constexpr int kLda = BM + 4, kLdb = BK + 4;
     static constexpr int kStageA = BK * kLda, kStageB = BN * kLdb;
     static constexpr size_t kSharedBytes = sizeof(double) * Stages * (kStageA + kStageB);
-    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % (4 * Q) == 0, "tile shapes");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 4 == 0, "tile shapes");
 };
 
-using Tiles = TrmmTiles<kCholqrTrmmRows, 64, 16, 32, 32, 3, 1>;
+using Tiles = TrmmTiles<kCholqrTrmmRows, 64, 16, 32, 32, 3>;
 
 /// 8 bytes global -> shared, asynchronously; zeros when !valid (src is then not read).
 __device__ __forceinline__ void copy8(double* dst, const double* src, bool valid) {
@@ -44,31 +43,13 @@ __device__ __forceinline__ void wait_groups() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-/// D += A B, one m16n8k(4 Q) step of the warp on Q pairs of A's and Q of B's values: lane 4 g + t holds
-/// A(g, t + 4 q), A(g + 8, t + 4 q) as a[2 q], a[2 q + 1]; B(t + 4 q, g) as b[q]; D(g, 2t..2t+1), D(g + 8, 2t..2t+1).
-template <int Q>
-__device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[2 * Q], const double (&b)[Q]);
-template <>
-__device__ __forceinline__ void dmma<1>(double (&d)[4], const double (&a)[2], const double (&b)[1]) {
+/// D += A B, one m16n8k4 step of the warp (lane 4 g + t: A(g, t), A(g + 8, t); B(t, g); D(g, 2t..2t+1),
+/// D(g + 8, 2t..2t+1)). The m16n8k8 and m16n8k16 steps measured slower here (docs/qr.md, "The solve in place").
+__device__ __forceinline__ void dmma_16x8x4(double (&d)[4], double a0, double a1, double b) {
     asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
                  "{%0, %1, %2, %3};\n"
                  : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(b[0]));
-}
-template <>
-__device__ __forceinline__ void dmma<2>(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-                 "{%0, %1, %2, %3};\n"
-                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-}
-template <>
-__device__ __forceinline__ void dmma<4>(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
-                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
-                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-                   "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+                 : "d"(a0), "d"(a1), "d"(b));
 }
 
 template <typename C>
@@ -114,22 +95,19 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) trmm_inplace_kerne
             const double* a = As + (kt % C::Stages) * C::kStageA + wm * C::WM + g;
             const double* b = Bs + (kt % C::Stages) * C::kStageB + (wn * C::WN + g) * C::kLdb + t;
 #pragma unroll
-            for (int kk = 0; kk < C::BK; kk += 4 * C::Q) {
-                double af[C::kMi][2 * C::Q], bf[C::kNi][C::Q];
+            for (int kk = 0; kk < C::BK; kk += 4) {
+                double af[C::kMi][2], bf[C::kNi];
 #pragma unroll
-                for (int q = 0; q < C::Q; ++q) {
-#pragma unroll
-                    for (int i = 0; i < C::kMi; ++i) {
-                        af[i][2 * q] = a[(kk + t + 4 * q) * C::kLda + i * 16];
-                        af[i][2 * q + 1] = a[(kk + t + 4 * q) * C::kLda + i * 16 + 8];
-                    }
-#pragma unroll
-                    for (int j = 0; j < C::kNi; ++j) bf[j][q] = b[j * 8 * C::kLdb + kk + 4 * q];
+                for (int i = 0; i < C::kMi; ++i) {
+                    af[i][0] = a[(kk + t) * C::kLda + i * 16];
+                    af[i][1] = a[(kk + t) * C::kLda + i * 16 + 8];
                 }
+#pragma unroll
+                for (int j = 0; j < C::kNi; ++j) bf[j] = b[j * 8 * C::kLdb + kk];
 #pragma unroll
                 for (int i = 0; i < C::kMi; ++i)
 #pragma unroll
-                    for (int j = 0; j < C::kNi; ++j) dmma<C::Q>(acc[i][j], af[i], bf[j]);
+                    for (int j = 0; j < C::kNi; ++j) dmma_16x8x4(acc[i][j], af[i][0], af[i][1], bf[j]);
             }
         }
         wait_groups<0>();
@@ -151,11 +129,13 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) trmm_inplace_kerne
 void launch_cholqr_trmm_inplace(double* X, int64_t ldx, int m, int n, const double* V, int64_t ldv,
                                 cudaStream_t stream) {
     if (m <= 0 || n <= 0) return;
-    static const cudaError_t configured = cudaFuncSetAttribute(
+    // The shared memory beyond 48 KiB is a setting of the current device's context: set on every launch (the
+    // workers of several GPUs call this), a driver call of microseconds beside a kernel of tenths of milliseconds.
+    const cudaError_t configured = cudaFuncSetAttribute(
         trmm_inplace_kernel<Tiles>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Tiles::kSharedBytes));
     if (configured != cudaSuccess)
         throw std::runtime_error(std::string("cholqr trmm: cudaFuncSetAttribute: ") + cudaGetErrorString(configured));
-    const unsigned blocks = static_cast<unsigned>((m + Tiles::BM - 1) / Tiles::BM);
+    const auto blocks = static_cast<unsigned>((static_cast<int64_t>(m) + Tiles::BM - 1) / Tiles::BM);
     trmm_inplace_kernel<Tiles><<<blocks, Tiles::kThreads, Tiles::kSharedBytes, stream>>>(X, ldx, m, n, V, ldv);
     const cudaError_t launched = cudaGetLastError();
     if (launched != cudaSuccess)

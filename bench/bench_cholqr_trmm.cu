@@ -10,11 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench/common.hpp"
 #include "kernels/qr/cholqr_trmm.hpp"
+#include "support/bench_cli.hpp"
+#include "support/cli.hpp"
 
 namespace sb = starfact::bench;
 
@@ -56,39 +59,56 @@ void cublas_form(cublasHandle_t h, double* x, int m, int n, const double* v, dou
     }
 }
 
+const char* kHelp =
+    "bench_cholqr_trmm: X := X triu(V) in place (the Cholesky QR's solve) three ways on the same device data\n"
+    "  --shapes LIST    m x n shapes, MxN comma separated (default 65536x128,65536x256,1048576x256,65536x1024,\n"
+    "                   131072x1024,32768x2048,100003x300)\n"
+    "  --warmup N       untimed runs first (default 2)\n"
+    "  --repeat N       timed runs; medians are printed (default 7)\n"
+    "  --help           this text\n"
+    "columns: m n kernel_ms cublas_form_ms dtrmm_ms kernel_TF form_TF dtrmm_TF form/kernel rel_diff\n";
+
+struct Options {
+    std::vector<std::pair<int, int>> shapes{{65536, 128},  {65536, 256},  {1048576, 256}, {65536, 1024},
+                                            {131072, 1024}, {32768, 2048}, {100003, 300}};
+    int warmup = 2, repeat = 7;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    starfact::support::Cli cli(argc, argv);
+    while (!cli.done()) {
+        const std::string f = cli.next();
+        if (f == "--help") {
+            std::printf("%s", kHelp);
+            std::exit(0);
+        } else if (f == "--shapes") {
+            o.shapes.clear();
+            for (const std::string& item : starfact::support::split_list(cli.value())) {
+                const auto x = item.find('x');
+                if (x == std::string::npos) throw std::invalid_argument("--shapes takes MxN,... (got '" + item + "')");
+                const int64_t m = starfact::support::int_list(item.substr(0, x), "--shapes (m)", 1, 1 << 30)[0],
+                              n = starfact::support::int_list(item.substr(x + 1), "--shapes (n)", 1, 65536)[0];
+                o.shapes.push_back({static_cast<int>(m), static_cast<int>(n)});
+            }
+        } else if (!starfact::support::timing_flag(cli, f, o.warmup, o.repeat, 1000, 1000)) {
+            cli.unknown();
+        }
+    }
+    return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::pair<int, int>> shapes{{65536, 128}, {65536, 256}, {1048576, 256}, {65536, 1024},
-                                            {131072, 1024}, {32768, 2048}, {100003, 300}};
-    int warmup = 2, repeat = 7;
-    for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--shapes") && i + 1 < argc) {
-            shapes.clear();
-            for (char* p = std::strtok(argv[++i], ","); p; p = std::strtok(nullptr, ",")) {
-                int m = 0, n = 0;
-                if (std::sscanf(p, "%dx%d", &m, &n) != 2 || m < 1 || n < 1) {
-                    std::fprintf(stderr, "bench_cholqr_trmm: --shapes takes MxN,... (got '%s')\n", p);
-                    return 2;
-                }
-                shapes.push_back({m, n});
-            }
-        } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
-            repeat = std::max(1, std::atoi(argv[++i]));
-        } else if (!std::strcmp(argv[i], "--warmup") && i + 1 < argc) {
-            warmup = std::max(0, std::atoi(argv[++i]));
-        } else {
-            std::printf("bench_cholqr_trmm [--shapes MxN,...] [--warmup N] [--repeat N]\n"
-                        "columns: m n kernel_ms cublas_form_ms dtrmm_ms kernel_TF form_TF dtrmm_TF "
-                        "form/kernel rel_diff\n");
-            return std::strcmp(argv[i], "--help") ? 2 : 0;
-        }
-    }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        std::printf("bench_cholqr_trmm: no CUDA device, nothing to do\n");
+    Options o;
+    if (!starfact::support::parse_command_line("bench_cholqr_trmm", parse, argc, argv, o)) return 2;
+    cudaDeviceProp prop{};
+    if (!starfact::support::first_cuda_device("bench_cholqr_trmm", prop, stdout, "no CUDA device, nothing to do"))
         return 0;
-    }
+    std::printf("# bench_cholqr_trmm on %s; warmup %d, median of %d\n", prop.name, o.warmup, o.repeat);
+    const int warmup = o.warmup, repeat = o.repeat;
+    const auto& shapes = o.shapes;
     cudaStream_t s;
     STARFACT_BENCH_CUDA(cudaStreamCreate(&s));
     cublasHandle_t h;

@@ -2,7 +2,8 @@
 // tiles through the complex tile helpers of codelets/complex_tiles.cpp):
 //
 //   for k = 0 .. mt-1
-//     getrf_panel  A[k..mt-1][k], piv[k]            (partial pivoting over the whole tile column)
+//     getrf_panel  A[k..mt-1][k], piv[k]            (partial pivoting over the whole tile column; on a column spread
+//                                                    over several grid rows, tournament pivoting: lu_tournament.hpp)
 //     for j > k:   laswp  A[k..mt-1][j] by piv[k]
 //                  trsm   A[k][j] := L[k][k]^-1 A[k][j]          (left, lower, unit)
 //                  for m > k:  gemm  A[m][j] -= A[m][k] A[k][j]
@@ -23,6 +24,7 @@
 #include "algorithms/element_precision.hpp"
 #include "algorithms/lu_interchanges.hpp"
 #include "algorithms/lu_submit.hpp"
+#include "algorithms/lu_tournament.hpp"
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
@@ -137,8 +139,10 @@ public:
         // A tile column spread over several ranks (grid rows): its interchanges tile by tile (in one process too when
         // a test asks for them).
         const int rows = detail::tile_interchange_rows_for_tests().load();
-        if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv)
+        if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv) {
             interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A, rows);
+            tournament_rows_ = detail::lu_tournament(interchanges_->rows()) ? interchanges_->rows() : 0;
+        }
     }
 
     void step(int64_t k) {
@@ -146,7 +150,16 @@ public:
         set(panel_raw(k), piv_ ? names_("getrf_panel", k) : names_("getrf_nopiv", k, k), true);
         // Distributed: the rank owning the diagonal tile runs the panel and the info variable it writes is its own.
         starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
-        if (piv_) {
+        if (piv_ && tournament_rows_ > 1 && k + 1 < mt_) {
+            // Tournament pivoting (algorithms/lu_tournament.hpp): the candidates travel, the column stays; then the
+            // column's own interchanges and the steps of the unpivoted panel below.
+            set(panel_raw(k), names_("getrf_tournament", k), true);
+            detail::submit_tournament<T>(rt_, o_, A_, k, tournament_rows_, piv_->step(k));
+            set(panel_raw(k), names_("laswp", k, k), true);
+            swap(k, k);
+            set(panel_raw(k), names_("getrf_nopiv", k, k), true);
+        }
+        if (piv_ && !(tournament_rows_ > 1 && k + 1 < mt_)) {
             // The column's tiles travel to that rank and back to their owners (StarPU-MPI, STARPU_EXECUTE_ON_NODE).
             o_.rank = A_.distributed() ? A_.owner(k, k) : -1;
             detail::insert_getrf_panel<T>(rt_, o_, column(k, k), piv_->step(k), info, off, true);
@@ -213,6 +226,7 @@ private:
     detail::TaskOptions o_;
     detail::TaskNames names_;
     std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
+    int tournament_rows_ = 0;  // > 1: the panels by tournament pivoting over that many grid rows
 };
 
 }  // namespace
@@ -253,8 +267,13 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     const int op = A.distributed() ? state.add_distributed_operation(rt, &info_handle)
                                    : state.add_operation(&info_handle[0]);
     if (A.n() == 0) return op;
+    const int rows = tile_interchange_rows_for_tests().load();
+    const bool tournament = piv && lu_tournament(A.distributed() ? A.grid().p : rows);
     if (opts.mapping != Mapping::CpuOnly) {
-        if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
+        if (tournament)  // the stacks: a leaf's tiles, or two candidate sets
+            reserve_getrf_tournament_workspace<T>(rt, std::min(A.n(), std::max<int64_t>(kTournamentLeafTiles, 2) *
+                                                                          A.nb()), A.nb());
+        else if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
         else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), 0);
     }
     LuDag<T> dag(A, piv, info_handle, opts, plan, stats, &state);

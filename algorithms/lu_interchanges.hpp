@@ -60,6 +60,8 @@ public:
             starpu_data_unregister_submit(h);  // once the tasks submitted on it ran
         }
     }
+    /// The grid rows the tasks are split for.
+    int rows() const { return p_; }
     TileInterchanges(const TileInterchanges&) = delete;
     TileInterchanges& operator=(const TileInterchanges&) = delete;
 

@@ -67,6 +67,30 @@ void insert_laswp_tile(const Runtime& rt, const TaskOptions& o, LaswpTilePhase p
 void insert_laswp_compose(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t piv,
                           starpu_data_handle_t composed, int64_t offset, int64_t nb);
 
+/// The panel of a step by tournament pivoting (codelets/getrf_tournament.cpp; algorithms/lu_tournament.hpp): the
+/// candidate sets are a kb x kb matrix of rows (`values`) and a vector of kb ints (`rows`: their global rows, 0-based,
+/// -1 past the count). getrf_select: the rows that partial pivoting picks among the leaf's `tiles` (tiles first,
+/// first + stride, ... of a tile column of tiles of nb rows; R) into a candidate set (W).
+template <typename T>
+void insert_getrf_select(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t values,
+                         starpu_data_handle_t rows, const std::vector<starpu_data_handle_t>& tiles, int64_t nb,
+                         int64_t first, int64_t stride);
+/// getrf_merge: the picks of partial pivoting among candidate sets a (RW) and b (R), into a.
+template <typename T>
+void insert_getrf_merge(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t values_a,
+                        starpu_data_handle_t rows_a, starpu_data_handle_t values_b, starpu_data_handle_t rows_b);
+/// getrf_winners: the step's pivots `piv` (W) that bring the winners' rows `rows` (R), in order, to global rows
+/// offset, offset + 1, ... (tournament_pivots).
+void insert_getrf_winners(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t rows,
+                          starpu_data_handle_t piv, int64_t offset);
+/// LAPACK-style pivots (global, 1-based, sequential interchanges from global row `offset`) that bring the kb rows
+/// `winners` (global, 0-based, distinct) to rows offset .. offset + kb - 1 in that order.
+std::vector<int> tournament_pivots(const int* winners, int kb, int64_t offset);
+/// Makes every CUDA worker's workspace large enough for the tournament's stacks of up to `rows` rows of `cols`
+/// columns (cuSOLVER's getrf workspace and pivots, two copies of the stack and its picks).
+template <typename T>
+void reserve_getrf_tournament_workspace(const Runtime& rt, int64_t rows, int64_t cols);
+
 /// Makes every CUDA worker's workspace large enough for panels of up to `rows` rows: cuSOLVER's getrf
 /// workspace and device pivots, and, when `gathered_cols` > 0, the gathered copy of a rows x gathered_cols
 /// column of several tiles (a column of one tile is factored in place).

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "algorithms/lu_interchanges.hpp"
 #include "tests/mpi_support.hpp"
 #include "tests/support.hpp"
 
@@ -35,9 +36,15 @@ inline void check_info_on_every_rank(int info, int expected) {
     for (int i : gather_all(info)) CHECK(i == info);
 }
 
-/// getrf of this process alone (a 1 x 1 grid) on the same matrix and tiles: the reference pivots, its info in *info.
+/// getrf of this process alone on the same matrix and tiles, its panels as on a grid of `rows` rows (tournament
+/// pivoting when rows > 1, as a distributed getrf on such a grid: algorithms/lu_tournament.hpp): the reference
+/// pivots, its info in *info.
 template <typename T>
-std::vector<int64_t> local_pivots(const std::vector<T>& A, int64_t n, int64_t nb, int* info) {
+std::vector<int64_t> local_pivots(const std::vector<T>& A, int64_t n, int64_t nb, int* info, int rows = 1) {
+    struct Split {  // the one-process split of the tests (tile_interchange_rows_for_tests)
+        explicit Split(int r) { starfact::detail::tile_interchange_rows_for_tests().store(r > 1 ? r : 0); }
+        ~Split() { starfact::detail::tile_interchange_rows_for_tests().store(0); }
+    } split(rows);
     TileMatrix<T> local(runtime(), n, nb);
     local.import(A.data(), n);
     Pivots piv(local);

@@ -3,8 +3,8 @@
 // the compose task's permutation equals compose_interchanges' (up to the largest step of the CUDA form, 4096
 // pivots), the gather, spread and top tasks under the GPU-only mapping equal LAPACK's laswp on host- and
 // device-resident tiles, with pivots taking rows twice, and a GPU-only getrf and getrs through those tasks
-// (tile_interchange_rows_for_tests) reach scaled residuals < 60; float, double and complex<double>. Skipped (exit
-// 77) without a GPU.
+// (tile_interchange_rows_for_tests; the panels then by tournament pivoting, codelets/getrf_tournament.cpp) reach scaled
+// residuals < 60; float, double and complex<double>. Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
 #include <complex>
@@ -47,9 +47,10 @@ TEMPLATE_TEST_CASE("GPU-only getrf and getrs with the interchanges tile by tile:
     const uint64_t seed = fresh_seed();
     INFO("seed=" << seed);
     std::mt19937_64 rng(seed);
-    // n = 1, below, at and not multiple of the tile size; up to 6 tile rows (exchange buffers shared by two tiles)
+    // n = 1, below, at and not multiple of the tile size; up to 6 tile rows (exchange buffers shared by two tiles);
+    // 22 tile rows: the tournament's grid rows in several leaves (algorithms/lu_tournament.hpp)
     const std::pair<int64_t, int64_t> sizes[] = {{1, 64}, {63, 64}, {64, 64}, {3 * 64 + 7, 64}, {5 * 64 + 3, 64},
-                                                 {255, 256}, {2 * 256 + 7, 256}};
+                                                 {255, 256}, {2 * 256 + 7, 256}, {21 * 16 + 5, 16}};
     for (Residency r : {Residency::Device, Residency::Host})
         for (int rows : {2, 3})
             for (const auto& [n, nb] : sizes)
@@ -64,4 +65,13 @@ TEMPLATE_TEST_CASE("small GPU tile-by-tile interchanges for the sanitizers", "[g
     lt::check_tile_interchanges<TestType>(Mapping::GpuOnly, Residency::Device, 37, 8, rng);
     lt::check_tile_interchanges<TestType>(Mapping::GpuOnly, Residency::Device, 80, 32, rng);
     lt::check_lu_tile_by_tile<TestType>(Mapping::GpuOnly, Residency::Device, 45, 16, 2, 2, rng);
+}
+
+TEMPLATE_TEST_CASE("GPU LU by tournament pivoting for the sanitizers", "[gpu][lu][tournament][sanitize]", float,
+                   std::complex<double>) {
+    // 9 tile rows split as on a grid of 2 rows: a grid row in two leaves, a tree of three merges
+    const uint64_t seed = fresh_seed();
+    INFO("seed=" << seed);
+    std::mt19937_64 rng(seed);
+    lt::check_lu_tile_by_tile<TestType>(Mapping::GpuOnly, Residency::Device, 70, 8, 2, 2, rng);
 }

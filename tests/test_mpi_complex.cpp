@@ -125,7 +125,7 @@ void check_getrf(const std::vector<C>& A, int64_t n, int64_t nb, const Grid& gri
     CHECK(same_on_every_rank(lu.ipiv));
     if (!compare_pivots) return;
     int local_info = -1;
-    CHECK(lu.ipiv == local_pivots(A, n, nb, &local_info));
+    CHECK(lu.ipiv == local_pivots(A, n, nb, &local_info, grid.p));
     CHECK(local_info == 0);
     const auto [info, lapack] = lapack_getrf(A, n);
     CHECK(info == 0);

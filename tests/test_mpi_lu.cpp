@@ -46,7 +46,7 @@ void check_getrf(int64_t n, int64_t nb, const Grid& grid) {
     INFO("residual=" << res << " tasks on this rank=" << stats.tasks);
     CHECK(res < kResidualLimit);
     int local_info = -1;
-    const std::vector<int64_t> expected = local_pivots(A, n, nb, &local_info);
+    const std::vector<int64_t> expected = local_pivots(A, n, nb, &local_info, grid.p);
     CHECK(local_info == 0);
     CHECK(lu.ipiv == expected);
     CHECK(same_on_every_rank(lu.ipiv));

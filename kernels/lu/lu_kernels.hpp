@@ -1,4 +1,4 @@
-// Internal: the tile-LU kernels (laswp.cu, panel_pivots.cu) that the LU codelets (codelets/laswp.cpp,
+// Internal: the tile-LU kernels (laswp.cu, panel_pivots.cu, gather_rows.cu) that the LU codelets (codelets/laswp.cpp,
 // codelets/getrf_panel.cpp) launch, and the limit of a row-interchange task.
 #pragma once
 #include <cstdint>
@@ -18,6 +18,10 @@ namespace gpu {
 /// piv is not null, and if *dev_info > 0 and *info == 0, *info = offset + *dev_info. One block.
 void launch_panel_pivots(const int* dev_ipiv, int kb, const int* dev_info, int* piv, int* info, int64_t offset,
                          cudaStream_t stream);
+/// out(r, c) := S(rows[r], c) for r < count, c < cols (column-major, leading dimensions lds and ldo; rows on the
+/// device), elements of element_bytes bytes (4, 8 or 16: the four element types): the rows a tournament keeps.
+void launch_gather_rows(const void* S, int64_t lds, const int* rows, int count, int cols, void* out, int64_t ldo,
+                        int element_bytes, cudaStream_t stream);
 /// The tiles of one tile column (tiles k .. mt-1) in a CUDA codelet: the row-interchange kernel takes
 /// them by value; the panel gathers them.
 template <typename T>

@@ -42,12 +42,15 @@ def cholesky(n, nb, s, m, k, prec="d", prio="cp"):
     return g
 
 
-def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
+def lu(n, nb, s, m, k, prec="d", swap="auto", panel="auto", left=True):
     """Right-looking tile LU with partial pivoting (algorithms/getrf.cpp).
 
-    panel: 'column' (starfact: one task over the tile column on the GPU of the diagonal tile, the column gathered
-    there), 'split' (a communication-avoiding panel, as CALU's tournament pivoting: each rank of the grid column
-    factors its own tiles, a reduction on the diagonal tile's GPU picks the pivots, each rank then solves its tiles).
+    panel: 'column' (one task over the tile column on the GPU of the diagonal tile, the column gathered there:
+    starfact on a grid of one row, or with STARFACT_LU_PANEL=gathered), 'split' (starfact's tournament pivoting on
+    P > 1, algorithms/lu_tournament.hpp: each GPU holding tiles of the column picks candidates among its own, a
+    reduction on the diagonal tile's GPU picks the pivots, the column's own interchanges as a trailing column's, the
+    diagonal tile's LU without pivoting, then each tile's solve on its GPU), 'auto': 'column' when P == 1, else
+    'split'.
     swap: the row interchanges of a step on a tile column; 'column' one task over the column (starfact on a grid of
     one row), 'gpu' tile by tile on the GPUs (starfact on P > 1, codelets/laswp_tile.cpp: each GPU holding tiles of
     the column swaps them against the top tile, which travels whole to every rank, and adds their rows bound for the
@@ -57,7 +60,8 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
     PCIe both ways); 'rows' tile by tile on the GPUs, and only the rows that move cross between ranks (ScaLAPACK's
     row exchanges: about nb / P rows to and from each rank per column and step, one part per GPU); 'auto': 'column'
     when P == 1, else 'gpu'. Every interchange task reads its step's pivots, a small item that the panel writes.
-    left: also the interchanges of the columns of L (lowest priority).
+    left: also the interchanges of the columns of L (True: in each step, lowest priority; 'end': after the last
+    step, step by step; False: left out).
     """
     S = nb * s
     if n % S:
@@ -66,6 +70,8 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
     P = m.P
     if swap == "auto":
         swap = "column" if P == 1 else "gpu"
+    if panel == "auto":
+        panel = "column" if P == 1 else "split"
     g = Graph()
     g.flops = 2.0 * n ** 3 / 3.0
     tb = S * S * ESIZE[prec]
@@ -86,11 +92,12 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
 
     pb = 4 * S  # a step's pivots (ints)
 
-    def interchanges(kk, j, pr, piv):
+    def interchanges(kk, j, pr, piv, after=()):
+        pre = [piv] + list(after)  # what every task of the interchanges waits for
         h = mt - kk
         if swap == "column":
             rows = list(range(kk, mt))
-            outs = g.task(m.owner_gpu(kk, j), k.laswp(nb, h, s), pr, [piv] + [cur[(i, j)] for i in rows], "laswp",
+            outs = g.task(m.owner_gpu(kk, j), k.laswp(nb, h, s), pr, pre + [cur[(i, j)] for i in rows], "laswp",
                           [tb] * len(rows))
             for i, o in zip(rows, outs):
                 cur[(i, j)] = o
@@ -102,7 +109,7 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
             # only the rows that move: the top tile's owner sends each rank the rows bound for it (about nb / P
             # rows each), and each rank sends back the rows bound for the top tile
             part = tb // P
-            (top,) = g.task(og, k.laswp(nb, 1, s), pr, [piv, top], "swap_pack", [part])
+            (top,) = g.task(og, k.laswp(nb, 1, s), pr, pre + [top], "swap_pack", [part])
         bufs = []
         rank_buf = {}  # 'gpu': the exchange buffer of each rank so far
         for gpu, rows in groups(kk, j, kk + 1).items():
@@ -113,7 +120,7 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
                 exe, dur = ngpu + gpu, 2 * (pc_lat + hl * tb / pc_bw)
             node = gpu // m.gpus
             prev = [rank_buf[node]] if swap == "gpu" and node in rank_buf else []
-            outs = g.task(exe, dur, pr, [piv, top] + [cur[(i, j)] for i in rows] + prev, "swap", [tb] * hl + [part],
+            outs = g.task(exe, dur, pr, pre + [top] + [cur[(i, j)] for i in rows] + prev, "swap", [tb] * hl + [part],
                           out_gpu=gpu)
             for i, o in zip(rows, outs[:hl]):
                 cur[(i, j)] = o
@@ -123,13 +130,14 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
                 bufs.append(outs[hl])
         bufs += list(rank_buf.values())
         exe, dur = (og, k.laswp(nb, 1, s)) if swap in ("gpu", "rows") else (ngpu + og, 2 * (pc_lat + tb / pc_bw))
-        (cur[(kk, j)],) = g.task(exe, dur, pr, [piv, cur[(kk, j)], top] + bufs, "swap_top", [tb], out_gpu=og)
+        (cur[(kk, j)],) = g.task(exe, dur, pr, pre + [cur[(kk, j)], top] + bufs, "swap_top", [tb], out_gpu=og)
 
+    pivots = []
     for kk in range(mt):
         h = mt - kk
         ppr = 2 * (mt - kk) + 1
         rows = list(range(kk, mt))
-        if panel == "column" or P == 1:
+        if panel == "column" or h == 1:  # (a column of one tile: starfact's panel in place)
             outs = g.task(m.owner_gpu(kk, kk), k.panel(nb, h, s), ppr, [cur[(i, kk)] for i in rows], "panel",
                           [pb] + [tb] * h)  # the pivots first: their messages go ahead of L's tiles
             piv = outs[0]
@@ -141,12 +149,16 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
                 cands.append(c)
                 parts.append((gpu, rws))
             red = max(1, (len(cands) - 1).bit_length())
-            (piv, red_u) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [pb, tb])
-            L = {}
+            (piv,) = g.task(m.owner_gpu(kk, kk), red * k.panel(nb, 2, s), ppr, cands, "panel_reduce", [pb])
+            interchanges(kk, kk, ppr, piv)  # the winners to the top of the column
+            (d,) = g.task(m.owner_gpu(kk, kk), k.panel(nb, 1, s), ppr, [cur[(kk, kk)]], "getrf_nopiv", [tb])
+            L = {kk: d}
             for gpu, rws in parts:
-                outs = g.task(gpu, len(rws) * t_trsm, ppr, [red_u] + [cur[(i, kk)] for i in rws], "panel_solve",
-                              [tb] * len(rws))
-                L.update(zip(rws, outs))
+                rws = [i for i in rws if i != kk]
+                if rws:
+                    outs = g.task(gpu, len(rws) * t_trsm, ppr, [d] + [cur[(i, kk)] for i in rws], "panel_solve",
+                                  [tb] * len(rws))
+                    L.update(zip(rws, outs))
         for i in rows:
             cur[(i, kk)] = L[i]
         for j in range(kk + 1, mt):
@@ -156,7 +168,13 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="column", left=True):
             cur[(kk, j)] = u
             for i in range(kk + 1, mt):
                 (cur[(i, j)],) = g.task(m.owner_gpu(i, j), t_gemm, pr - 1, [L[i], u, cur[(i, j)]], "gemm", [tb])
-        if left:
+        pivots.append(piv)
+        if left is True:
             for j in range(kk):
                 interchanges(kk, j, 0, piv)
+    if left == "end":  # the interchanges of L after the last step, step by step
+        last = [cur[(mt - 1, mt - 1)]]
+        for kk in range(1, mt):
+            for j in range(kk):
+                interchanges(kk, j, 0, pivots[kk], last)
     return g

@@ -54,7 +54,7 @@ def run_one(a, kern):
     if a.op == "potrf":
         g = cholesky(n, a.nb, a.s, m, kern, a.prec, a.prio)
     else:
-        g = lu(n, a.nb, a.s, m, kern, a.prec, a.swap, a.panel, not a.no_left)
+        g = lu(n, a.nb, a.s, m, kern, a.prec, a.swap, a.panel, "end" if a.left_end else not a.no_left)
     r = simulate(g, m)
     esize = 8 if a.prec == "d" else 4
     row = dict(op=a.op, n=n, nb=a.nb, s=a.s, tile=S, nodes=a.nodes, grid="%dx%d" % (P, Q), gpus=gp * gq,
@@ -95,9 +95,12 @@ def main(argv=None):
     ap.add_argument("--nic-share", action="store_true",
                     help="the NICs share their bandwidth among all messages in flight (max-min fair, as SimGrid)")
     ap.add_argument("--prio", choices=("cp", "none"), default="cp", help="Cholesky priorities")
-    ap.add_argument("--panel", choices=("column", "split"), default="column", help="LU panel")
+    ap.add_argument("--panel", choices=("auto", "column", "split"), default="auto",
+                    help="LU panel: auto (column on one grid row, else split: starfact's)")
     ap.add_argument("--swap", choices=("auto", "column", "host", "gpu", "rows"), default="auto", help="LU interchanges")
     ap.add_argument("--no-left", action="store_true", help="LU: leave out the interchanges of the columns of L")
+    ap.add_argument("--left-end", action="store_true",
+                    help="LU: the interchanges of the columns of L after the last step (default: in each step)")
     ap.add_argument("--models", default=os.path.join(ROOT, "sim", "models", "h200"))
     ap.add_argument("--task-cost-us", type=float, default=None,
                     help="per-task cost added to every model tile's kernel (default: the models' task_cost_us)")

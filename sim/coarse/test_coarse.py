@@ -141,7 +141,7 @@ def test_lu_interchanges_wait_for_their_panel():
     m = Machine(2, 1, 2, 1, **links())
     for swap in ("column", "gpu", "host", "rows"):
         mm = Machine(1, 1, 2, 1, **links()) if swap == "column" else m
-        g = lu(5000, 1000, 1, mm, FixedKernels(), swap=swap)
+        g = lu(5000, 1000, 1, mm, FixedKernels(), swap=swap, panel="column")
         panels = [t for t, kd in enumerate(g.t_kind) if kd == "panel"]
         swaps = [t for t, kd in enumerate(g.t_kind) if kd in ("laswp", "swap", "swap_top", "swap_pack")]
         assert swaps
@@ -173,5 +173,23 @@ def test_lu_gpu_interchanges_two_nodes():
     # [11.502,15.502]; swap_top on GPU 0 [15.502,16.002], trsm [16.002,18.002], u to node 1 [18.002,22.002], gemm
     # [22.002,26.002], panel(1) on GPU 1 [26.002,32.002].
     m = Machine(2, 1, 1, 1, **links())
-    r = simulate(lu(2000, 1000, 1, m, FixedKernels(), swap="gpu", left=False), m)
+    r = simulate(lu(2000, 1000, 1, m, FixedKernels(), swap="gpu", panel="column", left=False), m)
     assert r["time"] == pytest.approx(32.002 * MS)
+
+
+def test_lu_tournament_two_nodes():
+    # The same machine and matrix with starfact's panel on a grid of two rows (panel 'auto': tournament pivoting).
+    # Step 0: the candidates of (0,0) on GPU 0 and of (1,0) on GPU 1, panel(1) each [0,6]; GPU 1's to node 0 [6,10];
+    # the reduction on GPU 0, panel(2) [10,17]; the pivots at node 1 at 17.002. Column 0's interchanges: swap on GPU 1
+    # [17.002,17.502] (the top tile (0,0) came at t = 0), its buffer back [17.502,21.502], swap_top on GPU 0
+    # [21.502,22.002], the diagonal tile's LU without pivoting, panel(1), [22.002,28.002]. Column 1's swap on GPU 1
+    # [17.502,18.002], its buffer at node 0 before 28; swap_top on GPU 0 [28.002,28.502], trsm [28.502,30.502]. The
+    # diagonal factor to node 1 (PCIe [28.002,29.002], NIC [29.002,31.002], PCIe [31.002,32.002]), the solve of (1,0)
+    # on GPU 1 [32.002,34.002]; u behind it on node 0's NIC (PCIe [30.502,31.502], NIC [31.502,33.502], PCIe
+    # [33.502,34.502]), gemm [34.502,38.502]; step 1, a column of one tile: panel(1) on GPU 1 [38.502,44.502].
+    m = Machine(2, 1, 1, 1, **links())
+    g = lu(2000, 1000, 1, m, FixedKernels(), swap="gpu", left=False)
+    kinds = [kd for kd in g.t_kind]
+    assert kinds.count("panel_local") == 2 and kinds.count("panel_reduce") == 1 and kinds.count("panel") == 1
+    r = simulate(g, m)
+    assert r["time"] == pytest.approx(44.502 * MS)

@@ -23,6 +23,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/element_precision.hpp"
 #include "algorithms/lu_interchanges.hpp"
+#include "algorithms/lu_row_exchange.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/lu_tournament.hpp"
 #include "algorithms/planned.hpp"
@@ -131,7 +132,7 @@ template <typename T>
 class LuDag {
 public:
     LuDag(TileMatrix<T>& A, Pivots* piv, const std::vector<starpu_data_handle_t>& info, const Options& opts,
-          const Plan& plan, RunStats* stats, detail::SequenceState* seq)
+          const Plan& plan, RunStats* stats, detail::SequenceState* seq, bool may_wait)
         : rt_(A.runtime()), A_(A), piv_(piv), info_(info), mt_(A.mt()),
           priorities_(opts.variant.kind == Variant::Kind::Right),
           prio_(priorities_, static_cast<int>(2 * mt_ + 1)),
@@ -142,6 +143,8 @@ public:
         if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv) {
             interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A, rows);
             tournament_rows_ = detail::lu_tournament(interchanges_->rows()) ? interchanges_->rows() : 0;
+            // The blocking forms wait for each step's pivots and exchange only the rows that move.
+            if (may_wait && detail::lu_row_exchange()) exchange_ = std::make_unique<detail::RowExchange<T>>(A, rows);
         }
     }
 
@@ -200,7 +203,11 @@ private:
     /// The interchanges of step k on tile column j: one task over the column (on its owner, when a distributed
     /// A's grid has one row of ranks), or tile by tile on the tiles' owners when the column spans several ranks.
     void swap(int64_t k, int64_t j) {
-        if (interchanges_) interchanges_->submit(rt_, o_, k, j, piv_->step(k));
+        if (exchange_) {
+            if (planned_ != k) exchange_->plan(rt_, k, piv_->step(k));  // waits for the step's pivots
+            planned_ = k;
+            exchange_->submit(rt_, o_, j);
+        } else if (interchanges_) interchanges_->submit(rt_, o_, k, j, piv_->step(k));
         else detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), k * A_.nb());
     }
     int panel_raw(int64_t k) const { return static_cast<int>(2 * (mt_ - k) + 1); }
@@ -227,6 +234,8 @@ private:
     detail::TaskNames names_;
     std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
     int tournament_rows_ = 0;  // > 1: the panels by tournament pivoting over that many grid rows
+    std::unique_ptr<detail::RowExchange<T>> exchange_;  // the blocking forms on such a matrix: rows exchanged
+    int64_t planned_ = -1;                              // the step exchange_ planned
 };
 
 }  // namespace
@@ -239,7 +248,7 @@ std::atomic<int>& tile_interchange_rows_for_tests() {
 
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
-                 const char* function, const Plan& plan) {
+                 const char* function, const Plan& plan, bool may_wait) {
     if (A.distributed() || (piv && piv->distributed()))  // every rank, before any communication (docs/mpi.md)
         agree(A.runtime(), function,
               {{"n", A.n()}, {"nb", A.nb()}, {"A (tag of its first tile)", first_tag(A)},
@@ -276,7 +285,7 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
         else if (piv) reserve_getrf_panel_workspace<T>(rt, A.n(), A.mt() > 1 ? A.nb() : 0);
         else reserve_getrf_panel_workspace<T>(rt, A.tile_rows(0), 0);
     }
-    LuDag<T> dag(A, piv, info_handle, opts, plan, stats, &state);
+    LuDag<T> dag(A, piv, info_handle, opts, plan, stats, &state, may_wait);
     for (int64_t k = 0; k < A.mt(); ++k) {
         TraceIteration step(rt, k);
         dag.step(k);
@@ -284,13 +293,13 @@ int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& op
     return op;
 }
 template int submit_getrf<float>(TileMatrix<float>&, Pivots*, Sequence&, const Options&, RunStats*, const char*,
-                                 const Plan&);
+                                 const Plan&, bool);
 template int submit_getrf<double>(TileMatrix<double>&, Pivots*, Sequence&, const Options&, RunStats*, const char*,
-                                  const Plan&);
+                                  const Plan&, bool);
 template int submit_getrf<std::complex<float>>(TileMatrix<std::complex<float>>&, Pivots*, Sequence&, const Options&,
-                                               RunStats*, const char*, const Plan&);
+                                               RunStats*, const char*, const Plan&, bool);
 template int submit_getrf<std::complex<double>>(TileMatrix<std::complex<double>>&, Pivots*, Sequence&,
-                                                const Options&, RunStats*, const char*, const Plan&);
+                                                const Options&, RunStats*, const char*, const Plan&, bool);
 }  // namespace detail
 
 template <typename T>
@@ -302,7 +311,7 @@ int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts, RunStats& stats) {
     Sequence seq(A.runtime());
-    detail::submit_getrf(A, &piv, seq, opts, &stats, "getrf", detail::plan_tiles(Operation::Getrf, A, opts));
+    detail::submit_getrf(A, &piv, seq, opts, &stats, "getrf", detail::plan_tiles(Operation::Getrf, A, opts), true);
     return seq.wait();
 }
 
@@ -357,7 +366,7 @@ int getrf(Runtime& rt, int64_t n, T* A, int64_t lda, int64_t* ipiv, const Option
     int info = 0;
     {
         Sequence seq(rt);
-        detail::submit_getrf(a.tiles(), &piv, seq, opts, nullptr, "getrf", p);
+        detail::submit_getrf(a.tiles(), &piv, seq, opts, nullptr, "getrf", p, true);
         info = seq.wait();
     }
     a.write_back();

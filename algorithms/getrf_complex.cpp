@@ -24,7 +24,7 @@ int getrf_submit(TileMatrix<T>& A, Pivots& piv, Sequence& seq, const Options& op
 template <typename T>
 int getrf_complex(TileMatrix<T>& A, Pivots& piv, const Options& opts) {
     Sequence seq(A.runtime());
-    getrf_submit(A, piv, seq, opts);
+    detail::submit_getrf(A, &piv, seq, opts, nullptr, "getrf", detail::plan_tiles(Operation::Getrf, A, opts), true);
     return seq.wait();
 }
 

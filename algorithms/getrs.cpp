@@ -153,7 +153,7 @@ int gesv_planned(TileMatrix<T>& A, Pivots& piv, TileMatrix<T>& B, const Options&
     require_square("gesv", "A", A);  // a rectangular A named as such, before B is checked against it
     require_right_hand_sides("gesv", A, B);
     Sequence seq(A.runtime());
-    submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan);
+    submit_getrf(A, &piv, seq, opts, nullptr, "gesv", plan, true);
     const int info = seq.wait();
     if (info == 0) {
         submit_getrs<T>(A, piv, B, seq, opts, nullptr, "gesv", plan);

@@ -21,10 +21,12 @@ inline void require_gpu_tiles(const Runtime& rt, const Options& opts, int64_t mt
 }
 
 /// Validates, registers the operation's info in `seq` and submits the DAG, its tasks mapped as `plan` (the call's:
-/// getrf or gesv on A's tiles) says; returns the operation index. `piv` null: no pivoting (getrf_nopiv).
+/// getrf or gesv on A's tiles) says; returns the operation index. `piv` null: no pivoting (getrf_nopiv). `may_wait`
+/// (the blocking forms): a matrix whose columns span several grid rows may wait for each step's pivots while it
+/// submits, and exchanges only the rows that move (lu_row_exchange.hpp).
 template <typename T>
 int submit_getrf(TileMatrix<T>& A, Pivots* piv, Sequence& seq, const Options& opts, RunStats* stats,
-                 const char* function, const Plan& plan);
+                 const char* function, const Plan& plan, bool may_wait = false);
 /// Validates and submits the interchanges of B and the two triangular solves, mapped as `plan` (getrs or gesv) says.
 template <typename T>
 void submit_getrs(const TileMatrix<T>& LU, const Pivots& piv, TileMatrix<T>& B, Sequence& seq, const Options& opts,

@@ -91,6 +91,13 @@ std::vector<int> tournament_pivots(const int* winners, int kb, int64_t offset);
 template <typename T>
 void reserve_getrf_tournament_workspace(const Runtime& rt, int64_t rows, int64_t cols);
 
+/// One copy of a distributed LU's row exchange (codelets/laswp_rows.cpp; algorithms/lu_row_exchange.hpp):
+/// dst(to[r], :) := src(from[r], :) for r < from.size(), src and dst matrices of the same columns (src R; dst W when
+/// `whole`, the copy writing every row of it, else RW).
+template <typename T>
+void insert_laswp_rows(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t src, starpu_data_handle_t dst,
+                       bool whole, const std::vector<int>& from, const std::vector<int>& to);
+
 /// Makes every CUDA worker's workspace large enough for panels of up to `rows` rows: cuSOLVER's getrf
 /// workspace and device pivots, and, when `gathered_cols` > 0, the gathered copy of a rows x gathered_cols
 /// column of several tiles (a column of one tile is factored in place).

@@ -1,7 +1,8 @@
 // The tile LU's panels by tournament pivoting (algorithms/lu_tournament.hpp: a column spread over several grid rows),
 // run in one process with its tiles split as on grids of 2 and 3 rows: the first step's pivots against a tournament
 // computed here with LAPACK's getrf on the same stacks, scaled residuals < 60 for the four element types, LAPACK's
-// info for a zero column, and STARFACT_LU_PANEL=gathered back to partial pivoting (LAPACK's pivots).
+// info for a zero column, STARFACT_LU_PANEL=gathered back to partial pivoting (LAPACK's pivots), and the blocking
+// form's row exchanges against the tile-by-tile exchange (the same factor).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -174,4 +175,28 @@ TEST_CASE("STARFACT_LU_PANEL=gathered: the split column's panels by partial pivo
     REQUIRE(info == 0);
     CHECK(std::equal(ipiv.begin(), ipiv.end(), ref_piv.begin()));
     CHECK(lu_residual<double>(n, A.data(), n, LU.data(), n, ipiv) < kResidualLimit);
+}
+
+TEMPLATE_TEST_CASE("LU on a split column: row exchanges and tile-by-tile exchanges give the same factor",
+                   "[lu][cpu][tournament][exchange]", float, double, std::complex<double>) {
+    // getrf's blocking form exchanges only the rows that move (algorithms/lu_row_exchange.hpp);
+    // STARFACT_LU_EXCHANGE=tiles, the tile-by-tile exchange of the submit forms: the same rows end in the same places.
+    for (int p : {2, 3})
+        for (const auto& [n, nb] : {std::pair<int64_t, int64_t>{100, 8}, {37, 8}, {16, 16}, {150, 16}}) {
+            const uint64_t seed = fresh_seed();
+            INFO("n=" << n << " nb=" << nb << " grid rows=" << p << " seed=" << seed);
+            std::mt19937_64 rng(seed);
+            const std::vector<TestType> A =
+                starfact::test::laswp_tile::random_entries<TestType>(static_cast<size_t>(n * n), rng);
+            std::vector<TestType> rows_lu, tiles_lu;
+            std::vector<int64_t> rows_piv, tiles_piv;
+            REQUIRE(tile_getrf(A, n, nb, p, &rows_lu, &rows_piv) == 0);
+            ::setenv("STARFACT_LU_EXCHANGE", "tiles", 1);
+            const int info = tile_getrf(A, n, nb, p, &tiles_lu, &tiles_piv);
+            ::unsetenv("STARFACT_LU_EXCHANGE");
+            REQUIRE(info == 0);
+            CHECK(rows_piv == tiles_piv);
+            CHECK(rows_lu == tiles_lu);
+            CHECK(lu_residual<TestType>(n, A.data(), n, rows_lu.data(), n, rows_piv) < kResidualLimit);
+        }
 }

@@ -22,6 +22,9 @@ void launch_panel_pivots(const int* dev_ipiv, int kb, const int* dev_info, int* 
 /// device), elements of element_bytes bytes (4, 8 or 16: the four element types): the rows a tournament keeps.
 void launch_gather_rows(const void* S, int64_t lds, const int* rows, int count, int cols, void* out, int64_t ldo,
                         int element_bytes, cudaStream_t stream);
+/// out(to[r], c) := S(rows[r], c) for r < count (rows and to on the device, no two `to` alike): a row exchange's copy.
+void launch_copy_rows(const void* S, int64_t lds, const int* rows, const int* to, int count, int cols, void* out,
+                      int64_t ldo, int element_bytes, cudaStream_t stream);
 /// The tiles of one tile column (tiles k .. mt-1) in a CUDA codelet: the row-interchange kernel takes
 /// them by value; the panel gathers them.
 template <typename T>

@@ -58,8 +58,9 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="auto", left=True):
     owner then reads the buffers), 'host' as 'gpu' but on each tile's owner through the host, one buffer per GPU
     (the earlier starfact, whose gather, spread and top tasks had a CPU implementation only, so each tile crossed
     PCIe both ways); 'rows' tile by tile on the GPUs, and only the rows that move cross between ranks (ScaLAPACK's
-    row exchanges: about nb / P rows to and from each rank per column and step, one part per GPU); 'auto': 'column'
-    when P == 1, else 'gpu'. Every interchange task reads its step's pivots, a small item that the panel writes.
+    row exchanges: about nb / P rows to and from each rank per column and step, one part per GPU: starfact's blocking
+    forms, algorithms/lu_row_exchange.hpp); 'auto': 'column' when P == 1, else 'rows'. Every interchange task reads
+    its step's pivots, a small item that the panel writes.
     left: also the interchanges of the columns of L (True: in each step, lowest priority; 'end': after the last
     step, step by step; False: left out).
     """
@@ -68,8 +69,8 @@ def lu(n, nb, s, m, k, prec="d", swap="auto", panel="auto", left=True):
         raise ValueError("n = %d is not a multiple of the tile order %d" % (n, S))
     mt = n // S
     P = m.P
-    if swap == "auto":
-        swap = "column" if P == 1 else "gpu"
+    if swap == "auto":  # starfact's blocking forms; its submit forms exchange tiles ('gpu')
+        swap = "column" if P == 1 else "rows"
     if panel == "auto":
         panel = "column" if P == 1 else "split"
     g = Graph()

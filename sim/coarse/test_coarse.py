@@ -155,7 +155,7 @@ def test_lu_gpu_interchanges_one_buffer_per_rank():
     # two; 'host': on the host side (executors ngpu..), one buffer per GPU, four.
     m = Machine(2, 1, 2, 1, **links())
     ngpu = m.nodes * m.gpus
-    for swap, nbuf, host in (("gpu", 2, False), ("host", 4, True), ("auto", 2, False)):
+    for swap, nbuf, host in (("gpu", 2, False), ("host", 4, True)):
         g = lu(5000, 1000, 1, m, FixedKernels(), swap=swap)
         tops = [t for t, kd in enumerate(g.t_kind) if kd == "swap_top"]
         t0 = tops[0]  # step 0, column 1
@@ -193,3 +193,12 @@ def test_lu_tournament_two_nodes():
     assert kinds.count("panel_local") == 2 and kinds.count("panel_reduce") == 1 and kinds.count("panel") == 1
     r = simulate(g, m)
     assert r["time"] == pytest.approx(44.502 * MS)
+
+
+def test_lu_auto_exchanges_rows_on_several_grid_rows():
+    # starfact's blocking forms on a grid of several rows exchange rows ('rows': the top tile's rows packed first);
+    # on one grid row, one task per column.
+    g = lu(5000, 1000, 1, Machine(2, 1, 2, 1, **links()), FixedKernels())
+    assert "swap_pack" in g.t_kind
+    g = lu(5000, 1000, 1, Machine(1, 2, 2, 1, **links()), FixedKernels())
+    assert "laswp" in g.t_kind and "swap" not in g.t_kind

@@ -26,6 +26,7 @@
 #include "algorithms/lu_row_exchange.hpp"
 #include "algorithms/lu_submit.hpp"
 #include "algorithms/lu_tournament.hpp"
+#include "algorithms/tile_broadcast.hpp"
 #include "algorithms/planned.hpp"
 #include "codelets/codelets.hpp"
 #include "codelets/lu_codelets.hpp"
@@ -139,6 +140,7 @@ public:
           o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {
         // A tile column spread over several ranks (grid rows): its interchanges tile by tile (in one process too when
         // a test asks for them).
+        trees_ = A.distributed() && detail::tile_broadcast_trees();
         const int rows = detail::tile_interchange_rows_for_tests().load();
         if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv) {
             interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A, rows);
@@ -169,11 +171,20 @@ public:
             o_.rank = -1;
         } else {
             detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info, off, false);
+            if (trees_) set(2 * (mt_ - k), names_("send_diag", k), true);
+            const auto diag = send(k, k, k + 1, false);  // to the ranks of its tile column's tiles
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - k), names_("trsm_col", m, k), true);
                 detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Upper, Op::NoTrans, Diag::NonUnit, T(1),
-                                       A_.tile(k, k), A_.tile(m, k));
+                                       read(diag, A_.tile(k, k), m, k), A_.tile(m, k));
             }
+        }
+        // Distributed: the step's L tiles and the diagonal tile along their grid rows, each U tile along its grid
+        // column, by trees where several ranks read them.
+        std::vector<std::unique_ptr<detail::TileBroadcast>> L(static_cast<size_t>(mt_));
+        for (int64_t m = k; trees_ && m < mt_; ++m) {
+            set(2 * (mt_ - k - 1), names_("send_l", m, k), true);
+            L[static_cast<size_t>(m)] = send(m, k, k + 1, true);
         }
         // Column k+1 first: it holds the next panel.
         for (int64_t j = k + 1; j < mt_; ++j) {
@@ -183,12 +194,15 @@ public:
                 swap(k, j);
             }
             set(2 * (mt_ - j), names_("trsm", k, j, k), next);
-            detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1), A_.tile(k, k),
-                                   A_.tile(k, j));
+            detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1),
+                                   read(L[static_cast<size_t>(k)], A_.tile(k, k), k, j), A_.tile(k, j));
+            if (trees_) set(2 * (mt_ - j) - 1, names_("send_u", k, j), next);
+            const auto U = send(k, j, k + 1, false);
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - j) - 1, names_("gemm", m, j, k), next);
-                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::NoTrans, T(-1), A_.tile(m, k), A_.tile(k, j), T(1),
-                                       A_.tile(m, j));
+                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, Op::NoTrans, T(-1),
+                                       read(L[static_cast<size_t>(m)], A_.tile(m, k), m, j),
+                                       read(U, A_.tile(k, j), m, j), T(1), A_.tile(m, j));
             }
         }
         // The columns of L to the left: off the critical path.
@@ -216,6 +230,27 @@ private:
         o_.name = name;
         o_.urgent = priorities_ && urgent;
     }
+    /// The ranks other than tile (i, j)'s owner that run the tasks writing tiles (i, j0 ..) (along_row) or
+    /// (i0 .., j) of A, first come first.
+    std::vector<int> readers(int64_t i, int64_t j, int64_t first, bool along_row) const {
+        std::vector<int> to;
+        const int owner = A_.owner(i, j);
+        for (int64_t t = first; t < mt_; ++t) {
+            const int r = along_row ? A_.owner(i, t) : A_.owner(t, j);
+            if (r != owner && std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+        }
+        return to;
+    }
+    /// Tile (i, j) on its way to the tasks writing tiles (i, first ..) or (first .., j): along a tree when trees_.
+    std::unique_ptr<detail::TileBroadcast> send(int64_t i, int64_t j, int64_t first, bool along_row) {
+        if (!trees_) return nullptr;
+        return std::make_unique<detail::TileBroadcast>(rt_, o_, A_.tile(i, j), readers(i, j, first, along_row));
+    }
+    /// What the task writing tile (i, j) reads of tile b's broadcast (or of tile `tile` itself).
+    starpu_data_handle_t read(const std::unique_ptr<detail::TileBroadcast>& b, starpu_data_handle_t tile, int64_t i,
+                              int64_t j) const {
+        return b ? b->at(A_.owner(i, j)) : tile;
+    }
     /// Tiles k .. mt-1 of tile column j.
     std::vector<starpu_data_handle_t> column(int64_t k, int64_t j) const {
         std::vector<starpu_data_handle_t> c;
@@ -234,6 +269,7 @@ private:
     detail::TaskNames names_;
     std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
     int tournament_rows_ = 0;  // > 1: the panels by tournament pivoting over that many grid rows
+    bool trees_ = false;       // a distributed A: tiles read by several ranks sent along trees (tile_broadcast.hpp)
     std::unique_ptr<detail::RowExchange<T>> exchange_;  // the blocking forms on such a matrix: rows exchanged
     int64_t planned_ = -1;                              // the step exchange_ planned
 };

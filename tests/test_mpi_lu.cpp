@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,40 @@ TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on eve
         Pivots piv2(again);
         CHECK(gesv(again, piv2, b, cpu_only()) == expected);
     });
+}
+
+TEST_CASE("distributed getrf: broadcast trees and row exchanges leave the factor as direct sends and tiles do",
+          "[mpi][lu][getrf][trees]") {
+    // On 1 x r and r x 1 grids (r = 4: three ranks read each L tile along a grid row, or each U tile and diagonal tile
+    // along a grid column, so the copies go along a tree, algorithms/tile_broadcast.hpp): the same factor and pivots,
+    // bit for bit, with STARFACT_LU_BROADCAST=direct and STARFACT_LU_EXCHANGE=tiles (the tiles' own sends and the
+    // tile-by-tile exchange); and the pivots of one process split as for the grid's rows.
+    const int r = runtime().mpi_size();
+    const int64_t nb = 16, n = 6 * nb + 5;
+    for (const Grid& grid : {Grid{1, r}, Grid{r, 1}}) {
+        const uint64_t seed = shared_seed();
+        INFO("grid " << grid_name(grid) << " seed " << seed);
+        const std::vector<double> A = random_general<double>(n, n, seed);
+        RunStats with, without;
+        const DistributedLu<double> trees = distributed_getrf(A, n, nb, grid, &with);
+        ::setenv("STARFACT_LU_BROADCAST", "direct", 1);
+        const DistributedLu<double> sends = distributed_getrf(A, n, nb, grid, &without);
+        ::setenv("STARFACT_LU_EXCHANGE", "tiles", 1);
+        const DistributedLu<double> direct = distributed_getrf(A, n, nb, grid);
+        ::unsetenv("STARFACT_LU_BROADCAST");
+        ::unsetenv("STARFACT_LU_EXCHANGE");
+        long long copies = with.tasks - without.tasks, all = 0;  // the trees' copy tasks, over the ranks
+        MPI_Allreduce(&copies, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        CHECK((all > 0) == (r >= 4));  // three readers or more
+        CHECK(sends.LU == trees.LU);
+        CHECK(trees.info == 0);
+        CHECK(direct.info == 0);
+        CHECK(trees.ipiv == direct.ipiv);
+        CHECK(trees.LU == direct.LU);
+        CHECK(lu_residual<double>(n, A.data(), n, trees.LU.data(), n, trees.ipiv) < kResidualLimit);
+        int local_info = -1;
+        CHECK(trees.ipiv == local_pivots(A, n, nb, &local_info, grid.p));
+    }
 }
 
 TEST_CASE("distributed getrf_nopiv of a diagonally dominant matrix", "[mpi][lu][getrf]") {

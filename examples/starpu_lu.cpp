@@ -91,9 +91,9 @@ runs and output
 )" +
            support::common_flags_help({"--csv", "--help"}) +
            R"(distributed runs (docs/mpi.md)
-  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: one
-                    grid row, 1 x N, the cheapest for the LU's panels and interchanges): the matrix is spread 2D block-cyclically, rank 0 prints
-                    the table; no vendor baseline, --factor-prec or --trace there
+  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: up to 4
+                    ranks one grid row, 1 x N, more the square grid): the matrix is spread 2D block-cyclically,
+                    rank 0 prints the table; no vendor baseline, --factor-prec or --trace there
 )" +
            R"(
 exit status: 0 ok, 1 bad arguments or runtime error, 2 matrix singular (info > 0), 3 residual >= 60 (with

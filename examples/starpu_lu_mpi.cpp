@@ -124,16 +124,21 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
 }  // namespace
 #endif
 
+/// The most ranks the default grid keeps in one row.
+constexpr int kRowGridRanks = 4;
+
 int run_distributed(const Settings& s, int* argc, char*** argv) {
 #ifdef STARFACT_HAVE_MPI
     const examples::MpiLaunch mpi(argc, argv);
     const int rank = mpi.rank, size = mpi.size;
     int rc = 0;
     // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
-    // Default: one grid row (1 x ranks). Its tile columns are one rank's each, so the panels and interchanges move
-    // nothing between ranks: 2 x H200, n = 32768, 1x2 0.444 s against 2x1 0.467 s; the coarse model of nodes of four
-    // H200 (docs/simulation_scale.md) 1.08x faster than 2x2 on 4 nodes and 1.95x than 4x4 on 16.
-    const Grid grid = s.grid.p > 0 ? s.grid : Grid{1, size};
+    // Default: up to 4 ranks one grid row (1 x ranks), whose tile columns are one rank's each, so the panels and
+    // interchanges move nothing between ranks (2 x H200, n = 32768, 1x2 0.444 s against 2x1 0.467 s; the coarse
+    // model of nodes of four H200, docs/simulation_scale.md: 1x4 101% against 2x2's 96.7% on 4 nodes); more ranks the
+    // square grid, where the tournament panel, the row exchanges and the broadcast trees put it ahead (the model on
+    // 16 nodes: 4x4 91.7% against 1x16's 65%).
+    const Grid grid = s.grid.p > 0 ? s.grid : size <= kRowGridRanks ? Grid{1, size} : Grid::square(size);
     std::string refused;
     if (grid.ranks() != size)
         refused = "--grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) + " has " +

@@ -25,6 +25,7 @@
 #include "algorithms/dag.hpp"
 #include "codelets/lu_codelets.hpp"
 #include "runtime/mpi.hpp"
+#include "starfact/error.hpp"
 #include "starfact/tile_matrix.hpp"
 
 namespace starfact::detail {
@@ -48,7 +49,8 @@ public:
         const int64_t nb = M_.nb(), kb = M_.tile_rows(k), offset = k * nb;
         std::vector<int64_t> pivots(static_cast<size_t>(kb), 0);
         if (!M_.distributed() || M_.owner(k, k) == rt.mpi_rank()) {
-            starpu_data_acquire(piv, STARPU_R);
+            if (starpu_data_acquire(piv, STARPU_R) != 0)
+                throw RuntimeError("starfact::getrf: reading the pivots of a step failed (starpu_data_acquire)");
             const int* p = reinterpret_cast<const int*>(starpu_vector_get_local_ptr(piv));
             std::copy(p, p + kb, pivots.begin());
             starpu_data_release(piv);

@@ -68,7 +68,10 @@ private:
 /// priorities) or NoPrio; panel and diag do not apply. Throws InvalidArgument naming 'A' (not square),
 /// 'piv' (shaped for another matrix), 'variant' or 'mapping'. A distributed over MPI ranks (docs/mpi.md): collective,
 /// the same info on every rank; piv distributed over A's grid (Pivots(A); 'piv' otherwise), every tile of A stored
-/// (not lower_only: 'A'); with a grid of several rows each rank needs a CPU worker ('mapping').
+/// (not lower_only: 'A'); with a grid of several rows and tiles of more than 4096 rows each rank needs a CPU worker
+/// ('mapping'). On a grid of several rows the panels are chosen by tournament pivoting (CALU), whose pivots are not
+/// partial pivoting's, and this blocking form waits for each step's pivots while it submits, to exchange only the
+/// rows that move (docs/mpi.md, "The distributed LU").
 template <typename T>
 int getrf(TileMatrix<T>& A, Pivots& piv, const Options& opts = {});
 /// The same, counting what it did into `stats`.

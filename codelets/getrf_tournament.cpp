@@ -334,19 +334,15 @@ void insert_getrf_select(const Runtime& rt, const TaskOptions& o, starpu_data_ha
     const int count = static_cast<int>(tiles.size()), nbuffers = count + 2;
     starpu_task* t = task_of(kernel<define_select<T>>(rt),
                              TournamentArgs{nb, first, stride, count, 0, o.urgent, cuda_contexts(rt)});
-    t->nbuffers = nbuffers;
-    // StarPU frees dyn_handles and dyn_modes with free() when the task is destroyed.
-    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(nbuffers * sizeof(starpu_data_handle_t)));
-    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(nbuffers * sizeof(starpu_data_access_mode)));
-    t->dyn_handles[0] = values;
-    t->dyn_handles[1] = rows;
-    t->dyn_modes[0] = t->dyn_modes[1] = STARPU_W;
+    std::vector<starpu_data_handle_t> handles{values, rows};
+    std::vector<starpu_data_access_mode> modes{STARPU_W, STARPU_W};
     double h = 0;
-    for (int i = 0; i < count; ++i) {
-        t->dyn_handles[2 + i] = tiles[static_cast<size_t>(i)];
-        t->dyn_modes[2 + i] = STARPU_R;
-        h += tile_rows(tiles[static_cast<size_t>(i)]);
+    for (starpu_data_handle_t tile : tiles) {
+        handles.push_back(tile);
+        modes.push_back(STARPU_R);
+        h += tile_rows(tile);
     }
+    set_dynamic_buffers(t, handles.data(), modes.data(), nbuffers);
     const double w = tile_cols(values), lo = std::min(h, w), hi = std::max(h, w);
     t->flops = flop_scale<T>() * (hi * lo * lo - lo * lo * lo / 3.0);  // an h x w getrf
     submit(t, o, "getrf_select");

@@ -77,13 +77,9 @@ void insert_laswp_rows(const Runtime& rt, const TaskOptions& o, starpu_data_hand
     std::memcpy(reinterpret_cast<int*>(args + 1) + count, to.data(), to.size() * sizeof(int));
     starpu_task* t = starpu_task_create();
     t->cl = &kernel<define_rows<T>>(rt).cl;
-    t->nbuffers = 2;
-    t->dyn_handles = static_cast<starpu_data_handle_t*>(std::malloc(2 * sizeof(starpu_data_handle_t)));
-    t->dyn_modes = static_cast<starpu_data_access_mode*>(std::malloc(2 * sizeof(starpu_data_access_mode)));
-    t->dyn_handles[0] = src;
-    t->dyn_handles[1] = dst;
-    t->dyn_modes[0] = STARPU_R;
-    t->dyn_modes[1] = whole ? STARPU_W : STARPU_RW;
+    const starpu_data_handle_t handles[] = {src, dst};
+    const starpu_data_access_mode modes[] = {STARPU_R, whole ? STARPU_W : STARPU_RW};
+    set_dynamic_buffers(t, handles, modes, 2);
     t->cl_arg = args;
     t->cl_arg_size = size;
     t->cl_arg_free = 1;

@@ -140,7 +140,7 @@ public:
           o_(detail::operation_task_options(rt_, opts, plan, stats, seq)), names_(*seq) {
         // A tile column spread over several ranks (grid rows): its interchanges tile by tile (in one process too when
         // a test asks for them).
-        trees_ = A.distributed() && detail::tile_broadcast_trees();
+        if (A.distributed()) shape_ = detail::broadcast_shape("getrf");
         const int rows = detail::tile_interchange_rows_for_tests().load();
         if ((A.grid().p > 1 || (rows > 1 && !A.distributed())) && piv) {
             interchanges_ = std::make_unique<detail::TileInterchanges<T>>(A, rows);
@@ -171,7 +171,7 @@ public:
             o_.rank = -1;
         } else {
             detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info, off, false);
-            if (trees_) set(2 * (mt_ - k), names_("send_diag", k), true);
+            if (trees()) set(2 * (mt_ - k), names_("send_diag", k), true);
             const auto diag = send(k, k, k + 1, false);  // to the ranks of its tile column's tiles
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - k), names_("trsm_col", m, k), true);
@@ -180,9 +180,9 @@ public:
             }
         }
         // Distributed: the step's L tiles and the diagonal tile along their grid rows, each U tile along its grid
-        // column, by trees where several ranks read them.
+        // column, along chains (or trees) of copies where several ranks read them.
         std::vector<std::unique_ptr<detail::TileBroadcast>> L(static_cast<size_t>(mt_));
-        for (int64_t m = k; trees_ && m < mt_; ++m) {
+        for (int64_t m = k; trees() && m < mt_; ++m) {
             set(2 * (mt_ - k - 1), names_("send_l", m, k), true);
             L[static_cast<size_t>(m)] = send(m, k, k + 1, true);
         }
@@ -196,7 +196,7 @@ public:
             set(2 * (mt_ - j), names_("trsm", k, j, k), next);
             detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1),
                                    read(L[static_cast<size_t>(k)], A_.tile(k, k), k, j), A_.tile(k, j));
-            if (trees_) set(2 * (mt_ - j) - 1, names_("send_u", k, j), next);
+            if (trees()) set(2 * (mt_ - j) - 1, names_("send_u", k, j), next);
             const auto U = send(k, j, k + 1, false);
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - j) - 1, names_("gemm", m, j, k), next);
@@ -224,6 +224,7 @@ private:
         } else if (interchanges_) interchanges_->submit(rt_, o_, k, j, piv_->step(k));
         else detail::insert_laswp<T>(rt_, o_, column(k, j), piv_->step(k), k * A_.nb());
     }
+    bool trees() const { return shape_ != detail::BroadcastShape::Direct; }
     int panel_raw(int64_t k) const { return static_cast<int>(2 * (mt_ - k) + 1); }
     void set(int64_t raw, const char* name, bool urgent) {
         o_.priority = prio_(static_cast<int>(raw));
@@ -241,10 +242,12 @@ private:
         }
         return to;
     }
-    /// Tile (i, j) on its way to the tasks writing tiles (i, first ..) or (first .., j): along a tree when trees_.
+    /// Tile (i, j) on its way to the tasks writing tiles (i, first ..) or (first .., j): along a chain or tree of
+    /// copies when trees().
     std::unique_ptr<detail::TileBroadcast> send(int64_t i, int64_t j, int64_t first, bool along_row) {
-        if (!trees_) return nullptr;
-        return std::make_unique<detail::TileBroadcast>(rt_, o_, A_.tile(i, j), readers(i, j, first, along_row));
+        if (!trees()) return nullptr;
+        return std::make_unique<detail::TileBroadcast>(rt_, o_, A_.tile(i, j), A_.owner(i, j),
+                                                       readers(i, j, first, along_row), shape_);
     }
     /// What the task writing tile (i, j) reads of tile b's broadcast (or of tile `tile` itself).
     starpu_data_handle_t read(const std::unique_ptr<detail::TileBroadcast>& b, starpu_data_handle_t tile, int64_t i,
@@ -269,7 +272,8 @@ private:
     detail::TaskNames names_;
     std::unique_ptr<detail::TileInterchanges<T>> interchanges_;  // A's columns spread over several ranks
     int tournament_rows_ = 0;  // > 1: the panels by tournament pivoting over that many grid rows
-    bool trees_ = false;       // a distributed A: tiles read by several ranks sent along trees (tile_broadcast.hpp)
+    // a distributed A: tiles read by several ranks sent along chains or trees of copies (tile_broadcast.hpp)
+    detail::BroadcastShape shape_ = detail::BroadcastShape::Direct;
     std::unique_ptr<detail::RowExchange<T>> exchange_;  // the blocking forms on such a matrix: rows exchanged
     int64_t planned_ = -1;                              // the step exchange_ planned
 };

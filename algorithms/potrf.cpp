@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <complex>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "algorithms/dag.hpp"
 #include "algorithms/submit.hpp"
 #include "algorithms/tile_arithmetic.hpp"
+#include "algorithms/tile_broadcast.hpp"
 #include "codelets/codelets.hpp"
 #include "kernels/scalar.hpp"
 #include "runtime/sequence_state.hpp"
@@ -53,6 +55,7 @@ public:
           inverse_(opts.panel == PanelSolve::Inverse), diag_(opts.diag), arith_(arith),
           o_(detail::operation_task_options(rt_, opts, A.nb(), stats, seq)), names_(*seq) {
         o_.watch = watch;
+        if (A.distributed() && !inverse_) shape_ = detail::broadcast_shape("potrf");
     }
 
     int64_t mt() const { return mt_; }
@@ -67,16 +70,29 @@ public:
         o_.collect = collect;
         step_ = k;
         potrf(k, raw(Task::Potrf, k, k));
-        panel(k, [&](int64_t m) { return raw(Task::Trsm, m, k); }, raw(Task::Potrf, k, k));
+        // Distributed: the diagonal tile to the ranks of its tile column, each L tile to the ranks of its tile row
+        // and column, along chains of copies, most urgent reader first (tile_broadcast.hpp); null: direct sends.
+        Sends L(static_cast<size_t>(mt_));
+        if (k + 1 < mt_) {
+            set(raw(Task::Potrf, k, k), names_("send_diag", k), k);
+            L[static_cast<size_t>(k)] = send(k, k, k + 1);
+        }
+        const auto trsm_raw = [&](int64_t m) { return raw(Task::Trsm, m, k); };
+        panel(k, trsm_raw, raw(Task::Potrf, k, k), L[static_cast<size_t>(k)]);
+        for (int64_t m = k + 1; m < mt_ && broadcasts(); ++m) {
+            set(raw(Task::Trsm, m, k), names_("send_l", m, k), k);
+            L[static_cast<size_t>(m)] = send(m, k, k + 1);
+        }
         for (int64_t m = k + 1; m < mt_; ++m) {
             set(raw(Task::Syrk, m, m), names_("syrk", m, k), m);
             on(m, m);
-            detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), A_.tile(m, k), T(1), A_.tile(m, m));
+            detail::insert_syrk<T>(rt_, o_, Uplo::Lower, Op::NoTrans, T(-1), read(L, m, k, m, m), T(1),
+                                   A_.tile(m, m));
             for (int64_t n = k + 1; n < m; ++n) {
                 set(raw(Task::Gemm, m, n), names_("gemm", m, n, k), n);
                 on(m, n);
-                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, kAdjoint<T>, T(-1), A_.tile(m, k), A_.tile(n, k), T(1),
-                                       A_.tile(m, n));
+                detail::insert_gemm<T>(rt_, o_, Op::NoTrans, kAdjoint<T>, T(-1), read(L, m, k, m, n),
+                                       read(L, n, k, m, n), T(1), A_.tile(m, n));
             }
         }
         o_.collect = nullptr;
@@ -103,7 +119,7 @@ public:
                 }
         }
         potrf(k, col + 2);
-        panel(k, [&](int64_t) { return col + 1; }, col + 2);
+        panel(k, [&](int64_t) { return col + 1; }, col + 2, nullptr);
     }
 
 private:
@@ -146,16 +162,18 @@ private:
         starpu_data_handle_t info = info_[info_.size() == 1 ? 0 : static_cast<size_t>(A_.owner(k, k))];
         detail::insert_potrf<T>(rt_, o_, A_.tile(k, k), info, k * A_.nb(), diag_);
     }
-    /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm or through L[k][k]^-1.
+    /// The panel of step k: A[m][k] := A[m][k] L[k][k]^-T for m > k, by trsm (reading `diag`'s copies of L[k][k]
+    /// when it is a broadcast) or through L[k][k]^-1.
     template <typename Raw>
-    void panel(int64_t k, Raw raw, int inverse_raw) {
+    void panel(int64_t k, Raw raw, int inverse_raw, const std::unique_ptr<detail::TileBroadcast>& diag) {
         if (k + 1 >= mt_) return;
         if (!inverse_) {
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(raw(m), names_("trsm", m, k), k);
                 on(m, k);
-                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, kAdjoint<T>, Diag::NonUnit, T(1),
-                                       A_.tile(k, k), A_.tile(m, k));
+                const starpu_data_handle_t lkk = diag ? diag->at(A_.owner(m, k)) : A_.tile(k, k);
+                detail::insert_trsm<T>(rt_, o_, Side::Right, Uplo::Lower, kAdjoint<T>, Diag::NonUnit, T(1), lkk,
+                                       A_.tile(m, k));
             }
             return;
         }
@@ -164,6 +182,32 @@ private:
         } else {
             inverse_panel(k, raw, inverse_raw);
         }
+    }
+    using Sends = std::vector<std::unique_ptr<detail::TileBroadcast>>;
+    bool broadcasts() const { return shape_ != detail::BroadcastShape::Direct; }
+    /// Tile (i, j) of step j on its way to the ranks of the tasks reading it: those writing tiles (i, first .. i)
+    /// and (i + 1 .., i), most urgent first (for the diagonal tile, i = j: the trsm of (first .., j)). Null when
+    /// the tiles go by StarPU-MPI's direct sends.
+    std::unique_ptr<detail::TileBroadcast> send(int64_t i, int64_t j, int64_t first) {
+        if (!broadcasts()) return nullptr;
+        std::vector<int> to;
+        const int owner = A_.owner(i, j);
+        auto add = [&](int64_t r, int64_t c) {
+            const int rank = A_.owner(r, c);
+            if (rank != owner && std::find(to.begin(), to.end(), rank) == to.end()) to.push_back(rank);
+        };
+        if (i == j) {
+            for (int64_t m = first; m < mt_; ++m) add(m, j);
+        } else {
+            for (int64_t n = first; n <= i; ++n) add(i, n);
+            for (int64_t m = i + 1; m < mt_; ++m) add(m, i);
+        }
+        return std::make_unique<detail::TileBroadcast>(rt_, o_, A_.tile(i, j), owner, to, shape_);
+    }
+    /// What the task writing tile (m, n) reads of L tile (i, k): its broadcast's copy on that task's rank.
+    starpu_data_handle_t read(const Sends& L, int64_t i, int64_t k, int64_t m, int64_t n) const {
+        const auto& b = L[static_cast<size_t>(i)];
+        return b ? b->at(A_.owner(m, n)) : A_.tile(i, k);
     }
     template <typename Raw>
     void inverse_panel(int64_t k, Raw raw, int inverse_raw) {
@@ -191,6 +235,7 @@ private:
     DiagKernel diag_;
     const detail::TileArithmetic* arith_;  // null: every task in opts.factor's arithmetic
     int urgent_depth_ = -1;
+    detail::BroadcastShape shape_ = detail::BroadcastShape::Direct;  // a distributed A: its tiles' sends
     int64_t step_ = 0;  // the step being submitted (left-looking: the column)
     detail::TaskOptions o_;
     detail::TaskNames names_;

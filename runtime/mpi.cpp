@@ -346,6 +346,35 @@ void mpi_register(starpu_data_handle_t h, int64_t tag, int owner) {
 #endif
 }
 
+void mpi_forward(const Runtime& rt, starpu_data_handle_t from, int from_rank, starpu_data_handle_t to, int to_rank,
+                 int64_t tag, int priority) {
+#ifdef STARFACT_HAVE_MPI
+    const int me = rt.mpi_rank();
+    if (me == from_rank &&
+        starpu_mpi_isend_detached_prio(from, to_rank, tag, priority, MPI_COMM_WORLD, nullptr, nullptr) != 0)
+        throw RuntimeError("starfact: starpu_mpi_isend_detached_prio failed");
+    if (me == to_rank) {
+        if (starpu_mpi_irecv_detached(to, from_rank, tag, MPI_COMM_WORLD, nullptr, nullptr) != 0)
+            throw RuntimeError("starfact: starpu_mpi_irecv_detached failed");
+        ++mpi_forwards_received();
+    }
+#else
+    (void)rt;
+    (void)from;
+    (void)from_rank;
+    (void)to;
+    (void)to_rank;
+    (void)tag;
+    (void)priority;
+    no_mpi("a distributed matrix");
+#endif
+}
+
+std::atomic<int64_t>& mpi_forwards_received() {
+    static std::atomic<int64_t> count{0};
+    return count;
+}
+
 void mpi_cache_flush(starpu_data_handle_t h) {
 #ifdef STARFACT_HAVE_MPI
     starpu_mpi_cache_flush(MPI_COMM_WORLD, h);

@@ -71,6 +71,14 @@ void mpi_barrier(const Runtime& rt);
 int64_t reserve_tags(const Runtime& rt, int64_t count);
 /// Registers h with StarPU-MPI (tag, owning rank) and marks it as distributed (is_distributed()).
 void mpi_register(starpu_data_handle_t h, int64_t tag, int owner);
+/// Sends `from` (on rank from_rank, which owns it or received it) to rank to_rank into `to` (which that rank owns),
+/// with the message tag `tag` (to's own StarPU-MPI tag), at the send priority `priority`: StarPU-MPI's detached
+/// point-to-point requests, ordered after the tasks and requests on the two handles submitted before. Every rank
+/// may call it; only the two ranks post anything. A rank forwards data it received without a task.
+void mpi_forward(const Runtime& rt, starpu_data_handle_t from, int from_rank, starpu_data_handle_t to, int to_rank,
+                 int64_t tag, int priority);
+/// How many mpi_forward() messages this process has posted receives for, since it started (tests, diagnostics).
+std::atomic<int64_t>& mpi_forwards_received();
 /// Forgets what StarPU-MPI's cache knows of h (copies received, sends made): for data changed outside tasks.
 void mpi_cache_flush(starpu_data_handle_t h);
 /// Whether h was registered by mpi_register(): its tasks go through owner-computes insertion.

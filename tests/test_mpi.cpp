@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "runtime/mpi.hpp"
 #include "tests/mpi_support.hpp"
@@ -119,6 +120,45 @@ TEMPLATE_TEST_CASE("distributed potrf: every variant, lower triangle only", "[mp
     const Grid grid = Grid::square(runtime().mpi_size());
     for (const char* v : {"right", "lookahead=1", "left", "left-coarse", "noprio"})
         for (bool lower_only : {false, true}) check_potrf<TestType>(333, 64, grid, Variant::parse(v), lower_only);
+}
+
+TEST_CASE("distributed potrf: chains, binomial trees and direct sends give the same factor", "[mpi][potrf][broadcast]") {
+    // STARFACT_BROADCAST: the L and diagonal tiles along chains of forwarded copies (the default), binomial trees,
+    // or the owners' own sends; the arithmetic is the same, so is the factor, bit for bit. Both forward where three
+    // ranks or more read a tile (on 4 ranks, the grids 1 x 4 and 4 x 1).
+    const int r = runtime().mpi_size();
+    const int64_t nb = 16, n = 7 * nb + 3;
+    for (const Grid& grid : grids()) {
+        const uint64_t seed = shared_seed();
+        INFO("grid " << grid_name(grid) << " seed " << seed);
+        const std::vector<double> A = spd_matrix<double>(n, n, seed);
+        std::vector<std::vector<double>> L;
+        std::vector<int64_t> forwards;
+        for (const char* shape : {"chain", "binomial", "direct"}) {
+            ::setenv("STARFACT_BROADCAST", shape, 1);
+            TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{grid, false});
+            tiles.import(A.data(), n);
+            const int64_t before = starfact::detail::mpi_forwards_received().load();
+            CHECK(potrf(tiles, cpu_only()) == 0);
+            L.emplace_back(A);
+            tiles.export_to(L.back().data(), n);
+            int64_t mine = starfact::detail::mpi_forwards_received().load() - before, all = 0;
+            MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+            forwards.push_back(all);
+        }
+        ::unsetenv("STARFACT_BROADCAST");
+        CHECK(L[0] == L[2]);
+        CHECK(L[1] == L[2]);
+        CHECK(potrf_residual<double>(n, A.data(), n, L[0].data(), n) < kResidualLimit);
+        CHECK((forwards[0] > 0) == (r >= 4 && (grid.p == 1 || grid.q == 1)));
+        CHECK((forwards[1] > 0) == (r >= 4 && (grid.p == 1 || grid.q == 1)));
+        CHECK(forwards[2] == 0);
+    }
+    ::setenv("STARFACT_BROADCAST", "ring", 1);
+    TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{Grid::square(r), false});
+    tiles.import(spd_matrix<double>(n, n, shared_seed()).data(), n);
+    CHECK_THROWS_WITH(potrf(tiles, cpu_only()), Catch::Contains("STARFACT_BROADCAST"));
+    ::unsetenv("STARFACT_BROADCAST");
 }
 
 TEMPLATE_TEST_CASE("distributed posv: solve residual < 60", "[mpi][potrs]", float, double) {

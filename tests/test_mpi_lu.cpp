@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/mpi.hpp"
 #include "tests/lu_support.hpp"
 #include "tests/mpi_checks.hpp"
 #include "tests/mpi_support.hpp"
@@ -146,8 +147,8 @@ TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on eve
 TEST_CASE("distributed getrf: broadcast trees and row exchanges leave the factor as direct sends and tiles do",
           "[mpi][lu][getrf][trees]") {
     // On 1 x r and r x 1 grids (r = 4: three ranks read each L tile along a grid row, or each U tile and diagonal tile
-    // along a grid column, so the copies go along a tree, algorithms/tile_broadcast.hpp): the same factor and pivots,
-    // bit for bit, with STARFACT_LU_BROADCAST=direct and STARFACT_LU_EXCHANGE=tiles (the tiles' own sends and the
+    // along a grid column, so the copies go along a chain, algorithms/tile_broadcast.hpp): the same factor and pivots,
+    // bit for bit, with STARFACT_BROADCAST=direct and STARFACT_LU_EXCHANGE=tiles (the tiles' own sends and the
     // tile-by-tile exchange); and the pivots of one process split as for the grid's rows.
     const int r = runtime().mpi_size();
     const int64_t nb = 16, n = 6 * nb + 5;
@@ -155,16 +156,16 @@ TEST_CASE("distributed getrf: broadcast trees and row exchanges leave the factor
         const uint64_t seed = shared_seed();
         INFO("grid " << grid_name(grid) << " seed " << seed);
         const std::vector<double> A = random_general<double>(n, n, seed);
-        RunStats with, without;
-        const DistributedLu<double> trees = distributed_getrf(A, n, nb, grid, &with);
-        ::setenv("STARFACT_LU_BROADCAST", "direct", 1);
-        const DistributedLu<double> sends = distributed_getrf(A, n, nb, grid, &without);
+        const int64_t before = starfact::detail::mpi_forwards_received().load();
+        const DistributedLu<double> trees = distributed_getrf(A, n, nb, grid);
+        int64_t forwards = starfact::detail::mpi_forwards_received().load() - before, all = 0;
+        ::setenv("STARFACT_BROADCAST", "direct", 1);
+        const DistributedLu<double> sends = distributed_getrf(A, n, nb, grid);
         ::setenv("STARFACT_LU_EXCHANGE", "tiles", 1);
         const DistributedLu<double> direct = distributed_getrf(A, n, nb, grid);
-        ::unsetenv("STARFACT_LU_BROADCAST");
+        ::unsetenv("STARFACT_BROADCAST");
         ::unsetenv("STARFACT_LU_EXCHANGE");
-        long long copies = with.tasks - without.tasks, all = 0;  // the trees' copy tasks, over the ranks
-        MPI_Allreduce(&copies, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&forwards, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);  // the chains' messages, all ranks
         CHECK((all > 0) == (r >= 4));  // three readers or more
         CHECK(sends.LU == trees.LU);
         CHECK(trees.info == 0);

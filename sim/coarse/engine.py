@@ -10,8 +10,10 @@ order of submission). When a task ends, each item it produced is sent to every G
 - another node: once per item and node (the node's copy, as StarPU-MPI's cache): the sending GPU's host hop
   (`pcie`: PCIe for a copy staged through the host, NVLink figures for the GPU-direct path), the sending node's NIC
   egress and the receiving node's NIC ingress (one message at a time per NIC and direction), then the host hop of
-  each GPU of that node that reads it. A node may also forward an item it received (`tree`: the next destination
-  node is served by whichever holder's NIC is free first).
+  each GPU of that node that reads it. A node may also forward an item it received, from its host memory (`bcast`:
+  "greedy", the next destination node served by whichever holder's NIC is free first; "chain" and "binomial",
+  starfact's fixed shapes over the destinations in the order of their consumers' priorities, where three nodes or
+  more read the item).
 
 Each hop is booked when the data is at its start (events in time order): start = max(now, each link's next free
 time), end = start + latency + bytes / bandwidth; so a link serves its transfers first come, first served, and an
@@ -27,14 +29,18 @@ class Machine:
     """Nodes of `gpus` GPUs (a gp x gq device grid), one rank per node on a P x Q grid, and their links."""
 
     def __init__(self, P=1, Q=1, gp=2, gq=2, nvl_gbs=370.0, nvl_lat_us=3.0, pcie_gbs=53.0, pcie_lat_us=11.0,
-                 ib_gbs=50.0, ib_lat_us=2.0, tree=False, nic_prio=False, nic_share=False):
+                 ib_gbs=50.0, ib_lat_us=2.0, tree=False, nic_prio=False, nic_share=False, bcast=None):
         self.P, self.Q, self.gp, self.gq = P, Q, gp, gq
         self.nodes = P * Q
         self.gpus = gp * gq
         self.nvl = (nvl_gbs * 1e9, nvl_lat_us * 1e-6)
         self.pcie = (pcie_gbs * 1e9, pcie_lat_us * 1e-6)
         self.ib = (ib_gbs * 1e9, ib_lat_us * 1e-6)
-        self.tree = tree
+        # how a tile read by several nodes reaches them (first-come NICs): "direct" from its owner, "greedy" (tree)
+        # each holder serves the next node waiting, "binomial" / "chain" fixed trees over the destinations in the
+        # order of their consumers' priorities (tile_broadcast_children)
+        self.bcast = bcast or ("greedy" if tree else "direct")
+        self.tree = self.bcast == "greedy"
         self.nic_prio = nic_prio
         self.nic_share = nic_share
 
@@ -45,6 +51,28 @@ class Machine:
         """Global GPU of tile (i, j): the rank's tiles 2D block-cyclic over its device grid."""
         li, lj = i // self.P, j // self.Q
         return self.owner_node(i, j) * self.gpus + (li % self.gp) * self.gq + (lj % self.gq)
+
+
+BCAST_MIN_NODES = 3  # starfact's kBroadcastMinRanks: fewer readers go by direct sends
+
+
+def tile_broadcast_children(d, shape):
+    """Children of each position of a broadcast to d destinations (position 0: the owner, 1..d: the destinations,
+    most urgent first), in the order each position sends. "binomial": algorithms/tile_broadcast.hpp's tree (the owner
+    sends to 1, 2, 4, ...; position p to p + 1, p + 2, ... below its lowest set bit); "chain": p to p + 1."""
+    kids = {}
+    for p in range(d + 1):
+        if shape.startswith("chain"):  # "chain": one chain; "chain2": two, the owner starting both
+            c = 2 if shape == "chain2" else 1
+            kids[p] = [q for q in range(p + 1, p + c + 1) if q <= d] if p == 0 else ([p + c] if p + c <= d else [])
+            continue
+        low = p & -p if p else 1 << 62
+        kids[p] = []
+        step = 1
+        while step < low and p + step <= d:
+            kids[p].append(p + step)
+            step *= 2
+    return kids
 
 
 class Graph:
@@ -160,7 +188,12 @@ def simulate(graph, m):
             pc_out[src] = hs
             stats["pcie_bytes"] += nbytes
             flight[item] = [list(remote), {dn: [(g, bygpu[g]) for g in gs] for dn, gs in remote.items()},
-                            max(best.values())]
+                            max(best.values()), None]
+            if m.bcast in ("binomial", "chain", "chain2") and len(remote) >= BCAST_MIN_NODES and not m.nic_prio \
+                    and not m.nic_share:
+                pos = [snode] + list(remote)
+                kids = tile_broadcast_children(len(remote), m.bcast)
+                flight[item][3] = {pos[p]: [pos[c] for c in kids[p]] for p in kids if kids[p]}
             seq += 1
             heapq.heappush(events, (hs, seq, 2, (item, snode)))
 
@@ -204,9 +237,14 @@ def simulate(graph, m):
             heapq.heappush(events, (end, seq, 2, (None, holder)))
             return
         fl = flight.get(item)
-        if fl is None or not fl[0]:
+        if fl is None:
             return
-        dn = fl[0].pop(0)
+        todo = fl[0] if fl[3] is None else fl[3].get(holder)  # a fixed tree: this holder's own children
+        if not todo:
+            return
+        dn = todo.pop(0)
+        if fl[3] is not None:
+            fl[0].remove(dn)
         nbytes = i_bytes[item]
         st = max(now, nic_out[holder], nic_in[dn])
         end = st + ib_lat + nbytes / ib_bw
@@ -216,7 +254,7 @@ def simulate(graph, m):
         nic_sent[holder] += nbytes
         seq += 1
         heapq.heappush(events, (end, seq, 3, (item, dn)))
-        if fl[0]:
+        if todo:
             seq += 1
             heapq.heappush(events, (end, seq, 2, (item, holder)))
 
@@ -271,7 +309,7 @@ def simulate(graph, m):
             pc_in[g] = end
             stats["pcie_bytes"] += nbytes
             deliver(item, g, end, tasks)
-        if m.tree and not m.nic_prio:
+        if (m.tree or fl[3] is not None) and not m.nic_prio:  # forwarded from where it landed (host memory)
             forward(item, dn, now)
         if not fl[0] and not fl[1] and not m.nic_prio and not m.nic_share:
             del flight[item]

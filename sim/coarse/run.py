@@ -20,7 +20,7 @@ from engine import Machine, simulate  # noqa: E402
 from models import Kernels  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIELDS = ("op,n,nb,s,tile,nodes,grid,gpus,path,ib_gbs,tree,prio,panel,swap,task_cost_us,tasks,time_s,tflops,"
+FIELDS = ("op,n,nb,s,tile,nodes,grid,gpus,path,ib_gbs,bcast,prio,panel,swap,task_cost_us,tasks,time_s,tflops,"
           "tflops_per_node,n_per_node,gib_per_node,gpu_busy,nic_tb,critical_path_s,work_s,nic_max_s,wall_s")
 
 
@@ -49,7 +49,8 @@ def run_one(a, kern):
     direct = a.path == "direct"
     m = Machine(P, Q, gp, gq, nvl_gbs=a.nvl_gbs, nvl_lat_us=a.nvl_lat_us,
                 pcie_gbs=a.nvl_gbs if direct else a.pcie_gbs, pcie_lat_us=a.nvl_lat_us if direct else a.pcie_lat_us,
-                ib_gbs=a.ib_gbs, ib_lat_us=a.ib_lat_us, tree=a.tree, nic_prio=a.nic_prio, nic_share=a.nic_share)
+                ib_gbs=a.ib_gbs, ib_lat_us=a.ib_lat_us, tree=a.tree, nic_prio=a.nic_prio, nic_share=a.nic_share,
+                bcast=a.bcast)
     w0 = time.time()
     if a.op == "potrf":
         g = cholesky(n, a.nb, a.s, m, kern, a.prec, a.prio)
@@ -58,7 +59,7 @@ def run_one(a, kern):
     r = simulate(g, m)
     esize = 8 if a.prec == "d" else 4
     row = dict(op=a.op, n=n, nb=a.nb, s=a.s, tile=S, nodes=a.nodes, grid="%dx%d" % (P, Q), gpus=gp * gq,
-               path=a.path, ib_gbs=a.ib_gbs, tree=int(a.tree), prio=a.prio, panel=a.panel, swap=a.swap,
+               path=a.path, ib_gbs=a.ib_gbs, bcast=("greedy" if a.tree else a.bcast or "direct"), prio=a.prio, panel=a.panel, swap=a.swap,
                task_cost_us=a.task_cost_us, tasks=r["tasks"], time_s="%.4f" % r["time"],
                tflops="%.1f" % r["tflops"], tflops_per_node="%.1f" % (r["tflops"] / a.nodes),
                n_per_node=int(round(n / math.sqrt(a.nodes))),
@@ -90,6 +91,9 @@ def main(argv=None):
     ap.add_argument("--ib-gbs", type=float, default=50.0)
     ap.add_argument("--ib-lat-us", type=float, default=2.0)
     ap.add_argument("--tree", action="store_true", help="nodes forward the tiles they received (broadcast trees; first-come NICs only)")
+    ap.add_argument("--bcast", choices=("direct", "greedy", "binomial", "chain", "chain2"),
+                    help="tiles read by several nodes (first-come NICs): from the owner (default), greedy forwarding "
+                         "(= --tree), starfact's binomial trees, or chains, over the readers by priority")
     ap.add_argument("--nic-prio", action="store_true",
                     help="each NIC sends the waiting message of highest consumer priority first (default: first come)")
     ap.add_argument("--nic-share", action="store_true",

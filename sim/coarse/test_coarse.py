@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dags import cholesky, lu  # noqa: E402
-from engine import Graph, Machine, simulate  # noqa: E402
+from engine import Graph, Machine, simulate, tile_broadcast_children  # noqa: E402
 from models import Kernels  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -100,6 +100,29 @@ def test_shared_nic_bandwidth():
     g.task(1, 1 * MS, 0, [x], "a", [])
     g.task(2, 1 * MS, 0, [x], "b", [])
     assert simulate(g, m)["time"] == pytest.approx(7 * MS)
+
+
+def test_broadcast_shapes():
+    # algorithms/tile_broadcast.hpp's shapes over 6 readers (positions 1..6, 0 the owner)
+    assert tile_broadcast_children(6, "chain") == {0: [1], 1: [2], 2: [3], 3: [4], 4: [5], 5: [6], 6: []}
+    assert tile_broadcast_children(6, "binomial") == {0: [1, 2, 4], 1: [], 2: [3], 3: [], 4: [5, 6], 5: [], 6: []}
+
+
+def test_chain_forwards_from_where_the_tile_landed():
+    # One 8 MB item from node 0 to one GPU each of nodes 1, 2, 3 (readers of priority 3, 2, 1: the chain's order).
+    # Direct: host hop [0,1], the owner's NIC [1,3] [3,5] [5,7], PCIe [3,4] [5,6] [7,8], readers end at 5, 7, 9 ms.
+    # Chain: the owner's NIC sends once [1,3]; node 1 forwards from its host [3,5], node 2 [5,7]: the same ends,
+    # and the owner's NIC carries one message instead of three.
+    for shape, owner_sends in (("direct", 3), ("chain", 1)):
+        m = Machine(1, 4, 1, 1, bcast=shape, **links())
+        g = Graph()
+        x = g.item(0, 8e6)
+        for node in (1, 2, 3):
+            g.task(node, 1 * MS, 4 - node, [x], "r", [])
+        r = simulate(g, m)
+        assert r["time"] == pytest.approx(9 * MS)
+        assert r["nic_bytes"] == pytest.approx(24e6)
+        assert r["nic_max"] == pytest.approx(owner_sends * 2 * MS)
 
 
 def test_priorities_order_a_gpu_queue():

@@ -91,8 +91,9 @@ runs and output
 )" +
            support::common_flags_help({"--csv", "--help"}) +
            R"(distributed runs (docs/mpi.md)
-  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: up to 4
-                    ranks one grid row, 1 x N, more the square grid): the matrix is spread 2D block-cyclically,
+  --grid PxQ        the P x Q process grid of a run over MPI ranks (mpirun -np N starpu_lu ...; default: Q >= 4 P,
+                    as square as that allows: 1 x N up to 15 ranks, 2x8 for 16, 4x16 for 64): the matrix is spread
+                    2D block-cyclically,
                     rank 0 prints the table; no vendor baseline, --factor-prec or --trace there
 )" +
            R"(

@@ -19,7 +19,7 @@ struct Settings : support::DriverFlags {
     bool always_low = false;             ///< --always-low: Refinement::always_low
     bool array = false;                  ///< --array: the LAPACK-array form on host arrays
     double refine_budget = -1;           ///< --refine-budget X: Refinement::time_budget (< 0: its default)
-    Grid grid{0, 0};                     ///< --grid PxQ (0 x 0: none given; under mpirun one grid row, 1 x ranks)
+    Grid grid{0, 0};                     ///< --grid PxQ (0 x 0: none given; under mpirun lu_grid(ranks))
 };
 
 /// starpu_lu --factor-prec P: gesv(A, piv, B, opts, report, refine) with opts.factor = P on the random matrix (or,
@@ -34,7 +34,7 @@ int run_gesv(const Settings& s, Runtime& rt, Mapping mapping);
 int run_complex(const Settings& s, Runtime& rt, Mapping mapping);
 
 /// The run over MPI ranks (several ranks, or --grid): MPI_Init_thread, a Runtime with StarPU-MPI, getrf on a matrix
-/// distributed over s.grid (default: one grid row, 1 x ranks), the residuals, one table from rank 0.
+/// distributed over s.grid (default: Q >= 4 P, as square as that allows), the residuals, one table from rank 0.
 int run_distributed(const Settings& s, int* argc, char*** argv);
 
 }  // namespace starfact::lu_driver

@@ -124,8 +124,18 @@ int run(const Settings& s, Runtime& rt, Mapping mapping, const Grid& grid) {
 }  // namespace
 #endif
 
-/// The most ranks the default grid keeps in one row.
-constexpr int kRowGridRanks = 4;
+/// The default grid of `ranks` ranks: P x Q with Q >= 4 P, as square as that allows (P the largest divisor of ranks
+/// with 4 P^2 <= ranks): 1 x ranks up to 15 ranks, 2 x 8 for 16, 4 x 16 for 64. Wide grids keep more tile columns
+/// on one rank (their panels and interchanges move nothing between ranks), square ones spread the broadcasts; the
+/// coarse model of nodes of four H200 (docs/simulation_scale.md, the LU with chains) puts the balance there:
+/// 1x4 101% (2x2 96.7%) on 4 nodes, 1x8 98.7% (2x4 100.4%) on 8, 2x8 101.8% (1x16 96.4%, 4x4 90.1%) on 16, 4x16
+/// 89.5% (8x8 83.8%, 2x32 65.6%, 1x64 43%) on 64; measured, 2 x H200 at n = 32768: 1x2 0.444 s, 2x1 0.467 s.
+Grid lu_grid(int ranks) {
+    int p = 1;
+    for (int d = 1; 4 * d * d <= ranks; ++d)
+        if (ranks % d == 0) p = d;
+    return Grid{p, ranks / p};
+}
 
 int run_distributed(const Settings& s, int* argc, char*** argv) {
 #ifdef STARFACT_HAVE_MPI
@@ -133,12 +143,7 @@ int run_distributed(const Settings& s, int* argc, char*** argv) {
     const int rank = mpi.rank, size = mpi.size;
     int rc = 0;
     // Every rank parsed the same flags (a launcher's usual case): a set-up it refuses, it refuses on every rank.
-    // Default: up to 4 ranks one grid row (1 x ranks), whose tile columns are one rank's each, so the panels and
-    // interchanges move nothing between ranks (2 x H200, n = 32768, 1x2 0.444 s against 2x1 0.467 s; the coarse
-    // model of nodes of four H200, docs/simulation_scale.md: 1x4 101% against 2x2's 96.7% on 4 nodes); more ranks the
-    // square grid, where the tournament panel, the row exchanges and the broadcast trees put it ahead (the model on
-    // 16 nodes: 4x4 91.7% against 1x16's 65%).
-    const Grid grid = s.grid.p > 0 ? s.grid : size <= kRowGridRanks ? Grid{1, size} : Grid::square(size);
+    const Grid grid = s.grid.p > 0 ? s.grid : lu_grid(size);
     std::string refused;
     if (grid.ranks() != size)
         refused = "--grid " + std::to_string(grid.p) + "x" + std::to_string(grid.q) + " has " +

@@ -122,7 +122,8 @@ TEMPLATE_TEST_CASE("distributed potrf: every variant, lower triangle only", "[mp
         for (bool lower_only : {false, true}) check_potrf<TestType>(333, 64, grid, Variant::parse(v), lower_only);
 }
 
-TEST_CASE("distributed potrf: chains, binomial trees and direct sends give the same factor", "[mpi][potrf][broadcast]") {
+TEST_CASE("distributed potrf: chains, binomial trees and direct sends give the same factor",
+          "[mpi][potrf][broadcast]") {
     // STARFACT_BROADCAST: the L and diagonal tiles along chains of forwarded copies (the default), binomial trees,
     // or the owners' own sends; the arithmetic is the same, so is the factor, bit for bit. Both forward where three
     // ranks or more read a tile (on 4 ranks, the grids 1 x 4 and 4 x 1).

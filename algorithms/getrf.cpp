@@ -171,7 +171,7 @@ public:
             o_.rank = -1;
         } else {
             detail::insert_getrf_panel<T>(rt_, o_, {A_.tile(k, k)}, nullptr, info, off, false);
-            if (trees()) set(2 * (mt_ - k), names_("send_diag", k), true);
+            o_.priority = prio_(static_cast<int>(2 * (mt_ - k)));  // the forwarded messages'
             const auto diag = send(k, k, k + 1, false);  // to the ranks of its tile column's tiles
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - k), names_("trsm_col", m, k), true);
@@ -183,7 +183,7 @@ public:
         // column, along chains (or trees) of copies where several ranks read them.
         std::vector<std::unique_ptr<detail::TileBroadcast>> L(static_cast<size_t>(mt_));
         for (int64_t m = k; trees() && m < mt_; ++m) {
-            set(2 * (mt_ - k - 1), names_("send_l", m, k), true);
+            o_.priority = prio_(static_cast<int>(2 * (mt_ - k - 1)));
             L[static_cast<size_t>(m)] = send(m, k, k + 1, true);
         }
         // Column k+1 first: it holds the next panel.
@@ -196,7 +196,7 @@ public:
             set(2 * (mt_ - j), names_("trsm", k, j, k), next);
             detail::insert_trsm<T>(rt_, o_, Side::Left, Uplo::Lower, Op::NoTrans, Diag::Unit, T(1),
                                    read(L[static_cast<size_t>(k)], A_.tile(k, k), k, j), A_.tile(k, j));
-            if (trees()) set(2 * (mt_ - j) - 1, names_("send_u", k, j), next);
+            o_.priority = prio_(static_cast<int>(2 * (mt_ - j) - 1));
             const auto U = send(k, j, k + 1, false);
             for (int64_t m = k + 1; m < mt_; ++m) {
                 set(2 * (mt_ - j) - 1, names_("gemm", m, j, k), next);

@@ -74,13 +74,13 @@ public:
         // and column, along chains of copies, most urgent reader first (tile_broadcast.hpp); null: direct sends.
         Sends L(static_cast<size_t>(mt_));
         if (k + 1 < mt_) {
-            set(raw(Task::Potrf, k, k), names_("send_diag", k), k);
+            o_.priority = prio_(raw(Task::Potrf, k, k));  // the forwarded messages'
             L[static_cast<size_t>(k)] = send(k, k, k + 1);
         }
         const auto trsm_raw = [&](int64_t m) { return raw(Task::Trsm, m, k); };
         panel(k, trsm_raw, raw(Task::Potrf, k, k), L[static_cast<size_t>(k)]);
         for (int64_t m = k + 1; m < mt_ && broadcasts(); ++m) {
-            set(raw(Task::Trsm, m, k), names_("send_l", m, k), k);
+            o_.priority = prio_(raw(Task::Trsm, m, k));
             L[static_cast<size_t>(m)] = send(m, k, k + 1);
         }
         for (int64_t m = k + 1; m < mt_; ++m) {

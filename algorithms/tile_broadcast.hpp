@@ -3,15 +3,16 @@
 // the owner's NIC sends each L tile Q - 1 times in a row, and the most urgent reader's copy waits behind the others).
 // Each receiving rank holds a copy of its own, received from its parent's by StarPU-MPI's point-to-point requests
 // (no task: a rank sends on what it received from where it landed, host memory on the staged path). The list of
-// readers is in order of urgency. A chain (the default, HPL's ring broadcast: Petitet, Whaley, Dongarra, Cleary,
-// "HPL", netlib 2000-2018) goes from the owner to the first reader, from it to the second, and so on: every NIC sends
-// the tile at most once, the owner's to the most urgent reader first. A binomial tree: the owner sends to the ranks
-// at positions 1, 2, 4, ... of the list, position p to p + 1, p + 2, ... below its lowest set bit (p = 2: 3; p = 4:
-// 5, 6; p = 6: 7), log2 of the readers sends at most per NIC and as many hops. The coarse model (docs/
-// simulation_scale.md) finds the chain the better one on square grids of 16 and 64 nodes: a binomial tree's inner
-// ranks send several copies of every tile and sit at the same positions of every list. The tasks reading the tile on
-// rank r read at(r). Copies go in the order of the list, a parent's before its children's; release() unregisters
-// them once the tasks reading them ran.
+// readers is in order of urgency; ranks on the owner's node are left out of it (they read the tile from the owner
+// directly: on one node nothing queues behind a NIC, and each hop costs latency). A chain (the default, HPL's ring
+// broadcast: Petitet, Whaley, Dongarra, Cleary, "HPL", netlib 2000-2018) goes from the owner to the first reader,
+// from it to the second, and so on: every NIC sends the tile at most once, the owner's to the most urgent reader
+// first. A binomial tree: the owner sends to the ranks at positions 1, 2, 4, ... of the list, position p to p + 1,
+// p + 2, ... below its lowest set bit (p = 2: 3; p = 4: 5, 6; p = 6: 7), log2 of the readers sends at most per NIC
+// and as many hops. The coarse model (docs/simulation_scale.md) finds the chain the better one on square grids of
+// 16 and 64 nodes: a binomial tree's inner ranks send several copies of every tile and sit at the same positions of
+// every list. The tasks reading the tile on rank r read at(r). Copies go in the order of the list, a parent's before
+// its children's; release() unregisters them once the tasks reading them ran.
 #pragma once
 #include <starpu.h>
 
@@ -41,19 +42,25 @@ inline BroadcastShape broadcast_shape(const char* function) {
                           std::string("is '") + e + "': expected chain, binomial or direct");
 }
 
-/// Fewest receiving ranks for which forwarding pays: with two, a binomial tree is the owner's own two sends, and a
-/// chain brings nothing in the coarse model (2 x 2 grids) while its second hop costs latency (8% on 4 ranks sharing
-/// one node, docs/mpi.md).
+/// Fewest receiving ranks (on other nodes than the owner's) for which forwarding pays: with two, a binomial tree is
+/// the owner's own two sends, and a chain brings nothing in the coarse model (2 x 2 grids) while its second hop costs
+/// latency (8% on 4 ranks sharing one node, docs/mpi.md).
 constexpr size_t kBroadcastMinRanks = 3;
 
 class TileBroadcast {
 public:
-    /// The distributed tile `tile` of rank `owner` to the ranks `to` (distinct, not the owner, most urgent first)
-    /// along `shape`, its messages at o.priority. Fewer than kBroadcastMinRanks ranks, or shape Direct: no copies
-    /// (each reads the tile from its owner).
+    /// The distributed tile `tile` of rank `owner` to the ranks `readers` (distinct, not the owner, most urgent
+    /// first) along `shape`, its messages at o.priority. Readers on the owner's node, and all of them when fewer
+    /// than kBroadcastMinRanks are on other nodes or the shape is Direct, read the tile from its owner.
     TileBroadcast(const Runtime& rt, const TaskOptions& o, starpu_data_handle_t tile, int owner,
-                  const std::vector<int>& to, BroadcastShape shape)
+                  const std::vector<int>& readers, BroadcastShape shape)
         : tile_(tile) {
+        // Ranks on the owner's node read from it directly (no NIC between them, and a hop costs latency); the
+        // chain or tree runs over the others.
+        std::vector<int> to;
+        const int node = mpi_node_of(rt, owner);
+        for (int r : readers)
+            if (mpi_node_of(rt, r) != node) to.push_back(r);
         if (to.size() < kBroadcastMinRanks || shape == BroadcastShape::Direct) return;
         const int64_t tag0 = reserve_tags(rt, static_cast<int64_t>(to.size()));
         std::vector<starpu_data_handle_t> copy(to.size() + 1, tile);  // by position; 0: the owner's tile

@@ -370,6 +370,17 @@ void mpi_forward(const Runtime& rt, starpu_data_handle_t from, int from_rank, st
 #endif
 }
 
+int mpi_node_of(const Runtime& rt, int r) {
+    const MpiState* s = mpi_state(rt);
+    if (!s || each_rank_a_node_for_tests().load() || r < 0 || static_cast<size_t>(r) >= s->node_of.size()) return r;
+    return s->node_of[static_cast<size_t>(r)];
+}
+
+std::atomic<bool>& each_rank_a_node_for_tests() {
+    static std::atomic<bool> set{false};
+    return set;
+}
+
 std::atomic<int64_t>& mpi_forwards_received() {
     static std::atomic<int64_t> count{0};
     return count;

@@ -27,6 +27,7 @@ struct MpiState {
     int rank = 0, size = 1;
     bool finalize = false;               // MPI_Init_thread was called by the Runtime
     int local_rank = 0, local_size = 1;  // among the ranks of this node (MPI_COMM_TYPE_SHARED)
+    std::vector<int> node_of;            // every rank's node: the lowest world rank on it (share_node)
     std::string cores;                   // this rank's CPU share, as widen_cores left it (share_node)
     std::vector<int> gpus;               // CUDA devices this rank chose for its node share (share_node); empty: StarPU's
     std::atomic<int64_t> next_tag{0};    // StarPU-MPI tags handed out so far
@@ -77,6 +78,12 @@ void mpi_register(starpu_data_handle_t h, int64_t tag, int owner);
 /// may call it; only the two ranks post anything. A rank forwards data it received without a task.
 void mpi_forward(const Runtime& rt, starpu_data_handle_t from, int from_rank, starpu_data_handle_t to, int to_rank,
                  int64_t tag, int priority);
+/// The node of rank r (the lowest rank sharing its memory, MPI_COMM_TYPE_SHARED); r itself without MPI or when
+/// each_rank_a_node_for_tests() is set.
+int mpi_node_of(const Runtime& rt, int r);
+/// Tests only: when set, mpi_node_of() takes every rank for a node of its own (what a run of one rank per node
+/// does), so that one machine's ranks take the paths of several nodes. Set it around a test's calls.
+std::atomic<bool>& each_rank_a_node_for_tests();
 /// How many mpi_forward() messages this process has posted receives for, since it started (tests, diagnostics).
 std::atomic<int64_t>& mpi_forwards_received();
 /// Forgets what StarPU-MPI's cache knows of h (copies received, sends made): for data changed outside tasks.

@@ -56,7 +56,13 @@ void share_node(starpu_conf* conf, MpiState& s) {
         throw RuntimeError("starfact: MPI_Comm_split_type failed (" + std::to_string(ret) + ")");
     MPI_Comm_rank(node, &s.local_rank);
     MPI_Comm_size(node, &s.local_size);
+    int me = 0, size = 1, lowest = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
+    s.node_of.assign(static_cast<size_t>(size), 0);
+    MPI_Allgather(&lowest, 1, MPI_INT, s.node_of.data(), 1, MPI_INT, MPI_COMM_WORLD);
     // Also for a rank alone on its node: StarPU 1.3 binds its workers itself, but 1.4 keeps them within the
     // process's mask (STARPU_WORKERS_GETBIND), which mpirun may have narrowed to one core.
     widen_cores(s);

@@ -126,9 +126,21 @@ TEST_CASE("distributed potrf: chains, binomial trees and direct sends give the s
           "[mpi][potrf][broadcast]") {
     // STARFACT_BROADCAST: the L and diagonal tiles along chains of forwarded copies (the default), binomial trees,
     // or the owners' own sends; the arithmetic is the same, so is the factor, bit for bit. Both forward where three
-    // ranks or more read a tile (on 4 ranks, the grids 1 x 4 and 4 x 1).
+    // ranks or more on other nodes than the owner's read a tile: with every rank taken for a node of its own, on 4
+    // ranks the grids 1 x 4 and 4 x 1; with the ranks as they are (one machine), never.
     const int r = runtime().mpi_size();
     const int64_t nb = 16, n = 7 * nb + 3;
+    {
+        const std::vector<double> A = spd_matrix<double>(n, n, shared_seed());
+        TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{Grid{1, r}, false});
+        tiles.import(A.data(), n);
+        const int64_t before = starfact::detail::mpi_forwards_received().load();
+        CHECK(potrf(tiles, cpu_only()) == 0);
+        int64_t mine = starfact::detail::mpi_forwards_received().load() - before, all = 0;
+        MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(all == 0);  // the ranks of one node read from the owner
+    }
+    starfact::detail::each_rank_a_node_for_tests() = true;
     for (const Grid& grid : grids()) {
         const uint64_t seed = shared_seed();
         INFO("grid " << grid_name(grid) << " seed " << seed);
@@ -155,6 +167,7 @@ TEST_CASE("distributed potrf: chains, binomial trees and direct sends give the s
         CHECK((forwards[1] > 0) == (r >= 4 && (grid.p == 1 || grid.q == 1)));
         CHECK(forwards[2] == 0);
     }
+    starfact::detail::each_rank_a_node_for_tests() = false;
     ::setenv("STARFACT_BROADCAST", "ring", 1);
     TileMatrix<double> tiles(runtime(), n, nb, Residency::Host, TileLayout{Grid::square(r), false});
     tiles.import(spd_matrix<double>(n, n, shared_seed()).data(), n);

@@ -147,9 +147,10 @@ TEMPLATE_TEST_CASE("distributed getrf of a singular matrix: LAPACK's info on eve
 TEST_CASE("distributed getrf: broadcast trees and row exchanges leave the factor as direct sends and tiles do",
           "[mpi][lu][getrf][trees]") {
     // On 1 x r and r x 1 grids (r = 4: three ranks read each L tile along a grid row, or each U tile and diagonal tile
-    // along a grid column, so the copies go along a chain, algorithms/tile_broadcast.hpp): the same factor and pivots,
-    // bit for bit, with STARFACT_BROADCAST=direct and STARFACT_LU_EXCHANGE=tiles (the tiles' own sends and the
-    // tile-by-tile exchange); and the pivots of one process split as for the grid's rows.
+    // along a grid column, so the copies go along a chain, algorithms/tile_broadcast.hpp, every rank taken for a
+    // node of its own): the same factor and pivots, bit for bit, with STARFACT_BROADCAST=direct and
+    // STARFACT_LU_EXCHANGE=tiles (the tiles' own sends and the tile-by-tile exchange); and the pivots of one process
+    // split as for the grid's rows.
     const int r = runtime().mpi_size();
     const int64_t nb = 16, n = 6 * nb + 5;
     for (const Grid& grid : {Grid{1, r}, Grid{r, 1}}) {
@@ -157,7 +158,9 @@ TEST_CASE("distributed getrf: broadcast trees and row exchanges leave the factor
         INFO("grid " << grid_name(grid) << " seed " << seed);
         const std::vector<double> A = random_general<double>(n, n, seed);
         const int64_t before = starfact::detail::mpi_forwards_received().load();
+        starfact::detail::each_rank_a_node_for_tests() = true;  // as with one rank per node
         const DistributedLu<double> trees = distributed_getrf(A, n, nb, grid);
+        starfact::detail::each_rank_a_node_for_tests() = false;
         int64_t forwards = starfact::detail::mpi_forwards_received().load() - before, all = 0;
         ::setenv("STARFACT_BROADCAST", "direct", 1);
         const DistributedLu<double> sends = distributed_getrf(A, n, nb, grid);
